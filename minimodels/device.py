@@ -1,0 +1,33 @@
+"""Where the models run: CUDA if there is a GPU, then Apple's MPS, then the CPU.
+
+Everything in ``minimodels`` takes a ``device`` argument or follows its inputs, so each of the three works.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+__all__ = ["pick_device", "device_label"]
+
+
+@functools.cache
+def pick_device() -> torch.device:
+    """The fastest device this machine has: ``cuda``, then ``mps``, then ``cpu``."""
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def device_label(device: torch.device | None = None) -> str:
+    """A short name for the sidebar: ``"CUDA (NVIDIA H100)"``, ``"Apple MPS"``, ``"CPU (2 threads)"``."""
+    device = device or pick_device()
+    if device.type == "cuda":
+        return f"CUDA ({torch.cuda.get_device_name(device)})"
+    if device.type == "mps":
+        return "Apple MPS"
+    return f"CPU ({torch.get_num_threads()} threads)"
