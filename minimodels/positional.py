@@ -58,8 +58,6 @@ class LearnedPositionalEmbedding(nn.Module):
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         T = x.size(1)
         if offset + T > self.embedding.num_embeddings:
-            raise ValueError(
-                f"sequence of {offset + T} positions exceeds max_len {self.embedding.num_embeddings}"
-            )
+            raise ValueError(f"sequence of {offset + T} positions exceeds max_len {self.embedding.num_embeddings}")
         positions = torch.arange(offset, offset + T, device=x.device)  # (T,)
         return x + self.embedding(positions)  # (B, T, d) + (T, d)

@@ -23,8 +23,7 @@ SEEDS = range(6)
 def _shapes(seed):
     g = torch.Generator().manual_seed(seed)
     B, h, Tq, Tk, d, dv = (
-        int(torch.randint(lo, hi, (1,), generator=g))
-        for lo, hi in [(1, 5), (1, 5), (1, 9), (1, 9), (1, 33), (1, 17)]
+        int(torch.randint(lo, hi, (1,), generator=g)) for lo, hi in [(1, 5), (1, 5), (1, 9), (1, 9), (1, 33), (1, 17)]
     )
     return B, h, Tq, Tk, d, dv
 

@@ -26,11 +26,7 @@ def test_cell_matches_torch_over_ten_steps(seed, bias, ours_cls, ref_cls):
     for x in xs:
         state_ref = ref(x, state_ref)
         state_ours, gates = ours(x, state_ours)
-        pairs = (
-            zip(state_ours, state_ref, strict=True)
-            if isinstance(state_ref, tuple)
-            else [(state_ours, state_ref)]
-        )
+        pairs = zip(state_ours, state_ref, strict=True) if isinstance(state_ref, tuple) else [(state_ours, state_ref)]
         for a, b in pairs:
             assert (a - b).abs().max() <= TOL
         for g in gates.values():

@@ -27,9 +27,7 @@ def test_offset_is_a_rotation_per_frequency():
     pe = sinusoidal_encoding(40, d).double()
     for i in range(d // 2):
         w = 1 / 10000 ** (2 * i / d)
-        R = torch.tensor(
-            [[math.cos(w * k), -math.sin(w * k)], [math.sin(w * k), math.cos(w * k)]], dtype=torch.float64
-        )
+        R = torch.tensor([[math.cos(w * k), -math.sin(w * k)], [math.sin(w * k), math.cos(w * k)]], dtype=torch.float64)
         pair = pe[:, 2 * i : 2 * i + 2]  # rows (sin, cos); [sin, cos](a + b) = [sin, cos](a) @ R(b)
         assert (pair[:-k] @ R - pair[k:]).abs().max() < 1e-6
 

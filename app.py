@@ -1,0 +1,34 @@
+"""Attention Lab: the home page, a map of the course."""
+
+import streamlit as st
+
+import ui
+from lessons.catalog import COURSE
+
+ui.page("Course map", icon="🧭")
+
+st.title("Attention Lab")
+st.markdown(
+    "Learn attention from the inside. Every lesson runs or trains a small PyTorch model right here and draws "
+    "its attention weights as they are computed. Start with recurrence and the bottleneck that made attention "
+    "necessary, then build attention up piece by piece, and end in two research labs."
+)
+
+number = 0
+for part in COURSE:
+    st.header(part.title, divider="gray")
+    columns = st.columns(2)
+    for i, lesson in enumerate(part.lessons):
+        number += 1
+        with columns[i % 2].container(border=True):
+            if lesson.built:
+                st.page_link(lesson.page, label=f"**{number}. {lesson.title}**", icon=lesson.icon)
+                st.markdown(lesson.promise)
+            else:
+                st.markdown(f":gray[**{number}. {lesson.title}** · *coming*]")
+                st.markdown(f":gray[{lesson.promise}]")
+
+st.caption(
+    "The course follows a Transformer lecture, an NLP lecture on attention, “How much attention do you "
+    "need?” (Sockeye, ACL 2018) and “Multilingual NMT with a language-independent attention bridge”."
+)
