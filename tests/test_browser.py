@@ -1,0 +1,72 @@
+"""A real Chromium against a real `streamlit run` server: every page opened by its URL."""
+
+import pytest
+
+from lessons.catalog import COURSE, built_lessons
+
+pytestmark = pytest.mark.browser
+
+SCRIPT_DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
+HEATMAP = ".js-plotly-plot g.hm image"  # plotly.js draws a heatmap's cells as one image per trace
+
+
+def link_to(lesson) -> str:
+    """st.page_link writes a relative href ("queries_keys_values"); accept an absolute one too."""
+    return f"a[href='{lesson.url_path}'], a[href$='/{lesson.url_path}']"
+
+
+def goto(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector(SCRIPT_DONE, timeout=60_000)
+
+
+def assert_no_exception(page) -> None:
+    errors = page.locator("[data-testid=stException]")
+    assert errors.count() == 0, errors.first.inner_text()
+
+
+def assert_course_map_in_sidebar(page) -> None:
+    sidebar = page.locator("[data-testid=stSidebar]")
+    text = sidebar.inner_text()
+    for part in COURSE:
+        assert part.title in text
+    for lesson in built_lessons():
+        link = sidebar.locator(link_to(lesson))
+        assert link.count() == 1, f"no sidebar link to {lesson.url_path}"
+    assert "Models run on" in text
+    # Streamlit's own flat page list is off: only our sectioned map is there
+    assert page.locator("[data-testid=stSidebarNav]").count() == 0
+
+
+def test_home_page(page, streamlit_server, screenshot_dir):
+    goto(page, streamlit_server + "/")
+    assert_no_exception(page)
+    assert page.get_by_role("heading", name="Attention Lab").count() == 1
+    assert_course_map_in_sidebar(page)
+    main = page.locator("[data-testid=stMain]")
+    for lesson in built_lessons():
+        assert main.locator(link_to(lesson)).count() == 1
+    assert "coming" in main.inner_text()
+    page.screenshot(path=screenshot_dir / "home.png", full_page=True)
+
+
+@pytest.mark.parametrize("lesson", built_lessons(), ids=lambda lesson: lesson.url_path)
+def test_lesson_opens_by_url(lesson, page, streamlit_server, screenshot_dir):
+    goto(page, f"{streamlit_server}/{lesson.url_path}")
+    page.wait_for_selector(HEATMAP, state="attached", timeout=30_000)
+    assert_no_exception(page)
+    assert page.locator("h1").first.inner_text().strip() == lesson.title
+    assert_course_map_in_sidebar(page)
+    page.screenshot(path=screenshot_dir / f"{lesson.url_path}.png", full_page=True)
+
+
+def test_qkv_heatmap_follows_the_typed_sentence(page, streamlit_server):
+    goto(page, f"{streamlit_server}/queries_keys_values")
+    box = page.get_by_label("Your sentence")
+    box.fill("I like <b>pizza</b>")
+    box.press("Enter")
+    heatmap = page.locator(".js-plotly-plot", has=page.locator("g.hm")).filter(has_text="row i attends")
+    heatmap.locator("text", has_text="<b>pizza</b>").first.wait_for(timeout=30_000)
+    assert_no_exception(page)
+    # the typed markup is shown as text, never rendered: no <b> element was created from it
+    assert heatmap.locator("b").count() == 0

@@ -1,0 +1,40 @@
+import numpy as np
+import pytest
+
+from lessons import charts
+
+
+def test_heatmap_keeps_repeated_tokens_apart_and_hovers_exact_values():
+    w = np.array([[0.25, 0.75], [0.5, 0.5], [1.0, 0.0]])
+    fig = charts.attention_heatmap(w, ["the", "the"], ["a", "b", "c"])
+    trace = fig.data[0]
+    assert trace.type == "heatmap"
+    assert list(trace.x) == [0, 1] and list(fig.layout.xaxis.ticktext) == ["the", "the"]
+    np.testing.assert_array_equal(np.asarray(trace.z), w)
+    assert "%{z:.4f}" in trace.hovertemplate
+
+
+def test_heatmap_escapes_user_text():
+    fig = charts.attention_heatmap(np.ones((1, 1)), ["<script>x</script>"], ["a&b"])
+    assert fig.layout.xaxis.ticktext[0] == "&lt;script&gt;x&lt;/script&gt;"
+    assert fig.layout.yaxis.ticktext[0] == "a&amp;b"
+    assert charts.safe_label("a\x00b") == "a\ufffdb"
+    assert charts.safe_label("x" * 100).endswith("…")
+
+
+def test_heatmap_cell_text_only_on_small_maps():
+    assert charts.attention_heatmap(np.eye(3), list("abc"), list("abc")).data[0].texttemplate
+    big = charts.attention_heatmap(np.eye(30), [str(i) for i in range(30)], [str(i) for i in range(30)])
+    assert not big.data[0].texttemplate
+
+
+def test_heatmap_rejects_mismatched_labels():
+    with pytest.raises(ValueError, match="do not match"):
+        charts.attention_heatmap(np.eye(2), ["a"], ["a", "b"])
+
+
+def test_bars_and_strips():
+    bars = charts.weight_bars(["x → y", "<i>"], [0.3, 0.7])
+    assert list(bars.data[0].y) == ["x → y", "&lt;i&gt;"]
+    strip = charts.vector_strip(np.arange(6.0).reshape(2, 3), ["a", "b"])
+    assert np.asarray(strip.data[0].z).shape == (2, 3)

@@ -1,0 +1,72 @@
+"""The Q/K/V lesson's numbers against the lecture's worked example."""
+
+import math
+
+import pytest
+import torch
+
+from lessons import qkv
+from minimodels.attention import scaled_dot_product_attention
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 17])
+def test_thinking_machines_reproduces_the_lecture_exactly(seed):
+    ex = qkv.thinking_machines(seed)
+    assert ex.d_k == 64
+    assert ex.scores.tolist() == [112.0, 96.0]  # exact, not approximately
+    assert float(ex.q1 @ ex.keys[0]) == 112.0 and float(ex.q1 @ ex.keys[1]) == 96.0
+    assert ex.scaled.tolist() == [14.0, 12.0]
+    assert [round(float(w), 2) for w in ex.weights] == [0.88, 0.12]
+    torch.testing.assert_close(ex.z1, ex.weights[0] * ex.values[0] + ex.weights[1] * ex.values[1])
+
+
+def test_worked_example_vectors_are_small_integers():
+    ex = qkv.thinking_machines()
+    assert torch.equal(ex.keys, ex.keys.round()) and ex.keys.abs().max() <= 3
+    assert set(ex.q1.tolist()) <= {-1.0, 1.0}
+
+
+def test_soft_lookup_weights_follow_key_similarity():
+    lookup = qkv.soft_lookup("words for mammals", sharpness=3.0)
+    assert math.isclose(float(lookup.weights.sum()), 1.0, rel_tol=1e-6)
+    ranked = [lookup.keys[i] for i in lookup.weights.argsort(descending=True)]
+    assert set(ranked[:2]) == {"sheep", "bull"}
+    assert lookup.values[lookup.keys.index("sheep")] == "koyun"
+
+
+def test_soft_lookup_sharpness_interpolates_between_uniform_and_hard():
+    flat = qkv.soft_lookup("people", sharpness=0.0)
+    torch.testing.assert_close(flat.weights, torch.full((len(qkv.TABLE),), 1 / len(qkv.TABLE)))
+    hard = qkv.soft_lookup("things in nature", sharpness=40.0)
+    top = hard.weights.sort(descending=True).values
+    assert top[:2].sum() > 0.99  # river and plant share the top score
+    with pytest.raises(ValueError, match="unknown query"):
+        qkv.soft_lookup("nonsense")
+
+
+def test_parse_sentence_refuses_bad_input_with_a_message():
+    assert qkv.parse_sentence("Thinking Machines").tokens == ("Thinking", "Machines")
+    for bad in ["", "  \n\t", " ".join(["w"] * (qkv.MAX_TOKENS + 1)), "x" * 41]:
+        parsed = qkv.parse_sentence(bad)
+        assert parsed.tokens == () and parsed.error
+    assert qkv.parse_sentence("<b>bold</b> 🙂").tokens == ("<b>bold</b>", "🙂")
+
+
+def test_self_attention_is_the_matrix_formula():
+    tokens = ("the", "cat", "sat", "on", "the", "mat")
+    r = qkv.self_attention(tokens, d_model=8, d_k=4, seed=3)
+    assert r.weights.shape == (6, 6)
+    torch.testing.assert_close(r.weights.sum(-1), torch.ones(6))
+    torch.testing.assert_close(r.weights, torch.softmax(r.Q @ r.K.T / 2.0, dim=-1))
+    out, _ = scaled_dot_product_attention(r.Q, r.K, r.V)
+    torch.testing.assert_close(r.Z, out)
+    torch.testing.assert_close(r.X[0], r.X[4])  # the same word, the same embedding
+    assert not torch.equal(qkv.self_attention(tokens, 8, 4, seed=4).weights, r.weights)
+
+
+def test_exercise_answers_come_from_the_computation():
+    by_key = {ex.key: ex for ex in qkv.exercises()}
+    assert by_key["qkv.ex1"].check(0.12).correct
+    assert not by_key["qkv.ex1"].check(0.88).correct
+    assert by_key["qkv.ex2"].check(1 / (1 + math.exp(-1))).correct  # softmax(7, 6)[0]
+    assert by_key["qkv.ex4"].check(0).correct and not by_key["qkv.ex4"].check(1).correct

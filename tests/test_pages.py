@@ -1,0 +1,92 @@
+"""Every page runs under Streamlit's AppTest without an exception, and its controls answer."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lessons.catalog import built_lessons
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
+TIMEOUT = 60
+
+
+def open_page(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert not at.exception, at.exception
+    if page is not None:
+        at.switch_page(page).run()
+    return at
+
+
+def test_home_page_lists_every_lesson():
+    at = open_page()
+    text = " ".join(m.value for m in at.markdown)
+    from lessons.catalog import all_lessons
+
+    for lesson in all_lessons():
+        if not lesson.built:
+            assert lesson.title in text  # listed as "coming", without a link
+
+
+def test_every_page_file_is_on_the_course_map():
+    assert sorted(lesson.page for lesson in built_lessons()) == PAGES
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs_without_exception(page):
+    at = open_page(page)
+    assert not at.exception, at.exception
+    assert at.title, "a lesson page starts with its title"
+
+
+QKV = "pages/05_queries_keys_values.py"
+
+
+def test_qkv_shows_the_lecture_numbers():
+    at = open_page(QKV)
+    table = at.table[0].value
+    assert list(table["Thinking"]) == ["112", "14", "0.88", "0.88 · v₁"]
+    assert list(table["Machines"]) == ["96", "12", "0.12", "0.12 · v₂"]
+
+
+def test_qkv_sentence_input_refuses_empty_and_long_text_and_keeps_the_last_one():
+    at = open_page(QKV)
+    at.text_input(key="qkv.sentence").set_value("I like pizza").run()
+    assert not at.warning
+    assert at.session_state["qkv.tokens"] == ("I", "like", "pizza")
+    for bad in ["", "   ", "word " * 200]:
+        at.text_input(key="qkv.sentence").set_value(bad).run()
+        assert not at.exception
+        assert at.warning and "Showing the last sentence that worked" in at.warning[0].value
+        assert at.session_state["qkv.tokens"] == ("I", "like", "pizza")
+
+
+def test_qkv_hostile_text_is_accepted_as_plain_tokens():
+    at = open_page(QKV)
+    at.text_input(key="qkv.sentence").set_value("<script>alert(1)</script> 🙂 שלום '; DROP TABLE x;--").run()
+    assert not at.exception and not at.warning
+    assert at.session_state["qkv.tokens"][0] == "<script>alert(1)</script>"
+
+
+def test_qkv_controls_rerun_cleanly():
+    at = open_page(QKV)
+    at.select_slider(key="qkv.d_k").set_value(256).run()
+    assert [m.value for m in at.metric] == ["0.731", "0.269"]
+    at.selectbox(key="qkv.query").set_value("people").run()
+    at.slider(key="qkv.sharpness").set_value(20.0).run()
+    at.select_slider(key="qkv.d_model").set_value(64).run()
+    at.select_slider(key="qkv.matrix_d_k").set_value(2).run()
+    at.number_input(key="qkv.seed").set_value(7).run()
+    assert not at.exception
+
+
+def test_qkv_exercises_are_checked():
+    at = open_page(QKV)
+    at.number_input(key="qkv.ex1.answer").set_value(0.12)
+    at.button(key="FormSubmitter:qkv.ex1.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.number_input(key="qkv.ex2.answer").set_value(0.5)
+    at.button(key="FormSubmitter:qkv.ex2.form-Check").click().run()
+    assert any("too low" in w.value for w in at.warning)
