@@ -1,0 +1,98 @@
+"""Live training for the lessons: one student's run in a background thread that a page polls.
+
+A page must stay interactive while a model trains, and a click elsewhere on the page must not lose the run,
+so training does not happen inside the page's script (a widget click stops a running script). It happens
+in a :class:`TrainingRun` thread that never touches Streamlit; the page keeps the run in the student's
+session and a polling fragment redraws its latest snapshot a few times a second.
+
+Several students may press Train at once on one class server: :data:`SLOTS` caps how many runs compute at
+the same time (one per core), and a run that waits for a slot reports ``"queued"``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Literal
+
+log = logging.getLogger(__name__)
+
+Status = Literal["queued", "running", "finished", "stopped", "failed"]
+ProgressCallback = Callable[[Any], bool]
+TrainFn = Callable[[ProgressCallback], Any]
+
+MAX_CONCURRENT_RUNS = max(1, os.cpu_count() or 1)
+SLOTS = threading.BoundedSemaphore(MAX_CONCURRENT_RUNS)
+
+
+class TrainingRun:
+    """A training function run in its own thread, its progress snapshots kept in order.
+
+    ``train_fn(on_progress)`` must call ``on_progress(snapshot)`` every few steps and stop cleanly when it
+    returns False (``minimodels.train.train`` does). Snapshots are appended, never changed, so a page can read
+    ``snapshots`` at any time without a lock; ``result`` is what ``train_fn`` returned.
+    """
+
+    def __init__(self, train_fn: TrainFn, slots: threading.Semaphore = SLOTS, name: str = "training"):
+        self._train_fn = train_fn
+        self._slots = slots
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self.status: Status = "queued"
+        self.snapshots: list[Any] = []
+        self.result: Any = None
+        self.error: str | None = None
+        self.started_at: float | None = None
+        self.finished_at: float | None = None
+
+    # -- control ---------------------------------------------------------------------------------------
+    def start(self) -> TrainingRun:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Ask the run to stop at its next progress report; a queued run never starts."""
+        self._stop.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the run is over (or ``timeout`` seconds pass); True when it is over."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # -- state ------------------------------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        return self.status in ("queued", "running")
+
+    @property
+    def latest(self) -> Any:
+        return self.snapshots[-1] if self.snapshots else None
+
+    # -- the thread -------------------------------------------------------------------------------------
+    def _on_progress(self, snapshot: Any) -> bool:
+        self.snapshots.append(snapshot)
+        return not self._stop.is_set()
+
+    def _run(self) -> None:
+        while not self._slots.acquire(timeout=0.1):  # wait for a free slot, but give up if stopped
+            if self._stop.is_set():
+                self.status = "stopped"
+                return
+        try:
+            if self._stop.is_set():
+                self.status = "stopped"
+                return
+            self.status = "running"
+            self.started_at = time.monotonic()
+            self.result = self._train_fn(self._on_progress)
+            self.status = "stopped" if self._stop.is_set() else "finished"
+        except Exception as exc:  # the page shows a plain message; the traceback goes to the server log
+            log.exception("training run failed")
+            self.error = f"Training failed: {type(exc).__name__}: {exc}"
+            self.status = "failed"
+        finally:
+            self.finished_at = time.monotonic()
+            self._slots.release()
