@@ -185,7 +185,7 @@ def build_dates(seed: int = 0, n_train: int = 6000, n_valid: int = 500, n_test: 
         **splits,
         max_source_len=MAX_SOURCE_LEN,
         max_target_len=MAX_TARGET_LEN,
-        description="Human-written dates in 14 formats -> ISO 8601 (YYYY-MM-DD), character by character.",
+        description=f"Human-written dates in {len(FORMATS)} formats -> ISO 8601 (YYYY-MM-DD), character by character.",
         probe=probe,
         aligner=DateAligner(spans_of),
     )
