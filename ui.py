@@ -12,6 +12,7 @@ import inspect
 
 import streamlit as st
 
+from lessons import charts
 from lessons.catalog import COURSE
 from lessons.exercises import Exercise
 
@@ -75,3 +76,98 @@ def plotly(fig, key: str) -> None:
         width="stretch",
         config={"displaylogo": False, "scrollZoom": False, "toImageButtonOptions": {"format": "png"}},
     )
+
+
+# --------------------------------------------------------------------------------------------------------
+# Live training: one student's run in a background thread (lessons.live), drawn by a polling fragment.
+# --------------------------------------------------------------------------------------------------------
+POLL_SECONDS = 0.4  # how often a running training's figures redraw: a few times a second at most
+
+
+def _stop_runs(runs: dict) -> None:
+    for run in runs.values():
+        run.stop()
+
+
+@st.cache_resource(scope="session", on_release=_stop_runs, show_spinner=False)
+def _session_runs() -> dict:
+    """This student's training runs by lesson key; stopped when the session ends (tab closed)."""
+    return {}
+
+
+def current_run(key: str):
+    """The student's latest run for this lesson (running or over), or None."""
+    return _session_runs().get(key)
+
+
+def training_panel(
+    key: str,
+    make_run,
+    draw,
+    *,
+    budget_seconds: float,
+    target: float | None = None,
+    train_label: str = "Train",
+) -> None:
+    """Train and Stop controls, a progress bar, live curves and the page's own figure, redrawn as it learns.
+
+    ``make_run()`` returns a new, not yet started ``lessons.live.TrainingRun`` (its model a fresh copy that
+    belongs to this student alone). ``draw(snapshot, key)`` draws the lesson's figure for one training report
+    (``minimodels.train.Progress``). Once the run is over, a slider replays every report, so a class can watch
+    the alignment emerge again.
+    """
+    runs = _session_runs()
+    run = runs.get(key)
+    active = run is not None and run.active
+    cols = st.columns([1, 1, 4])
+    if cols[0].button(train_label, key=f"{key}.train", type="primary", disabled=active, icon=":material/play_arrow:"):
+        run = runs[key] = make_run().start()
+        active = True
+    if cols[1].button("Stop", key=f"{key}.stop", disabled=not active, icon=":material/stop:"):
+        run.stop()
+        run.wait(2.0)
+        active = run.active
+    if run is None:
+        return
+
+    @st.fragment(run_every=POLL_SECONDS if active else None)
+    def progress() -> None:
+        latest = run.latest
+        if run.status == "queued":
+            st.info("Queued: other students are training right now; yours starts as soon as a slot is free.")
+        elif run.status == "failed":
+            st.error(run.error)
+        fraction = 0.0
+        if latest is not None:
+            fraction = min(1.0, latest.seconds / budget_seconds)
+            if target:
+                fraction = max(fraction, min(1.0, latest.exact_match / target))
+        label = {"queued": "waiting for a free slot", "running": "training…", "finished": "done",
+                 "stopped": "stopped", "failed": "failed"}[run.status]  # fmt: skip
+        if latest is not None:
+            label += (
+                f" step {latest.step} · {latest.seconds:.1f} s · loss {latest.loss:.3f}"
+                f" · held-out exact match {latest.exact_match:.0%}"
+            )
+        st.progress(1.0 if run.status == "finished" else fraction, text=label)
+        if latest is None:
+            return
+        loss_chart, accuracy_chart = charts.training_curves(run.snapshots)
+        chart_cols = st.columns(2)
+        chart_cols[0].altair_chart(loss_chart, width="stretch")
+        chart_cols[1].altair_chart(accuracy_chart, width="stretch")
+        if run.active:
+            draw(latest, f"{key}.live")
+            return
+        if len(run.snapshots) > 1:
+            index = st.slider(
+                "Replay the run: training report", 1, len(run.snapshots), len(run.snapshots), key=f"{key}.replay",
+                help="Scrub back through the reports to watch the attention form.",
+            )  # fmt: skip
+            draw(run.snapshots[index - 1], f"{key}.replay")
+        else:
+            draw(latest, f"{key}.replay")
+        if active:  # the run ended while this fragment was polling: rerun the page to re-enable Train
+            st.rerun()
+
+    progress()

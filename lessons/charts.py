@@ -162,3 +162,31 @@ def weight_bars(labels: Sequence[str], weights, *, title: str = "", value_name: 
         yaxis={"autorange": "reversed"},
     )
     return fig
+
+
+def training_curves(history: Sequence, *, height: int = 220):
+    """Two Altair charts, (loss, held-out exact match) against steps, from training reports.
+
+    ``history`` holds objects with ``step``, ``seconds``, ``loss`` and ``exact_match`` (``minimodels.train``'s
+    ``Progress``).
+    """
+    import altair as alt
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        [{"step": p.step, "seconds": p.seconds, "loss": p.loss, "exact match": p.exact_match} for p in history]
+    )
+    if frame.empty:
+        frame = pd.DataFrame({"step": [], "seconds": [], "loss": [], "exact match": []})
+    base = alt.Chart(frame).encode(x=alt.X("step:Q", title="training step"))
+    tooltip = ["step", alt.Tooltip("seconds:Q", format=".1f"), alt.Tooltip("loss:Q", format=".4f"),
+               alt.Tooltip("exact match:Q", format=".1%")]  # fmt: skip
+    loss = base.mark_line(point=True, color="#d62728").encode(
+        y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(zero=True)), tooltip=tooltip
+    )
+    accuracy = base.mark_line(point=True, color="#1f77b4").encode(
+        y=alt.Y("exact match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%")),
+        tooltip=tooltip,
+    )  # fmt: skip
+    return loss.properties(height=height, title="Loss"), accuracy.properties(height=height, title="Exact match")

@@ -36,8 +36,11 @@ class TrainingRun:
     ``snapshots`` at any time without a lock; ``result`` is what ``train_fn`` returned.
     """
 
-    def __init__(self, train_fn: TrainFn, slots: threading.Semaphore = SLOTS, name: str = "training"):
+    def __init__(
+        self, train_fn: TrainFn, *, model: Any = None, slots: threading.Semaphore = SLOTS, name: str = "training"
+    ):
         self._train_fn = train_fn
+        self.model = model  # what the run trains, for the page to use once the run is over
         self._slots = slots
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
