@@ -46,6 +46,11 @@ def sidebar() -> None:
         st.caption(f"Models run on: **{_device_label()}**")
 
 
+def literal(text: str) -> str:
+    """User or model text as an inline code span in markdown: shown verbatim, never formatted or rendered."""
+    return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
+
+
 def show_code(*objects, label: str = "The code that computes this") -> None:
     """The source of the functions a figure comes from, read with ``inspect.getsource`` (never pasted)."""
     with st.expander(label, icon=":material/code:"):
