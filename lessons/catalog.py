@@ -47,6 +47,7 @@ COURSE: tuple[Part, ...] = (
                 "RNN cells",
                 "Step an RNN, a GRU and an LSTM through a sentence and watch every gate.",
                 ":material/replay:",
+                page="pages/01_rnn_cells.py",
             ),
             Lesson(
                 "Seq2seq and the fixed-size context",

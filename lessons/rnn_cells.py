@@ -1,0 +1,612 @@
+"""Lesson: RNN cells (Part 1).
+
+Follows the Transformer lecture's "RNN cells" slides: the plain RNN, the GRU and the LSTM in the lecture's
+notation (a⟨t⟩, c⟨t⟩, c̃⟨t⟩, Γ_u, Γ_r, Γ_f, Γ_o), its example "The cat, which already ate …, was full." (the
+cell must carry *cat* across the clause to choose *was*), its "different types of RNNs" slide, and the NLP
+lecture's remark that attention "helps with vanishing gradient problem via shortcut to far-away states".
+Every number is computed by :mod:`minimodels.cells`; the weights are seeded random, never trained.
+
+Letters: T sequence length, I input (embedding) size, H hidden size, B batch.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import torch
+from torch import nn
+
+from lessons.charts import safe_label
+from lessons.exercises import Exercise
+from lessons.qkv import ParsedSentence, word_embedding
+from lessons.qkv import parse_sentence as parse_words
+from minimodels.cells import GRUCell, LSTMCell, RNNCell
+
+CELLS: dict[str, type[nn.Module]] = {"RNN": RNNCell, "GRU": GRUCell, "LSTM": LSTMCell}
+INPUT_SIZE = 16  # every token is a fixed random vector of this size (lessons.qkv.word_embedding)
+
+# The lecture's equations (its slide's typos fixed: a⟨t−1⟩ on the RNN's right-hand side, * not + in the GRU's
+# last line). The GRU's output is its memory, a⟨t⟩ = c⟨t⟩.
+EQUATIONS: dict[str, str] = {
+    "RNN": r"""\begin{aligned}
+        a^{\langle t\rangle} &= \tanh(W_{aa}\,a^{\langle t-1\rangle} + W_{ax}\,x^{\langle t\rangle} + b_a) \\
+        \hat y^{\langle t\rangle} &= g(W_{ya}\,a^{\langle t\rangle} + b_y)
+        \end{aligned}""",
+    "GRU": r"""\begin{aligned}
+        \Gamma_r &= \sigma(W_r[c^{\langle t-1\rangle}, x^{\langle t\rangle}] + b_r) \\
+        \Gamma_u &= \sigma(W_u[c^{\langle t-1\rangle}, x^{\langle t\rangle}] + b_u) \\
+        \tilde c^{\langle t\rangle} &= \tanh(W_c[\Gamma_r * c^{\langle t-1\rangle}, x^{\langle t\rangle}] + b_c) \\
+        c^{\langle t\rangle} &= \Gamma_u * \tilde c^{\langle t\rangle} + (1 - \Gamma_u) * c^{\langle t-1\rangle} \\
+        a^{\langle t\rangle} &= c^{\langle t\rangle}
+        \end{aligned}""",
+    "LSTM": r"""\begin{aligned}
+        \tilde c^{\langle t\rangle} &= \tanh(W_c[a^{\langle t-1\rangle}, x^{\langle t\rangle}] + b_c) \\
+        \Gamma_u &= \sigma(W_u[a^{\langle t-1\rangle}, x^{\langle t\rangle}] + b_u) \\
+        \Gamma_f &= \sigma(W_f[a^{\langle t-1\rangle}, x^{\langle t\rangle}] + b_f) \\
+        \Gamma_o &= \sigma(W_o[a^{\langle t-1\rangle}, x^{\langle t\rangle}] + b_o) \\
+        c^{\langle t\rangle} &= \Gamma_u * \tilde c^{\langle t\rangle} + \Gamma_f * c^{\langle t-1\rangle} \\
+        a^{\langle t\rangle} &= \Gamma_o * \tanh(c^{\langle t\rangle})
+        \end{aligned}""",
+}
+
+# --------------------------------------------------------------------------------------------------
+# 1. The student's sentence
+# --------------------------------------------------------------------------------------------------
+
+DEFAULT_SENTENCE = "The cat, which already ate …, was full."
+MAX_TOKENS = 40  # a heatmap column per token stays readable on a projector
+# a word (with inner apostrophes or hyphens: "didn't", "Voulez-vous"), or a run of one punctuation mark ("…", "!!")
+TOKEN = re.compile(r"\w+(?:['’-]\w+)*|([^\w\s])\1*")
+ALLOWED_CATEGORIES = ("L", "M", "N", "P")  # letters, accents, digits, punctuation; no emoji, symbols or markup
+
+
+def tokenize(text: str) -> tuple[str, ...]:
+    """Words and punctuation marks: "The cat, which" -> ("The", "cat", ",", "which")."""
+    return tuple(m.group(0) for m in TOKEN.finditer(text)) if isinstance(text, str) else ()
+
+
+def parse_sentence(text: str, max_tokens: int = MAX_TOKENS) -> ParsedSentence:
+    """Tokens of the student's text, or a message saying why it is refused (the page keeps the last good one).
+
+    Empty and over-long text are refused by the Q/K/V lesson's rules; on top of those this lesson reads words
+    only, so a character that is neither a letter, a digit nor punctuation (an emoji, ``<`` of an HTML tag, a
+    control character) is refused by its Unicode name, never by echoing what was typed.
+    """
+    tokens = tokenize(text)
+    parsed = parse_words(" ".join(tokens), max_tokens=max_tokens)
+    if parsed.error:
+        return parsed
+    for ch in "".join(tokens):
+        if not unicodedata.category(ch).startswith(ALLOWED_CATEGORIES):
+            name = unicodedata.name(ch, "")
+            what = f"“{name.title()}”" if name else "a control character"
+            return ParsedSentence(
+                (),
+                f"The text contains {what} (U+{ord(ch):04X}). This lesson reads words: letters, digits and "
+                "punctuation, without emoji, symbols or HTML tags.",
+            )
+    return parsed
+
+
+def embed(tokens: tuple[str, ...], input_size: int = INPUT_SIZE) -> torch.Tensor:
+    """x⟨1⟩ … x⟨T⟩: the Q/K/V lesson's fixed random vector per word, ``(T, I)``."""
+    return torch.stack([word_embedding(t, input_size) for t in tokens])
+
+
+# --------------------------------------------------------------------------------------------------
+# 2. A cell, stepped through the sentence one token at a time
+# --------------------------------------------------------------------------------------------------
+
+
+def make_cell(
+    kind: str,
+    hidden_size: int,
+    seed: int,
+    *,
+    input_size: int = INPUT_SIZE,
+    gate_bias: float = 0.0,
+    recurrent_scale: float = 1.0,
+    dtype: torch.dtype = torch.float32,
+) -> nn.Module:
+    """A cell with seeded random weights (PyTorch's own uniform ±1/√H initialisation), never trained.
+
+    ``gate_bias`` is added to the bias of the gate that decides how much memory is *kept*: the LSTM's forget
+    gate Γ_f, and the GRU's 1 − Γ_u (PyTorch's z gate); both sit in rows H:2H of the stacked weights.
+    ``recurrent_scale`` multiplies the recurrent weights (W_aa for the RNN). A private generator leaves the
+    global random state, which every student's session shares, untouched.
+    """
+    if kind not in CELLS:
+        raise ValueError(f"unknown cell {kind!r}; choose one of {list(CELLS)}")
+    g = torch.Generator().manual_seed(seed)
+    with torch.device("meta"):  # shapes only: the cell's own initialisation would draw from the global generator
+        cell = CELLS[kind](input_size, hidden_size)
+    cell = cell.to_empty(device="cpu").to(dtype)
+    bound = 1.0 / math.sqrt(hidden_size)
+    with torch.no_grad():
+        for p in cell.parameters():
+            nn.init.uniform_(p, -bound, bound, generator=g)
+        cell.weight_hh.mul_(recurrent_scale)
+        if kind != "RNN":
+            cell.bias_ih[hidden_size : 2 * hidden_size] += gate_bias
+    return cell
+
+
+def zero_state(kind: str, batch_size: int, hidden_size: int, dtype: torch.dtype = torch.float32):
+    """a⟨0⟩ = 0 (and c⟨0⟩ = 0 for the LSTM), in the cell's dtype."""
+    a0 = torch.zeros(batch_size, hidden_size, dtype=dtype)
+    return (a0, a0.clone()) if kind == "LSTM" else a0
+
+
+# What each panel of the figure shows, in the order of the equations: (key, title, values in (0, 1)?)
+PANELS: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    "RNN": (("hidden", "a⟨t⟩ hidden state", False),),
+    "GRU": (
+        ("reset", "Γ<sub>r</sub> reset gate", True),
+        ("update", "Γ<sub>u</sub> update gate (1 = rewrite, 0 = keep)", True),
+        ("candidate", "c̃⟨t⟩ candidate", False),
+        ("hidden", "c⟨t⟩ = a⟨t⟩ memory", False),
+    ),
+    "LSTM": (
+        ("forget", "Γ<sub>f</sub> forget gate (1 = keep)", True),
+        ("input", "Γ<sub>u</sub> update (input) gate", True),
+        ("output", "Γ<sub>o</sub> output gate", True),
+        ("candidate", "c̃⟨t⟩ candidate", False),
+        ("memory", "c⟨t⟩ memory cell", False),
+        ("hidden", "a⟨t⟩ hidden state", False),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Trace:
+    kind: str
+    tokens: tuple[str, ...]
+    panels: dict[str, torch.Tensor]  # every gate and state, each (H, T): hidden unit × time step
+
+    @property
+    def hidden_size(self) -> int:
+        return self.panels["hidden"].shape[0]
+
+
+def run_cell(cell: nn.Module, X: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Feed x⟨1⟩ … x⟨T⟩ (``X``: ``(T, I)``) to the cell one step at a time; collect every gate and state."""
+    kind = next(name for name, cls in CELLS.items() if isinstance(cell, cls))
+    state = zero_state(kind, 1, cell.hidden_size, X.dtype)
+    columns: dict[str, list[torch.Tensor]] = {}
+    with torch.no_grad():
+        for x in X:
+            state, gates = cell(x[None], state)  # x[None]: (1, I); each gate (1, H)
+            a, c = state if kind == "LSTM" else (state, None)
+            values = {**gates, "hidden": a} | ({"memory": c} if c is not None else {})
+            for name, v in values.items():
+                columns.setdefault(name, []).append(v[0])
+    return {name: torch.stack(vs, dim=1) for name, vs in columns.items()}  # (H, T) each
+
+
+def trace_sentence(kind: str, tokens: tuple[str, ...], hidden_size: int = 8, seed: int = 0) -> Trace:
+    """The cell ``kind`` read over the student's sentence: every gate at every step, as (H, T) maps."""
+    if not tokens:
+        raise ValueError("trace_sentence needs at least one token")
+    cell = make_cell(kind, hidden_size, seed)
+    return Trace(kind, tuple(tokens), run_cell(cell, embed(tokens)))
+
+
+def step_summary(trace: Trace, step: int) -> str:
+    """One sentence about the gates at ``step`` (1-based), in words a student can check on the figure."""
+    t = step - 1
+    mean = {name: float(v[:, t].mean()) for name, v in trace.panels.items()}
+    if trace.kind == "RNN":
+        return (
+            f"At step {step} the plain RNN rewrites all {trace.hidden_size} units of a⟨t⟩ from a⟨t−1⟩ and "
+            "x⟨t⟩: there is no gate that could hold an early word unchanged until a late one needs it."
+        )
+    if trace.kind == "GRU":
+        return (
+            f"At step {step} the update gate Γ_u averages {mean['update']:.2f} over the units: on average a unit "
+            f"takes {mean['update']:.0%} of the candidate c̃ and keeps {1 - mean['update']:.0%} of its old memory."
+        )
+    return (
+        f"At step {step} the forget gate Γ_f averages {mean['forget']:.2f} (the share of c⟨t−1⟩ kept) and the "
+        f"update gate Γ_u {mean['input']:.2f} (the share of c̃ written in); the output gate Γ_o averages "
+        f"{mean['output']:.2f}."
+    )
+
+
+def cell_figure(trace: Trace, step: int) -> go.Figure:
+    """Every gate and state of ``trace`` as a (hidden unit × time step) heatmap, tokens on the time axis.
+
+    One panel per gate or state, stacked on a shared time axis. Columns after ``step`` are left blank (not read
+    yet) and the column of ``step`` is outlined. Gates share one colour scale on [0, 1], states and candidates a
+    diverging one on [−1, 1], so panels compare at a glance. The layout is written out as one dict rather than
+    with ``make_subplots`` and ``update_*`` calls: each step redraws it, and this is ~10× faster to build.
+    """
+    T, H = len(trace.tokens), trace.hidden_size
+    if not 1 <= step <= T:
+        raise ValueError(f"step {step} is outside 1…{T}")
+    panels = PANELS[trace.kind]
+    labels = [safe_label(t, max_chars=12) for t in trace.tokens]
+    hover = np.array([[f"t = {j + 1} · {labels[j]}" for j in range(T)] for _ in range(H)], dtype=object)
+    panel_px, gap_px = min(220, max(70, 14 * H)), 56  # each panel's plot area, and the room for its title above
+    area_px = len(panels) * (panel_px + gap_px)
+    time_axis = {
+        "tickmode": "array",
+        "tickvals": list(range(T)),
+        "ticktext": labels,
+        "tickangle": -45 if T > 8 else 0,
+        "tickfont": {"size": 14, "color": "#222"},
+        "showgrid": False,
+        "range": [-0.5, T - 0.5],
+    }
+    data, layout = [], {}
+    for i, (name, title, is_gate) in enumerate(panels):
+        n = "" if i == 0 else str(i + 1)  # Plotly's axis names: x, x2, x3, …
+        top = 1.0 - (i * (panel_px + gap_px) + gap_px) / area_px
+        domain = [max(0.0, top - panel_px / area_px), top]  # max: 1e-17 below 0 is invalid to Plotly
+        last = i == len(panels) - 1
+        z = trace.panels[name].detach().cpu().numpy().astype(float).copy()  # (H, T)
+        z[:, step:] = np.nan  # not read yet
+        symbol = re.sub(r"<[^>]+>", "", title.split(" ")[0])  # "Γ<sub>u</sub>" -> "Γu" for the hover
+        data.append(
+            {
+                "type": "heatmap",
+                "z": z,
+                "x": list(range(T)),
+                "y": list(range(1, H + 1)),
+                "xaxis": f"x{n}",
+                "yaxis": f"y{n}",
+                "customdata": hover,
+                "coloraxis": "coloraxis" if is_gate else "coloraxis2",
+                "hovertemplate": f"%{{customdata}}<br>unit %{{y}}<br>{symbol} = %{{z:.3f}}<extra></extra>",
+                "hoverongaps": False,
+                "xgap": 1,
+                "ygap": 1 if H <= 16 else 0,
+            }
+        )
+        layout[f"xaxis{n}"] = {
+            **time_axis,
+            "anchor": f"y{n}",
+            "matches": "x" if n else None,
+            "showticklabels": last,
+            "title": {"text": "time step t (token read)"} if last else None,
+        }
+        layout[f"yaxis{n}"] = {
+            "domain": domain,
+            "anchor": f"x{n}",
+            "autorange": "reversed",
+            "showticklabels": H <= 16,
+            "dtick": 1 if H <= 8 else 4,
+        }
+        layout.setdefault("annotations", []).append(
+            {
+                "text": title,
+                "x": 0.5,
+                "y": top,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "yshift": 6,
+                "showarrow": False,
+                "font": {"size": 15, "color": "#222"},
+            }
+        )
+        layout.setdefault("shapes", []).append(
+            {
+                "type": "rect",
+                "xref": f"x{n}",
+                "yref": f"y{n} domain",
+                "x0": step - 1.5,
+                "x1": step - 0.5,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": "#111", "width": 2},
+            }
+        )
+    gates = any(is_gate for _, _, is_gate in panels)
+    layout |= {
+        "title": {
+            "text": f"{trace.kind}, step {step} of {T}: reading “{labels[step - 1]}”",
+            "y": 0.995,
+            "yref": "container",
+            "yanchor": "top",
+        },
+        "height": area_px + 150,
+        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        "font": {"size": 13},
+        "plot_bgcolor": "#eeeeee",  # the blank, not-yet-read columns
+        "coloraxis": {
+            "colorscale": "Blues",
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "colorbar": {"title": {"text": "gate"}, "len": 0.45, "y": 1.0, "yanchor": "top", "thickness": 14},
+        },
+        "coloraxis2": {
+            "colorscale": "RdBu",
+            "cmin": -1.0,
+            "cmax": 1.0,
+            "colorbar": {
+                "title": {"text": "state"},
+                "len": 0.45 if gates else 1.0,
+                "y": 0.0,
+                "yanchor": "bottom",
+                "thickness": 14,
+            },
+        },
+    }
+    return go.Figure(data=data, layout=layout)
+
+
+# --------------------------------------------------------------------------------------------------
+# 3. Why gates matter: the vanishing gradient, measured with autograd
+# --------------------------------------------------------------------------------------------------
+
+GRADIENT_HIDDEN = 16
+GRADIENT_SEEDS = (0, 1, 2, 3, 4)
+DEFAULT_LENGTH = 60  # long enough for a plain RNN's gradient to fall by many powers of ten
+
+
+def jacobian_norms(cell: nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """‖∂a⟨T⟩/∂x⟨t⟩‖ for every t of the sequence ``x`` ``(T, I)``, and the mean "keep" gate over the run.
+
+    One backward pass gives the whole Jacobian: the sequence is run as a batch of H copies and copy b
+    back-propagates only unit b of a⟨T⟩, so the gradient reaching copy b's inputs is row b of ∂a⟨T⟩/∂x⟨t⟩.
+    The norm is the Frobenius norm over (b, i). The "keep" gate is Γ_f (LSTM) or 1 − Γ_u (GRU); NaN for the
+    RNN, which has none.
+    """
+    kind = next(name for name, cls in CELLS.items() if isinstance(cell, cls))
+    T, H = x.shape[0], cell.hidden_size
+    X = x[:, None, :].expand(T, H, x.shape[1]).clone().requires_grad_(True)  # (T, B=H, I): H copies
+    state = zero_state(kind, H, H, x.dtype)
+    kept = []
+    for t in range(T):
+        state, gates = cell(X[t], state)  # X[t]: (H, I)
+        if kind == "LSTM":
+            kept.append(gates["forget"].detach().mean())
+        elif kind == "GRU":
+            kept.append((1 - gates["update"]).detach().mean())
+    a_T = state[0] if kind == "LSTM" else state  # (H copies, H units)
+    a_T.diagonal().sum().backward()  # copy b keeps only ∂a⟨T⟩_b
+    norms = X.grad.pow(2).sum(dim=(1, 2)).sqrt()  # (T,) by time step t
+    return norms, float(torch.stack(kept).mean()) if kept else float("nan")
+
+
+def gradient_norms(
+    kind: str,
+    length: int,
+    seed: int,
+    *,
+    hidden_size: int = GRADIENT_HIDDEN,
+    gate_bias: float = 0.0,
+    recurrent_scale: float = 1.0,
+) -> tuple[np.ndarray, float]:
+    """:func:`jacobian_norms` of a seeded random cell on a seeded random sequence, indexed by distance T − t.
+
+    Float64, so a gradient of 1e-30 is still a number, not an underflowed 0.
+    """
+    cell = make_cell(kind, hidden_size, seed, gate_bias=gate_bias, recurrent_scale=recurrent_scale, dtype=torch.float64)
+    g = torch.Generator().manual_seed(10_000 + seed)
+    x = torch.randn(length, INPUT_SIZE, generator=g, dtype=torch.float64)  # (T, I)
+    norms, keep = jacobian_norms(cell, x)
+    return norms.flip(0).numpy(), keep  # index d = T − t
+
+
+@dataclass(frozen=True)
+class GradientExperiment:
+    length: int
+    gate_bias: float
+    recurrent_scale: float
+    norms: dict[str, np.ndarray]  # cell -> (T,) geometric mean over seeds, index = distance T − t
+    keep: dict[str, float]  # cell -> mean keep gate (Γ_f, or 1 − Γ_u) over the runs
+
+    def at(self, distance: int) -> dict[str, float]:
+        return {kind: float(v[distance]) for kind, v in self.norms.items()}
+
+    def table(self) -> pd.DataFrame:
+        """Long form for the chart: one row per (cell, distance)."""
+        rows = [
+            {"cell": kind, "distance T − t": d, "gradient norm": float(v)}
+            for kind, values in self.norms.items()
+            for d, v in enumerate(values)
+        ]
+        return pd.DataFrame(rows)
+
+
+def vanishing_experiment(
+    length: int = DEFAULT_LENGTH,
+    gate_bias: float = 0.0,
+    recurrent_scale: float = 1.0,
+    seeds: tuple[int, ...] = GRADIENT_SEEDS,
+) -> GradientExperiment:
+    """RNN vs GRU vs LSTM: the gradient of the last state w.r.t. every earlier input, over several seeds.
+
+    Averaged geometrically (the mean of the logs), because the numbers span many powers of ten.
+    """
+    norms, keep = {}, {}
+    for kind in CELLS:
+        runs = [gradient_norms(kind, length, s, gate_bias=gate_bias, recurrent_scale=recurrent_scale) for s in seeds]
+        norms[kind] = np.exp(np.log(np.stack([r[0] for r in runs])).mean(axis=0))
+        keep[kind] = float(np.mean([r[1] for r in runs]))
+    return GradientExperiment(length, gate_bias, recurrent_scale, norms, keep)
+
+
+def _superscript(n: int) -> str:
+    return str(n).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def gradient_summary(exp: GradientExperiment, distance: int = 30) -> str:
+    """What the numbers show, said plainly (they are random untrained cells: no promise, just the reading)."""
+    d = min(distance, exp.length - 1)
+    at = exp.at(d)
+    order = sorted(at, key=at.get)
+    ratio = at[order[-1]] / at[order[0]]
+    parts = [
+        f"At distance {d}: " + ", ".join(f"{kind} {at[kind]:.1e}" for kind in CELLS) + ". ",
+        f"The {order[0]}'s gradient is the smallest, about 10{_superscript(round(math.log10(ratio)))} times "
+        f"smaller than the "
+        f"{order[-1]}'s. ",
+        f"The keep gates average Γ_f = {exp.keep['LSTM']:.2f} (LSTM) and 1 − Γ_u = {exp.keep['GRU']:.2f} (GRU).",
+    ]
+    if exp.norms["RNN"][d] > exp.norms["RNN"][0]:
+        parts.append(" The plain RNN's gradient *grows* with distance here: it explodes instead of vanishing.")
+    return "".join(parts)
+
+
+CELL_COLORS = ("#444444", "#1f77b4", "#ff7f0e")  # RNN, GRU, LSTM: apart in colour and in dash
+
+
+def gradient_chart(exp: GradientExperiment) -> alt.Chart:
+    """Gradient norm against distance, log y: a straight falling line is an exponential decay."""
+    data = exp.table()
+    data = data[data["gradient norm"] > 0]
+    return (
+        alt.Chart(data, title=f"‖∂a⟨T⟩/∂x⟨t⟩‖, T = {exp.length}, geometric mean of {len(GRADIENT_SEEDS)} seeds")
+        .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=2.5)
+        .encode(
+            x=alt.X("distance T − t:Q", title="distance T − t (steps back from the last token)"),
+            y=alt.Y(
+                "gradient norm:Q",
+                scale=alt.Scale(type="log"),
+                axis=alt.Axis(format=".0e", labelFontSize=13),
+                title="gradient norm (log scale)",
+            ),
+            color=alt.Color(
+                "cell:N",
+                scale=alt.Scale(domain=list(CELLS), range=list(CELL_COLORS)),
+                legend=alt.Legend(orient="top-right", title=None, labelFontSize=14, symbolStrokeWidth=3),
+            ),
+            strokeDash=alt.StrokeDash("cell:N", scale=alt.Scale(domain=list(CELLS), range=[[1, 0], [8, 3], [2, 2]])),
+            tooltip=["cell", "distance T − t", alt.Tooltip("gradient norm:Q", format=".2e")],
+        )
+        .properties(height=380)
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# 4. The kinds of RNN (the lecture's "Different types of RNNs" and its sequence-model examples)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RNNKind:
+    name: str
+    lengths: str  # T_x and T_y, in Markdown math
+    shape: str  # the unrolled picture in one line
+    example: str  # from the lecture
+
+
+KINDS: tuple[RNNKind, ...] = (
+    RNNKind("one-to-one", "${T_x = T_y = 1}$", "x → ▢ → ŷ", "a standard network: one input, one output"),
+    RNNKind("one-to-many", "${T_x = 1,\\ T_y > 1}$", "x → ▢→▢→▢ → ŷ⟨1⟩ ŷ⟨2⟩ ŷ⟨3⟩", "music generation"),
+    RNNKind(
+        "many-to-one",
+        "${T_x > 1,\\ T_y = 1}$",
+        "x⟨1⟩ x⟨2⟩ x⟨3⟩ → ▢→▢→▢ → ŷ",
+        "sentiment classification: “There is nothing to like in this movie.” → ☆",
+    ),
+    RNNKind(
+        "many-to-many",
+        "$T_x = T_y$",
+        "x⟨t⟩ → ▢ → ŷ⟨t⟩ at every step",
+        "named entity recognition: “Yesterday, Harry Potter met Hermione Granger.”",
+    ),
+    RNNKind(
+        "many-to-many, encoder–decoder",
+        "$T_x \\neq T_y$",
+        "x⟨1⟩ … x⟨$T_x$⟩ → encoder ▢→▢ ⇒ decoder ▢→▢ → ŷ⟨1⟩ … ŷ⟨$T_y$⟩",
+        "machine translation: “Jane visite l'Afrique en septembre” → “Jane is visiting Africa in September”",
+    ),
+)
+
+
+def kinds_markdown() -> str:
+    """The kinds as a Markdown table (our own text only, never a student's)."""
+    rows = ["| kind | lengths | unrolled | example from the lecture |", "|---|---|---|---|"]
+    rows += [f"| **{k.name}** | {k.lengths} | {k.shape} | {k.example} |" for k in KINDS]
+    return "\n".join(rows)
+
+
+def kind_of(task: str) -> int:
+    """Index in :data:`KINDS` of the kind whose lecture example mentions ``task``."""
+    matches = [i for i, k in enumerate(KINDS) if task.lower() in k.example.lower()]
+    if len(matches) != 1:
+        raise ValueError(f"{task!r} names {len(matches)} kinds, not one")
+    return matches[0]
+
+
+# --------------------------------------------------------------------------------------------------
+# Exercises, their answers computed from the same functions the figures use
+# --------------------------------------------------------------------------------------------------
+
+
+def gru_blend(update: float, candidate: float, previous: float) -> float:
+    """The GRU's last line, c⟨t⟩ = Γ_u * c̃⟨t⟩ + (1 − Γ_u) * c⟨t−1⟩, for one unit."""
+    return update * candidate + (1.0 - update) * previous
+
+
+def memory_kept(forget: float, steps: int) -> float:
+    """∂c⟨T⟩/∂c⟨T−steps⟩ of one LSTM unit whose update gate is closed (Γ_u = 0): the product of its Γ_f's."""
+    return forget**steps
+
+
+def exercises(experiment: GradientExperiment | None = None) -> list[Exercise]:
+    """The check-yourself questions; ``experiment`` is the default vanishing-gradient run (computed if None)."""
+    exp = experiment or vanishing_experiment()
+    d = min(30, exp.length - 1)
+    at = exp.at(d)
+    smallest = min(at, key=at.get)
+    cells = tuple(CELLS)
+    return [
+        Exercise(
+            key="rnn.ex1",
+            prompt=(
+                "A GRU unit holds c⟨t−1⟩ = 0.8. The candidate is c̃⟨t⟩ = −0.5 and the update gate "
+                "Γ_u = 0.1. What is c⟨t⟩? (two decimals)"
+            ),
+            answer=gru_blend(0.1, -0.5, 0.8),
+            tolerance=0.005,
+            explanation="c⟨t⟩ = 0.1 · (−0.5) + 0.9 · 0.8: with Γ_u near 0 the unit mostly keeps what it had.",
+            hint="Use the last GRU equation: Γ_u weighs the candidate, 1 − Γ_u the old memory.",
+        ),
+        Exercise(
+            key="rnn.ex2",
+            prompt=(
+                "An LSTM unit's update gate stays shut (Γ_u = 0) and its forget gate stays at Γ_f = 0.9 for "
+                "20 steps. What fraction of c⟨t⟩ (and of the gradient flowing back through it) survives the 20 "
+                "steps? (three decimals)"
+            ),
+            answer=memory_kept(0.9, 20),
+            tolerance=0.002,
+            explanation=f"0.9²⁰ ≈ {memory_kept(0.9, 20):.3f}; at Γ_f = 0.5 it would be "
+            f"{memory_kept(0.5, 20):.0e}. A forget gate near 1 is what lets the memory, and the gradient, pass.",
+            hint="Each step multiplies c by Γ_f.",
+        ),
+        Exercise(
+            key="rnn.ex3",
+            prompt=(
+                f"Run the gradient experiment with its defaults (T = {exp.length}, gate bias "
+                f"{exp.gate_bias:g}, recurrent scale {exp.recurrent_scale:g}). At distance {d}, whose gradient "
+                "is smallest?"
+            ),
+            choices=cells,
+            answer=cells.index(smallest),
+            explanation=f"{smallest}: {at[smallest]:.1e} at distance {d}, against "
+            + ", ".join(f"{k} {v:.1e}" for k, v in at.items() if k != smallest)
+            + ".",
+            hint="Read the curves at that distance on the log scale; lower is smaller.",
+        ),
+        Exercise(
+            key="rnn.ex4",
+            prompt="Named entity recognition (“Yesterday, Harry Potter met Hermione Granger.”) is which kind of RNN?",
+            choices=tuple(k.name for k in KINDS),
+            answer=kind_of("named entity recognition"),
+            explanation="One label per input word (is it part of a name?), so Tₓ = T_y.",
+            hint="How many outputs does it produce for a sentence of Tₓ words?",
+        ),
+    ]

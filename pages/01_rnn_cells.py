@@ -1,0 +1,189 @@
+"""Lesson: RNN cells (Part 1)."""
+
+import streamlit as st
+
+import ui
+from lessons import rnn_cells
+from minimodels.cells import GRUCell, LSTMCell, RNNCell
+
+ui.page("RNN cells", icon="🔁")
+
+# --- Session state, initialised in one place -------------------------------------------------------------
+st.session_state.setdefault("rnn.tokens", rnn_cells.parse_sentence(rnn_cells.DEFAULT_SENTENCE).tokens)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def trace(kind: str, tokens: tuple[str, ...], hidden_size: int, seed: int) -> rnn_cells.Trace:
+    return rnn_cells.trace_sentence(kind, tokens, hidden_size, seed)
+
+
+@st.cache_data(max_entries=32, show_spinner="Back-propagating through 3 cells × 5 seeds…")
+def experiment(length: int, gate_bias: float, recurrent_scale: float) -> rnn_cells.GradientExperiment:
+    return rnn_cells.vanishing_experiment(length, gate_bias, recurrent_scale)
+
+
+st.title("RNN cells")
+st.markdown(
+    "A recurrent network reads a sentence one token at a time and carries what it has read in a **hidden "
+    "state**: a few numbers, rewritten at every step from the old state and the new token. In *“The cat, "
+    "which already ate …, was full.”* the cell has to remember that *cat* is singular through the whole "
+    "clause to get *was* right. A plain RNN rewrites its entire state at every step; the GRU and the LSTM "
+    "add **gates**, numbers between 0 and 1 that decide, unit by unit, how much to keep and how much to "
+    "overwrite."
+)
+
+st.subheader("RNN")
+st.latex(rnn_cells.EQUATIONS["RNN"])
+for column, kind in zip(st.columns(2), ("GRU", "LSTM"), strict=True):
+    with column:
+        st.subheader(kind)
+        st.latex(rnn_cells.EQUATIONS[kind])
+st.caption(
+    "σ is the sigmoid (a gate: between 0 and 1), * multiplies unit by unit, [·, ·] stacks two vectors. As in "
+    "`torch.nn.GRUCell`, our GRU applies Γ_r after multiplying c⟨t−1⟩ by its weights rather than before; "
+    "the lecture's slide also writes the RNN's a⟨t−1⟩ as a⟨t⟩ and the GRU's last * as +, typos fixed here."
+)
+
+# --- 1. Step through a sentence -----------------------------------------------------------------------------
+st.header("1 · Step through a sentence", divider="gray")
+st.markdown(
+    "Each token becomes a fixed random vector x⟨t⟩ (the same vector for the same word everywhere in the "
+    "course). Move the step to watch the cell read the sentence: each panel is a heatmap of **hidden units × "
+    "time steps**, one column per token read. The weights are **random (seeded), not trained**, so the gates "
+    "open and close by chance rather than because *cat* matters: what you see is the mechanism, not a "
+    "learned memory."
+)
+
+
+def move_step(delta: int, length: int) -> None:
+    st.session_state["rnn.step"] = min(max(st.session_state["rnn.step"] + delta, 1), length)
+
+
+@st.fragment
+def step_through() -> None:
+    text = st.text_input(
+        f"Your sentence (up to {rnn_cells.MAX_TOKENS} words and punctuation marks)",
+        value=rnn_cells.DEFAULT_SENTENCE,
+        key="rnn.sentence",
+        max_chars=2000,
+    )
+    parsed = rnn_cells.parse_sentence(text)
+    if parsed.error:
+        st.warning(f"{parsed.error} Showing the last sentence that worked.")
+    else:
+        st.session_state["rnn.tokens"] = parsed.tokens
+    tokens = st.session_state["rnn.tokens"]
+    if st.session_state.get("rnn.step_for") != tokens or "rnn.step" not in st.session_state:  # start fully read
+        st.session_state["rnn.step_for"] = tokens
+        st.session_state["rnn.step"] = len(tokens)
+
+    cols = st.columns([2, 2, 1])
+    kind = cols[0].radio("Cell", list(rnn_cells.CELLS), index=2, horizontal=True, key="rnn.kind")
+    hidden_size = cols[1].select_slider("Hidden size H", [2, 4, 8, 16, 32], value=8, key="rnn.hidden")
+    seed = int(cols[2].number_input("Seed of the weights", 0, 10_000, 0, key="rnn.seed"))
+
+    if len(tokens) > 1:
+        cols = st.columns([1, 8, 1], vertical_alignment="bottom")
+        cols[0].button("◀ back", key="rnn.back", on_click=move_step, args=(-1, len(tokens)), width="stretch")
+        step = cols[1].slider("Step t: tokens read so far", 1, len(tokens), key="rnn.step")
+        cols[2].button("next ▶", key="rnn.next", on_click=move_step, args=(1, len(tokens)), width="stretch")
+    else:
+        step = 1
+
+    result = trace(kind, tokens, hidden_size, seed)
+    ui.plotly(rnn_cells.cell_figure(result, step), key="rnn.cells")
+    st.markdown(rnn_cells.step_summary(result, step))
+    st.caption(
+        "Blue gates: dark = open (near 1), white = shut (near 0). States and candidates: blue positive, "
+        "red negative. Grey columns are tokens not read yet. Hover a cell for its exact value."
+    )
+
+
+step_through()
+ui.show_code(RNNCell, GRUCell, LSTMCell, rnn_cells.make_cell, rnn_cells.run_cell)
+
+# --- 2. Why gates matter --------------------------------------------------------------------------------------
+st.header("2 · Why gates matter: the vanishing gradient", divider="gray")
+st.markdown(
+    "Training teaches the cell to keep *cat* by sending a gradient from the loss at *was* back to the input "
+    "*cat*. By the chain rule that gradient is a product of one Jacobian per step in between. In a plain RNN "
+    "each factor is W_aa scaled by tanh′ ≤ 1: if those factors are smaller than 1 the product shrinks "
+    "exponentially with the distance (it **vanishes**), if larger it **explodes**. In the LSTM the memory's "
+    "own path is multiplied by Γ_f at each step (in the GRU by 1 − Γ_u): a gate held near 1 copies the memory, "
+    "and the gradient, across many steps."
+)
+st.latex(
+    r"\frac{\partial a^{\langle T\rangle}}{\partial x^{\langle t\rangle}} = "
+    r"\Bigg(\prod_{k=t+1}^{T} \frac{\partial a^{\langle k\rangle}}{\partial a^{\langle k-1\rangle}}\Bigg)"
+    r"\frac{\partial a^{\langle t\rangle}}{\partial x^{\langle t\rangle}},\qquad "
+    r"\text{RNN: } \frac{\partial a^{\langle k\rangle}}{\partial a^{\langle k-1\rangle}} = "
+    r"\operatorname{diag}\!\big(1 - (a^{\langle k\rangle})^2\big)\,W_{aa},\qquad "
+    r"\text{LSTM: } \frac{\partial c^{\langle k\rangle}}{\partial c^{\langle k-1\rangle}} = "
+    r"\operatorname{diag}(\Gamma_f) + \dots"
+)
+st.markdown(
+    f"The experiment: a random sequence of T inputs, cells of H = {rnn_cells.GRADIENT_HIDDEN} units with random "
+    f"weights (seeds {', '.join(map(str, rnn_cells.GRADIENT_SEEDS))}), and autograd's ‖∂a⟨T⟩/∂x⟨t⟩‖ for every "
+    "earlier input. With PyTorch's initialisation the gates start around 0.5, so expect every cell to "
+    "forget; then push the keep gates towards 1, or scale the RNN's recurrent weights up."
+)
+
+
+@st.fragment
+def vanishing() -> None:
+    cols = st.columns(3)
+    length = cols[0].slider("Sequence length T", 10, 100, rnn_cells.DEFAULT_LENGTH, 10, key="rnn.length")
+    gate_bias = cols[1].slider(
+        "Keep-gate bias",
+        -2.0,
+        5.0,
+        0.0,
+        0.5,
+        key="rnn.gate_bias",
+        help="Added to the bias of the LSTM's forget gate Γ_f and of the GRU's 1 − Γ_u. Positive: keep more.",
+    )
+    scale = cols[2].select_slider(
+        "Recurrent weight scale",
+        [0.5, 1.0, 2.0, 3.0, 4.0],
+        value=1.0,
+        key="rnn.scale",
+        help="Multiplies every cell's recurrent weights (W_aa for the RNN).",
+    )
+    result = experiment(length, gate_bias, scale)
+    st.altair_chart(rnn_cells.gradient_chart(result), key="rnn.gradients", width="stretch")
+    st.markdown(rnn_cells.gradient_summary(result))
+
+
+vanishing()
+st.markdown(
+    "What to read from it: with random, untrained weights no cell *remembers* anything in particular, yet "
+    "the shape of the curves is already set. The plain RNN's gradient falls by a roughly constant factor per "
+    "step, a straight line on the log scale. The gated cells fall as fast as their keep gates let them: at "
+    "Γ_f ≈ 0.5 they forget almost as quickly, and near 1 their curves flatten. Training (or initialising the "
+    "forget-gate bias high, a common trick) is what puts the gates there. Attention, later in the course, "
+    "adds a direct shortcut from every output to every input instead."
+)
+ui.show_code(rnn_cells.jacobian_norms, rnn_cells.gradient_norms, rnn_cells.vanishing_experiment)
+
+# --- 3. The kinds of RNN -----------------------------------------------------------------------------------
+st.header("3 · The kinds of RNN", divider="gray")
+st.markdown(
+    "The same cell, wired differently, serves tasks with different numbers of inputs ($T_x$) and outputs ($T_y$). "
+    "▢ is one step of the cell; the examples are the lecture's."
+)
+st.markdown(rnn_cells.kinds_markdown())
+st.caption(
+    "The encoder–decoder squeezes the whole input into the encoder's last state: the next lesson shows where "
+    "that breaks, and why attention was invented."
+)
+
+# --- Check yourself ------------------------------------------------------------------------------------
+st.header("Check yourself", divider="gray")
+for ex in rnn_cells.exercises(experiment(rnn_cells.DEFAULT_LENGTH, 0.0, 1.0)):
+    ui.exercise(ex)
+
+st.caption(
+    "Sources: the Transformer lecture's “RNN cells” slides (RNN, GRU and LSTM equations; “The cat, which "
+    "already ate …, was full.”) and “Different types of RNNs”; the NLP lecture's note that attention helps "
+    "with the vanishing gradient through a shortcut to far-away states."
+)

@@ -1,0 +1,241 @@
+"""The RNN-cells lesson's numbers: stepping against PyTorch's fused layers, gates, the vanishing gradient."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from lessons import qkv, rnn_cells
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny matmuls on a busy 2-core machine are far faster on one thread; restored afterwards."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+TOKENS = rnn_cells.parse_sentence(rnn_cells.DEFAULT_SENTENCE).tokens
+
+
+# --- the sentence --------------------------------------------------------------------------------------------
+
+
+def test_the_lecture_sentence_splits_into_words_and_punctuation():
+    assert TOKENS == ("The", "cat", ",", "which", "already", "ate", "…", ",", "was", "full", ".")
+    assert rnn_cells.tokenize("didn't Voulez-vous ... !!") == ("didn't", "Voulez-vous", "...", "!!")
+    assert rnn_cells.parse_sentence("Jane visite l'Afrique en septembre").error is None
+    assert rnn_cells.parse_sentence("שלום עולם café").tokens == ("שלום", "עולם", "café")
+
+
+TOO_LONG = " ".join(["w"] * (rnn_cells.MAX_TOKENS + 1))
+
+
+@pytest.mark.parametrize("bad", ["", "   \n\t", TOO_LONG, "x" * 41, "I 🙂 pizza", "<b>bold</b>", "a\x00b", None])
+def test_bad_input_is_refused_with_a_message_that_does_not_echo_it(bad):
+    parsed = rnn_cells.parse_sentence(bad)
+    assert parsed.tokens == () and parsed.error
+    assert "<b>" not in parsed.error and "🙂" not in parsed.error
+
+
+def test_refusal_names_the_character():
+    assert "Less-Than Sign" in rnn_cells.parse_sentence("<script>alert(1)</script>").error
+    assert "U+1F642" in rnn_cells.parse_sentence("hi 🙂").error
+    assert rnn_cells.parse_sentence(" ".join(["w"] * rnn_cells.MAX_TOKENS)).error is None  # the cap itself is fine
+
+
+def test_embedding_is_the_qkv_lessons_word_vector():
+    X = rnn_cells.embed(("the", "cat", "The"))
+    assert X.shape == (3, rnn_cells.INPUT_SIZE)
+    torch.testing.assert_close(X[1], qkv.word_embedding("cat", rnn_cells.INPUT_SIZE))
+    torch.testing.assert_close(X[0], X[2])  # case-insensitive, like the Q/K/V lesson
+
+
+# --- the cells ---------------------------------------------------------------------------------------------
+
+
+def test_make_cell_is_seeded_and_leaves_the_global_random_state_alone():
+    before = torch.random.get_rng_state()
+    a = rnn_cells.make_cell("LSTM", 8, seed=3)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    b = rnn_cells.make_cell("LSTM", 8, seed=3)
+    c = rnn_cells.make_cell("LSTM", 8, seed=4)
+    assert torch.equal(a.weight_hh, b.weight_hh) and not torch.equal(a.weight_hh, c.weight_hh)
+    assert a.weight_hh.abs().max() <= 1 / math.sqrt(8)  # PyTorch's own initialisation range
+    with pytest.raises(ValueError, match="unknown cell"):
+        rnn_cells.make_cell("Transformer", 8, seed=0)
+
+
+def test_gate_bias_shifts_only_the_keep_gate_and_scale_the_recurrent_weights():
+    H = 4
+    plain = rnn_cells.make_cell("LSTM", H, seed=0)
+    biased = rnn_cells.make_cell("LSTM", H, seed=0, gate_bias=2.0, recurrent_scale=3.0)
+    shift = biased.bias_ih - plain.bias_ih
+    torch.testing.assert_close(shift[H : 2 * H], torch.full((H,), 2.0))  # the forget gate, PyTorch's order i f g o
+    assert shift[:H].abs().max() == 0 and shift[2 * H :].abs().max() == 0
+    torch.testing.assert_close(biased.weight_hh, 3.0 * plain.weight_hh)
+
+
+def _torch_layer(kind: str, cell: nn.Module) -> nn.RNNBase:
+    layer = {"RNN": nn.RNN, "GRU": nn.GRU, "LSTM": nn.LSTM}[kind](cell.input_size, cell.hidden_size)
+    with torch.no_grad():
+        for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+            getattr(layer, f"{name}_l0").copy_(getattr(cell, name))
+    return layer
+
+
+@pytest.mark.parametrize("kind", list(rnn_cells.CELLS))
+def test_stepping_token_by_token_matches_pytorchs_fused_layer(kind):
+    cell = rnn_cells.make_cell(kind, 6, seed=1)
+    X = rnn_cells.embed(TOKENS)
+    panels = rnn_cells.run_cell(cell, X)
+    with torch.no_grad():
+        out, _ = _torch_layer(kind, cell)(X)  # (T, H): every a⟨t⟩ at once
+    torch.testing.assert_close(panels["hidden"], out.T, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("kind", list(rnn_cells.CELLS))
+def test_a_prefix_of_the_sentence_gives_the_first_columns(kind):
+    full = rnn_cells.trace_sentence(kind, TOKENS, hidden_size=5, seed=2)
+    part = rnn_cells.trace_sentence(kind, TOKENS[:4], hidden_size=5, seed=2)
+    for name, values in part.panels.items():
+        torch.testing.assert_close(values, full.panels[name][:, :4])
+
+
+@pytest.mark.parametrize("kind", list(rnn_cells.CELLS))
+def test_every_panel_is_hidden_by_time_with_gates_in_zero_one(kind):
+    H = 7
+    trace = rnn_cells.trace_sentence(kind, TOKENS, hidden_size=H, seed=0)
+    assert set(trace.panels) == {name for name, _, _ in rnn_cells.PANELS[kind]}
+    for name, _, is_gate in rnn_cells.PANELS[kind]:
+        values = trace.panels[name]
+        assert values.shape == (H, len(TOKENS))
+        if is_gate:
+            assert values.min() > 0 and values.max() < 1
+        elif name != "memory":  # tanh outputs; the LSTM's c⟨t⟩ may leave [−1, 1]
+            assert values.abs().max() < 1
+
+
+def test_gru_memory_follows_its_update_gate():
+    tr = rnn_cells.trace_sentence("GRU", TOKENS, hidden_size=4, seed=0)
+    u, c_tilde, c = tr.panels["update"], tr.panels["candidate"], tr.panels["hidden"]
+    c_prev = torch.cat([torch.zeros(4, 1), c[:, :-1]], dim=1)
+    torch.testing.assert_close(c, rnn_cells.gru_blend(u, c_tilde, c_prev))
+
+
+def test_step_summary_reads_the_gates_at_that_step():
+    tr = rnn_cells.trace_sentence("GRU", TOKENS, hidden_size=8, seed=0)
+    mean = float(tr.panels["update"][:, 2].mean())
+    assert f"{mean:.2f}" in rnn_cells.step_summary(tr, 3)
+    lstm = rnn_cells.trace_sentence("LSTM", TOKENS, hidden_size=8, seed=0)
+    assert f"{float(lstm.panels['forget'][:, 0].mean()):.2f}" in rnn_cells.step_summary(lstm, 1)
+    assert "no gate" in rnn_cells.step_summary(rnn_cells.trace_sentence("RNN", TOKENS, 8, 0), 5)
+
+
+@pytest.mark.parametrize("kind", list(rnn_cells.CELLS))
+@pytest.mark.parametrize("hidden_size", [2, 4, 8, 16, 32])
+def test_cell_figure_builds_for_every_cell_and_hidden_size(kind, hidden_size):
+    tr = rnn_cells.trace_sentence(kind, TOKENS, hidden_size=hidden_size, seed=0)
+    for step in (1, len(TOKENS)):
+        fig = rnn_cells.cell_figure(tr, step)  # Plotly validates the layout: domains inside [0, 1]
+        domains = [fig.layout[f"yaxis{i or ''}"].domain for i in range(len(fig.data))]
+        assert all(0 <= lo < hi <= 1 for lo, hi in domains)
+
+
+def test_cell_figure_draws_one_heatmap_per_panel_and_blanks_the_future():
+    tr = rnn_cells.trace_sentence("LSTM", ("<b>cat</b>",) + TOKENS[1:], hidden_size=8, seed=0)
+    fig = rnn_cells.cell_figure(tr, step=3)
+    assert [d.type for d in fig.data] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"])
+    for d in fig.data:
+        z = np.asarray(d.z, dtype=float)
+        assert z.shape == (8, len(TOKENS))
+        assert not np.isnan(z[:, :3]).any() and np.isnan(z[:, 3:]).all()
+    assert "&lt;b&gt;cat" in fig.layout.xaxis.ticktext[0]  # typed markup is escaped, never rendered
+    assert "step 3 of 11" in fig.layout.title.text
+    with pytest.raises(ValueError):
+        rnn_cells.cell_figure(tr, step=len(TOKENS) + 1)
+
+
+# --- the vanishing gradient ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", list(rnn_cells.CELLS))
+def test_jacobian_norms_match_autograds_full_jacobian(kind):
+    cell = rnn_cells.make_cell(kind, 3, seed=5, dtype=torch.float64)
+    x = torch.randn(6, rnn_cells.INPUT_SIZE, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+
+    def last_state(x):
+        state = rnn_cells.zero_state(kind, 1, 3, torch.float64)
+        for t in range(x.shape[0]):
+            state, _ = cell(x[t : t + 1], state)
+        return (state[0] if kind == "LSTM" else state)[0]
+
+    J = torch.autograd.functional.jacobian(last_state, x)  # (H, T, I)
+    norms, keep = rnn_cells.jacobian_norms(cell, x)
+    torch.testing.assert_close(norms, J.pow(2).sum(dim=(0, 2)).sqrt())
+    assert math.isnan(keep) if kind == "RNN" else 0 < keep < 1
+
+
+def test_plain_rnn_gradient_vanishes_with_distance():
+    exp = rnn_cells.vanishing_experiment(length=40, seeds=(0, 1))
+    rnn = exp.norms["RNN"]
+    assert rnn.shape == (40,)
+    assert all(rnn[d] > rnn[d + 5] for d in range(0, 35, 5))
+    assert rnn[39] < 1e-8 * rnn[0]
+
+
+def test_keep_gates_near_one_let_the_gradient_through():
+    shut = rnn_cells.vanishing_experiment(length=40, gate_bias=0.0, seeds=(0, 1))
+    open_ = rnn_cells.vanishing_experiment(length=40, gate_bias=4.0, seeds=(0, 1))
+    assert open_.keep["LSTM"] > 0.9 > 0.6 > shut.keep["LSTM"]
+    assert open_.keep["GRU"] > 0.9 > 0.6 > shut.keep["GRU"]
+    for kind in ("GRU", "LSTM"):
+        assert open_.at(30)[kind] > 1e3 * shut.at(30)[kind]
+        assert open_.at(30)[kind] > 1e3 * open_.at(30)["RNN"]
+    torch.testing.assert_close(torch.tensor(open_.norms["RNN"]), torch.tensor(shut.norms["RNN"]))  # no gate to bias
+
+
+def test_large_recurrent_weights_make_the_rnn_gradient_explode():
+    exp = rnn_cells.vanishing_experiment(length=40, recurrent_scale=4.0, seeds=(0, 1))
+    assert exp.norms["RNN"][30] > exp.norms["RNN"][0]
+    assert "explodes" in rnn_cells.gradient_summary(exp)
+    assert "explodes" not in rnn_cells.gradient_summary(rnn_cells.vanishing_experiment(length=40, seeds=(0, 1)))
+
+
+def test_gradient_chart_is_a_log_scale_curve_per_cell():
+    exp = rnn_cells.vanishing_experiment(length=20, seeds=(0,))
+    spec = rnn_cells.gradient_chart(exp).to_dict()
+    assert spec["encoding"]["y"]["scale"]["type"] == "log"
+    data = exp.table()
+    assert sorted(data["cell"].unique()) == sorted(rnn_cells.CELLS) and len(data) == 3 * 20
+    assert (data["gradient norm"] > 0).all()
+
+
+# --- the kinds of RNN and the exercises ---------------------------------------------------------------------
+
+
+def test_kinds_table_covers_the_lectures_examples():
+    names = [k.name for k in rnn_cells.KINDS]
+    assert names[rnn_cells.kind_of("named entity recognition")] == "many-to-many"
+    assert names[rnn_cells.kind_of("sentiment")] == "many-to-one"
+    assert names[rnn_cells.kind_of("music")] == "one-to-many"
+    assert "encoder" in names[rnn_cells.kind_of("translation")]
+    assert rnn_cells.kinds_markdown().count("\n") == len(rnn_cells.KINDS) + 1
+    with pytest.raises(ValueError):
+        rnn_cells.kind_of("many")
+
+
+def test_exercise_answers_come_from_the_computation():
+    exp = rnn_cells.vanishing_experiment(length=40, seeds=(0, 1))
+    by_key = {ex.key: ex for ex in rnn_cells.exercises(exp)}
+    assert by_key["rnn.ex1"].check(0.67).correct and not by_key["rnn.ex1"].check(0.15).correct
+    assert by_key["rnn.ex2"].check(0.122).correct and not by_key["rnn.ex2"].check(0.9).correct
+    smallest = min(exp.at(30), key=exp.at(30).get)
+    assert by_key["rnn.ex3"].check(smallest).correct
+    assert not by_key["rnn.ex3"].check(next(k for k in rnn_cells.CELLS if k != smallest)).correct
+    assert by_key["rnn.ex4"].check("many-to-many").correct
+    assert not by_key["rnn.ex4"].check("many-to-many, encoder–decoder").correct

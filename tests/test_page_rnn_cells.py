@@ -1,0 +1,161 @@
+"""The RNN-cells page under AppTest: every control, hostile sentences, the exercises."""
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from lessons import rnn_cells
+from tests.test_pages import open_page
+
+PAGE = "pages/01_rnn_cells.py"
+KEPT = "Showing the last sentence that worked"
+
+
+@pytest.fixture
+def at():
+    return open_page(PAGE)
+
+
+def cell_figure(at) -> dict:
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    return json.loads(charts[0].proto.spec)
+
+
+def heatmap_values(trace: dict) -> np.ndarray:
+    """A heatmap's z from the figure's JSON: Plotly 6 sends arrays as base64 typed arrays."""
+    z = trace["z"]
+    if isinstance(z, dict):
+        shape = [int(n) for n in z["shape"].split(",")]
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.asarray(z, dtype=float)
+
+
+def test_page_opens_on_the_lecture_sentence_fully_read(at):
+    assert not at.exception
+    assert at.title[0].value == "RNN cells"
+    tokens = at.session_state["rnn.tokens"]
+    assert tokens == rnn_cells.parse_sentence(rnn_cells.DEFAULT_SENTENCE).tokens
+    assert at.slider(key="rnn.step").value == len(tokens)
+    fig = cell_figure(at)
+    assert [d["type"] for d in fig["data"]] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"])
+    assert f"step {len(tokens)} of {len(tokens)}" in fig["layout"]["title"]["text"]
+    assert len(at.get("vega_lite_chart")) == 1  # the gradient curves
+    assert len(at.latex) >= 4  # RNN, GRU, LSTM and the chain rule
+
+
+@pytest.mark.parametrize("kind", list(rnn_cells.CELLS))
+def test_each_cell_draws_its_own_gates(at, kind):
+    at.radio(key="rnn.kind").set_value(kind).run()
+    assert not at.exception
+    fig = cell_figure(at)
+    assert len(fig["data"]) == len(rnn_cells.PANELS[kind])
+    assert fig["layout"]["title"]["text"].startswith(kind)
+
+
+def test_hidden_size_and_seed_change_the_figure(at):
+    T = len(at.session_state["rnn.tokens"])
+    before = heatmap_values(cell_figure(at)["data"][0])
+    for h in (2, 4, 16, 32):
+        at.select_slider(key="rnn.hidden").set_value(h).run()
+        assert not at.exception
+        assert heatmap_values(cell_figure(at)["data"][0]).shape == (h, T)
+    at.select_slider(key="rnn.hidden").set_value(8).run()
+    assert np.array_equal(heatmap_values(cell_figure(at)["data"][0]), before)
+    at.number_input(key="rnn.seed").set_value(7).run()
+    assert not at.exception
+    assert not np.array_equal(heatmap_values(cell_figure(at)["data"][0]), before)
+
+
+def test_step_buttons_and_slider_move_through_the_sentence_and_stop_at_the_ends(at):
+    T = len(at.session_state["rnn.tokens"])
+    at.button(key="rnn.next").click().run()
+    assert at.slider(key="rnn.step").value == T  # already at the end
+    at.slider(key="rnn.step").set_value(2).run()
+    assert "step 2 of" in cell_figure(at)["layout"]["title"]["text"]
+    at.button(key="rnn.back").click().run()
+    assert at.slider(key="rnn.step").value == 1
+    at.button(key="rnn.back").click().run()
+    assert at.slider(key="rnn.step").value == 1
+    at.button(key="rnn.next").click().run()
+    assert at.slider(key="rnn.step").value == 2
+    assert not at.exception
+    z = heatmap_values(cell_figure(at)["data"][0])
+    assert np.isnan(z[:, 2:]).all() and not np.isnan(z[:, :2]).any()  # tokens not read yet are blank
+
+
+def test_a_new_sentence_is_read_from_start_to_end(at):
+    at.slider(key="rnn.step").set_value(3).run()
+    at.text_input(key="rnn.sentence").set_value("Jane visite l'Afrique en septembre").run()
+    assert not at.exception and not at.warning
+    assert at.session_state["rnn.tokens"] == ("Jane", "visite", "l'Afrique", "en", "septembre")
+    assert at.slider(key="rnn.step").value == 5
+    at.text_input(key="rnn.sentence").set_value("Hello").run()  # one token: no step slider to draw
+    assert not at.exception
+    assert "step 1 of 1" in cell_figure(at)["layout"]["title"]["text"]
+    at.text_input(key="rnn.sentence").set_value("I like pizza").run()
+    assert not at.exception and at.slider(key="rnn.step").value == 3
+
+
+HOSTILE = [
+    "",
+    "    ",
+    "word " * 500,
+    "<script>alert(1)</script>",
+    "<b>bold</b> text",
+    "I 🙂 pizza",
+    "a\x00b",
+    "x" * 1999,
+]
+
+
+@pytest.mark.parametrize("bad", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_sentences_warn_and_keep_the_last_good_one(at, bad):
+    at.text_input(key="rnn.sentence").set_value("I like pizza").run()
+    at.text_input(key="rnn.sentence").set_value(bad).run()
+    assert not at.exception
+    assert at.warning and KEPT in at.warning[0].value
+    assert at.session_state["rnn.tokens"] == ("I", "like", "pizza")
+    assert "step 3 of 3" in cell_figure(at)["layout"]["title"]["text"]
+    assert "<script>" not in at.warning[0].value and "javascript" not in at.warning[0].value
+
+
+def test_markdown_link_syntax_is_read_as_plain_punctuation_tokens(at):
+    at.text_input(key="rnn.sentence").set_value("[click](javascript:alert(1))").run()
+    assert not at.exception and not at.warning  # brackets are punctuation; tokens only reach escaped chart labels
+    assert at.session_state["rnn.tokens"][:3] == ("[", "click", "]")
+
+
+def summary_of(at) -> str:
+    """The sentence under the gradient chart that says what the numbers show."""
+    return next(m.value for m in at.markdown if m.value.startswith("At distance"))
+
+
+def test_gradient_controls_rerun_and_tell_what_the_numbers_show(at):
+    assert "RNN's gradient is the smallest" in summary_of(at)
+    at.slider(key="rnn.length").set_value(30).run()
+    at.slider(key="rnn.gate_bias").set_value(3.0).run()
+    assert not at.exception
+    assert "At distance 29" in summary_of(at) and "Γ_f = 0.9" in summary_of(at)
+    at.select_slider(key="rnn.scale").set_value(4.0).run()
+    assert not at.exception
+    assert "explodes instead of vanishing" in summary_of(at)
+    at.select_slider(key="rnn.scale").set_value(0.5).run()
+    assert not at.exception and "explodes" not in summary_of(at)
+
+
+def test_exercises_are_checked(at):
+    at.number_input(key="rnn.ex1.answer").set_value(0.67)
+    at.button(key="FormSubmitter:rnn.ex1.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.number_input(key="rnn.ex2.answer").set_value(0.9)
+    at.button(key="FormSubmitter:rnn.ex2.form-Check").click().run()
+    assert any("too high" in w.value for w in at.warning)
+    at.radio(key="rnn.ex3.answer").set_value("RNN")
+    at.button(key="FormSubmitter:rnn.ex3.form-Check").click().run()
+    assert sum(s.value.startswith("Right") for s in at.success) == 1  # ex1's feedback is gone after the rerun
+    at.radio(key="rnn.ex4.answer").set_value("one-to-many")
+    at.button(key="FormSubmitter:rnn.ex4.form-Check").click().run()
+    assert not at.exception and any("outputs" in w.value for w in at.warning)
