@@ -9,6 +9,7 @@ deep links such as ``/queries_keys_values``).
 from __future__ import annotations
 
 import inspect
+import sys
 
 import streamlit as st
 
@@ -17,6 +18,11 @@ from lessons.catalog import COURSE
 from lessons.exercises import Exercise
 
 HOME = "app.py"
+# Torch threads for the computations a page does while a student waits (small matrices, decoding one
+# sentence). torch.set_num_threads acts on the calling thread, and Streamlit runs each script run in a thread
+# of its own, so it is set at the start of every page run. One thread: on 2 cores, torch's default of one
+# thread per core made a 16×64 matmul take 15 ms instead of 0.03 ms while another session was training.
+PAGE_THREADS = 1
 
 
 @st.cache_resource(show_spinner=False)
@@ -29,6 +35,9 @@ def _device_label() -> str:
 def page(title: str, icon: str = "🔎") -> None:
     """Set up a page: its browser title, the wide layout, and the course map in the sidebar."""
     st.set_page_config(page_title=f"{title} · Attention Lab", page_icon=icon, layout="wide")
+    torch = sys.modules.get("torch")  # lesson pages have imported it by now; the home page never does
+    if torch is not None:
+        torch.set_num_threads(PAGE_THREADS)
     sidebar()
 
 
