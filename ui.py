@@ -35,7 +35,7 @@ def _device_label() -> str:
 def page(title: str, icon: str = "🔎") -> None:
     """Set up a page: its browser title, the wide layout, and the course map in the sidebar."""
     st.set_page_config(page_title=f"{title} · Attention Lab", page_icon=icon, layout="wide")
-    torch = sys.modules.get("torch")  # lesson pages have imported it by now; the home page never does
+    torch = sys.modules.get("torch")  # lesson pages have imported it by now (through lessons/)
     if torch is not None:
         torch.set_num_threads(PAGE_THREADS)
     sidebar()

@@ -63,6 +63,7 @@ COURSE: tuple[Part, ...] = (
                 "Bahdanau attention",
                 "Train a translator and watch it learn where to look, token by token.",
                 ":material/visibility:",
+                page="pages/03_bahdanau_attention.py",
             ),
             Lesson(
                 "Scoring functions",
