@@ -171,16 +171,16 @@ def training_panel(
         chart_cols[0].altair_chart(loss_chart, width="stretch")
         chart_cols[1].altair_chart(accuracy_chart, width="stretch")
         if run.active:
-            draw(latest, f"{key}.live")
+            draw(latest, f"{key}.live.figure")
             return
         if len(run.snapshots) > 1:
             index = st.slider(
                 "Replay the run: training report", 1, len(run.snapshots), len(run.snapshots), key=f"{key}.replay",
                 help="Scrub back through the reports to watch the attention form.",
             )  # fmt: skip
-            draw(run.snapshots[index - 1], f"{key}.replay")
+            draw(run.snapshots[index - 1], f"{key}.replay.figure")
         else:
-            draw(latest, f"{key}.replay")
+            draw(latest, f"{key}.replay.figure")
         if active:  # the run ended while this fragment was polling: rerun the page to re-enable Train
             st.rerun()
 

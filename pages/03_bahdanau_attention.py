@@ -1,0 +1,254 @@
+"""Lesson: Bahdanau (additive) attention (Part 2)."""
+
+import streamlit as st
+
+import ui
+from lessons import bahdanau, charts
+from lessons.live import TrainingRun
+from lessons.pretrained import load_pretrained
+from minimodels.attention import AdditiveAttention
+from minimodels.seq2seq import Seq2Seq
+from minimodels.tasks import get_task
+
+ui.page("Bahdanau attention", icon="👀")
+
+st.title("Bahdanau attention")
+st.markdown(
+    "A seq2seq model without attention must squeeze the whole source sentence into one vector. Bahdanau, Cho "
+    "and Bengio (2015) let the decoder **look back**: before writing each output token it scores every "
+    "encoder state hₜ′ against its own previous state sₜ₋₁, turns the scores into a distribution α with a "
+    "softmax, and reads the weighted sum cₜ, a fresh context vector for every step. The α's are the "
+    "alignment the model learned, with no one telling it which word translates which."
+)
+st.latex(
+    r"e_{t,t'} = v^\top \tanh\!\big(W[s_{t-1};\, h_{t'}]\big) \qquad "
+    r"\alpha_{t,t'} = \frac{\exp(e_{t,t'})}{\sum_{t''} \exp(e_{t,t''})} \qquad "
+    r"c_t = \sum_{t'} \alpha_{t,t'}\, h_{t'}"
+)
+
+
+@st.cache_resource(show_spinner="Loading the pretrained model…")
+def pretrained(task_name: str):
+    """Shared read-only by every student: never trained or modified."""
+    return load_pretrained(task_name, bahdanau.MODEL)
+
+
+cols = st.columns([2, 3])
+task_name = cols[0].selectbox("Task", list(bahdanau.TASKS), format_func=bahdanau.TASKS.get, key="bahdanau.task")
+task = get_task(task_name)
+try:
+    shipped, meta = pretrained(task_name)
+except (LookupError, ValueError) as error:
+    st.error(f"The pretrained model for this task cannot be loaded: {error}")
+    st.stop()
+
+run = ui.current_run(f"bahdanau.train.{task_name}")
+own = run.model if run is not None and not run.active and run.snapshots else None
+model = shipped
+if own is not None:
+    choice = st.radio(
+        "Model",
+        ["yours, trained on this page", "the shipped pretrained one"],
+        horizontal=True,
+        key=f"bahdanau.use.{task_name}",
+    )
+    model = own if choice.startswith("yours") else shipped
+training = meta.get("training", {})
+st.caption(
+    f"Shipped model: GRU encoder–decoder with additive attention, {sum(p.numel() for p in shipped.parameters()):,} "
+    f"parameters, trained {training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) to "
+    f"{training.get('exact_match', 0):.0%} held-out exact match."
+)
+
+text = cols[1].text_input(
+    "Source sentence",
+    value=bahdanau.default_text(task_name),
+    key=f"bahdanau.text.{task_name}",
+    max_chars=500,
+    help="Type your own. Words the model never saw become <unk>.",
+)
+decoding = bahdanau.decode(model, task, text)
+if isinstance(decoding, str):
+    st.warning(decoding)
+    st.stop()
+if decoding.translation.message:
+    st.info(decoding.translation.message)
+st.markdown(f"**Output:** {ui.literal(decoding.translation.text)}")
+
+# --- Step by step -----------------------------------------------------------------------------------
+st.header("1 · One output token at a time", divider="gray")
+T = len(decoding.target)
+step_key = "bahdanau.step"
+st.session_state.setdefault(step_key, 1)
+st.session_state[step_key] = min(max(1, st.session_state[step_key]), T)
+
+
+def _next_token() -> None:
+    st.session_state[step_key] = min(st.session_state[step_key] + 1, T)
+
+
+@st.fragment
+def step_by_step() -> None:
+    c = st.columns([1, 4])
+    c[0].button(
+        "Next token",
+        on_click=_next_token,
+        icon=":material/skip_next:",
+        key="bahdanau.next",
+        disabled=st.session_state[step_key] >= T,
+    )
+    t = c[1].slider("Decoder step t", 1, T, key=step_key) if T > 1 else 1
+    st.markdown(f"Written so far: {ui.literal(' '.join(decoding.target[:t]))}")
+    left, right = st.columns(2)
+    with left:
+        ui.plotly(
+            charts.weight_bars(
+                decoding.source, decoding.weights[t - 1], title=f"α at step {t} over the source", value_name="α"
+            ),
+            key="bahdanau.alpha",
+        )
+    with right:
+        ui.plotly(
+            charts.vector_strip(
+                decoding.contexts[t - 1],
+                [f"c_{t}"],
+                title=f"context vector c_{t} (D = {decoding.contexts.shape[1]})",
+                height=140,
+            ),
+            key="bahdanau.context",
+        )
+        st.caption(
+            f"Step {t} wrote {ui.literal(decoding.target[t - 1])} looking mostly at "
+            f"{ui.literal(bahdanau.most_attended(decoding, t - 1))}."
+        )
+
+
+step_by_step()
+
+st.header("2 · The whole alignment", divider="gray")
+ui.plotly(
+    charts.attention_heatmap(
+        decoding.weights,
+        decoding.source,
+        decoding.target,
+        x_title="source token",
+        y_title="output token",
+        value_name="α",
+        title="α: which source each output read",
+    ),
+    key="bahdanau.heatmap",
+)
+st.caption("Hover a cell for its exact α. Crossing lines are word-order changes the model learned by itself.")
+
+# --- Beam search ------------------------------------------------------------------------------------
+st.header("3 · Greedy or beam search", divider="gray")
+st.markdown(
+    "Greedy decoding keeps the single best token at each step. Beam search keeps the *k* best partial "
+    "outputs by log p(y | x), so a choice that looked second-best early can still win. Width 1 is greedy."
+)
+
+
+@st.fragment
+def beam() -> None:
+    width = st.slider("Beam width k", 1, bahdanau.MAX_BEAM, 3, key="bahdanau.beam")
+    result = bahdanau.decode(model, task, text, method="beam", width=width)
+    if isinstance(result, str):
+        st.warning(result)
+        return
+    st.dataframe(bahdanau.beam_rows(result, task), hide_index=True, width="stretch")
+    same = result.translation.text == decoding.translation.text
+    st.caption(
+        "The best beam hypothesis is the greedy output."
+        if same
+        else "Beam search found a different output than greedy decoding."
+    )
+
+
+beam()
+
+# --- What if ----------------------------------------------------------------------------------------
+st.header("4 · What if the model looked elsewhere?", divider="gray")
+st.markdown(
+    "Force the attention of one step onto a source token of your choice (a one-hot α) and decode again. "
+    "The output often changes, but not always the way the heatmap suggests: the decoder state carries "
+    "information too, so attention is not the whole explanation."
+)
+
+
+@st.fragment
+def what_if() -> None:
+    c = st.columns(2)
+    step = c[0].selectbox(
+        "Step", range(T), format_func=lambda i: f"{i + 1}: {decoding.target[i]}", key="bahdanau.force_step"
+    )
+    source_index = c[1].selectbox(
+        "Force attention onto",
+        range(len(decoding.source)),
+        format_func=lambda i: decoding.source[i],
+        key="bahdanau.force_source",
+    )
+    forced = bahdanau.decode(model, task, text, force=(step, source_index))
+    st.markdown(
+        f"**Original:** {ui.literal(decoding.translation.text)}  \n**Forced:** {ui.literal(forced.translation.text)}"
+    )
+    ui.plotly(
+        charts.attention_heatmap(
+            forced.weights,
+            forced.source,
+            forced.target,
+            x_title="source token",
+            y_title="output token",
+            value_name="α",
+            title="α with the forced step",
+        ),
+        key="bahdanau.forced",
+    )
+
+
+what_if()
+
+# --- Train it yourself ----------------------------------------------------------------------------------
+st.header("5 · Train it yourself", divider="gray")
+budget = 15.0 if task_name == "dates" else 90.0
+st.markdown(
+    f"Train a fresh GRU + additive attention model on this task, for you alone (at most {budget:g} s, or until "
+    "98% of held-out sentences come out exactly right). Watch the alignment of a fixed example sharpen from "
+    "a uniform blur into a path; afterwards, replay the run and use your model in the sections above."
+)
+seed = int(st.number_input("Seed", 0, 9999, 0, key="bahdanau.seed"))
+
+
+def make_run() -> TrainingRun:
+    fresh, train_fn = bahdanau.new_training(task_name, seed, budget)
+    return TrainingRun(train_fn, model=fresh, name=f"bahdanau-{task_name}")
+
+
+def draw(snapshot, key: str) -> None:
+    ui.plotly(
+        charts.attention_heatmap(
+            snapshot.attention,
+            snapshot.source_tokens,
+            snapshot.target_tokens,
+            x_title="source token",
+            y_title="output token",
+            value_name="α",
+            title=f"α on a fixed example after {snapshot.step} steps",
+        ),
+        key=key,
+    )
+    st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
+
+
+ui.training_panel(f"bahdanau.train.{task_name}", make_run, draw, budget_seconds=budget, target=0.98)
+
+ui.show_code(AdditiveAttention, Seq2Seq._previous_step, bahdanau.decode)
+
+st.header("Check yourself", divider="gray")
+it_model, _ = pretrained("toy-translation-it")
+for ex in bahdanau.exercises(it_model):
+    ui.exercise(ex)
+
+st.caption(
+    "Sources: the NLP lecture on attention (“I like pizza” → “mi piace la pizza”); Bahdanau, Cho & Bengio, "
+    "*Neural Machine Translation by Jointly Learning to Align and Translate*, ICLR 2015."
+)

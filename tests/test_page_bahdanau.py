@@ -1,0 +1,80 @@
+"""The Bahdanau lesson under AppTest: every control path, bad input, and a short live training run."""
+
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lessons import bahdanau
+from lessons.pretrained import load_pretrained
+from minimodels.tasks import get_task
+
+PAGE = "pages/03_bahdanau_attention.py"
+
+
+def open_page(task: str | None = None) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=120).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    if task is not None:
+        at.selectbox(key="bahdanau.task").set_value(task).run()
+        assert not at.exception, at.exception
+    return at
+
+
+def test_opens_on_the_lecture_sentence_with_the_shipped_model():
+    at = open_page()
+    model, _ = load_pretrained("toy-translation-it", bahdanau.MODEL)
+    expected = bahdanau.decode(model, get_task("toy-translation-it"), "I like pizza").translation.text
+    outputs = [m.value for m in at.markdown if m.value.startswith("**Output:**")]
+    assert outputs == [f"**Output:** `{expected}`"]
+
+
+@pytest.mark.parametrize("task", list(bahdanau.TASKS))
+def test_every_task_decodes_and_steps(task):
+    at = open_page(task)
+    at.button(key="bahdanau.next").click().run()
+    assert at.session_state["bahdanau.step"] == 2
+    at.slider(key="bahdanau.beam").set_value(5).run()
+    at.selectbox(key="bahdanau.force_step").set_value(1).run()
+    at.selectbox(key="bahdanau.force_source").set_value(0).run()
+    assert not at.exception
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "x" * 500, "🙂🙂 <script>alert(1)</script>", "\u202eevil\x00"])
+def test_bad_input_gets_a_message_not_an_exception(bad):
+    at = open_page()
+    at.text_input(key="bahdanau.text.toy-translation-it").set_value(bad).run()
+    assert not at.exception
+    assert at.warning or at.info, "the student is told what happened to the text"
+
+
+def test_train_then_stop_keeps_the_partly_trained_model():
+    at = open_page("dates")
+    at.number_input(key="bahdanau.seed").set_value(3).run()
+    at.button(key="bahdanau.train.dates.train").click().run()
+    assert not at.exception
+    # AppTest does not tick run_every fragments: rerun until the background run has reported
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "step" not in " ".join(p.proto.text for p in at.get("progress")):
+        time.sleep(0.5)
+        at.run()
+    progress_text = " ".join(p.proto.text for p in at.get("progress"))
+    assert "training" in progress_text and "step" in progress_text
+    at.button(key="bahdanau.train.dates.stop").click().run()
+    assert not at.exception
+    at.run()
+    # the run is over: the model radio offers the student's own model, and the replay slider exists
+    assert at.radio(key="bahdanau.use.dates").options[0].startswith("yours")
+    at.radio(key="bahdanau.use.dates").set_value(at.radio(key="bahdanau.use.dates").options[0]).run()
+    assert not at.exception
+    assert [m for m in at.markdown if m.value.startswith("**Output:**")]
+
+
+def test_exercises_are_checked_against_the_model():
+    at = open_page()
+    model, _ = load_pretrained("toy-translation-it", bahdanau.MODEL)
+    ex = {e.key: e for e in bahdanau.exercises(model)}["bahdanau.ex2"]
+    at.number_input(key="bahdanau.ex2.answer").set_value(float(ex.answer))
+    at.button(key="FormSubmitter:bahdanau.ex2.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
