@@ -1,0 +1,524 @@
+"""The training engine: minibatches, Adam, a small held-out check, progress reports, and a command line.
+
+``train(model, task, config, on_progress)`` trains in the calling thread and reports every
+``config.report_every`` steps with a :class:`Progress` snapshot (step, seconds, loss, held-out exact match,
+and the attention of the task's fixed probe sentence), so a page can redraw a heatmap while the model learns.
+``on_progress`` returning ``False`` stops training at once; the model stays usable, trained so far.
+
+Speed is what makes live training in class possible, so evaluation is kept small: greedy decoding, batched,
+under ``torch.inference_mode``, of a fixed subset of the validation split, only at reports. Nothing here is
+global: several trainings may run in several threads of one process (each with its own model), as a class
+server's pages do. ``torch.set_num_threads`` is process-wide, so ``train`` calls it only when
+``config.threads`` asks. This module never imports streamlit.
+
+Command line (one JSON line per report, then a final line)::
+
+    python -m minimodels.train --task dates --model gru-additive --target 0.98 --max-seconds 120 \\
+        --threads 2 --seed 0 [--out assets/checkpoints/NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .decode import greedy
+from .device import pick_device
+from .seq2seq import ATTENTIONS, CELLS, Seq2Seq, Seq2SeqConfig
+from .tasks import TASK_NAMES, Batch, Task, get_task, make_batch
+from .tokenizers import EOS_ID, PAD_ID
+from .transformer import TinyTransformer, TransformerConfig
+
+__all__ = [
+    "MODEL_NAMES",
+    "TrainConfig",
+    "Progress",
+    "TrainResult",
+    "model_config",
+    "build_model",
+    "default_train_config",
+    "train",
+    "evaluate",
+    "exact_match",
+    "alignment_accuracy",
+    "main",
+]
+
+MODEL_NAMES: tuple[str, ...] = (*(f"{c}-{a}" for c in CELLS for a in ATTENTIONS), "transformer")
+
+_INIT_LOCK = threading.Lock()  # building a seeded model borrows torch's global RNG; one thread at a time
+
+
+# ----------------------------------------------------------------------------------------------- models
+def model_config(name: str, task: Task, **overrides) -> Seq2SeqConfig | TransformerConfig:
+    """The config of model ``name`` (see :data:`MODEL_NAMES`) sized for ``task``'s vocabularies.
+
+    ``overrides`` replace config fields, e.g. ``hidden_size=128`` or ``bidirectional=True``.
+    """
+    if name not in MODEL_NAMES:
+        raise ValueError(f"unknown model {name!r}; choose from {', '.join(MODEL_NAMES)}")
+    vocab = {
+        "source_vocab_size": task.source_tokenizer.vocab_size,
+        "target_vocab_size": task.target_tokenizer.vocab_size,
+    }
+    if name == "transformer":
+        cls, fields = TransformerConfig, {}
+        longest = max(task.max_source_len, 2 * task.max_target_len) + 2  # room for EOS and long outputs
+        fields["max_len"] = max(TransformerConfig.max_len, longest)
+    else:
+        cell, attention = name.split("-", 1)
+        cls, fields = Seq2SeqConfig, {"cell": cell, "attention": attention}
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise ValueError(f"{cls.__name__} has no field {', '.join(unknown)}; fields: {', '.join(sorted(known))}")
+    return cls(**{**vocab, **fields, **overrides})
+
+
+def model_from_config(config: Seq2SeqConfig | TransformerConfig) -> nn.Module:
+    """A freshly initialised model for ``config`` (initialised from torch's global RNG)."""
+    return TinyTransformer(config) if isinstance(config, TransformerConfig) else Seq2Seq(config)
+
+
+def build_model(name: str, task: Task, seed: int = 0, **overrides) -> nn.Module:
+    """Model ``name`` for ``task``, its initial weights drawn from ``seed`` (same seed, same weights).
+
+    Safe to call from several threads: torch's global RNG is borrowed under a lock and restored.
+    """
+    config = model_config(name, task, **overrides)
+    with _INIT_LOCK, torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return model_from_config(config)
+
+
+# ----------------------------------------------------------------------------------------------- config
+@dataclass(frozen=True)
+class TrainConfig:
+    """How :func:`train` runs. Defaults: the measured recipe for a GRU with attention on ``dates``."""
+
+    seed: int = 0  # order of the minibatches (build_model takes its own seed for the initial weights)
+    batch_size: int = 128  # examples per step
+    length_grouping: int = 1  # draw this many batches at once and sort them by source length (1: off)
+    lr: float = 1e-2  # Adam's learning rate (1e-2 for Seq2Seq; see default_train_config for Transformers)
+    warmup_steps: int = 0  # linear learning-rate warm-up from 0 over this many steps (0: none)
+    decay: bool = False  # after warm-up, lr × sqrt(warmup / step): the Transformer paper's schedule (§5.3)
+    clip: float | None = 1.0  # clip the gradients' global norm to this (None: no clipping)
+    max_steps: int | None = 5000  # stop after this many steps (None: no limit)
+    max_seconds: float | None = 120.0  # stop after this much wall time (None: no limit)
+    target_exact_match: float | None = 0.98  # stop once held-out exact match reaches this (None: never)
+    report_every: int = 25  # steps between reports; each one evaluates and calls on_progress
+    eval_size: int = 200  # validation examples (the split's first ones) decoded at each report
+    device: str | None = None  # "cpu", "cuda", "mps"; None picks the fastest available
+    threads: int | None = None  # torch.set_num_threads(threads) (process-wide!) before training; None: leave
+
+
+def default_train_config(model_name: str, **overrides) -> TrainConfig:
+    """The measured recipe for ``model_name`` (see bench/RESULTS.md), with ``overrides`` on top.
+
+    Seq2Seq: Adam at lr 1e-2, batches grouped by length. Transformer: peak lr 1e-2 after a 50-step warm-up,
+    then the paper's inverse-square-root decay, plain random batches (length grouping slowed it down).
+    """
+    if model_name == "transformer":
+        base = {"lr": 1e-2, "warmup_steps": 50, "decay": True, "length_grouping": 1}
+    else:
+        base = {"length_grouping": 4}
+    return TrainConfig(**{**base, **overrides})
+
+
+# ---------------------------------------------------------------------------------------------- reports
+@dataclass
+class Progress:
+    """One report from :func:`train`. Everything is on the CPU (numpy), safe to hand to another thread."""
+
+    step: int  # optimizer steps done
+    seconds: float  # wall time since training started (evaluation included)
+    loss: float  # mean training cross-entropy per target token since the previous report
+    exact_match: float  # share of the held-out subset decoded (greedy) exactly right
+    attention: np.ndarray | None  # the probe's main map (T, S): "cross", or the last decoder layer's head mean
+    attention_name: str | None  # which map ``attention`` is; None for a model without attention
+    attention_maps: dict[str, np.ndarray]  # every map of the probe, batch axis removed
+    source_tokens: list[str]  # the probe's source labels (S of them, "</s>" last)
+    target_tokens: list[str]  # the probe's target labels (T of them, "</s>" last): rows of the maps
+    prediction: str  # the probe decoded greedily by the model as it is now
+
+    def as_json(self) -> dict:
+        """The scalar part, for a JSON line."""
+        return {
+            "step": self.step,
+            "seconds": round(self.seconds, 3),
+            "loss": round(self.loss, 5),
+            "exact_match": round(self.exact_match, 4),
+            "prediction": self.prediction,
+        }
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` returns once it stops (the model itself is trained in place)."""
+
+    steps: int  # optimizer steps done
+    seconds: float  # wall time of the whole run (evaluation included)
+    loss: float  # training loss at the last report
+    exact_match: float  # held-out subset exact match at the end
+    stopped: str  # why it stopped: "target" | "max_steps" | "max_seconds" | "callback"
+    device: str  # where it ran
+    history: list[Progress] = field(default_factory=list, repr=False)  # every report
+
+
+# ------------------------------------------------------------------------------------------- evaluation
+def exact_match(predicted: torch.Tensor, target_out: torch.Tensor) -> torch.Tensor:
+    """``(B,)`` bool: rows whose prediction (EOS then PAD) equals ``target_out`` (target + EOS, PAD) exactly."""
+    width = max(predicted.size(1), target_out.size(1))
+    predicted = F.pad(predicted, (0, width - predicted.size(1)), value=PAD_ID)  # (B, W)
+    target_out = F.pad(target_out, (0, width - target_out.size(1)), value=PAD_ID)  # (B, W)
+    return (predicted == target_out).all(dim=1)
+
+
+@torch.inference_mode()
+def evaluate(model: nn.Module, batch: Batch, batch_size: int = 500) -> float:
+    """Greedy exact match over ``batch`` (decoded ``batch_size`` rows at a time, in the model's current mode)."""
+    correct = 0
+    for start in range(0, len(batch), batch_size):
+        part = batch.select(torch.arange(start, min(start + batch_size, len(batch))))
+        decoded = greedy(model, part.source, part.source_lengths, max_len=part.target_out.size(1))
+        correct += int(exact_match(decoded.tokens, part.target_out).sum())
+    return correct / max(len(batch), 1)
+
+
+def main_map_name(model: nn.Module) -> str | None:
+    """The map a page draws first: ``"cross"``, or the last decoder layer's cross-attention."""
+    if isinstance(model, TinyTransformer):
+        return f"decoder.{model.config.decoder_layers - 1}.cross"
+    return None if model.config.attention == "none" else "cross"
+
+
+def _main_map(maps: dict[str, np.ndarray], name: str | None) -> np.ndarray | None:
+    """The probe's main map ``(T, S)`` from its maps (batch axis removed): heads averaged if it has them."""
+    if name is None:
+        return None
+    m = maps[name]
+    return m.mean(axis=0) if m.ndim == 3 else m  # (h, T, S) -> (T, S)
+
+
+@torch.inference_mode()
+def alignment_accuracy(model: nn.Module, task: Task, split: str = "test", limit: int | None = None) -> dict:
+    """How often the attention's argmax falls on a gold source token, per target token (teacher forced).
+
+    Target tokens with an empty gold alignment (a date's "-") are skipped. Returns
+    ``{"accuracy": main map's, "tokens": count, "maps": {name: accuracy}}``, where ``maps`` has every
+    cross map (a Transformer's are averaged over heads, plus each head as ``"decoder.i.cross.h{j}"``).
+    Empty dict when the task has no gold alignment or the model has no attention.
+    """
+    name = main_map_name(model)
+    examples = task.split(split)[:limit]
+    golds = [task.gold_alignment(ex) for ex in examples]
+    if name is None or not examples or any(g is None for g in golds):
+        return {}
+    device = next(model.parameters()).device
+    batch = task.encoded(split).select(torch.arange(len(examples))).to(device)
+    out = model(batch.source, batch.source_lengths, batch.target_in)
+    maps = {}
+    for key, m in out.attention.items():
+        if not key.endswith("cross"):
+            continue
+        if m.dim() == 4:  # (B, h, T, S)
+            maps[key] = m.mean(1)
+            maps.update({f"{key}.h{j}": m[:, j] for j in range(m.size(1))})
+        else:
+            maps[key] = m
+    hits = dict.fromkeys(maps, 0)
+    total = 0
+    argmaxes = {key: m.argmax(-1).tolist() for key, m in maps.items()}  # (B, T)
+    for b, gold in enumerate(golds):
+        for t, sources in enumerate(gold):
+            if not sources:
+                continue
+            total += 1
+            for key in maps:
+                hits[key] += argmaxes[key][b][t] in sources
+    accuracies = {key: hits[key] / max(total, 1) for key in maps}
+    return {"accuracy": accuracies[name], "tokens": total, "maps": accuracies}
+
+
+class _Probe:
+    """The task's fixed probe sentence, ready to be fed through the model at every report."""
+
+    def __init__(self, task: Task, device: torch.device):
+        example = task.probe or task.valid[0]
+        self.batch = make_batch([example], task).to(device)
+        src, tgt = task.source_tokenizer, task.target_tokenizer
+        self.source_tokens = [*src.pieces(example.source), src.id_to_piece(EOS_ID)]
+        self.target_tokens = [*tgt.pieces(example.target), tgt.id_to_piece(EOS_ID)]
+        self.target_tokenizer = tgt
+
+    @torch.inference_mode()
+    def look(self, model: nn.Module) -> tuple[dict[str, np.ndarray], str]:
+        b = self.batch
+        maps = model(b.source, b.source_lengths, b.target_in).attention
+        decoded = greedy(model, b.source, b.source_lengths, max_len=2 * b.target_out.size(1))
+        maps = {k: v[0].float().cpu().numpy() for k, v in maps.items()}
+        return maps, self.target_tokenizer.decode(decoded.tokens[0].tolist())
+
+
+# --------------------------------------------------------------------------------------------- training
+def _lr_factor(step: int, config: TrainConfig) -> float:
+    r"""Multiplier of ``config.lr`` at ``step``: linear warm-up, then flat or (``decay``) Vaswani et al.'s
+
+    .. math:: \mathrm{lr}(s) = \mathrm{lr} \cdot \min\left(\frac{s}{w}, \sqrt{\frac{w}{s}}\right)
+
+    (their schedule, scaled so that its peak, at the end of the warm-up ``w``, is ``config.lr``).
+    """
+    s, w = step + 1, config.warmup_steps
+    if s < w:
+        return s / w
+    return (w / s) ** 0.5 if config.decay else 1.0
+
+
+def _minibatches(lengths: torch.Tensor, config: TrainConfig, generator: torch.Generator):
+    """Endless random minibatches (row indices) drawn with replacement, grouped by source length.
+
+    ``length_grouping`` batches are drawn at once, sorted by source length, cut into batches and shuffled:
+    every batch is still a random sample, but of sentences of similar length, so it carries little padding
+    and the encoder runs over fewer positions (the "group by length" of many seq2seq toolkits).
+    """
+    group = max(1, config.length_grouping)
+    while True:
+        pool = torch.randint(len(lengths), (config.batch_size * group,), generator=generator)
+        if group > 1:
+            pool = pool[torch.argsort(lengths[pool], stable=True)]
+        chunks = pool.split(config.batch_size)
+        for i in torch.randperm(len(chunks), generator=generator).tolist():
+            yield chunks[i]
+
+
+def train(
+    model: nn.Module,
+    task: Task,
+    config: TrainConfig | None = None,
+    on_progress: Callable[[Progress], bool | None] | None = None,
+) -> TrainResult:
+    """Train ``model`` on ``task`` in place until a stopping rule fires; see the module docstring.
+
+    Stops when held-out exact match (checked at reports) reaches ``config.target_exact_match``, after
+    ``max_steps`` or ``max_seconds``, or when ``on_progress`` returns ``False`` (``None`` continues). A last
+    report is made on stopping if the last step was not one. Deterministic for a seed on the CPU unless
+    ``max_seconds`` is what stops it.
+    """
+    config = config or TrainConfig()
+    if config.report_every < 1:
+        raise ValueError("report_every must be at least 1")
+    if on_progress is None and config.max_steps is config.max_seconds is config.target_exact_match is None:
+        raise ValueError("no stopping rule: set max_steps, max_seconds or target_exact_match")
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    device = torch.device(config.device) if config.device else pick_device()
+    model.to(device).train()
+    data = task.encoded("train").to(device)
+    held_out = task.encoded("valid")
+    held_out = held_out.select(torch.arange(min(config.eval_size, len(held_out)))).to(device)
+    probe = _Probe(task, device)
+    generator = torch.Generator().manual_seed(config.seed)
+    # one fused kernel for the whole update where torch has it: ~1 ms less per step on a 2-core CPU
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, fused=device.type in ("cpu", "cuda"))
+    schedule = None
+    if config.warmup_steps:
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _lr_factor(s, config))
+    map_name = main_map_name(model)
+    history: list[Progress] = []
+    running_loss = torch.zeros((), device=device)
+    losses_since = 0
+    step, stopped = 0, None
+    start = time.perf_counter()
+
+    def report() -> bool | None:
+        nonlocal running_loss, losses_since
+        model.eval()
+        score = evaluate(model, held_out)
+        maps, prediction = probe.look(model)
+        model.train()
+        snapshot = Progress(
+            step=step,
+            seconds=time.perf_counter() - start,
+            loss=float(running_loss) / max(losses_since, 1),
+            exact_match=score,
+            attention=_main_map(maps, map_name),
+            attention_name=map_name,
+            attention_maps=maps,
+            source_tokens=probe.source_tokens,
+            target_tokens=probe.target_tokens,
+            prediction=prediction,
+        )
+        history.append(snapshot)
+        running_loss, losses_since = torch.zeros((), device=device), 0
+        return on_progress(snapshot) if on_progress else None
+
+    batches = _minibatches(task.encoded("train").source_lengths, config, generator)
+    while stopped is None:
+        batch = data.select(next(batches).to(device))
+        out = model(batch.source, batch.source_lengths, batch.target_in)
+        loss = F.cross_entropy(out.logits.flatten(0, 1), batch.target_out.flatten(), ignore_index=PAD_ID)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if config.clip:
+            nn.utils.clip_grad_norm_(model.parameters(), config.clip)
+        optimizer.step()
+        if schedule:
+            schedule.step()
+        step += 1
+        running_loss += loss.detach()
+        losses_since += 1
+        if step % config.report_every == 0:
+            if report() is False:
+                stopped = "callback"
+            elif config.target_exact_match is not None and history[-1].exact_match >= config.target_exact_match:
+                stopped = "target"
+        if stopped is None:
+            if config.max_steps is not None and step >= config.max_steps:
+                stopped = "max_steps"
+            elif config.max_seconds is not None and time.perf_counter() - start >= config.max_seconds:
+                stopped = "max_seconds"
+            if stopped and step % config.report_every:
+                report()  # a last look at the model as it ends; its answer cannot un-stop it
+    model.eval()
+    last = history[-1]
+    return TrainResult(step, time.perf_counter() - start, last.loss, last.exact_match, stopped, str(device), history)
+
+
+# ------------------------------------------------------------------------------------------ command line
+def _parse_value(text: str):
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m minimodels.train",
+        description="Train a model on a task, printing one JSON line per progress report and a final one.",
+    )
+    p.add_argument("--task", default="dates", help=f"one of: {', '.join(TASK_NAMES)}")
+    p.add_argument("--model", default="gru-additive", help=f"one of: {', '.join(MODEL_NAMES)}")
+    p.add_argument("--target", type=float, default=0.98, help="stop at this held-out exact match (0 = never)")
+    p.add_argument("--max-seconds", type=float, default=120.0, help="wall-time budget (0 = none)")
+    p.add_argument("--max-steps", type=int, default=5000, help="step budget (0 = none)")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the initial weights and the batch order")
+    p.add_argument("--task-seed", type=int, default=0, help="seeds the generated data (the course uses 0)")
+    p.add_argument("--device", default=None, help="cpu | cuda | mps (default: the fastest available)")
+    p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--lr", type=float, default=None)
+    p.add_argument("--warmup-steps", type=int, default=None, help="linear lr warm-up over this many steps")
+    p.add_argument("--decay", action="store_true", help="after warm-up, lr x sqrt(warmup/step)")
+    p.add_argument("--report-every", type=int, default=None)
+    p.add_argument("--eval-size", type=int, default=None)
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="model config field, repeatable")
+    p.add_argument("--no-test", action="store_true", help="skip the final full test-split evaluation")
+    p.add_argument("--out", default=None, help="save a checkpoint directory here")
+    return p
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.task not in TASK_NAMES:
+        return _fail(f"unknown task {args.task!r}; choose from {', '.join(TASK_NAMES)}")
+    if args.model not in MODEL_NAMES:
+        return _fail(f"unknown model {args.model!r}; choose from {', '.join(MODEL_NAMES)}")
+    overrides = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            return _fail(f"--set expects FIELD=VALUE, got {item!r}")
+        overrides[key.strip()] = _parse_value(value.strip())
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        task = get_task(args.task, seed=args.task_seed)
+        model = build_model(args.model, task, seed=args.seed, **overrides)
+    except (ValueError, FileNotFoundError) as error:
+        return _fail(str(error))
+    options = {
+        "seed": args.seed,
+        "target_exact_match": args.target or None,
+        "max_seconds": args.max_seconds or None,
+        "max_steps": args.max_steps or None,
+        "device": args.device,
+    }
+    for name in ("batch_size", "lr", "warmup_steps", "report_every", "eval_size"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
+    if args.decay:
+        if not (args.warmup_steps or args.model == "transformer"):
+            return _fail("--decay needs --warmup-steps (it decays from the end of the warm-up)")
+        options["decay"] = True
+    config = default_train_config(args.model, **options)
+
+    def on_progress(p: Progress) -> None:
+        print(json.dumps(p.as_json()), flush=True)
+
+    result = train(model, task, config, on_progress)
+    final = {
+        "event": "done",
+        "task": args.task,
+        "model": args.model,
+        "seed": args.seed,
+        "steps": result.steps,
+        "seconds": round(result.seconds, 3),
+        "exact_match": round(result.exact_match, 4),
+        "eval_size": min(config.eval_size, len(task.valid)),
+        "loss": round(result.loss, 5),
+        "stopped": result.stopped,
+        "device": result.device,
+        "threads": torch.get_num_threads(),
+        "parameters": sum(p.numel() for p in model.parameters()),
+    }
+    if not args.no_test:
+        with torch.inference_mode():
+            final["test_exact_match"] = round(evaluate(model, task.encoded("test").to(result.device)), 4)
+        alignment = alignment_accuracy(model, task, "test")
+        if alignment:
+            final["test_alignment_accuracy"] = round(alignment["accuracy"], 4)
+    if args.out:
+        from .checkpoints import save_checkpoint
+
+        training = {k: final[k] for k in ("steps", "seconds", "exact_match", "stopped", "device", "threads")}
+        training.update({k: final[k] for k in ("test_exact_match", "test_alignment_accuracy") if k in final})
+        training["command"] = "python -m minimodels.train " + " ".join(sys.argv[1:] if argv is None else argv)
+        training["train_config"] = dataclasses.asdict(config)
+        path = save_checkpoint(
+            args.out,
+            model,
+            model_name=args.model,
+            task=task,
+            task_seed=args.task_seed,
+            seed=args.seed,
+            training=training,
+        )
+        final["checkpoint"] = str(path)
+    print(json.dumps(final), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,278 @@
+"""The training engine: it learns, reports, stops when asked, is deterministic, and its checkpoints round-trip.
+
+Small seeded runs on ``copy``/``reverse`` (learned in a few hundred steps by a tiny model) keep this fast.
+"""
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from minimodels.checkpoints import check_tokenizers, load_checkpoint, save_checkpoint
+from minimodels.decode import greedy
+from minimodels.tasks import get_task
+from minimodels.train import (
+    MODEL_NAMES,
+    TrainConfig,
+    alignment_accuracy,
+    build_model,
+    evaluate,
+    exact_match,
+    main,
+    main_map_name,
+    train,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINTS = ROOT / "assets" / "checkpoints"
+SMALL = {"embedding_size": 16, "hidden_size": 32, "attention_size": 16}
+QUICK = {"max_seconds": None, "target_exact_match": None, "eval_size": 100}
+
+
+def _copy():
+    return get_task("copy")
+
+
+def test_model_names_cover_every_seq2seq_choice_and_the_transformer():
+    for cell in ("rnn", "gru", "lstm"):
+        for attention in ("none", "additive", "dot", "scaled_dot", "bilinear"):
+            assert f"{cell}-{attention}" in MODEL_NAMES
+    assert "transformer" in MODEL_NAMES
+    task = _copy()
+    for name in MODEL_NAMES:  # every name builds, sized for the task
+        model = build_model(name, task)
+        assert model.config.source_vocab_size == task.source_tokenizer.vocab_size
+    with pytest.raises(ValueError, match="unknown model"):
+        build_model("gru-cosine", task)
+    with pytest.raises(ValueError, match="no field"):
+        build_model("gru-dot", task, hidden=3)
+
+
+def test_same_seed_same_initial_weights():
+    task = _copy()
+    a, b, c = (build_model("gru-additive", task, seed=s) for s in (0, 0, 1))
+    assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+    assert not torch.equal(a.out.weight, c.out.weight)
+
+
+def test_exact_match_needs_every_token_and_the_eos():
+    target = torch.tensor([[5, 6, 2], [5, 6, 2], [5, 6, 2], [5, 2, 0]])
+    predicted = torch.tensor([[5, 6, 2, 0], [5, 6, 7, 2], [5, 6, 5, 5], [5, 2, 0, 0]])
+    assert exact_match(predicted, target).tolist() == [True, False, False, True]
+
+
+def test_training_learns_copy_and_reports_the_probe():
+    task = _copy()
+    model = build_model("gru-dot", task, seed=0, **SMALL)
+    reports = []
+    config = TrainConfig(max_steps=150, report_every=50, **QUICK)
+    result = train(model, task, config, reports.append)
+    assert [r.step for r in reports] == [50, 100, 150]
+    assert result.steps == 150 and result.stopped == "max_steps"
+    assert reports[-1].loss < 0.5 * reports[0].loss
+    assert reports[-1].exact_match > 0.5 > reports[0].exact_match
+    last = reports[-1]
+    assert last.attention_name == "cross"
+    assert isinstance(last.attention, np.ndarray)
+    assert last.attention.shape == (len(last.target_tokens), len(last.source_tokens))
+    np.testing.assert_allclose(last.attention.sum(-1), 1.0, rtol=1e-5)
+    assert last.source_tokens[-1] == "</s>" and last.target_tokens[-1] == "</s>"
+    assert last.source_tokens[:-1] == list(task.probe.source)
+    assert set(last.as_json()) == {"step", "seconds", "loss", "exact_match", "prediction"}
+
+
+def test_training_stops_at_the_target():
+    task = get_task("reverse")
+    model = build_model("gru-additive", task, seed=0, **SMALL)
+    config = TrainConfig(max_steps=400, report_every=25, target_exact_match=0.5, max_seconds=None, eval_size=100)
+    result = train(model, task, config)
+    assert result.stopped == "target"
+    assert result.exact_match >= 0.5
+    assert result.steps < 400 and result.steps % 25 == 0
+
+
+def test_returning_false_stops_cleanly_and_the_model_stays_usable():
+    task = _copy()
+    model = build_model("gru-additive", task, seed=0, **SMALL)
+    seen = []
+
+    def stop_at_second(progress):
+        seen.append(progress.step)
+        return len(seen) < 2
+
+    result = train(model, task, TrainConfig(max_steps=1000, report_every=10, **QUICK), stop_at_second)
+    assert result.stopped == "callback"
+    assert result.steps == 20 and seen == [10, 20]
+    batch = task.encoded("valid").select(torch.arange(8))
+    out = greedy(model, batch.source, batch.source_lengths, max_len=12)
+    assert out.tokens.shape[0] == 8
+    assert not model.training
+
+
+def _train_weights(seed=0, steps=12):
+    task = _copy()
+    model = build_model("gru-additive", task, seed=seed, **SMALL)
+    train(model, task, TrainConfig(seed=seed, max_steps=steps, report_every=6, **QUICK))
+    return model.state_dict()
+
+
+def test_training_is_deterministic_for_a_seed_even_in_parallel_threads():
+    alone = _train_weights()
+    other_seed = _train_weights(seed=1)
+    results = [None, None]
+
+    def run(i):
+        results[i] = _train_weights()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for result in results:
+        assert all(torch.equal(alone[k], result[k]) for k in alone)
+    assert not all(torch.equal(alone[k], other_seed[k]) for k in alone)
+
+
+def test_transformer_trains_and_reports_a_head_mean_map():
+    task = _copy()
+    model = build_model("transformer", task, seed=0, d_model=32, n_heads=2, d_ff=64, encoder_layers=1, decoder_layers=1)
+    config = TrainConfig(max_steps=40, report_every=20, lr=3e-3, warmup_steps=10, **QUICK)
+    reports = []
+    train(model, task, config, reports.append)
+    assert reports[-1].loss < reports[0].loss
+    last = reports[-1]
+    assert last.attention_name == main_map_name(model) == "decoder.0.cross"
+    assert last.attention.shape == (len(last.target_tokens), len(last.source_tokens))
+    assert last.attention_maps["decoder.0.cross"].shape == (2, *last.attention.shape)
+    assert last.attention_maps["encoder.0.self"].shape == (2, len(last.source_tokens), len(last.source_tokens))
+
+
+def test_alignment_accuracy_rewards_the_right_map():
+    task = _copy()
+    model = build_model("gru-dot", task, seed=0, **SMALL)
+    before = alignment_accuracy(model, task, "test", limit=100)
+    train(model, task, TrainConfig(max_steps=250, report_every=250, **QUICK))
+    after = alignment_accuracy(model, task, "test", limit=100)
+    assert set(after) == {"accuracy", "tokens", "maps"} and after["tokens"] > 100
+    assert after["accuracy"] > 0.8 > before["accuracy"]
+    assert alignment_accuracy(build_model("gru-none", task), task) == {}
+
+
+# ------------------------------------------------------------------------------------------ checkpoints
+def test_checkpoint_round_trips_bit_exactly(tmp_path):
+    task = _copy()
+    model = build_model("lstm-bilinear", task, seed=3, bidirectional=True, **SMALL)
+    train(model, task, TrainConfig(max_steps=5, report_every=5, **QUICK))
+    path = save_checkpoint(tmp_path / "ck", model, model_name="lstm-bilinear", task=task, seed=3, training={"x": 1})
+    loaded, meta = load_checkpoint(path)
+    assert meta["kind"] == "seq2seq" and meta["model"] == "lstm-bilinear" and meta["task"] == "copy"
+    assert meta["config"]["bidirectional"] is True and meta["training"] == {"x": 1}
+    assert loaded.config == model.config
+    original = model.state_dict()
+    assert set(loaded.state_dict()) == set(original)
+    assert all(torch.equal(v, original[k]) for k, v in loaded.state_dict().items())
+    batch = task.encoded("valid").select(torch.arange(16))
+    a = model(batch.source, batch.source_lengths, batch.target_in)
+    b = loaded(batch.source, batch.source_lengths, batch.target_in)
+    assert torch.equal(a.logits, b.logits) and torch.equal(a.attention["cross"], b.attention["cross"])
+    check_tokenizers(meta, task)
+    with pytest.raises(ValueError, match="tokenizer differs"):
+        check_tokenizers(meta, get_task("dates"))
+    # a plain state_dict, loadable without unpickling code
+    state = torch.load(path / "weights.pt", weights_only=True)
+    assert set(state) == set(original)
+
+
+def test_transformer_checkpoint_round_trips(tmp_path):
+    task = _copy()
+    model = build_model("transformer", task, seed=0, d_model=16, n_heads=2, d_ff=32, positional="learned")
+    path = save_checkpoint(tmp_path / "tf", model, model_name="transformer", task=task)
+    loaded, meta = load_checkpoint(path / "config.json")
+    assert meta["kind"] == "transformer" and loaded.config == model.config
+    batch = task.encoded("valid").select(torch.arange(4))
+    assert torch.equal(
+        model(batch.source, batch.source_lengths, batch.target_in).logits,
+        loaded(batch.source, batch.source_lengths, batch.target_in).logits,
+    )
+
+
+def test_loading_a_non_checkpoint_fails_clearly(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not a checkpoint"):
+        load_checkpoint(tmp_path)
+
+
+SHIPPED = sorted(p.parent for p in CHECKPOINTS.glob("*/config.json"))
+
+
+def test_the_lessons_checkpoints_are_shipped():
+    names = {p.name for p in SHIPPED}
+    expected = {f"dates-{m}" for m in ("gru-additive", "gru-none", "gru-dot", "gru-scaled_dot", "gru-bilinear")}
+    assert expected | {"dates-transformer"} <= names
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_shipped_checkpoint_loads_and_decodes_its_task(path):
+    assert sum(f.stat().st_size for f in path.iterdir()) <= 2 * 1024 * 1024
+    model, meta = load_checkpoint(path)
+    task = get_task(meta["task"], seed=meta["task_seed"])
+    check_tokenizers(meta, task)
+    test = task.encoded("test").select(torch.arange(200))
+    score = evaluate(model, test)
+    recorded = meta["training"]["test_exact_match"]
+    assert score >= min(0.9, recorded - 0.05), f"{path.name}: {score:.3f} on 200 test sentences"
+
+
+# ------------------------------------------------------------------------------------------ command line
+def _cli(*args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "minimodels.train", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
+
+
+def test_cli_prints_json_lines_and_saves_a_checkpoint(tmp_path):
+    out = tmp_path / "cli"
+    run = _cli(
+        "--task", "copy", "--model", "gru-dot", "--max-steps", "20", "--report-every", "10", "--threads", "1",
+        "--seed", "0", "--eval-size", "50", "--set", "hidden_size=32", "--out", str(out),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [line["step"] for line in lines[:-1]] == [10, 20]
+    final = lines[-1]
+    assert {"steps", "seconds", "exact_match", "device", "test_exact_match", "checkpoint"} <= set(final)
+    assert final["steps"] == 20 and final["device"] == "cpu" and final["stopped"] == "max_steps"
+    model, meta = load_checkpoint(out)
+    assert meta["config"]["hidden_size"] == 32
+    assert meta["training"]["steps"] == 20 and "--max-steps 20" in meta["training"]["command"]
+
+
+def test_cli_rejects_an_unknown_model_without_a_traceback():
+    run = _cli("--task", "copy", "--model", "gru-cosine")
+    assert run.returncode == 2
+    assert "unknown model 'gru-cosine'" in run.stderr and "choose from" in run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("--task", "klingon"), "unknown task 'klingon'"),
+        (("--task", "copy", "--set", "hidden=3"), "has no field hidden"),
+        (("--task", "copy", "--set", "hidden_size"), "FIELD=VALUE"),
+    ],
+)
+def test_cli_main_reports_bad_arguments_as_one_line(args, message, capsys):
+    assert main([*args, "--max-steps", "1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("error: ") and message in captured.err
+    assert captured.out == ""
