@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from .attention import MultiHeadAttention, causal_mask, padding_mask
+from .attention import MultiHeadAttention, causal_mask, padding_mask, scaled_dot_product_attention
 from .models import ModelOutput, StepOutput
 from .positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 
-__all__ = ["POSITIONALS", "TransformerConfig", "TransformerMemory", "TinyTransformer"]
+__all__ = ["POSITIONALS", "TransformerConfig", "TransformerMemory", "DecoderState", "TinyTransformer"]
 
 POSITIONALS = ("sinusoidal", "learned", "none")
 
@@ -111,6 +111,54 @@ class _Residual(nn.Module):
         return self.norm(x + self.dropout(out)), weights
 
 
+def _project(attention: MultiHeadAttention, linear: nn.Linear, x: torch.Tensor) -> torch.Tensor:
+    """``x (B, T, d)`` through one of the attention's projections, split into heads: ``(B, h, T, d_k)``."""
+    return attention._split(linear(x))
+
+
+def _attend_projected(
+    attention: MultiHeadAttention,
+    x: torch.Tensor,
+    keys: torch.Tensor,
+    values: torch.Tensor,
+    mask: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:class:`MultiHeadAttention` with keys and values already projected (cached): ``x (B, Tq, d)``.
+
+    The same arithmetic as ``attention(x, kv, kv, mask)`` when ``keys``/``values`` are ``kv``'s projections
+    (the decoder's step-vs-forward parity test checks it). Returns ``(B, Tq, d)`` and ``(B, h, Tq, Tk)``.
+    """
+    B, Tq, d = x.shape
+    q = _project(attention, attention.W_q, x)  # (B, h, Tq, d_k)
+    heads, weights = scaled_dot_product_attention(q, keys, values, mask)  # (B, h, Tq, d_k), (B, h, Tq, Tk)
+    return attention.W_o(heads.transpose(1, 2).reshape(B, Tq, d)), weights  # (B, Tq, d)
+
+
+@dataclass
+class DecoderState:
+    """What step-by-step decoding keeps between steps, so that each step costs one position, not the prefix.
+
+    Keys and values of every earlier target position (self-attention) and of the source (cross-attention,
+    projected once per sentence), per decoder layer: the usual key/value cache of incremental decoding.
+    """
+
+    length: int  # t, target positions fed so far (BOS included)
+    self_keys: list[torch.Tensor]  # per layer (B, h, t, d_k)
+    self_values: list[torch.Tensor]  # per layer (B, h, t, d_k)
+    cross_keys: list[torch.Tensor]  # per layer (B, h, S, d_k)
+    cross_values: list[torch.Tensor]  # per layer (B, h, S, d_k)
+
+    def select(self, index: torch.Tensor) -> DecoderState:
+        """The states of rows ``index`` (beam search)."""
+
+        def pick(tensors):
+            return [x.index_select(0, index) for x in tensors]
+
+        return DecoderState(
+            self.length, pick(self.self_keys), pick(self.self_values), pick(self.cross_keys), pick(self.cross_values)
+        )
+
+
 class EncoderLayer(nn.Module):
     """Self-attention over the source, then the feed-forward network (§3.1, "Encoder")."""
 
@@ -153,6 +201,30 @@ class DecoderLayer(nn.Module):
         y, _ = self.residual3(y, lambda h: (self.feed_forward(h), None))
         return y, self_weights, cross_weights
 
+    def step(
+        self, y: torch.Tensor, state: DecoderState, i: int, cross_mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """One new position ``y (B, 1, d)`` as layer ``i``; appends its key and value to ``state``'s cache.
+
+        Returns ``y (B, 1, d)``, self ``(B, h, 1, t)`` and cross ``(B, h, 1, S)`` weights.
+        """
+        sa = self.self_attention
+
+        def self_sublayer(h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            state.self_keys[i] = torch.cat([state.self_keys[i], _project(sa, sa.W_k, h)], dim=2)  # (B, h, t, d_k)
+            state.self_values[i] = torch.cat([state.self_values[i], _project(sa, sa.W_v, h)], dim=2)
+            return _attend_projected(sa, h, state.self_keys[i], state.self_values[i])  # earlier ones only: causal
+
+        y, self_weights = self.residual1(y, self_sublayer)
+        y, cross_weights = self.residual2(
+            y,
+            lambda h: _attend_projected(
+                self.cross_attention, h, state.cross_keys[i], state.cross_values[i], cross_mask
+            ),
+        )
+        y, _ = self.residual3(y, lambda h: (self.feed_forward(h), None))
+        return y, self_weights, cross_weights
+
 
 def _positional(config: TransformerConfig) -> nn.Module | None:
     if config.positional == "sinusoidal":
@@ -183,12 +255,14 @@ class TinyTransformer(nn.Module):
         self.decoder_norm = nn.LayerNorm(d) if config.norm_first else nn.Identity()
         self.out = nn.Linear(d, config.target_vocab_size)
 
-    def _embed(self, tokens: torch.Tensor, embedding: nn.Embedding, position: nn.Module | None) -> torch.Tensor:
+    def _embed(
+        self, tokens: torch.Tensor, embedding: nn.Embedding, position: nn.Module | None, offset: int = 0
+    ) -> torch.Tensor:
         x = embedding(tokens)  # (B, T, d)
         if self.config.scale_embeddings:
             x = x * math.sqrt(self.config.d_model)
         if position is not None:
-            x = position(x)  # (B, T, d) + (T, d)
+            x = position(x, offset)  # (B, T, d) + (T, d), positions offset .. offset + T - 1
         return self.embedding_dropout(x)
 
     def encode(self, source: torch.Tensor, source_lengths: torch.Tensor) -> TransformerMemory:
@@ -223,31 +297,49 @@ class TinyTransformer(nn.Module):
         return ModelOutput(logits, {**memory.attention, **maps})
 
     # ---------------------------------------------------------------------- step-by-step decoding
-    def initial_state(self, memory: TransformerMemory) -> torch.Tensor:
-        """The decoder's state is the prefix fed so far, ``(B, t)``; it starts empty."""
-        return torch.empty(memory.states.size(0), 0, dtype=torch.long, device=memory.states.device)
+    def initial_state(self, memory: TransformerMemory) -> DecoderState:
+        """An empty key/value cache, with the source's cross-attention keys and values projected once."""
+        B, d = memory.states.size(0), self.config.d_model
+        empty = memory.states.new_zeros(B, self.config.n_heads, 0, d // self.config.n_heads)  # (B, h, 0, d_k)
+        layers = list(self.decoder_layers)
+        return DecoderState(
+            length=0,
+            self_keys=[empty] * len(layers),
+            self_values=[empty] * len(layers),
+            cross_keys=[_project(l.cross_attention, l.cross_attention.W_k, memory.states) for l in layers],
+            cross_values=[_project(l.cross_attention, l.cross_attention.W_v, memory.states) for l in layers],
+        )
 
     @staticmethod
-    def select_state(state: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-        """The prefixes of rows ``index``."""
-        return state.index_select(0, index)
+    def select_state(state: DecoderState, index: torch.Tensor) -> DecoderState:
+        """The decoder states of rows ``index``."""
+        return state.select(index)
 
     def step(
         self,
         prev_tokens: torch.Tensor,
-        state: torch.Tensor,
+        state: DecoderState,
         memory: TransformerMemory,
         attention_override: torch.Tensor | None = None,
     ) -> StepOutput:
-        """Append ``prev_tokens (B,)`` to the prefix and predict the next token.
+        """Feed ``prev_tokens (B,)`` at the next position and predict the token after it.
 
-        The decoder reruns over the whole prefix (no key/value cache: targets here are a few dozen tokens),
-        and returns the last position's rows: ``"decoder.{i}.self"`` ``(B, h, t)``, ``"decoder.{i}.cross"``
-        ``(B, h, S)``. Forced attention is a :class:`Seq2Seq` experiment: ``attention_override`` is rejected.
+        Only the new position is computed: earlier positions' keys and values come from the cache in
+        ``state`` (a new state is returned; the one passed in is left as it was). Returns the new position's
+        rows: ``"decoder.{i}.self"`` ``(B, h, t)``, ``"decoder.{i}.cross"`` ``(B, h, S)``. Forced attention is
+        a :class:`Seq2Seq` experiment: ``attention_override`` is rejected.
         """
         if attention_override is not None:
             raise ValueError("attention_override is supported by Seq2Seq only (one attention map per step)")
-        prefix = torch.cat([state, prev_tokens.unsqueeze(1)], dim=1)  # (B, t)
-        logits, maps = self.decode(prefix, memory)  # (B, t, V)
-        rows = {name: weights[:, :, -1] for name, weights in maps.items()}  # (B, h, t) or (B, h, S)
-        return StepOutput(logits[:, -1], prefix, rows)
+        state = DecoderState(
+            state.length + 1, list(state.self_keys), list(state.self_values), state.cross_keys, state.cross_values
+        )
+        y = self._embed(prev_tokens.unsqueeze(1), self.target_embedding, self.target_position, state.length - 1)
+        cross_mask = memory.mask[:, None, None, :]  # (B, 1, 1, S)
+        rows = {}
+        for i, layer in enumerate(self.decoder_layers):
+            y, self_weights, cross_weights = layer.step(y, state, i, cross_mask)  # (B, 1, d), (B, h, 1, ·)
+            rows[f"decoder.{i}.self"] = self_weights[:, :, 0]  # (B, h, t)
+            rows[f"decoder.{i}.cross"] = cross_weights[:, :, 0]  # (B, h, S)
+        logits = self.out(self.decoder_norm(y))[:, 0]  # (B, V)
+        return StepOutput(logits, state, rows)
