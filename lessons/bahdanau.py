@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from lessons.exercises import Exercise
+from lessons.live import THREADS_PER_RUN
 from minimodels.decode import Translation, translate
 from minimodels.tasks import Task, get_task, lecture_examples
 from minimodels.tokenizers import EOS_ID
@@ -114,16 +115,18 @@ def additive_parameters(model: nn.Module) -> int:
 
 
 # -------------------------------------------------------------------------------------- live training
-def live_config(task_name: str, budget_seconds: float) -> TrainConfig:
+def live_config(budget_seconds: float) -> TrainConfig:
     """The measured recipe (batch 128, Adam 1e-2, clipping at 1), reporting often enough to watch."""
-    return default_train_config(MODEL, max_seconds=budget_seconds, report_every=10, target_exact_match=0.98)
+    return default_train_config(
+        MODEL, max_seconds=budget_seconds, report_every=10, target_exact_match=0.98, threads=THREADS_PER_RUN
+    )
 
 
 def new_training(task_name: str, seed: int, budget_seconds: float):
     """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``."""
     task = get_task(task_name)
     model = build_model(MODEL, task, seed=seed)
-    config = live_config(task_name, budget_seconds)
+    config = live_config(budget_seconds)
     return model, lambda on_progress: train(model, task, config, on_progress)
 
 

@@ -70,3 +70,39 @@ def test_qkv_heatmap_follows_the_typed_sentence(page, streamlit_server):
     assert_no_exception(page)
     # the typed markup is shown as text, never rendered: no <b> element was created from it
     assert heatmap.locator("b").count() == 0
+
+
+def select_option(page, label: str, option: str) -> None:
+    page.get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name=option).click()
+    page.wait_for_selector(SCRIPT_DONE, timeout=60_000)
+
+
+def test_live_training_redraws_the_heatmap_and_survives_clicks(page, streamlit_server, screenshot_dir):
+    goto(page, f"{streamlit_server}/bahdanau_attention")
+    select_option(page, "Task", "Written dates → ISO dates (character by character)")
+    page.get_by_role("button", name="Train").click()
+    live_titles = page.locator(".js-plotly-plot .gtitle", has_text="on a fixed example after")
+    seen: list[str] = []
+    clicked_elsewhere = False
+    deadline = 90_000
+    while len(seen) < 4 and deadline > 0:
+        if live_titles.count():
+            title = live_titles.first.text_content()
+            if title and (not seen or title != seen[-1]):
+                seen.append(title)
+        if len(seen) == 2 and not clicked_elsewhere:
+            # a click elsewhere on the page while the model trains must not lose the run
+            page.get_by_role("button", name="Next token").click()
+            clicked_elsewhere = True
+        page.wait_for_timeout(250)
+        deadline -= 250
+    assert len(seen) >= 3, f"the live heatmap was redrawn only for {seen}"
+    assert clicked_elsewhere
+    assert_no_exception(page)
+    page.screenshot(path=screenshot_dir / "bahdanau_training.png", full_page=True)
+    stop = page.get_by_role("button", name="Stop")
+    if stop.is_enabled():
+        stop.click()
+    page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=30_000)
+    assert_no_exception(page)
