@@ -69,6 +69,7 @@ COURSE: tuple[Part, ...] = (
                 "Scoring functions",
                 "Dot, scaled dot, bilinear and additive scores, trained side by side.",
                 ":material/functions:",
+                page="pages/04_scoring_functions.py",
             ),
             Lesson(
                 "Queries, keys and values",

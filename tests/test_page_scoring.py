@@ -1,0 +1,211 @@
+"""The scoring-functions page under AppTest: the example's controls, the shipped race, a live race (run to its
+end and stopped), the exercises, and missing results.
+
+AppTest sessions share Streamlit's session-scoped caches, so the student's race (``ui.current_run``) outlives one
+test: every test that starts a race leaves it over, and none assumes there is no race.
+"""
+
+import json
+import re
+import time
+
+import pytest
+
+from lessons import scoring
+from tests.test_pages import open_page
+
+PAGE = "pages/04_scoring_functions.py"
+RUN_OVER = ("done", "stopped", "failed")
+
+
+@pytest.fixture
+def at():
+    return open_page(PAGE)
+
+
+def plotly_specs(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def figure_with(at, trace_type: str, count: int) -> dict:
+    found = [s for s in plotly_specs(at) if [d["type"] for d in s["data"]] == [trace_type] * count]
+    assert found, f"no figure with {count} {trace_type} traces"
+    return found[0]
+
+
+def example_table(at):
+    return at.dataframe[0].value
+
+
+def progress_text(at) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def wait_for_race(at, timeout: float = 300.0) -> str:
+    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
+    deadline = time.monotonic() + timeout
+    while not progress_text(at).startswith(RUN_OVER):
+        assert time.monotonic() < deadline, f"the race did not end: {progress_text(at)!r}"
+        time.sleep(0.5)
+        at.run()
+        assert not at.exception, at.exception
+    return progress_text(at)
+
+
+def test_page_opens_with_the_example_and_the_shipped_race(at):
+    assert not at.exception
+    assert at.title[0].value == "Scoring functions"
+    assert len(at.latex) >= 5  # the softmax and the four scores
+    table = example_table(at)
+    assert list(table["score"]) == [scoring.LABELS[s] for s in scoring.SCORES]
+    assert list(table["parameters (d = 16)"]) == [0, 0, 16 * 16, 2 * 16 * 16 + 2 * 16]
+    figure_with(at, "bar", 8)  # raw scores and softmax for each score
+    figure_with(at, "heatmap", 1)  # the query and the contexts
+    grid = figure_with(at, "heatmap", 4)  # the shipped race's attention maps
+    assert [a["text"].split(" · ")[0] for a in grid["layout"]["annotations"]] == [
+        scoring.LABELS[s] for s in scoring.SCORES
+    ]
+    results = scoring.load_results()
+    shipped = at.dataframe[1].value
+    assert shipped.to_dict("records") == scoring.table_rows(results.runs, results.score_parameters, ranges=False)
+    every_seed = at.dataframe[2].value
+    assert len(every_seed) == 4 * len(results.meta["seeds"])
+    assert len(at.get("vega_lite_chart")) == 4  # spread and peak of the scaling, loss and exact match
+    assert at.button(key="scoring.race.train").disabled is False
+
+
+def test_size_keys_and_seed_change_the_example(at):
+    before = example_table(at)
+    at.select_slider(key="scoring.d").set_value(512).run()
+    assert not at.exception
+    assert list(example_table(at)["parameters (d = 512)"])[2] == 512 * 512
+    at.slider(key="scoring.keys").set_value(12).run()
+    bars = figure_with(at, "bar", 8)
+    assert len(bars["data"][0]["x"]) == 12
+    at.select_slider(key="scoring.d").set_value(16).run()
+    at.slider(key="scoring.keys").set_value(5).run()
+    assert example_table(at).equals(before)
+    at.number_input(key="scoring.seed").set_value(7).run()
+    assert not at.exception
+    assert not example_table(at).equals(before)
+
+
+def test_a_query_copied_from_a_key_is_found_and_reset_when_the_key_goes(at):
+    at.select_slider(key="scoring.d").set_value(64).run()
+    at.selectbox(key="scoring.query").set_value("a copy of k5").run()
+    rows = {r["score"]: r for r in example_table(at).to_dict("records")}
+    assert rows["dot"]["on key"] == rows["scaled dot"]["on key"] == "k5 = q"
+    at.slider(key="scoring.keys").set_value(3).run()
+    assert not at.exception
+    assert at.info and "only 3 keys" in at.info[0].value
+    assert at.selectbox(key="scoring.query").value == "a random vector"
+    assert "k5 = q" not in str(example_table(at).to_dict("records"))
+
+
+def test_curves_can_be_drawn_against_seconds(at):
+    def x_fields():
+        return [json.loads(c.proto.spec)["encoding"]["x"]["field"] for c in at.get("vega_lite_chart")]
+
+    assert x_fields()[2:] == ["step", "step"]
+    at.radio(key="scoring.axis").set_value("seconds").run()
+    assert not at.exception
+    assert x_fields()[2:] == ["seconds", "seconds"]
+
+
+def test_exercises_are_checked(at):
+    at.number_input(key="scoring.ex1.answer").set_value(2.0)
+    at.button(key="FormSubmitter:scoring.ex1.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.number_input(key="scoring.ex3.answer").set_value(64)
+    at.button(key="FormSubmitter:scoring.ex3.form-Check").click().run()
+    assert any("too low" in w.value for w in at.warning)
+    at.radio(key="scoring.ex2.answer").set_value("only bilinear and additive")
+    at.button(key="FormSubmitter:scoring.ex2.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    ex4 = next(e for e in scoring.exercises(scoring.load_results()) if e.key == "scoring.ex4")
+    at.radio(key="scoring.ex4.answer").set_value(ex4.choices[ex4.answer])
+    at.button(key="FormSubmitter:scoring.ex4.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.radio(key="scoring.ex4.answer").set_value(ex4.choices[ex4.answer - 1])
+    at.button(key="FormSubmitter:scoring.ex4.form-Check").click().run()
+    assert not at.success and at.warning
+
+
+def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
+    at.select_slider(key="scoring.budget").set_value(3).run()
+    at.button(key="scoring.race.train").click().run()
+    assert not at.exception
+    at.run()
+    assert at.button(key="scoring.race.train").disabled  # one race at a time
+    assert wait_for_race(at).startswith("done")
+    assert at.button(key="scoring.race.train").disabled is False
+    table = at.dataframe[-1].value
+    assert list(table["score"]) == [scoring.LABELS[s] for s in scoring.SCORES]
+    assert "–" not in set(table["test exact"])  # every model finished and was checked
+    replay = at.slider(key="scoring.race.replay")
+    assert replay.value == replay.max > 4
+    replay.set_value(1).run()
+    assert not at.exception
+    grid = plotly_specs(at)[-1]
+    titles = [a["text"] for a in grid["layout"]["annotations"]]
+    assert titles[0].startswith("dot · step 10") and len(grid["data"]) == 1  # the first report: dot only
+
+
+def test_stop_ends_the_race_and_train_is_offered_again(at):
+    at.select_slider(key="scoring.budget").set_value(15).run()
+    at.button(key="scoring.race.train").click().run()
+    at.button(key="scoring.race.stop").click().run()
+    assert not at.exception
+    assert wait_for_race(at, timeout=60).startswith("stopped")
+    at.run()  # the panel drew its buttons before the stop took effect: the next rerun offers Train again
+    assert at.button(key="scoring.race.train").disabled is False
+    assert at.button(key="scoring.race.stop").disabled
+    assert set(at.dataframe[-1].value["test exact"]) == {"–"}  # no final checks on stopped models
+
+
+def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
+    monkeypatch.setattr(scoring, "RESULTS", tmp_path / "scoring.json")
+    at = open_page(PAGE)
+    assert not at.exception
+    assert at.warning and "scoring_results.py" in at.warning[0].value
+    assert not any("parameters" in df.value.columns for df in at.dataframe)  # no shipped table
+    assert not any(len(spec["data"]) == 4 and "seed" in spec["layout"]["annotations"][0]["text"]
+                   for spec in plotly_specs(at) if spec["data"][0]["type"] == "heatmap")  # fmt: skip
+    assert "scoring.ex4.answer" not in [r.key for r in at.radio]
+    (tmp_path / "scoring.json").write_text("{}", encoding="utf-8")
+    at = open_page(PAGE)
+    assert at.warning and "must have models" in at.warning[0].value
+
+
+@pytest.mark.browser
+def test_in_a_browser_the_race_redraws_its_maps_and_survives_a_click_elsewhere(page, streamlit_server):
+    from tests.test_browser import assert_no_exception, goto
+
+    goto(page, f"{streamlit_server}/scoring_functions")
+    budget = page.locator("[data-testid=stSlider]", has_text="Seconds per model").get_by_role("slider")
+    budget.focus()
+    budget.press("Home")  # 3 s per model
+    page.wait_for_timeout(500)
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
+    page.get_by_role("button", name="Train").click()
+    live = page.locator(".js-plotly-plot .annotation-text").filter(has_text=re.compile(r"· step \d+ ·"))
+    seen: list[str] = []
+    clicked_elsewhere = False
+    deadline = time.monotonic() + 120
+    while len(seen) < 3 and time.monotonic() < deadline:
+        state = " | ".join(t for t in live.all_text_contents() if t)
+        if state and (not seen or state != seen[-1]):
+            seen.append(state)
+        if len(seen) == 2 and not clicked_elsewhere:
+            # the shipped curves' axis, clicked while the race runs
+            page.get_by_role("radiogroup", name="Curves against").get_by_text("seconds").click()
+            clicked_elsewhere = True
+        page.wait_for_timeout(250)
+    assert len(seen) >= 3, f"the race's maps were redrawn only for {seen}"
+    assert_no_exception(page)
+    page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
+    assert_no_exception(page)
+    final = page.locator(".js-plotly-plot", has=page.locator("g.hm")).filter(has_text=re.compile(r"· step \d+ ·"))
+    final.last.wait_for(timeout=30_000)  # after the race: the replay draws each model's map at its last report
