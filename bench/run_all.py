@@ -112,11 +112,12 @@ def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
         "rule). Test: the whole test split (500 sentences), after training. Alignment: share of target tokens",
         "whose attention argmax falls on a gold source token (test split, teacher forced; Transformer: last",
         "decoder layer, heads averaged). Medians over seeds; `load` is the 1-minute load average before the",
-        "runs (the machine is shared; 0 would be idle).",
+        "runs (the machine is shared; 0 would be idle). `CPU seconds`: the process's CPU time, all threads; for",
+        "a 1-thread run on a busy machine it approximates the wall time the run would take on an idle core.",
         "",
-        "| task | model | threads | target | reached | seconds | steps | ms/step | s to 95% | test EM "
-        "| alignment | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| task | model | threads | target | reached | seconds | CPU seconds | steps | ms/step | s to 95% "
+        "| test EM | alignment | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in speeds:
         runs = s["runs_detail"]
@@ -126,7 +127,8 @@ def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
         align = _median(runs, "test_alignment_accuracy")
         lines.append(
             f"| {task} | {model} | {s['threads']} | {s['target']} | {s['reached']}/{s['runs']} "
-            f"| {s['median_seconds']} | {s['median_steps']} | {_median(runs, 'ms_per_step')} "
+            f"| {s['median_seconds']} | {_median(runs, 'cpu_seconds')} | {s['median_steps']} "
+            f"| {_median(runs, 'ms_per_step')} "
             f"| {_median(runs, 'seconds_to_95')} | {s['median_test_exact_match']} "
             f"| {'' if align is None else align} | {_median(runs, 'load_1min_before')} |"
         )

@@ -8,7 +8,8 @@ and data generation excluded) until the held-out exact match (200 validation sen
 where the task has gold alignments, how often the attention's argmax falls on a gold source token.
 
 Prints one JSON line per run and a summary line with the medians. The 1-minute load average is recorded
-with each run: a figure taken on a busy machine is not a figure for an idle one.
+with each run: a figure taken on a busy machine is not a figure for an idle one. So is the process's CPU
+time (all its threads): on a shared machine, a 1-thread run's CPU seconds approximate its idle wall time.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import statistics
+import time
 
 import torch
 
@@ -48,7 +50,9 @@ def measure(
         model_name, seed=seed, target_exact_match=target, max_seconds=max_seconds, **(train_options or {})
     )
     load = os.getloadavg()[0]
+    cpu_start = time.process_time()
     result = train(model, task, config)
+    cpu_seconds = time.process_time() - cpu_start
     steps_95, seconds_95 = _first_at(result.history, 0.95)
     row = {
         "task": task_name,
@@ -61,6 +65,7 @@ def measure(
         "reached": result.stopped == "target",
         "steps": result.steps,
         "seconds": round(result.seconds, 2),
+        "cpu_seconds": round(cpu_seconds, 2),
         "ms_per_step": round(1e3 * result.seconds / result.steps, 1),
         "held_out_exact_match": result.exact_match,
         "steps_to_95": steps_95,
