@@ -36,6 +36,7 @@ from torch import nn
 
 from lessons.charts import ATTENTION_COLORSCALE, safe_label
 from lessons.exercises import Exercise
+from lessons.live import THREADS_PER_RUN
 from minimodels.attention import (
     AdditiveAttention,
     BilinearAttention,
@@ -695,9 +696,12 @@ def _report(histories: dict[str, list[Progress]], summaries: dict[str, RunSummar
 
 def race_config(seed: int = 0, **overrides) -> TrainConfig:
     """The course's recipe for the race: the seq2seq default (Adam 1e-2, batch 128, batches grouped by length),
-    a turn of ``REPORT_EVERY`` steps, stop at ``TARGET``; the time budget is the race's, not train's."""
+    a turn of ``REPORT_EVERY`` steps, stop at ``TARGET``; the time budget is the race's, not train's. Each model's
+    thread computes on ``THREADS_PER_RUN`` torch threads (set per thread by ``train``), so a class server's
+    races do not fight for cores."""
     options = {
         "seed": seed,
+        "threads": THREADS_PER_RUN,
         "report_every": REPORT_EVERY,
         "target_exact_match": TARGET,
         "max_seconds": None,

@@ -44,14 +44,15 @@ def machine(threads: int) -> dict:
     }
 
 
-def measure(seed: int, budget: float) -> tuple[dict[str, scoring.RunSummary], dict[str, dict], dict[str, dict]]:
+def measure(seed: int, budget: float, threads: int) -> tuple[dict[str, scoring.RunSummary], dict, dict]:
     """One race from ``seed``: each score's summary, its final probe map and its parameter counts."""
     task = get_task(scoring.TASK)
     for split in ("train", "valid", "test"):
         task.encoded(split)  # tokenize before any clock starts
     models = scoring.new_models(task, seed)
     latest: list[scoring.RaceReport] = []
-    summaries = scoring.race(models, task, scoring.race_config(seed), budget_seconds=budget, on_progress=latest.append)
+    config = scoring.race_config(seed, threads=threads)
+    summaries = scoring.race(models, task, config, budget_seconds=budget, on_progress=latest.append)
     report = latest[-1]
     probes = {}
     for score, history in report.histories.items():
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, list[dict]] = {s: [] for s in scoring.SCORES}
     probes, parameters = {}, {}
     for seed in args.seeds:
-        summaries, seed_probes, parameters = measure(seed, args.budget)
+        summaries, seed_probes, parameters = measure(seed, args.budget, args.threads)
         if not probes:
             probes = seed_probes
         for score in scoring.SCORES:
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         "seeds": args.seeds,
         "levels": list(scoring.LEVELS),
         "budget_seconds": args.budget,
-        "train_config": dataclasses.asdict(scoring.race_config(args.seeds[0])),
+        "train_config": dataclasses.asdict(scoring.race_config(args.seeds[0], threads=args.threads)),
         "command": command.strip(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine(args.threads),
