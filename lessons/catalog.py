@@ -53,6 +53,7 @@ COURSE: tuple[Part, ...] = (
                 "Seq2seq and the fixed-size context",
                 "Squeeze a whole sentence into one vector and see where it breaks.",
                 ":material/compress:",
+                page="pages/02_seq2seq_bottleneck.py",
             ),
         ),
     ),

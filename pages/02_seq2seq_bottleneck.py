@@ -1,0 +1,330 @@
+"""Lesson: seq2seq and the fixed-size context (Part 1)."""
+
+import streamlit as st
+
+import ui
+from lessons import bottleneck, charts
+from lessons.live import TrainingRun
+from minimodels.seq2seq import Seq2Seq
+
+ui.page("Seq2seq and the fixed-size context", icon="🗜️")
+
+# --- Session state, initialised in one place -------------------------------------------------------------
+st.session_state.setdefault("bottleneck.kept", bottleneck.DEFAULT_TEXT)  # the last string that could be read
+
+TRAIN_KEYS = {model: f"bottleneck.train.{model}" for model in bottleneck.MODELS}
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def shipped_results() -> bottleneck.Results | str:
+    """The shipped experiment, or a message saying why it cannot be read."""
+    try:
+        return bottleneck.load_results()
+    except (OSError, ValueError) as error:
+        return f"The shipped results cannot be read ({error}). Run `python scripts/bottleneck_results.py`."
+
+
+@st.cache_resource(show_spinner=False)
+def random_encoder(hidden_size: int):
+    """A seeded, untrained model without attention, shared read-only by every student."""
+    return bottleneck.build("gru-none", hidden_size).eval()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def squeeze_random(text: str, hidden_size: int) -> bottleneck.Squeeze:
+    return bottleneck.squeeze(random_encoder(hidden_size), text)
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def exercise_list() -> list:
+    """The check-yourself questions, their answers computed once per server."""
+    results = shipped_results()
+    return bottleneck.exercises(None if isinstance(results, str) else results)
+
+
+def own_model(model_name: str):
+    """The student's model from a finished run on this page, or None."""
+    run = ui.current_run(TRAIN_KEYS[model_name])
+    return run.model if run is not None and not run.active and run.snapshots else None
+
+
+results = shipped_results()
+
+st.title("Seq2seq and the fixed-size context")
+st.markdown(
+    "An encoder–decoder translates *“Jane visite l'Afrique en septembre”* into *“Jane is visiting Africa in "
+    "September”* in two halves. The **encoder** RNN reads the source one token at a time; its last hidden state "
+    "is handed to the **decoder** RNN, which writes the translation from it. That one vector, the *context*, is "
+    "all the decoder ever learns about the source. It has a fixed size D, chosen before training, whether the "
+    "sentence has five words or forty. For the lecture's short sentence that works. For *“Jane s'est rendue en "
+    "Afrique en septembre dernier, a apprécié la culture et a rencontré beaucoup de gens merveilleux; elle est "
+    "revenue en parlant comment son voyage était merveilleux, et elle me tente d'y aller aussi”* it is not "
+    "perfect: a human translator would not memorise the whole sentence either, but read it again, part by part."
+)
+st.latex(
+    r"\text{encoder: } h_t = \mathrm{GRU}(E\,x_t,\; h_{t-1}),\quad t = 1 \dots S \qquad\qquad "
+    r"\text{context: } c = h_S \in \mathbb{R}^D"
+)
+st.latex(
+    r"\text{decoder: } s_t = \mathrm{GRU}\big([E\,y_{t-1};\; c],\; s_{t-1}\big),\; s_0 = c \qquad\qquad "
+    r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}\big(W_o \tanh(W_c[c;\, s_t])\big)"
+)
+st.caption(
+    "x₁ … x_S: the source tokens (the last one is the end-of-sentence mark); h_t ∈ ℝᴰ: the encoder's states; "
+    "c ∈ ℝᴰ: the context vector, the same at every decoder step; s_t: the decoder's state; y_t: the output "
+    "tokens. The NLP lecture calls this *Problem 2: a fixed-size representation of the entire input sequence*."
+)
+
+# --- 1. The squeeze ---------------------------------------------------------------------------------------
+st.header("1 · The whole string in one vector", divider="gray")
+st.markdown(
+    "The models of this lesson **copy** a string of letters and spaces, character by character. Copying is the "
+    "hardest case for a fixed vector: the first character to write is the one the encoder read longest ago. "
+    "Type a string and watch the encoder read it: one row of D numbers per character, and the decoder is given "
+    "only the last row, c."
+)
+
+
+@st.fragment
+def squeeze_section() -> None:
+    cols = st.columns([3, 2])
+    text = cols[0].text_input(
+        f"Your string (letters and spaces, up to {bottleneck.MAX_LEN} characters)",
+        value=bottleneck.DEFAULT_TEXT,
+        key="bottleneck.text",
+        max_chars=500,
+        help="Upper case is read as lower case; anything else that is not a letter or a space becomes <unk>.",
+    )
+    parsed = bottleneck.parse_text(text)
+    if not parsed.text:
+        st.warning(f"{parsed.message} Showing the last string that worked.")
+    else:
+        st.session_state["bottleneck.kept"] = parsed.text
+        if parsed.message:
+            st.info(parsed.message)
+    kept = st.session_state["bottleneck.kept"]
+
+    own = own_model("gru-none")
+    use_own = False
+    if own is not None:
+        choice = cols[1].radio(
+            "Encoder",
+            ["yours, trained below", "random weights"],
+            horizontal=True,
+            key="bottleneck.encoder",
+        )
+        use_own = choice.startswith("yours")
+    if use_own:
+        hidden = own.config.hidden_size
+        result = bottleneck.squeeze(own, kept)
+        cols[1].caption(f"Your model without attention, D = {hidden}, trained on this page.")
+    else:
+        hidden = cols[1].select_slider(
+            "Context size D", list(bottleneck.CONTEXT_SIZES), value=32, key="bottleneck.demo_d"
+        )
+        result = squeeze_random(kept, hidden)
+    shown = [bottleneck.shown(token) for token in result.tokens]
+    labels = [f"h{i + 1} · {token}" for i, token in enumerate(shown)]
+    S = len(result.tokens)
+    ui.plotly(
+        charts.vector_strip(
+            result.states, labels, title=f"Encoder states: {S} rows of D = {hidden} numbers", height=90 + 22 * S
+        ),
+        key="bottleneck.states",
+    )
+    ui.plotly(
+        charts.vector_strip(
+            result.context, [f"c = h{S}"], title=f"All the decoder gets: c, {hidden} numbers", height=160
+        ),
+        key="bottleneck.context",
+    )
+    st.markdown(
+        f"{ui.literal(kept)} is {S - 1} characters (+ the end mark) read into {S} × {hidden} = {S * hidden} numbers; "
+        f"the decoder receives **{result.context.size}** of them. Type a longer string: the states grow by one "
+        "row per character, c does not."
+    )
+    ui.plotly(
+        charts.weight_bars(
+            [f"{i + 1} · {token}" for i, token in enumerate(shown[:-1])],  # numbered: letters repeat
+            result.sensitivity,
+            title="How much c changes when one character is replaced (‖c′ − c‖ / ‖c‖, mean over replacements)",
+            value_name="relative change of c",
+        ),
+        key="bottleneck.sensitivity",
+    )
+    st.caption(
+        "A character whose replacement barely moves c is nearly forgotten: the decoder cannot copy what c no longer "
+        "holds. "
+        + (
+            "These are your trained weights: training teaches the encoder to keep what copying needs, as far as "
+            "D numbers allow."
+            if use_own
+            else "These weights are random (seeded), not trained: each new character overwrites part of the state, "
+            "so the earliest ones fade most. Train a model in section 3 and come back to see what training keeps."
+        )
+    )
+
+
+squeeze_section()
+ui.show_code(Seq2Seq.forward, bottleneck.squeeze)
+
+# --- 2. The experiment ------------------------------------------------------------------------------------
+st.header("2 · Where it breaks: accuracy against length", divider="gray")
+st.markdown(
+    f"The experiment: the copy task, strings of {bottleneck.MIN_LEN} to {bottleneck.MAX_LEN} characters, trained "
+    "**without attention** and **with Bahdanau's additive attention** (the next lessons), each for the same "
+    f"{bottleneck.STEPS} steps with the same seed and data, for each context size D. Then about "
+    f"{bottleneck.PER_LENGTH} test strings of every length, never seen in training, are decoded and scored. "
+    "These are the shipped results, measured once; section 3 re-runs them for you."
+)
+
+
+@st.fragment
+def experiment_section() -> None:
+    if isinstance(results, str):
+        st.error(results)
+        return
+    cols = st.columns(2)
+    hidden = cols[0].select_slider(
+        "Context size D (hidden_size)", list(results.hidden_sizes), value=64, key="bottleneck.d"
+    )
+    metric = cols[1].radio(
+        "Score",
+        list(bottleneck.METRICS),
+        format_func=bottleneck.METRICS.get,
+        horizontal=True,
+        key="bottleneck.metric",
+        help="Exact match: the whole string right. Token accuracy: the share of characters (and end marks) right.",
+    )
+    ui.plotly(bottleneck.length_chart(results, hidden, metric), key="bottleneck.curves")
+    st.markdown(bottleneck.summary(results, hidden, metric))
+    rows = [
+        {
+            "string": text,
+            "length": len(text),
+            "without attention wrote": results.run("gru-none", hidden).outputs.get(text, "?"),
+            "with attention wrote": results.run("gru-additive", hidden).outputs.get(text, "?"),
+        }
+        for text in bottleneck.EXAMPLES
+    ]
+    st.markdown(f"The lecture's sentence, growing, copied by the shipped models with D = {hidden}:")
+    st.dataframe(rows, hide_index=True, width="stretch")
+    st.markdown("Every context size at once (hover a cell for its score):")
+    ui.plotly(bottleneck.grid_heatmap(results, metric), key="bottleneck.grid")
+    none, attn = results.run("gru-none", hidden), results.run("gru-additive", hidden)
+    meta = results.meta
+    st.caption(
+        f"Measured by `{meta.get('command', '?')}` on {meta.get('date', '?')} (torch {meta.get('torch', '?')}, "
+        f"{meta.get('threads', '?')} CPU thread of {meta.get('cpus', '?')}, load average "
+        f"{(meta.get('load_average_before') or ['?'])[0]} at the start): {none.steps} steps each; training took "
+        f"{none.seconds:.0f} s without attention and {attn.seconds:.0f} s with it at D = {hidden} "
+        f"({none.parameters:,} and {attn.parameters:,} parameters). The scores depend only on the seeds."
+    )
+
+
+experiment_section()
+st.markdown(
+    "What to read from it: without attention, every extra character must share the same D numbers, so the score "
+    "falls with length, and a bigger D only moves the fall a little to the right. With attention the decoder "
+    "reads all the encoder states again at every step; nothing has to fit in one vector, and the curve stays "
+    "high. That is why attention was invented (Bahdanau, Cho & Bengio 2015)."
+)
+ui.show_code(bottleneck.accuracy_by_length, bottleneck.evaluate_by_length)
+
+# --- 3. Re-run it yourself --------------------------------------------------------------------------------
+st.header("3 · Re-run it yourself", divider="gray")
+st.markdown(
+    f"Train the pair yourself, for you alone: the same recipe, {bottleneck.STEPS} steps or "
+    f"{bottleneck.LIVE_BUDGET_SECONDS:g} s each, whichever comes first (on a busy server the clock may stop a run "
+    "early: the chart says how many steps it had). The dashed curve is your model, scored on "
+    f"{bottleneck.LIVE_PER_LENGTH} test strings of each length at every report; the solid ones are the shipped "
+    "results at the same D."
+)
+cols = st.columns(2)
+train_d = cols[0].select_slider(
+    "Context size D of your models", list(bottleneck.CONTEXT_SIZES), value=32, key="bottleneck.train_d"
+)
+seed = int(cols[1].number_input("Seed", 0, 9999, bottleneck.SEED, key="bottleneck.seed"))
+
+
+def own_label(model_name: str, report: bottleneck.LiveReport) -> str:
+    return f"yours: {bottleneck.MODELS[model_name]}, D = {report.hidden_size}, {report.step} steps"
+
+
+def drawer(model_name: str):
+    def draw(report: bottleneck.LiveReport, key: str) -> None:
+        if isinstance(results, str):
+            return
+        ui.plotly(
+            bottleneck.length_chart(
+                results,
+                report.hidden_size,
+                "exact_match",
+                own=[(own_label(model_name, report), report.accuracy)],
+                others=False,
+                title=f"Your model {bottleneck.MODELS[model_name]} after {report.step} steps",
+                height=360,
+            ),
+            key=f"{key}.chart",  # ui.training_panel's replay slider already uses `key` itself
+        )
+        st.caption(f"It copies {ui.literal(bottleneck.DEFAULT_TEXT)} as {ui.literal(report.prediction)}.")
+
+    return draw
+
+
+for model_name, title in bottleneck.MODELS.items():
+    st.subheader(f"{title.capitalize()} ({model_name})")
+
+    def make_run(model_name: str = model_name) -> TrainingRun:
+        fresh, train_fn = bottleneck.new_training(
+            model_name,
+            train_d,
+            seed=seed,
+            steps=bottleneck.STEPS,
+            budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
+            per_length=bottleneck.LIVE_PER_LENGTH,
+        )
+        return TrainingRun(train_fn, model=fresh, name=f"bottleneck-{model_name}")
+
+    ui.training_panel(
+        TRAIN_KEYS[model_name],
+        make_run,
+        drawer(model_name),
+        budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
+        train_label="Train",
+    )
+
+finished = []
+for model_name, key in TRAIN_KEYS.items():
+    run = ui.current_run(key)
+    if run is not None and not run.active and run.latest is not None:
+        finished.append((model_name, run.latest))
+if finished and not isinstance(results, str):
+    st.subheader("Yours next to the shipped results")
+    reference = finished[-1][1].hidden_size
+    ui.plotly(
+        bottleneck.length_chart(
+            results,
+            reference,
+            "exact_match",
+            own=[(own_label(m, report), report.accuracy) for m, report in finished],
+            others=False,
+            title=f"Exact match by source length: yours (dashed) and shipped (solid), D = {reference}",
+        ),
+        key="bottleneck.compare",
+    )
+    if len({report.hidden_size for _, report in finished}) > 1:
+        st.caption(f"Your two runs used different D; the shipped curves are those of D = {reference}.")
+    if len(finished) < 2:
+        st.caption("Train the other model too to see both of yours.")
+
+# --- Check yourself ---------------------------------------------------------------------------------------
+st.header("Check yourself", divider="gray")
+for ex in exercise_list():
+    ui.exercise(ex)
+
+st.caption(
+    "Sources: the Transformer lecture's encoder–decoder slides (“Jane visite l'Afrique en septembre”, and the "
+    "long sentence where “it is not perfect”); the NLP lecture's “Problem 2: fixed-size sequence embedding” "
+    "(the bottleneck); Sutskever, Vinyals & Le 2014; Cho et al. 2014; Bahdanau, Cho & Bengio 2015."
+)

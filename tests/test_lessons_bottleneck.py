@@ -1,0 +1,269 @@
+"""The bottleneck lesson's numbers: accuracy by length, the shipped results, the squeeze, live runs, exercises."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from lessons import bottleneck
+from minimodels.tokenizers import EOS_ID, PAD_ID
+
+A, B, C, D = 4, 5, 6, 7  # character ids (0-3 are the specials)
+
+
+# ------------------------------------------------------------------------------------ accuracy by length
+def test_accuracy_by_length_on_a_hand_made_example():
+    source_lengths = torch.tensor([3, 3, 4, 4])  # two strings of 2 characters, two of 3 (EOS counted)
+    target_out = torch.tensor(
+        [
+            [A, B, EOS_ID, PAD_ID],
+            [A, B, EOS_ID, PAD_ID],
+            [A, B, C, EOS_ID],
+            [A, B, C, EOS_ID],
+        ]
+    )
+    predicted = torch.tensor(
+        [
+            [A, B, EOS_ID, PAD_ID, PAD_ID],  # right
+            [A, C, EOS_ID, PAD_ID, PAD_ID],  # one character wrong: 2 of 3 positions
+            [A, B, EOS_ID, PAD_ID, PAD_ID],  # stops one character early: 2 of 4
+            [A, B, C, D, EOS_ID],  # runs on past the end: 3 of 4
+        ]
+    )
+    acc = bottleneck.accuracy_by_length(predicted, target_out, source_lengths)
+    assert acc.lengths == (2, 3)
+    assert acc.counts == (2, 2)
+    assert acc.exact_match == (0.5, 0.0)
+    assert acc.token_accuracy == pytest.approx((5 / 6, 5 / 8))
+
+
+def test_accuracy_by_length_handles_a_prediction_narrower_than_the_target():
+    target_out = torch.tensor([[A, B, C, EOS_ID]])
+    acc = bottleneck.accuracy_by_length(torch.tensor([[A]]), target_out, torch.tensor([4]))
+    assert acc.exact_match == (0.0,) and acc.token_accuracy == (0.25,)
+
+
+def test_longest_length_above_stops_at_the_first_length_below_the_level():
+    acc = bottleneck.LengthAccuracy((2, 3, 4, 5), (1.0, 0.6, 0.4, 0.7), (1.0, 0.9, 0.8, 0.9), (1, 1, 1, 1))
+    assert bottleneck.longest_length_above(acc) == 3
+    assert bottleneck.longest_length_above(acc, level=0.3) == 5
+    assert bottleneck.longest_length_above(acc, level=1.01) == 0
+    assert bottleneck.mean_over(acc, (2, 3)) == pytest.approx(0.8)
+    with pytest.raises(ValueError):
+        bottleneck.mean_over(acc, (40,))
+
+
+def test_evaluate_by_length_scores_greedy_output_the_same_in_any_chunks():
+    model = bottleneck.build("gru-none", 16).eval()
+    batch = bottleneck.scored_batch(3)
+    whole = bottleneck.evaluate_by_length(model, batch)
+    assert whole.lengths == tuple(range(bottleneck.MIN_LEN, bottleneck.MAX_LEN + 1))
+    assert whole.counts == (3,) * len(whole.lengths)
+    assert all(0.0 <= v <= 1.0 for v in whole.exact_match + whole.token_accuracy)
+    assert bottleneck.evaluate_by_length(model, batch, batch_size=7) == whole  # chunks padded and joined right
+    from minimodels.decode import greedy
+
+    out = greedy(model, batch.source, batch.source_lengths, max_len=batch.target_out.size(1))
+    assert bottleneck.accuracy_by_length(out.tokens, batch.target_out, batch.source_lengths) == whole
+
+
+# ------------------------------------------------------------------------------------- shipped results
+@pytest.fixture(scope="module")
+def results():
+    return bottleneck.load_results()
+
+
+def test_shipped_results_hold_every_model_and_context_size_and_say_how_they_were_made(results):
+    assert results.hidden_sizes == bottleneck.CONTEXT_SIZES
+    for model in bottleneck.MODELS:
+        for d in bottleneck.CONTEXT_SIZES:
+            run = results.run(model, d)
+            assert run.steps == bottleneck.STEPS and run.seed == bottleneck.SEED
+            assert run.accuracy.lengths == tuple(range(bottleneck.MIN_LEN, bottleneck.MAX_LEN + 1))
+            assert sum(run.accuracy.counts) == len(bottleneck.lesson_task().test)
+            assert set(run.outputs) == set(bottleneck.EXAMPLES)
+            assert run.seconds > 0 and run.parameters > 0
+    meta = results.meta
+    assert meta["command"].startswith("python scripts/bottleneck_results.py")
+    assert meta["task"] == {"name": bottleneck.TASK, "seed": bottleneck.TASK_SEED, "options": bottleneck.TASK_OPTIONS}
+    for key in ("date", "torch", "threads", "train_config", "load_average_before"):
+        assert key in meta
+
+
+def test_the_bottleneck_curve_falls_with_length_without_attention(results):
+    """The issue's test: the shipped curve without attention falls with length, at every context size."""
+    for d in bottleneck.CONTEXT_SIZES:
+        none = results.run("gru-none", d).accuracy
+        short, long = none.lengths[:3], none.lengths[-3:]
+        assert bottleneck.mean_over(none, short) >= 0.8, d
+        assert bottleneck.mean_over(none, long) <= 0.05, d
+        assert (
+            bottleneck.mean_over(none, short, "token_accuracy")
+            > bottleneck.mean_over(none, long, "token_accuracy") + 0.3
+        )
+        # a downward trend, not just two ends: exact match against length correlates strongly negatively
+        assert np.corrcoef(none.lengths, none.exact_match)[0, 1] < -0.7, d
+
+
+def test_attention_copies_longer_strings_than_the_fixed_vector_at_every_context_size(results):
+    for d in bottleneck.CONTEXT_SIZES:
+        none = results.run("gru-none", d).accuracy
+        attn = results.run("gru-additive", d).accuracy
+        assert bottleneck.longest_length_above(attn) >= bottleneck.longest_length_above(none) + 4, d
+        middle = [n for n in none.lengths if 8 <= n <= 12]
+        assert bottleneck.mean_over(attn, middle) > bottleneck.mean_over(none, middle) + 0.4, d
+
+
+def test_a_bigger_context_holds_a_little_more(results):
+    reach = [bottleneck.longest_length_above(results.run("gru-none", d).accuracy) for d in results.hidden_sizes]
+    assert reach[-1] > reach[0]
+    assert reach[-1] < bottleneck.MAX_LEN  # but not everything: the curve still falls
+
+
+def test_summary_quotes_the_measured_numbers(results):
+    text = bottleneck.summary(results, 64)
+    none = results.run("gru-none", 64).accuracy
+    assert f"up to length {bottleneck.longest_length_above(none)}" in text
+    assert f"{bottleneck.mean_over(none, none.lengths[:3]):.0%}" in text
+
+
+def test_a_malformed_results_file_is_refused_with_a_message(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        bottleneck.load_results(bad)
+    bad.write_text(json.dumps({"runs": [{"model": "gru-none"}]}), encoding="utf-8")
+    with pytest.raises(ValueError, match="malformed"):
+        bottleneck.load_results(bad)
+    bad.write_text(json.dumps({"runs": []}), encoding="utf-8")
+    with pytest.raises(ValueError, match="no runs"):
+        bottleneck.load_results(bad)
+    with pytest.raises(FileNotFoundError):
+        bottleneck.load_results(tmp_path / "missing.json")
+
+
+def test_results_round_trip_through_json(results):
+    run = results.runs[0]
+    assert bottleneck.LengthAccuracy.from_json(run.accuracy.as_json()) == run.accuracy
+
+
+# ----------------------------------------------------------------------------- a tiny seeded training
+def test_a_tiny_seeded_training_without_attention_already_fails_on_long_strings():
+    """Not the shipped file: a fresh model trained here for a few seconds shows the same fall."""
+    model = bottleneck.build("gru-none", 16, seed=0)
+    result = bottleneck.train_model(model, bottleneck.train_config("gru-none", steps=250))
+    assert result.steps == 250
+    acc = bottleneck.evaluate_by_length(model.eval(), bottleneck.scored_batch(30))
+    assert bottleneck.mean_over(acc, (2, 3)) >= 0.3  # it learned to copy short strings…
+    assert bottleneck.mean_over(acc, range(8, bottleneck.MAX_LEN + 1)) <= 0.02  # …and not long ones
+    assert acc.token_accuracy[0] > acc.token_accuracy[-1] + 0.3
+
+
+# ------------------------------------------------------------------------------------- the student's text
+@pytest.mark.parametrize("bad", ["", "   ", "\n\t", None, 42, "🙂🙂🙂", "!!!"])
+def test_unusable_text_is_refused_with_a_message(bad):
+    parsed = bottleneck.parse_text(bad)
+    assert parsed.text == "" and parsed.tokens == () and parsed.message
+
+
+def test_text_is_lower_cased_cut_and_unknown_characters_marked():
+    assert bottleneck.parse_text("Jane  Visits\nAfrica") == bottleneck.ParsedText(
+        "jane visits africa", tuple("jane visits africa"), None
+    )
+    long = bottleneck.parse_text("jane visits africa in september")
+    assert long.text == "jane visits africa" and "first 18" in long.message
+    html = bottleneck.parse_text("<b>hi</b>")
+    assert html.tokens == ("<unk>", "b", "<unk>", "h", "i", "<unk>", "<unk>", "b", "<unk>")
+    assert "5 characters" in html.message and "<b>" not in html.message
+    assert bottleneck.parse_text("x" * 100_000).text == "x" * bottleneck.MAX_LEN
+
+
+def test_the_context_has_d_numbers_whatever_the_length():
+    model = bottleneck.build("gru-none", 32).eval()
+    short, long = bottleneck.squeeze(model, "ab"), bottleneck.squeeze(model, "jane visits africa")
+    assert short.context.shape == long.context.shape == (32,)
+    assert short.states.shape == (3, 32) and long.states.shape == (19, 32)
+    assert long.tokens[-1] == "</s>" and long.tokens[:4] == tuple("jane")
+    np.testing.assert_allclose(long.context, long.states[-1])  # c = h_S
+    assert long.sensitivity.shape == (18,) and (long.sensitivity >= 0).all()
+
+
+def test_an_untrained_encoder_forgets_the_start_of_a_long_string():
+    model = bottleneck.build("gru-none", 32).eval()
+    s = bottleneck.squeeze(model, "jane visits africa").sensitivity
+    assert s[-1] > 10 * s[0]
+    assert s[-3:].mean() > s[:3].mean()
+
+
+def test_copy_text_feeds_the_string_and_its_end_mark_to_greedy_decoding():
+    from minimodels.decode import greedy
+
+    model = bottleneck.build("gru-additive", 16).eval()
+    task = bottleneck.lesson_task()
+    source = torch.tensor([[*task.source_tokenizer.encode("jane"), EOS_ID]])  # (1, 5)
+    out = greedy(model, source, torch.tensor([5]), max_len=2 * bottleneck.MAX_LEN + 2)
+    assert bottleneck.copy_text(model, "jane") == task.target_tokenizer.decode(out.sequences()[0])
+
+
+# --------------------------------------------------------------------------------------- live training
+def test_a_live_run_reports_accuracy_by_length_and_stops_when_asked():
+    model, train_fn = bottleneck.new_training("gru-none", 16, steps=200, per_length=2)
+    reports = []
+
+    def on_progress(report):
+        reports.append(report)
+        return len(reports) < 2  # stop at the second report
+
+    result = train_fn(on_progress)
+    assert result.stopped == "callback" and len(reports) == 2
+    last = reports[-1]
+    assert last.step == 2 * bottleneck.LIVE_REPORT_EVERY and last.hidden_size == 16 and last.model == "gru-none"
+    assert last.accuracy.counts == (2,) * (bottleneck.MAX_LEN - bottleneck.MIN_LEN + 1)
+    assert isinstance(last.prediction, str)
+    assert model.config.hidden_size == 16 and model.config.attention == "none"
+
+
+def test_live_training_refuses_an_unknown_model():
+    with pytest.raises(ValueError):
+        bottleneck.new_training("transformer", 16)
+
+
+# ------------------------------------------------------------------------------------------- charts
+def test_length_chart_draws_both_models_the_other_sizes_and_the_students_runs(results):
+    own = [("yours: without attention, D = 32, 10 steps", results.run("gru-none", 16).accuracy)]
+    fig = bottleneck.length_chart(results, 32, "token_accuracy", own=own)
+    names = [trace.name for trace in fig.data]
+    assert names[-3:-1] == ["shipped: without attention, D = 32", "shipped: with attention, D = 32"]
+    assert names[-1].startswith("yours") and fig.data[-1].line.dash == "dash"
+    assert sum("D = " in n and "shipped" not in n and "yours" not in n for n in names) == 3
+    assert list(fig.data[-2].y) == list(results.run("gru-additive", 32).accuracy.token_accuracy)
+    lone = bottleneck.length_chart(results, 32, others=False)
+    assert len(lone.data) == 2
+
+
+def test_grid_heatmap_has_a_row_per_context_size_and_a_column_per_length(results):
+    fig = bottleneck.grid_heatmap(results, "exact_match")
+    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
+    z = np.asarray(fig.data[0].z)
+    assert z.shape == (len(bottleneck.CONTEXT_SIZES), bottleneck.MAX_LEN - bottleneck.MIN_LEN + 1)
+    np.testing.assert_allclose(z[0], results.run("gru-none", bottleneck.CONTEXT_SIZES[0]).accuracy.exact_match)
+
+
+# ------------------------------------------------------------------------------------------- exercises
+def test_exercise_answers_are_computed(results):
+    exercises = {ex.key: ex for ex in bottleneck.exercises(results)}
+    assert set(exercises) == {"bottleneck.ex1", "bottleneck.ex2", "bottleneck.ex3", "bottleneck.ex4"}
+    n = len(bottleneck.EXAMPLES[-1])
+    assert exercises["bottleneck.ex1"].answer == 32
+    assert exercises["bottleneck.ex2"].answer == (n + 1) * 32
+    reach = bottleneck.longest_length_above(results.run("gru-none", 64).accuracy)
+    assert exercises["bottleneck.ex3"].answer == reach
+    assert exercises["bottleneck.ex3"].check(reach).correct
+    assert not exercises["bottleneck.ex3"].check(reach + 1).correct
+    assert exercises["bottleneck.ex4"].check(0).correct and not exercises["bottleneck.ex4"].check(1).correct
+
+
+def test_exercises_without_results_skip_the_one_that_needs_them():
+    keys = [ex.key for ex in bottleneck.exercises(None)]
+    assert keys == ["bottleneck.ex1", "bottleneck.ex2", "bottleneck.ex4"]
