@@ -131,16 +131,23 @@ def training_panel(
     the alignment emerge again.
     """
     runs = _session_runs()
+
+    def start() -> None:  # callbacks run before the page reruns, so the buttons below see the new state
+        previous = runs.get(key)
+        if previous is None or not previous.active:
+            runs[key] = make_run().start()
+
+    def stop() -> None:
+        if key in runs:
+            runs[key].stop()
+            runs[key].wait(2.0)
+
     run = runs.get(key)
     active = run is not None and run.active
     cols = st.columns([1, 1, 4])
-    if cols[0].button(train_label, key=f"{key}.train", type="primary", disabled=active, icon=":material/play_arrow:"):
-        run = runs[key] = make_run().start()
-        active = True
-    if cols[1].button("Stop", key=f"{key}.stop", disabled=not active, icon=":material/stop:"):
-        run.stop()
-        run.wait(2.0)
-        active = run.active
+    cols[0].button(train_label, key=f"{key}.train", type="primary", disabled=active, icon=":material/play_arrow:",
+                   on_click=start)  # fmt: skip
+    cols[1].button("Stop", key=f"{key}.stop", disabled=not active, icon=":material/stop:", on_click=stop)
     if run is None:
         return
 
@@ -168,8 +175,8 @@ def training_panel(
             return
         loss_chart, accuracy_chart = charts.training_curves(run.snapshots)
         chart_cols = st.columns(2)
-        chart_cols[0].altair_chart(loss_chart, width="stretch")
-        chart_cols[1].altair_chart(accuracy_chart, width="stretch")
+        chart_cols[0].altair_chart(loss_chart, width="stretch", height=240)
+        chart_cols[1].altair_chart(accuracy_chart, width="stretch", height=240)
         if run.active:
             draw(latest, f"{key}.live.figure")
             return
