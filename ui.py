@@ -60,6 +60,18 @@ def literal(text: str) -> str:
     return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
 
 
+def sentence_input(label: str, default: str, key: str, parse, tokens_key: str) -> tuple[str, ...]:
+    """A text box for the student's sentence. ``parse(text)`` returns an object with ``tokens`` and ``error``;
+    refused text gets a warning and the last sentence that worked stays in ``st.session_state[tokens_key]``."""
+    st.session_state.setdefault(tokens_key, parse(default).tokens)
+    parsed = parse(st.text_input(label, value=default, key=key, max_chars=2000))
+    if parsed.error:
+        st.warning(f"{parsed.error} Showing the last sentence that worked.")
+    else:
+        st.session_state[tokens_key] = parsed.tokens
+    return st.session_state[tokens_key]
+
+
 def show_code(*objects, label: str = "The code that computes this") -> None:
     """The source of the functions a figure comes from, read with ``inspect.getsource`` (never pasted)."""
     with st.expander(label, icon=":material/code:"):

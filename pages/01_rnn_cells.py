@@ -9,7 +9,6 @@ from minimodels.cells import GRUCell, LSTMCell, RNNCell
 ui.page("RNN cells", icon="🔁")
 
 # --- Session state, initialised in one place -------------------------------------------------------------
-st.session_state.setdefault("rnn.tokens", rnn_cells.parse_sentence(rnn_cells.DEFAULT_SENTENCE).tokens)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -61,18 +60,13 @@ def move_step(delta: int, length: int) -> None:
 
 @st.fragment
 def step_through() -> None:
-    text = st.text_input(
+    tokens = ui.sentence_input(
         f"Your sentence (up to {rnn_cells.MAX_TOKENS} words and punctuation marks)",
-        value=rnn_cells.DEFAULT_SENTENCE,
-        key="rnn.sentence",
-        max_chars=2000,
+        rnn_cells.DEFAULT_SENTENCE,
+        "rnn.sentence",
+        rnn_cells.parse_sentence,
+        tokens_key="rnn.tokens",
     )
-    parsed = rnn_cells.parse_sentence(text)
-    if parsed.error:
-        st.warning(f"{parsed.error} Showing the last sentence that worked.")
-    else:
-        st.session_state["rnn.tokens"] = parsed.tokens
-    tokens = st.session_state["rnn.tokens"]
     if st.session_state.get("rnn.step_for") != tokens or "rnn.step" not in st.session_state:  # start fully read
         st.session_state["rnn.step_for"] = tokens
         st.session_state["rnn.step"] = len(tokens)

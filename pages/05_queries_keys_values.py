@@ -113,23 +113,17 @@ st.markdown(
     "every query against every key. Row *i* of the heatmap is the attention of word *i*. The W matrices here "
     "are random (seeded), not trained: the figure shows the mechanism, not what a trained model learns."
 )
-st.session_state.setdefault("qkv.tokens", qkv.parse_sentence(qkv.DEFAULT_SENTENCE).tokens)
 
 
 @st.fragment
 def matrix_form() -> None:
-    text = st.text_input(
+    tokens = ui.sentence_input(
         f"Your sentence (up to {qkv.MAX_TOKENS} words)",
-        value=qkv.DEFAULT_SENTENCE,
-        key="qkv.sentence",
-        max_chars=2000,
+        qkv.DEFAULT_SENTENCE,
+        "qkv.sentence",
+        qkv.parse_sentence,
+        tokens_key="qkv.tokens",
     )
-    parsed = qkv.parse_sentence(text)
-    if parsed.error:
-        st.warning(f"{parsed.error} Showing the last sentence that worked.")
-    else:
-        st.session_state["qkv.tokens"] = parsed.tokens
-    tokens = st.session_state["qkv.tokens"]
     cols = st.columns(3)
     d_model = cols[0].select_slider("d_model", [4, 8, 16, 32, 64], value=16, key="qkv.d_model")
     d_k = cols[1].select_slider("d_k", [2, 4, 8, 16, 32, 64], value=8, key="qkv.matrix_d_k")
