@@ -46,12 +46,14 @@ __all__ = [
     "Progress",
     "TrainResult",
     "model_config",
+    "model_from_config",
     "build_model",
     "default_train_config",
     "train",
     "evaluate",
     "exact_match",
     "alignment_accuracy",
+    "main_map_name",
     "main",
 ]
 
