@@ -1,6 +1,7 @@
 """Every figure of bench/RESULTS.md, measured now on this machine; ``--write`` rewrites that file.
 
-    python -m bench.run_all [--seeds 0 1 2] [--write]
+    python -m bench.run_all [--seeds 0 1 2] [--write]     # measure (and rewrite RESULTS.md, results.json)
+    python -m bench.run_all --render                       # RESULTS.md again from results.json
 
 Runs, each in its own process (so one run's threads and caches do not touch the next):
 
@@ -96,6 +97,35 @@ def _median(rows: list[dict], key: str):
     return statistics.median(values) if values else None
 
 
+def _targets(speeds: list[dict], steps: list[dict]) -> list[str]:
+    """The issue's targets against the medians above (2 threads)."""
+
+    def find(task, model):
+        return next(s for s in speeds if s["summary"] == f"{task}/{model}" and s["threads"] == 2)
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "**not met**"
+
+    rows = []
+    for task, model, limit in (("dates", "gru-additive", 5), ("dates", "transformer", 15)):
+        s = find(task, model)
+        ok = s["reached"] == s["runs"] and s["median_seconds"] <= limit
+        rows.append(
+            f"| `{model}` on `{task}` to 98% in ≤ {limit} s (2 threads) | {s['median_seconds']} s | {verdict(ok)} |"
+        )
+    for model in ("gru-additive", "transformer"):
+        s = find("toy-translation", model)
+        em, align = s["median_test_exact_match"], s["median_test_alignment_accuracy"]
+        ok = em >= 0.95 and align >= 0.90
+        rows.append(
+            f"| `{model}` on `toy-translation`: ≥ 95% exact match, alignment ≥ 90% | test EM {em}, alignment {align} "
+            f"| {verdict(ok)} |"
+        )
+    worst = max(r["ratio"] for r in steps)
+    rows.append(f"| TinyTransformer step ≤ 1.2 × torch.nn.Transformer | ratio ≤ {worst} | {verdict(worst <= 1.2)} |")
+    return ["## Against the targets of issue 3", "", "| target | measured (median) | |", "|---|---|---|", *rows]
+
+
 def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
     lines = [
         "# Benchmark results",
@@ -132,6 +162,7 @@ def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
             f"| {_median(runs, 'seconds_to_95')} | {s['median_test_exact_match']} "
             f"| {'' if align is None else align} | {_median(runs, 'load_1min_before')} |"
         )
+    lines += ["", *_targets(speeds, steps)]
     lines += [
         "",
         "## TinyTransformer training step vs torch.nn.Transformer",
@@ -157,7 +188,13 @@ def main(argv=None) -> None:
     p.add_argument("--max-seconds", type=float, default=120.0)
     p.add_argument("--date", default=datetime.date.today().isoformat())
     p.add_argument("--write", action="store_true", help="rewrite bench/RESULTS.md and bench/results.json")
+    p.add_argument("--render", action="store_true", help="only rewrite RESULTS.md from bench/results.json")
     args = p.parse_args(argv)
+    if args.render:
+        raw = json.loads((ROOT / "bench" / "results.json").read_text())
+        text = render(raw["machine"], raw["date"], raw["speed"], raw["transformer_step"])
+        (ROOT / "bench" / "RESULTS.md").write_text(text)
+        return
     info = machine()
     print(json.dumps(info), flush=True)
     steps = [step_ratio(2), step_ratio(1)]
