@@ -11,6 +11,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import torch
+
+# The tests' tensors are tiny: one torch thread keeps them fast while the Streamlit server and Chromium share
+# the 2 cores (with torch's default of 2 threads, one test file took 22 s instead of 5 s under contention).
+torch.set_num_threads(1)
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
