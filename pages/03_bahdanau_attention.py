@@ -27,6 +27,16 @@ st.latex(
 )
 
 
+def show_alignment(weights, source, target, title: str, key: str) -> None:
+    """An α heatmap: output tokens down, source tokens across, the exact α on hover."""
+    ui.plotly(
+        charts.attention_heatmap(
+            weights, source, target, x_title="source token", y_title="output token", value_name="α", title=title
+        ),
+        key=key,
+    )
+
+
 @st.cache_resource(show_spinner="Loading the pretrained model…")
 def pretrained(task_name: str):
     """Shared read-only by every student: never trained or modified."""
@@ -126,17 +136,8 @@ def step_by_step() -> None:
 step_by_step()
 
 st.header("2 · The whole alignment", divider="gray")
-ui.plotly(
-    charts.attention_heatmap(
-        decoding.weights,
-        decoding.source,
-        decoding.target,
-        x_title="source token",
-        y_title="output token",
-        value_name="α",
-        title="α: which source each output read",
-    ),
-    key="bahdanau.heatmap",
+show_alignment(
+    decoding.weights, decoding.source, decoding.target, "α: which source each output read", "bahdanau.heatmap"
 )
 st.caption("Hover a cell for its exact α. Crossing lines are word-order changes the model learned by itself.")
 
@@ -191,18 +192,7 @@ def what_if() -> None:
     st.markdown(
         f"**Original:** {ui.literal(decoding.translation.text)}  \n**Forced:** {ui.literal(forced.translation.text)}"
     )
-    ui.plotly(
-        charts.attention_heatmap(
-            forced.weights,
-            forced.source,
-            forced.target,
-            x_title="source token",
-            y_title="output token",
-            value_name="α",
-            title="α with the forced step",
-        ),
-        key="bahdanau.forced",
-    )
+    show_alignment(forced.weights, forced.source, forced.target, "α with the forced step", "bahdanau.forced")
 
 
 what_if()
@@ -224,18 +214,8 @@ def make_run() -> TrainingRun:
 
 
 def draw(snapshot, key: str) -> None:
-    ui.plotly(
-        charts.attention_heatmap(
-            snapshot.attention,
-            snapshot.source_tokens,
-            snapshot.target_tokens,
-            x_title="source token",
-            y_title="output token",
-            value_name="α",
-            title=f"α on a fixed example after {snapshot.step} steps",
-        ),
-        key=key,
-    )
+    title = f"α on a fixed example after {snapshot.step} steps"
+    show_alignment(snapshot.attention, snapshot.source_tokens, snapshot.target_tokens, title, key)
     st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
 
 
