@@ -1,8 +1,8 @@
 """The course map: every lesson of Attention Lab, in order, with its one-line promise.
 
-A lesson with ``page=None`` is not built yet: the home page and the sidebar list it as "coming", without a
-link, so there is never a dead link or an empty page. Building a lesson means adding its file under
-``pages/`` and naming that file here.
+A lesson whose page file does not exist yet is not built: the home page and the sidebar list it as "coming",
+without a link, so there is never a dead link or an empty page. Building a lesson means adding the file its
+``page`` names under ``pages/``.
 """
 
 from __future__ import annotations
@@ -82,26 +82,31 @@ COURSE: tuple[Part, ...] = (
                 "Scaling by √d_k",
                 "See dot products grow with d_k and the softmax saturate without scaling.",
                 ":material/square_foot:",
+                page="pages/06_scaling.py",
             ),
             Lesson(
                 "Masking",
                 "Hide padding and the future, and catch a decoder that cheats.",
                 ":material/visibility_off:",
+                page="pages/07_masking.py",
             ),
             Lesson(
                 "Positional encoding",
                 "Give attention a sense of order with sinusoids you can rotate.",
                 ":material/timeline:",
+                page="pages/08_positional_encoding.py",
             ),
             Lesson(
                 "Multi-head attention",
                 "Split d_model into heads and see each head look somewhere else.",
                 ":material/view_module:",
+                page="pages/09_multi_head_attention.py",
             ),
             Lesson(
                 "The Transformer",
                 "Follow your sentence through every layer and head of a trained model.",
                 ":material/hub:",
+                page="pages/10_transformer.py",
             ),
         ),
     ),
@@ -112,11 +117,13 @@ COURSE: tuple[Part, ...] = (
                 "Architecture lab",
                 "Compose encoders and decoders in a layer-chain language and race them.",
                 ":material/science:",
+                page="pages/11_architecture_lab.py",
             ),
             Lesson(
                 "The attention bridge",
                 "Share one attention layer across languages and test zero-shot.",
                 ":material/translate:",
+                page="pages/12_attention_bridge.py",
             ),
         ),
     ),

@@ -81,7 +81,11 @@ def select_option(page, label: str, option: str) -> None:
 def test_live_training_redraws_the_heatmap_and_survives_clicks(page, streamlit_server, screenshot_dir):
     goto(page, f"{streamlit_server}/bahdanau_attention")
     select_option(page, "Task", "Written dates → ISO dates (character by character)")
-    page.get_by_role("button", name="Train").click()
+    # The training panel's widgets are keyed by task: wait for the dates panel's own Train button, since a
+    # click on the previous task's button while the page is still rerunning is dropped with that widget.
+    train = page.locator(".st-key-bahdanau-train-dates-train button")
+    train.wait_for(timeout=60_000)
+    train.click()
     live_titles = page.locator(".js-plotly-plot .gtitle", has_text="on a fixed example after")
     seen: list[str] = []
     clicked_elsewhere = False
