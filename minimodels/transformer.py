@@ -57,6 +57,10 @@ class TransformerConfig:
     dropout: float = 0.0  # dropout after each sublayer and on embeddings; 0 for tiny, fast, exact runs
     norm_first: bool = True  # pre-LN (trains at a large lr without warm-up) or the paper's post-LN
     scale_embeddings: bool = False  # × √d_model as in §3.4; off: 10 s instead of 60 s to 95% on dates
+    causal: bool = True  # decoder self-attention sees only earlier positions; False: the masking lesson's
+    #                      "cheating decoder", which reads the answer under teacher forcing
+    residual: bool = True  # x + Sublayer(x); False drops every skip connection (the Transformer lesson's ablation)
+    layer_norm: bool = True  # LayerNorm around each sublayer and after each stack; False drops them all (ablation)
 
     def __post_init__(self):
         if self.positional not in POSITIONALS:
@@ -97,18 +101,20 @@ class FeedForward(nn.Module):
 class _Residual(nn.Module):
     """Shared by both layer kinds: wrap a sublayer in its residual connection and layer norm."""
 
-    def __init__(self, d_model: int, dropout: float, norm_first: bool):
+    def __init__(self, config: TransformerConfig):
         super().__init__()
-        self.norm = nn.LayerNorm(d_model)
-        self.dropout = nn.Dropout(dropout) if dropout else nn.Identity()
-        self.norm_first = norm_first
+        self.norm = nn.LayerNorm(config.d_model) if config.layer_norm else nn.Identity()
+        self.dropout = nn.Dropout(config.dropout) if config.dropout else nn.Identity()
+        self.norm_first = config.norm_first
+        self.residual = config.residual
 
     def forward(self, x: torch.Tensor, sublayer: Sublayer) -> tuple[torch.Tensor, torch.Tensor | None]:
+        skip = x if self.residual else 0.0  # the ablation without residuals keeps only the sublayer's output
         if self.norm_first:
             out, weights = sublayer(self.norm(x))
-            return x + self.dropout(out), weights
+            return skip + self.dropout(out), weights
         out, weights = sublayer(x)
-        return self.norm(x + self.dropout(out)), weights
+        return self.norm(skip + self.dropout(out)), weights
 
 
 def _project(attention: MultiHeadAttention, linear: nn.Linear, x: torch.Tensor) -> torch.Tensor:
@@ -147,6 +153,7 @@ class DecoderState:
     self_values: list[torch.Tensor]  # per layer (B, h, t, d_k)
     cross_keys: list[torch.Tensor]  # per layer (B, h, S, d_k)
     cross_values: list[torch.Tensor]  # per layer (B, h, S, d_k)
+    prefix: torch.Tensor | None = None  # (B, t) tokens fed so far; kept only by a non-causal decoder (no cache)
 
     def select(self, index: torch.Tensor) -> DecoderState:
         """The states of rows ``index`` (beam search)."""
@@ -154,8 +161,14 @@ class DecoderState:
         def pick(tensors):
             return [x.index_select(0, index) for x in tensors]
 
+        prefix = None if self.prefix is None else self.prefix.index_select(0, index)
         return DecoderState(
-            self.length, pick(self.self_keys), pick(self.self_values), pick(self.cross_keys), pick(self.cross_values)
+            self.length,
+            pick(self.self_keys),
+            pick(self.self_values),
+            pick(self.cross_keys),
+            pick(self.cross_values),
+            prefix,
         )
 
 
@@ -166,8 +179,8 @@ class EncoderLayer(nn.Module):
         super().__init__()
         self.self_attention = MultiHeadAttention(config.d_model, config.n_heads)
         self.feed_forward = FeedForward(config.d_model, config.d_ff)
-        self.residual1 = _Residual(config.d_model, config.dropout, config.norm_first)
-        self.residual2 = _Residual(config.d_model, config.dropout, config.norm_first)
+        self.residual1 = _Residual(config)
+        self.residual2 = _Residual(config)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``x (B, S, d)``, ``mask`` broadcastable to ``(B, h, S, S)``; returns ``x`` and ``(B, h, S, S)``."""
@@ -184,9 +197,9 @@ class DecoderLayer(nn.Module):
         self.self_attention = MultiHeadAttention(config.d_model, config.n_heads)
         self.cross_attention = MultiHeadAttention(config.d_model, config.n_heads)
         self.feed_forward = FeedForward(config.d_model, config.d_ff)
-        self.residual1 = _Residual(config.d_model, config.dropout, config.norm_first)
-        self.residual2 = _Residual(config.d_model, config.dropout, config.norm_first)
-        self.residual3 = _Residual(config.d_model, config.dropout, config.norm_first)
+        self.residual1 = _Residual(config)
+        self.residual2 = _Residual(config)
+        self.residual3 = _Residual(config)
 
     def forward(
         self,
@@ -251,8 +264,9 @@ class TinyTransformer(nn.Module):
         self.encoder_layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.encoder_layers))
         self.decoder_layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.decoder_layers))
         # pre-LN leaves the residual stream un-normalised: one last norm on each stack (as nn.Transformer)
-        self.encoder_norm = nn.LayerNorm(d) if config.norm_first else nn.Identity()
-        self.decoder_norm = nn.LayerNorm(d) if config.norm_first else nn.Identity()
+        final_norm = config.norm_first and config.layer_norm
+        self.encoder_norm = nn.LayerNorm(d) if final_norm else nn.Identity()
+        self.decoder_norm = nn.LayerNorm(d) if final_norm else nn.Identity()
         self.out = nn.Linear(d, config.target_vocab_size)
 
     def _embed(
@@ -280,7 +294,8 @@ class TinyTransformer(nn.Module):
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Decoder over ``target_in (B, T)`` (BOS + target); returns logits ``(B, T, V)`` and its maps."""
         T = target_in.size(1)
-        self_mask = causal_mask(T, device=target_in.device)  # (T, T), broadcast to (B, h, T, T)
+        # (T, T), broadcast to (B, h, T, T); None lets every position read every other (the cheating decoder)
+        self_mask = causal_mask(T, device=target_in.device) if self.config.causal else None
         cross_mask = memory.mask[:, None, None, :]  # (B, 1, 1, S)
         y = self._embed(target_in, self.target_embedding, self.target_position)  # (B, T, d)
         maps = {}
@@ -331,6 +346,8 @@ class TinyTransformer(nn.Module):
         """
         if attention_override is not None:
             raise ValueError("attention_override is supported by Seq2Seq only (one attention map per step)")
+        if not self.config.causal:
+            return self._step_without_cache(prev_tokens, state, memory)
         state = DecoderState(
             state.length + 1, list(state.self_keys), list(state.self_values), state.cross_keys, state.cross_values
         )
@@ -343,3 +360,19 @@ class TinyTransformer(nn.Module):
             rows[f"decoder.{i}.cross"] = cross_weights[:, :, 0]  # (B, h, S)
         logits = self.out(self.decoder_norm(y))[:, 0]  # (B, V)
         return StepOutput(logits, state, rows)
+
+    def _step_without_cache(
+        self, prev_tokens: torch.Tensor, state: DecoderState, memory: TransformerMemory
+    ) -> StepOutput:
+        """A non-causal decoder: earlier positions' states change when a token is added, so nothing can be cached.
+
+        The whole prefix is run again; when generating, the future it was trained to read does not exist yet.
+        """
+        fed = prev_tokens.unsqueeze(1)  # (B, 1)
+        prefix = fed if state.prefix is None else torch.cat([state.prefix, fed], dim=1)  # (B, t)
+        logits, maps = self.decode(prefix, memory)  # (B, t, V)
+        rows = {name: weights[:, :, -1] for name, weights in maps.items()}  # the newest position's rows
+        new_state = DecoderState(
+            state.length + 1, state.self_keys, state.self_values, state.cross_keys, state.cross_values, prefix
+        )
+        return StepOutput(logits[:, -1], new_state, rows)

@@ -207,6 +207,44 @@ def test_transformer_embedding_scale_is_an_option():
     assert TransformerConfig().scale_embeddings is False
 
 
+def test_a_decoder_without_the_causal_mask_reads_the_future_and_steps_without_a_cache():
+    model = _transformer(causal=False)
+    source, lengths, target_in = _batch()
+    out = model(source, lengths, target_in)
+    assert any(torch.any(out.attention[f"decoder.{i}.self"].triu(diagonal=1) > 0) for i in range(2))
+    # changing a later target token changes an earlier position's prediction: the "cheating decoder"
+    changed = target_in.clone()
+    changed[:, -1] = (changed[:, -1] + 1) % V_TGT
+    assert not torch.allclose(model(source, lengths, changed).logits[:, 0], out.logits[:, 0])
+    # step by step, position t sees exactly the prefix 0..t: the same as a full pass over that prefix
+    memory = model.encode(source, lengths)
+    state = model.initial_state(memory)
+    for t in range(target_in.size(1)):
+        step = model.step(target_in[:, t], state, memory)
+        state = step.state
+        prefix, _ = model.decode(target_in[:, : t + 1], memory)
+        torch.testing.assert_close(step.logits, prefix[:, -1], atol=1e-5, rtol=1e-5)
+        assert step.attention["decoder.0.self"].shape[-1] == t + 1
+    picked = state.select(torch.tensor([1, 0]))
+    assert torch.equal(picked.prefix, state.prefix[[1, 0]])
+
+
+@pytest.mark.parametrize("flag", ["residual", "layer_norm"])
+def test_residuals_and_layer_norm_can_be_ablated(flag):
+    full = _transformer(seed=5)
+    ablated = _transformer(seed=5, **{flag: False})
+    names = {n for n, _ in ablated.named_parameters()}
+    if flag == "layer_norm":
+        assert not any("norm" in n for n in names)
+    else:
+        assert names == {n for n, _ in full.named_parameters()}
+        ablated.load_state_dict(full.state_dict())
+    source, lengths, target_in = _batch()
+    out = ablated(source, lengths, target_in)
+    assert torch.isfinite(out.logits).all()
+    assert not torch.allclose(out.logits, full(source, lengths, target_in).logits)
+
+
 def test_transformer_rejects_an_override_and_bad_configs():
     model = _transformer()
     source, lengths, target_in = _batch()
