@@ -156,7 +156,6 @@ def build_pretrained(names: list[str] | None = None) -> list[dict]:
     import sys
 
     manifest_file = ASSETS / "manifest.json"
-    manifest = json.loads(manifest_file.read_text()) if manifest_file.exists() else {}
     rows = []
     for name in names or list(PRETRAINED):
         args = [*PRETRAINED[name], *COMMON, "--out", f"assets/checkpoints/{name}"]
@@ -170,9 +169,11 @@ def build_pretrained(names: list[str] | None = None) -> list[dict]:
         final = json.loads(run.stdout.strip().splitlines()[-1])
         final["command"] = "python -m minimodels.train " + " ".join(args)
         final["bytes"] = sum(f.stat().st_size for f in (ASSETS / name).iterdir())
-        manifest[name] = final
         rows.append(final)
         print(json.dumps({"checkpoint": name, **final}), flush=True)
+        # read just before writing: another build (of other names) may have finished while this one trained
+        manifest = json.loads(manifest_file.read_text()) if manifest_file.exists() else {}
+        manifest[name] = final
         manifest_file.write_text(json.dumps(manifest, indent=1) + "\n")
         (ASSETS / "README.md").write_text(render_manifest(manifest))
     return rows
