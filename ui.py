@@ -13,7 +13,6 @@ import sys
 
 import streamlit as st
 
-from lessons import charts
 from lessons.catalog import COURSE
 from lessons.exercises import Exercise
 
@@ -52,7 +51,10 @@ def sidebar() -> None:
                 else:
                     st.caption(f"{lesson.title} · coming")
         st.divider()
-        st.caption(f"Models run on: **{_device_label()}**")
+        if "torch" in sys.modules:  # a lesson page; the home page never imports torch (it opens in a blink)
+            st.caption(f"Models run on: **{_device_label()}**")
+        else:
+            st.caption("Models run on: **the GPU when the server has one, else the CPU** (shown in each lesson)")
 
 
 def literal(text: str) -> str:
@@ -185,6 +187,8 @@ def training_panel(
         st.progress(1.0 if run.status == "finished" else fraction, text=label)
         if latest is None:
             return
+        from lessons import charts  # here, not at the top: the home page imports ui and must stay light
+
         loss_chart, accuracy_chart = charts.training_curves(run.snapshots)
         chart_cols = st.columns(2)
         chart_cols[0].altair_chart(loss_chart, width="stretch", height=240)
