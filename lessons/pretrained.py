@@ -24,7 +24,13 @@ def _index() -> dict[tuple[str, str], Path]:
     found = {}
     for config in sorted(CHECKPOINTS.glob("*/config.json")):
         meta = json.loads(config.read_text(encoding="utf-8"))
-        found.setdefault((meta["task"], meta["model"]), config.parent)
+        key = (meta["task"], meta["model"])
+        # the plain "TASK-MODEL" checkpoint answers for the pair, not a variant such as
+        # "dates-transformer-no-causal" (which sorts first: "-" < "/")
+        if config.parent.name == f"{key[0]}-{key[1]}":
+            found[key] = config.parent
+        else:
+            found.setdefault(key, config.parent)
     return found
 
 
