@@ -1,0 +1,248 @@
+"""A class on one server: simulated students over Streamlit's websocket protocol (issue #7).
+
+    python -m bench.classroom load [--students 10 30 60] [--trainers 4] [--seconds 60] [--write]
+    python -m bench.classroom memory [--students 30] [--write]
+
+``load``: for each N, a fresh ``streamlit run app.py``; N students open lessons (round robin over the built
+ones) and each moves a random slider of its page every 1–2 s; ``--trainers`` of them instead train the
+Bahdanau lesson's model again and again, answering the polling fragment as a browser does. Printed: latency
+of the non-training interactions (median, p90, p99; from sending the rerun to its ``script_finished``), of
+the training students' fragment polls, the number of interactions, and errors (exceptions on a page, failed
+or timed-out requests).
+
+``memory``: the server's resident memory (``/proc/PID/status`` VmRSS) with 1 session that trained once,
+then with N sessions that all trained once, then at intervals after every session closed.
+
+Targets (issue #7, 2 cores): N = 30 with p90 ≤ 150 ms and 0 errors; N = 60 with 0 errors; memory ≤ 600 MB
+with 1 session, ≤ 25 MB per extra session, and back down within a few minutes after sessions close.
+``--write`` stores the figures in ``bench/classroom.json`` (one entry per mode) for ``bench/CLASSROOM.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+from bench.streamlit_client import Student
+from lessons.catalog import built_lessons
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "classroom.json"
+TRAIN_PAGE = "bahdanau_attention"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def server(*extra: str):
+    """A fresh ``streamlit run app.py`` with the shipped config; yields ``(url, pid)``."""
+    port = free_port()
+    log = Path(f"/tmp/attention-lab-bench-{port}.log")  # the server's log: the errors students see redacted
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *extra],
+        cwd=ROOT,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    print(f"server log: {log}", file=sys.stderr)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("streamlit did not start") from None
+            time.sleep(0.2)
+    try:
+        yield url, proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def machine() -> dict:
+    load = os.getloadavg()[0]
+    return {"nproc": os.cpu_count(), "load_before": round(load, 2), "date": datetime.date.today().isoformat()}
+
+
+# ------------------------------------------------------------------------------------------------ load
+async def _browse(student: Student, page: str, until: float, rng: random.Random) -> None:
+    await student.open(page)
+    student.latencies.clear()  # the first page load is not an interaction
+    while time.monotonic() < until:
+        await asyncio.sleep(rng.uniform(1.0, 2.0))
+        sliders = student.sliders()
+        if not sliders:
+            continue
+        slider = rng.choice(sliders)
+        p = slider.proto
+        steps = max(1, round((p.max - p.min) / (p.step or 1)))
+        await student.change(slider.label, p.min + rng.randint(0, steps) * (p.step or 1))
+
+
+async def _train(student: Student, until: float) -> None:
+    await student.open(TRAIN_PAGE)
+    student.latencies.clear()
+    runs = 0
+    while time.monotonic() < until:
+        if student.widgets["Train"].proto.disabled:  # a run is going: the polling fragment redraws it
+            await asyncio.sleep(0.5)
+            if not student.polling:
+                await student.change("Seed", runs)  # a full rerun, as the page's own st.rerun does
+            continue
+        runs += 1
+        await student.click("Train")
+    student.latencies.clear()  # a trainer's clicks are training, not the interactions measured
+
+
+async def _load(url: str, students: int, trainers: int, seconds: float, seed: int) -> dict:
+    pages = [lesson.url_path for lesson in built_lessons()]
+    rng = random.Random(seed)
+    until = time.monotonic() + seconds
+    crowd = [Student(url, name=f"s{i}") for i in range(students)]
+    jobs = []
+    for i, student in enumerate(crowd):
+        if i < trainers:
+            jobs.append(_train(student, until))
+        else:
+            jobs.append(_browse(student, pages[i % len(pages)], until, random.Random(rng.random())))
+        await asyncio.sleep(0.05)  # students arrive over a few seconds, not in one instant
+    outcomes = await asyncio.gather(*(asyncio.wait_for(job, seconds + 180) for job in jobs), return_exceptions=True)
+    errors = [f"{s.name}: {o!r}" for s, o in zip(crowd, outcomes, strict=True) if isinstance(o, BaseException)]
+    for student in crowd:
+        errors += [f"{student.name}: {e}" for e in student.exceptions + student.errors]
+        await student.close()
+    interactions = [x for s in crowd[trainers:] for x in s.latencies]
+    ticks = [x for s in crowd[:trainers] for x in s.tick_latencies]
+    ms = lambda x: None if x is None else round(1000 * x, 1)  # noqa: E731
+    return {
+        "students": students,
+        "trainers": trainers,
+        "seconds": seconds,
+        "interactions": len(interactions),
+        "median_ms": ms(statistics.median(interactions)) if interactions else None,
+        "p90_ms": ms(percentile(interactions, 0.9)),
+        "p99_ms": ms(percentile(interactions, 0.99)),
+        "training_polls": len(ticks),
+        "poll_median_ms": ms(statistics.median(ticks)) if ticks else None,
+        "errors": len(errors),
+        "error_samples": errors[:5],
+    }
+
+
+def run_load(args) -> list[dict]:
+    rows = []
+    for n in args.students:
+        with server() as (url, pid):
+            before = machine()
+            row = asyncio.run(_load(url, n, min(args.trainers, n), args.seconds, args.seed))
+            row |= {"rss_mb_end": round(rss_mb(pid)), **before}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------- memory
+async def _train_once(student: Student, page: str) -> None:
+    await student.open(page)
+    await student.click("Train")
+    while student.widgets["Train"].proto.disabled:  # the page reruns itself when the run ends
+        await asyncio.sleep(0.5)
+        if not student.polling:
+            await student.change("Seed", 0)
+
+
+async def _memory(url: str, pid: int, n: int) -> dict:
+    first = Student(url, name="s0")
+    await _train_once(first, TRAIN_PAGE)
+    one = rss_mb(pid)
+    print(json.dumps({"sessions": 1, "rss_mb": round(one)}), flush=True)
+    others = [Student(url, name=f"s{i}") for i in range(1, n)]
+    await asyncio.gather(*(_train_once(s, TRAIN_PAGE) for s in others))
+    many = rss_mb(pid)
+    print(json.dumps({"sessions": n, "rss_mb": round(many)}), flush=True)
+    errors = [e for s in [first, *others] for e in s.exceptions + s.errors]
+    for s in [first, *others]:
+        await s.close()
+    after = {}
+    start = time.monotonic()
+    for mark in (10, 60, 120, 180):
+        await asyncio.sleep(max(0.0, start + mark - time.monotonic()))
+        after[f"{mark}s"] = round(rss_mb(pid))
+        print(json.dumps({"closed_for_s": mark, "rss_mb": after[f"{mark}s"]}), flush=True)
+    return {
+        "sessions": n,
+        "rss_mb_1_session": round(one),
+        "rss_mb_n_sessions": round(many),
+        "mb_per_extra_session": round((many - one) / max(n - 1, 1), 1),
+        "rss_mb_after_close": after,
+        "errors": len(errors),
+        "error_samples": errors[:5],
+    }
+
+
+def run_memory(args) -> dict:
+    with server() as (url, pid):
+        before = machine()
+        row = asyncio.run(_memory(url, pid, args.students[0])) | before
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["load", "memory"])
+    parser.add_argument("--students", type=int, nargs="+", default=None)
+    parser.add_argument("--trainers", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--write", action="store_true", help="store the figures in bench/classroom.json")
+    args = parser.parse_args()
+    if args.students is None:
+        args.students = [10, 30, 60] if args.mode == "load" else [30]
+    result = run_load(args) if args.mode == "load" else run_memory(args)
+    if args.write:
+        stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+        stored[args.mode] = result
+        RESULTS.write_text(json.dumps(stored, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""A simulated student: Streamlit's own websocket protocol, without a browser.
+
+The browser talks to ``streamlit run`` over one websocket (``/_stcore/stream``): it sends ``BackMsg``
+protobufs (``rerun_script`` with the page and every widget's value) and receives ``ForwardMsg`` protobufs
+(``new_session``, the page's ``delta``s, ``auto_rerun`` for a polling fragment, ``script_finished``). This
+client does the same with the ``websockets`` package (a Streamlit dependency) and Streamlit's own protobuf
+classes, so one process can be 60 students. It keeps what a browser keeps: the widgets it was sent (id,
+label, kind, fragment) and the values it set, and it answers ``auto_rerun`` the way the frontend does, by
+asking for the fragment's rerun every ``interval`` seconds, so a student watching a training run costs the
+server what a real one costs.
+
+Latency of one interaction: from sending the ``rerun_script`` to receiving its ``script_finished``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+WIDGETS = ("slider", "selectbox", "button", "number_input", "text_input", "radio", "checkbox", "segmented_control")
+# script_finished statuses (ForwardMsg.ScriptFinishedStatus) that end the run a client waits for
+FINISHED = {0, 3}  # FINISHED_SUCCESSFULLY, FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+ERROR_STATUS = 1  # FINISHED_WITH_COMPILE_ERROR
+EARLY = 2  # FINISHED_EARLY_FOR_RERUN: another request interrupted this run
+
+
+@dataclass
+class Widget:
+    id: str
+    kind: str  # "slider", "button", ...
+    label: str
+    fragment_id: str  # "" when the widget is not inside a fragment
+    proto: object  # the element's protobuf (min, max, step, options...)
+
+
+@dataclass
+class Student:
+    """One browser tab. ``await student.open(page)``, then ``change``/``click``; ``close`` when done."""
+
+    url: str  # http://host:port
+    name: str = "student"
+    widgets: dict[str, Widget] = field(default_factory=dict)  # label -> widget of the latest run
+    states: dict[str, WidgetState] = field(default_factory=dict)  # widget id -> value sent
+    exceptions: list[str] = field(default_factory=list)  # st.exception elements received
+    errors: list[str] = field(default_factory=list)  # protocol failures: timeouts, closed connections
+    latencies: list[float] = field(default_factory=list)  # seconds, one per completed interaction
+    tick_latencies: list[float] = field(default_factory=list)  # seconds, one per polling-fragment rerun
+    page_name: str = ""
+
+    def __post_init__(self):
+        self._ws = None
+        self._finished: asyncio.Queue[int] = asyncio.Queue()
+        self._fragments: dict[str, asyncio.Task] = {}
+        self._reader: asyncio.Task | None = None
+        self._lock = asyncio.Lock()  # one request in flight at a time, as a browser does
+
+    # ------------------------------------------------------------------------------------------ protocol
+    async def open(self, page_name: str, timeout: float = 120.0) -> float:
+        """Connect and run ``page_name`` (its URL path, "" for home). Returns the seconds the first run took."""
+        host = self.url.split("://", 1)[1]
+        self._ws = await websockets.connect(
+            f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], origin=self.url, max_size=None
+        )
+        self._reader = asyncio.create_task(self._read())
+        self.page_name = page_name
+        return await self._rerun(timeout=timeout)
+
+    async def close(self) -> None:
+        for task in self._fragments.values():
+            task.cancel()
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+
+    async def _send(self, fragment_id: str = "", auto: bool = False) -> None:
+        msg = BackMsg()
+        rerun = msg.rerun_script
+        rerun.query_string = ""
+        rerun.page_name = self.page_name
+        rerun.fragment_id = fragment_id
+        rerun.is_auto_rerun = auto
+        rerun.widget_states.widgets.extend(self.states.values())
+        await self._ws.send(msg.SerializeToString())
+
+    async def _rerun(self, fragment_id: str = "", timeout: float = 60.0, auto: bool = False) -> float:
+        async with self._lock:
+            while not self._finished.empty():
+                self._finished.get_nowait()
+            start = time.perf_counter()
+            await self._send(fragment_id, auto)
+            while True:
+                status = await asyncio.wait_for(self._finished.get(), timeout)
+                if status in FINISHED or status == ERROR_STATUS:
+                    break
+            seconds = time.perf_counter() - start
+            (self.tick_latencies if auto else self.latencies).append(seconds)
+            return seconds
+
+    async def _read(self) -> None:
+        async for data in self._ws:
+            msg = ForwardMsg()
+            msg.ParseFromString(data)
+            kind = msg.WhichOneof("type")
+            if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                self._element(msg.delta.new_element, msg.delta.fragment_id)
+            elif kind == "script_finished":
+                self._finished.put_nowait(int(msg.script_finished))
+            elif kind == "auto_rerun":
+                self._start_polling(msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
+            elif kind == "stop_auto_rerun":
+                self._stop_polling()
+
+    def _element(self, element, fragment_id: str) -> None:
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
+        elif kind in WIDGETS:
+            proto = getattr(element, kind)
+            self.widgets[proto.label] = Widget(proto.id, kind, proto.label, fragment_id, proto)
+
+    def _start_polling(self, fragment_id: str, interval: float) -> None:
+        if fragment_id in self._fragments:
+            return
+
+        async def poll():
+            while True:
+                await asyncio.sleep(interval)
+                try:
+                    await self._rerun(fragment_id, auto=True)  # waits for a control change in flight, if any
+                except (TimeoutError, websockets.ConnectionClosed) as error:
+                    self.errors.append(f"polling: {error!r}")
+                    return
+
+        self._fragments[fragment_id] = asyncio.create_task(poll())
+
+    def _stop_polling(self) -> None:
+        for task in self._fragments.values():
+            task.cancel()
+        self._fragments.clear()
+
+    @property
+    def polling(self) -> bool:
+        return bool(self._fragments)
+
+    # ---------------------------------------------------------------------------------------- actions
+    async def change(self, label: str, value) -> float:
+        """Set the widget labelled ``label`` (slider: number; selectbox: option index) and wait for the rerun."""
+        widget = self.widgets[label]
+        state = WidgetState(id=widget.id)
+        if widget.kind == "slider":
+            if widget.proto.data_type == 0:  # INT
+                state.int_array_value.data.append(int(value))
+            else:
+                state.double_array_value.data.append(float(value))
+        elif widget.kind in ("selectbox", "radio"):
+            state.int_value = int(value)
+        elif widget.kind == "number_input":
+            state.double_value = float(value)
+        elif widget.kind == "text_input":
+            state.string_value = str(value)
+        elif widget.kind == "checkbox":
+            state.bool_value = bool(value)
+        else:
+            raise ValueError(f"cannot change a {widget.kind}")
+        self.states[widget.id] = state
+        return await self._rerun(widget.fragment_id)
+
+    async def click(self, label: str) -> float:
+        """Press the button labelled ``label`` (a trigger: true for this run only, like the browser's)."""
+        widget = self.widgets[label]
+        self.states[widget.id] = WidgetState(id=widget.id, trigger_value=True)
+        try:
+            return await self._rerun(widget.fragment_id)
+        finally:
+            self.states.pop(widget.id, None)
+
+    def sliders(self) -> list[Widget]:
+        """The page's sliders that are not disabled: the controls a simulated student moves."""
+        return [w for w in self.widgets.values() if w.kind == "slider" and not w.proto.disabled]
