@@ -200,6 +200,8 @@ def evaluate(model: nn.Module, batch: Batch, batch_size: int = 500) -> float:
 
 def main_map_name(model: nn.Module) -> str | None:
     """The map a page draws first: ``"cross"``, or the last decoder layer's cross-attention."""
+    if hasattr(model, "main_map"):  # a model that names its own (minimodels.chains.ChainModel)
+        return model.main_map
     if isinstance(model, TinyTransformer):
         return f"decoder.{model.config.decoder_layers - 1}.cross"
     return None if model.config.attention == "none" else "cross"
