@@ -1,0 +1,699 @@
+r"""Lesson: scaling the dot product by √d_k (Part 2).
+
+The Transformer lecture, under "What about √d_k?": "For large values of d_k will also make dot-product attention
+large", next to the softmax. Vaswani et al. (2017, §3.2.1 and its footnote) give the argument computed here: if
+the components of q and k are independent with mean 0 and variance 1, then
+
+.. math:: q \cdot k = \sum_{i=1}^{d_k} q_i k_i,\qquad \mathbb{E}[q \cdot k] = 0,\qquad
+          \operatorname{Var}(q \cdot k) = d_k,
+
+so the scores spread like √d_k, the softmax puts nearly all its weight on one key, and its gradient, the
+Jacobian :math:`\partial\alpha/\partial e = \operatorname{diag}(\alpha) - \alpha\alpha^\top`, goes to zero.
+Dividing by √d_k gives the scores unit variance whatever d_k is.
+
+Three things are computed here:
+
+* the variance of q·k for random q, k, measured at every d_k with its standard error (from the sample size);
+* the softmax of N such scores, scaled and unscaled: entropy, largest weight and the Jacobian's size;
+* the two shipped GRU encoder–decoders that differ only in the scale (``dates-gru-dot`` and
+  ``dates-gru-scaled_dot``): their attention on one date, the spread of their raw q·k, and a live race of both
+  (``lessons.scoring.race``).
+
+Letters: d_k query/key size, N keys, n samples, S source and T target positions. No streamlit import.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+from torch import nn
+
+from lessons import scoring
+from lessons.charts import ATTENTION_COLORSCALE, safe_label
+from lessons.exercises import Exercise
+from minimodels.attention import masked_softmax
+from minimodels.decode import greedy
+from minimodels.tasks import Task, get_task, make_batch
+from minimodels.tokenizers import BOS_ID, EOS_ID, PAD_ID
+from minimodels.train import build_model
+
+D_SWEEP: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # the d_k of every curve
+SAMPLE_CHOICES: tuple[int, ...] = (100, 500, 2000, 8000)  # (q, k) pairs drawn per d_k
+HEATMAP_DS: tuple[int, ...] = (1, 4, 16, 64, 256, 1024)  # the rows of the one-query heatmaps
+MAX_KEYS = 16
+SATURATED = 0.99  # a softmax row counts as saturated when its largest weight is above this
+CHUNK = 1000  # pairs drawn at once, so 8000 pairs at d_k = 1024 never hold more than 2 × 4 MB
+
+# The lecture's worked example ("Thinking Machines"): q₁·k₁ = 112, q₁·k₂ = 96, divided by √64 = 8.
+LECTURE_SCORES: tuple[float, float] = (112.0, 96.0)
+LECTURE_TOKENS: tuple[str, str] = ("Thinking", "Machines")
+LECTURE_D_K = 64
+
+TASK = "dates"
+SCORES: tuple[str, ...] = ("dot", "scaled_dot")  # the two trained models: the same seq2seq, scale off and on
+LABELS = {"dot": "unscaled q·k", "scaled_dot": "scaled q·k / √d_k"}
+COLORS = {"dot": scoring.COLORS["dot"], "scaled_dot": scoring.COLORS["scaled_dot"]}
+MODEL_NAMES = {score: scoring.model_name(score) for score in SCORES}
+DEFAULT_DATE = "Sunday, November 22, 2026"
+
+
+def theoretical_std(d_k: int) -> float:
+    """Standard deviation of q·k for q, k with independent unit-variance components: √d_k."""
+    return math.sqrt(d_k)
+
+
+# ---------------------------------------------------------------------------------- variance of q·k
+@dataclass(frozen=True)
+class VariancePoint:
+    """The measured spread of q·k at one d_k, over ``samples`` independent (q, k) pairs."""
+
+    d_k: int
+    samples: int
+    mean: float  # sample mean of q·k (theory: 0)
+    variance: float  # unbiased sample variance of q·k (theory: d_k)
+    variance_se: float  # its standard error, estimated from the sample's fourth moment
+
+    @property
+    def scaled_variance(self) -> float:
+        """Variance of q·k / √d_k: the same sample divided by √d_k, so its variance is divided by d_k."""
+        return self.variance / self.d_k
+
+    @property
+    def scaled_variance_se(self) -> float:
+        return self.variance_se / self.d_k
+
+
+def dot_products(d_k: int, samples: int, generator: torch.Generator) -> torch.Tensor:
+    """``samples`` values of q·k, each from a fresh q and k with N(0, 1) components: ``(samples,)``."""
+    parts = []
+    for start in range(0, samples, CHUNK):
+        n = min(CHUNK, samples - start)
+        q = torch.randn(n, d_k, generator=generator, dtype=torch.float64)  # (n, d_k)
+        k = torch.randn(n, d_k, generator=generator, dtype=torch.float64)  # (n, d_k)
+        parts.append((q * k).sum(-1))  # (n,)
+    return torch.cat(parts)
+
+
+def variance_with_error(x: torch.Tensor) -> tuple[float, float]:
+    r"""Unbiased sample variance :math:`s^2` of ``x`` and its standard error.
+
+    For n independent draws, :math:`\operatorname{Var}(s^2) = \frac{1}{n}\left(\mu_4 - \frac{n-3}{n-1}\sigma^4
+    \right)`; the fourth central moment :math:`\mu_4` and :math:`\sigma^2` are estimated from the same sample,
+    so the error bar assumes nothing about the distribution of q·k.
+    """
+    n = x.numel()
+    if n < 4:
+        raise ValueError(f"need at least 4 samples for a variance and its error, got {n}")
+    centred = x.double() - x.double().mean()
+    s2 = float((centred**2).sum() / (n - 1))
+    m4 = float((centred**4).mean())
+    return s2, math.sqrt(max(m4 - (n - 3) / (n - 1) * s2**2, 0.0) / n)
+
+
+def variance_sweep(ds: Sequence[int] = D_SWEEP, samples: int = 2000, seed: int = 0) -> list[VariancePoint]:
+    """Measure mean and variance of q·k at every d_k of ``ds`` from ``samples`` random pairs each."""
+    if not 4 <= samples <= max(SAMPLE_CHOICES):
+        raise ValueError(f"use between 4 and {max(SAMPLE_CHOICES)} samples per d_k; got {samples}")
+    generator = torch.Generator().manual_seed(seed)
+    points = []
+    for d_k in ds:
+        x = dot_products(d_k, samples, generator)
+        variance, se = variance_with_error(x)
+        points.append(VariancePoint(d_k, samples, float(x.mean()), variance, se))
+    return points
+
+
+def variance_figure(points: Sequence[VariancePoint], z: float = 1.96) -> go.Figure:
+    """Measured variance of q·k and of q·k/√d_k against d_k (log–log), with ±``z`` standard errors, and the
+    theory: d_k and 1."""
+    ds = [p.d_k for p in points]
+    fig = go.Figure()
+    fig.add_scatter(x=ds, y=ds, mode="lines", name="theory: Var = d_k", line={"color": "#999", "dash": "dash"})
+    fig.add_scatter(
+        x=ds, y=[1.0] * len(ds), mode="lines", name="theory: Var = 1", line={"color": "#bbb", "dash": "dot"}
+    )
+    for name, values, errors in (
+        ("dot", [p.variance for p in points], [z * p.variance_se for p in points]),
+        ("scaled_dot", [p.scaled_variance for p in points], [z * p.scaled_variance_se for p in points]),
+    ):
+        fig.add_scatter(
+            x=ds, y=values, mode="markers+lines", name=f"measured: {LABELS[name]}",
+            marker={"color": COLORS[name], "size": 8}, line={"color": COLORS[name]},
+            error_y={"type": "data", "array": errors, "visible": True},
+            hovertemplate="d_k = %{x}<br>variance = %{y:.3f} ± %{error_y.array:.3f}<extra>" + LABELS[name]
+            + "</extra>",
+        )  # fmt: skip
+    fig.update_xaxes(type="log", title="d_k (log scale)", tickvals=ds, ticktext=[str(d) for d in ds])
+    fig.update_yaxes(type="log", title="variance of the score (log scale)")
+    fig.update_layout(height=420, margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": -0.2})
+    return fig
+
+
+def variance_rows(points: Sequence[VariancePoint], z: float = 1.96) -> list[dict]:
+    """One table row per d_k: the measured figures next to the theory, and whether the theory lies inside the
+    ±``z`` standard-error interval."""
+    return [
+        {
+            "d_k": p.d_k,
+            "mean of q·k": round(p.mean, 3),
+            "Var(q·k)": round(p.variance, 2),
+            "± 1.96 SE": round(z * p.variance_se, 2),
+            "theory": p.d_k,
+            "theory inside": abs(p.variance - p.d_k) <= z * p.variance_se,
+            "Var(q·k/√d_k)": round(p.scaled_variance, 3),
+        }
+        for p in points
+    ]
+
+
+# ----------------------------------------------------------------------------------- softmax of N scores
+def softmax_jacobian(weights: torch.Tensor) -> torch.Tensor:
+    r"""The softmax's Jacobian :math:`\partial\alpha_i/\partial e_j = \alpha_i(\delta_{ij} - \alpha_j)` for rows
+    of weights ``(..., N)``: ``(..., N, N)``. Every gradient that reaches the scores is multiplied by it."""
+    return torch.diag_embed(weights) - weights.unsqueeze(-1) * weights.unsqueeze(-2)  # (..., N, N)
+
+
+def entropy_bits(weights: torch.Tensor) -> torch.Tensor:
+    """Entropy in bits of each row ``(..., N)``: log₂ N when uniform, 0 when one key takes everything."""
+    logs = torch.where(weights > 0, torch.log2(weights.clamp_min(1e-300)), torch.zeros_like(weights))
+    return -(weights * logs).sum(-1)
+
+
+def random_scores(d_k: int, n_keys: int, samples: int, generator: torch.Generator) -> torch.Tensor:
+    """Raw scores q·k_i of ``samples`` random queries against ``n_keys`` random keys each, components N(0, 1):
+    ``(samples, N)``."""
+    q = torch.randn(samples, 1, d_k, generator=generator, dtype=torch.float64)  # (n, 1, d_k)
+    k = torch.randn(samples, n_keys, d_k, generator=generator, dtype=torch.float64)  # (n, N, d_k)
+    return (q @ k.transpose(1, 2)).squeeze(1)  # (n, 1, d_k) @ (n, d_k, N) -> (n, N)
+
+
+def softmax_statistics(scores: torch.Tensor) -> dict[str, float]:
+    """What a softmax makes of rows of scores ``(n, N)``: mean entropy (bits), mean largest weight, the share of
+    saturated rows, and the mean Frobenius norm of its Jacobian (how much gradient gets through)."""
+    weights = torch.softmax(scores, dim=-1)  # (n, N)
+    largest = weights.amax(-1)
+    return {
+        "entropy (bits)": float(entropy_bits(weights).mean()),
+        "largest α": float(largest.mean()),
+        "saturated rows": float((largest > SATURATED).double().mean()),
+        "gradient ‖∂α/∂e‖": float(torch.linalg.matrix_norm(softmax_jacobian(weights)).mean()),
+    }
+
+
+def softmax_sweep(n_keys: int, ds: Sequence[int] = D_SWEEP, samples: int = 500, seed: int = 0) -> list[dict]:
+    """For every d_k: the softmax of ``n_keys`` random scores, unscaled and divided by √d_k, averaged over
+    ``samples`` queries. Both use the same draws, so the only difference is the scale."""
+    if not 2 <= n_keys <= MAX_KEYS:
+        raise ValueError(f"use between 2 and {MAX_KEYS} keys; got {n_keys}")
+    generator = torch.Generator().manual_seed(seed)
+    rows = []
+    for d_k in ds:
+        scores = random_scores(d_k, n_keys, samples, generator)
+        for name, e in (("dot", scores), ("scaled_dot", scores / math.sqrt(d_k))):
+            rows.append({"d_k": d_k, "score": LABELS[name], **softmax_statistics(e)})
+    return rows
+
+
+def uniform_statistics(n_keys: int) -> dict[str, float]:
+    """The same figures for equal scores (a uniform softmax): the ceiling of entropy and gradient."""
+    return softmax_statistics(torch.zeros(1, n_keys, dtype=torch.float64))
+
+
+def softmax_figure(rows: Sequence[dict], n_keys: int) -> go.Figure:
+    """Three panels against d_k (log scale): entropy, largest weight and the Jacobian's norm, scaled vs not."""
+    panels = ("entropy (bits)", "largest α", "gradient ‖∂α/∂e‖")
+    fig = make_subplots(rows=1, cols=3, subplot_titles=[f"{p} of softmax" for p in panels], horizontal_spacing=0.07)
+    uniform = uniform_statistics(n_keys)
+    ds = sorted({r["d_k"] for r in rows})
+    for col, panel in enumerate(panels, start=1):
+        for name in SCORES:
+            these = [r for r in rows if r["score"] == LABELS[name]]
+            fig.add_scatter(
+                x=[r["d_k"] for r in these], y=[r[panel] for r in these], mode="markers+lines",
+                name=LABELS[name], legendgroup=name, showlegend=col == 1,
+                marker={"color": COLORS[name]}, line={"color": COLORS[name]},
+                hovertemplate="d_k = %{x}<br>" + panel + " = %{y:.4f}<extra>" + LABELS[name] + "</extra>",
+                row=1, col=col,
+            )  # fmt: skip
+        if panel != "largest α":
+            fig.add_scatter(
+                x=ds, y=[uniform[panel]] * len(ds), mode="lines", line={"color": "#bbb", "dash": "dot"},
+                name="equal scores (uniform α)", legendgroup="uniform", showlegend=col == 1, row=1, col=col,
+                hoverinfo="skip",
+            )  # fmt: skip
+        fig.update_xaxes(type="log", title="d_k", tickvals=ds[::2], ticktext=[str(d) for d in ds[::2]], row=1, col=col)
+    fig.update_yaxes(rangemode="tozero")
+    fig.update_yaxes(range=[0, 1.02], row=1, col=2)
+    fig.update_layout(height=380, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h", "y": -0.25})
+    fig.update_annotations(font_size=13)
+    return fig
+
+
+@dataclass(frozen=True)
+class OneQuery:
+    """One random query against ``N`` random keys at each d_k of ``ds``: raw scores and both softmaxes."""
+
+    ds: tuple[int, ...]
+    scores: np.ndarray  # (len(ds), N) raw q·k_i
+    weights: dict[str, np.ndarray]  # score -> (len(ds), N) α
+
+    @property
+    def key_labels(self) -> list[str]:
+        return [f"k{i + 1}" for i in range(self.scores.shape[1])]
+
+    @property
+    def row_labels(self) -> list[str]:
+        return [f"d_k = {d}" for d in self.ds]
+
+
+def one_query(n_keys: int, ds: Sequence[int] = HEATMAP_DS, seed: int = 0) -> OneQuery:
+    """A fresh random query and ``n_keys`` keys at each d_k; softmax of the scores unscaled and scaled."""
+    if not 2 <= n_keys <= MAX_KEYS:
+        raise ValueError(f"use between 2 and {MAX_KEYS} keys; got {n_keys}")
+    generator = torch.Generator().manual_seed(seed)
+    scores = torch.cat([random_scores(d, n_keys, 1, generator) for d in ds])  # (len(ds), N)
+    root = torch.tensor([math.sqrt(d) for d in ds], dtype=torch.float64).unsqueeze(1)  # (len(ds), 1)
+    weights = {"dot": torch.softmax(scores, -1).numpy(), "scaled_dot": torch.softmax(scores / root, -1).numpy()}
+    return OneQuery(tuple(ds), scores.numpy(), weights)
+
+
+def one_query_figure(example: OneQuery) -> go.Figure:
+    """Two heatmaps side by side: α of the same scores, unscaled (left) and divided by √d_k (right); rows d_k."""
+    fig = make_subplots(
+        rows=1, cols=2, subplot_titles=[f"α = softmax({LABELS[s]})" for s in SCORES], horizontal_spacing=0.08
+    )
+    xs = example.key_labels
+    ys = example.row_labels
+    for col, name in enumerate(SCORES, start=1):
+        z = example.weights[name]
+        customdata = np.stack([example.scores, np.broadcast_to(np.sqrt(np.array(example.ds))[:, None], z.shape)], -1)
+        shown = "e = %{customdata[0]:.2f}" if name == "dot" else "e = %{customdata[0]:.2f} / %{customdata[1]:.1f}"
+        fig.add_trace(
+            go.Heatmap(
+                z=z, x=xs, y=ys, customdata=customdata, coloraxis="coloraxis", xgap=1, ygap=1,
+                text=np.vectorize(lambda v: f"{v:.2f}")(z), texttemplate="%{text}",
+                hovertemplate="%{y}, %{x}<br>" + shown + "<br>α = %{z:.4f}<extra>" + LABELS[name] + "</extra>",
+            ),
+            row=1, col=col,
+        )  # fmt: skip
+        fig.update_yaxes(autorange="reversed", row=1, col=col)
+    fig.update_layout(
+        height=120 + 44 * len(ys),
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "α"}},
+    )
+    fig.update_annotations(font_size=13)
+    return fig
+
+
+# ---------------------------------------------------------------------------------- the lecture's example
+@dataclass(frozen=True)
+class LectureExample:
+    scores: tuple[float, ...]  # q₁·k₁, q₁·k₂
+    scaled: tuple[float, ...]  # divided by √d_k
+    weights_scaled: tuple[float, ...]  # softmax of the scaled scores: the lecture's 0.88, 0.12
+    weights_unscaled: tuple[float, ...]  # softmax of the raw scores
+    gradient_scaled: float  # ‖∂α/∂e‖ at the scaled scores
+    gradient_unscaled: float  # ... at the raw ones
+
+
+def lecture_example(scores: Sequence[float] = LECTURE_SCORES, d_k: int = LECTURE_D_K) -> LectureExample:
+    """The lecture's "Thinking Machines" row, with and without the division by √d_k."""
+    e = torch.tensor(scores, dtype=torch.float64)
+    scaled = e / math.sqrt(d_k)
+    a_scaled, a_raw = torch.softmax(scaled, -1), torch.softmax(e, -1)
+    norm = torch.linalg.matrix_norm
+    return LectureExample(
+        tuple(e.tolist()),
+        tuple(scaled.tolist()),
+        tuple(a_scaled.tolist()),
+        tuple(a_raw.tolist()),
+        float(norm(softmax_jacobian(a_scaled))),
+        float(norm(softmax_jacobian(a_raw))),
+    )
+
+
+def lecture_rows(example: LectureExample) -> list[dict]:
+    """The lecture's table, with one more row: what the softmax gives without the division."""
+    d = math.sqrt(LECTURE_D_K)
+    rows = [
+        ("Score q₁·kᵢ", [f"{s:g}" for s in example.scores]),
+        (f"Divide by {d:g} (√d_k)", [f"{s:g}" for s in example.scaled]),
+        ("Softmax", [f"{a:.2f}" for a in example.weights_scaled]),
+        ("Softmax without dividing", [f"{a:.7f}" for a in example.weights_unscaled]),
+    ]
+    return [{"": name, **dict(zip(LECTURE_TOKENS, values, strict=True))} for name, values in rows]
+
+
+# ------------------------------------------------------------------------------------ the trained models
+@dataclass(frozen=True)
+class Alignment:
+    """One date through one trained model: the attention it used and the scores behind it."""
+
+    output: str
+    source: list[str]  # S source characters, "</s>" last
+    target: list[str]  # T output characters, "</s>" last when the model ended
+    weights: np.ndarray  # (T, S) α
+    raw: np.ndarray  # (T, S) raw q·k: decoder state sₜ · encoder state hᵢ
+    seen: np.ndarray  # (T, S) the scores the softmax saw: q·k, or q·k / √d_k
+    message: str | None  # what the tokenizer changed in the text (unknown characters, cut), or None
+
+
+def check_date_text(text: str) -> str | None:
+    """A message for the student when the text cannot be decoded, or None."""
+    if not text.strip():
+        return "Type a date first, for example “Sunday, November 22, 2026”."
+    return None
+
+
+def _decoder_queries(model: nn.Module, memory, target_in: torch.Tensor) -> torch.Tensor:
+    """The decoder states sₜ ``(B, T, D)`` a Luong-style model (attending after its step) scores the keys with,
+    fed ``target_in`` (BOS and the previous tokens): as in ``Seq2Seq.forward``."""
+    if model.config.query != "current":
+        raise ValueError(f"the {model.config.attention} model attends before its step; this lesson reads sₜ")
+    queries, _ = model._fused(model.target_embedding(target_in), memory.final)  # (B, T, D)
+    return queries
+
+
+@torch.inference_mode()
+def align(model: nn.Module, task: Task, text: str) -> Alignment | str:
+    """Decode ``text`` greedily and recompute each step's scores; the alignment, or a message for the student
+    when the text is unusable."""
+    message = check_date_text(text)
+    if message:
+        return message
+    encoded = task.encode_source(text)
+    if encoded.empty:
+        return encoded.message or "Type a date first."
+    source = torch.tensor([[*encoded.ids, EOS_ID]])  # (1, S)
+    memory = model.encode(source, torch.tensor([source.size(1)]))
+    decoded = greedy(model, source, torch.tensor([source.size(1)]), max_len=2 * task.max_target_len + 1)
+    steps = int(decoded.lengths[0])
+    tokens = decoded.tokens[0, :steps].tolist()
+    target_in = torch.tensor([[BOS_ID, *tokens[: steps - 1]]])  # (1, T): what each step was fed
+    queries = _decoder_queries(model, memory, target_in)  # (1, T, D)
+    raw = queries @ memory.states.transpose(1, 2)  # (1, T, D) @ (1, D, S) -> (1, T, S)
+    seen = model.scores(queries, memory)  # (1, T, S)
+    tokenizer = task.target_tokenizer
+    return Alignment(
+        output=tokenizer.decode(decoded.sequences()[0]),
+        source=[*encoded.pieces, task.source_tokenizer.id_to_piece(EOS_ID)],
+        target=[tokenizer.id_to_piece(i) for i in tokens],
+        weights=decoded.attention["cross"][0, :steps].float().numpy(),
+        raw=raw[0].float().numpy(),
+        seen=seen[0].float().numpy(),
+        message=encoded.message,
+    )
+
+
+VIEWS = {
+    "weights": "attention weights α",
+    "raw": "raw scores q·k",
+    "seen": "the scores the softmax sees",
+}
+
+
+def alignment_figure(alignments: Mapping[str, Alignment], view: str = "weights", height: int = 440) -> go.Figure:
+    """The models' maps side by side (output characters down, source characters across) on one colour scale:
+    α from 0 to 1 (``view="weights"``), or raw / softmax-seen scores on a red–blue scale centred on 0 and shared
+    by both panels, so their magnitudes compare at a glance."""
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
+    present = [s for s in SCORES if s in alignments]
+    if not present:
+        raise ValueError("no alignments to draw")
+    titles = [safe_label(f"{LABELS[s]} · “{alignments[s].output}”", max_chars=60) for s in present]
+    fig = make_subplots(rows=1, cols=len(present), subplot_titles=titles, horizontal_spacing=0.08)
+    values = {s: np.asarray(getattr(alignments[s], view), dtype=float) for s in present}
+    bound = max(float(np.abs(v).max()) for v in values.values()) or 1.0
+    name = {"weights": "α", "raw": "q·k", "seen": "e"}[view]
+    for col, score in enumerate(present, start=1):
+        a, z = alignments[score], values[score]
+        xs = [safe_label(scoring.display_token(t)) for t in a.source]
+        ys = [safe_label(scoring.display_token(t)) for t in a.target]
+        if z.shape != (len(ys), len(xs)):
+            raise ValueError(f"{score}: a map of shape {z.shape} does not match {len(ys)} × {len(xs)} tokens")
+        customdata = np.empty(z.shape + (2,), dtype=object)
+        for r, y in enumerate(ys):
+            for c, x in enumerate(xs):
+                customdata[r, c] = (y, x)
+        fig.add_trace(
+            go.Heatmap(
+                z=z, x=list(range(len(xs))), y=list(range(len(ys))), customdata=customdata, coloraxis="coloraxis",
+                hovertemplate="%{customdata[0]} → %{customdata[1]}<br>" + name + " = %{z:.4f}<extra>"
+                + LABELS[score] + "</extra>", xgap=1, ygap=1,
+            ),
+            row=1, col=col,
+        )  # fmt: skip
+        fig.update_xaxes(tickmode="array", tickvals=list(range(len(xs))), ticktext=xs, tickangle=0, row=1, col=col)
+        fig.update_yaxes(
+            tickmode="array", tickvals=list(range(len(ys))), ticktext=ys, autorange="reversed", row=1, col=col
+        )
+    if view == "weights":
+        colors = {"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0}
+    else:
+        colors = {"colorscale": "RdBu", "reversescale": True, "cmid": 0.0, "cmin": -bound, "cmax": bound}
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        coloraxis={**colors, "colorbar": {"title": name}},
+    )
+    fig.update_annotations(font_size=13)
+    return fig
+
+
+@dataclass(frozen=True)
+class ScoreSpread:
+    """What a trained model's attention scores look like over held-out sentences (teacher forced)."""
+
+    score: str  # "dot" | "scaled_dot"
+    d_k: int  # the size of q and k (the GRU's hidden size)
+    q_std: float  # std of the query components (decoder states sₜ)
+    k_std: float  # std of the key components (encoder states hᵢ)
+    raw_std: float  # std of q·k within a row (around the row's mean), averaged over rows
+    raw_range: tuple[float, float]  # the smallest and largest q·k seen
+    seen_std: float  # the same for the scores the softmax sees (q·k, or q·k/√d_k)
+    largest: float  # mean largest α
+    saturated: float  # share of rows whose largest α is above SATURATED
+    entropy: float  # mean entropy of α, bits
+    rows: int  # softmax rows measured
+
+    @property
+    def predicted_raw_std(self) -> float:
+        """√d_k · σ_q · σ_k: the spread q·k would have if its components were independent random numbers."""
+        return math.sqrt(self.d_k) * self.q_std * self.k_std
+
+
+@torch.inference_mode()
+def score_spread(model: nn.Module, task: Task, score: str, split: str = "valid", limit: int = 200) -> ScoreSpread:
+    """The raw q·k of a trained Luong-style model (query sₜ after the decoder step) on ``limit`` sentences of
+    ``split``, fed the gold previous characters. Padding positions are left out everywhere."""
+    batch = make_batch(list(getattr(task, split))[:limit], task)
+    memory = model.encode(batch.source, batch.source_lengths)
+    queries = _decoder_queries(model, memory, batch.target_in)  # (B, T, D)
+    raw = queries @ memory.states.transpose(1, 2)  # (B, T, D) @ (B, D, S) -> (B, T, S)
+    seen = model.scores(queries, memory)  # (B, T, S): what the softmax sees
+    weights = masked_softmax(seen, memory.mask.unsqueeze(1))  # (B, T, S)
+    live = batch.target_in != PAD_ID  # (B, T)
+    row_keys = memory.mask.unsqueeze(1).expand_as(raw)[live]  # (R, S)
+
+    def row_std(e: torch.Tensor) -> float:
+        e = e[live]  # (R, S)
+        n = row_keys.sum(-1, keepdim=True)
+        mean = (e * row_keys).sum(-1, keepdim=True) / n
+        return float((((e - mean) ** 2 * row_keys).sum(-1) / n).sqrt().mean())
+
+    alpha = weights[live]  # (R, S)
+    largest = alpha.amax(-1)
+    raw_values = raw[live][row_keys]
+    return ScoreSpread(
+        score=score,
+        d_k=int(queries.size(-1)),
+        q_std=float(queries[live].std()),
+        k_std=float(memory.states[memory.mask].std()),
+        raw_std=row_std(raw),
+        raw_range=(float(raw_values.min()), float(raw_values.max())),
+        seen_std=row_std(seen),
+        largest=float(largest.mean()),
+        saturated=float((largest > SATURATED).float().mean()),
+        entropy=float(entropy_bits(alpha.double()).mean()),
+        rows=int(live.sum()),
+    )
+
+
+def fresh_spread(score: str, seed: int = 0) -> ScoreSpread:
+    """The same figures for an untrained model (weights drawn from ``seed``): where training starts."""
+    task = get_task(TASK)
+    return score_spread(build_model(MODEL_NAMES[score], task, seed=seed).eval(), task, score)
+
+
+def spread_rows(spreads: Mapping[str, ScoreSpread]) -> list[dict]:
+    return [
+        {
+            "model": LABELS[s.score],
+            "d_k": s.d_k,
+            "std of q components": round(s.q_std, 3),
+            "std of k components": round(s.k_std, 3),
+            "spread of raw q·k in a row": round(s.raw_std, 2),
+            "√d_k·σ_q·σ_k": round(s.predicted_raw_std, 2),
+            "raw q·k from … to": f"{s.raw_range[0]:.1f} … {s.raw_range[1]:.1f}",
+            "spread the softmax sees": round(s.seen_std, 2),
+            "mean largest α": round(s.largest, 3),
+            f"rows with α > {SATURATED}": f"{s.saturated:.0%}",
+            "entropy (bits)": round(s.entropy, 2),
+        }
+        for s in spreads.values()
+    ]
+
+
+def spread_observations(spreads: Mapping[str, ScoreSpread]) -> list[str]:
+    """What the measured spreads say, in sentences computed from them."""
+    dot, scaled = spreads["dot"], spreads["scaled_dot"]
+    root = math.sqrt(scaled.d_k)
+    return [
+        f"The trained states are not unit-variance: their components have a standard deviation of "
+        f"{dot.q_std:.2f} and {dot.k_std:.2f} (unscaled model), {scaled.q_std:.2f} and {scaled.k_std:.2f} (scaled "
+        "model), and GRU states can never leave [−1, 1].",
+        f"Raw q·k spreads by **{dot.raw_std:.1f}** in the unscaled model and **{scaled.raw_std:.1f}** in the scaled "
+        f"one. The scaled model's softmax sees that divided by √{scaled.d_k} = {root:g}: **{scaled.seen_std:.2f}**."
+        + (
+            f" Training made up for {ratio:.1f}× of the {root:g}× the scale takes away, no more: the states it "
+            "multiplies are bounded."
+            if (ratio := scaled.raw_std / dot.raw_std) > 1
+            else ""
+        ),
+        f"So the unscaled model's attention is the peaked one: mean largest α **{dot.largest:.2f}**, "
+        f"{dot.saturated:.0%} of rows above {SATURATED} — against **{scaled.largest:.2f}** and "
+        f"{scaled.saturated:.0%} for the scaled model.",
+    ]
+
+
+def training_records(manifest: Mapping[str, Mapping]) -> list[dict]:
+    """The shipped checkpoints' training records (``assets/checkpoints/manifest.json``), one row per model."""
+    rows = []
+    for score in SCORES:
+        entry = manifest.get(f"{TASK}-{MODEL_NAMES[score]}")
+        if entry is None:
+            continue
+        align_acc = entry.get("test_alignment_accuracy")
+        rows.append(
+            {
+                "model": LABELS[score],
+                "checkpoint": f"{TASK}-{MODEL_NAMES[score]}",
+                "steps": entry.get("steps"),
+                "seconds": entry.get("seconds"),
+                "held-out exact match": entry.get("exact_match"),
+                "test exact match": entry.get("test_exact_match"),
+                "alignment accuracy": align_acc,
+                "parameters": entry.get("parameters"),
+            }
+        )
+    return rows
+
+
+def race_runs(results: scoring.Results) -> dict[str, list[scoring.RunSummary]]:
+    """The scoring lesson's shipped race (``assets/results/scoring.json``), its two dot-product models only."""
+    return {score: results.runs[score] for score in SCORES if score in results.runs}
+
+
+# ------------------------------------------------------------------------------------------- live race
+def new_models(task: Task, seed: int = 0) -> dict[str, nn.Module]:
+    """Two fresh GRU encoder–decoders from the same ``seed``: identical weights, the scale their only difference."""
+    return {score: build_model(MODEL_NAMES[score], task, seed=seed) for score in SCORES}
+
+
+def new_race(seed: int, budget_seconds: float):
+    """Both models for one student and the function that races them (``lessons.scoring.race``): turns of a few
+    steps each, same batches, each model's own compute seconds. ``(models, train_fn(on_progress))``."""
+    if not 0 < budget_seconds <= 120:
+        raise ValueError(f"a budget of {budget_seconds} s per model is outside 0–120 s")
+    task = get_task(TASK)
+    models = new_models(task, seed)
+    config = scoring.race_config(seed)
+
+    def train_fn(on_progress):
+        return scoring.race(models, task, config, budget_seconds=budget_seconds, on_progress=on_progress)
+
+    return models, train_fn
+
+
+# ------------------------------------------------------------------------------------------ exercises
+def exercises(spreads: Mapping[str, ScoreSpread] | None = None) -> list[Exercise]:
+    """Check-yourself questions; every answer is computed here."""
+    example = lecture_example()
+    machines = example.weights_unscaled[1]
+    gap = LECTURE_SCORES[0] - LECTURE_SCORES[1]
+    buckets = ("about 0.12, as with scaling", "about 0.5", "about 0.01", "less than one in a million")
+    if machines < 1e-6:
+        bucket = 3
+    elif machines < 0.05:
+        bucket = 2
+    else:
+        bucket = 1 if abs(machines - 0.5) < abs(machines - 0.12) else 0
+    d_big = 256
+    out = [
+        Exercise(
+            key="scaling.ex1",
+            prompt=(
+                f"q and k have independent components with mean 0 and variance 1, and d_k = {LECTURE_D_K}. What is "
+                "the **standard deviation** of q·k?"
+            ),
+            answer=theoretical_std(LECTURE_D_K),
+            tolerance=0.05,
+            explanation=(
+                f"Each product qᵢkᵢ has variance 1, and the {LECTURE_D_K} of them are independent, so the variances "
+                f"add up to {LECTURE_D_K}; the standard deviation is √{LECTURE_D_K} = {theoretical_std(64):g}."
+            ),
+            hint="Variances of independent terms add up; the standard deviation is the square root of the variance.",
+        ),
+        Exercise(
+            key="scaling.ex2",
+            prompt=f"Same q and k with d_k = {d_big}. What is the **variance** of q·k / √d_k?",
+            answer=theoretical_std(d_big) ** 2 / d_big,
+            tolerance=0.01,
+            explanation="Dividing by √d_k divides the variance by d_k: d_k / d_k = 1, whatever d_k is.",
+            hint="Var(c·X) = c²·Var(X).",
+        ),
+        Exercise(
+            key="scaling.ex3",
+            prompt=(
+                f"The lecture divides q₁·k₁ = {LECTURE_SCORES[0]:g} and q₁·k₂ = {LECTURE_SCORES[1]:g} by 8 and gets "
+                f"weights {example.weights_scaled[0]:.2f} and {example.weights_scaled[1]:.2f}. Without the division, "
+                f"what weight would “{LECTURE_TOKENS[1]}” get?"
+            ),
+            choices=buckets,
+            answer=bucket,
+            explanation=(
+                f"softmax({LECTURE_SCORES[0]:g}, {LECTURE_SCORES[1]:g}) gives it e^−{gap:g} / (1 + e^−{gap:g}) = "
+                f"{machines:.2e}: the softmax is saturated, "
+                f"and its gradient shrinks from {example.gradient_scaled:.3f} to {example.gradient_unscaled:.1e}."
+            ),
+            hint="Only the difference of the two scores matters: how big is e to the minus that difference?",
+        ),
+    ]
+    if spreads is not None and set(spreads) == set(SCORES):
+        peaked = max(SCORES, key=lambda s: spreads[s].largest)
+        choices = tuple(LABELS[s] for s in SCORES)
+        out.append(
+            Exercise(
+                key="scaling.ex4",
+                prompt=(
+                    "Read the table of the two trained models: which one's attention is **more peaked** "
+                    "(larger mean largest α)?"
+                ),
+                choices=choices,
+                answer=SCORES.index(peaked),
+                explanation=(
+                    f"{LABELS[peaked]}: mean largest α {spreads[peaked].largest:.2f}. Its softmax sees the raw q·k "
+                    "spread undivided."
+                ),
+                hint="Compare the column “mean largest α”.",
+            )
+        )
+    return out

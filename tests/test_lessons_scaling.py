@@ -1,0 +1,244 @@
+"""The scaling lesson's numbers: the variance of q·k against d_k within its sampling error, the softmax's
+saturation and Jacobian, the lecture's example, and the two trained models' scores."""
+
+import json
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+import torch
+
+from lessons import scaling
+from lessons.pretrained import CHECKPOINTS, load_pretrained
+from minimodels.tasks import get_task
+
+
+def exact_variance_se(d_k: int, n: int) -> float:
+    """Standard error of the sample variance of q·k for N(0, 1) components, from the exact moments:
+    σ² = d_k and μ₄ = E[(q·k)⁴] = 3d_k² + 6d_k (each term q_i k_i has variance 1 and fourth moment 9)."""
+    sigma2, mu4 = d_k, 3 * d_k**2 + 6 * d_k
+    return math.sqrt((mu4 - (n - 3) / (n - 1) * sigma2**2) / n)
+
+
+def two_sided_z(alpha: float, tests: int) -> float:
+    """The normal quantile for a family-wise two-sided level ``alpha`` over ``tests`` comparisons (Bonferroni)."""
+    return NormalDist().inv_cdf(1 - alpha / (2 * tests))
+
+
+# ------------------------------------------------------------------------------------------ variance of q·k
+SEEDS = (0, 1, 2)
+SAMPLES = 2000
+
+
+@pytest.fixture(scope="module")
+def sweeps():
+    return {seed: scaling.variance_sweep(samples=SAMPLES, seed=seed) for seed in SEEDS}
+
+
+def test_variance_of_q_dot_k_is_d_k_within_sampling_error(sweeps):
+    """Var(q·k) = d_k: every measured variance lies within z standard errors of d_k, the standard error computed
+    exactly from the sample size, z for a 1-in-1000 family-wise false alarm over every d_k and seed."""
+    z = two_sided_z(1e-3, len(SEEDS) * len(scaling.D_SWEEP))
+    for seed, points in sweeps.items():
+        assert [p.d_k for p in points] == list(scaling.D_SWEEP)
+        for p in points:
+            assert p.samples == SAMPLES
+            assert abs(p.variance - p.d_k) <= z * exact_variance_se(p.d_k, SAMPLES), (seed, p)
+            assert abs(p.mean) <= z * math.sqrt(p.d_k / SAMPLES), (seed, p)  # E[q·k] = 0, SE √(d_k / n)
+            assert abs(p.scaled_variance - 1) <= z * exact_variance_se(p.d_k, SAMPLES) / p.d_k, (seed, p)
+
+
+def test_the_variance_test_can_fail(sweeps):
+    """The tolerance is narrow enough to reject a wrong law: Var = √d_k, 2·d_k or 1 lies outside it."""
+    z = two_sided_z(1e-3, len(SEEDS) * len(scaling.D_SWEEP))
+    big = sweeps[0][-1]
+    se = exact_variance_se(big.d_k, SAMPLES)
+    assert abs(big.variance - math.sqrt(big.d_k)) > z * se
+    assert abs(big.variance - 2 * big.d_k) > z * se
+    assert abs(big.variance - 1) > z * se
+
+
+def test_the_reported_standard_error_matches_the_exact_one(sweeps):
+    """The page's error bars are estimated from each sample's fourth moment; pooled over seeds, they agree with the
+    exact standard error within the estimate's own sampling error (a few per cent at n = 2000)."""
+    for i, d_k in enumerate(scaling.D_SWEEP):
+        estimated = np.mean([sweeps[seed][i].variance_se for seed in SEEDS])
+        assert estimated == pytest.approx(exact_variance_se(d_k, SAMPLES), rel=0.15), d_k
+
+
+def test_variance_with_error_on_a_sample_with_known_moments():
+    n = 1000
+    x = torch.tensor([-1.0, 1.0] * (n // 2))  # mean 0, every |x| = 1: m₂ = 1, m₄ = 1
+    s2, se = scaling.variance_with_error(x)
+    assert s2 == pytest.approx(n / (n - 1))
+    assert se == pytest.approx(math.sqrt((1 - (n - 3) / (n - 1) * (n / (n - 1)) ** 2) / n))
+    with pytest.raises(ValueError):
+        scaling.variance_with_error(torch.ones(3))
+
+
+def test_same_seed_same_figures_and_sample_bounds():
+    a = scaling.variance_sweep(ds=(4, 64), samples=100, seed=3)
+    assert a == scaling.variance_sweep(ds=(4, 64), samples=100, seed=3)
+    assert a != scaling.variance_sweep(ds=(4, 64), samples=100, seed=4)
+    with pytest.raises(ValueError):
+        scaling.variance_sweep(samples=10**6)
+
+
+def test_variance_figure_and_rows():
+    points = scaling.variance_sweep(ds=(1, 16, 256), samples=500)
+    fig = scaling.variance_figure(points)
+    assert [t.name for t in fig.data][2:] == [f"measured: {scaling.LABELS[s]}" for s in scaling.SCORES]
+    assert list(fig.data[2].y) == [p.variance for p in points]
+    assert list(fig.data[3].error_y.array) == pytest.approx([1.96 * p.scaled_variance_se for p in points])
+    rows = scaling.variance_rows(points)
+    assert [r["theory"] for r in rows] == [1, 16, 256]
+    assert all(r["theory inside"] == (abs(r["Var(q·k)"] - r["theory"]) <= r["± 1.96 SE"] + 0.01) for r in rows)
+
+
+# ------------------------------------------------------------------------------------------------- softmax
+def test_softmax_jacobian_is_autograd_s():
+    e = torch.randn(5, dtype=torch.float64)
+    expected = torch.autograd.functional.jacobian(lambda x: torch.softmax(x, -1), e)
+    assert torch.allclose(scaling.softmax_jacobian(torch.softmax(e, -1)), expected)
+
+
+def test_entropy_bits_of_uniform_and_one_hot():
+    assert float(scaling.entropy_bits(torch.full((8,), 1 / 8))) == pytest.approx(3.0)
+    assert float(scaling.entropy_bits(torch.tensor([1.0, 0.0, 0.0]))) == 0.0
+
+
+def test_unscaled_softmax_saturates_and_its_gradient_vanishes_as_d_k_grows():
+    rows = scaling.softmax_sweep(8, ds=(1, 16, 1024), samples=400)
+    by = {(r["d_k"], r["score"]): r for r in rows}
+    dot, scaled = scaling.LABELS["dot"], scaling.LABELS["scaled_dot"]
+    assert by[(1, dot)] == {**by[(1, scaled)], "score": dot}  # √1 = 1: the same numbers
+    assert by[(1024, dot)]["largest α"] > by[(16, dot)]["largest α"] > by[(1, dot)]["largest α"]
+    assert by[(1024, dot)]["saturated rows"] > 0.5
+    assert by[(1024, dot)]["entropy (bits)"] < 0.1 * by[(1024, scaled)]["entropy (bits)"]
+    assert by[(1024, dot)]["gradient ‖∂α/∂e‖"] < 0.25 * by[(1024, scaled)]["gradient ‖∂α/∂e‖"]
+    uniform = scaling.uniform_statistics(8)
+    assert uniform["entropy (bits)"] == pytest.approx(3.0)
+    for d_k in (16, 1024):  # scaled: well below the uniform ceiling but nowhere near saturated, whatever d_k
+        assert 0.5 * uniform["entropy (bits)"] < by[(d_k, scaled)]["entropy (bits)"] < uniform["entropy (bits)"]
+        assert by[(d_k, scaled)]["saturated rows"] < 0.05
+    with pytest.raises(ValueError):
+        scaling.softmax_sweep(1)
+
+
+def test_one_query_uses_the_same_scores_for_both_maps():
+    example = scaling.one_query(5, seed=2)
+    assert example.scores.shape == (len(scaling.HEATMAP_DS), 5)
+    for name in scaling.SCORES:
+        assert np.allclose(example.weights[name].sum(1), 1.0)
+    assert np.allclose(example.weights["dot"][0], example.weights["scaled_dot"][0])  # d_k = 1
+    root = np.sqrt(np.array(scaling.HEATMAP_DS))[:, None]
+    expected = np.exp(example.scores / root) / np.exp(example.scores / root).sum(1, keepdims=True)
+    assert np.allclose(example.weights["scaled_dot"], expected)
+    fig = scaling.one_query_figure(example)
+    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
+    assert list(fig.data[0].y) == [f"d_k = {d}" for d in scaling.HEATMAP_DS]
+
+
+def test_the_lecture_example():
+    ex = scaling.lecture_example()
+    assert ex.scaled == (14.0, 12.0)
+    assert [round(a, 2) for a in ex.weights_scaled] == [0.88, 0.12]  # the lecture's table
+    assert ex.weights_unscaled[1] == pytest.approx(1 / (1 + math.exp(16)))
+    assert ex.gradient_unscaled < 1e-6 < 0.1 < ex.gradient_scaled
+    rows = scaling.lecture_rows(ex)
+    assert rows[2] == {"": "Softmax", "Thinking": "0.88", "Machines": "0.12"}
+
+
+# ------------------------------------------------------------------------------------------ trained models
+@pytest.fixture(scope="module")
+def models():
+    return {s: load_pretrained(scaling.TASK, scaling.MODEL_NAMES[s])[0] for s in scaling.SCORES}
+
+
+def test_the_two_checkpoints_differ_only_in_the_scale(models):
+    configs = {s: vars(m.config) for s, m in models.items()}
+    assert {k: v for k, v in configs["dot"].items() if k != "attention"} == {
+        k: v for k, v in configs["scaled_dot"].items() if k != "attention"
+    }
+    fresh = scaling.new_models(get_task(scaling.TASK), seed=3)
+    a, b = (fresh[s].state_dict() for s in scaling.SCORES)
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_align_recomputes_the_scores_behind_the_weights(models):
+    task = get_task(scaling.TASK)
+    for score, model in models.items():
+        a = scaling.align(model, task, scaling.DEFAULT_DATE)
+        assert a.output == "2026-11-22"
+        assert a.weights.shape == a.raw.shape == a.seen.shape == (len(a.target), len(a.source))
+        softmax = np.exp(a.seen) / np.exp(a.seen).sum(1, keepdims=True)
+        assert np.allclose(softmax, a.weights, atol=1e-5)
+        divisor = math.sqrt(model.config.hidden_size) if score == "scaled_dot" else 1.0
+        assert np.allclose(a.raw / divisor, a.seen, atol=1e-4)
+    assert "Type a date" in scaling.align(models["dot"], task, "   ")
+    odd = scaling.align(models["dot"], task, "<b>🙂</b> שלום")
+    assert odd.source[0] == "<unk>" and odd.message
+
+
+def test_alignment_figure_views_and_safe_labels(models):
+    task = get_task(scaling.TASK)
+    alignments = {s: scaling.align(m, task, "<b>May 1, 2020") for s, m in models.items()}
+    fig = scaling.alignment_figure(alignments, "weights")
+    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
+    assert "&lt;" in fig.layout.xaxis.ticktext[0] or "unk" in fig.layout.xaxis.ticktext[0]
+    assert "<b>" not in json.dumps(fig.to_plotly_json()["layout"])
+    raw = scaling.alignment_figure(alignments, "raw")
+    bound = max(float(np.abs(a.raw).max()) for a in alignments.values())
+    assert raw.layout.coloraxis.cmin == pytest.approx(-bound) and raw.layout.coloraxis.cmax == pytest.approx(bound)
+    with pytest.raises(ValueError):
+        scaling.alignment_figure(alignments, "logits")
+
+
+def test_score_spread_of_the_trained_models(models):
+    task = get_task(scaling.TASK)
+    spreads = {s: scaling.score_spread(m, task, s, limit=100) for s, m in models.items()}
+    for s in spreads.values():
+        assert s.d_k == 64 and s.rows > 100
+        assert 0 < s.q_std <= 1 and 0 < s.k_std <= 1  # GRU states live in [−1, 1]
+        assert s.raw_range[0] < 0 < s.raw_range[1]
+        assert 0 < s.largest <= 1 and 0 <= s.saturated <= 1
+    assert spreads["dot"].seen_std == pytest.approx(spreads["dot"].raw_std)
+    assert spreads["scaled_dot"].seen_std == pytest.approx(spreads["scaled_dot"].raw_std / 8, rel=1e-4)
+    rows = scaling.spread_rows(spreads)
+    assert [r["model"] for r in rows] == [scaling.LABELS[s] for s in scaling.SCORES]
+    lines = scaling.spread_observations(spreads)
+    assert f"**{spreads['dot'].raw_std:.1f}**" in lines[1]
+    fresh = scaling.fresh_spread("dot")
+    assert fresh.raw_std < spreads["dot"].raw_std and fresh.largest < spreads["dot"].largest
+
+
+def test_training_records_come_from_the_manifest():
+    manifest = json.loads((CHECKPOINTS / "manifest.json").read_text(encoding="utf-8"))
+    rows = scaling.training_records(manifest)
+    assert [r["checkpoint"] for r in rows] == ["dates-gru-dot", "dates-gru-scaled_dot"]
+    assert rows[0]["steps"] == manifest["dates-gru-dot"]["steps"]
+    assert scaling.training_records({}) == []
+
+
+def test_new_race_checks_its_budget():
+    with pytest.raises(ValueError, match="outside"):
+        scaling.new_race(0, 0)
+    models, train_fn = scaling.new_race(0, 5)
+    assert set(models) == set(scaling.SCORES) and callable(train_fn)
+
+
+# ------------------------------------------------------------------------------------------------ exercises
+def test_exercise_answers_are_computed(models):
+    ex = {e.key: e for e in scaling.exercises()}
+    assert ex["scaling.ex1"].answer == pytest.approx(8.0) and ex["scaling.ex1"].check(8).correct
+    assert not ex["scaling.ex1"].check(64).correct
+    assert ex["scaling.ex2"].answer == pytest.approx(1.0)
+    assert ex["scaling.ex3"].choices[ex["scaling.ex3"].answer] == "less than one in a million"
+    assert "scaling.ex4" not in ex
+    spreads = {
+        "dot": scaling.ScoreSpread("dot", 64, 0.5, 0.5, 2.0, (-1, 1), 2.0, 0.4, 0.0, 1.0, 10),
+        "scaled_dot": scaling.ScoreSpread("scaled_dot", 64, 0.5, 0.5, 9.0, (-1, 1), 1.1, 0.7, 0.1, 1.0, 10),
+    }
+    ex4 = next(e for e in scaling.exercises(spreads) if e.key == "scaling.ex4")
+    assert ex4.choices[ex4.answer] == scaling.LABELS["scaled_dot"]

@@ -1,0 +1,201 @@
+"""The scaling page under AppTest: open by itself with the pretrained models, every control (keys, seeds, pairs,
+the date, the view, Train/Stop and the switch to the student's own models), hostile text, the exercises, and
+missing shipped files.
+
+AppTest sessions share Streamlit's session-scoped caches, so the student's race (``ui.current_run``) outlives one
+test: the test that starts a race leaves it over.
+"""
+
+import base64
+import json
+import time
+
+import numpy as np
+import pytest
+
+from lessons import scaling, scoring
+from tests.test_pages import open_page
+
+PAGE = "pages/06_scaling.py"
+RUN_OVER = ("done", "stopped", "failed")
+
+
+@pytest.fixture
+def at():
+    return open_page(PAGE)
+
+
+def figures(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def figure(at, title_start: str) -> dict:
+    """The figure whose first subplot title starts with ``title_start``."""
+    found = [
+        f for f in figures(at) if f["layout"].get("annotations") and f["layout"]["annotations"][0]["text"].startswith(
+            title_start)
+    ]  # fmt: skip
+    assert len(found) == 1, [f["layout"].get("annotations", [{}])[0].get("text") for f in figures(at)]
+    return found[0]
+
+
+def values(array) -> np.ndarray:
+    """A trace's array from the figure's JSON: Plotly 6 sends arrays as base64 typed arrays."""
+    if isinstance(array, dict):
+        shape = [int(n) for n in array.get("shape", str(-1)).split(",")]
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).reshape(shape)
+    return np.asarray(array, dtype=float)
+
+
+def one_query_map(at) -> np.ndarray:
+    return values(figure(at, "α = softmax(unscaled")["data"][0]["z"])
+
+
+def variance_trace(at) -> np.ndarray:
+    spec = next(f for f in figures(at) if f["data"][0].get("name") == "theory: Var = d_k")
+    return values(spec["data"][2]["y"])
+
+
+def trained(at) -> dict:
+    return figure(at, scaling.LABELS["dot"] + " · ")
+
+
+def markdown_starting(at, start: str) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith(start))
+
+
+def progress_text(at) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def wait_for(at, done, timeout: float = 120.0) -> None:
+    """AppTest does not tick the panel's polling fragment: rerun the page until ``done(at)``."""
+    deadline = time.monotonic() + timeout
+    while not done(at):
+        assert time.monotonic() < deadline, f"timed out: {progress_text(at)!r}"
+        time.sleep(0.5)
+        at.run()
+        assert not at.exception, at.exception
+
+
+def test_page_opens_with_every_figure_and_the_pretrained_models(at):
+    assert not at.exception
+    assert at.title[0].value == "Scaling by √d_k"
+    assert len(at.latex) >= 1
+    lecture = at.table[0].value
+    assert list(lecture["Thinking"]) == ["112", "14", "0.88", "0.9999999"]
+    assert one_query_map(at).shape == (len(scaling.HEATMAP_DS), 8)
+    assert len(figure(at, "entropy (bits) of softmax")["data"]) >= 6
+    assert len(variance_trace(at)) == len(scaling.D_SWEEP)
+    maps = trained(at)
+    assert [t["type"] for t in maps["data"]] == ["heatmap", "heatmap"]
+    assert [a["text"] for a in maps["layout"]["annotations"]] == [
+        f"{scaling.LABELS[s]} · “2026-11-22”" for s in scaling.SCORES
+    ]
+    spread = next(df.value for df in at.dataframe if "model" in df.value.columns and "d_k" in df.value.columns)
+    assert list(spread["model"]) == [scaling.LABELS[s] for s in scaling.SCORES]
+    assert list(spread["d_k"]) == [64, 64]
+    records = next(df.value for df in at.dataframe if "checkpoint" in df.value.columns)
+    assert list(records["checkpoint"]) == ["dates-gru-dot", "dates-gru-scaled_dot"]
+    assert len(at.get("vega_lite_chart")) == 2  # the shipped race's loss and exact match
+    assert at.button(key="scaling.race.train").disabled is False
+    assert "scaling.which" not in [r.key for r in at.radio]  # no own models yet
+    assert len(at.get("form")) == 4
+
+
+def test_keys_and_seed_change_the_softmax_figures(at):
+    before = one_query_map(at)
+    at.slider(key="scaling.keys").set_value(12).run()
+    assert not at.exception
+    assert one_query_map(at).shape == (len(scaling.HEATMAP_DS), 12)
+    at.slider(key="scaling.keys").set_value(8).run()
+    assert np.array_equal(one_query_map(at), before)
+    at.number_input(key="scaling.query_seed").set_value(5).run()
+    assert not at.exception
+    assert not np.array_equal(one_query_map(at), before)
+    assert markdown_starting(at, "At d_k = 1024, unscaled")
+
+
+def test_pairs_and_seed_change_the_measured_variance(at):
+    before = variance_trace(at)
+    at.select_slider(key="scaling.samples").set_value(500).run()
+    assert not at.exception
+    measured = variance_trace(at)
+    assert not np.array_equal(measured, before)
+    points = scaling.variance_sweep(samples=500, seed=0)
+    assert np.allclose(measured, [p.variance for p in points])
+    inside = sum(r["theory inside"] for r in scaling.variance_rows(points))
+    assert f"at **{inside} of {len(points)}** sizes" in markdown_starting(at, "With 500 pairs")
+    at.number_input(key="scaling.variance_seed").set_value(9).run()
+    assert not at.exception
+    assert not np.array_equal(variance_trace(at), measured)
+
+
+def test_the_date_and_the_view_of_the_trained_models(at):
+    at.text_input(key="scaling.date").set_value("3/7/1999").run()
+    assert not at.exception and not at.warning
+    assert trained(at)["layout"]["annotations"][0]["text"].endswith("“1999-03-07”")
+    at.radio(key="scaling.view").set_value("raw").run()
+    axis = trained(at)["layout"]["coloraxis"]
+    assert axis["cmin"] == -axis["cmax"] < 0
+    at.radio(key="scaling.view").set_value("seen").run()
+    assert trained(at)["layout"]["coloraxis"]["cmax"] < axis["cmax"]  # the scaled model's scores shrink by 8
+    at.radio(key="scaling.view").set_value("weights").run()
+    assert trained(at)["layout"]["coloraxis"]["cmax"] == 1.0
+    assert not at.exception
+
+
+def test_empty_and_hostile_dates_are_refused_or_shown_as_text(at):
+    at.text_input(key="scaling.date").set_value("   ").run()
+    assert not at.exception
+    assert at.warning and "Type a date first" in at.warning[0].value
+    at.text_input(key="scaling.date").set_value("<script>alert(1)</script> 🙂 שלום").run()
+    assert not at.exception and not at.warning
+    ticks = trained(at)["layout"]["xaxis"]["ticktext"]
+    assert "<script>" not in "".join(ticks)
+    assert any("unknown to this model" in c.value for c in at.caption)
+
+
+def test_exercises_are_checked(at):
+    at.number_input(key="scaling.ex1.answer").set_value(8.0)
+    at.button(key="FormSubmitter:scaling.ex1.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.number_input(key="scaling.ex2.answer").set_value(256.0)
+    at.button(key="FormSubmitter:scaling.ex2.form-Check").click().run()
+    assert any("too high" in w.value for w in at.warning)
+    ex = {e.key: e for e in scaling.exercises()}
+    at.radio(key="scaling.ex3.answer").set_value(ex["scaling.ex3"].choices[ex["scaling.ex3"].answer])
+    at.button(key="FormSubmitter:scaling.ex3.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.radio(key="scaling.ex4.answer").set_value(scaling.LABELS["scaled_dot"])
+    at.button(key="FormSubmitter:scaling.ex4.form-Check").click().run()
+    assert at.warning and not at.success  # the unscaled model is the peaked one (the table says so)
+    at.radio(key="scaling.ex4.answer").set_value(scaling.LABELS["dot"])
+    at.button(key="FormSubmitter:scaling.ex4.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+
+
+def test_train_stop_and_look_at_your_own_models(at):
+    at.select_slider(key="scaling.budget").set_value(20).run()
+    at.button(key="scaling.race.train").click().run()
+    assert not at.exception
+    wait_for(at, lambda at: "step" in progress_text(at) or progress_text(at).startswith(RUN_OVER))
+    at.button(key="scaling.race.stop").click().run()
+    wait_for(at, lambda at: progress_text(at).startswith(RUN_OVER), timeout=60)
+    assert progress_text(at).startswith("stopped")
+    at.run()
+    assert at.button(key="scaling.race.train").disabled is False
+    assert set(at.dataframe[-1].value["score"]) <= {scoring.LABELS[s] for s in scaling.SCORES}
+    at.radio(key="scaling.which").set_value("yours, raced below").run()
+    assert not at.exception
+    assert [t["type"] for t in trained(at)["data"]] == ["heatmap", "heatmap"]
+
+
+def test_missing_shipped_files_get_messages_and_the_rest_works(monkeypatch, tmp_path):
+    monkeypatch.setattr(scoring, "RESULTS", tmp_path / "scoring.json")
+    at = open_page(PAGE)
+    assert not at.exception
+    assert any("scoring_results.py" in w.value for w in at.warning)
+    assert not any(m.value.startswith("The same two models raced") for m in at.markdown)
+    assert one_query_map(at).shape[0] == len(scaling.HEATMAP_DS)
