@@ -8,11 +8,13 @@ deep links such as ``/queries_keys_values``).
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import sys
 
 import streamlit as st
 
+from lessons import url_state
 from lessons.catalog import COURSE
 from lessons.exercises import Exercise
 
@@ -38,16 +40,20 @@ def page(title: str, icon: str = "🔎") -> None:
     if torch is not None:
         torch.set_num_threads(PAGE_THREADS)
     sidebar()
+    if presenting():
+        st.html(PRESENTER_CSS)
 
 
 def sidebar() -> None:
     with st.sidebar:
-        st.page_link(HOME, label="Attention Lab · course map", icon=":material/school:")
+        presenter_toggle()
+        links = {PRESENT_PARAM: "1"} if presenting() else None  # a link opened in a new tab presents too
+        st.page_link(HOME, label="Attention Lab · course map", icon=":material/school:", query_params=links)
         for part in COURSE:
             st.markdown(f"**{part.title}**")
             for lesson in part.lessons:
                 if lesson.built:
-                    st.page_link(lesson.page, label=lesson.title, icon=lesson.icon)
+                    st.page_link(lesson.page, label=lesson.title, icon=lesson.icon, query_params=links)
                 else:
                     st.caption(f"{lesson.title} · coming")
         st.divider()
@@ -57,16 +63,146 @@ def sidebar() -> None:
             st.caption("Models run on: **the GPU when the server has one, else the CPU** (shown in each lesson)")
 
 
+# --------------------------------------------------------------------------------------------------------
+# Presenter mode: for a projector. Larger text and figures, explanations folded away, every control kept.
+# --------------------------------------------------------------------------------------------------------
+PRESENT_PARAM = "present"  # ?present=1 opens any page in presenter mode
+PRESENT_KEY = "ui.present"  # plain session state (not a widget's), so it outlives page switches
+PRESENTER_SCALE = 1.35  # figures' height and font in presenter mode
+# A fixed stylesheet: nothing a user typed ever goes into it.
+PRESENTER_CSS = """<style>
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li, td, th) { font-size: 1.45rem; line-height: 1.5; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"] :is(p, li) { font-size: 1.15rem; }
+[data-testid="stMain"] h1 { font-size: 3.4rem; }
+[data-testid="stMain"] h2 { font-size: 2.5rem; }
+[data-testid="stMain"] h3 { font-size: 2rem; }
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.25rem; }
+[data-testid="stMain"] .katex { font-size: 1.7em; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 3rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding-left: 2.5rem; padding-right: 2.5rem; }
+</style>"""
+
+
+def presenting() -> bool:
+    """Whether this student's pages are in presenter mode (the sidebar toggle, or ``?present=1``)."""
+    if PRESENT_KEY not in st.session_state:  # the session's first page: the link decides
+        try:
+            st.session_state[PRESENT_KEY] = url_state.parse_bool(st.query_params.get(PRESENT_PARAM, "0"))
+        except url_state.LinkValueError:
+            st.session_state[PRESENT_KEY] = False
+    return st.session_state[PRESENT_KEY]
+
+
+def _presenter_changed() -> None:
+    st.session_state[PRESENT_KEY] = st.session_state[f"{PRESENT_KEY}.toggle"]
+
+
+def presenter_toggle() -> None:
+    """The sidebar switch; the mode is written into the link (``present=1``) so a shared link presents."""
+    on = presenting()
+    st.session_state[f"{PRESENT_KEY}.toggle"] = on
+    st.toggle("Presenter mode", key=f"{PRESENT_KEY}.toggle", on_change=_presenter_changed,
+              help="For a projector: larger text and figures, explanations folded into expanders.")  # fmt: skip
+    if on and st.query_params.get(PRESENT_PARAM) != "1":
+        st.query_params[PRESENT_PARAM] = "1"
+    elif not on and PRESENT_PARAM in st.query_params:
+        del st.query_params[PRESENT_PARAM]
+
+
+def explain(markdown: str) -> None:
+    """A lesson's explanatory text: shown as it is, or folded into an expander in presenter mode (the
+    teacher says it; the screen keeps the figure). Developer text only: never pass what a user typed."""
+    if presenting():
+        with st.expander("Explanation", icon=":material/notes:"):
+            st.markdown(markdown)
+    else:
+        st.markdown(markdown)
+
+
 def literal(text: str) -> str:
     """User or model text as an inline code span in markdown: shown verbatim, never formatted or rendered."""
     return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
 
 
+# --------------------------------------------------------------------------------------------------------
+# Shareable state: a lesson's main settings live in its link (?matrix_d_k=16&sentence=I+like+pizza).
+# --------------------------------------------------------------------------------------------------------
+_CHOICE_WIDGETS = ("select_slider", "selectbox", "radio")
+_NUMBER_WIDGETS = ("number_input", "slider")
+_TEXT_WIDGETS = ("text_input", "text_area")
+_BOOL_WIDGETS = ("toggle", "checkbox")
+
+
+def _widget_spec(widget, args: tuple, kwargs: dict):
+    """(default value, parse(raw) -> value) of a widget call, read from its own signature."""
+    bound = inspect.signature(widget).bind(*args, **kwargs)
+    bound.apply_defaults()
+    a = bound.arguments
+    kind = widget.__name__
+    if kind in _CHOICE_WIDGETS:
+        options = list(a["options"])
+        if kind == "select_slider":
+            default = options[0] if a["value"] is None else a["value"]
+        else:
+            default = None if a["index"] is None else options[a["index"]]
+        return default, lambda raw: url_state.parse_choice(raw, options, a.get("format_func"))
+    if kind in _NUMBER_WIDGETS:
+        lo, hi, value = a["min_value"], a["max_value"], a["value"]
+        default = lo if value in (None, "min") else value
+        integer = all(isinstance(x, int) for x in (lo, hi, default, a["step"]) if x is not None)
+        return default, lambda raw: url_state.parse_number(raw, lo, hi, integer=integer)
+    if kind in _TEXT_WIDGETS:
+        return a["value"], lambda raw: url_state.parse_text(raw, a["max_chars"])
+    if kind in _BOOL_WIDGETS:
+        return a["value"], url_state.parse_bool
+    raise TypeError(f"ui.linked does not know the widget {kind}")
+
+
+def linked(widget, *args, key: str, param: str | None = None, **kwargs):
+    """Call ``widget(*args, key=key, **kwargs)`` with its value kept in the page's link.
+
+    A page adopts it by wrapping the call: ``cols[1].select_slider("d_k", [2, 4, 8], value=4, key="x.d_k")``
+    becomes ``ui.linked(cols[1].select_slider, "d_k", [2, 4, 8], value=4, key="x.d_k")``. The query
+    parameter is the key without its lesson prefix (``d_k``), or ``param``. When the widget first appears, a
+    valid value in the link becomes its value; a refused one (not a choice, out of range, not a finite
+    number, too long) leaves the default and a note under the widget, never an exception. Afterwards the link
+    follows the widget: a value other than the default is written into it, so copying the address shares
+    the lesson as it is set. Text boxes only check the length here; the page checks the text as it would
+    check typed text.
+    """
+    param = param or key.split(".", 1)[-1]
+    st.session_state.setdefault("ui.linked", set()).add(param)  # the page's link parameters, for tests
+    default, parse = _widget_spec(widget, args, {"key": key, **kwargs})
+    note = None
+    call = inspect.signature(widget).bind(*args, key=key, **kwargs)
+    if key not in st.session_state and param in st.query_params:  # the widget's first appearance
+        raw = st.query_params[param]
+        try:
+            st.session_state[key] = parse(raw)
+            for name in ("value", "index"):  # the value comes from session state; a default as well would be
+                call.arguments.pop(name, None)  # logged as a conflict (a keyed widget's id does not depend on it)
+        except url_state.LinkValueError as reason:
+            note = (
+                f"The link's {literal(f'{param}={url_state.shown(raw)}')} was not used: {reason}. Showing the default."
+            )
+    value = widget(*call.args, **call.kwargs)
+    if note:
+        getattr(widget, "__self__", st).caption(f":material/link_off: {note}")
+    written = None if value == default or value is None else url_state.to_param(value)
+    if st.query_params.get(param) != written:
+        if written is None:
+            del st.query_params[param]
+        else:
+            st.query_params[param] = written
+    return value
+
+
 def sentence_input(label: str, default: str, key: str, parse, tokens_key: str) -> tuple[str, ...]:
     """A text box for the student's sentence. ``parse(text)`` returns an object with ``tokens`` and ``error``;
-    refused text gets a warning and the last sentence that worked stays in ``st.session_state[tokens_key]``."""
+    refused text gets a warning and the last sentence that worked stays in ``st.session_state[tokens_key]``.
+    The sentence is part of the page's link (:func:`linked`)."""
     st.session_state.setdefault(tokens_key, parse(default).tokens)
-    parsed = parse(st.text_input(label, value=default, key=key, max_chars=2000))
+    parsed = parse(linked(st.text_input, label, value=default, key=key, max_chars=2000))
     if parsed.error:
         st.warning(f"{parsed.error} Showing the last sentence that worked.")
     else:
@@ -96,14 +232,47 @@ def exercise(ex: Exercise) -> None:
             (st.success if feedback.correct else st.warning)(feedback.message)
 
 
+_LIVE = contextvars.ContextVar("ui.live", default=False)  # True while a training panel redraws a running run
+
+
 def plotly(fig, key: str) -> None:
-    """A Plotly figure with the toolbar's PNG download, no logo and no scroll-zoom."""
+    """A Plotly figure with the toolbar's PNG download (drawn in the browser, works offline), no logo and no
+    scroll-zoom; under a figure with heatmaps, its numbers as CSV and JSON (tokens on both axes). Larger in
+    presenter mode."""
+    if presenting():
+        fig.update_layout(height=int((fig.layout.height or 450) * PRESENTER_SCALE), font={"size": 17})
+    from lessons import export
+
+    name = export.file_stem(key)
     st.plotly_chart(
         fig,
         key=key,
         width="stretch",
-        config={"displaylogo": False, "scrollZoom": False, "toImageButtonOptions": {"format": "png"}},
-    )
+        config={"displaylogo": False, "scrollZoom": False,
+                "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}},
+    )  # fmt: skip
+    if not _LIVE.get() and any(trace.type == "heatmap" for trace in fig.data):
+        heatmap_downloads(fig, key, name)
+
+
+def heatmap_downloads(fig, key: str, name: str) -> None:
+    """A small "numbers" menu under a figure: each heatmap's cells as CSV and JSON, made when clicked."""
+    from lessons import export
+
+    tables = export.heatmap_tables(fig)
+    with st.popover("Numbers", icon=":material/download:", help="Download this figure's numbers"):
+        for i, table in enumerate(tables):
+            stem = name if len(tables) == 1 else f"{name}-{i + 1}"
+            st.caption(literal(url_state.shown(table.name)))  # a title can hold typed tokens: shown literally
+            cols = st.columns(2)
+            cols[0].download_button(
+                "CSV", lambda t=table: export.to_csv(t),
+                file_name=f"{stem}.csv", mime="text/csv", key=f"{key}.csv.{i}", on_click="ignore",
+            )  # fmt: skip
+            cols[1].download_button(
+                "JSON", lambda t=table: export.to_json(t), file_name=f"{stem}.json", mime="application/json",
+                key=f"{key}.json.{i}", on_click="ignore",
+            )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -136,13 +305,15 @@ def training_panel(
     budget_seconds: float,
     target: float | None = None,
     train_label: str = "Train",
+    replay_frame=None,
 ) -> None:
     """Train and Stop controls, a progress bar, live curves and the page's own figure, redrawn as it learns.
 
     ``make_run()`` returns a new, not yet started ``lessons.live.TrainingRun`` (its model a fresh copy that
     belongs to this student alone). ``draw(snapshot, key)`` draws the lesson's figure for one training report
     (``minimodels.train.Progress``). Once the run is over, a slider replays every report, so a class can watch
-    the alignment emerge again.
+    the alignment emerge again, and the replay downloads as an animated GIF: ``replay_frame(snapshot)`` gives
+    one report's map (2-D, values in [0, 1]), by default its ``attention``; no GIF when there is none.
     """
     runs = _session_runs()
 
@@ -194,13 +365,18 @@ def training_panel(
         chart_cols[0].altair_chart(loss_chart, width="stretch", height=240)
         chart_cols[1].altair_chart(accuracy_chart, width="stretch", height=240)
         if run.active:
-            draw(latest, f"{key}.live.figure")
+            token = _LIVE.set(True)  # no download menus while the figure is redrawn a few times a second
+            try:
+                draw(latest, f"{key}.live.figure")
+            finally:
+                _LIVE.reset(token)
             return
         if len(run.snapshots) > 1:
             index = st.slider(
                 "Replay the run: training report", 1, len(run.snapshots), len(run.snapshots), key=f"{key}.replay",
                 help="Scrub back through the reports to watch the attention form.",
             )  # fmt: skip
+            replay_gif_button(run.snapshots, replay_frame, key)
             draw(run.snapshots[index - 1], f"{key}.replay.figure")
         else:
             draw(latest, f"{key}.replay.figure")
@@ -208,3 +384,23 @@ def training_panel(
             st.rerun()
 
     progress()
+
+
+def replay_gif_button(snapshots, frame, key: str) -> None:
+    """Download the replay as an animated GIF (made when clicked), if the reports carry a 2-D map."""
+    from lessons import export
+
+    frame = frame or (lambda snapshot: getattr(snapshot, "attention", None))
+    frames = [(frame(s), s) for s in snapshots]
+    frames = [(m, s) for m, s in frames if m is not None and getattr(m, "ndim", 0) == 2]
+    if len(frames) < 2:
+        return
+
+    def gif() -> bytes:
+        captions = [
+            f"step {getattr(s, 'step', '?')} · exact match {getattr(s, 'exact_match', 0):.0%}" for _, s in frames
+        ]
+        return export.replay_gif([m for m, _ in frames], captions)
+
+    st.download_button("Replay as GIF", gif, file_name=f"{export.file_stem(key)}-replay.gif", mime="image/gif",
+                       key=f"{key}.gif", on_click="ignore", icon=":material/animated_images:")  # fmt: skip

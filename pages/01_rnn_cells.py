@@ -22,7 +22,7 @@ def experiment(length: int, gate_bias: float, recurrent_scale: float) -> rnn_cel
 
 
 st.title("RNN cells")
-st.markdown(
+ui.explain(
     "A recurrent network reads a sentence one token at a time and carries what it has read in a **hidden "
     "state**: a few numbers, rewritten at every step from the old state and the new token. In *“The cat, "
     "which already ate …, was full.”* the cell has to remember that *cat* is singular through the whole "
@@ -45,7 +45,7 @@ st.caption(
 
 # --- 1. Step through a sentence -----------------------------------------------------------------------------
 st.header("1 · Step through a sentence", divider="gray")
-st.markdown(
+ui.explain(
     "Each token becomes a fixed random vector x⟨t⟩ (the same vector for the same word everywhere in the "
     "course). Move the step to watch the cell read the sentence: each panel is a heatmap of **hidden units × "
     "time steps**, one column per token read. The weights are **random (seeded), not trained**, so the gates "
@@ -72,9 +72,9 @@ def step_through() -> None:
         st.session_state["rnn.step"] = len(tokens)
 
     cols = st.columns([2, 2, 1])
-    kind = cols[0].radio("Cell", list(rnn_cells.CELLS), index=2, horizontal=True, key="rnn.kind")
-    hidden_size = cols[1].select_slider("Hidden size H", [2, 4, 8, 16, 32], value=8, key="rnn.hidden")
-    seed = int(cols[2].number_input("Seed of the weights", 0, 10_000, 0, key="rnn.seed"))
+    kind = ui.linked(cols[0].radio, "Cell", list(rnn_cells.CELLS), index=2, horizontal=True, key="rnn.kind")
+    hidden_size = ui.linked(cols[1].select_slider, "Hidden size H", [2, 4, 8, 16, 32], value=8, key="rnn.hidden")
+    seed = int(ui.linked(cols[2].number_input, "Seed of the weights", 0, 10_000, 0, key="rnn.seed"))
 
     if len(tokens) > 1:
         cols = st.columns([1, 8, 1], vertical_alignment="bottom")
@@ -98,7 +98,7 @@ ui.show_code(RNNCell, GRUCell, LSTMCell, rnn_cells.make_cell, rnn_cells.run_cell
 
 # --- 2. Why gates matter --------------------------------------------------------------------------------------
 st.header("2 · Why gates matter: the vanishing gradient", divider="gray")
-st.markdown(
+ui.explain(
     "Training teaches the cell to keep *cat* by sending a gradient from the loss at *was* back to the input "
     "*cat*. By the chain rule that gradient is a product of one Jacobian per step in between. In a plain RNN "
     "each factor is W_aa scaled by tanh′ ≤ 1: if those factors are smaller than 1 the product shrinks "
@@ -115,7 +115,7 @@ st.latex(
     r"\text{LSTM: } \frac{\partial c^{\langle k\rangle}}{\partial c^{\langle k-1\rangle}} = "
     r"\operatorname{diag}(\Gamma_f) + \dots"
 )
-st.markdown(
+ui.explain(
     f"The experiment: a random sequence of T inputs, cells of H = {rnn_cells.GRADIENT_HIDDEN} units with random "
     f"weights (seeds {', '.join(map(str, rnn_cells.GRADIENT_SEEDS))}), and autograd's ‖∂a⟨T⟩/∂x⟨t⟩‖ for every "
     "earlier input. With PyTorch's initialisation the gates start around 0.5, so expect every cell to "
@@ -126,8 +126,9 @@ st.markdown(
 @st.fragment
 def vanishing() -> None:
     cols = st.columns(3)
-    length = cols[0].slider("Sequence length T", 10, 100, rnn_cells.DEFAULT_LENGTH, 10, key="rnn.length")
-    gate_bias = cols[1].slider(
+    length = ui.linked(cols[0].slider, "Sequence length T", 10, 100, rnn_cells.DEFAULT_LENGTH, 10, key="rnn.length")
+    gate_bias = ui.linked(
+        cols[1].slider,
         "Keep-gate bias",
         -2.0,
         5.0,
@@ -136,7 +137,8 @@ def vanishing() -> None:
         key="rnn.gate_bias",
         help="Added to the bias of the LSTM's forget gate Γ_f and of the GRU's 1 − Γ_u. Positive: keep more.",
     )
-    scale = cols[2].select_slider(
+    scale = ui.linked(
+        cols[2].select_slider,
         "Recurrent weight scale",
         [0.5, 1.0, 2.0, 3.0, 4.0],
         value=1.0,
@@ -149,7 +151,7 @@ def vanishing() -> None:
 
 
 vanishing()
-st.markdown(
+ui.explain(
     "What to read from it: with random, untrained weights no cell *remembers* anything in particular, yet "
     "the shape of the curves is already set. The plain RNN's gradient falls by a roughly constant factor per "
     "step, a straight line on the log scale. The gated cells fall as fast as their keep gates let them: at "
@@ -161,7 +163,7 @@ ui.show_code(rnn_cells.jacobian_norms, rnn_cells.gradient_norms, rnn_cells.vanis
 
 # --- 3. The kinds of RNN -----------------------------------------------------------------------------------
 st.header("3 · The kinds of RNN", divider="gray")
-st.markdown(
+ui.explain(
     "The same cell, wired differently, serves tasks with different numbers of inputs ($T_x$) and outputs ($T_y$). "
     "▢ is one step of the cell; the examples are the lecture's."
 )

@@ -51,7 +51,7 @@ def own_model(model_name: str):
 results = shipped_results()
 
 st.title("Seq2seq and the fixed-size context")
-st.markdown(
+ui.explain(
     "An encoder–decoder translates *“Jane visite l'Afrique en septembre”* into *“Jane is visiting Africa in "
     "September”* in two halves. The **encoder** RNN reads the source one token at a time; its last hidden state "
     "is handed to the **decoder** RNN, which writes the translation from it. That one vector, the *context*, is "
@@ -77,7 +77,7 @@ st.caption(
 
 # --- 1. The squeeze ---------------------------------------------------------------------------------------
 st.header("1 · The whole string in one vector", divider="gray")
-st.markdown(
+ui.explain(
     "The models of this lesson **copy** a string of letters and spaces, character by character. Copying is the "
     "hardest case for a fixed vector: the first character to write is the one the encoder read longest ago. "
     "Type a string and watch the encoder read it: one row of D numbers per character, and the decoder is given "
@@ -88,7 +88,8 @@ st.markdown(
 @st.fragment
 def squeeze_section() -> None:
     cols = st.columns([3, 2])
-    text = cols[0].text_input(
+    text = ui.linked(
+        cols[0].text_input,
         f"Your string (letters and spaces, up to {bottleneck.MAX_LEN} characters)",
         value=bottleneck.DEFAULT_TEXT,
         key="bottleneck.text",
@@ -119,8 +120,8 @@ def squeeze_section() -> None:
         result = bottleneck.squeeze(own, kept)
         cols[1].caption(f"Your model without attention, D = {hidden}, trained on this page.")
     else:
-        hidden = cols[1].select_slider(
-            "Context size D", list(bottleneck.CONTEXT_SIZES), value=32, key="bottleneck.demo_d"
+        hidden = ui.linked(
+            cols[1].select_slider, "Context size D", list(bottleneck.CONTEXT_SIZES), value=32, key="bottleneck.demo_d"
         )
         result = squeeze_random(kept, hidden)
     shown = [bottleneck.shown(token) for token in result.tokens]
@@ -170,7 +171,7 @@ ui.show_code(Seq2Seq.forward, bottleneck.squeeze)
 
 # --- 2. The experiment ------------------------------------------------------------------------------------
 st.header("2 · Where it breaks: accuracy against length", divider="gray")
-st.markdown(
+ui.explain(
     f"The experiment: the copy task, strings of {bottleneck.MIN_LEN} to {bottleneck.MAX_LEN} characters, trained "
     "**without attention** and **with Bahdanau's additive attention** (the next lessons), each for the same "
     f"{bottleneck.STEPS} steps with the same seed and data, for each context size D. Then about "
@@ -185,10 +186,11 @@ def experiment_section() -> None:
         st.error(results)
         return
     cols = st.columns(2)
-    hidden = cols[0].select_slider(
-        "Context size D (hidden_size)", list(results.hidden_sizes), value=64, key="bottleneck.d"
+    hidden = ui.linked(
+        cols[0].select_slider, "Context size D (hidden_size)", list(results.hidden_sizes), value=64, key="bottleneck.d"
     )
-    metric = cols[1].radio(
+    metric = ui.linked(
+        cols[1].radio,
         "Score",
         list(bottleneck.METRICS),
         format_func=bottleneck.METRICS.get,
@@ -223,7 +225,7 @@ def experiment_section() -> None:
 
 
 experiment_section()
-st.markdown(
+ui.explain(
     "What to read from it: without attention, every extra character must share the same D numbers, so the score "
     "falls with length, and a bigger D only moves the fall a little to the right. With attention the decoder "
     "reads all the encoder states again at every step; nothing has to fit in one vector, and the curve stays "
@@ -233,7 +235,7 @@ ui.show_code(bottleneck.accuracy_by_length, bottleneck.evaluate_by_length)
 
 # --- 3. Re-run it yourself --------------------------------------------------------------------------------
 st.header("3 · Re-run it yourself", divider="gray")
-st.markdown(
+ui.explain(
     f"Train the pair yourself, for you alone: the same recipe, {bottleneck.STEPS} steps or "
     f"{bottleneck.LIVE_BUDGET_SECONDS:g} s each, whichever comes first (on a busy server the clock may stop a run "
     "early: the chart says how many steps it had). The dashed curve is your model, scored on "
@@ -241,10 +243,11 @@ st.markdown(
     "results at the same D."
 )
 cols = st.columns(2)
-train_d = cols[0].select_slider(
-    "Context size D of your models", list(bottleneck.CONTEXT_SIZES), value=32, key="bottleneck.train_d"
-)
-seed = int(cols[1].number_input("Seed", 0, 9999, bottleneck.SEED, key="bottleneck.seed"))
+train_d = ui.linked(
+    cols[0].select_slider, "Context size D of your models", list(bottleneck.CONTEXT_SIZES), value=32,
+    key="bottleneck.train_d",
+)  # fmt: skip
+seed = int(ui.linked(cols[1].number_input, "Seed", 0, 9999, bottleneck.SEED, key="bottleneck.seed"))
 
 
 def own_label(model_name: str, report: bottleneck.LiveReport) -> str:

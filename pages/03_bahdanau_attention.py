@@ -13,7 +13,7 @@ from minimodels.tasks import get_task
 ui.page("Bahdanau attention", icon="👀")
 
 st.title("Bahdanau attention")
-st.markdown(
+ui.explain(
     "A seq2seq model without attention must squeeze the whole source sentence into one vector. Bahdanau, Cho "
     "and Bengio (2015) let the decoder **look back**: before writing each output token it scores every "
     "encoder state hₜ′ against its own previous state sₜ₋₁, turns the scores into a distribution α with a "
@@ -44,7 +44,9 @@ def pretrained(task_name: str):
 
 
 cols = st.columns([2, 3])
-task_name = cols[0].selectbox("Task", list(bahdanau.TASKS), format_func=bahdanau.TASKS.get, key="bahdanau.task")
+task_name = ui.linked(
+    cols[0].selectbox, "Task", list(bahdanau.TASKS), format_func=bahdanau.TASKS.get, key="bahdanau.task"
+)
 task = get_task(task_name)
 try:
     shipped, meta = pretrained(task_name)
@@ -70,7 +72,8 @@ st.caption(
     f"{training.get('exact_match', 0):.0%} held-out exact match."
 )
 
-text = cols[1].text_input(
+text = ui.linked(
+    cols[1].text_input,
     "Source sentence",
     value=bahdanau.default_text(task_name),
     key=f"bahdanau.text.{task_name}",
@@ -143,7 +146,7 @@ st.caption("Hover a cell for its exact α. Crossing lines are word-order changes
 
 # --- Beam search ------------------------------------------------------------------------------------
 st.header("3 · Greedy or beam search", divider="gray")
-st.markdown(
+ui.explain(
     "Greedy decoding keeps the single best token at each step. Beam search keeps the *k* best partial "
     "outputs by log p(y | x), so a choice that looked second-best early can still win. Width 1 is greedy."
 )
@@ -151,7 +154,7 @@ st.markdown(
 
 @st.fragment
 def beam() -> None:
-    width = st.slider("Beam width k", 1, bahdanau.MAX_BEAM, 3, key="bahdanau.beam")
+    width = ui.linked(st.slider, "Beam width k", 1, bahdanau.MAX_BEAM, 3, key="bahdanau.beam")
     result = bahdanau.decode(model, task, text, method="beam", width=width)
     if isinstance(result, str):
         st.warning(result)
@@ -169,7 +172,7 @@ beam()
 
 # --- What if ----------------------------------------------------------------------------------------
 st.header("4 · What if the model looked elsewhere?", divider="gray")
-st.markdown(
+ui.explain(
     "Force the attention of one step onto a source token of your choice (a one-hot α) and decode again. "
     "The output often changes, but not always the way the heatmap suggests: the decoder state carries "
     "information too, so attention is not the whole explanation."
@@ -200,12 +203,12 @@ what_if()
 # --- Train it yourself ----------------------------------------------------------------------------------
 st.header("5 · Train it yourself", divider="gray")
 budget = 15.0 if task_name == "dates" else 90.0
-st.markdown(
+ui.explain(
     f"Train a fresh GRU + additive attention model on this task, for you alone (at most {budget:g} s, or until "
     "98% of held-out sentences come out exactly right). Watch the alignment of a fixed example sharpen from "
     "a uniform blur into a path; afterwards, replay the run and use your model in the sections above."
 )
-seed = int(st.number_input("Seed", 0, 9999, 0, key="bahdanau.seed"))
+seed = int(ui.linked(st.number_input, "Seed", 0, 9999, 0, key="bahdanau.seed"))
 
 
 def make_run() -> TrainingRun:

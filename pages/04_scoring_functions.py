@@ -15,7 +15,7 @@ from minimodels.attention import (
 ui.page("Scoring functions", icon="⚖️")
 
 st.title("Scoring functions")
-st.markdown(
+ui.explain(
     "Every attention you will meet does the same three things: **score** each key against the query, turn the "
     "scores into a distribution with a **softmax**, and read the **weighted sum** of the values. Only the first "
     "step changes from one paper to the next. The lecture lists four ways to measure how well a query q matches "
@@ -35,7 +35,7 @@ for pair in (scoring.SCORES[:2], scoring.SCORES[2:]):
             st.markdown(f"**{scoring.LABELS[name]}**")
             st.latex(scoring.EQUATIONS[name])
             st.caption(scoring.NOTES[name])
-st.markdown(
+ui.explain(
     "q has d entries and k has d′; the additive score's hidden layer has d″ units. The dot scores have nothing "
     "to learn; bilinear and additive learn *what* a good match is, which costs parameters (counted below on "
     "the modules themselves) and, for additive, a hidden layer per (query, key) pair."
@@ -43,7 +43,7 @@ st.markdown(
 
 # --- One query, four scores ---------------------------------------------------------------------------
 st.header("2 · One query, four scores", divider="gray")
-st.markdown(
+ui.explain(
     "A query and a few keys drawn at random (the keys are the values too, as in the lecture). The bilinear "
     "and additive scores use *untrained* random weights here: their preferences are arbitrary until training "
     "shapes them. Make the query a copy of one key and see which scores notice."
@@ -67,9 +67,9 @@ CHART_HEIGHT = 330  # pixels for an Altair chart with its title and legend (the 
 @st.fragment
 def one_query() -> None:
     c = st.columns([2, 2, 1, 2])
-    d = c[0].select_slider("Size d of q and k", scoring.D_CHOICES, value=16, key="scoring.d")
-    n_keys = c[1].slider("Number of keys N", 2, scoring.MAX_KEYS, 5, key="scoring.keys")
-    seed = int(c[2].number_input("Seed", 0, 9999, 0, key="scoring.seed"))
+    d = ui.linked(c[0].select_slider, "Size d of q and k", scoring.D_CHOICES, value=16, key="scoring.d")
+    n_keys = ui.linked(c[1].slider, "Number of keys N", 2, scoring.MAX_KEYS, 5, key="scoring.keys")
+    seed = int(ui.linked(c[2].number_input, "Seed", 0, 9999, 0, key="scoring.seed"))
     options = [RANDOM_QUERY] + [f"a copy of k{i + 1}" for i in range(n_keys)]
     chosen = st.session_state.get("scoring.query", RANDOM_QUERY)
     if chosen not in options:
@@ -107,7 +107,7 @@ one_query()
 
 # --- Measured: the four trained side by side ---------------------------------------------------------
 st.header("3 · Trained side by side", divider="gray")
-st.markdown(
+ui.explain(
     "The same GRU encoder–decoder, trained on **dates** (“Sunday, November 22, 2026” → “2026-11-22”, "
     "character by character) four times: same seed, same data, same batches, only the score differs. One "
     "caveat from the model itself (`minimodels.seq2seq`): the **additive** model attends from the previous "
@@ -147,7 +147,7 @@ def measured() -> None:
         "from (test split)."
     )
     st.markdown("\n".join(f"- {line}" for line in scoring.observations(results)))
-    axis = st.radio("Curves against", ["training step", "seconds"], horizontal=True, key="scoring.axis")
+    axis = ui.linked(st.radio, "Curves against", ["training step", "seconds"], horizontal=True, key="scoring.axis")
     loss, accuracy = scoring.race_curves(results.runs, x="step" if axis == "training step" else "seconds")
     cols = st.columns(2)
     cols[0].altair_chart(loss, width="stretch", height=CHART_HEIGHT, key="scoring.shipped.loss")
@@ -174,7 +174,7 @@ if results is not None:
 
 # --- Race them yourself -----------------------------------------------------------------------------
 st.header("4 · Race them yourself", divider="gray")
-st.markdown(
+ui.explain(
     f"One click trains four fresh models for you alone, from the seed you choose. They take turns, "
     f"{scoring.REPORT_EVERY} steps each, so their curves grow side by side on a single core; each stops at "
     f"{scoring.TARGET:.0%} held-out exact match or when its own time budget is spent. The bar and the first two "
@@ -182,8 +182,8 @@ st.markdown(
     "model's own curves, its steps to accuracy and its attention on the fixed example."
 )
 c = st.columns([1, 2, 3])
-race_seed = int(c[0].number_input("Seed", 0, 9999, 0, key="scoring.race_seed"))
-budget = c[1].select_slider("Seconds per model", [3, 5, 10, 15], value=10, key="scoring.budget")
+race_seed = int(ui.linked(c[0].number_input, "Seed", 0, 9999, 0, key="scoring.race_seed"))
+budget = ui.linked(c[1].select_slider, "Seconds per model", [3, 5, 10, 15], value=10, key="scoring.budget")
 
 
 def make_run() -> TrainingRun:

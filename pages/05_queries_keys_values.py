@@ -9,7 +9,7 @@ from minimodels.attention import masked_softmax, scaled_dot_product_attention
 ui.page("Queries, keys and values", icon="🔑")
 
 st.title("Queries, keys and values")
-st.markdown(
+ui.explain(
     "Attention is a **soft lookup**. Each word asks a question (its *query*), every word offers a label "
     "(its *key*) and a content (its *value*). The query is compared with every key; the better a key "
     "matches, the more of its value flows into the answer. In self-attention all three come from the same "
@@ -20,7 +20,7 @@ st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{
 # --- 1. The lecture's worked example -------------------------------------------------------------------
 st.header("1 · “Thinking Machines”, step by step", divider="gray")
 example = qkv.thinking_machines()
-st.markdown(
+ui.explain(
     f"The Transformer lecture works one query through by hand: the input *Thinking Machines*, "
     f"d_k = {example.d_k}. The lecture does not print the vectors, so we chose q₁, k₁ and k₂ (small "
     "integers, seeded) so that its dot products come out exactly; v₁ and v₂ are random. Everything below is "
@@ -52,7 +52,7 @@ ui.plotly(
     ),
     key="qkv.vectors",
 )
-st.markdown(
+ui.explain(
     f"z₁ leans towards v₁: {w[0]:.0%} of it is *Thinking*'s value and {w[1]:.0%} *Machines*'s. "
     "Try it: how would the split change if the vectors were wider but the dot products the same?"
 )
@@ -60,8 +60,8 @@ st.markdown(
 
 @st.fragment
 def what_if_d_k() -> None:
-    d_k = st.select_slider(
-        "Same dot products (112, 96), other d_k", options=[1, 4, 16, 64, 256, 1024], value=64, key="qkv.d_k"
+    d_k = ui.linked(
+        st.select_slider, "Same dot products (112, 96), other d_k", [1, 4, 16, 64, 256, 1024], value=64, key="qkv.d_k"
     )
     weights = masked_softmax(example.scores / d_k**0.5)
     cols = st.columns(2)
@@ -74,7 +74,7 @@ what_if_d_k()
 
 # --- 2. The database analogy ------------------------------------------------------------------------------
 st.header("2 · A database you query softly", divider="gray")
-st.markdown(
+ui.explain(
     "The NLP lecture's analogy: a table pairs **keys** (English words) with **values** (their Turkish "
     "translations). A database returns the value whose key *equals* the query. Attention returns every value, "
     "each weighted by how *similar* its key is to the query: p(i | q) ∝ exp(sharpness · sim(q, kᵢ)). "
@@ -87,8 +87,9 @@ st.markdown(
 @st.fragment
 def database() -> None:
     cols = st.columns([2, 2])
-    query = cols[0].selectbox("Query", list(qkv.QUERIES), key="qkv.query")
-    sharpness = cols[1].slider(
+    query = ui.linked(cols[0].selectbox, "Query", list(qkv.QUERIES), key="qkv.query")
+    sharpness = ui.linked(
+        cols[1].slider,
         "Sharpness (1 / temperature)",
         0.0,
         20.0,
@@ -108,7 +109,7 @@ database()
 
 # --- 3. The matrix form on your own sentence ---------------------------------------------------------------
 st.header("3 · All queries at once: softmax(QKᵀ/√d_k)V", divider="gray")
-st.markdown(
+ui.explain(
     "Stack the words' embeddings into X; then Q = XW^Q, K = XW^K, V = XW^V and one matrix product scores "
     "every query against every key. Row *i* of the heatmap is the attention of word *i*. The W matrices here "
     "are random (seeded), not trained: the figure shows the mechanism, not what a trained model learns."
@@ -125,9 +126,9 @@ def matrix_form() -> None:
         tokens_key="qkv.tokens",
     )
     cols = st.columns(3)
-    d_model = cols[0].select_slider("d_model", [4, 8, 16, 32, 64], value=16, key="qkv.d_model")
-    d_k = cols[1].select_slider("d_k", [2, 4, 8, 16, 32, 64], value=8, key="qkv.matrix_d_k")
-    seed = int(cols[2].number_input("seed of W^Q, W^K, W^V", 0, 10_000, 0, key="qkv.seed"))
+    d_model = ui.linked(cols[0].select_slider, "d_model", [4, 8, 16, 32, 64], value=16, key="qkv.d_model")
+    d_k = ui.linked(cols[1].select_slider, "d_k", [2, 4, 8, 16, 32, 64], value=8, key="qkv.matrix_d_k")
+    seed = int(ui.linked(cols[2].number_input, "seed of W^Q, W^K, W^V", 0, 10_000, 0, key="qkv.seed"))
     result = qkv.self_attention(tokens, d_model=d_model, d_k=d_k, seed=seed)
     ui.plotly(
         charts.attention_heatmap(result.weights, tokens, tokens, title="softmax(QKᵀ/√d_k): row i attends"),

@@ -1,0 +1,85 @@
+"""Downloads: a heatmap's numbers as CSV and JSON with tokens on both axes, a training replay as a GIF."""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from lessons import charts, export
+
+
+def attention_figure():
+    weights = np.array([[0.7, 0.2, 0.1], [0.0, 0.25, 0.75]])
+    return charts.attention_heatmap(weights, ["<b>x</b>", "=SUM(A1)", "the"], ["the", "the"], title="α <i>")
+
+
+def test_a_heatmap_is_read_back_with_its_tokens():
+    (table,) = export.heatmap_tables(attention_figure())
+    assert table.columns == ["<b>x</b>", "=SUM(A1)", "the"]  # the typed text, un-escaped, not markup
+    assert table.rows == ["the", "the"]  # repeated tokens keep their own rows
+    assert table.name == "α <i>"
+    np.testing.assert_array_equal(table.values, [[0.7, 0.2, 0.1], [0.0, 0.25, 0.75]])
+
+
+def test_csv_has_tokens_on_both_axes_and_no_formulas():
+    (table,) = export.heatmap_tables(attention_figure())
+    rows = list(csv.reader(io.StringIO(export.to_csv(table))))
+    assert rows[0] == ["", "<b>x</b>", "'=SUM(A1)", "the"]  # a spreadsheet will not run a typed formula
+    assert [r[0] for r in rows[1:]] == ["the", "the"]
+    assert [float(v) for v in rows[2][1:]] == [0.0, 0.25, 0.75]
+
+
+def test_json_round_trips_and_writes_nan_as_null():
+    fig = charts.attention_heatmap(np.array([[np.nan, 1.0]]), ["a", "b"], ["q"])
+    (table,) = export.heatmap_tables(fig)
+    doc = json.loads(export.to_json(table))
+    assert doc == {"name": "heatmap", "rows": ["q"], "columns": ["a", "b"], "values": [[None, 1.0]]}
+
+
+def test_a_vector_strip_names_its_dimensions():
+    (table,) = export.heatmap_tables(charts.vector_strip(np.ones((2, 3)), ["q₁", "k₁"]))
+    assert table.rows == ["q₁", "k₁"] and table.columns == ["dimension 0", "dimension 1", "dimension 2"]
+
+
+def test_every_heatmap_of_a_subplot_figure_is_exported():
+    from lessons import rnn_cells
+
+    trace = rnn_cells.trace_sentence("LSTM", ("the", "cat", "sat"), 4, 0)
+    fig = rnn_cells.cell_figure(trace, 2)
+    heatmaps = [t for t in fig.data if t.type == "heatmap"]
+    tables = export.heatmap_tables(fig)
+    assert len(tables) == len(heatmaps) > 1
+    for table, trace_ in zip(tables, heatmaps, strict=True):
+        np.testing.assert_array_equal(table.values, np.asarray(trace_.z, dtype=float))
+        assert len(table.columns) == table.values.shape[1] and len(table.rows) == table.values.shape[0]
+
+
+@pytest.mark.parametrize("text", ["qkv.heatmap", "../../etc/passwd", "<script>", "", "é" * 200])
+def test_file_stems_are_safe(text):
+    stem = export.file_stem(text)
+    assert stem and len(stem) <= 60 and all(c.isascii() and (c.isalnum() or c in ".-") for c in stem)
+
+
+def test_replay_gif_has_one_frame_per_report_in_the_heatmap_colours():
+    rng = np.random.default_rng(0)
+    frames = [rng.random((3, 5)) for _ in range(4)]
+    frames[-1] = np.eye(3, 5)
+    data = export.replay_gif(frames, [f"step {i}" for i in range(4)], ms_per_frame=100)
+    gif = Image.open(io.BytesIO(data))
+    assert gif.format == "GIF" and gif.n_frames == 4
+    width, height = gif.size
+    cell = export.GIF_MAX_SIDE // 5
+    assert (width, height) == (5 * cell, 3 * cell + export.GIF_BAND)
+    gif.seek(3)
+    last = gif.convert("RGB")
+    on = last.getpixel((cell // 2, export.GIF_BAND + cell // 2))  # cell (0, 0) = 1: the darkest blue
+    off = last.getpixel((cell + cell // 2, export.GIF_BAND + cell // 2))  # cell (0, 1) = 0: near white
+    assert sum(on) < 200 and sum(off) > 700
+
+
+def test_replay_gif_refuses_mismatched_captions():
+    with pytest.raises(ValueError):
+        export.replay_gif([np.zeros((2, 2))], [])

@@ -1,0 +1,70 @@
+"""Presenter mode: ?present=1 or the sidebar toggle; larger text and figures, explanations folded, every
+control kept, and it follows the teacher from page to page."""
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+import ui
+from tests.test_pages import ROOT, TIMEOUT
+
+QKV = "pages/05_queries_keys_values.py"
+INTRO = "Attention is a **soft lookup**"  # the Q/K/V lesson's first explanation
+
+
+def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
+    """A new session opened on a link with ``params`` (the session's first page decides the mode)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update(params or {})
+    at.run().switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def stylesheet_on(at: AppTest) -> bool:
+    return any(node.value == ui.PRESENTER_CSS for node in at.get("html"))
+
+
+def heights(at: AppTest) -> list[int]:
+    return [json.loads(chart.proto.spec)["layout"]["height"] for chart in at.get("plotly_chart")]
+
+
+def intro_folded(at: AppTest) -> bool:
+    return any(INTRO in m.value for e in at.expander if e.label == "Explanation" for m in e.markdown)
+
+
+def test_normal_mode_shows_the_explanations_and_no_stylesheet():
+    at = open_page(QKV)
+    assert not stylesheet_on(at) and not intro_folded(at)
+    assert any(INTRO in m.value for m in at.main.markdown)
+    assert at.toggle(key="ui.present.toggle").value is False
+
+
+def test_present_link_turns_it_on_and_keeps_every_control():
+    plain = open_page(QKV)
+    at = open_page(QKV, {"present": "1"})
+    assert at.toggle(key="ui.present.toggle").value is True
+    assert stylesheet_on(at) and intro_folded(at)
+    assert [h for h in heights(at)] == [int(h * ui.PRESENTER_SCALE) for h in heights(plain)]
+    widgets = ("select_slider", "selectbox", "slider", "number_input", "text_input", "button")
+    for kind in widgets:  # the controls that matter are all still there
+        assert [w.key for w in getattr(at, kind)] == [w.key for w in getattr(plain, kind)], kind
+
+
+def test_it_follows_the_teacher_to_the_next_page_and_switches_off():
+    at = open_page(QKV, {"present": "true"})
+    at.switch_page("pages/01_rnn_cells.py").run()
+    assert not at.exception and stylesheet_on(at)
+    assert at.query_params.get("present") == "1"  # the address bar says so: a copied link presents too
+    at.toggle(key="ui.present.toggle").set_value(False).run()
+    assert not stylesheet_on(at) and "present" not in at.query_params
+
+
+def test_a_hostile_present_value_is_off():
+    at = open_page(QKV, {"present": "<script>alert(1)</script>"})
+    assert not stylesheet_on(at) and at.toggle(key="ui.present.toggle").value is False
+
+
+def test_the_stylesheet_is_fixed_text():
+    assert ui.PRESENTER_CSS.startswith("<style>") and ui.PRESENTER_CSS.endswith("</style>")
+    assert "{" in ui.PRESENTER_CSS and "<script" not in ui.PRESENTER_CSS
