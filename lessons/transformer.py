@@ -1,0 +1,702 @@
+r"""Lesson: the Transformer, the whole encoder–decoder (Part 2).
+
+Follows the Transformer lecture ("Overall architecture": an encoder stack and a decoder stack of identical
+layers; "Self-Attention: focus on other words in the input sentence", "Encoder-Decoder Attention: focus on
+relevant parts of the input sentence"; "Masking"; "Residual") and Vaswani et al. 2017, §3. Each sublayer of
+``minimodels.transformer.TinyTransformer`` sits in a residual connection with layer normalisation:
+
+.. math:: x + \mathrm{Sublayer}(\mathrm{LN}(x)) \;\text{(pre-LN, the course's default)} \qquad
+          \mathrm{LN}(x + \mathrm{Sublayer}(x)) \;\text{(post-LN, the paper's)}
+
+What is computed here, all from a trained model or from measurements:
+
+* one sentence through the model (:func:`walk`): every attention map of every layer and head, with the shapes
+  a block diagram (:func:`block_diagram`, Graphviz DOT) labels its arrows with;
+* the lecture's "it" sentence checked against what the toy model can read (:func:`lecture_it`), and what the
+  model does with the "it" its grammar has (:func:`pronoun_check`);
+* the residual and layer-norm ablations: shipped measurements (``scripts/transformer_results.py``,
+  :func:`load_results`) and a live training run of any variant (:func:`new_training`).
+
+Letters: S source positions (EOS included), T decoded positions, d d_model, h heads. Never imports streamlit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+from torch import nn
+
+from lessons.charts import ATTENTION_COLORSCALE, safe_label
+from lessons.exercises import Exercise
+from lessons.live import THREADS_PER_RUN
+from minimodels.decode import Translation, translate
+from minimodels.tasks import Task, get_task, lecture_examples
+from minimodels.train import TrainConfig, build_model, default_train_config, train
+from minimodels.transformer import TransformerConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "assets" / "results" / "transformer.json"
+
+MODEL = "transformer"
+TASKS = {
+    "toy-translation": "English → French-like (“Jane visits Africa in September”)",
+    "dates": "Written dates → ISO dates (character by character)",
+}
+DEFAULT_TEXT = {"toy-translation": "I see it", "dates": "Sunday, November 22, 2026"}
+SPACE = "␣"  # a space character as an axis label (a blank tick label would be invisible)
+MAX_LABEL = 24  # characters of the student's text shown in one diagram box
+
+
+# ------------------------------------------------------------------------------------ the three attentions
+@dataclass(frozen=True)
+class Kind:
+    """One of the Transformer's three kinds of attention, and how its maps are named and read."""
+
+    key: str
+    label: str
+    stack: str  # "encoder" | "decoder": whose layers have it
+    suffix: str  # "self" | "cross": the map name is f"{stack}.{layer}.{suffix}"
+    rows: str  # what a row (query) is
+    columns: str  # what a column (key) is
+    note: str  # one sentence for the page
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind(
+        "encoder_self",
+        "Encoder self-attention",
+        "encoder",
+        "self",
+        "source token (query)",
+        "source token (key)",
+        "Every source token looks at every source token, itself included: the whole sentence at once.",
+    ),
+    Kind(
+        "decoder_self",
+        "Decoder masked self-attention",
+        "decoder",
+        "self",
+        "output position (fed token)",
+        "earlier output position (fed token)",
+        "Each output position looks only at the positions fed so far: the causal mask zeroes the future "
+        "(above the diagonal), so the model cannot read the answer it is writing.",
+    ),
+    Kind(
+        "cross",
+        "Encoder–decoder attention",
+        "decoder",
+        "cross",
+        "output token written",
+        "source token",
+        "Queries come from the decoder, keys and values from the encoder's output: which source tokens each "
+        "output token reads. This is Bahdanau's alignment, once per layer and head.",
+    ),
+)
+KIND = {k.key: k for k in KINDS}
+
+
+def map_name(kind: Kind | str, layer: int) -> str:
+    """The model's name for a map: ``"encoder.0.self"``, ``"decoder.1.cross"`` (layers count from 0)."""
+    kind = KIND[kind] if isinstance(kind, str) else kind
+    return f"{kind.stack}.{layer}.{kind.suffix}"
+
+
+def layer_count(config: TransformerConfig, kind: Kind | str) -> int:
+    kind = KIND[kind] if isinstance(kind, str) else kind
+    return config.encoder_layers if kind.stack == "encoder" else config.decoder_layers
+
+
+def maps_per_sentence(config: TransformerConfig) -> int:
+    """Attention maps (one per layer, head and kind) a model with ``config`` computes for one sentence:
+    h × (encoder layers + 2 × decoder layers), counted from the kinds above."""
+    return sum(layer_count(config, kind) * config.n_heads for kind in KINDS)
+
+
+def display_token(token: str) -> str:
+    return SPACE if token == " " else token
+
+
+# ------------------------------------------------------------------------------------- the student's text
+@dataclass(frozen=True)
+class ParsedSentence:
+    """What ``ui.sentence_input`` keeps: the words of a sentence the model can read, or why not."""
+
+    tokens: tuple[str, ...]
+    error: str | None = None
+
+
+def parse_sentence(task_name: str, text: str) -> ParsedSentence:
+    """The student's text as words, refused (with the reason) when it is empty or longer than the model reads.
+
+    Unknown characters are allowed: the model sees them as ``<unk>`` and the page says so.
+    """
+    words = tuple(text.split()) if isinstance(text, str) else ()
+    if not words:
+        return ParsedSentence((), "Type a sentence first.")
+    task = get_task(task_name)
+    encoded = task.encode_source(" ".join(words))
+    if encoded.truncated:
+        return ParsedSentence(
+            (),
+            f"That is more than {task.max_source_len} tokens for this model: it reads at most "
+            f"{task.max_source_len}, the longest sentence it was trained on.",
+        )
+    return ParsedSentence(words)
+
+
+def parser(task_name: str):
+    """``parse(text)`` for ``ui.sentence_input`` on ``task_name``."""
+    return partial(parse_sentence, task_name)
+
+
+# ------------------------------------------------------------------------------------- one sentence through
+@dataclass(frozen=True)
+class Walk:
+    """One sentence through a trained model, greedily decoded, with every attention map it computed."""
+
+    text: str
+    translation: Translation
+    maps: dict[str, np.ndarray]  # name -> (h, rows, columns); see KINDS for what rows and columns are
+    config: TransformerConfig
+
+    @property
+    def source(self) -> list[str]:
+        """One label per source position, ``</s>`` last."""
+        return [display_token(p) for p in self.translation.source_pieces]
+
+    @property
+    def output(self) -> list[str]:
+        """One label per decoded position: the token it wrote (``</s>`` last when the model ended)."""
+        return [display_token(p) for p in self.translation.target_pieces]
+
+    @property
+    def fed(self) -> list[str]:
+        """What each decoder position was fed: ``<s>``, then every token written before it."""
+        return ["<s>", *self.output[:-1]]
+
+    def labels(self, kind: Kind | str) -> tuple[list[str], list[str]]:
+        """``(row labels, column labels)`` of a map of ``kind``."""
+        kind = KIND[kind] if isinstance(kind, str) else kind
+        if kind.key == "encoder_self":
+            return self.source, self.source
+        if kind.key == "decoder_self":
+            return self.fed, self.fed
+        return self.output, self.source
+
+    def weights(self, kind: Kind | str, layer: int) -> np.ndarray:
+        """``(h, rows, columns)`` weights of ``kind`` in ``layer`` (0-based)."""
+        return self.maps[map_name(kind, layer)]
+
+
+@torch.inference_mode()
+def walk(model: nn.Module, task: Task, text: str) -> Walk | str:
+    """Translate ``text`` greedily and keep every map; a message for the student when there is nothing to read."""
+    result = translate(model, task, text)
+    if not result.source_pieces:
+        return result.message or "Type a sentence first."
+    maps = {name: w.float().numpy() for name, w in result.attention.items()}  # (h, rows, columns)
+    return Walk(text, result, maps, model.config)
+
+
+def head_summary(w: Walk, kind: Kind | str, layer: int) -> list[dict]:
+    """One row per head: for each query row, the column it attends to most ("→"), and how peaked the head is."""
+    rows, columns = w.labels(kind)
+    weights = w.weights(kind, layer)
+    out = []
+    for head, m in enumerate(weights):
+        m = m[: len(rows)]
+        out.append(
+            {
+                "head": head + 1,
+                "each row's strongest column": " · ".join(
+                    f"{r}→{columns[int(row.argmax())]}" for r, row in zip(rows, m, strict=True)
+                ),
+                "mean largest weight": round(float(m.max(axis=-1).mean()), 3),
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------------- the diagram
+def _dot_text(text: str, max_chars: int = MAX_LABEL) -> str:
+    """Text inside a double-quoted Graphviz label: control characters shown as �, cut, quotes and backslashes
+    escaped (a backslash would otherwise start an escape such as \\N, the node's name)."""
+    cleaned = "".join(ch if ch.isprintable() else "\ufffd" for ch in str(text))
+    if len(cleaned) > max_chars:
+        cleaned = cleaned[: max_chars - 1] + "…"
+    return cleaned.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _sublayer(config: TransformerConfig, name: str) -> str:
+    """How a sublayer is wrapped in this model: its residual and layer norm, as a formula."""
+    inner = "LN(x)" if config.layer_norm and config.norm_first else "x"
+    body = f"{name}({inner})"
+    body = f"x + {body}" if config.residual else body
+    if config.layer_norm and not config.norm_first:
+        body = f"LN({body})"
+    return body
+
+
+def block_diagram(w: Walk) -> str:
+    """The model as Graphviz DOT, its boxes and arrows labelled with this sentence's real shapes."""
+    c = w.config
+    S, T = len(w.source), len(w.output)
+    d, h, d_k = c.d_model, c.n_heads, c.d_model // c.n_heads
+    source_text = _dot_text(w.text)
+    output_text = _dot_text(w.translation.text or "(nothing)")
+    lines = [
+        "digraph transformer {",
+        "  rankdir=BT; newrank=true; nodesep=0.35; ranksep=0.3;",
+        '  node [shape=box, style="rounded,filled", fillcolor="#f4f6fb", fontname="Helvetica", fontsize=11];',
+        '  edge [fontname="Helvetica", fontsize=9, color="#555555"];',
+        f'  src [label="source: \\"{source_text}\\"\\n{S} tokens ({S - 1} + </s>)", fillcolor="#fff7d6"];',
+        f'  src_emb [label="embedding + positional encoding\\n{S} × {d}"];',
+        "  src -> src_emb;",
+        f'  tgt [label="fed to the decoder: <s> + its own output\\n{T} positions", fillcolor="#fff7d6"];',
+        f'  tgt_emb [label="embedding + positional encoding\\n{T} × {d}"];',
+        "  tgt -> tgt_emb;",
+    ]
+    previous = "src_emb"
+    lines.append('  subgraph cluster_encoder { label="encoder"; color="#4c78a8"; fontname="Helvetica";')
+    for i in range(c.encoder_layers):
+        lines += [
+            f'    e{i}_att [label="layer {i + 1} self-attention, {h} heads × d_k {d_k}\\n'
+            f'{_sublayer(c, "MultiHead")}\\n{h} maps of {S} × {S}", fillcolor="#dbe7f6"];',
+            f'    e{i}_ff [label="layer {i + 1} feed-forward {d} → {c.d_ff} → {d}\\n{_sublayer(c, "FFN")}"];',
+        ]
+        lines.append(f'  {previous} -> e{i}_att [label=" {S} × {d}"];')
+        lines.append(f"  e{i}_att -> e{i}_ff;")
+        previous = f"e{i}_ff"
+    lines.append("  }")
+    memory = previous
+    previous = "tgt_emb"
+    lines.append('  subgraph cluster_decoder { label="decoder"; color="#e45756"; fontname="Helvetica";')
+    for i in range(c.decoder_layers):
+        lines += [
+            f'    d{i}_self [label="layer {i + 1} masked self-attention, {h} heads\\n'
+            f'{_sublayer(c, "MultiHead")}\\n{h} maps of {T} × {T} (future masked)", fillcolor="#f9e0e0"];',
+            f'    d{i}_cross [label="layer {i + 1} encoder–decoder attention, {h} heads\\n'
+            f'{_sublayer(c, "MultiHead")}\\n{h} maps of {T} × {S}", fillcolor="#efe3f7"];',
+            f'    d{i}_ff [label="layer {i + 1} feed-forward {d} → {c.d_ff} → {d}\\n{_sublayer(c, "FFN")}"];',
+        ]
+        lines.append(f'  {previous} -> d{i}_self [label=" {T} × {d}"];')
+        lines.append(f'  d{i}_self -> d{i}_cross [label=" queries {T} × {d}"];')
+        lines.append(f"  d{i}_cross -> d{i}_ff;")
+        previous = f"d{i}_ff"
+    lines.append("  }")
+    for i in range(c.decoder_layers):
+        lines.append(f'  {memory} -> d{i}_cross [label=" keys, values {S} × {d}", color="#4c78a8", constraint=false];')
+    final = "LN → " if c.layer_norm and c.norm_first else ""
+    lines += [
+        f'  out [label="{final}linear {d} → {c.target_vocab_size} → softmax\\n{T} × {c.target_vocab_size}"];',
+        f'  text [label="output: \\"{output_text}\\"", fillcolor="#fff7d6"];',
+        f"  {previous} -> out; out -> text;",
+        "}",
+    ]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------- figures
+def heads_grid(
+    panels: Sequence[tuple[str, np.ndarray, Sequence[str], Sequence[str]]],
+    *,
+    row_height: int = 260,
+    value_name: str = "weight",
+) -> go.Figure:
+    """Rows of heatmaps, one row per panel and one column per head: ``panels`` holds
+    ``(title, weights (h, rows, columns), row labels, column labels)``. Every map shares one colour scale 0–1."""
+    if not panels:
+        raise ValueError("no attention maps to draw")
+    heads = max(p[1].shape[0] for p in panels)
+    titles = [safe_label(f"{title} · head {j + 1}", max_chars=60) for title, *_ in panels for j in range(heads)]
+    fig = make_subplots(
+        rows=len(panels), cols=heads, subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=0.1
+    )
+    for r, (_, weights, row_labels, column_labels) in enumerate(panels, start=1):
+        weights = np.asarray(weights, dtype=float)
+        if weights.ndim != 3 or weights.shape[1:] != (len(row_labels), len(column_labels)):
+            raise ValueError(f"weights of shape {weights.shape} do not match {len(row_labels)} × {len(column_labels)}")
+        ys = [safe_label(t) for t in row_labels]
+        xs = [safe_label(t) for t in column_labels]
+        names = np.array([[f"{y} → {x}" for x in xs] for y in ys], dtype=object)
+        for j, m in enumerate(weights, start=1):
+            fig.add_trace(
+                go.Heatmap(
+                    z=m, x=list(range(len(xs))), y=list(range(len(ys))), customdata=names, coloraxis="coloraxis",
+                    hovertemplate=f"%{{customdata}}<br>{value_name} = %{{z:.4f}}<extra>head {j}</extra>",
+                    xgap=1, ygap=1,
+                ),
+                row=r, col=j,
+            )  # fmt: skip
+            fig.update_xaxes(
+                tickmode="array", tickvals=list(range(len(xs))), ticktext=xs, tickangle=-60, tickfont={"size": 9},
+                row=r, col=j,
+            )  # fmt: skip
+            fig.update_yaxes(
+                tickmode="array", tickvals=list(range(len(ys))), ticktext=ys if j == 1 else [""] * len(ys),
+                autorange="reversed", tickfont={"size": 9}, row=r, col=j,
+            )  # fmt: skip
+    fig.update_layout(
+        coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0,
+                   "colorbar": {"title": {"text": value_name}, "thickness": 12}},
+        height=80 + row_height * len(panels),
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    )  # fmt: skip
+    fig.update_annotations(font_size=11)
+    return fig
+
+
+def layer_panels(w: Walk, kind: Kind | str) -> list[tuple[str, np.ndarray, list[str], list[str]]]:
+    """Every layer of one kind, as :func:`heads_grid` panels."""
+    kind = KIND[kind] if isinstance(kind, str) else kind
+    rows, columns = w.labels(kind)
+    return [
+        (f"{kind.label}, layer {i + 1}", w.weights(kind, i), rows, columns) for i in range(layer_count(w.config, kind))
+    ]
+
+
+def every_map(w: Walk) -> list[tuple[str, np.ndarray, list[str], list[str]]]:
+    """All of the model's maps for this sentence: encoder layers, then each decoder layer's two kinds."""
+    panels = layer_panels(w, "encoder_self")
+    for i in range(w.config.decoder_layers):
+        for key in ("decoder_self", "cross"):
+            panels.append(layer_panels(w, key)[i])
+    return panels
+
+
+def probe_panels(snapshot) -> list[tuple[str, np.ndarray, list[str], list[str]]]:
+    """The cross-attention of every decoder layer on a training run's fixed example (a ``Progress``)."""
+    source = [display_token(t) for t in snapshot.source_tokens]
+    target = [display_token(t) for t in snapshot.target_tokens]
+    names = sorted(n for n in snapshot.attention_maps if n.startswith("decoder.") and n.endswith(".cross"))
+    return [
+        (f"encoder–decoder, layer {int(n.split('.')[1]) + 1}", snapshot.attention_maps[n], target, source)
+        for n in names
+    ]
+
+
+# ------------------------------------------------------------------------------------- "it", honestly
+LECTURE_SENTENCE = "The animal didn't cross the street because it was too tired"
+
+
+@dataclass(frozen=True)
+class LectureCheck:
+    """Can the toy model even read the lecture's sentence?"""
+
+    tokens: int  # pieces the tokenizer makes of it
+    limit: int  # the model reads at most this many
+    words: int
+    unknown_words: list[str]  # words never seen in training
+    it_is_read: bool  # whether "it" falls inside the pieces the model reads
+
+
+def lecture_it(task: Task) -> LectureCheck:
+    """The lecture's sentence against this toy model's tokenizer and training vocabulary."""
+    seen = {word.lower() for ex in task.train for word in ex.source.split()}
+    words = LECTURE_SENTENCE.split()
+    pieces = task.source_tokenizer.encode(LECTURE_SENTENCE)
+    index = task.source_tokenizer.word_index_of_pieces(LECTURE_SENTENCE)
+    it_word = words.index("it")
+    read = index[: task.max_source_len]
+    return LectureCheck(
+        tokens=len(pieces),
+        limit=task.max_source_len,
+        words=len(words),
+        unknown_words=[w for w in words if w.lower() not in seen],
+        it_is_read=it_word in read,
+    )
+
+
+@dataclass(frozen=True)
+class PronounCheck:
+    """What the shipped model does with the "it" its grammar has: an object pronoun, moved before the verb."""
+
+    text: str
+    output: str
+    pronoun_piece: str  # the output piece written for "it"
+    step: int  # its decoder step
+    looked_at: str  # the source piece with the largest head-averaged weight in the last layer's cross-attention
+    weight: float  # that weight
+    heads_on_it: int  # heads of the last layer whose largest weight is on "it"
+    heads: int
+
+
+def pronoun_check(model: nn.Module, task: Task) -> PronounCheck | None:
+    """Where the last decoder layer reads from when it writes the pronoun for "it" in the lecture's "I see it"
+    (→ "je le vois": the object pronoun moves before the verb). Which output token translates "it" comes from
+    the grammar's gold alignment; None when the model's output is not the grammar's translation."""
+    example = next((ex for ex in lecture_examples("fr") if ex.source.split()[-1] == "it"), None)
+    gold = task.gold_alignment(example) if example is not None else None
+    w = walk(model, task, example.source) if gold is not None else None
+    if w is None or isinstance(w, str) or w.translation.text != example.target:
+        return None
+    it = w.translation.source_pieces.index("▁it")
+    step = next(t for t, sources in enumerate(gold) if it in sources)
+    last = w.weights("cross", w.config.decoder_layers - 1)[:, step]  # (h, S)
+    mean = last.mean(axis=0)
+    best = int(mean.argmax())
+    return PronounCheck(
+        text=example.source,
+        output=w.translation.text,
+        pronoun_piece=w.output[step],
+        step=step,
+        looked_at=w.source[best],
+        weight=float(mean[best]),
+        heads_on_it=int((last.argmax(axis=-1) == it).sum()),
+        heads=last.shape[0],
+    )
+
+
+# --------------------------------------------------------------------------------------- the ablations
+VARIANTS: dict[str, dict] = {
+    "full": {},
+    "post-LN": {"norm_first": False},
+    "no residual": {"residual": False},
+    "no layer norm": {"layer_norm": False},
+}
+VARIANT_LABELS = {
+    "full": "full (pre-LN): x + Sublayer(LN(x))",
+    "post-LN": "post-LN, the paper's: LN(x + Sublayer(x))",
+    "no residual": "no residual: Sublayer(LN(x))",
+    "no layer norm": "no layer norm: x + Sublayer(x)",
+}
+COLORS = {"full": "#1f77b4", "post-LN": "#2ca02c", "no residual": "#d62728", "no layer norm": "#ff7f0e"}
+ABLATION_TASK = "dates"
+LEVEL = 0.9  # the results table's "steps to" level
+
+
+def results_config(steps: int, seed: int = 0, threads: int = 1) -> TrainConfig:
+    """The shipped ablation's recipe: the Transformer's default training (peak lr 1e-2 after a 50-step
+    warm-up, then inverse-square-root decay), a fixed step budget so every variant gets the same."""
+    return default_train_config(MODEL, max_steps=steps, max_seconds=None, report_every=25, seed=seed, threads=threads)
+
+
+@dataclass(frozen=True)
+class Results:
+    meta: dict  # command, date, machine, load, budget
+    runs: dict[str, dict]  # variant -> {steps, seconds, exact_match, test_exact_match, history: [...]}
+
+
+def results_from_dict(document: dict) -> Results:
+    runs = document.get("runs")
+    if not isinstance(runs, dict) or not runs:
+        raise ValueError("the results file must have runs: run python scripts/transformer_results.py")
+    unknown = sorted(set(runs) - set(VARIANTS))
+    if unknown:
+        raise ValueError(f"the results file has unknown variants: {', '.join(unknown)}")
+    return Results({k: v for k, v in document.items() if k != "runs"}, runs)
+
+
+def load_results(path: Path | str | None = None) -> Results:
+    """The shipped measurements; ``FileNotFoundError`` or ``ValueError`` with a message when unusable."""
+    path = Path(path) if path is not None else RESULTS
+    if not path.is_file():
+        raise FileNotFoundError(f"{path.name} is not shipped; run python scripts/transformer_results.py to make it")
+    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def first_reaching(history: Sequence[Mapping], level: float) -> Mapping | None:
+    """The first report at or above ``level`` held-out exact match, or None."""
+    return next((p for p in history if p["exact_match"] >= level), None)
+
+
+def table_rows(results: Results) -> list[dict]:
+    """One row per variant: steps and seconds to :data:`LEVEL`, and where the fixed budget left it."""
+    rows = []
+    for variant in VARIANTS:
+        run = results.runs.get(variant)
+        if run is None:
+            continue
+        reached = first_reaching(run["history"], LEVEL)
+        rows.append(
+            {
+                "variant": VARIANT_LABELS[variant],
+                f"steps to {LEVEL:.0%}": reached["step"] if reached else "never",
+                f"seconds to {LEVEL:.0%}": round(reached["seconds"], 1) if reached else "never",
+                "final loss": round(run["history"][-1]["loss"], 4),
+                "held-out exact": f"{run['exact_match']:.1%}",
+                "test exact": f"{run['test_exact_match']:.1%}",
+                "steps": run["steps"],
+                "seconds": round(run["seconds"], 1),
+            }
+        )
+    return rows
+
+
+def observations(results: Results) -> list[str]:
+    """What the table says, in sentences computed from it."""
+    runs = results.runs
+    lines = []
+    full = runs.get("full")
+    if full is None:
+        return lines
+    for variant in ("no residual", "no layer norm", "post-LN"):
+        run = runs.get(variant)
+        if run is None:
+            continue
+        ours, theirs = first_reaching(full["history"], LEVEL), first_reaching(run["history"], LEVEL)
+        if theirs is None:
+            pace = f"never reached {LEVEL:.0%} in {run['steps']} steps"
+        elif ours is None:
+            pace = f"reached {LEVEL:.0%} at step {theirs['step']}, which the full model never did"
+        else:
+            pace = f"reached {LEVEL:.0%} at step {theirs['step']} (full model: step {ours['step']})"
+        lines.append(
+            f"**{variant}** {pace}; it ended at {run['test_exact_match']:.1%} test exact match against the full "
+            f"model's {full['test_exact_match']:.1%}, with a final loss of {run['history'][-1]['loss']:.3f} "
+            f"against {full['history'][-1]['loss']:.3f}."
+        )
+    return lines
+
+
+def worst_variant(results: Results) -> str:
+    """The variant with the lowest test exact match (ties: the higher final loss)."""
+    return min(
+        results.runs, key=lambda v: (results.runs[v]["test_exact_match"], -results.runs[v]["history"][-1]["loss"])
+    )
+
+
+def ablation_curves(results: Results, x: str = "step", height: int = 240):
+    """Two Altair charts, training loss and held-out exact match, one line per variant, against ``x``."""
+    import altair as alt
+    import pandas as pd
+
+    if x not in ("step", "seconds"):
+        raise ValueError(f"x must be 'step' or 'seconds', not {x!r}")
+    frame = pd.DataFrame(
+        [
+            {"variant": v, **p} | {"exact match": p["exact_match"]}
+            for v, run in results.runs.items()
+            for p in run["history"]
+        ]
+    )
+    present = [v for v in VARIANTS if v in results.runs]
+    color = alt.Color(
+        "variant:N",
+        scale=alt.Scale(domain=present, range=[COLORS[v] for v in present]),
+        legend=alt.Legend(orient="bottom", title=None),
+    )
+    base = alt.Chart(frame).encode(
+        x=alt.X(f"{x}:Q", title="training step" if x == "step" else "seconds"),
+        color=color,
+        tooltip=["variant", "step", alt.Tooltip("seconds:Q", format=".1f"), alt.Tooltip("loss:Q", format=".4f"),
+                 alt.Tooltip("exact match:Q", format=".1%")],
+    )  # fmt: skip
+    loss = base.mark_line(point={"size": 12}).encode(
+        y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(type="log"))
+    )
+    accuracy = base.mark_line(point={"size": 12}).encode(
+        y=alt.Y("exact match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"))
+    )  # fmt: skip
+    return loss.properties(height=height, title="Loss (log scale)"), accuracy.properties(
+        height=height, title="Exact match"
+    )
+
+
+# ------------------------------------------------------------------------------------------ live training
+def live_config(budget_seconds: float, seed: int) -> TrainConfig:
+    """The shipped recipe, stopped by the student's budget or at 98% held-out exact match, reported often."""
+    return default_train_config(
+        MODEL, max_seconds=budget_seconds, report_every=10, target_exact_match=0.98, threads=THREADS_PER_RUN, seed=seed
+    )
+
+
+def new_training(task_name: str, variant: str, seed: int, budget_seconds: float):
+    """A fresh model of ``variant`` for one student and the function that trains it: ``(model, train_fn)``."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
+    task = get_task(task_name)
+    model = build_model(MODEL, task, seed=seed, **VARIANTS[variant])
+    config = live_config(budget_seconds, seed)
+    return model, lambda on_progress: train(model, task, config, on_progress)
+
+
+# ---------------------------------------------------------------------------------------------- exercises
+def feed_forward_parameters(config: TransformerConfig) -> int:
+    """Parameters of one position-wise feed-forward network, counted on a module built from ``config``."""
+    from minimodels.transformer import FeedForward
+
+    return sum(p.numel() for p in FeedForward(config.d_model, config.d_ff).parameters())
+
+
+def exercises(model: nn.Module, task: Task, results: Results | None = None) -> list[Exercise]:
+    """Questions about the shipped model (and the shipped ablation), their answers computed by code."""
+    c = model.config
+    probe = task.probe or task.valid[0]
+    w = walk(model, task, probe.source)
+    S, T = len(w.source), len(w.output)
+    out = [
+        Exercise(
+            key="transformer.ex1",
+            prompt=(
+                f"The shipped model has {c.encoder_layers} encoder layers, {c.decoder_layers} decoder layers and "
+                f"{c.n_heads} heads in every attention sublayer. How many attention maps (one per layer, head and "
+                "kind of attention) does it compute for one sentence?"
+            ),
+            answer=sum(m.shape[0] for m in w.maps.values()),
+            explanation=(
+                f"Encoder: {c.encoder_layers} × {c.n_heads} self-attention maps; decoder: {c.decoder_layers} × "
+                f"{c.n_heads} masked self-attention plus as many encoder–decoder maps."
+            ),
+            hint="Each decoder layer has two attention sublayers, each encoder layer one.",
+        ),
+        Exercise(
+            key="transformer.ex2",
+            prompt=(
+                f"The model translates *{probe.source}* into {S - 1} source tokens plus `</s>`, and writes {T} "
+                "output tokens (`</s>` included). How many weights are in **one head's** encoder–decoder "
+                "attention map for it?"
+            ),
+            answer=int(w.weights("cross", 0)[0].size),
+            explanation=f"One row per output token, one column per source token: {T} × {S}.",
+            hint="Rows: output tokens written. Columns: source tokens read.",
+        ),
+        Exercise(
+            key="transformer.ex3",
+            prompt=(
+                f"How many parameters does one position-wise feed-forward network have, with d_model = "
+                f"{c.d_model} and d_ff = {c.d_ff}? (FFN(x) = max(0, xW₁ + b₁)W₂ + b₂)"
+            ),
+            answer=feed_forward_parameters(c),
+            explanation="W₁ is d × d_ff, b₁ has d_ff entries, W₂ is d_ff × d, b₂ has d: 2·d·d_ff + d_ff + d.",
+            hint="Two weight matrices and two bias vectors.",
+        ),
+        Exercise(
+            key="transformer.ex4",
+            prompt="In the decoder's masked self-attention map (rows: positions, columns: positions), which weights "
+            "are always exactly 0?",
+            choices=(
+                "those above the diagonal: later positions, not yet written",
+                "those below the diagonal: earlier positions",
+                "the diagonal: a position never attends to itself",
+                "none: the mask only scales the scores",
+            ),
+            answer=0,
+            explanation="The causal mask sets the scores of later positions to −∞ before the softmax.",
+            hint="What must a decoder not read while it writes position t?",
+        ),
+    ]
+    if results is not None and len(results.runs) > 1:
+        present = [v for v in VARIANTS if v in results.runs]
+        worst = worst_variant(results)
+        out.append(
+            Exercise(
+                key="transformer.ex5",
+                prompt="In the shipped ablation (same seed, data and step budget), which variant ended with the "
+                "lowest test exact match?",
+                choices=tuple(VARIANT_LABELS[v] for v in present),
+                answer=present.index(worst),
+                explanation=f"{VARIANT_LABELS[worst]}: {results.runs[worst]['test_exact_match']:.1%} test exact match.",
+                hint="Read the table's “test exact” column.",
+            )
+        )
+    return out
