@@ -302,7 +302,7 @@ def one_query_figure(example: OneQuery) -> go.Figure:
             ),
             row=1, col=col,
         )  # fmt: skip
-        fig.update_yaxes(autorange="reversed", row=1, col=col)
+        fig.update_yaxes(autorange="reversed", showticklabels=col == 1, row=1, col=col)
     fig.update_layout(
         height=120 + 44 * len(ys),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},

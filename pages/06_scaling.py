@@ -25,10 +25,10 @@ st.markdown(
     "this page you measure the claim, see what it does to the softmax, and compare two trained models that "
     "differ only in the scale."
 )
+st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 st.latex(
-    r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
-    r"\qquad q \cdot k = \sum_{i=1}^{d_k} q_i k_i,\quad \operatorname{Var}(q \cdot k) = d_k"
-    r"\ \text{ when the } q_i, k_i \text{ are independent, mean 0, variance 1}"
+    r"q \cdot k = \sum_{i=1}^{d_k} q_i k_i,\qquad \operatorname{Var}(q \cdot k) = d_k"
+    r"\quad\text{when the } q_i, k_i \text{ are independent with mean 0 and variance 1}"
 )
 
 # --- The lecture's example -----------------------------------------------------------------------------
