@@ -1,0 +1,489 @@
+r"""Lesson: masking (Part 2).
+
+The Transformer lecture's slide "Masking" — *let the model only focus on what it should focus on*:
+
+* **padding mask**: set "padded element attention to −inf", so a sentence padded to its batch's length gives
+  exactly 0 weight to its ``<pad>`` tokens and its result does not depend on its batch-mates;
+* **sequence (causal) mask**: "bans the decoder from seeing future information" (set "future attention to
+  −inf"), so position t of the decoder reads positions ≤ t only.
+
+.. math:: \mathrm{softmax}\Big(\frac{QK^\top}{\sqrt{d_k}} + M\Big)V,
+          \qquad M_{ij} = \begin{cases} 0 & \text{allowed} \\ -\infty & \text{masked} \end{cases}
+
+Masks are bool, True where attention is allowed (:mod:`minimodels.attention`). The third part is the
+*cheating decoder*: a :class:`~minimodels.transformer.TinyTransformer` trained without the causal mask reads
+the next target token from its own teacher-forced input, scores near-perfectly that way, and fails once it
+must generate on its own. This module never imports streamlit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from lessons import qkv
+from lessons.exercises import Exercise
+from lessons.live import THREADS_PER_RUN
+from minimodels.attention import causal_mask, masked_softmax, padding_mask, scaled_dot_product_attention
+from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained_path
+from minimodels.decode import greedy, teacher_forced
+from minimodels.tasks import Batch, Example, get_task, make_batch
+from minimodels.tokenizers import PAD_ID
+from minimodels.train import Progress, build_model, default_train_config, exact_match, train
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "assets" / "results" / "masking.json"
+
+# --------------------------------------------------------------------------------------------------
+# 1. The padding mask
+# --------------------------------------------------------------------------------------------------
+
+PAD = "<pad>"
+MAX_SENTENCES = 6
+MAX_WORDS = 12  # per sentence: the padded batch stays small enough to read on a projector
+MAX_CHARS = 2000  # the whole text box
+DEFAULT_SENTENCES = "I like pizza\nJane visits Africa in September\nHello"
+
+
+@dataclass(frozen=True)
+class ParsedBatch:
+    sentences: tuple[tuple[str, ...], ...]  # words of each sentence
+    error: str | None = None  # why the text was refused; the page then keeps the last good batch
+
+
+def parse_batch(text: str) -> ParsedBatch:
+    """One sentence per line, words split on whitespace; refuse what the lesson cannot show, with a message.
+
+    Any characters are accepted as words (HTML, emoji, right-to-left script): charts escape them and the page
+    never renders them as HTML.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return ParsedBatch((), "Type at least one sentence (one per line).")
+    if len(text) > MAX_CHARS:
+        return ParsedBatch((), f"That is {len(text)} characters; this lesson takes at most {MAX_CHARS}.")
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    if len(lines) > MAX_SENTENCES:
+        return ParsedBatch((), f"That is {len(lines)} sentences; this lesson takes at most {MAX_SENTENCES}.")
+    for number, words in enumerate(lines, 1):
+        if len(words) > MAX_WORDS:
+            return ParsedBatch((), f"Sentence {number} has {len(words)} words; at most {MAX_WORDS} each.")
+        if any(len(w) > qkv.MAX_TOKEN_CHARS for w in words):
+            return ParsedBatch((), f"Words longer than {qkv.MAX_TOKEN_CHARS} characters are not accepted.")
+    return ParsedBatch(tuple(tuple(words) for words in lines))
+
+
+@dataclass(frozen=True)
+class PaddingDemo:
+    """A batch of sentences padded to one length S, attended with the padding mask off and on."""
+
+    sentences: tuple[tuple[str, ...], ...]  # B sentences, unpadded
+    tokens: tuple[tuple[str, ...], ...]  # B rows of S tokens, PAD after each sentence
+    lengths: torch.Tensor  # (B,) words per sentence
+    mask: torch.Tensor  # (B, S) bool: True at real tokens (the padding mask)
+    weights_off: torch.Tensor  # (B, S, S) softmax(QKᵀ/√d_k), padding attended like any word
+    weights_on: torch.Tensor  # (B, S, S) the same with the padding mask: exactly 0 on PAD columns
+    outputs_off: torch.Tensor  # (B, S, d_k)
+    outputs_on: torch.Tensor  # (B, S, d_k)
+    alone: tuple[torch.Tensor, ...]  # B × (L_b, d_k): each sentence's output computed on its own, no padding
+
+    def pad_weight(self, masked: bool) -> torch.Tensor:
+        """``(B, S)``: the weight each query row gives to PAD keys in total."""
+        weights = self.weights_on if masked else self.weights_off
+        return (weights * ~self.mask[:, None, :]).sum(-1)  # (B, S, S) -> (B, S)
+
+    def change_from_padding(self, masked: bool) -> list[float]:
+        """Per sentence: the largest change padding makes to its real words' outputs, against the sentence
+        attended alone. With the mask this is float rounding (≈1e-7); without it, padding changes the result."""
+        outputs = self.outputs_on if masked else self.outputs_off
+        return [
+            float((outputs[b, : len(alone)] - alone).abs().max()) for b, alone in enumerate(self.alone)
+        ]  # fmt: skip
+
+
+def padding_attention(
+    sentences: tuple[tuple[str, ...], ...], d_model: int = 16, d_k: int = 8, seed: int = 0
+) -> PaddingDemo:
+    """Self-attention over a padded batch, without and with the padding mask.
+
+    Q, K and V come from :func:`lessons.qkv.self_attention` (seeded random W, a fixed random vector per word,
+    ``<pad>`` included, as a real embedding table has a row for it), so a sentence alone gets exactly the
+    Q/K/V lesson's numbers. The mask hides PAD *keys* (columns): PAD query rows are still computed, and a model
+    throws them away (their loss is ignored).
+    """
+    if not sentences or not all(sentences):
+        raise ValueError("padding_attention needs at least one sentence, each of at least one word")
+    S = max(len(s) for s in sentences)
+    tokens = tuple(tuple(s) + (PAD,) * (S - len(s)) for s in sentences)
+    padded = [qkv.self_attention(row, d_model=d_model, d_k=d_k, seed=seed) for row in tokens]
+    Q, K, V = (torch.stack([getattr(p, name) for p in padded]) for name in "QKV")  # (B, S, d_k) each
+    lengths = torch.tensor([len(s) for s in sentences])  # (B,)
+    mask = padding_mask(lengths, S)  # (B, S)
+    outputs_off, weights_off = scaled_dot_product_attention(Q, K, V)  # (B, S, d_k), (B, S, S)
+    outputs_on, weights_on = scaled_dot_product_attention(Q, K, V, mask[:, None, :])  # keys masked per sentence
+    alone = tuple(qkv.self_attention(tuple(s), d_model=d_model, d_k=d_k, seed=seed).Z for s in sentences)
+    return PaddingDemo(
+        tuple(tuple(s) for s in sentences), tokens, lengths, mask, weights_off, weights_on, outputs_off, outputs_on,
+        alone,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------------
+# 2. The causal (sequence) mask
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MaskedRow:
+    """One query row of random scores, with the future set to −inf, then the softmax."""
+
+    position: int  # t, 0-based: the query's position
+    scores: torch.Tensor  # (T,) raw scores
+    masked_scores: torch.Tensor  # (T,) −inf after position t
+    weights: torch.Tensor  # (T,) masked_softmax: exactly 0 after position t
+
+
+def causal_row(T: int, position: int, seed: int = 0) -> MaskedRow:
+    """Seeded N(0, 1) scores for one query at ``position`` of ``T``, through the causal mask's row."""
+    if not 0 <= position < T:
+        raise ValueError(f"position {position} is outside 0..{T - 1}")
+    scores = torch.randn(T, generator=torch.Generator().manual_seed(seed)).round(decimals=2)  # (T,)
+    allowed = causal_mask(T)[position]  # (T,) True at positions ≤ t
+    return MaskedRow(position, scores, scores.masked_fill(~allowed, -math.inf), masked_softmax(scores, allowed))
+
+
+def future_weight(self_attention: torch.Tensor | np.ndarray) -> float:
+    """Mean over query rows (and heads) of the weight on *later* positions, the part above the diagonal.
+
+    ``self_attention`` is ``(T, T)`` or ``(h, T, T)``. A causal decoder gives exactly 0.
+    """
+    w = torch.as_tensor(self_attention, dtype=torch.float32)
+    T = w.size(-1)
+    future = ~causal_mask(T)  # (T, T) True strictly above the diagonal
+    return float((w * future).sum(-1).mean())
+
+
+# --------------------------------------------------------------------------------------------------
+# 3. The cheating decoder: shipped models
+# --------------------------------------------------------------------------------------------------
+
+TASK = "dates"
+MODEL = "transformer"
+CHECKPOINTS = {True: "dates-transformer", False: "dates-transformer-no-causal"}  # causal -> shipped name
+LABELS = {True: "causal mask (normal decoder)", False: "no causal mask (cheating decoder)"}
+BOS_LABEL = "<s>"
+
+
+def load_model(causal: bool) -> tuple[nn.Module, dict]:
+    """``(model, meta)`` of the shipped dates Transformer with or without the causal mask (eval mode, CPU)."""
+    model, meta = load_checkpoint(pretrained_path(CHECKPOINTS[causal]))
+    if model.config.causal != causal:
+        raise ValueError(f"checkpoint {CHECKPOINTS[causal]} has causal={model.config.causal}, expected {causal}")
+    check_tokenizers(meta, get_task(meta["task"], seed=meta.get("task_seed", 0)))
+    return model, meta
+
+
+def examples(n: int = 8) -> list[Example]:
+    """The examples a student can pick: the fixed probe, then the first test sentences."""
+    task = get_task(TASK)
+    return [task.probe, *task.test[: n - 1]]
+
+
+@dataclass(frozen=True)
+class Scores:
+    """How one model does on a batch, fed the gold prefix (teacher forcing) and fed its own output (greedy)."""
+
+    teacher_forced_accuracy: float  # share of target tokens predicted right from the gold prefix
+    teacher_forced_exact: float  # share of sentences with every token right from the gold prefix
+    free_running_accuracy: float  # share of target tokens right when each step reads the model's own output
+    free_running_exact: float  # share of sentences generated exactly right (train.evaluate's measure)
+    sentences: int
+
+
+def _token_hits(predicted: torch.Tensor, target_out: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(hits, real)``, both ``(B, T)`` bool: predicted equals gold, and the gold is not padding."""
+    width = target_out.size(1)
+    predicted = predicted[:, :width]
+    predicted = torch.nn.functional.pad(predicted, (0, width - predicted.size(1)), value=PAD_ID)  # (B, T)
+    real = target_out != PAD_ID
+    return (predicted == target_out) & real, real
+
+
+@torch.inference_mode()
+def measure(model: nn.Module, batch: Batch) -> Scores:
+    """Teacher-forced and free-running accuracy (tokens and whole sentences) of ``model`` on ``batch``."""
+    forced = teacher_forced(model, batch.source, batch.source_lengths, batch.target_in).tokens  # (B, T)
+    forced = forced.masked_fill(batch.target_out == PAD_ID, PAD_ID)  # no prediction is asked after the gold EOS
+    generated = greedy(model, batch.source, batch.source_lengths, max_len=batch.target_out.size(1)).tokens
+    rows = []
+    for predicted in (forced, generated):
+        hits, real = _token_hits(predicted, batch.target_out)
+        exact = exact_match(predicted, batch.target_out)  # (B,) the whole row, EOS and padding included
+        rows.append((float(hits.sum() / real.sum()), float(exact.float().mean())))
+    (tf_acc, tf_exact), (fr_acc, fr_exact) = rows
+    return Scores(tf_acc, tf_exact, fr_acc, fr_exact, len(batch))
+
+
+def teacher_forced_accuracy(model: nn.Module, batch: Batch) -> float:
+    """Share of target tokens right from the gold prefix (what the training loss rewards)."""
+    with torch.inference_mode():
+        forced = teacher_forced(model, batch.source, batch.source_lengths, batch.target_in).tokens
+        hits, real = _token_hits(forced, batch.target_out)
+    return float(hits.sum() / real.sum())
+
+
+@dataclass(frozen=True)
+class DecoderView:
+    """One example through one model: its decoder's self-attention (teacher forced) and its two outputs."""
+
+    source: str
+    target: str
+    inputs: list[str]  # the decoder's input tokens: BOS + target characters (rows and columns of the maps)
+    outputs: list[str]  # the gold next token at each position: target characters + EOS
+    self_attention: dict[int, np.ndarray]  # layer -> (h, T, T)
+    teacher_forced: list[str]  # the predicted next token at each position, fed the gold prefix
+    free_running: str  # the greedy output, each step fed the model's own previous token
+
+
+@torch.inference_mode()
+def look(model: nn.Module, example: Example) -> DecoderView:
+    task = get_task(TASK)
+    batch = make_batch([example], task)
+    tokenizer = task.target_tokenizer
+    forced = teacher_forced(model, batch.source, batch.source_lengths, batch.target_in)
+    generated = greedy(model, batch.source, batch.source_lengths, max_len=2 * batch.target_out.size(1))
+    maps = {
+        int(name.split(".")[1]): m[0].numpy()
+        for name, m in forced.attention.items()
+        if name.startswith("decoder.") and name.endswith(".self")
+    }  # fmt: skip
+    return DecoderView(
+        source=example.source,
+        target=example.target,
+        inputs=[BOS_LABEL, *tokenizer.pieces(example.target)],
+        outputs=[*tokenizer.pieces(example.target), "</s>"],
+        self_attention=maps,
+        teacher_forced=[tokenizer.id_to_piece(i) for i in forced.tokens[0].tolist()],
+        free_running=tokenizer.decode(generated.tokens[0].tolist()),
+    )
+
+
+def head_map(view: DecoderView, layer: int, head: int | None) -> np.ndarray:
+    """``(T, T)``: one head's self-attention, or the mean of the heads (``head=None``)."""
+    m = view.self_attention[layer]  # (h, T, T)
+    return m.mean(0) if head is None else m[head]
+
+
+# ------------------------------------------------------------------------------------- shipped results
+MEASURES = ("teacher_forced_accuracy", "teacher_forced_exact", "free_running_accuracy", "free_running_exact")
+
+
+def results_table(results: dict) -> list[dict]:
+    """Rows for the page: one per model, the four measures as percentages."""
+    rows = []
+    for causal in (True, False):
+        r = results["models"][CHECKPOINTS[causal]]
+        rows.append(
+            {
+                "decoder": LABELS[causal],
+                "teacher-forced token accuracy": f"{r['teacher_forced_accuracy']:.1%}",
+                "teacher-forced exact match": f"{r['teacher_forced_exact']:.1%}",
+                "free-running token accuracy": f"{r['free_running_accuracy']:.1%}",
+                "free-running exact match": f"{r['free_running_exact']:.1%}",
+            }
+        )
+    return rows
+
+
+def load_results(path: Path = RESULTS) -> dict:
+    """The measured table written by ``scripts/masking_results.py``; ``ValueError`` when it is not usable."""
+    path = Path(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    models = data.get("models") if isinstance(data, dict) else None
+    missing = [
+        name for name in CHECKPOINTS.values()
+        if not isinstance(models, dict) or not isinstance(models.get(name), dict) or set(MEASURES) - set(models[name])
+    ]  # fmt: skip
+    if missing or not isinstance(data.get("meta"), dict):
+        names = ", ".join(missing) or "its meta"
+        raise ValueError(f"{path.name} lacks the results of {names}: re-run scripts/masking_results.py")
+    return data
+
+
+def measure_shipped(split: str = "test", limit: int | None = None) -> dict:
+    """Both shipped models measured on ``split`` (its first ``limit`` sentences): what the results file holds."""
+    task = get_task(TASK)
+    batch = task.encoded(split)
+    if limit is not None:
+        batch = batch.select(torch.arange(min(limit, len(batch))))
+    models = {}
+    for causal, name in CHECKPOINTS.items():
+        model, meta = load_model(causal)
+        models[name] = {**vars(measure(model, batch)), "causal": causal, "steps": meta["training"].get("steps")}
+    return {"split": split, "models": models}
+
+
+# --------------------------------------------------------------------------------------------------
+# 4. Train both yourself
+# --------------------------------------------------------------------------------------------------
+
+LIVE_REPORT_EVERY = 10
+LIVE_TARGET = 0.95  # a causal decoder stops here; the cheater never gets there and uses its whole budget
+
+
+@dataclass
+class MaskingProgress(Progress):
+    """A training report plus what teacher forcing scores on the same held-out sentences."""
+
+    teacher_forced_accuracy: float = 0.0
+
+
+def new_training(causal: bool, seed: int, budget_seconds: float):
+    """A fresh dates Transformer, with or without the causal mask, and the function that trains it.
+
+    Returns ``(model, train_fn(on_progress))``; each report carries the held-out teacher-forced token accuracy
+    beside :func:`minimodels.train.evaluate`'s free-running exact match, measured on the same sentences.
+    """
+    task = get_task(TASK)
+    model = build_model(MODEL, task, seed=seed, causal=causal)
+    config = default_train_config(
+        MODEL,
+        seed=seed,
+        max_seconds=budget_seconds,
+        max_steps=None,
+        target_exact_match=LIVE_TARGET,
+        report_every=LIVE_REPORT_EVERY,
+        threads=THREADS_PER_RUN,
+        device="cpu",
+    )
+    held_out = task.encoded("valid")
+    held_out = held_out.select(torch.arange(min(config.eval_size, len(held_out))))
+
+    def train_fn(on_progress):
+        def report(progress: Progress) -> bool:
+            model.eval()
+            accuracy = teacher_forced_accuracy(model, held_out)
+            model.train()
+            return on_progress(MaskingProgress(**vars(progress), teacher_forced_accuracy=accuracy))
+
+        return train(model, task, config, report)
+
+    return model, train_fn
+
+
+def snapshot_map(snapshot: Progress) -> tuple[np.ndarray, list[str]]:
+    """The probe's last decoder layer self-attention, heads averaged ``(T, T)``, and its input labels."""
+    layers = sorted(int(k.split(".")[1]) for k in snapshot.attention_maps if k.endswith(".self") and "decoder" in k)
+    m = snapshot.attention_maps[f"decoder.{layers[-1]}.self"]  # (h, T, T)
+    return m.mean(0), [BOS_LABEL, *snapshot.target_tokens[:-1]]
+
+
+def two_measures_chart(history: list[MaskingProgress], *, height: int = 200):
+    """Altair lines: teacher-forced token accuracy and free-running exact match against the training step."""
+    import altair as alt
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        [
+            {"step": p.step, "measure": name, "value": value}
+            for p in history
+            for name, value in (
+                ("teacher-forced token accuracy", p.teacher_forced_accuracy),
+                ("free-running exact match", p.exact_match),
+            )
+        ],
+        columns=["step", "measure", "value"],
+    )
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("step:Q", title="training step"),
+            y=alt.Y("value:Q", title="held-out", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+            color=alt.Color("measure:N", legend=alt.Legend(orient="bottom", title=None)),
+            tooltip=["step", "measure", alt.Tooltip("value:Q", format=".1%")],
+        )
+        .properties(height=height, title="The two measures")
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Exercises, their answers computed from the same functions the figures use
+# --------------------------------------------------------------------------------------------------
+
+
+def exercises(results: dict | None) -> list[Exercise]:
+    demo = padding_attention(parse_batch(DEFAULT_SENTENCES).sentences)
+    hello = len(demo.sentences) - 1  # "Hello": one word, the most padding
+    leak = float(demo.pad_weight(masked=False)[hello, 0])
+    T = len(get_task(TASK).target_tokenizer.pieces(get_task(TASK).probe.target)) + 1  # BOS + 10 characters
+    allowed = int(causal_mask(T).sum())
+    items = [
+        Exercise(
+            key="masking.ex1",
+            prompt=(
+                f"In the default batch, *Hello* is padded with {demo.tokens[hello].count(PAD)} `<pad>` tokens. "
+                "With the padding mask **off**, what total weight does *Hello* give to them? (two decimals)"
+            ),
+            answer=leak,
+            tolerance=0.01,
+            explanation="Each <pad> key is just another vector to the softmax: without the mask it competes "
+            "with the one real word for the weight. With the mask the answer is exactly 0.",
+            hint="Read the row of *Hello* in the mask-off heatmap (sentence 3) and add its <pad> columns.",
+        ),
+        Exercise(
+            key="masking.ex2",
+            prompt=(
+                f"A date's decoder input has T = {T} positions (BOS and ten characters). How many (query, key) "
+                "pairs does the causal mask allow?"
+            ),
+            answer=allowed,
+            explanation=f"Row t allows positions 0..t, t + 1 of them: 1 + 2 + … + {T} = {T}·{T + 1}/2.",
+            hint="Count the lower triangle, diagonal included.",
+        ),
+        Exercise(
+            key="masking.ex3",
+            prompt="Where does the causal mask put −∞ before the softmax, for query position i and key position j?",
+            choices=("where j > i (later positions)", "where j < i (earlier positions)", "where j = i", "nowhere"),
+            answer=0,
+            explanation="Position i may read itself and what came before; the future gets −∞, so exactly 0 weight.",
+        ),
+        Exercise(
+            key="masking.ex4",
+            prompt=(
+                "The decoder trained without the causal mask scores almost 100% token accuracy with teacher "
+                "forcing, yet generates almost no date right. Why?"
+            ),
+            choices=(
+                "Under teacher forcing, position t's input includes the gold token t+1, which it learned to copy; "
+                "when generating, that token does not exist yet",
+                "It overfits the training dates",
+                "Greedy decoding is worse than beam search",
+                "Its learning rate was too high",
+            ),
+            answer=0,
+            explanation="Its self-attention reads the next input position, which under teacher forcing *is* "
+            "the answer. Generating, it sees only its own output so far and never learned to compute a date.",
+        ),
+    ]
+    if results is not None:
+        cheater = results["models"][CHECKPOINTS[False]]
+        items.append(
+            Exercise(
+                key="masking.ex5",
+                prompt=(
+                    "From the measured table: how far apart are the cheating decoder's teacher-forced token "
+                    "accuracy and its free-running exact match? (as a fraction, two decimals)"
+                ),
+                answer=cheater["teacher_forced_accuracy"] - cheater["free_running_exact"],
+                tolerance=0.01,
+                explanation="That gap is the whole lesson: the number training shows you is not the number "
+                "that matters when the model must generate.",
+            )
+        )
+    return items

@@ -1,0 +1,186 @@
+"""The masking lesson's numbers: masked weights exactly 0, padding that changes nothing once masked, the causal
+mask on a trained decoder, and the cheating decoder's two scores."""
+
+import json
+from functools import cache
+
+import numpy as np
+import pytest
+import torch
+
+from lessons import masking, qkv
+from minimodels.attention import causal_mask, masked_softmax
+from minimodels.tasks import get_task
+from minimodels.train import evaluate
+
+DEFAULT = masking.parse_batch(masking.DEFAULT_SENTENCES).sentences
+
+
+@cache
+def shipped(causal: bool):
+    return masking.load_model(causal)[0]
+
+
+# ------------------------------------------------------------------------------------------------ input
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "at least one sentence"),
+        ("  \n \t ", "at least one sentence"),
+        ("a\n" * (masking.MAX_SENTENCES + 1), f"at most {masking.MAX_SENTENCES}"),
+        ("w " * (masking.MAX_WORDS + 1), f"at most {masking.MAX_WORDS} each"),
+        ("x" * (qkv.MAX_TOKEN_CHARS + 1), "longer than"),
+        ("word " * 500, f"at most {masking.MAX_CHARS}"),
+        (None, "at least one sentence"),
+    ],
+)
+def test_bad_batches_are_refused_with_a_message(text, message):
+    parsed = masking.parse_batch(text)
+    assert parsed.sentences == ()
+    assert message in parsed.error
+
+
+def test_a_batch_is_one_sentence_per_line_and_any_characters_are_words():
+    parsed = masking.parse_batch("I like pizza\n\n  <b>bold</b> 😀\nمرحبا بالعالم  \n")
+    assert parsed.error is None
+    assert parsed.sentences == (("I", "like", "pizza"), ("<b>bold</b>", "😀"), ("مرحبا", "بالعالم"))
+
+
+# ------------------------------------------------------------------------------------------- padding mask
+def test_the_batch_is_padded_to_its_longest_sentence_and_the_mask_marks_the_words():
+    demo = masking.padding_attention(DEFAULT)
+    assert [len(row) for row in demo.tokens] == [5, 5, 5]
+    assert demo.tokens[2] == ("Hello", *[masking.PAD] * 4)
+    assert demo.mask.tolist() == [[True] * 3 + [False] * 2, [True] * 5, [True] + [False] * 4]
+
+
+def test_masked_weights_are_exactly_zero_on_padding_and_rows_still_sum_to_one():
+    demo = masking.padding_attention(DEFAULT)
+    pad_columns = ~demo.mask[:, None, :].expand_as(demo.weights_on)  # (B, S, S)
+    assert (demo.weights_on[pad_columns] == 0).all()  # exactly, not approximately
+    assert (demo.pad_weight(masked=True) == 0).all()
+    assert torch.allclose(demo.weights_on.sum(-1), torch.ones(3, 5))
+    assert (demo.weights_off[pad_columns] > 0).all()  # without the mask every <pad> takes a share
+    leak = demo.pad_weight(masked=False)
+    assert (leak[1] == 0).all() and (leak[[0, 2]] > 0.01).all()  # the longest sentence has no padding
+
+
+def test_with_the_mask_a_sentence_gives_the_same_result_as_alone_and_without_it_does_not():
+    demo = masking.padding_attention(DEFAULT)
+    on, off = demo.change_from_padding(masked=True), demo.change_from_padding(masked=False)
+    assert max(on) < 1e-5
+    assert off[0] > 1e-2 and off[2] > 1e-2
+    assert off[1] < 1e-5  # no padding, nothing to leak onto
+    alone = qkv.self_attention(DEFAULT[0])  # the Q/K/V lesson's own numbers for the sentence alone
+    assert torch.allclose(demo.outputs_on[0, :3], alone.Z, atol=1e-6)
+    assert torch.allclose(demo.weights_on[0, :3, :3], alone.weights, atol=1e-6)
+
+
+def test_padding_attention_refuses_an_empty_batch():
+    with pytest.raises(ValueError):
+        masking.padding_attention(())
+    with pytest.raises(ValueError):
+        masking.padding_attention((("a",), ()))
+
+
+# ------------------------------------------------------------------------------------------- causal mask
+def test_a_causal_row_sets_the_future_to_minus_infinity_and_its_weight_to_exactly_zero():
+    row = masking.causal_row(6, 2, seed=3)
+    assert torch.isinf(row.masked_scores[3:]).all() and (row.masked_scores[3:] < 0).all()
+    assert torch.equal(row.masked_scores[:3], row.scores[:3])
+    assert (row.weights[3:] == 0).all()
+    assert torch.allclose(row.weights[:3], torch.softmax(row.scores[:3], 0))
+    with pytest.raises(ValueError):
+        masking.causal_row(6, 6)
+
+
+def test_future_weight_is_the_mass_above_the_diagonal():
+    T = 5
+    assert masking.future_weight(masked_softmax(torch.randn(3, T, T), causal_mask(T))) == 0.0
+    uniform = np.full((T, T), 1 / T)  # row i puts (T - 1 - i) / T on later positions
+    assert masking.future_weight(uniform) == pytest.approx(np.mean([(T - 1 - i) / T for i in range(T)]))
+
+
+def test_the_trained_causal_decoder_gives_exactly_zero_to_later_positions_and_the_cheater_does_not():
+    example = masking.examples()[0]
+    normal, cheater = masking.look(shipped(True), example), masking.look(shipped(False), example)
+    T = len(normal.inputs)
+    assert normal.inputs[0] == masking.BOS_LABEL and normal.outputs[-1] == "</s>" and len(normal.outputs) == T
+    future = ~causal_mask(T).numpy()
+    for layer, maps in normal.self_attention.items():
+        assert maps.shape[-2:] == (T, T)
+        assert (maps[:, future] == 0).all(), f"layer {layer} reads the future"
+        assert masking.future_weight(maps) == 0.0
+    assert masking.future_weight(masking.head_map(cheater, max(cheater.self_attention), None)) > 0.3
+    assert "".join(normal.teacher_forced[:-1]) == example.target
+    assert "".join(cheater.teacher_forced[:-1]) == example.target  # teacher forced, it reads the answer
+    assert normal.free_running == example.target
+    assert cheater.free_running != example.target  # on its own, it cannot
+
+
+def test_the_shipped_checkpoints_are_the_two_decoders():
+    assert shipped(True).config.causal is True
+    assert shipped(False).config.causal is False
+    assert masking.load_model(True)[1]["task"] == masking.TASK
+
+
+# ---------------------------------------------------------------------------------------- the two scores
+def test_measure_agrees_with_train_evaluate_and_shows_the_cheat():
+    batch = get_task(masking.TASK).encoded("test").select(torch.arange(40))
+    normal, cheater = masking.measure(shipped(True), batch), masking.measure(shipped(False), batch)
+    assert normal.free_running_exact == pytest.approx(evaluate(shipped(True), batch))
+    assert cheater.free_running_exact == pytest.approx(evaluate(shipped(False), batch))
+    assert cheater.teacher_forced_accuracy > 0.95 and cheater.free_running_exact < 0.1
+    assert normal.free_running_exact > 0.9 and normal.teacher_forced_accuracy > 0.95
+    assert cheater.teacher_forced_accuracy == pytest.approx(masking.teacher_forced_accuracy(shipped(False), batch))
+    assert normal.sentences == 40
+
+
+def test_the_shipped_results_hold_the_claim_the_page_makes():
+    results = masking.load_results()
+    normal, cheater = (results["models"][masking.CHECKPOINTS[c]] for c in (True, False))
+    assert cheater["teacher_forced_accuracy"] > 0.95 and cheater["free_running_exact"] < 0.1
+    assert normal["free_running_exact"] > 0.9
+    assert normal["sentences"] == len(get_task(masking.TASK).test)
+    rows = masking.results_table(results)
+    assert [r["decoder"] for r in rows] == [masking.LABELS[True], masking.LABELS[False]]
+    assert rows[1]["free-running exact match"] == f"{cheater['free_running_exact']:.1%}"
+
+
+def test_unusable_results_files_are_refused_with_a_message(tmp_path):
+    path = tmp_path / "masking.json"
+    for content in ("{}", "[]", json.dumps({"models": {"dates-transformer": {}}, "meta": {}})):
+        path.write_text(content, encoding="utf-8")
+        with pytest.raises(ValueError, match="masking_results.py"):
+            masking.load_results(path)
+
+
+# ------------------------------------------------------------------------------------------- live training
+def test_a_live_run_reports_both_measures_and_stops_when_asked():
+    model, train_fn = masking.new_training(causal=False, seed=0, budget_seconds=30)
+    assert model.config.causal is False
+    reports = []
+    result = train_fn(lambda p: reports.append(p) or False)  # stop at the first report
+    assert result.stopped == "callback" and result.steps == masking.LIVE_REPORT_EVERY
+    (report,) = reports
+    assert isinstance(report, masking.MaskingProgress)
+    assert 0 <= report.teacher_forced_accuracy <= 1 and 0 <= report.exact_match <= 1
+    weights, labels = masking.snapshot_map(report)
+    assert weights.shape == (len(labels), len(labels)) and labels[0] == masking.BOS_LABEL
+    chart = masking.two_measures_chart(reports).to_dict()
+    assert len(chart["datasets"][next(iter(chart["datasets"]))]) == 2  # one point per measure
+
+
+# ------------------------------------------------------------------------------------------------ exercises
+def test_exercise_answers_come_from_the_lesson():
+    by_key = {ex.key: ex for ex in masking.exercises(masking.load_results())}
+    demo = masking.padding_attention(DEFAULT)
+    assert by_key["masking.ex1"].answer == pytest.approx(float(demo.pad_weight(False)[2, 0]))
+    assert by_key["masking.ex2"].answer == 66  # 11 positions: 11·12/2
+    assert by_key["masking.ex2"].check(66).correct and not by_key["masking.ex2"].check(121).correct
+    assert by_key["masking.ex3"].choices[by_key["masking.ex3"].answer].startswith("where j > i")
+    cheater = masking.load_results()["models"][masking.CHECKPOINTS[False]]
+    assert by_key["masking.ex5"].answer == pytest.approx(
+        cheater["teacher_forced_accuracy"] - cheater["free_running_exact"]
+    )
+    assert "masking.ex5" not in {ex.key for ex in masking.exercises(None)}

@@ -1,0 +1,187 @@
+"""The masking page under AppTest: the padding batch (typed, refused, escaped), the causal mask and the two
+trained decoders, the shipped results (and their absence), live training of both decoders, the exercises.
+
+AppTest sessions share Streamlit's session-scoped caches, so a student's run (``ui.current_run``) outlives one
+test: every test that starts a run leaves it over, and none assumes there is no run.
+"""
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+from lessons import masking
+from tests.test_page_bottleneck import values
+from tests.test_pages import open_page
+
+PAGE = "pages/07_masking.py"
+RUN_OVER = ("done", "stopped", "failed")
+
+
+@pytest.fixture
+def at():
+    return open_page(PAGE)
+
+
+def heatmaps(at) -> dict[str, dict]:
+    """Every Plotly heatmap on the page by its title."""
+    found = {}
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        if spec["data"][0]["type"] == "heatmap":
+            found[spec["layout"].get("title", {}).get("text", "")] = spec
+    return found
+
+
+def heatmap_titled(at, start: str) -> dict:
+    matches = [spec for title, spec in heatmaps(at).items() if title.startswith(start)]
+    assert matches, f"no heatmap titled {start!r}: {list(heatmaps(at))}"
+    return matches[0]
+
+
+def z(spec: dict) -> np.ndarray:
+    return values(spec["data"][0]["z"]).astype(float)
+
+
+def causal_row(at):
+    """The table of one query's scores, masked scores and weights."""
+    (table,) = [df.value for df in at.dataframe if "future → −∞" in df.value.columns]
+    return table
+
+
+def progress_text(at) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def wait_for_run(at, timeout: float = 240.0) -> str:
+    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
+    deadline = time.monotonic() + timeout
+    while not progress_text(at).startswith(RUN_OVER):
+        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
+        time.sleep(0.5)
+        at.run()
+        assert not at.exception, at.exception
+    return progress_text(at)
+
+
+def test_page_opens_with_every_figure_and_the_shipped_results(at):
+    assert not at.exception
+    assert at.title[0].value == "Masking"
+    assert at.latex
+    off, on = heatmap_titled(at, "padding mask OFF"), heatmap_titled(at, "padding mask ON")
+    assert off["layout"]["xaxis"]["ticktext"] == ["I", "like", "pizza", "&lt;pad&gt;", "&lt;pad&gt;"]
+    assert (z(on)[:, 3:] == 0).all() and (z(off)[:, 3:] > 0).all()  # exactly 0 with the mask, a leak without
+    assert z(heatmap_titled(at, "padding_mask")).tolist() == [[1, 1, 1, 0, 0], [1] * 5, [1, 0, 0, 0, 0]]
+    causal = z(heatmap_titled(at, "causal_mask(11)"))
+    assert causal.tolist() == np.tril(np.ones((11, 11))).tolist()
+    normal, cheater = z(heatmap_titled(at, masking.LABELS[True])), z(heatmap_titled(at, masking.LABELS[False]))
+    assert (normal[np.triu_indices(11, 1)] == 0).all()  # the trained decoder never reads the future
+    assert cheater[np.triu_indices(11, 1)].sum() > 1
+    results = masking.load_results()
+    assert at.dataframe[-1].value.to_dict("records") == masking.results_table(results)
+    examples = at.dataframe[-2].value.to_dict("records")
+    assert [r["generating on its own (greedy)"] == r["gold"] for r in examples] == [True, False]
+    assert at.button(key="masking.train.causal.train").disabled is False
+
+
+def test_a_typed_batch_is_padded_and_masked(at):
+    at.text_area(key="masking.sentences").set_value("the cat sat on the mat\nhi").run()
+    assert not at.exception and not at.warning
+    assert at.session_state["masking.batch"] == (("the", "cat", "sat", "on", "the", "mat"), ("hi",))
+    at.selectbox(key="masking.pick").set_value(1).run()
+    on = z(heatmap_titled(at, "padding mask ON"))
+    assert on.shape == (6, 6) and (on[:, 1:] == 0).all() and np.allclose(on[:, 0], 1)
+    at.selectbox(key="masking.pick").set_value(0).run()
+    assert any("no padding" in m.value for m in at.markdown)  # the longest sentence has none
+
+
+def test_refused_text_gets_a_warning_and_keeps_the_last_batch(at):
+    before = at.session_state["masking.batch"]
+    for bad in ["", "   \n  ", "one\n" * 7, "word " * 13, "x" * 41, "word " * 500]:
+        at.text_area(key="masking.sentences").set_value(bad).run()
+        assert not at.exception
+        assert at.warning and "last batch that worked" in at.warning[0].value, repr(bad)
+        assert at.session_state["masking.batch"] == before
+
+
+def test_html_emoji_and_rtl_are_shown_as_text_never_as_html(at):
+    at.text_area(key="masking.sentences").set_value("<b>bold</b> <script>x</script>\n😀 مرحبا").run()
+    assert not at.exception and not at.warning
+    labels = heatmap_titled(at, "padding mask OFF")["layout"]["xaxis"]["ticktext"]
+    assert labels == ["&lt;b&gt;bold&lt;/b&gt;", "&lt;script&gt;x&lt;/script&gt;"]
+    at.selectbox(key="masking.pick").set_value(1).run()
+    assert heatmap_titled(at, "padding mask ON")["layout"]["xaxis"]["ticktext"] == ["😀", "مرحبا"]
+
+
+def test_example_position_layer_and_head_change_the_decoder_maps(at):
+    before = z(heatmap_titled(at, masking.LABELS[False]))
+    at.selectbox(key="masking.example").set_value(3).run()
+    at.slider(key="masking.position").set_value(11).run()
+    assert not at.exception
+    assert "-inf" not in set(causal_row(at)["future → −∞"])  # the last query reads every position
+    at.slider(key="masking.position").set_value(1).run()
+    assert list(causal_row(at)["future → −∞"])[1:] == ["-inf"] * 10
+    assert list(causal_row(at)["softmax"]) == ["1.000"] + ["0.000"] * 10
+    at.radio(key="masking.layer").set_value(0).run()
+    at.selectbox(key="masking.head").set_value(2).run()
+    assert not at.exception
+    normal, cheater = z(heatmap_titled(at, masking.LABELS[True])), z(heatmap_titled(at, masking.LABELS[False]))
+    assert (normal[np.triu_indices(len(normal), 1)] == 0).all()
+    assert not np.array_equal(cheater, before)
+
+
+def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
+    monkeypatch.setattr(masking, "RESULTS", tmp_path / "masking.json")
+    at = open_page(PAGE)
+    assert not at.exception
+    assert at.warning and "cannot be shown" in at.warning[0].value
+    assert heatmap_titled(at, masking.LABELS[False])  # the decoders still load and draw
+    assert "masking.ex5.answer" not in [n.key for n in at.number_input]
+    (tmp_path / "masking.json").write_text('{"models": []}', encoding="utf-8")
+    at = open_page(PAGE)
+    assert not at.exception and at.warning and "masking_results.py" in at.warning[0].value
+
+
+def test_exercises_are_checked(at):
+    by_key = {ex.key: ex for ex in masking.exercises(masking.load_results())}
+    at.number_input(key="masking.ex1.answer").set_value(by_key["masking.ex1"].answer)
+    at.button(key="FormSubmitter:masking.ex1.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.number_input(key="masking.ex2.answer").set_value(121)
+    at.button(key="FormSubmitter:masking.ex2.form-Check").click().run()
+    assert any("too high" in w.value for w in at.warning)
+    for key in ("masking.ex3", "masking.ex4"):
+        ex = by_key[key]
+        at.radio(key=f"{key}.answer").set_value(ex.choices[ex.answer])
+        at.button(key=f"FormSubmitter:{key}.form-Check").click().run()
+        assert any(s.value.startswith("Right") for s in at.success)
+    at.number_input(key="masking.ex5.answer").set_value(by_key["masking.ex5"].answer)
+    at.button(key="FormSubmitter:masking.ex5.form-Check").click().run()
+    assert not at.exception and any(s.value.startswith("Right") for s in at.success)
+
+
+def test_the_cheating_decoder_trains_live_to_the_end_and_replays(at):
+    at.radio(key="masking.live_causal").set_value(False).run()
+    at.select_slider(key="masking.budget").set_value(10).run()
+    at.button(key="masking.train.cheat.train").click().run()
+    assert not at.exception
+    assert wait_for_run(at).startswith("done")
+    metrics = {m.label: m.value for m in at.metric}
+    assert "teacher-forced token accuracy" in metrics and "free-running exact match" in metrics
+    replay = at.slider(key="masking.train.cheat.replay")
+    assert replay.value == replay.max > 1
+    replay.set_value(1).run()
+    assert not at.exception
+    assert heatmap_titled(at, "decoder self-attention (last layer, heads averaged) at step 10")
+
+
+def test_stop_ends_the_causal_run_and_train_is_offered_again(at):
+    at.select_slider(key="masking.budget").set_value(60).run()
+    at.button(key="masking.train.causal.train").click().run()
+    at.button(key="masking.train.causal.stop").click().run()
+    assert not at.exception
+    assert wait_for_run(at, timeout=120).startswith("stopped")
+    at.run()
+    assert at.button(key="masking.train.causal.train").disabled is False
