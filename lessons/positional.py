@@ -41,7 +41,7 @@ from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained
 from minimodels.decode import greedy
 from minimodels.positional import sinusoidal_encoding
 from minimodels.tasks import Task, get_task, make_batch
-from minimodels.train import TrainConfig, build_model, default_train_config, train
+from minimodels.train import TrainConfig, build_model, default_train_config, model_config, train
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "assets" / "results" / "positional.json"
@@ -309,6 +309,12 @@ def load_model(positional: str) -> tuple[nn.Module, dict]:
     if model.config.positional != positional:
         raise ValueError(f"checkpoint {checkpoint_name(positional)} has positional {model.config.positional!r}")
     return model, meta
+
+
+def architecture() -> str:
+    """The compared Transformer's shape, read off the config the models are built with."""
+    c = model_config(MODEL, get_task(TASK))
+    return f"{c.encoder_layers} + {c.decoder_layers} layers, d = {c.d_model}, {c.n_heads} heads"
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,13 @@ PRETRAINED: dict[str, list[str]] = {
     "dates-transformer-no-causal": [
         "--task", "dates", "--model", "transformer", "--max-steps", "300", "--set", "causal=false",
     ],
+    # the positional-encoding lesson: one Transformer on reverse per encoding (without one it cannot learn it)
+    **{
+        f"reverse-transformer-{positional}": [
+            "--task", "reverse", "--model", "transformer", "--max-steps", "400", "--set", f"positional={positional}",
+        ]
+        for positional in ("none", "sinusoidal", "learned")
+    },
 }  # fmt: skip
 COMMON = ["--seed", "0", "--threads", "1", "--target", "0", "--max-seconds", "0"]
 

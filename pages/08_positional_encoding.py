@@ -168,9 +168,8 @@ st.markdown(
     "else changes: it is *permutation-equivariant*. Each output is a weighted sum over all tokens, with weights "
     "from content alone, so moving a token moves its row and nothing more. Layer norm and the feed-forward "
     "network act on each position separately, so a whole encoder stack keeps the property. Here are three "
-    "Transformers trained to **reverse** a string (shipped, trained 400 steps each), identical except for the "
-    "positional encoding. Type a string, shuffle it, and compare the encoder's outputs f(shuffled) with f(string) "
-    "shuffled the same way."
+    "shipped Transformers trained to **reverse** a string, identical except for the positional encoding. Type a "
+    "string, shuffle it, and compare the encoder's outputs f(shuffled) with f(string) shuffled the same way."
 )
 
 
@@ -198,6 +197,8 @@ def the_permutation() -> None:
     if models is None:
         return
     checks = [positional.equivariance(models[name], task, name, text, order) for name in positional.ENCODINGS]
+    steps = ", ".join(f"{name} {pretrained(name)[1]['training'].get('steps', '?')}" for name in positional.ENCODINGS)
+    st.caption(f"The shipped models: {positional.architecture()}, training steps: {steps}.")
     st.markdown(f"The string {ui.literal(text)} shuffled: {ui.literal(checks[0].shuffled)}.")
     st.dataframe(
         positional.equivariance_rows(checks),
@@ -244,8 +245,10 @@ the_permutation()
 # --- 5. Measured -------------------------------------------------------------------------------------
 st.header("5 · none, sinusoidal, learned: trained on reverse", divider="gray")
 st.markdown(
-    "The same Transformer (2 + 2 layers, d = 64, 4 heads) trained on **reverse** (“a3f9” → “9f3a”, 3–10 "
-    "characters) three ways: no position information, the fixed sinusoids, or a **learned** vector per position "
+    f"The same Transformer ({positional.architecture()}) trained on **reverse** "
+    f"(“a3f9” → “{task.aligner.pair('a3f9').target}”, up to "
+    f"{task.max_source_len} characters) three ways: no position information, the fixed sinusoids, or a **learned** "
+    "vector per position "
     "(as in BERT and GPT: more parameters, and nothing beyond the longest training position)."
 )
 
