@@ -291,6 +291,8 @@ def train_bridge(
     rng = random.Random(config.seed)
     generator = torch.Generator().manual_seed(config.seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    # the learning rate falls linearly to a tenth of itself at max_steps: fast early, settled at the end
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0 - 0.9 * min(1.0, s / config.max_steps))
     weight = model.config.penalty_weight
     n_train = len(corpus.train)
     supervised = [p for p in config.pairs if p[0] != p[1]] or list(config.pairs)
@@ -315,6 +317,7 @@ def train_bridge(
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
+        schedule.step()
         ce_sum += ce.item()
         penalty_sum += penalty.item()
         since += 1
