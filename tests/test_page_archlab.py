@@ -1,0 +1,204 @@
+"""The architecture lab under AppTest: presets, the drawing and count, malformed chains (a message, nothing built),
+a short live training run recorded in the comparison table, the shipped results and the paper's table; and in a
+real browser, a short training run.
+
+AppTest sessions share Streamlit's session-scoped caches, so a run started here outlives the test: every test
+that starts one leaves it over.
+"""
+
+import json
+import re
+import time
+
+import pytest
+
+from lessons import archlab
+from minimodels.tasks import get_task
+from tests.test_pages import open_page
+
+PAGE = "pages/11_architecture_lab.py"
+RUN_OVER = ("done", "stopped", "failed")
+
+
+@pytest.fixture
+def at():
+    return open_page(PAGE)
+
+
+def plotly_specs(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def progress_text(at) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def frame_with(at, column: str):
+    found = [df.value for df in at.dataframe if column in df.value.columns]
+    return found[0] if found else None
+
+
+def test_page_opens_with_the_transformer_its_drawing_count_and_untrained_maps(at):
+    assert not at.exception
+    assert at.title[0].value == "Architecture lab"
+    assert at.text_area(key="archlab.encoder").value == archlab.PRESETS[0].encoder
+    task = get_task("reverse")
+    checked = archlab.check(archlab.PRESETS[0].encoder, archlab.PRESETS[0].decoder, task)
+    assert metrics(at)["Parameters"] == f"{checked.parameters:,}"
+    assert metrics(at)["Attention layers"] == "6"
+    assert len(at.get("graphviz_chart")) == 1
+    untrained = [s for s in plotly_specs(at) if "UNTRAINED" in s["layout"]["title"]["text"]]
+    assert len(untrained) == 1 and [d["type"] for d in untrained[0]["data"]] == ["heatmap"] * 6
+    paper = frame_with(at, "IWSLT EN→DE")
+    assert len(paper) == len(archlab.PAPER_COMBINATIONS)
+    assert at.button(key="archlab.train.train").disabled is False
+
+
+def test_a_preset_replaces_both_chains_and_the_counts_follow(at):
+    preset = archlab.PRESET_BY_KEY["cnn-cnn"]
+    at.selectbox(key="archlab.preset").set_value("cnn-cnn").run()
+    assert not at.exception
+    assert at.text_area(key="archlab.encoder").value == preset.encoder
+    assert at.text_area(key="archlab.decoder").value == preset.decoder
+    assert metrics(at)["Attention layers"] == "2"  # the decoder's two source attentions
+    at.selectbox(key="archlab.cell").set_value("lstm").run()
+    at.selectbox(key="archlab.preset").set_value("rnn-rnn").run()
+    assert not at.exception
+    lstm = archlab.check(archlab.PRESET_BY_KEY["rnn-rnn"].encoder, archlab.PRESET_BY_KEY["rnn-rnn"].decoder,
+                         get_task("reverse"), "lstm")  # fmt: skip
+    assert metrics(at)["Parameters"] == f"{lstm.parameters:,}"
+
+
+BAD_CHAINS = [  # the page's share of the corpus; tests/test_chains.py checks every message of the full one
+    ("encoder", "pos->repeat(2,ff", "expected ')'"),
+    ("encoder", "mh_dot_att", "did you mean 'mh_dot_self_att'?"),
+    ("encoder", "dot_src_att", "only allowed in a decoder"),
+    ("encoder", "repeat(1000000000,ff)", "repeat count must be 1–12"),
+    ("encoder", "res(" * 1000 + "ff" + ")" * 1000, "characters long; at most 2,000"),  # the box keeps 4,000
+    ("encoder", "", "the chain is empty"),
+    ("decoder", "ff->" * 25_600, "characters long; at most 2,000"),  # 100 KB
+    ("encoder", "ff->😀->עברית", "unexpected character U+1F600"),
+    ("encoder", "<img src=x onerror=alert(1)>", "unexpected character '<'"),
+    ("decoder", "pos->rnn->ff", "never reads the source"),
+    ("encoder", "repeat(12,mh_dot_self_att(3))", "do not divide d_model"),
+    ("encoder", "repeat(9,res(" * 4 + "ff" + "))" * 4, "layers once its repeats are unrolled"),
+]
+
+
+def test_every_malformed_chain_gets_the_parsers_message_and_nothing_is_built(at):
+    good = {"encoder": archlab.PRESETS[0].encoder, "decoder": archlab.PRESETS[0].decoder}
+    for side, text, message in BAD_CHAINS:
+        at.text_area(key=f"archlab.{side}").set_value(text).run()
+        assert not at.exception, text[:40]
+        assert len(at.error) == 1 and message in at.error[0].value, (text[:40], [e.value for e in at.error])
+        assert at.error[0].value.startswith("Nothing was built: `")  # shown as code, never rendered
+        assert not at.get("graphviz_chart") and not metrics(at)
+        assert not [s for s in plotly_specs(at) if "UNTRAINED" in s["layout"]["title"]["text"]]
+        assert not [b for b in at.button if b.key == "archlab.train.train"]  # no training of a broken chain
+        assert frame_with(at, "IWSLT EN→DE") is not None  # the rest of the page still works
+        at.text_area(key=f"archlab.{side}").set_value(good[side]).run()
+        assert not at.error and metrics(at)["Attention layers"] == "6"
+
+
+def test_the_caret_points_at_the_place_of_the_error(at):
+    at.text_area(key="archlab.decoder").set_value("pos->nrom").run()
+    assert "did you mean 'norm'" in at.error[0].value
+    assert at.code[0].value == "pos->nrom\n     ^"
+
+
+def test_a_fixed_chain_is_built_again(at):
+    at.text_area(key="archlab.encoder").set_value("nope").run()
+    assert at.error
+    at.text_area(key="archlab.encoder").set_value("pos -> res(birnn) -> norm").run()
+    assert not at.error and not at.exception
+    assert metrics(at)["Encoder layers"] == "3"
+
+
+def test_a_short_training_run_is_drawn_and_joins_the_comparison_table(at):
+    at.text_area(key="archlab.encoder").set_value("pos->res(mh_dot_self_att)").run()
+    at.text_area(key="archlab.decoder").set_value("pos->res(dot_self_att)->res(dot_src_att)").run()
+    at.select_slider(key="archlab.budget").set_value(10).run()
+    at.button(key="archlab.train.train").click().run()
+    assert not at.exception
+    deadline = time.monotonic() + 240
+    while "step" not in progress_text(at):  # AppTest does not tick the polling fragment: rerun until a report
+        assert time.monotonic() < deadline, f"no training report: {progress_text(at)!r}"
+        time.sleep(0.5)
+        at.run()
+        assert not at.exception, at.exception
+    live = [s for s in plotly_specs(at) if re.match(r"step \d+ · exact match", s["layout"]["title"]["text"])]
+    assert live and [d["type"] for d in live[0]["data"]] == ["heatmap"] * 3  # encoder self, decoder self, source
+    if not at.button(key="archlab.train.stop").disabled:  # a busy machine may end the 10 s run first
+        at.button(key="archlab.train.stop").click().run()
+    while not progress_text(at).startswith(RUN_OVER):
+        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
+        time.sleep(0.5)
+        at.run()
+    at.run()
+    assert not at.exception
+    table = frame_with(at, "stopped")
+    mine = table[table["chains"] == "your chains"]
+    assert len(mine) == 1
+    row = mine.iloc[0]
+    assert row["encoder"] == "pos->res(mh_dot_self_att)" and row["task"] == "reverse" and row["steps"] >= 25
+    at.button(key="archlab.clear").click().run()
+    assert not at.exception
+    assert all("your chains" not in set(df.value["chains"]) for df in at.dataframe if "chains" in df.value.columns)
+
+
+def test_the_shipped_runs_and_their_trained_maps_are_shown(at):
+    results = archlab.load_results()
+    shipped = frame_with(at, "final exact match")
+    assert len(shipped) == len(results.runs)
+    trained = [s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("TRAINED")]
+    assert len(trained) == 1
+    key = next(iter(results.probes))
+    assert len(trained[0]["data"]) == len(results.probes[key]["maps"])
+    assert any("archlab_results.py" in c.value for c in at.caption)
+
+
+def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path):
+    monkeypatch.setattr(archlab, "RESULTS", tmp_path / "archlab.json")
+    at = open_page(PAGE)
+    assert not at.exception
+    assert at.warning and "archlab_results.py" in at.warning[0].value
+    assert frame_with(at, "IWSLT EN→DE") is not None
+
+
+def test_exercises_are_checked(at):
+    at.number_input(key="archlab.ex1.answer").set_value(16640)
+    at.button(key="FormSubmitter:archlab.ex1.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.radio(key="archlab.ex2.answer").set_value("rnn")
+    at.button(key="FormSubmitter:archlab.ex2.form-Check").click().run()
+    assert at.warning
+
+
+@pytest.mark.browser
+def test_in_a_browser_a_bad_chain_is_refused_and_a_short_run_draws_live_maps(page, streamlit_server):
+    from tests.test_browser import SCRIPT_DONE, assert_no_exception, goto
+
+    goto(page, f"{streamlit_server}/architecture_lab")
+    page.wait_for_selector(".js-plotly-plot g.hm image", state="attached", timeout=30_000)
+    encoder = page.get_by_label("Encoder chain")
+    encoder.fill("pos->repeat(2,ff")
+    encoder.press("Control+Enter")
+    page.get_by_text("expected ')'").first.wait_for(timeout=30_000)
+    assert_no_exception(page)
+    encoder.fill("pos->res(mh_dot_self_att)")
+    encoder.press("Control+Enter")
+    page.wait_for_timeout(500)
+    page.wait_for_selector(SCRIPT_DONE, timeout=60_000)
+    page.get_by_role("button", name="Train").click()
+    live = page.locator(".js-plotly-plot .gtitle").filter(has_text=re.compile(r"step \d+ · exact match"))
+    live.first.wait_for(timeout=180_000)
+    assert_no_exception(page)
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_text("Your runs").first.wait_for(timeout=30_000)
+    page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)
+    assert_no_exception(page)
