@@ -1,0 +1,101 @@
+"""Measure 1, 2, 4 and 8 heads with the same budget for the multi-head lesson: ``assets/results/multihead.json``.
+
+    python scripts/multihead_results.py --threads 1 --seeds 0 1 2 --steps 300
+
+For each seed and head count, a TinyTransformer with d_model 64 (so d_k = 64, 32, 16, 8) is trained on
+``toy-translation`` for the same number of steps, with the same batches and the same recipe
+(``lessons.multihead.results_config``); every model has the same number of parameters. Then, untimed: exact match
+on the whole test split, and how often each head of the last decoder layer's cross-attention puts its largest
+weight on a source token the output token comes from (gold alignment, test split). The first seed's final
+cross-attention maps on the task's probe sentence are kept for the page.
+
+Figures are only what was measured: the command, date, machine, torch threads and the load average before and
+after are written with them. Run it on a calm machine (a busy one makes every "seconds" figure larger).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lessons import multihead  # noqa: E402
+from minimodels.tasks import get_task  # noqa: E402
+
+
+def machine(threads: int) -> dict:
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "torch_threads": threads,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one training per seed and head count")
+    p.add_argument("--heads", type=int, nargs="+", default=list(multihead.RESULT_HEADS))
+    p.add_argument("--steps", type=int, default=300, help="training steps of every model (the shared budget)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
+    p.add_argument("--out", default=str(multihead.RESULTS), help="where to write the JSON")
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    task = get_task(multihead.RESULT_TASK)
+    for split in ("train", "valid", "test"):
+        task.encoded(split)  # tokenize before any clock starts
+    load_before = os.getloadavg()[0]
+    start = time.perf_counter()
+    runs, probes = [], {}
+    for seed in args.seeds:
+        for heads in args.heads:
+            run, probe = multihead.measure(task, heads, seed, args.steps, args.threads)
+            runs.append(dataclasses.asdict(run))
+            probes.setdefault(str(heads), probe)
+            print(
+                f"seed {seed} h={heads}: {run.steps} steps, {run.seconds:.1f} s, held-out {run.exact_match:.1%}, "
+                f"test {run.test_exact_match:.1%}, alignment {run.alignment:.1%} (heads {run.head_alignment})",
+                flush=True,
+            )
+    command = "python scripts/multihead_results.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    document = {
+        "lesson": "multihead",
+        "task": multihead.RESULT_TASK,
+        "task_seed": 0,
+        "d_model": multihead.RESULT_D_MODEL,
+        "heads": args.heads,
+        "seeds": args.seeds,
+        "steps": args.steps,
+        "train_config": dataclasses.asdict(multihead.results_config(args.seeds[0], args.steps, args.threads)),
+        "command": command.strip(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine(args.threads),
+        "load_1min_before": round(load_before, 2),
+        "load_1min_after": round(os.getloadavg()[0], 2),
+        "wall_seconds": round(time.perf_counter() - start, 1),
+        "runs": runs,
+        "probe": probes,
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    multihead.load_results(out)  # what was written reads back
+    print(f"wrote {out} in {document['wall_seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,201 @@
+"""The multi-head page under AppTest: the split's controls and bad input, every head of the trained model, the
+enlarged head, the shipped comparison, live training (stopped early, then used in section 2), the exercises and
+missing results.
+
+AppTest sessions share Streamlit's session-scoped caches, so the student's run (``ui.current_run``) outlives one
+test: the test that starts one leaves it over, and none assumes there is no run.
+"""
+
+import json
+import time
+
+import pytest
+
+from lessons import multihead
+from tests.test_pages import open_page
+
+PAGE = "pages/09_multi_head_attention.py"
+RUN_OVER = ("done", "stopped", "failed")
+
+
+@pytest.fixture(scope="module")
+def at():
+    """One page for the tests that only move controls (each test leaves the controls it moved as it found them)."""
+    return open_page(PAGE)
+
+
+def specs(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def heatmap_count(spec: dict) -> int:
+    return sum(trace["type"] == "heatmap" for trace in spec["data"])
+
+
+def grid(at) -> dict:
+    """Section 2's grid: the figure whose y axes name encoder or decoder layers."""
+    found = [s for s in specs(at) if "layer" in json.dumps(s["layout"].get("yaxis", {}).get("title", {}))]
+    assert found, "no grid of trained heads"
+    return found[0]
+
+
+def metric(at, label_start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+def test_page_opens_with_the_lecture_split_and_the_trained_heads(at):
+    assert not at.exception
+    assert at.title[0].value == "Multi-head attention"
+    assert len(at.latex) >= 2
+    shapes = at.dataframe[0].value
+    assert list(shapes["shape"])[0] == "2 × 512"  # Thinking Machines, d_model 512
+    assert "d_k = d_model / h = 512 / 8 = 64" in " ".join(m.value for m in at.markdown)
+    assert metric(at, "parameters") == f"{4 * (512 * 512 + 512):,}"
+    for name in ("vs MultiHeadAttention", "vs nn.MultiheadAttention"):
+        assert float(metric(at, name)) < 1e-5
+    assert heatmap_count(grid(at)) == 6 * 4  # six sublayers, four heads each
+    assert "Jane visite l'Afrique en septembre" in " ".join(m.value for m in at.markdown)
+    enlarged = [s for s in specs(at) if s["layout"].get("title", {}).get("text", "").startswith("decoder layer 2")]
+    assert enlarged and heatmap_count(enlarged[0]) == 1
+    head_table = at.dataframe[1].value
+    assert list(head_table["head"]) == [1, 2, 3, 4]
+
+
+def test_d_model_and_heads_change_the_shapes_and_an_impossible_split_is_reset(at):
+    at.select_slider(key="multihead.d_model").set_value(64).run()
+    at.select_slider(key="multihead.heads").set_value(16).run()
+    assert not at.exception
+    assert list(at.dataframe[0].value["shape"])[2].startswith("16 × 2 × 2")
+    assert metric(at, "parameters") == f"{4 * (64 * 64 + 64):,}"
+    at.select_slider(key="multihead.d_model").set_value(8).run()
+    assert not at.exception
+    assert at.info and "cannot be cut into 16 whole heads" in at.info[0].value
+    assert at.select_slider(key="multihead.heads").value == 8
+    assert "d_k = d_model / h = 8 / 8 = 1" in " ".join(m.value for m in at.markdown)
+    before = specs(at)[1]["data"][0]["z"]
+    at.number_input(key="multihead.seed").set_value(5).run()
+    assert specs(at)[1]["data"][0]["z"] != before
+    at.number_input(key="multihead.seed").set_value(0).run()
+    at.select_slider(key="multihead.d_model").set_value(512).run()
+    at.select_slider(key="multihead.heads").set_value(8).run()
+    assert not at.exception
+
+
+def test_the_students_words_bad_words_and_html(at):
+    box = at.text_input(key="multihead.sentence")
+    box.set_value("I like pizza").run()
+    assert at.session_state["multihead.tokens"] == ("I", "like", "pizza")
+    assert list(at.dataframe[0].value["shape"])[0] == "3 × 512"
+    for bad in ["", "word " * 40]:
+        at.text_input(key="multihead.sentence").set_value(bad).run()
+        assert not at.exception
+        assert at.warning and "Showing the last sentence that worked" in at.warning[0].value
+        assert at.session_state["multihead.tokens"] == ("I", "like", "pizza")
+    at.text_input(key="multihead.sentence").set_value("<b>bold</b> 🙂 שלום").run()
+    assert not at.exception
+    assert at.session_state["multihead.tokens"] == ("<b>bold</b>", "🙂", "שלום")
+    assert "&lt;b&gt;bold&lt;/b&gt;" in json.dumps(specs(at)[0])
+    at.text_input(key="multihead.sentence").set_value(multihead.DEFAULT_SENTENCE).run()
+
+
+def test_the_trained_model_reads_typed_text_and_refuses_empty_text(at):
+    box = at.text_input(key="multihead.text.toy-translation")
+    box.set_value("Tom likes the red <b>cars</b>").run()
+    assert not at.exception
+    assert at.info and "unknown" in at.info[0].value  # "<b>" pieces are unknown to the tokenizer
+    at.text_input(key="multihead.text.toy-translation").set_value("   ").run()
+    assert not at.exception
+    assert any("Nothing to show" in w.value for w in at.warning)
+    assert at.header[-1].value == "Check yourself"  # the rest of the page is still there
+    at.text_input(key="multihead.text.toy-translation").set_value(multihead.default_text("toy-translation")).run()
+
+
+def test_show_only_one_kind_and_enlarge_any_head(at):
+    at.radio(key="multihead.kind").set_value("cross").run()
+    assert heatmap_count(grid(at)) == 2 * 4
+    at.selectbox(key="multihead.enlarge.sublayer").set_value("encoder.0.self").run()
+    at.radio(key="multihead.enlarge.head").set_value("mean").run()
+    assert not at.exception
+    titles = [s["layout"].get("title", {}).get("text", "") for s in specs(at)]
+    assert "encoder layer 1 · self-attention · mean of the heads" in titles
+    at.radio(key="multihead.enlarge.head").set_value(2).run()
+    assert "encoder layer 1 · self-attention · head 3" in [
+        s["layout"].get("title", {}).get("text", "") for s in specs(at)
+    ]
+    at.radio(key="multihead.kind").set_value("all").run()
+
+
+def test_the_dates_model(at):
+    at.selectbox(key="multihead.task").set_value("dates").run()
+    assert not at.exception
+    assert "2026-11-22" in " ".join(m.value for m in at.markdown)
+    assert heatmap_count(grid(at)) == 6 * 4
+    at.selectbox(key="multihead.task").set_value("toy-translation").run()
+
+
+def test_shipped_comparison(at):
+    if not multihead.RESULTS.exists():
+        pytest.skip("assets/results/multihead.json not measured yet")
+    results = multihead.load_results()
+    table = next(d.value for d in at.dataframe if "heads h" in d.value.columns)
+    assert table.to_dict("records") == multihead.results_rows(results)
+    at.radio(key="multihead.shipped.heads").set_value(8).run()
+    assert not at.exception
+    probe = [s for s in specs(at) if s["layout"].get("title", {}).get("text", "").startswith("h = 8")]
+    assert probe and heatmap_count(probe[0]) == 2 * 8  # two cross-attention layers, eight heads
+    ex4 = next(e for e in multihead.exercises(results) if e.key == "multihead.ex4")
+    at.radio(key="multihead.ex4.answer").set_value(ex4.choices[ex4.answer])
+    at.button(key="FormSubmitter:multihead.ex4.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+
+
+def test_exercises_are_checked(at):
+    at.number_input(key="multihead.ex1.answer").set_value(64)
+    at.button(key="FormSubmitter:multihead.ex1.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.number_input(key="multihead.ex2.answer").set_value(4 * 512 * 512)
+    at.button(key="FormSubmitter:multihead.ex2.form-Check").click().run()
+    assert any("too low" in w.value for w in at.warning)
+    at.radio(key="multihead.ex3.answer").set_value("the same number")
+    at.button(key="FormSubmitter:multihead.ex3.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+
+
+def progress_text(at) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def test_train_one_head_stop_it_and_read_a_sentence_with_it():
+    at = open_page(PAGE)
+    at.radio(key="multihead.live.heads").set_value(1).run()
+    at.button(key="multihead.train.train").click().run()
+    assert not at.exception
+    deadline = time.monotonic() + 120
+    while not at.get("progress") or "step" not in progress_text(at):  # wait for the first report
+        assert time.monotonic() < deadline, progress_text(at)
+        time.sleep(0.5)
+        at.run()
+    at.button(key="multihead.train.stop").click().run()
+    while not progress_text(at).startswith(RUN_OVER):
+        assert time.monotonic() < deadline, progress_text(at)
+        time.sleep(0.5)
+        at.run()
+    assert progress_text(at).startswith("stopped")
+    live = [s for s in specs(at) if "fixed example" in s["layout"].get("title", {}).get("text", "")]
+    assert live and heatmap_count(live[-1]) == 2  # one head in each of the two cross-attention layers
+    at.run()
+    mine = next(o for o in at.radio(key="multihead.use").options if o.startswith("yours"))
+    at.radio(key="multihead.use").set_value(mine).run()
+    assert not at.exception
+    assert heatmap_count(grid(at)) == 6 * 1
+    assert not any("500 test sentences" in m.value for m in at.markdown)  # no gold check of a student's model
+
+
+def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path):
+    monkeypatch.setattr(multihead, "RESULTS", tmp_path / "multihead.json")
+    page = open_page(PAGE)
+    assert not page.exception
+    assert any("multihead_results.py" in w.value for w in page.warning)
+    assert "multihead.ex4.answer" not in [r.key for r in page.radio]
+    assert page.button(key="multihead.train.train") is not None
