@@ -275,6 +275,10 @@ def block_diagram(w: Walk) -> str:
         lines.append(f'  {previous} -> e{i}_att [label=" {S} × {d}"];')
         lines.append(f"  e{i}_att -> e{i}_ff;")
         previous = f"e{i}_ff"
+    if c.layer_norm and c.norm_first:  # pre-LN leaves the residual stream un-normalised: one last norm
+        lines.append(f'    e_norm [label="layer norm: the encoder output\\n{S} × {d}"];')
+        lines.append(f"  {previous} -> e_norm;")
+        previous = "e_norm"
     lines.append("  }")
     memory = previous
     previous = "tgt_emb"
@@ -337,12 +341,12 @@ def heads_grid(
                 row=r, col=j,
             )  # fmt: skip
             fig.update_xaxes(
-                tickmode="array", tickvals=list(range(len(xs))), ticktext=xs, tickangle=-60, tickfont={"size": 9},
-                row=r, col=j,
+                tickmode="array", tickvals=list(range(len(xs))), ticktext=xs, tickangle=-60 if len(xs) > 6 else 0,
+                tickfont={"size": 10}, row=r, col=j,
             )  # fmt: skip
             fig.update_yaxes(
                 tickmode="array", tickvals=list(range(len(ys))), ticktext=ys if j == 1 else [""] * len(ys),
-                autorange="reversed", tickfont={"size": 9}, row=r, col=j,
+                autorange="reversed", tickfont={"size": 10}, row=r, col=j,
             )  # fmt: skip
     fig.update_layout(
         coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0,
@@ -519,8 +523,8 @@ def table_rows(results: Results) -> list[dict]:
         rows.append(
             {
                 "variant": VARIANT_LABELS[variant],
-                f"steps to {LEVEL:.0%}": reached["step"] if reached else "never",
-                f"seconds to {LEVEL:.0%}": round(reached["seconds"], 1) if reached else "never",
+                f"steps to {LEVEL:.0%}": f"{reached['step']}" if reached else "never",  # one type per column
+                f"seconds to {LEVEL:.0%}": f"{reached['seconds']:.1f}" if reached else "never",
                 "final loss": round(run["history"][-1]["loss"], 4),
                 "held-out exact": f"{run['exact_match']:.1%}",
                 "test exact": f"{run['test_exact_match']:.1%}",

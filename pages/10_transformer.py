@@ -236,7 +236,9 @@ def measured() -> None:
         f"{ui.literal(meta.get('command', '?'))} on {machine.get('cpu_count', '?')} CPU cores (torch "
         f"{machine.get('torch', '?')}, {machine.get('torch_threads', '?')} thread), 1-minute load average "
         f"{meta.get('load_1min_before', '?')} before and {meta.get('load_1min_after', '?')} after (the machine "
-        "was shared, so the seconds are slower than on a quiet one; the steps are not affected)."
+        "was shared, so the seconds are slower than on a quiet one; the steps are not affected). One recipe for "
+        "all four, the one tuned for the full model: a variant might do better with its own learning rate or "
+        "warm-up (post-LN is known to want a longer warm-up), so this compares the pieces, not their best runs."
     )
 
 

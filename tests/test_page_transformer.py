@@ -1,0 +1,164 @@
+"""The Transformer page under AppTest: opens on a trained model, every control path, bad input, a live run of an
+ablated model (to its end, replayed, then used above), stop, the exercises, and missing results.
+
+AppTest sessions share Streamlit's session-scoped caches, so a student's run (``ui.current_run``) outlives one
+test: every test that trains leaves its run over, and none assumes there is no run.
+"""
+
+import base64
+import json
+import time
+
+import numpy as np
+import pytest
+
+from lessons import transformer as tr
+from lessons.pretrained import load_pretrained
+from minimodels.tasks import get_task
+from tests.test_pages import open_page
+
+PAGE = "pages/10_transformer.py"
+RUN_OVER = ("done", "stopped", "failed")
+
+
+@pytest.fixture
+def at():
+    return open_page(PAGE)
+
+
+def plotly_specs(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def heatmap_z(trace: dict) -> np.ndarray:
+    """A heatmap's z, which Plotly's JSON may hold as base64 typed-array data."""
+    z = trace["z"]
+    if isinstance(z, dict):
+        shape = tuple(int(n) for n in z["shape"].split(","))
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.asarray(z, dtype=float)
+
+
+def diagram(at) -> str:
+    return at.get("graphviz_chart")[0].proto.spec
+
+
+def output(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Output:**"))
+
+
+def progress_text(at) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def wait_for_run(at, timeout: float = 180.0) -> str:
+    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
+    deadline = time.monotonic() + timeout
+    while not progress_text(at).startswith(RUN_OVER):
+        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
+        time.sleep(0.5)
+        at.run()
+        assert not at.exception, at.exception
+    return progress_text(at)
+
+
+def test_opens_on_a_trained_model_with_its_diagram_and_maps(at):
+    assert not at.exception
+    assert at.title[0].value == "The Transformer"
+    model, _ = load_pretrained("toy-translation", tr.MODEL)
+    w = tr.walk(model, get_task("toy-translation"), tr.DEFAULT_TEXT["toy-translation"])
+    assert output(at) == f"**Output:** `{w.translation.text}`" == "**Output:** `je le vois`"
+    assert "4 maps of 4 × 4 (future masked)" in diagram(at)
+    grid = plotly_specs(at)[0]  # encoder self-attention, layer 1, every head
+    assert [d["type"] for d in grid["data"]] == ["heatmap"] * 4
+    np.testing.assert_allclose(heatmap_z(grid["data"][0]), w.weights("encoder_self", 0)[0], rtol=1e-6)
+    assert len(at.dataframe[0].value) == 4  # one row per head
+    assert len(at.dataframe[1].value) == len(tr.VARIANTS)  # the shipped ablation table
+    assert len(at.get("vega_lite_chart")) == 2
+    assert at.button(key="transformer.train.toy-translation.train").disabled is False
+
+
+def test_every_kind_layer_and_head_can_be_shown(at):
+    for kind in tr.KINDS:
+        at.radio(key="transformer.kind").set_value(kind.key).run()
+        at.selectbox(key="transformer.layer").set_value(1).run()
+        assert not at.exception
+        assert plotly_specs(at)[0]["layout"]["annotations"][0]["text"].startswith("layer 2 · head 1")
+    at.selectbox(key="transformer.head").set_value("head 3").run()
+    single = plotly_specs(at)[0]
+    assert single["layout"]["title"]["text"] == "Encoder–decoder attention, layer 2, head 3"
+    at.selectbox(key="transformer.head").set_value("average of the heads").run()
+    assert not at.exception
+    at.toggle(key="transformer.every_map").set_value(True).run()
+    assert len(plotly_specs(at)[1]["data"]) == 24
+    at.radio(key="transformer.axis").set_value("seconds").run()
+    assert json.loads(at.get("vega_lite_chart")[0].proto.spec)["encoding"]["x"]["field"] == "seconds"
+    assert not at.exception
+
+
+def test_the_sentence_and_the_task_change_the_model_shown(at):
+    at.text_input(key="transformer.text.toy-translation").set_value("Jane visits Africa in September").run()
+    assert output(at) == "**Output:** `Jane visite l'Afrique en septembre`"
+    assert "6 tokens (5 + </s>)" in diagram(at)
+    for bad in ["", "   ", tr.LECTURE_SENTENCE, "word " * 500]:
+        at.text_input(key="transformer.text.toy-translation").set_value(bad).run()
+        assert not at.exception
+        assert at.warning and "Showing the last sentence that worked" in at.warning[0].value
+        assert output(at) == "**Output:** `Jane visite l'Afrique en septembre`"
+    at.text_input(key="transformer.text.toy-translation").set_value('I see <b>"it"</b> \\ 🙂').run()
+    assert not at.exception and at.info and "unknown" in at.info[0].value
+    assert '<b>\\"it\\"</b> \\\\' in diagram(at)  # shown as text, escaped for Graphviz
+    at.selectbox(key="transformer.task").set_value("dates").run()
+    assert not at.exception
+    assert output(at) == "**Output:** `2026-11-22`"
+
+
+def test_train_an_ablated_model_replay_it_and_use_it_then_stop_a_second_run(at):
+    at.selectbox(key="transformer.task").set_value("dates").run()
+    at.selectbox(key="transformer.variant").set_value("no residual").run()
+    at.select_slider(key="transformer.budget").set_value(5).run()
+    at.button(key="transformer.train.dates.train").click().run()
+    assert not at.exception
+    assert wait_for_run(at).startswith("done")
+    at.run()  # the page's top ran before the run ended: this rerun offers the student's model
+    live = plotly_specs(at)[-1]  # the run's last report: every decoder layer's cross-attention, head by head
+    assert [a["text"] for a in live["layout"]["annotations"]][:2] == [
+        "encoder–decoder, layer 1 · head 1",
+        "encoder–decoder, layer 1 · head 2",
+    ]
+    assert len(live["data"]) == 2 * 4
+    if at.slider:  # a busy machine may leave a 5-second run with a single report, and no replay
+        at.slider(key="transformer.train.dates.replay").set_value(1).run()
+        assert not at.exception
+    at.radio(key="transformer.use.dates").set_value("yours, trained on this page").run()
+    assert not at.exception
+    assert "MultiHead(LN(x))" in diagram(at) and "x + MultiHead" not in diagram(at)  # the ablated model's boxes
+    at.select_slider(key="transformer.budget").set_value(60).run()
+    at.button(key="transformer.train.dates.train").click().run()
+    at.button(key="transformer.train.dates.stop").click().run()
+    assert not at.exception
+    assert wait_for_run(at, timeout=60).startswith(("stopped", "done"))
+
+
+def test_exercises_are_checked(at):
+    model, _ = load_pretrained("toy-translation", tr.MODEL)
+    exercises = {e.key: e for e in tr.exercises(model, get_task("toy-translation"), tr.load_results())}
+    at.number_input(key="transformer.ex1.answer").set_value(24.0)
+    at.button(key="FormSubmitter:transformer.ex1.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.number_input(key="transformer.ex3.answer").set_value(float(exercises["transformer.ex3"].answer - 1))
+    at.button(key="FormSubmitter:transformer.ex3.form-Check").click().run()
+    assert any("too low" in w.value for w in at.warning)
+    ex5 = exercises["transformer.ex5"]
+    at.radio(key="transformer.ex5.answer").set_value(ex5.choices[ex5.answer])
+    at.button(key="FormSubmitter:transformer.ex5.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+
+
+def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
+    monkeypatch.setattr(tr, "RESULTS", tmp_path / "transformer.json")
+    at = open_page(PAGE)
+    assert not at.exception
+    assert at.warning and "transformer_results.py" in at.warning[0].value
+    assert len(at.dataframe) == 1 and "transformer.ex5.answer" not in [r.key for r in at.radio]
