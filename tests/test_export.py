@@ -83,3 +83,24 @@ def test_replay_gif_has_one_frame_per_report_in_the_heatmap_colours():
 def test_replay_gif_refuses_mismatched_captions():
     with pytest.raises(ValueError):
         export.replay_gif([np.zeros((2, 2))], [])
+
+
+def gif_panel_app():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    import ui
+
+    reports = [SimpleNamespace(step=10 * i, exact_match=i / 4, attention=np.full((2, 3), i / 4)) for i in range(4)]
+    ui.replay_gif_button(reports, None, "lesson.train")
+    ui.replay_gif_button([SimpleNamespace(step=1, exact_match=0.0)] * 3, None, "no.maps")  # nothing to animate
+
+
+def test_the_training_replay_offers_a_gif_only_when_the_reports_carry_a_map():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(gif_panel_app).run()
+    assert not at.exception, at.exception
+    buttons = at.get("download_button")
+    assert [b.proto.label for b in buttons] == ["Replay as GIF"]
