@@ -49,9 +49,11 @@ class Student:
     states: dict[str, WidgetState] = field(default_factory=dict)  # widget id -> value sent
     exceptions: list[str] = field(default_factory=list)  # st.exception elements received
     errors: list[str] = field(default_factory=list)  # protocol failures: timeouts, closed connections
+    charts: dict[str, list[str]] = field(default_factory=dict)  # a Plotly chart's key -> every spec (JSON) sent
     latencies: list[float] = field(default_factory=list)  # seconds, one per completed interaction
     tick_latencies: list[float] = field(default_factory=list)  # seconds, one per polling-fragment rerun
     page_name: str = ""
+    page_script_hash: str = ""  # learnt from each navigation message, sent back as the browser does
 
     def __post_init__(self):
         self._ws = None
@@ -84,6 +86,7 @@ class Student:
         rerun = msg.rerun_script
         rerun.query_string = ""
         rerun.page_name = self.page_name
+        rerun.page_script_hash = self.page_script_hash
         rerun.fragment_id = fragment_id
         rerun.is_auto_rerun = auto
         rerun.widget_states.widgets.extend(self.states.values())
@@ -110,6 +113,9 @@ class Student:
             kind = msg.WhichOneof("type")
             if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 self._element(msg.delta.new_element, msg.delta.fragment_id)
+            elif kind == "navigation":  # a full run starts (fragment runs send none): the page it is on
+                self.page_script_hash = msg.navigation.page_script_hash
+                self._stop_polling()  # a fragment that still polls says so again in this run (auto_rerun)
             elif kind == "script_finished":
                 self._finished.put_nowait(int(msg.script_finished))
             elif kind == "auto_rerun":
@@ -121,6 +127,9 @@ class Student:
         kind = element.WhichOneof("type")
         if kind == "exception":
             self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
+        elif kind == "plotly_chart":
+            key = element.plotly_chart.id.split("-", 2)[-1]  # "$$ID-<hash>-<key>" -> the page's own key
+            self.charts.setdefault(key, []).append(element.plotly_chart.spec)
         elif kind in WIDGETS:
             proto = getattr(element, kind)
             self.widgets[proto.label] = Widget(proto.id, kind, proto.label, fragment_id, proto)
@@ -130,8 +139,12 @@ class Student:
             return
 
         async def poll():
-            while True:
+            me = asyncio.current_task()
+            # checked after every await: Python 3.11's wait_for can swallow a cancel that meets a result
+            while self._fragments.get(fragment_id) is me:
                 await asyncio.sleep(interval)
+                if self._fragments.get(fragment_id) is not me:
+                    return
                 try:
                     await self._rerun(fragment_id, auto=True)  # waits for a control change in flight, if any
                 except (TimeoutError, websockets.ConnectionClosed) as error:
@@ -151,16 +164,16 @@ class Student:
 
     # ---------------------------------------------------------------------------------------- actions
     async def change(self, label: str, value) -> float:
-        """Set the widget labelled ``label`` (slider: number; selectbox: option index) and wait for the rerun."""
+        """Set the widget labelled ``label`` (slider: number; select_slider, selectbox, radio: option index)."""
         widget = self.widgets[label]
         state = WidgetState(id=widget.id)
-        if widget.kind == "slider":
-            if widget.proto.data_type == 0:  # INT
-                state.int_array_value.data.append(int(value))
-            else:
-                state.double_array_value.data.append(float(value))
-        elif widget.kind in ("selectbox", "radio"):
-            state.int_value = int(value)
+        # the value types Streamlit 1.67 reads back (each widget's register_widget(value_type=...))
+        if widget.kind == "slider" and widget.proto.options:  # st.select_slider: the formatted option
+            state.string_array_value.data.append(widget.proto.options[int(value)])
+        elif widget.kind == "slider":
+            state.double_array_value.data.append(float(value))
+        elif widget.kind in ("selectbox", "radio"):  # the formatted option, not its index
+            state.string_value = widget.proto.options[int(value)]
         elif widget.kind == "number_input":
             state.double_value = float(value)
         elif widget.kind == "text_input":
