@@ -602,6 +602,22 @@ def race_runs(results: scoring.Results) -> dict[str, list[scoring.RunSummary]]:
     return {score: results.runs[score] for score in SCORES if score in results.runs}
 
 
+def race_curves(runs: Mapping[str, Sequence[scoring.RunSummary]], x: str = "step"):
+    """``lessons.scoring.race_curves`` with a legend of the two dot-product scores only (its colour scale names
+    all four)."""
+    import altair as alt
+
+    present = [s for s in SCORES if s in runs]
+    charts = []
+    for chart in scoring.race_curves(runs, x=x):
+        color = chart.encoding.color.copy()
+        color.scale = alt.Scale(domain=[scoring.LABELS[s] for s in present], range=[scoring.COLORS[s] for s in present])
+        chart = chart.copy()
+        chart.encoding.color = color
+        charts.append(chart)
+    return tuple(charts)
+
+
 # ------------------------------------------------------------------------------------------- live race
 def new_models(task: Task, seed: int = 0) -> dict[str, nn.Module]:
     """Two fresh GRU encoder–decoders from the same ``seed``: identical weights, the scale their only difference."""

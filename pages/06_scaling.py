@@ -257,7 +257,7 @@ if results is not None:
         f"The same two models raced from seeds {seeds} in the *Scoring functions* lesson's measurement "
         "(assets/results/scoring.json, stop at 98% held-out exact match): every curve of every seed."
     )
-    loss, accuracy = scoring.race_curves(runs)
+    loss, accuracy = scaling.race_curves(runs)
     cols = st.columns(2)
     cols[0].altair_chart(loss, width="stretch", height=300, key="scaling.shipped.loss")
     cols[1].altair_chart(accuracy, width="stretch", height=300, key="scaling.shipped.accuracy")
@@ -282,7 +282,7 @@ def make_run() -> TrainingRun:
 
 
 def draw(report: scoring.RaceReport, key: str) -> None:
-    loss, accuracy = scoring.race_curves(report.runs)
+    loss, accuracy = scaling.race_curves(report.runs)
     cols = st.columns(2)
     cols[0].altair_chart(loss, width="stretch", height=300, key=f"{key}.loss")
     cols[1].altair_chart(accuracy, width="stretch", height=300, key=f"{key}.accuracy")

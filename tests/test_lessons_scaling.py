@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import scaling
+from lessons import scaling, scoring
 from lessons.pretrained import CHECKPOINTS, load_pretrained
 from minimodels.tasks import get_task
 
@@ -219,6 +219,16 @@ def test_training_records_come_from_the_manifest():
     assert [r["checkpoint"] for r in rows] == ["dates-gru-dot", "dates-gru-scaled_dot"]
     assert rows[0]["steps"] == manifest["dates-gru-dot"]["steps"]
     assert scaling.training_records({}) == []
+
+
+def test_race_curves_name_only_the_two_scores():
+    runs = scaling.race_runs(scoring.load_results())
+    assert set(runs) == set(scaling.SCORES)
+    loss, accuracy = scaling.race_curves(runs, x="seconds")
+    for chart in (loss, accuracy):
+        spec = chart.to_dict()
+        assert spec["encoding"]["color"]["scale"]["domain"] == [scoring.LABELS[s] for s in scaling.SCORES]
+        assert spec["encoding"]["x"]["field"] == "seconds"
 
 
 def test_new_race_checks_its_budget():
