@@ -75,7 +75,7 @@ def the_split() -> None:
     st.dataframe(multihead.shape_rows(example), hide_index=True, width="stretch")
     ui.plotly(multihead.projection_figure(example), key="multihead.projections")
     st.caption(
-        "Steps 2–3: the three projections of the whole layer, one row per word. The dashed lines cut the columns "
+        "Steps 2–3: the three projections of the whole layer, one row per word. The black lines cut the columns "
         "into heads: head i's Qᵢ is nothing but its own block of d_k columns (hover for values)."
     )
     ui.plotly(multihead.split_grid(example), key="multihead.split.heads")
@@ -269,7 +269,8 @@ def measured() -> None:
         f"{machine.get('cpu_count', '?')} CPU cores ({machine.get('processor', '?')}, "
         f"torch {machine.get('torch', '?')}, "
         f"{machine.get('torch_threads', '?')} thread), 1-minute load average {m.get('load_1min_before', '?')} before "
-        f"and {m.get('load_1min_after', '?')} after (the machine was shared, so seconds are inflated; steps are not)."
+        f"and {m.get('load_1min_after', '?')} after: the machine was shared, so wall seconds are inflated by waiting "
+        "for the cores; CPU seconds count this process's own compute, and steps do not depend on the machine."
     )
 
 

@@ -223,14 +223,14 @@ def test_head_alignment_is_per_head_then_their_mean(shipped):
     assert per_head["decoder.0.cross"][2] == reference["maps"]["decoder.0.cross.h2"]
 
 
-def fake_results(tmp_path, test_exact=(0.9, 0.95, 0.97, 0.93)):
+def fake_results(tmp_path, test_exact=(0.9, 0.95, 0.97, 0.93), worst=(0.9, 0.8, 0.7, 0.6)):
     runs = []
-    for heads, test in zip(multihead.RESULT_HEADS, test_exact, strict=True):
+    for heads, test, low in zip(multihead.RESULT_HEADS, test_exact, worst, strict=True):
         for seed in (0, 1):
             curve = [{"step": s, "seconds": s / 10, "loss": 1 / s, "exact_match": min(1.0, s / (100 * heads))}
                      for s in (25, 50, 100, 200, 400, 800)]  # fmt: skip
             run = multihead.HeadRun(heads, seed, 800, 80.0 + heads, 60.0, curve[-1]["exact_match"], test, 0.9,
-                                    [0.9] * heads, 1000, curve)  # fmt: skip
+                                    [0.9] * (heads - 1) + [low], 1000, curve)  # fmt: skip
             runs.append(dataclasses.asdict(run))
     probe = {str(h): {"seed": 0, "step": 800, "source": ["a", "</s>"], "target": ["x", "</s>"],
                       "maps": {"decoder.1.cross": np.full((h, 2, 2), 0.5).tolist()}}
@@ -249,7 +249,12 @@ def test_results_table_and_observations(tmp_path):
     assert rows[3]["steps to 95%"] == "800" and rows[2]["test exact"] == "97.0%"
     lines = multihead.observations(results)
     assert "**h = 1** (100, median)" in lines[0] and "most: h = 8 (800)" in lines[0]
-    assert "90.0% to 97.0%" in lines[1]
+    assert "90.0% to 97.0%." in lines[1]
+    assert "h = 1: 90%, h = 2: 80%, h = 4: 70%, h = 8: 60%" in lines[2]
+    assert "h = 1: 75 ms" in lines[3]  # CPU seconds (60) over 800 steps
+    same = multihead.observations(fake_results(tmp_path, test_exact=(0.95,) * 4))
+    assert "hardly matters" in same[1]
+    assert rows[0]["CPU s"] == 60.0 and rows[0]["alignment, worst head"] == "90.0%"
     assert "exactly 1,000 parameters" in lines[-1]
     grid_rows = multihead.probe_rows(results, 4)
     assert grid_rows[0].weights.shape == (4, 2, 2)
@@ -281,9 +286,9 @@ def test_exercises_are_computed(tmp_path):
     assert ex2.answer == 4 * (512 * 512 + 512)
     assert ex3.choices[ex3.answer] == "the same number"
     four = multihead.exercises(fake_results(tmp_path))
-    assert four[3].choices[four[3].answer] == "h = 4"
-    tie = multihead.exercises(fake_results(tmp_path, (0.9, 0.97, 0.97, 0.9)))
-    assert len(tie) == 3  # no single best: no question
+    assert four[3].choices[four[3].answer] == "h = 8"
+    tie = multihead.exercises(fake_results(tmp_path, worst=(0.9, 0.6, 0.7, 0.6)))
+    assert len(tie) == 3  # no single answer: no question
 
 
 def test_live_training_reports_every_cross_head():
