@@ -318,9 +318,9 @@ class MapView:
     @property
     def title(self) -> str:
         side, index, kind = self.name.split(".")
-        what = "self-attention" if kind == "self" else "source attention"
-        heads = f"{self.heads} heads, mean" if self.heads > 1 else "1 head"
-        return f"{side} {what} #{int(index) + 1} ({heads})"
+        what = "self-att" if kind == "self" else "source att"
+        heads = f"{self.heads} heads" if self.heads > 1 else "1 head"
+        return f"{side} {what} {int(index) + 1} · {heads}"
 
 
 def map_views(maps: Mapping[str, np.ndarray], source_tokens: Sequence[str], target_tokens: Sequence[str]):
