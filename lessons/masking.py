@@ -383,7 +383,7 @@ def snapshot_map(snapshot: Progress) -> tuple[np.ndarray, list[str]]:
     return m.mean(0), [BOS_LABEL, *snapshot.target_tokens[:-1]]
 
 
-def two_measures_chart(history: list[MaskingProgress], *, height: int = 200):
+def two_measures_chart(history: list[MaskingProgress], *, height: int = 150):
     """Altair lines: teacher-forced token accuracy and free-running exact match against the training step."""
     import altair as alt
     import pandas as pd
@@ -405,7 +405,9 @@ def two_measures_chart(history: list[MaskingProgress], *, height: int = 200):
         .encode(
             x=alt.X("step:Q", title="training step"),
             y=alt.Y("value:Q", title="held-out", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
-            color=alt.Color("measure:N", legend=alt.Legend(orient="bottom", title=None)),
+            color=alt.Color(
+                "measure:N", legend=alt.Legend(orient="top", direction="vertical", title=None, labelLimit=0)
+            ),
             tooltip=["step", "measure", alt.Tooltip("value:Q", format=".1%")],
         )
         .properties(height=height, title="The two measures")

@@ -13,7 +13,7 @@ from minimodels.transformer import TinyTransformer
 ui.page("Masking", icon="🎭")
 
 st.title("Masking")
-st.markdown(
+ui.explain(
     "The Transformer lecture's intuition for masking: *let the model only focus on what it should focus on.* "
     "Two masks do that. The **padding mask** sets “padded element attention to −inf”: sentences of different "
     "lengths share a batch by being padded to one length, and no word should attend to the padding. The "
@@ -37,7 +37,7 @@ def heatmap(weights, x_labels, y_labels, title: str, key: str, value_name: str =
 
 # --- 1. Padding -------------------------------------------------------------------------------------------
 st.header("1 · The padding mask", divider="gray")
-st.markdown(
+ui.explain(
     "A batch is one tensor, so its sentences are padded with `<pad>` to the longest one's length. The padding "
     "is a token like any other to the attention: it has an embedding, hence a key, and without a mask it takes "
     "a share of every row's weight. Worse, how much padding a sentence gets depends on *which other sentences "
@@ -54,7 +54,8 @@ def padding_demo(sentences: tuple[tuple[str, ...], ...]) -> masking.PaddingDemo:
 @st.fragment
 def padding() -> None:
     st.session_state.setdefault("masking.batch", masking.parse_batch(masking.DEFAULT_SENTENCES).sentences)
-    text = st.text_area(
+    text = ui.linked(
+        st.text_area,
         f"Your batch: one sentence per line (at most {masking.MAX_SENTENCES} sentences of {masking.MAX_WORDS} words)",
         value=masking.DEFAULT_SENTENCES,
         key="masking.sentences",
@@ -118,7 +119,7 @@ padding()
 
 # --- 2. The causal mask ------------------------------------------------------------------------------------
 st.header("2 · The sequence (causal) mask", divider="gray")
-st.markdown(
+ui.explain(
     "A decoder is trained with **teacher forcing**: its input is the gold output shifted right (`<s>` then the "
     "target), and at every position it predicts the next token, all positions at once. Position t's input row "
     "is the answer to position t − 1. So query i may attend to keys j ≤ i only: the mask is the lower triangle. "
@@ -146,7 +147,8 @@ except (FileNotFoundError, ValueError) as error:
     st.stop()
 
 choices = masking.examples()
-example_index = st.selectbox(
+example_index = ui.linked(
+    st.selectbox,
     "Example", range(len(choices)), format_func=lambda i: f"{choices[i].source} → {choices[i].target}",
     key="masking.example",
 )  # fmt: skip
@@ -161,7 +163,7 @@ def causal_demo() -> None:
         heatmap(causal_mask(T).float(), normal.inputs, normal.inputs, f"causal_mask({T}): 1 = allowed",
                 "masking.causal_mask", value_name="allowed")  # fmt: skip
     with cols[1]:
-        t = st.slider("Query position", 1, T, 4, key="masking.position", help="1 is <s>.") - 1
+        t = ui.linked(st.slider, "Query position", 1, T, 4, key="masking.position", help="1 is <s>.") - 1
         row = masking.causal_row(T, t, seed=example_index)
         st.dataframe(
             {
@@ -181,7 +183,7 @@ def causal_demo() -> None:
 
 causal_demo()
 
-st.markdown(
+ui.explain(
     "**On a trained decoder.** Two Transformers, the same size, trained on dates: one with the causal mask, "
     "one without (the *cheating decoder*). Their decoder self-attention on the example above, teacher forced. "
     "Rows: the position reading; columns: the position read."
@@ -192,11 +194,23 @@ st.markdown(
 def trained_maps() -> None:
     cols = st.columns(2)
     layers = sorted(normal.self_attention)
-    layer = cols[0].radio("Decoder layer", layers, index=len(layers) - 1, horizontal=True, key="masking.layer",
-                          format_func=lambda i: f"layer {i + 1}")  # fmt: skip
+    layer = ui.linked(
+        cols[0].radio,
+        "Decoder layer",
+        layers,
+        index=len(layers) - 1,
+        horizontal=True,
+        key="masking.layer",
+        format_func=lambda i: f"layer {i + 1}",
+    )
     heads = normal.self_attention[layer].shape[0]
-    head = cols[1].selectbox("Head", [None, *range(heads)], key="masking.head",
-                             format_func=lambda h: "mean of the heads" if h is None else f"head {h + 1}")  # fmt: skip
+    head = ui.linked(
+        cols[1].selectbox,
+        "Head",
+        [None, *range(heads)],
+        key="masking.head",
+        format_func=lambda h: "mean of the heads" if h is None else f"head {h + 1}",
+    )
     cols = st.columns(2)
     for column, causal, view in zip(cols, (True, False), (normal, cheater), strict=True):
         with column:
@@ -209,7 +223,7 @@ trained_maps()
 
 # --- 3. The cheating decoder ---------------------------------------------------------------------------------
 st.header("3 · The cheating decoder", divider="gray")
-st.markdown(
+ui.explain(
     "Without the mask, position t can read position t + 1 of its own input, which under teacher forcing **is** "
     "the token it must predict. Training finds that shortcut within a hundred steps: the loss drops to nearly "
     "zero and teacher-forced accuracy to 100%. Then ask it to *generate*: each step now reads only what it has "
@@ -263,7 +277,7 @@ if results is not None:
 
 # --- 4. Train both yourself ----------------------------------------------------------------------------------
 st.header("4 · Train both yourself", divider="gray")
-st.markdown(
+ui.explain(
     "Train a fresh dates Transformer for you alone, with or without the causal mask, then the other one. Every "
     f"{masking.LIVE_REPORT_EVERY} steps the same 200 held-out dates are scored both ways, teacher-forced token "
     "accuracy and free-running exact match (the chart under the curves). With the mask the two "
@@ -273,7 +287,7 @@ st.markdown(
 c = st.columns([2, 1, 2])
 live_causal = c[0].radio("Decoder", [True, False], format_func=masking.LABELS.get, key="masking.live_causal")
 live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="masking.seed"))
-budget = c[2].select_slider("Seconds of training", [5, 10, 20, 30, 60], value=20, key="masking.budget")
+budget = c[2].select_slider("Seconds of training", [5, 10, 20, 30, 60], value=30, key="masking.budget")
 
 
 def make_run() -> TrainingRun:
@@ -287,7 +301,7 @@ def draw(snapshot: masking.MaskingProgress, key: str) -> None:
     cols[1].metric("free-running exact match", f"{snapshot.exact_match:.1%}")
     run = ui.current_run(panel_key)
     history = [s for s in run.snapshots if s.step <= snapshot.step] if run is not None else [snapshot]
-    cols[2].altair_chart(masking.two_measures_chart(history), width="stretch", height=200, key=f"{key}.measures")
+    cols[2].altair_chart(masking.two_measures_chart(history), width="stretch", key=f"{key}.measures")
     weights, labels = masking.snapshot_map(snapshot)
     heatmap(weights, labels, labels, f"decoder self-attention (last layer, heads averaged) at step {snapshot.step}",
             key)  # fmt: skip
@@ -295,7 +309,14 @@ def draw(snapshot: masking.MaskingProgress, key: str) -> None:
 
 
 panel_key = f"masking.train.{'causal' if live_causal else 'cheat'}"
-ui.training_panel(panel_key, make_run, draw, budget_seconds=budget, target=masking.LIVE_TARGET if live_causal else None)
+ui.training_panel(
+    panel_key,
+    make_run,
+    draw,
+    budget_seconds=budget,
+    target=masking.LIVE_TARGET if live_causal else None,
+    replay_frame=lambda snapshot: masking.snapshot_map(snapshot)[0],
+)
 
 ui.show_code(masked_softmax, padding_mask, causal_mask, TinyTransformer.decode)
 ui.show_code(masking.padding_attention, masking.measure, label="The code of this page's examples")

@@ -6,6 +6,7 @@ test: every test that starts a run leaves it over, and none assumes there is no 
 """
 
 import json
+import re
 import time
 
 import numpy as np
@@ -170,11 +171,16 @@ def test_the_cheating_decoder_trains_live_to_the_end_and_replays(at):
     assert wait_for_run(at).startswith("done")
     metrics = {m.label: m.value for m in at.metric}
     assert "teacher-forced token accuracy" in metrics and "free-running exact match" in metrics
+    steps = int(re.search(r"step (\d+)", progress_text(at)).group(1))
+    title = "decoder self-attention (last layer, heads averaged) at step"
+    if steps <= masking.LIVE_REPORT_EVERY:  # a very busy machine: one report, drawn without a replay
+        assert heatmap_titled(at, f"{title} {steps}")
+        return
     replay = at.slider(key="masking.train.cheat.replay")
     assert replay.value == replay.max > 1
     replay.set_value(1).run()
     assert not at.exception
-    assert heatmap_titled(at, "decoder self-attention (last layer, heads averaged) at step 10")
+    assert heatmap_titled(at, f"{title} {masking.LIVE_REPORT_EVERY}")
 
 
 def test_stop_ends_the_causal_run_and_train_is_offered_again(at):
