@@ -661,14 +661,15 @@ def attention_pair_figure(check: Equivariance) -> go.Figure:
         axis = {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": labels}
         fig.update_xaxes(**axis, side="top", row=1, col=col)
         fig.update_yaxes(**axis, autorange="reversed", row=1, col=col)
-    fig.update_layout(height=400, margin={"l": 10, "r": 10, "t": 80, "b": 10})
+    fig.update_annotations(yshift=30)  # the titles above the top axis's tick labels
+    fig.update_layout(height=430, margin={"l": 10, "r": 10, "t": 100, "b": 10})
     return fig
 
 
 def _cross_title(m: CrossAttention) -> str:
     if m.anti_diagonal is None:
-        return m.positional
-    return f"{m.positional} · argmax on the right character {m.anti_diagonal:.0%}"
+        return safe_label(m.positional, 80)
+    return f"{safe_label(m.positional)}<br>argmax on the right character: {m.anti_diagonal:.0%}"
 
 
 def cross_attention_figure(maps: Sequence[CrossAttention], titles: Sequence[str] | None = None) -> go.Figure:
@@ -676,7 +677,7 @@ def cross_attention_figure(maps: Sequence[CrossAttention], titles: Sequence[str]
     fig = make_subplots(
         rows=1,
         cols=len(maps),
-        subplot_titles=[safe_label(t, 80) for t in (titles or [_cross_title(m) for m in maps])],
+        subplot_titles=[safe_label(t, 80) for t in titles] if titles else [_cross_title(m) for m in maps],
         horizontal_spacing=0.06,
     )
     for col, m in enumerate(maps, start=1):
@@ -701,7 +702,8 @@ def cross_attention_figure(maps: Sequence[CrossAttention], titles: Sequence[str]
         fig.update_yaxes(
             tickmode="array", tickvals=list(range(len(ys))), ticktext=ys, autorange="reversed", row=1, col=col
         )
-    fig.update_layout(height=420, margin={"l": 10, "r": 10, "t": 80, "b": 10})
+    fig.update_annotations(yshift=30)  # the titles above the top axis's tick labels
+    fig.update_layout(height=460, margin={"l": 10, "r": 10, "t": 110, "b": 10})
     return fig
 
 

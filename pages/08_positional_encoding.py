@@ -301,7 +301,7 @@ st.header("6 · Train one yourself", divider="gray")
 st.markdown(
     "A fresh model for you alone, on one core. With a positional encoding it should reach most of the held-out "
     "strings within a few hundred steps; without one, the loss stalls and exact match stays near zero. The heatmap "
-    "is the cross-attention on the fixed string “attention” → “noitnetta”."
+    f"is the cross-attention on the fixed string “{task.probe.source}” → “{task.probe.target}”."
 )
 c = st.columns([2, 1, 2])
 live_encoding = c[0].selectbox("Encoding", positional.ENCODINGS, index=1, format_func=positional.LABELS.get,

@@ -1,0 +1,201 @@
+"""The positional-encoding page under AppTest: every control, bad strings, the shipped comparison, a live run
+(reports, stopped, replayed), the exercises, and missing results.
+
+AppTest sessions share Streamlit's session-scoped caches, so a student's run (``ui.current_run``) outlives one
+test: every test that starts one leaves it over, and none assumes there is none.
+"""
+
+import base64
+import json
+import time
+
+import numpy as np
+import pytest
+
+from lessons import positional
+from tests.test_pages import open_page
+
+PAGE = "pages/08_positional_encoding.py"
+RUN_OVER = ("done", "stopped", "failed")
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_page(PAGE)
+
+
+def specs(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def figure(at, title_part: str) -> dict:
+    for spec in specs(at):
+        texts = [spec["layout"].get("title", {}).get("text", "")]
+        texts += [a.get("text", "") for a in spec["layout"].get("annotations", [])]
+        if any(title_part in t for t in texts):
+            return spec
+    raise AssertionError(f"no figure titled {title_part!r}")
+
+
+def array(value) -> np.ndarray:
+    """A figure's data array: Plotly sends numpy arrays as base64 ("bdata"), lists as they are."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        return flat.reshape([int(n) for n in value["shape"].split(",")]) if "shape" in value else flat
+    return np.asarray(value)
+
+
+def equivariance_table(at):
+    return next(df.value for df in at.dataframe if "equivariant?" in df.value.columns)
+
+
+def progress_text(at) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def wait_for_run(at, timeout: float) -> str:
+    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
+    deadline = time.monotonic() + timeout
+    while not progress_text(at).startswith(RUN_OVER):
+        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
+        time.sleep(0.5)
+        at.run()
+        assert not at.exception, at.exception
+    return progress_text(at)
+
+
+def test_page_opens_with_every_section_from_shipped_models_and_results(at):
+    assert not at.exception
+    assert at.title[0].value == "Positional encoding"
+    assert len(at.latex) >= 2
+    table = figure(at, "PE for 100 positions × d_model = 64")
+    assert array(table["data"][0]["z"]).shape == (100, 64)
+    assert len(figure(at, "PE_p · PE_q")["data"]) == 2
+    assert figure(at, "M_k for k = 5")["data"][0]["type"] == "heatmap"
+    rows = equivariance_table(at).to_dict("records")
+    assert [r["equivariant?"] for r in rows] == ["yes", "no", "no"]
+    assert rows[0]["output for the string"] == rows[0]["output for the shuffle"]  # none: anagrams look alike
+    cross = figure(at, "argmax on the right character")
+    assert len(cross["data"]) == 3
+    shipped = next(df.value for df in at.dataframe if "test exact" in df.value.columns)
+    assert shipped.to_dict("records") == positional.results_rows(positional.load_results())
+    assert len(at.get("vega_lite_chart")) == 2
+    assert at.button(key="positional.train.sinusoidal.train").disabled is False
+
+
+def test_table_controls(at):
+    at.select_slider(key="positional.d_model").set_value(8).run()
+    at.slider(key="positional.length").set_value(20).run()
+    assert not at.exception
+    assert array(figure(at, "PE for 20 positions × d_model = 8")["data"][0]["z"]).shape == (20, 8)
+    at.multiselect(key="positional.dims").set_value([0, 7]).run()
+    curves = [s for s in specs(at) if s["data"][0]["type"] == "scatter" and len(s["data"]) == 2]
+    assert [t["name"].split(" (")[0] for t in curves[0]["data"]] == ["dim 0", "dim 7"]
+    at.multiselect(key="positional.dims").set_value([]).run()
+    assert not at.exception and any("at least one dimension" in i.value for i in at.info)
+
+
+def test_similarity_controls(at):
+    at.select_slider(key="positional.sim_d_model").set_value(4).run()
+    at.slider(key="positional.sim_length").set_value(10).run()
+    assert not at.exception
+    sim = array(figure(at, "PE_p · PE_q")["data"][0]["z"])
+    assert sim.shape == (10, 10) and sim[0, 0] == pytest.approx(2.0)
+
+
+def test_offset_controls_keep_the_residual_at_rounding_level(at):
+    for d, k, pos in ((128, 50, 100), (4, 0, 0), (32, 1, 7)):
+        at.select_slider(key="positional.offset_d_model").set_value(d)
+        at.slider(key="positional.k").set_value(k)
+        at.slider(key="positional.pos").set_value(pos).run()
+        assert not at.exception
+        residual = float(at.metric[0].value)
+        assert residual <= 1e-6
+        assert array(figure(at, f"M_k for k = {k}")["data"][0]["z"]).shape == (d, d)
+        pairs = next(df.value for df in at.dataframe if "pair i" in df.value.columns)
+        assert len(pairs) == d // 2
+
+
+def test_the_students_string_and_every_shuffle(at):
+    at.text_input(key="positional.text").set_value("a3f9").run()
+    assert not at.warning
+    for kind in positional.PERMUTATIONS[1:]:  # the first is the default, seen when the page opened
+        at.radio(key="positional.permutation").set_value(kind).run()
+        assert not at.exception
+        rows = equivariance_table(at).to_dict("records")
+        assert rows[0]["equivariant?"] == "yes" and rows[1]["equivariant?"] == "no"
+    shuffled = at.markdown[[m.value.startswith("The string") for m in at.markdown].index(True)].value
+    at.number_input(key="positional.shuffle_seed").set_value(5).run()
+    assert not at.exception
+    assert at.markdown[[m.value.startswith("The string") for m in at.markdown].index(True)].value != shuffled
+    for encoding in ("sinusoidal", "learned"):
+        at.radio(key="positional.attention_of").set_value(encoding).run()
+        pair = figure(at, "rows and columns put back")
+        assert pair["layout"]["annotations"][0]["text"].startswith(positional.LABELS[encoding])
+        assert array(pair["data"][0]["z"]).shape == (5, 5)  # "a3f9" and the end of the string
+
+
+def test_bad_strings_warn_and_keep_the_last_good_one(at):
+    at.text_input(key="positional.text").set_value("a3f9").run()
+    for bad in ["", "<b>x</b>", "😀😀", "שלום עולם", "abcdefghijklmnop", "x" * 5000]:
+        at.text_input(key="positional.text").set_value(bad).run()
+        assert not at.exception
+        assert at.warning and "last string that worked" in at.warning[0].value, bad
+        labels = figure(at, "rows and columns put back")["layout"]["xaxis"]["ticktext"]
+        assert labels == ["a", "3", "f", "9", "&lt;/s&gt;"]
+
+
+def test_curves_against_seconds(at):
+    at.radio(key="positional.axis").set_value("seconds").run()
+    assert not at.exception
+    x = json.loads(at.get("vega_lite_chart")[0].proto.spec)["encoding"]["x"]["field"]
+    assert x == "seconds"
+
+
+def test_exercises_are_checked(at):
+    exercises = {ex.key: ex for ex in positional.exercises(positional.load_results(), positional.load_model("none")[0])}
+    at.number_input(key="positional.ex1.answer").set_value(round(exercises["positional.ex1"].answer, 3))
+    at.button(key="FormSubmitter:positional.ex1.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+    at.number_input(key="positional.ex2.answer").set_value(2.0)
+    at.button(key="FormSubmitter:positional.ex2.form-Check").click().run()
+    assert any("too high" in w.value for w in at.warning)
+    for key in ("positional.ex3", "positional.ex4"):
+        ex = exercises[key]
+        at.radio(key=f"{key}.answer").set_value(ex.choices[ex.answer])
+        at.button(key=f"FormSubmitter:{key}.form-Check").click().run()
+        assert any(s.value.startswith("Right") for s in at.success)
+
+
+def test_live_training_reports_stops_and_replays(at):
+    """One run covers the panel: Train, live reports, Stop, Train offered again, the replay slider."""
+    at.selectbox(key="positional.live_encoding").set_value("learned").run()
+    at.select_slider(key="positional.budget").set_value(60).run()
+    at.button(key="positional.train.learned.train").click().run()
+    assert not at.exception
+    deadline = time.monotonic() + 120
+    while " step " not in progress_text(at) or int(progress_text(at).split(" step ")[1].split()[0]) < 20:
+        assert time.monotonic() < deadline, f"no second report: {progress_text(at)!r}"
+        time.sleep(0.3)
+        at.run()
+    assert at.button(key="positional.train.learned.train").disabled  # one run at a time
+    at.button(key="positional.train.learned.stop").click().run()
+    assert wait_for_run(at, timeout=60).startswith("stopped")
+    at.run()  # the panel drew its buttons before the stop took effect: the next rerun offers Train again
+    assert at.button(key="positional.train.learned.train").disabled is False
+    replay = at.slider(key="positional.train.learned.replay")
+    assert replay.max >= 2
+    replay.set_value(1).run()
+    assert not at.exception
+    live = figure(at, "learned (one vector each) · step 10")
+    assert array(live["data"][0]["z"]).shape == (len("attention") + 1, len("attention") + 1)
+
+
+def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
+    monkeypatch.setattr(positional, "RESULTS", tmp_path / "positional.json")
+    at = open_page(PAGE)
+    assert not at.exception
+    assert at.warning and "positional_results.py" in at.warning[0].value
+    assert "positional.ex4.answer" not in [r.key for r in at.radio]
+    assert not at.get("vega_lite_chart")
