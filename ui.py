@@ -79,6 +79,7 @@ PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.25rem; }
 [data-testid="stMain"] .katex { font-size: 1.7em; }
 [data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 3rem; }
+[data-testid="stMain"] :is(input, textarea) { font-size: 1.25rem; }
 [data-testid="stMainBlockContainer"] { max-width: 100%; padding-left: 2.5rem; padding-right: 2.5rem; }
 </style>"""
 
@@ -155,6 +156,17 @@ def _widget_spec(widget, args: tuple, kwargs: dict):
         return a["value"], lambda raw: url_state.parse_text(raw, a["max_chars"])
     if kind in _BOOL_WIDGETS:
         return a["value"], url_state.parse_bool
+    if kind == "multiselect":  # repeated parameters: ?heads=1&heads=3
+        options, chosen = list(a["options"]), a["default"]
+        default = [] if chosen is None else list(chosen) if isinstance(chosen, list | tuple) else [chosen]
+
+        def parse(raws: list[str]) -> list:
+            picked = list(dict.fromkeys(url_state.parse_choice(r, options, a.get("format_func")) for r in raws))
+            if a.get("max_selections") and len(picked) > a["max_selections"]:
+                raise url_state.LinkValueError(f"it picks more than {a['max_selections']}")
+            return picked
+
+        return default, parse
     raise TypeError(f"ui.linked does not know the widget {kind}")
 
 
@@ -176,18 +188,25 @@ def linked(widget, *args, key: str, param: str | None = None, **kwargs):
     note = None
     call = inspect.signature(widget).bind(*args, key=key, **kwargs)
     if key not in st.session_state and param in st.query_params:  # the widget's first appearance
-        raw = st.query_params[param]
+        raw = st.query_params.get_all(param) if widget.__name__ == "multiselect" else st.query_params[param]
         try:
             st.session_state[key] = parse(raw)
-            for name in ("value", "index"):  # the value comes from session state; a default as well would be
+            for name in ("value", "index", "default"):  # the value comes from session state; a default as well would be
                 call.arguments.pop(name, None)  # logged as a conflict (a keyed widget's id does not depend on it)
         except url_state.LinkValueError as reason:
-            note = (
-                f"The link's {literal(f'{param}={url_state.shown(raw)}')} was not used: {reason}. Showing the default."
-            )
+            shown = url_state.shown(raw if isinstance(raw, str) else ",".join(raw))
+            note = f"The link's {literal(f'{param}={shown}')} was not used: {reason}. Showing the default."
     value = widget(*call.args, **call.kwargs)
     if note:
         getattr(widget, "__self__", st).caption(f":material/link_off: {note}")
+    if isinstance(value, list):  # a multiselect: one repeated parameter per chosen option
+        chosen = [] if value == default else [url_state.to_param(v) for v in value]
+        if st.query_params.get_all(param) != chosen:
+            if chosen:
+                st.query_params[param] = chosen
+            else:
+                del st.query_params[param]
+        return value
     written = None if value == default or value is None else url_state.to_param(value)
     if st.query_params.get(param) != written:
         if written is None:
@@ -239,8 +258,12 @@ def plotly(fig, key: str) -> None:
     """A Plotly figure with the toolbar's PNG download (drawn in the browser, works offline), no logo and no
     scroll-zoom; under a figure with heatmaps, its numbers as CSV and JSON (tokens on both axes). Larger in
     presenter mode."""
-    if presenting():
-        fig.update_layout(height=int((fig.layout.height or 450) * PRESENTER_SCALE), font={"size": 17})
+    if presenting():  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
+        fig.update_layout(height=int((fig.layout.height or 450) * PRESENTER_SCALE), font_size=17, title_font_size=22,
+                          hoverlabel_font_size=17)  # fmt: skip
+        fig.update_xaxes(tickfont_size=16, title_font_size=17)
+        fig.update_yaxes(tickfont_size=16, title_font_size=17)
+        fig.update_annotations(font_size=17)
     from lessons import export
 
     name = export.file_stem(key)

@@ -62,7 +62,14 @@ def test_parse_text_and_bool():
 
 
 def test_to_param_and_shown():
-    assert [url_state.to_param(v) for v in (16, 4.0, 0.5, True, False, "dates")] == ["16", "4", "0.5", "1", "0", "dates"]
+    assert [url_state.to_param(v) for v in (16, 4.0, 0.5, True, False, "dates")] == [
+        "16",
+        "4",
+        "0.5",
+        "1",
+        "0",
+        "dates",
+    ]
     assert url_state.shown("x" * 100) == "x" * url_state.SHOWN_CHARS + "…"
 
 
@@ -113,3 +120,38 @@ def test_a_task_link_uses_the_short_task_name():
     assert at.selectbox(key="bahdanau.task").value == "dates"
     assert at.slider(key="bahdanau.beam").value == 2
     assert not link_notes(at)
+
+
+def toggles_and_multiselects():
+    import streamlit as st
+
+    import ui
+
+    heads = ui.linked(st.multiselect, "Heads", [1, 2, 3, 4], default=[1], key="lab.heads")
+    mask = ui.linked(st.toggle, "Causal mask", value=True, key="lab.mask")
+    st.write(f"heads {heads} mask {mask}")
+
+
+def run_function(params: dict) -> AppTest:
+    at = AppTest.from_function(toggles_and_multiselects)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_toggle_and_a_multiselect_in_the_link():
+    at = run_function({"heads": ["2", "3", "3"], "mask": "0"})
+    assert at.markdown[0].value == "heads [2, 3] mask False" and not link_notes(at)
+    at = run_function({"heads": ["9"], "mask": "maybe"})
+    assert at.markdown[0].value == "heads [1] mask True"
+    assert [note.split(" was not used: ")[1] for note in link_notes(at)] == [
+        "it is not one of the choices. Showing the default.",
+        "it is neither on (1) nor off (0). Showing the default.",
+    ]
+    assert "`heads=9`" in link_notes(at)[0] and "`mask=maybe`" in link_notes(at)[1]
+    at.multiselect(key="lab.heads").set_value([2, 4]).run()
+    at.toggle(key="lab.mask").set_value(False).run()
+    assert at.query_params["heads"] == ["2", "4"] and at.query_params["mask"] == "0"
+    at.multiselect(key="lab.heads").set_value([1]).run()
+    assert "heads" not in at.query_params
