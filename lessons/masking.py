@@ -359,7 +359,6 @@ def new_training(causal: bool, seed: int, budget_seconds: float):
         target_exact_match=LIVE_TARGET,
         report_every=LIVE_REPORT_EVERY,
         threads=THREADS_PER_RUN,
-        device="cpu",
     )
     held_out = task.encoded("valid")
     held_out = held_out.select(torch.arange(min(config.eval_size, len(held_out))))
@@ -367,7 +366,7 @@ def new_training(causal: bool, seed: int, budget_seconds: float):
     def train_fn(on_progress):
         def report(progress: Progress) -> bool:
             model.eval()
-            accuracy = teacher_forced_accuracy(model, held_out)
+            accuracy = teacher_forced_accuracy(model, held_out.to(next(model.parameters()).device))
             model.train()
             return on_progress(MaskingProgress(**vars(progress), teacher_forced_accuracy=accuracy))
 
