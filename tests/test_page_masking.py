@@ -165,7 +165,7 @@ def test_exercises_are_checked(at):
 
 def test_the_cheating_decoder_trains_live_to_the_end_and_replays(at):
     at.radio(key="masking.live_causal").set_value(False).run()
-    at.select_slider(key="masking.budget").set_value(10).run()
+    at.select_slider(key="masking.budget").set_value(5).run()
     at.button(key="masking.train.cheat.train").click().run()
     assert not at.exception
     assert wait_for_run(at).startswith("done")
