@@ -61,6 +61,7 @@ LABELS = {"dot": "unscaled q·k", "scaled_dot": "scaled q·k / √d_k"}
 COLORS = {"dot": scoring.COLORS["dot"], "scaled_dot": scoring.COLORS["scaled_dot"]}
 MODEL_NAMES = {score: scoring.model_name(score) for score in SCORES}
 DEFAULT_DATE = "Sunday, November 22, 2026"
+SPREAD_SENTENCES = 200  # held-out dates the trained models' score spreads are measured on
 
 
 def theoretical_std(d_k: int) -> float:
@@ -221,7 +222,7 @@ def softmax_sweep(n_keys: int, ds: Sequence[int] = D_SWEEP, samples: int = 500, 
 
 
 def uniform_statistics(n_keys: int) -> dict[str, float]:
-    """The same figures for equal scores (a uniform softmax): the ceiling of entropy and gradient."""
+    """The same figures for equal scores (a uniform softmax): the entropy's ceiling, and a reference gradient."""
     return softmax_statistics(torch.zeros(1, n_keys, dtype=torch.float64))
 
 
@@ -491,7 +492,9 @@ class ScoreSpread:
 
 
 @torch.inference_mode()
-def score_spread(model: nn.Module, task: Task, score: str, split: str = "valid", limit: int = 200) -> ScoreSpread:
+def score_spread(
+    model: nn.Module, task: Task, score: str, split: str = "valid", limit: int = SPREAD_SENTENCES
+) -> ScoreSpread:
     """The raw q·k of a trained Luong-style model (query sₜ after the decoder step) on ``limit`` sentences of
     ``split``, fed the gold previous characters. Padding positions are left out everywhere."""
     batch = make_batch(list(getattr(task, split))[:limit], task)

@@ -152,7 +152,7 @@ def shipped_alignment(score: str, text: str) -> scaling.Alignment | str:
     return scaling.align(pretrained()[score], get_task(scaling.TASK), text)
 
 
-@st.cache_data(max_entries=4, show_spinner="Measuring the scores on 200 held-out dates…")
+@st.cache_data(max_entries=4, show_spinner="Measuring the scores on held-out dates…")
 def shipped_spread(score: str) -> scaling.ScoreSpread:
     return scaling.score_spread(pretrained()[score], get_task(scaling.TASK), score)
 
@@ -198,15 +198,16 @@ if shipped_models is not None:
         if note:
             st.caption(note)
         ui.plotly(scaling.alignment_figure(alignments, view), key="scaling.trained")
+        scale = "" if view == "weights" else " Both models share one red–blue scale, so their sizes compare."
         st.caption(
             "Rows: the characters each model wrote; columns: the characters it read (␣ a space, </s> the end). "
-            "The scores use one red–blue scale for both models, so their sizes compare."
+            f"Hover a cell for its exact value.{scale}"
         )
     st.subheader("How large are the trained scores?")
     st.markdown(
-        "The √d_k argument assumes q and k have unit-variance components. Measured on 200 held-out dates, the "
-        "gold previous characters fed in (spreads are the standard deviation of the scores within one softmax "
-        "row, averaged over rows):"
+        "The √d_k argument assumes q and k have unit-variance components. Measured on "
+        f"{scaling.SPREAD_SENTENCES} held-out dates, the gold previous characters fed in (spreads are the standard "
+        "deviation of the scores within one softmax row, averaged over rows):"
     )
     st.dataframe(scaling.spread_rows(spreads), hide_index=True, width="stretch")
     st.markdown("\n".join(f"- {line}" for line in scaling.spread_observations(spreads)))
