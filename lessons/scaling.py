@@ -392,12 +392,14 @@ def align(model: nn.Module, task: Task, text: str) -> Alignment | str:
     encoded = task.encode_source(text)
     if encoded.empty:
         return encoded.message or "Type a date first."
-    source = torch.tensor([[*encoded.ids, EOS_ID]])  # (1, S)
-    memory = model.encode(source, torch.tensor([source.size(1)]))
-    decoded = greedy(model, source, torch.tensor([source.size(1)]), max_len=2 * task.max_target_len + 1)
+    device = next(model.parameters()).device  # a student's model may have trained on a GPU
+    source = torch.tensor([[*encoded.ids, EOS_ID]], device=device)  # (1, S)
+    lengths = torch.tensor([source.size(1)], device=device)  # (1,)
+    memory = model.encode(source, lengths)
+    decoded = greedy(model, source, lengths, max_len=2 * task.max_target_len + 1)
     steps = int(decoded.lengths[0])
     tokens = decoded.tokens[0, :steps].tolist()
-    target_in = torch.tensor([[BOS_ID, *tokens[: steps - 1]]])  # (1, T): what each step was fed
+    target_in = torch.tensor([[BOS_ID, *tokens[: steps - 1]]], device=device)  # (1, T): what each step was fed
     queries = _decoder_queries(model, memory, target_in)  # (1, T, D)
     raw = queries @ memory.states.transpose(1, 2)  # (1, T, D) @ (1, D, S) -> (1, T, S)
     seen = model.scores(queries, memory)  # (1, T, S)
@@ -406,9 +408,9 @@ def align(model: nn.Module, task: Task, text: str) -> Alignment | str:
         output=tokenizer.decode(decoded.sequences()[0]),
         source=[*encoded.pieces, task.source_tokenizer.id_to_piece(EOS_ID)],
         target=[tokenizer.id_to_piece(i) for i in tokens],
-        weights=decoded.attention["cross"][0, :steps].float().numpy(),
-        raw=raw[0].float().numpy(),
-        seen=seen[0].float().numpy(),
+        weights=decoded.attention["cross"][0, :steps].float().cpu().numpy(),
+        raw=raw[0].float().cpu().numpy(),
+        seen=seen[0].float().cpu().numpy(),
         message=encoded.message,
     )
 
@@ -497,7 +499,7 @@ def score_spread(
 ) -> ScoreSpread:
     """The raw q·k of a trained Luong-style model (query sₜ after the decoder step) on ``limit`` sentences of
     ``split``, fed the gold previous characters. Padding positions are left out everywhere."""
-    batch = make_batch(list(getattr(task, split))[:limit], task)
+    batch = make_batch(list(getattr(task, split))[:limit], task).to(next(model.parameters()).device)
     memory = model.encode(batch.source, batch.source_lengths)
     queries = _decoder_queries(model, memory, batch.target_in)  # (B, T, D)
     raw = queries @ memory.states.transpose(1, 2)  # (B, T, D) @ (B, D, S) -> (B, T, S)
