@@ -1,0 +1,110 @@
+"""Classroom features in a real Chromium: links that carry a lesson's settings, presenter mode, downloads that
+work offline, and typed markup that never becomes an element."""
+
+import json
+from urllib.parse import parse_qs, quote, urlparse
+
+import pytest
+
+from tests.test_browser import HEATMAP, SCRIPT_DONE, assert_no_exception
+
+pytestmark = pytest.mark.browser
+
+QKV = "/queries_keys_values"
+WAIT = 120_000  # ms: generous, the 2 cores are shared with other test runs
+SELF_ATTENTION = "row i attends"  # the title of the Q/K/V lesson's self-attention heatmap
+
+
+def params(page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query, keep_blank_values=True)
+
+
+@pytest.fixture(autouse=True)
+def patient(page):
+    page.set_default_timeout(WAIT)
+
+
+def goto(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector(SCRIPT_DONE, timeout=WAIT)
+
+
+def self_attention(page):
+    return page.locator(".js-plotly-plot", has=page.locator("g.hm")).filter(has_text=SELF_ATTENTION)
+
+
+def test_a_link_opens_the_lesson_as_set_and_follows_the_widgets(page, streamlit_server):
+    goto(page, f"{streamlit_server}{QKV}?matrix_d_k=16&seed=abc&sentence={quote('I like pizza')}")
+    self_attention(page).locator("text", has_text="pizza").first.wait_for(timeout=WAIT)
+    assert_no_exception(page)
+    assert page.get_by_text("The link's seed=abc was not used").count() == 1  # refused, with a note
+    assert params(page) == {"matrix_d_k": ["16"], "sentence": ["I like pizza"]}  # the refused value left
+    box = page.get_by_label("Your sentence")
+    box.fill("Thinking Machines")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('Thinking')", timeout=WAIT)
+    assert params(page)["sentence"] == ["Thinking Machines"] and params(page)["matrix_d_k"] == ["16"]
+
+
+def test_typed_or_linked_markup_never_becomes_an_element(page, streamlit_server):
+    linked = '<img id="hostile-img" src="x" onerror="window.__hostile=1">'
+    goto(page, f"{streamlit_server}{QKV}?sentence={quote(linked)}")
+    self_attention(page).locator("text", has_text="<img").first.wait_for(timeout=WAIT)
+    box = page.get_by_label("Your sentence")
+    box.fill('<b id="hostile-b">bold</b> <script>window.__hostile=2</script> שלום 🙂')
+    box.press("Enter")
+    self_attention(page).locator("text", has_text="<b").first.wait_for(timeout=WAIT)
+    assert_no_exception(page)
+    assert page.locator("#hostile-img, #hostile-b").count() == 0
+    assert page.evaluate("() => window.__hostile") is None
+
+
+def test_presenter_mode_from_a_link_follows_the_teacher(page, streamlit_server):
+    goto(page, f"{streamlit_server}{QKV}")
+    page.wait_for_selector(HEATMAP, state="attached", timeout=WAIT)
+    h1 = page.locator("[data-testid=stMain] h1").first
+    normal = float(h1.evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
+    goto(page, f"{streamlit_server}{QKV}?present=1")
+    page.wait_for_selector(HEATMAP, state="attached", timeout=WAIT)
+    assert float(h1.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) > 1.2 * normal
+    main = page.locator("[data-testid=stMain]")
+    assert main.get_by_text("Explanation").count() >= 3  # the explanations are folded
+    assert page.get_by_label("Your sentence").count() == 1  # the controls are all there
+    page.locator("[data-testid=stSidebar]").get_by_role("link", name="RNN cells").click()
+    page.wait_for_url("**/rnn_cells**", timeout=WAIT)
+    page.wait_for_selector(SCRIPT_DONE, timeout=WAIT)
+    assert params(page).get("present") == ["1"]
+    assert page.locator("[data-testid=stMain] h1").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)") > (
+        1.2 * normal
+    )
+    assert_no_exception(page)
+
+
+def test_a_heatmap_downloads_as_png_csv_and_json_offline(page, streamlit_server, tmp_path):
+    goto(page, f"{streamlit_server}{QKV}")
+    chart = self_attention(page)
+    chart.locator("g.hm").first.wait_for(state="attached", timeout=WAIT)
+    chart.scroll_into_view_if_needed()
+    chart.hover()
+    with page.expect_download(timeout=WAIT) as png:  # Plotly draws the PNG in the browser: no network
+        chart.locator('.modebar-btn[data-title="Download plot as a PNG"]').click()
+    png_path = tmp_path / "heatmap.png"
+    png.value.save_as(png_path)
+    assert png.value.suggested_filename == "qkv.heatmap.png"
+    assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    menus = page.get_by_role("button", name="Numbers")  # the first menu below the heatmap is its own
+    below = [i for i in range(menus.count()) if menus.nth(i).bounding_box()["y"] > chart.bounding_box()["y"]]
+    menus.nth(below[0]).click()
+    popover = page.locator("[data-testid=stPopoverBody]")
+    with page.expect_download(timeout=WAIT) as csv_file:
+        popover.get_by_role("button", name="CSV").click()
+    csv_file.value.save_as(tmp_path / "h.csv")
+    lines = (tmp_path / "h.csv").read_text().splitlines()
+    assert lines[0].split(",")[1:3] == ["The", "animal"] and lines[1].startswith("The,")
+    with page.expect_download(timeout=WAIT) as json_file:
+        popover.get_by_role("button", name="JSON").click()
+    json_file.value.save_as(tmp_path / "h.json")
+    doc = json.loads((tmp_path / "h.json").read_text())
+    assert doc["columns"][:2] == ["The", "animal"] and len(doc["values"]) == len(doc["rows"])
+    assert_no_exception(page)
