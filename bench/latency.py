@@ -1,0 +1,191 @@
+"""Interaction latency in a real browser, and cold start, against a bare Streamlit page (issue #7).
+
+    python -m bench.latency [--moves 10] [--write]
+
+Latency: for each built lesson, Chromium (Playwright) opens the page, then moves the first slider that
+redraws a figure with the keyboard ``--moves`` times; one interaction lasts from the key press to
+the page settled: the script is done and Plotly has finished redrawing (no change inside any
+``.js-plotly-plot`` for 150 ms). The same is measured on ``bench/bare_heatmap.py``: a bare page whose slider
+redraws one heatmap of the lesson's own size (rows × columns of the lesson's first heatmap). Printed: the
+median of each and their ratio (target: ≤ 1.15×).
+
+Cold start: ``streamlit run app.py`` from process start to the home page drawn in Chromium, against the bare
+page (target ≤ 1.2×), three times each, medians. ``--write`` stores the figures in ``bench/classroom.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from bench.classroom import RESULTS, ROOT, free_port, machine
+from lessons.catalog import built_lessons
+
+SCRIPT_DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
+WATCH = """() => {
+  window.__lastChange = performance.now();
+  const observer = new MutationObserver(records => {
+    if (records.some(r => r.target.closest && r.target.closest('.js-plotly-plot'))) {
+      window.__lastChange = performance.now();
+    }
+  });
+  observer.observe(document.body, {subtree: true, childList: true, attributes: true});
+}"""
+
+
+def start(script: str):
+    port = free_port()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1):
+                return proc, url, t0
+        except OSError:
+            time.sleep(0.02)
+
+
+def stop(proc) -> None:
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def settle(page, quiet_ms: float = 150.0) -> float:
+    """Wait until the script is done and no Plotly figure changed for ``quiet_ms``; returns that moment."""
+    page.wait_for_selector(SCRIPT_DONE, timeout=180_000)
+    while True:
+        now, last = page.evaluate("() => [performance.now(), window.__lastChange]")
+        if now - last >= quiet_ms:
+            return last
+        page.wait_for_timeout(20)
+
+
+def _press(page, thumb, key: str) -> float | None:
+    """Press ``key`` on a slider; seconds until the page settled, or None if no figure changed within 5 s."""
+    settle(page)
+    before = page.evaluate("() => performance.now()")
+    thumb.press(key)
+    try:  # a fragment's rerun does not mark the app as running: a redrawn figure is the signal
+        page.wait_for_function("before => window.__lastChange > before", arg=before, timeout=5_000, polling=5)
+    except PlaywrightTimeout:
+        return None
+    return max(0.0, settle(page) - before) / 1000
+
+
+def move_slider(page, moves: int) -> list[float]:
+    """Press → (and sometimes ←) ``moves`` times on the first slider that redraws a figure; seconds each."""
+    page.evaluate(WATCH)
+    sliders = page.locator("[data-testid=stSlider]")
+    for i in range(min(sliders.count(), 6)):
+        thumb = sliders.nth(i).get_by_role("slider")
+        thumb.scroll_into_view_if_needed()
+        first = _press(page, thumb, "ArrowRight")
+        if first is None:
+            continue
+        times = [first]
+        for j in range(1, moves):
+            seconds = _press(page, thumb, "ArrowLeft" if j % 2 else "ArrowRight")
+            if seconds is not None:
+                times.append(seconds)
+        return times
+    return []
+
+
+def heatmap_size(page) -> tuple[int, int]:
+    return tuple(
+        page.evaluate(
+            """() => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
+                         .find(g => g.calcdata && g.calcdata.some(c => c[0].trace.type === 'heatmap'));
+                       const z = gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z;  // rows × columns
+                       return [z.length, z[0].length]; }"""
+        )
+    )
+
+
+def latency(browser, moves: int) -> list[dict]:
+    rows = []
+    app, app_url, _ = start("app.py")
+    bare, bare_url, _ = start("bench/bare_heatmap.py")
+    try:
+        for lesson in built_lessons():
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{app_url}/{lesson.url_path}")
+            page.wait_for_selector(SCRIPT_DONE, timeout=120_000)
+            page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+            r, c = heatmap_size(page)
+            lesson_times = move_slider(page, moves)
+            page.close()
+            if not lesson_times:  # no slider on the page redraws a figure
+                print(json.dumps({"lesson": lesson.url_path, "skipped": "no slider redraws a figure"}), flush=True)
+                continue
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{bare_url}/?rows={r}&cols={c}")
+            page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+            bare_times = move_slider(page, moves)
+            page.close()
+            row = {
+                "lesson": lesson.url_path,
+                "heatmap": f"{r}x{c}",
+                "lesson_ms": round(1000 * statistics.median(lesson_times), 1),
+                "bare_ms": round(1000 * statistics.median(bare_times), 1),
+            }
+            row["ratio"] = round(row["lesson_ms"] / row["bare_ms"], 2)
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    finally:
+        stop(app)
+        stop(bare)
+    return rows
+
+
+def cold_start(browser, repeats: int = 3) -> dict:
+    figures = {"app.py": [], "bench/bare_heatmap.py": []}
+    for _ in range(repeats):
+        for script in figures:
+            proc, url, t0 = start(script)
+            page = browser.new_page()
+            page.goto(url)
+            page.get_by_role("heading", name="Attention Lab").wait_for(timeout=60_000)
+            page.wait_for_selector(SCRIPT_DONE, timeout=180_000)
+            figures[script].append(time.perf_counter() - t0)
+            page.close()
+            stop(proc)
+    row = {name: round(statistics.median(times), 2) for name, times in figures.items()}
+    row["ratio"] = round(row["app.py"] / row["bench/bare_heatmap.py"], 2)
+    print(json.dumps({"cold_start_s": row}), flush=True)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--moves", type=int, default=10)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        before = machine()
+        result = {"latency": latency(browser, args.moves), "cold_start": cold_start(browser), **before}
+        browser.close()
+    if args.write:
+        stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+        stored["browser"] = result
+        RESULTS.write_text(json.dumps(stored, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
