@@ -2,6 +2,7 @@
 
     python -m bench.classroom load [--students 10 30 60] [--trainers 4] [--seconds 60] [--write]
     python -m bench.classroom memory [--students 30] [--write]
+    python -m bench.classroom render      # bench/CLASSROOM.md from bench/classroom.json
 
 ``load``: for each N, a fresh ``streamlit run app.py``; N students open lessons (round robin over the built
 ones) and each moves a random slider of its page every 1–2 s; ``--trainers`` of them instead train the
@@ -15,7 +16,8 @@ then with N sessions that all trained once, then at intervals after every sessio
 
 Targets (issue #7, 2 cores): N = 30 with p90 ≤ 150 ms and 0 errors; N = 60 with 0 errors; memory ≤ 600 MB
 with 1 session, ≤ 25 MB per extra session, and back down within a few minutes after sessions close.
-``--write`` stores the figures in ``bench/classroom.json`` (one entry per mode) for ``bench/CLASSROOM.md``.
+``--write`` stores the figures in ``bench/classroom.json`` (one entry per mode); ``render`` writes them, with
+``bench.latency``'s, into ``bench/CLASSROOM.md`` beside the targets.
 """
 
 from __future__ import annotations
@@ -226,15 +228,108 @@ def run_memory(args) -> dict:
     return row
 
 
+def _ok(met: bool) -> str:
+    return "met" if met else "**not met**"
+
+
+def render(stored: dict) -> str:
+    """``bench/CLASSROOM.md``: every stored figure, the machine it was measured on, and the targets."""
+    lines = ["# Classroom benchmarks (issue #7)", ""]
+    lines += [
+        "Written by `python -m bench.classroom render` from `bench/classroom.json`, which",
+        "`python -m bench.classroom load|memory --write` and `python -m bench.latency --write` fill.",
+        "`load before` is the machine's 1-minute load average when the run started (2 cores; 0 is idle).",
+        "",
+    ]
+    if "load" in stored:
+        lines += ["## Load: simulated students over Streamlit's websocket protocol", ""]
+        lines += [
+            "Each student opens a lesson (round robin over the built ones) and moves a random slider every 1–2 s;",
+            "the trainers train the Bahdanau lesson's model again and again and answer its polling fragment.",
+            "Latency: sending the rerun to its `script_finished`, non-training interactions only.",
+            "",
+            "| students | trainers | seconds | interactions | median ms | p90 ms | p99 ms | polls | poll median ms "
+            "| errors | RSS MB | load before | date |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in stored["load"]:
+            lines.append(
+                f"| {r['students']} | {r['trainers']} | {r['seconds']:g} | {r['interactions']} | {r['median_ms']} "
+                f"| {r['p90_ms']} | {r['p99_ms']} | {r['training_polls']} | {r['poll_median_ms']} | {r['errors']} "
+                f"| {r['rss_mb_end']} | {r['load_before']} | {r['date']} |"
+            )
+        by_n = {r["students"]: r for r in stored["load"]}
+        lines.append("")
+        if 30 in by_n:
+            r = by_n[30]
+            met = r["p90_ms"] is not None and r["p90_ms"] <= 150 and r["errors"] == 0
+            figures = f"p90 {r['p90_ms']} ms, {r['errors']} errors"
+            lines.append(f"- N = 30: p90 ≤ 150 ms and 0 errors: {_ok(met)} ({figures})")
+        if 60 in by_n:
+            r = by_n[60]
+            lines.append(f"- N = 60: 0 errors: {_ok(r['errors'] == 0)} ({r['errors']} errors)")
+        for r in stored["load"]:
+            if r["error_samples"]:
+                lines.append(f"- N = {r['students']}, first errors: {'; '.join(r['error_samples'][:3])}")
+        lines.append("")
+    if "memory" in stored:
+        m = stored["memory"]
+        after = ", ".join(f"{k}: {v} MB" for k, v in m["rss_mb_after_close"].items())
+        lines += [
+            "## Memory: the server's resident set (VmRSS)",
+            "",
+            f"- 1 session that trained once: **{m['rss_mb_1_session']} MB** (target ≤ 600 MB: "
+            f"{_ok(m['rss_mb_1_session'] <= 600)})",
+            f"- {m['sessions']} sessions that all trained once: {m['rss_mb_n_sessions']} MB, "
+            f"**{m['mb_per_extra_session']} MB per extra session** (target ≤ 25 MB: "
+            f"{_ok(m['mb_per_extra_session'] <= 25)})",
+            f"- after every session closed: {after}",
+            f"- errors: {m['errors']}; load before: {m['load_before']}; date: {m['date']}",
+            "",
+        ]
+    if "browser" in stored:
+        b = stored["browser"]
+        lines += [
+            "## Interaction latency in Chromium, against a bare Streamlit page",
+            "",
+            "Key press on a lesson's slider to the page settled (script done, Plotly figures unchanged for",
+            "150 ms), median; the bare page (`bench/bare_heatmap.py`) redraws one heatmap of the lesson's size.",
+            "",
+            "| lesson | heatmap | lesson ms | bare ms | ratio |",
+            "|---|---|---|---|---|",
+        ]
+        for r in b["latency"]:
+            lines.append(f"| {r['lesson']} | {r['heatmap']} | {r['lesson_ms']} | {r['bare_ms']} | {r['ratio']} |")
+        ratios = [r["ratio"] for r in b["latency"]]
+        if ratios:
+            median = statistics.median(ratios)
+            lines.append("")
+            lines.append(f"- median ratio {median:.2f} (target ≤ 1.15×: {_ok(median <= 1.15)})")
+        c = b["cold_start"]
+        lines += [
+            "",
+            "## Cold start",
+            "",
+            f"`streamlit run` to the home page drawn in Chromium: app {c['app.py']} s, bare page "
+            f"{c['bench/bare_heatmap.py']} s, ratio **{c['ratio']}** (target ≤ 1.2×: {_ok(c['ratio'] <= 1.2)}).",
+            f"Load before: {b['load_before']}; date: {b['date']}.",
+            "",
+        ]
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["load", "memory"])
+    parser.add_argument("mode", choices=["load", "memory", "render"])
     parser.add_argument("--students", type=int, nargs="+", default=None)
     parser.add_argument("--trainers", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--write", action="store_true", help="store the figures in bench/classroom.json")
     args = parser.parse_args()
+    if args.mode == "render":
+        (ROOT / "bench" / "CLASSROOM.md").write_text(render(json.loads(RESULTS.read_text())))
+        return
     if args.students is None:
         args.students = [10, 30, 60] if args.mode == "load" else [30]
     result = run_load(args) if args.mode == "load" else run_memory(args)
