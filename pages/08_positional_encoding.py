@@ -110,8 +110,8 @@ the_similarity()
 # --- 3. The offset property --------------------------------------------------------------------------------
 st.header("3 · A fixed offset is a rotation", divider="gray")
 st.markdown(
-    "The lecture's reason for the sinusoids: *for any fixed offset k, PE_{pos+k} can be represented as a linear "
-    "function of PE_pos.* For one pair, the angle addition formulas give it:"
+    "The lecture's reason for the sinusoids: *for any fixed offset k, $PE_{pos+k}$ can be represented as a linear "
+    "function of $PE_{pos}$.* For one pair, the angle addition formulas give it:"
 )
 st.latex(
     r"\begin{pmatrix}\sin((pos+k)\,\omega_i)\\ \cos((pos+k)\,\omega_i)\end{pmatrix} = "
@@ -119,8 +119,8 @@ st.latex(
     r"_{R_i(k)}\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}"
 )
 st.markdown(
-    "R_i(k) depends on k, not on pos. Put one block per pair on the diagonal of a d × d matrix M_k, and "
-    "PE_{pos+k} = M_k PE_pos for **every** pos. Below, M_k is built from k alone and checked against every row "
+    "$R_i(k)$ depends on k, not on pos. Put one block per pair on the diagonal of a d × d matrix $M_k$, and "
+    "$PE_{pos+k} = M_k\\,PE_{pos}$ for **every** pos. Below, $M_k$ is built from k alone and checked against every row "
     "of the table (in float64)."
 )
 
@@ -332,7 +332,13 @@ def draw(snapshot, key: str) -> None:
 ui.training_panel(f"positional.train.{live_encoding}", make_run, draw, budget_seconds=float(budget), target=0.98)
 
 ui.show_code(sinusoidal_encoding, SinusoidalPositionalEncoding, LearnedPositionalEmbedding)
-ui.show_code(positional.offset_check, positional.equivariance, label="The code of this page's checks")
+ui.show_code(
+    positional.rotation,
+    positional.offset_matrix,
+    positional.offset_check,
+    positional.equivariance,
+    label="The code of this page's checks",
+)
 
 # --- Check yourself ------------------------------------------------------------------------------------
 st.header("Check yourself", divider="gray")
