@@ -11,7 +11,7 @@ relevant parts of the input sentence"; "Masking"; "Residual") and Vaswani et al.
 What is computed here, all from a trained model or from measurements:
 
 * one sentence through the model (:func:`walk`): every attention map of every layer and head, with the shapes
-  a block diagram (:func:`block_diagram`, Graphviz DOT) labels its arrows with;
+  a block diagram (:func:`block_diagram`, drawn with Plotly by :func:`diagram_figure`) labels its boxes with;
 * the lecture's "it" sentence checked against what the toy model can read (:func:`lecture_it`), and what the
   model does with the "it" its grammar has (:func:`pronoun_check`);
 * the residual and layer-norm ablations: shipped measurements (``scripts/transformer_results.py``,
@@ -226,13 +226,10 @@ def head_summary(w: Walk, kind: Kind | str, layer: int) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------- the diagram
-def _dot_text(text: str, max_chars: int = MAX_LABEL) -> str:
-    """Text inside a double-quoted Graphviz label: control characters shown as �, cut, quotes and backslashes
-    escaped (a backslash would otherwise start an escape such as \\N, the node's name)."""
-    cleaned = "".join(ch if ch.isprintable() else "\ufffd" for ch in str(text))
-    if len(cleaned) > max_chars:
-        cleaned = cleaned[: max_chars - 1] + "…"
-    return cleaned.replace("\\", "\\\\").replace('"', '\\"')
+def _quoted(text: str, max_chars: int = MAX_LABEL) -> str:
+    """The student's text for a diagram box, cut to ``max_chars`` (escaped later, with every other line)."""
+    text = " ".join(str(text).split())
+    return "“" + (text if len(text) <= max_chars else text[: max_chars - 1] + "…") + "”"
 
 
 def _sublayer(config: TransformerConfig, name: str) -> str:
@@ -245,67 +242,140 @@ def _sublayer(config: TransformerConfig, name: str) -> str:
     return body
 
 
-def block_diagram(w: Walk) -> str:
-    """The model as Graphviz DOT, its boxes and arrows labelled with this sentence's real shapes."""
+@dataclass(frozen=True)
+class Box:
+    """One box of the block diagram: a column (0 encoder, 1 decoder), a row from the bottom, its lines."""
+
+    name: str
+    column: int
+    row: int
+    lines: tuple[str, ...]
+    fill: str = "#f4f6fb"
+
+
+@dataclass(frozen=True)
+class Diagram:
+    boxes: tuple[Box, ...]
+    arrows: tuple[tuple[str, str, str], ...]  # (from box, to box, label)
+
+    def box(self, name: str) -> Box:
+        return next(b for b in self.boxes if b.name == name)
+
+    def text(self) -> str:
+        """Every line of every box, for tests and for reading."""
+        return "\n".join(line for b in self.boxes for line in b.lines)
+
+
+ATTENTION_FILL = {"encoder_self": "#dbe7f6", "decoder_self": "#f9e0e0", "cross": "#efe3f7"}
+ENDS_FILL = "#fff7d6"
+
+
+def block_diagram(w: Walk) -> Diagram:
+    """The model as boxes and arrows, labelled with this sentence's real shapes (read bottom up)."""
     c = w.config
     S, T = len(w.source), len(w.output)
     d, h, d_k = c.d_model, c.n_heads, c.d_model // c.n_heads
-    source_text = _dot_text(w.text)
-    output_text = _dot_text(w.translation.text or "(nothing)")
-    lines = [
-        "digraph transformer {",
-        "  rankdir=BT; newrank=true; nodesep=0.35; ranksep=0.3;",
-        '  node [shape=box, style="rounded,filled", fillcolor="#f4f6fb", fontname="Helvetica", fontsize=11];',
-        '  edge [fontname="Helvetica", fontsize=9, color="#555555"];',
-        f'  src [label="source: \\"{source_text}\\"\\n{S} tokens ({S - 1} + </s>)", fillcolor="#fff7d6"];',
-        f'  src_emb [label="embedding + positional encoding\\n{S} × {d}"];',
-        "  src -> src_emb;",
-        f'  tgt [label="fed to the decoder: <s> + its own output\\n{T} positions", fillcolor="#fff7d6"];',
-        f'  tgt_emb [label="embedding + positional encoding\\n{T} × {d}"];',
-        "  tgt -> tgt_emb;",
+    boxes = [
+        Box("src", 0, 0, (f"source: {_quoted(w.text)}", f"{S} tokens ({S - 1} + </s>)"), ENDS_FILL),
+        Box("src_emb", 0, 1, ("embedding + positional encoding", f"{S} × {d}")),
+        Box("tgt", 1, 0, ("fed to the decoder: <s> + its own output", f"{T} positions"), ENDS_FILL),
+        Box("tgt_emb", 1, 1, ("embedding + positional encoding", f"{T} × {d}")),
     ]
-    previous = "src_emb"
-    lines.append('  subgraph cluster_encoder { label="encoder"; color="#4c78a8"; fontname="Helvetica";')
+    arrows = [("src", "src_emb", ""), ("tgt", "tgt_emb", "")]
+    previous, row = "src_emb", 2
     for i in range(c.encoder_layers):
-        lines += [
-            f'    e{i}_att [label="layer {i + 1} self-attention, {h} heads × d_k {d_k}\\n'
-            f'{_sublayer(c, "MultiHead")}\\n{h} maps of {S} × {S}", fillcolor="#dbe7f6"];',
-            f'    e{i}_ff [label="layer {i + 1} feed-forward {d} → {c.d_ff} → {d}\\n{_sublayer(c, "FFN")}"];',
-        ]
-        lines.append(f'  {previous} -> e{i}_att [label=" {S} × {d}"];')
-        lines.append(f"  e{i}_att -> e{i}_ff;")
-        previous = f"e{i}_ff"
+        boxes += [
+            Box(f"e{i}_att", 0, row, (f"layer {i + 1} self-attention, {h} heads × d_k {d_k}",
+                _sublayer(c, "MultiHead"), f"{h} maps of {S} × {S}"), ATTENTION_FILL["encoder_self"]),
+            Box(f"e{i}_ff", 0, row + 1, (f"layer {i + 1} feed-forward {d} → {c.d_ff} → {d}", _sublayer(c, "FFN"))),
+        ]  # fmt: skip
+        arrows += [(previous, f"e{i}_att", f"{S} × {d}"), (f"e{i}_att", f"e{i}_ff", "")]
+        previous, row = f"e{i}_ff", row + 2
     if c.layer_norm and c.norm_first:  # pre-LN leaves the residual stream un-normalised: one last norm
-        lines.append(f'    e_norm [label="layer norm: the encoder output\\n{S} × {d}"];')
-        lines.append(f"  {previous} -> e_norm;")
+        boxes.append(Box("e_norm", 0, row, ("layer norm: the encoder's output", f"{S} × {d}")))
+        arrows.append((previous, "e_norm", ""))
         previous = "e_norm"
-    lines.append("  }")
     memory = previous
-    previous = "tgt_emb"
-    lines.append('  subgraph cluster_decoder { label="decoder"; color="#e45756"; fontname="Helvetica";')
+    previous, row = "tgt_emb", 2
     for i in range(c.decoder_layers):
-        lines += [
-            f'    d{i}_self [label="layer {i + 1} masked self-attention, {h} heads\\n'
-            f'{_sublayer(c, "MultiHead")}\\n{h} maps of {T} × {T} (future masked)", fillcolor="#f9e0e0"];',
-            f'    d{i}_cross [label="layer {i + 1} encoder–decoder attention, {h} heads\\n'
-            f'{_sublayer(c, "MultiHead")}\\n{h} maps of {T} × {S}", fillcolor="#efe3f7"];',
-            f'    d{i}_ff [label="layer {i + 1} feed-forward {d} → {c.d_ff} → {d}\\n{_sublayer(c, "FFN")}"];',
+        boxes += [
+            Box(f"d{i}_self", 1, row, (f"layer {i + 1} masked self-attention, {h} heads", _sublayer(c, "MultiHead"),
+                f"{h} maps of {T} × {T} (future masked)"), ATTENTION_FILL["decoder_self"]),
+            Box(f"d{i}_cross", 1, row + 1, (f"layer {i + 1} encoder–decoder attention, {h} heads",
+                _sublayer(c, "MultiHead"), f"{h} maps of {T} × {S}"), ATTENTION_FILL["cross"]),
+            Box(f"d{i}_ff", 1, row + 2, (f"layer {i + 1} feed-forward {d} → {c.d_ff} → {d}", _sublayer(c, "FFN"))),
+        ]  # fmt: skip
+        arrows += [
+            (previous, f"d{i}_self", f"{T} × {d}"),
+            (f"d{i}_self", f"d{i}_cross", f"queries {T} × {d}"),
+            (f"d{i}_cross", f"d{i}_ff", ""),
+            (memory, f"d{i}_cross", f"keys, values {S} × {d}"),
         ]
-        lines.append(f'  {previous} -> d{i}_self [label=" {T} × {d}"];')
-        lines.append(f'  d{i}_self -> d{i}_cross [label=" queries {T} × {d}"];')
-        lines.append(f"  d{i}_cross -> d{i}_ff;")
-        previous = f"d{i}_ff"
-    lines.append("  }")
-    for i in range(c.decoder_layers):
-        lines.append(f'  {memory} -> d{i}_cross [label=" keys, values {S} × {d}", color="#4c78a8", constraint=false];')
-    final = "LN → " if c.layer_norm and c.norm_first else ""
-    lines += [
-        f'  out [label="{final}linear {d} → {c.target_vocab_size} → softmax\\n{T} × {c.target_vocab_size}"];',
-        f'  text [label="output: \\"{output_text}\\"", fillcolor="#fff7d6"];',
-        f"  {previous} -> out; out -> text;",
-        "}",
+        previous, row = f"d{i}_ff", row + 3
+    final = "layer norm → " if c.layer_norm and c.norm_first else ""
+    boxes += [
+        Box("out", 1, row, (f"{final}linear {d} → {c.target_vocab_size} → softmax", f"{T} × {c.target_vocab_size}")),
+        Box("text", 1, row + 1, (f"output: {_quoted(w.translation.text or '(nothing)')}",), ENDS_FILL),
     ]
-    return "\n".join(lines)
+    arrows += [(previous, "out", ""), ("out", "text", "")]
+    return Diagram(tuple(boxes), tuple(arrows))
+
+
+COLUMN_X = (0.0, 2.0)  # box centres of the encoder and decoder columns, in the figure's x units
+BOX_WIDTH, BOX_HEIGHT = 1.6, 0.78  # in x units and rows
+
+
+def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
+    """The diagram drawn with Plotly shapes and annotations (every line HTML-escaped: it holds typed text)."""
+    fig = go.Figure()
+    rows = max(b.row for b in diagram.boxes) + 1
+    for column, (name, color) in enumerate((("encoder", "#4c78a8"), ("decoder", "#e45756"))):
+        inner = [b.row for b in diagram.boxes if b.column == column and b.fill != ENDS_FILL and b.name != "out"]
+        x = COLUMN_X[column]
+        fig.add_shape(
+            type="rect", x0=x - BOX_WIDTH / 2 - 0.1, x1=x + BOX_WIDTH / 2 + 0.1, y0=min(inner) - 0.5,
+            y1=max(inner) + 0.5, line={"color": color, "width": 1.5}, fillcolor="rgba(0,0,0,0)", layer="below",
+        )  # fmt: skip
+        fig.add_annotation(
+            x=x - BOX_WIDTH / 2 - 0.05, y=min(inner) - 0.45, text=name, showarrow=False, xanchor="left",
+            yanchor="bottom", font={"color": color, "size": 11},
+        )  # fmt: skip
+    for b in diagram.boxes:
+        x = COLUMN_X[b.column]
+        fig.add_shape(
+            type="rect", x0=x - BOX_WIDTH / 2, x1=x + BOX_WIDTH / 2, y0=b.row - BOX_HEIGHT / 2,
+            y1=b.row + BOX_HEIGHT / 2, line={"color": "#333333", "width": 1}, fillcolor=b.fill,
+        )  # fmt: skip
+        fig.add_annotation(
+            x=x, y=b.row, text="<br>".join(safe_label(line, max_chars=70) for line in b.lines), showarrow=False,
+            font={"size": 12, "color": "#1f1f1f"},
+        )  # fmt: skip
+    for start, end, label in diagram.arrows:
+        a, z = diagram.box(start), diagram.box(end)
+        xa, xz = COLUMN_X[a.column], COLUMN_X[z.column]
+        if a.column == z.column:  # up the column, from the top of one box to the bottom of the next
+            tail, head = (xa, a.row + BOX_HEIGHT / 2), (xz, z.row - BOX_HEIGHT / 2)
+        else:  # across, from the encoder's output to a decoder layer's encoder–decoder attention
+            tail, head = (xa + BOX_WIDTH / 2, a.row), (xz - BOX_WIDTH / 2, z.row)
+        fig.add_annotation(
+            x=head[0], y=head[1], ax=tail[0], ay=tail[1], xref="x", yref="y", axref="x", ayref="y", text="",
+            showarrow=True, arrowhead=2, arrowsize=1.2, arrowwidth=1.3,
+            arrowcolor="#4c78a8" if a.column != z.column else "#555555",
+        )  # fmt: skip
+        if label:
+            middle = ((tail[0] + head[0]) / 2, (tail[1] + head[1]) / 2)
+            fig.add_annotation(
+                x=middle[0] + (0.04 if a.column == z.column else 0), y=middle[1], text=safe_label(label, 40),
+                showarrow=False, xanchor="left" if a.column == z.column else "center",
+                yanchor="middle" if a.column == z.column else "bottom", font={"size": 10, "color": "#444444"},
+            )  # fmt: skip
+    fig.update_xaxes(visible=False, range=[COLUMN_X[0] - 1.0, COLUMN_X[1] + 1.0], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[-0.6, rows - 0.4], fixedrange=True)
+    fig.update_layout(
+        height=row_height * rows + 20, margin={"l": 0, "r": 0, "t": 10, "b": 10}, plot_bgcolor="white",
+        showlegend=False, hovermode=False,
+    )  # fmt: skip
+    return fig
 
 
 # ----------------------------------------------------------------------------------------------- figures
@@ -656,8 +726,8 @@ def exercises(model: nn.Module, task: Task, results: Results | None = None) -> l
         Exercise(
             key="transformer.ex2",
             prompt=(
-                f"The model translates *{probe.source}* into {S - 1} source tokens plus `</s>`, and writes {T} "
-                "output tokens (`</s>` included). How many weights are in **one head's** encoder–decoder "
+                f"The shipped model reads *{probe.source}* as {S - 1} source tokens plus `</s>`, and writes {T} "
+                "output tokens for it (`</s>` included). How many weights are in **one head's** encoder–decoder "
                 "attention map for it?"
             ),
             answer=int(w.weights("cross", 0)[0].size),

@@ -98,12 +98,12 @@ st.markdown(f"**Output:** {ui.literal(w.translation.text)}")
 # --- The diagram -------------------------------------------------------------------------------------
 st.header("1 · Your sentence through the model", divider="gray")
 st.markdown(
-    "The model as it runs on your sentence, read from the bottom up: the shapes on the boxes and arrows are "
+    "The model as it runs on your sentence, read from the bottom up: the shapes in the boxes and on the arrows are "
     f"this sentence's ({len(w.source)} source tokens, {len(w.output)} output positions, d_model = {w.config.d_model}). "
     "The encoder runs once; its output is the keys and values of *every* decoder layer's encoder–decoder "
     "attention. The decoder runs once per output token, fed its own previous outputs."
 )
-st.graphviz_chart(tr.block_diagram(w), width="stretch")
+ui.plotly(tr.diagram_figure(tr.block_diagram(w)), key="transformer.diagram")
 st.caption(
     f"{tr.maps_per_sentence(w.config)} attention maps in all for one sentence: {w.config.n_heads} heads in each "
     f"of {w.config.encoder_layers} encoder self-attention, {w.config.decoder_layers} masked self-attention and "
@@ -205,6 +205,9 @@ for column, variant in zip(st.columns(len(tr.VARIANTS)), tr.VARIANTS, strict=Tru
     column.caption(tr.VARIANT_LABELS[variant].split(": ", 1)[1])
 
 
+CHART_HEIGHT = 380  # pixels for an Altair chart with its title and legend (the chart's own height is its plot's)
+
+
 @st.cache_data(max_entries=2, show_spinner=False)
 def shipped_results(path: str, mtime: float) -> tr.Results:
     """Keyed on the file's time stamp, so a re-measured file is read again."""
@@ -226,8 +229,8 @@ def measured() -> None:
     axis = st.radio("Curves against", ["training step", "seconds"], horizontal=True, key="transformer.axis")
     loss, accuracy = tr.ablation_curves(results, x="step" if axis == "training step" else "seconds")
     cols = st.columns(2)
-    cols[0].altair_chart(loss, width="stretch", height=300, key="transformer.ablation.loss")
-    cols[1].altair_chart(accuracy, width="stretch", height=300, key="transformer.ablation.accuracy")
+    cols[0].altair_chart(loss, width="stretch", height=CHART_HEIGHT, key="transformer.ablation.loss")
+    cols[1].altair_chart(accuracy, width="stretch", height=CHART_HEIGHT, key="transformer.ablation.accuracy")
     machine = meta.get("machine", {})
     st.caption(
         f"Task {ui.literal(meta.get('task', '?'))}, seed {meta.get('seed', '?')}, {meta.get('max_steps', '?')} steps "

@@ -82,16 +82,22 @@ def test_dates_labels_show_spaces():
 
 
 def test_block_diagram_has_the_real_shapes_and_escapes_the_text(walked):
-    dot = tr.block_diagram(walked)
+    diagram = tr.block_diagram(walked)
+    text = diagram.text()
     S, T, c = len(walked.source), len(walked.output), walked.config
-    assert f"{c.n_heads} maps of {S} × {S}" in dot
-    assert f"{c.n_heads} maps of {T} × {T} (future masked)" in dot
-    assert f"{c.n_heads} maps of {T} × {S}" in dot
-    assert f"{T} × {c.target_vocab_size}" in dot
-    assert dot.count("encoder–decoder attention") == c.decoder_layers
-    hostile = tr.Walk('say "hi" \\N', walked.translation, walked.maps, walked.config)
-    assert 'label="source: \\"say \\"hi\\" \\\\N\\"' in tr.block_diagram(hostile)  # quotes, backslash escaped
-    assert tr._dot_text("a" * 100).endswith("…") and len(tr._dot_text("a" * 100)) == tr.MAX_LABEL
+    assert f"{c.n_heads} maps of {S} × {S}" in text
+    assert f"{c.n_heads} maps of {T} × {T} (future masked)" in text
+    assert f"{c.n_heads} maps of {T} × {S}" in text
+    assert f"{T} × {c.target_vocab_size}" in text
+    assert sum(1 for b in diagram.boxes if "encoder–decoder attention" in b.lines[0]) == c.decoder_layers
+    memory = [a for a in diagram.arrows if a[2].startswith("keys, values")]
+    assert [(a[0], a[1]) for a in memory] == [("e_norm", "d0_cross"), ("e_norm", "d1_cross")]
+    hostile = tr.Walk("<b>hi</b> " + "x" * 40, walked.translation, walked.maps, walked.config)
+    fig = tr.diagram_figure(tr.block_diagram(hostile))
+    source = next(a.text for a in fig.layout.annotations if a.text.startswith("source:"))
+    assert source.startswith("source: “&lt;b&gt;hi&lt;/b&gt; xxx") and "…”" in source
+    assert len(fig.layout.shapes) == len(diagram.boxes) + 2  # every box, and the two stacks' frames
+    assert not fig.data
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,9 @@ def heatmap_z(trace: dict) -> np.ndarray:
 
 
 def diagram(at) -> str:
-    return at.get("graphviz_chart")[0].proto.spec
+    """Every text of the block diagram (the figure drawn with shapes and annotations)."""
+    spec = next(s for s in plotly_specs(at) if not s["data"])
+    return "\n".join(a.get("text", "") for a in spec["layout"]["annotations"])
 
 
 def output(at) -> str:
@@ -70,7 +72,7 @@ def test_opens_on_a_trained_model_with_its_diagram_and_maps(at):
     w = tr.walk(model, get_task("toy-translation"), tr.DEFAULT_TEXT["toy-translation"])
     assert output(at) == f"**Output:** `{w.translation.text}`" == "**Output:** `je le vois`"
     assert "4 maps of 4 × 4 (future masked)" in diagram(at)
-    grid = plotly_specs(at)[0]  # encoder self-attention, layer 1, every head
+    grid = plotly_specs(at)[1]  # encoder self-attention, layer 1, every head (after the diagram)
     assert [d["type"] for d in grid["data"]] == ["heatmap"] * 4
     np.testing.assert_allclose(heatmap_z(grid["data"][0]), w.weights("encoder_self", 0)[0], rtol=1e-6)
     assert len(at.dataframe[0].value) == 4  # one row per head
@@ -84,14 +86,14 @@ def test_every_kind_layer_and_head_can_be_shown(at):
         at.radio(key="transformer.kind").set_value(kind.key).run()
         at.selectbox(key="transformer.layer").set_value(1).run()
         assert not at.exception
-        assert plotly_specs(at)[0]["layout"]["annotations"][0]["text"].startswith("layer 2 · head 1")
+        assert plotly_specs(at)[1]["layout"]["annotations"][0]["text"].startswith("layer 2 · head 1")
     at.selectbox(key="transformer.head").set_value("head 3").run()
-    single = plotly_specs(at)[0]
+    single = plotly_specs(at)[1]
     assert single["layout"]["title"]["text"] == "Encoder–decoder attention, layer 2, head 3"
     at.selectbox(key="transformer.head").set_value("average of the heads").run()
     assert not at.exception
     at.toggle(key="transformer.every_map").set_value(True).run()
-    assert len(plotly_specs(at)[1]["data"]) == 24
+    assert len(plotly_specs(at)[2]["data"]) == 24
     at.radio(key="transformer.axis").set_value("seconds").run()
     assert json.loads(at.get("vega_lite_chart")[0].proto.spec)["encoding"]["x"]["field"] == "seconds"
     assert not at.exception
@@ -100,7 +102,7 @@ def test_every_kind_layer_and_head_can_be_shown(at):
 def test_the_sentence_and_the_task_change_the_model_shown(at):
     at.text_input(key="transformer.text.toy-translation").set_value("Jane visits Africa in September").run()
     assert output(at) == "**Output:** `Jane visite l'Afrique en septembre`"
-    assert "6 tokens (5 + </s>)" in diagram(at)
+    assert "6 tokens (5 + &lt;/s&gt;)" in diagram(at)
     for bad in ["", "   ", tr.LECTURE_SENTENCE, "word " * 500]:
         at.text_input(key="transformer.text.toy-translation").set_value(bad).run()
         assert not at.exception
@@ -108,7 +110,7 @@ def test_the_sentence_and_the_task_change_the_model_shown(at):
         assert output(at) == "**Output:** `Jane visite l'Afrique en septembre`"
     at.text_input(key="transformer.text.toy-translation").set_value('I see <b>"it"</b> \\ 🙂').run()
     assert not at.exception and at.info and "unknown" in at.info[0].value
-    assert '<b>\\"it\\"</b> \\\\' in diagram(at)  # shown as text, escaped for Graphviz
+    assert "source: “I see &lt;b&gt;&quot;it&quot;&lt;/b&gt; \\ 🙂”" in diagram(at)  # text, never markup
     at.selectbox(key="transformer.task").set_value("dates").run()
     assert not at.exception
     assert output(at) == "**Output:** `2026-11-22`"
