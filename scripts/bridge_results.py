@@ -1,6 +1,6 @@
 """Measure the attention-bridge lesson's experiments: ``assets/results/bridge.json`` and the shipped model.
 
-    python scripts/bridge_results.py --steps 2500 --jobs 3
+    python scripts/bridge_results.py --steps 2000 --jobs 3
 
 Three models, the same seed, data and batches, as in the paper's Table 1 (centre) and Table 3, with the
 French-like language as the hub (the paper's English):
@@ -131,7 +131,7 @@ def load_average() -> float | None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=2500, help="training steps per experiment")
+    p.add_argument("--steps", type=int, default=2000, help="training steps per experiment")
     p.add_argument("--seed", type=int, default=bridge.SEED)
     p.add_argument("--jobs", type=int, default=1, help="experiments trained at once (each on one torch thread)")
     p.add_argument("--out", default=str(bridge.RESULTS), help="where to write the JSON")
@@ -181,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         "# The attention bridge lesson's shipped model\n\n"
         f"`hub-mono/`: made by `{meta['command']}` on {meta['date'][:10]} (seed {args.seed}, "
         f"{shipped['steps']} steps of batch {BATCH_SIZE}, {shipped['seconds']} s on one torch thread, "
-        f"{shipped['parameters']} parameters stored in float16).\n\n"
+        f"{shipped['parameters']} parameters stored in float16; 1-minute load average {meta['load_1min_before']} "
+        f"before and {meta['load_1min_after']} after, on a shared {meta['machine']['cpu_count']}-core machine).\n\n"
         "Trained on the directions into and out of the French-like hub plus monolingual pairs "
         "(`lessons.bridge.EXPERIMENTS`, `hub-mono`); test exact match of the trained directions "
         f"{shipped['summary']['trained_exact']:.1%}, of the six zero-shot directions "

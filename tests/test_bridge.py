@@ -208,6 +208,7 @@ def test_splits_share_no_sentence_in_any_language(corpus):
 def test_test_split_does_not_depend_on_train_size(corpus):
     small = get_multilingual(seed=0, n_train=5, n_valid=20, n_test=30)
     assert small.test == corpus.test
+    assert get_multilingual(seed=0, n_train=5, n_valid=2, n_test=10).test == corpus.test[:10]
 
 
 def test_word_tokenizer():

@@ -1,0 +1,218 @@
+"""The attention-bridge lesson's numbers: experiments, head reading, redundancy, figures, results, exercises."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from lessons import bridge
+from minimodels.bridge import new_bridge
+from minimodels.tasks.multilingual import LANGUAGES, Parallel, get_multilingual
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return get_multilingual(seed=0, n_train=60, n_valid=10, n_test=12)
+
+
+@pytest.fixture(scope="module")
+def model(corpus):
+    torch.manual_seed(0)
+    return new_bridge(corpus, embedding_size=8, encoder_size=6, heads=3, bridge_hidden=10).eval()
+
+
+def fake_results(plain=0.02, mono=0.4) -> dict:
+    """A results file shaped like scripts/bridge_results.py's, with chosen numbers."""
+    runs = {}
+    for e, zero in zip(bridge.EXPERIMENTS, (plain, mono, mono), strict=True):
+        A = np.eye(3, 5) if e.penalty_weight else np.full((3, 5), 0.2)
+        runs[e.name] = {
+            "label": e.label,
+            "penalty_weight": e.penalty_weight,
+            "history": [{"step": 10, "exact_match": 0.5, "zero_shot": zero}],
+            "test": {
+                "en→it": {"exact_match": zero, "token_accuracy": zero},
+                "fr→en": {"exact_match": 0.9, "token_accuracy": 0.95},
+            },  # fmt: skip
+            "summary": {
+                "trained_exact": 0.9,
+                "trained_tokens": 0.95,
+                "zero_shot_exact": zero,
+                "zero_shot_tokens": zero + 0.1,
+                "redundancy": 0.5 if e.penalty_weight else 2.0,
+                "agreement": 0.6,
+            },  # fmt: skip
+            "probe": {lang: {"A": A.tolist(), "tokens": ["a", "b", "c", "d", "</s>"]} for lang in LANGUAGES},
+        }
+    return {"meta": {"command": "python scripts/bridge_results.py"}, "runs": runs}
+
+
+# ------------------------------------------------------------------------------------------- experiments
+def test_hub_experiments_leave_every_non_hub_direction_for_zero_shot():
+    plain, mono = bridge.hub_pairs(False), bridge.hub_pairs(True)
+    assert len(plain) == 6 and all(bridge.HUB in p for p in plain)
+    assert set(mono) - set(plain) == {(lang, lang) for lang in LANGUAGES}
+    held = bridge.zero_shot_pairs()
+    assert len(held) == 6 and not set(held) & set(mono)
+    assert set(held) | set(plain) == {(a, b) for a in LANGUAGES for b in LANGUAGES if a != b}
+
+
+# ------------------------------------------------------------------------------------------- reading heads
+P = Parallel(
+    sentences={"en": "I see the dog", "fr": "je vois le chien", "it": "vedo il cane", "vf": "x y z"},
+    alignments={
+        "en": [[0], [1], [2], [3]],
+        "fr": [[0], [1], [2], [3]],
+        "it": [[0, 1], [2], [3]],
+        "vf": [[0], [2, 3], [1]],
+    },  # fmt: skip
+)
+
+
+def one_hot(k_positions, S):
+    A = np.zeros((len(k_positions), S))
+    A[range(len(k_positions)), k_positions] = 1.0
+    return A
+
+
+def test_head_agreement_counts_heads_that_find_the_same_concept():
+    # head 1 on "dog" everywhere, head 2 on "see" (vedo = I + see) and on "I" in vf: a miss there
+    A = {"en": one_hot([3, 1], 5), "fr": one_hot([3, 1], 5), "it": one_hot([2, 0], 4), "vf": one_hot([1, 0], 4)}
+    assert bridge.head_agreement(A, P) == pytest.approx(5 / 6)
+    A["vf"] = one_hot([1, 2], 4)  # vf word 2 means "see"
+    assert bridge.head_agreement(A, P) == 1.0
+    eos = {lang: one_hot([len(P.words(lang))], len(P.words(lang)) + 1) for lang in LANGUAGES}
+    assert bridge.head_agreement(eos, P) == 1.0  # EOS is the same "concept" everywhere
+
+
+def test_head_reading_names_the_top_word_and_its_english():
+    A = {"en": one_hot([3], 5), "it": one_hot([0], 4)}
+    rows = bridge.head_reading(A, P)
+    assert rows == [{"head": 1, "en": "dog (dog) 100%", "it": "vedo (I see) 100%"}]
+
+
+def test_gram_and_penalty():
+    A = one_hot([0, 2], 3)
+    assert np.array_equal(bridge.gram(A), np.eye(2)) and bridge.penalty_value(A) == 0.0
+    assert bridge.penalty_value(np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]])) == pytest.approx(1.0)
+
+
+def test_mean_agreement_equals_the_mean_of_single_meanings(model, corpus):
+    from minimodels.bridge import bridge_maps
+
+    single = []
+    for p in corpus.test[:5]:
+        maps = bridge_maps(model, p.sentences, corpus.tokenizers)
+        single.append(bridge.head_agreement({lang: A for lang, (A, _) in maps.items()}, p))
+    assert bridge.mean_agreement(model, corpus, n=5) == pytest.approx(np.mean(single), abs=1e-9)
+
+
+# ------------------------------------------------------------------------------------------- views
+def test_meaning_view(model, corpus):
+    view = bridge.meaning_view(model, corpus, 1)
+    assert [row["sentence"] for row in view["sentences"]] == [corpus.test[1].sentences[lang] for lang in LANGUAGES]
+    for A, tokens in view["maps"].values():
+        assert A.shape == (3, len(tokens)) and tokens[-1] == "</s>"
+    assert len(view["reading"]) == 3 and 0.0 <= view["agreement"] <= 1.0
+    assert len(view["translations"]) == 4
+    marked = [v for row in view["translations"] for v in row.values() if v.endswith("✱")]
+    assert len(marked) == 6  # the six zero-shot directions
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   ", "😀 <script>alert(1)</script>", "\u202ele chien", "mot " * 400],
+    ids=["empty", "blank", "emoji-html", "rtl", "long"],
+)
+def test_read_sentence_never_raises(model, corpus, text):
+    read = bridge.read_sentence(model, corpus.tokenizers, "fr", text)
+    if not text.strip():
+        assert read.error and read.A is None
+    else:
+        assert read.error is None and read.message  # unknown words or truncation are said
+        assert read.A.shape == (3, len(read.tokens)) and len(read.tokens) <= 17
+        assert len(read.translations) == 1
+
+
+def test_read_sentence_of_known_words(model, corpus):
+    read = bridge.read_sentence(model, corpus.tokenizers, "en", corpus.test[0].sentences["en"])
+    assert read.error is None and read.message is None and "<unk>" not in read.tokens
+
+
+def test_heads_side_by_side_escapes_labels():
+    maps = {"en": (np.eye(2, 3), ["<b>x</b>", "y", "</s>"]), "vf": (np.eye(2, 4), ["a", "b", "c", "</s>"])}
+    fig = bridge.heads_side_by_side(maps, title="t")
+    assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
+    assert "&lt;b&gt;x&lt;/b&gt;" in fig.layout.xaxis.ticktext
+    assert fig.data[1].z.shape == (2, 4)
+
+
+def test_gram_heatmap():
+    fig = bridge.gram_heatmap(np.full((2, 4), 0.25))
+    assert np.allclose(fig.data[0].z, 0.25)
+
+
+# ------------------------------------------------------------------------------------------- results
+def test_load_results_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="bridge_results"):
+        bridge.load_results(tmp_path / "missing.json")
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"runs": {"hub": {}}}))
+    with pytest.raises(ValueError, match="hub-mono"):
+        bridge.load_results(broken)
+
+
+@pytest.mark.parametrize(("plain", "mono", "says"), [(0.0, 0.4, "finding holds"), (0.3, 0.31, "little difference"),
+                                                     (0.5, 0.1, "does **not** hold")])  # fmt: skip
+def test_observations_follow_the_numbers(plain, mono, says):
+    lines = bridge.observations(fake_results(plain, mono))
+    assert f"**{plain:.0%}**" in lines[0] and f"**{mono:.0%}**" in lines[0]
+    assert says in lines[1]
+    assert "**0.50**" in lines[2] and "**2.00**" in lines[2]
+    zero_shot = next(e for e in bridge.exercises(fake_results(plain, mono)) if e.key == "bridge.ex.zero_shot")
+    assert zero_shot.choices[zero_shot.answer].startswith({"fi": "the model trained with", "li": "neither",
+                                                           "do": "the model trained without"}[says[:2]])  # fmt: skip
+
+
+def test_tables_and_chart():
+    results = fake_results()
+    rows = bridge.zero_shot_rows(results)
+    assert [r["zero-shot: exact match"] for r in rows] == [0.02, 0.4, 0.4]
+    directions = bridge.direction_rows(results)
+    assert directions[0]["direction"] == "en→it (zero-shot)" and directions[1]["direction"] == "fr→en"
+    A, tokens = bridge.probe_map(results, "hub-mono-nopenalty", "it")
+    assert A.shape == (3, 5) and tokens[-1] == "</s>"
+    assert bridge.history_chart(results).to_dict()["mark"]["type"] == "line"
+
+
+def test_shipped_results_are_consistent():
+    results = bridge.load_results()
+    for e in bridge.EXPERIMENTS:
+        run = results["runs"][e.name]
+        held = [f"{a}→{b}" for a, b in bridge.zero_shot_pairs()]
+        mean = np.mean([run["test"][n]["exact_match"] for n in held])
+        assert run["summary"]["zero_shot_exact"] == pytest.approx(mean, abs=1e-3)
+        assert run["penalty_weight"] == e.penalty_weight and run["monolingual"] == e.monolingual
+
+
+# ------------------------------------------------------------------------------------------- exercises
+def test_exercises_answers_are_computed():
+    exercises = {e.key: e for e in bridge.exercises(None)}
+    assert exercises["bridge.ex.penalty"].check(1.0).correct
+    assert not exercises["bridge.ex.penalty"].check(0.0).correct
+    size = bridge.MODEL_OPTIONS["heads"] * 2 * bridge.MODEL_OPTIONS["encoder_size"]
+    assert exercises["bridge.ex.size"].check(size).correct
+    assert "bridge.ex.zero_shot" not in exercises
+
+
+def test_live_run_reports(monkeypatch):
+    monkeypatch.setattr(bridge, "LIVE_SIZES", {"n_train": 40, "n_valid": 8, "n_test": 12})
+    monkeypatch.setattr(bridge, "MODEL_OPTIONS", {"embedding_size": 8, "encoder_size": 6, "heads": 3,
+                                                  "bridge_hidden": 8})  # fmt: skip
+    model, corpus, train_fn = bridge.new_run(monolingual=False, penalty=False, seconds=60.0, steps=3)
+    reports = []
+    history = train_fn(reports.append)
+    assert model.config.penalty_weight == 0.0 and [r.step for r in history] == [3]
+    assert set(bridge.live_maps(history[-1])) == set(LANGUAGES)
+    assert "zero-shot" in bridge.live_caption(history[-1])
