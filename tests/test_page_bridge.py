@@ -1,0 +1,135 @@
+"""The attention-bridge page under AppTest (every control, bad input, a short live run, the exercises) and in a
+real Chromium (opens with its heatmap, trains live and redraws the heads)."""
+
+import json
+import time
+
+import pytest
+
+from lessons import bridge
+from tests.test_pages import open_page
+
+PAGE = "pages/12_attention_bridge.py"
+RUN_OVER = ("done", "stopped", "failed")
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_page(PAGE)
+
+
+def heatmap_figures(at) -> list[dict]:
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return [s for s in specs if s["data"] and all(d["type"] == "heatmap" for d in s["data"])]
+
+
+def z_shape(z) -> tuple[int, int]:
+    """A heatmap's z as Plotly serialises it: a list of rows, or base64 with its shape."""
+    if isinstance(z, dict):
+        return tuple(int(n) for n in z["shape"].split(","))
+    return len(z), len(z[0])
+
+
+def progress_text(at) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def test_page_opens_with_the_shipped_model_and_results(at):
+    assert not at.exception
+    assert at.title[0].value == "The attention bridge"
+    assert len(at.latex) == 2
+    figures = heatmap_figures(at)
+    four = [f for f in figures if len(f["data"]) == 4]  # one heatmap of A per language, side by side
+    assert four and z_shape(four[0]["data"][0]["z"])[0] == bridge.MODEL_OPTIONS["heads"]
+    results = bridge.load_results()
+    assert at.dataframe[0].value["sentence"].tolist() == [
+        bridge.load_shipped()[1].test[0].sentences[lang] for lang in ("en", "fr", "it", "vf")
+    ]
+    tables = [d.value for d in at.dataframe]
+    assert any(t.to_dict("records") == bridge.zero_shot_rows(results) for t in tables)
+    text = " ".join(m.value for m in at.markdown)
+    assert bridge.observations(results)[0] in text
+    assert not at.warning
+
+
+def test_meaning_language_and_penalty_controls(at):
+    before = at.dataframe[0].value["sentence"].tolist()
+    at.number_input(key="bridge.meaning").set_value(7).run()
+    assert not at.exception
+    assert at.dataframe[0].value["sentence"].tolist() != before
+    at.selectbox(key="bridge.lang").set_value("vf").run()
+    assert not at.exception
+    at.radio(key="bridge.penalty.lang").set_value("it").run()
+    assert not at.exception
+    assert any("λ = 0.0" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("text", ["", "😀 <b>bold</b>", "chien " * 300], ids=["empty", "emoji-html", "long"])
+def test_typed_sentences_never_break_the_page(at, text):
+    at.selectbox(key="bridge.lang").set_value("fr").run()
+    at.text_input(key="bridge.text.fr").input(text).run()
+    assert not at.exception
+    if not text.strip():
+        assert at.warning and "Type" in at.warning[0].value
+    else:
+        assert at.info  # unknown words / too long are said
+        assert not any("<b>" in m.value for m in at.markdown)
+
+
+def test_exercises_are_checked(at):
+    at.number_input(key="bridge.ex.penalty.answer").set_value(1.0)
+    at.button(key="FormSubmitter:bridge.ex.penalty.form-Check").click().run()
+    assert any(s.value.startswith("Right") for s in at.success)
+
+
+def test_a_short_live_run_trains_and_ends(at):
+    at.checkbox(key="bridge.live.mono").uncheck()
+    at.select_slider(key="bridge.live.seconds").set_value(10).run()
+    at.button(key="bridge.live.train").click().run()
+    assert not at.exception
+    deadline = time.monotonic() + 240
+    while not progress_text(at).startswith(RUN_OVER):
+        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
+        time.sleep(1.0)
+        at.run()
+        assert not at.exception, at.exception
+    assert progress_text(at).startswith("done"), progress_text(at)
+    assert any("zero-shot" in c.value and "Step" in c.value for c in at.caption)
+
+
+def test_missing_results_give_a_warning(monkeypatch, tmp_path):
+    monkeypatch.setattr(bridge, "RESULTS", tmp_path / "bridge.json")
+    at = open_page(PAGE)
+    assert not at.exception
+    assert any("bridge_results" in w.value for w in at.warning)
+
+
+# ------------------------------------------------------------------------------------------- real browser
+def test_browser_opens_and_trains_live(page, streamlit_server, screenshot_dir):
+    from tests.test_browser import SCRIPT_DONE, assert_no_exception
+
+    page.goto(f"{streamlit_server}/attention_bridge")
+    page.wait_for_selector(SCRIPT_DONE, timeout=180_000)
+    page.locator(".js-plotly-plot g.hm image").first.wait_for(timeout=60_000)
+    assert_no_exception(page)
+    train = page.locator(".st-key-bridge-live-train button")
+    train.wait_for(timeout=60_000)
+    train.click()
+    titles = page.locator(".js-plotly-plot .gtitle", has_text="A after")
+    seen: list[str] = []
+    waited = 0
+    while len(seen) < 2 and waited < 120_000:
+        if titles.count():
+            title = titles.first.text_content()
+            if title and (not seen or title != seen[-1]):
+                seen.append(title)
+        page.wait_for_timeout(500)
+        waited += 500
+    assert len(seen) >= 2, f"the live heads were drawn only for {seen}"
+    assert_no_exception(page)
+    page.screenshot(path=screenshot_dir / "bridge_training.png", full_page=True)
+    stop = page.get_by_role("button", name="Stop")
+    if stop.is_enabled():
+        stop.click()
+    assert_no_exception(page)
