@@ -1,4 +1,4 @@
-r"""Lesson: multi-head attention (Part 3).
+r"""Lesson: multi-head attention (Part 2).
 
 Follows the Transformer lecture's "What is multi-head self-attention": the input *Thinking Machines* is embedded,
 "split into 8 heads" (each head multiplies X by its own W_i^Q, W_i^K, W_i^V), each head computes attention, and

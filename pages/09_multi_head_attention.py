@@ -1,4 +1,4 @@
-"""Lesson: multi-head attention (Part 3)."""
+"""Lesson: multi-head attention (Part 2)."""
 
 import streamlit as st
 

@@ -166,7 +166,8 @@ def progress_text(at) -> str:
     return bars[0].proto.text if bars else ""
 
 
-def test_train_one_head_stop_it_and_read_a_sentence_with_it():
+def test_train_one_head_stop_it_and_read_a_sentence_with_it(monkeypatch):
+    monkeypatch.setattr(multihead, "REPORT_EVERY", 5)  # the first report (and the Stop it waits for) comes sooner
     at = open_page(PAGE)
     at.radio(key="multihead.live.heads").set_value(1).run()
     at.button(key="multihead.train.train").click().run()
