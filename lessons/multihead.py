@@ -245,8 +245,8 @@ def _axis(n: int) -> str:
 
 
 def _head_boundaries(fig: go.Figure, hb: HeadsByHand, rows: int) -> None:
-    """Lines between the heads' blocks of columns, and "head i" over each block of the first row (added in one
-    layout update: one ``add_vline`` per line took seconds)."""
+    """Lines between the heads' blocks of columns in the first ``rows`` rows, and "head i" over each block of the
+    first row (added in one layout update: one ``add_vline`` per line took seconds)."""
     lines = [
         {"type": "line", "x0": i * hb.d_k - 0.5, "x1": i * hb.d_k - 0.5, "xref": f"x{_axis(row)}",
          "y0": 0, "y1": 1, "yref": f"y{_axis(row)} domain", "line": {"color": "#222", "width": 2}}
@@ -260,9 +260,11 @@ def _head_boundaries(fig: go.Figure, hb: HeadsByHand, rows: int) -> None:
     fig.update_layout(shapes=lines, annotations=labels)
 
 
-def _strips(matrices: Sequence[tuple[str, torch.Tensor]], tokens: Sequence[str], hb: HeadsByHand) -> go.Figure:
-    """Matrices ``(S, d)`` stacked as rows of subplots (named on their y axis), one colour scale, head blocks
-    marked."""
+def _strips(
+    matrices: Sequence[tuple[str, torch.Tensor]], tokens: Sequence[str], hb: HeadsByHand, split_rows: int
+) -> go.Figure:
+    """Matrices ``(S, d)`` stacked as rows of subplots (named on their y axis), one colour scale; the first
+    ``split_rows`` are cut into the heads' blocks of columns."""
     bound = max(float(m.abs().max()) for _, m in matrices) or 1.0
     labels = [safe_label(t, 16) for t in tokens]
     fig = make_subplots(rows=len(matrices), cols=1, shared_xaxes=True, vertical_spacing=0.06)
@@ -279,7 +281,7 @@ def _strips(matrices: Sequence[tuple[str, torch.Tensor]], tokens: Sequence[str],
             autorange="reversed", row=row, col=1,
         )  # fmt: skip
     fig.update_xaxes(title_text=f"column (0 … {hb.d_model - 1})", row=len(matrices), col=1)
-    _head_boundaries(fig, hb, len(matrices))
+    _head_boundaries(fig, hb, split_rows)
     fig.update_layout(
         coloraxis={"colorscale": "RdBu", "cmid": 0.0, "cmin": -bound, "cmax": bound, "colorbar": {"thickness": 12}},
         height=90 + len(matrices) * (50 + 22 * len(labels)),
@@ -292,17 +294,14 @@ def projection_figure(example: SplitExample) -> go.Figure:
     """Q, K and V of the whole layer (S × d), cut into h blocks of d_k columns: each block is one head's."""
     hb = example.heads
     joined = [("Q = XW^Q", _join(hb.Q)), ("K = XW^K", _join(hb.K)), ("V = XW^V", _join(hb.V))]
-    return _strips(joined, example.tokens, hb)
+    return _strips(joined, example.tokens, hb, split_rows=3)
 
 
 def concat_figure(example: SplitExample) -> go.Figure:
-    """Concat(Z₁ … Zₕ) (S × d, head blocks marked) and the layer's output Concat(…) W^O (S × d)."""
+    """Concat(Z₁ … Zₕ) (S × d, head blocks marked) and the layer's output Concat(…) W^O (S × d), where W^O has
+    mixed every head into every column: no blocks any more."""
     hb = example.heads
-    return _strips(
-        [("Concat(Zᵢ)", hb.concat), ("× W^O", hb.output)],
-        example.tokens,
-        hb,
-    )
+    return _strips([("Concat(Zᵢ)", hb.concat), ("× W^O", hb.output)], example.tokens, hb, split_rows=1)
 
 
 def _join(per_head: torch.Tensor) -> torch.Tensor:

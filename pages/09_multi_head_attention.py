@@ -81,7 +81,10 @@ def the_split() -> None:
     ui.plotly(multihead.split_grid(example), key="multihead.split.heads")
     st.caption("Step 4: each head scores its own Qᵢ against its own Kᵢ, so each has its own map. Rows sum to 1.")
     ui.plotly(multihead.concat_figure(example), key="multihead.concat")
-    st.caption("Step 5: the heads' Zᵢ side by side, then W^O mixes them back into one d_model vector per word.")
+    st.caption(
+        "Step 5: the heads' Zᵢ side by side, then W^O mixes them back into one d_model vector per word: every "
+        "output column reads every head, so the output has no head blocks any more."
+    )
     diffs = example.differences
     cols = st.columns(len(diffs) + 1)
     cols[0].metric("parameters of W^Q, W^K, W^V, W^O", f"{sum(example.parameters.values()):,}")

@@ -109,7 +109,9 @@ def test_split_figures_mark_every_head():
     grid = multihead.split_grid(ex)
     assert len(grid.data) == 4
     np.testing.assert_allclose(grid.data[1].z, ex.heads.weights[1].numpy())
-    assert len(multihead.concat_figure(ex).data) == 2
+    concat = multihead.concat_figure(ex)
+    assert len(concat.data) == 2
+    assert {shape.xref for shape in concat.layout.shapes} == {"x"}  # after W^O the columns belong to no head
 
 
 def test_head_grid_escapes_tokens_and_draws_one_map_per_head():
