@@ -324,11 +324,13 @@ def observations(results: dict) -> list[str]:
     runs = results["runs"]
     plain, mono = runs["hub"]["summary"], runs["hub-mono"]["summary"]
     off = runs["hub-mono-nopenalty"]["summary"]
+    n_mono, n_all = len(LANGUAGES), len(hub_pairs(True))
     lines = [
-        f"Without monolingual pairs the zero-shot directions reach **{plain['zero_shot_exact']:.0%}** exact match "
-        f"({plain['zero_shot_tokens']:.0%} of tokens); with them, **{mono['zero_shot_exact']:.0%}** "
-        f"({mono['zero_shot_tokens']:.0%} of tokens). The trained directions reach {plain['trained_exact']:.0%} "
-        f"and {mono['trained_exact']:.0%}.",
+        f"Without monolingual pairs the zero-shot directions reach **{plain['zero_shot_exact']:.1%}** exact match "
+        f"(**{plain['zero_shot_tokens']:.0%}** of tokens); with them, **{mono['zero_shot_exact']:.1%}** "
+        f"(**{mono['zero_shot_tokens']:.0%}** of tokens). The trained directions reach {plain['trained_exact']:.0%} "
+        f"and {mono['trained_exact']:.0%}: with the same number of steps, the monolingual pairs take {n_mono} of "
+        f"every {n_all} minibatches away from them.",
     ]
     gain = mono["zero_shot_tokens"] - plain["zero_shot_tokens"]  # the paper's BLEU also counts partial matches
     if gain > 0.05:

@@ -167,7 +167,7 @@ def test_load_results_errors(tmp_path):
                                                      (0.5, 0.1, "does **not** hold")])  # fmt: skip
 def test_observations_follow_the_numbers(plain, mono, says):
     lines = bridge.observations(fake_results(plain, mono))
-    assert f"**{plain:.0%}**" in lines[0] and f"**{mono:.0%}**" in lines[0]
+    assert f"**{plain:.1%}**" in lines[0] and f"**{mono:.1%}**" in lines[0] and "4 of every 10" in lines[0]
     assert says in lines[1]
     assert "**0.50**" in lines[2] and "**2.00**" in lines[2]
     zero_shot = next(e for e in bridge.exercises(fake_results(plain, mono)) if e.key == "bridge.ex.zero_shot")

@@ -129,7 +129,7 @@ def test_browser_opens_and_trains_live(page, streamlit_server, screenshot_dir):
     assert len(seen) >= 2, f"the live heads were drawn only for {seen}"
     assert_no_exception(page)
     page.screenshot(path=screenshot_dir / "bridge_training.png", full_page=True)
-    stop = page.get_by_role("button", name="Stop")
+    stop = page.locator(".st-key-bridge-live-stop button")
     if stop.is_enabled():
         stop.click()
     assert_no_exception(page)
