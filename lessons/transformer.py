@@ -447,14 +447,13 @@ def every_map(w: Walk) -> list[tuple[str, np.ndarray, list[str], list[str]]]:
 
 
 def probe_panels(snapshot) -> list[tuple[str, np.ndarray, list[str], list[str]]]:
-    """The cross-attention of every decoder layer on a training run's fixed example (a ``Progress``)."""
+    """The last decoder layer's cross-attention, head by head, on a training run's fixed example (a
+    ``Progress``): one row of heatmaps, light enough to redraw a few times a second on a busy class server."""
     source = [display_token(t) for t in snapshot.source_tokens]
     target = [display_token(t) for t in snapshot.target_tokens]
-    names = sorted(n for n in snapshot.attention_maps if n.startswith("decoder.") and n.endswith(".cross"))
-    return [
-        (f"encoder–decoder, layer {int(n.split('.')[1]) + 1}", snapshot.attention_maps[n], target, source)
-        for n in names
-    ]
+    names = [n for n in snapshot.attention_maps if n.startswith("decoder.") and n.endswith(".cross")]
+    last = max(names, key=lambda n: int(n.split(".")[1]))
+    return [(f"encoder–decoder, layer {int(last.split('.')[1]) + 1}", snapshot.attention_maps[last], target, source)]
 
 
 # ------------------------------------------------------------------------------------- "it", honestly

@@ -252,8 +252,8 @@ if results is not None:
 st.header("5 · Train it yourself", divider="gray")
 st.markdown(
     f"Train a fresh Transformer on **{tr.TASKS[task_name].split(' (')[0]}** for you alone, with or without "
-    "residuals and layer norm, and watch the encoder–decoder attention of every decoder layer and head on a fixed "
-    "example form: from a uniform haze to sharp alignments, or not. It stops at 98% held-out exact match or at "
+    "residuals and layer norm, and watch the last decoder layer's encoder–decoder attention, head by head, on a "
+    "fixed example form: from a uniform haze to sharp alignments, or not. It stops at 98% held-out exact match or at "
     "the end of its budget; afterwards, replay the run and use your model in the sections above."
 )
 c = st.columns([2, 1, 2])
@@ -268,7 +268,7 @@ def make_run() -> TrainingRun:
 
 
 def draw(snapshot, key: str) -> None:
-    ui.plotly(tr.heads_grid(tr.probe_panels(snapshot), row_height=240), key=key)
+    ui.plotly(tr.heads_grid(tr.probe_panels(snapshot), row_height=300), key=key)
     st.caption(
         f"Encoder–decoder attention on the fixed example after {snapshot.step} steps (teacher forced: rows are "
         f"the correct output). The model's own output for it now: {ui.literal(snapshot.prediction)}"

@@ -126,13 +126,13 @@ def test_heads_grid_draws_one_heatmap_per_head_and_escapes_labels(walked):
         tr.heads_grid([])
 
 
-def test_probe_panels_draw_each_decoder_layers_cross_attention():
+def test_probe_panels_draw_the_last_decoder_layers_cross_attention():
     maps = {"decoder.1.cross": np.ones((4, 2, 3)) / 3, "decoder.0.cross": np.ones((4, 2, 3)) / 3,
             "encoder.0.self": np.ones((4, 3, 3))}  # fmt: skip
     snapshot = SimpleNamespace(attention_maps=maps, source_tokens=["a", " ", "</s>"], target_tokens=["x", "</s>"])
     panels = tr.probe_panels(snapshot)
-    assert [p[0] for p in panels] == ["encoder–decoder, layer 1", "encoder–decoder, layer 2"]
-    assert panels[0][3] == ["a", tr.SPACE, "</s>"]
+    assert [p[0] for p in panels] == ["encoder–decoder, layer 2"]  # the last layer's, as the page draws it live
+    assert panels[0][1] is maps["decoder.1.cross"] and panels[0][3] == ["a", tr.SPACE, "</s>"]
 
 
 def test_the_lecture_sentence_is_out_of_reach_of_the_toy_model(translator):
