@@ -98,7 +98,7 @@ def test_live_training_redraws_the_heatmap_and_survives_clicks(page, streamlit_s
                 seen.append(title)
         if len(seen) == 2 and not clicked_elsewhere:
             # a click elsewhere on the page while the model trains must not lose the run
-            page.get_by_role("button", name="Next token").click()
+            page.locator("[data-testid=stMain]").get_by_role("button", name="Next token").click()
             clicked_elsewhere = True
         page.wait_for_timeout(250)
         deadline -= 250
@@ -106,7 +106,7 @@ def test_live_training_redraws_the_heatmap_and_survives_clicks(page, streamlit_s
     assert clicked_elsewhere
     assert_no_exception(page)
     page.screenshot(path=screenshot_dir / "bahdanau_training.png", full_page=True)
-    stop = page.get_by_role("button", name="Stop")
+    stop = page.locator("[data-testid=stMain]").get_by_role("button", name="Stop")  # not the header's Stop
     if stop.is_enabled():
         stop.click()
     page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=30_000)
