@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -66,7 +67,9 @@ async def _scenario(url: str) -> dict:
 
 @pytest.mark.browser  # a real server, like the browser tests
 def test_two_students_train_at_once_and_each_sees_only_their_own(streamlit_server):
-    result = asyncio.run(asyncio.wait_for(_scenario(streamlit_server), 300))
+    # a thread of its own: Playwright's sync API (the browser tests) keeps an event loop in this one
+    with ThreadPoolExecutor(1) as pool:
+        result = pool.submit(lambda: asyncio.run(asyncio.wait_for(_scenario(streamlit_server), 300))).result()
     a, b = result["a"], result["b"]
     for student in (a, b):
         assert not student.exceptions and not student.errors, student.exceptions + student.errors
