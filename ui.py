@@ -39,6 +39,11 @@ def page(title: str, icon: str = "🔎") -> None:
     torch = sys.modules.get("torch")  # lesson pages have imported it by now (through lessons/)
     if torch is not None:
         torch.set_num_threads(PAGE_THREADS)
+        # Plotly and Altair look pandas up in sys.modules without importing it. When several students open
+        # lessons at once on a fresh server, one thread could find it half-imported by another and fail
+        # ("partially initialized module 'pandas'", measured with bench.classroom). An import statement
+        # waits for an import in progress to finish, so every lesson page imports it here, first.
+        import pandas  # noqa: F401
     sidebar()
     if presenting():
         st.html(PRESENTER_CSS)
