@@ -5,8 +5,9 @@
     python -m bench.classroom render      # bench/CLASSROOM.md from bench/classroom.json
 
 ``load``: for each N, a fresh ``streamlit run app.py``; N students open lessons (round robin over the built
-ones) and each moves a random slider of its page every 1–2 s; ``--trainers`` of them instead train the
-Bahdanau lesson's model again and again, answering the polling fragment as a browser does. Printed: latency
+ones) and, once all of them have, each moves a random slider of its page every 1–2 s for ``--seconds``;
+``--trainers`` of them instead train the Bahdanau lesson's model again and again, answering the polling
+fragment as a browser does. Printed: latency
 of the non-training interactions (median, p90, p99; from sending the rerun to its ``script_finished``), of
 the training students' fragment polls, the number of interactions, and errors (exceptions on a page, failed
 or timed-out requests).
@@ -105,9 +106,11 @@ def machine() -> dict:
 
 
 # ------------------------------------------------------------------------------------------------ load
-async def _browse(student: Student, page: str, until: float, rng: random.Random) -> None:
+async def _browse(student: Student, page: str, seconds: float, rng: random.Random, arrived) -> None:
     await student.open(page)
     student.latencies.clear()  # the first page load is not an interaction
+    await arrived()  # the class is measured once everyone has opened their lesson (the arrival is a storm)
+    until = time.monotonic() + seconds
     while time.monotonic() < until:
         await asyncio.sleep(rng.uniform(1.0, 2.0))
         sliders = student.sliders()
@@ -119,9 +122,11 @@ async def _browse(student: Student, page: str, until: float, rng: random.Random)
         await student.change(slider.label, p.min + rng.randint(0, steps) * (p.step or 1))
 
 
-async def _train(student: Student, until: float) -> None:
+async def _train(student: Student, seconds: float, arrived) -> None:
     await student.open(TRAIN_PAGE)
     student.latencies.clear()
+    await arrived()
+    until = time.monotonic() + seconds
     runs = 0
     while time.monotonic() < until:
         if student.widgets["Train"].proto.disabled:  # a run is going: the polling fragment redraws it
@@ -137,14 +142,22 @@ async def _train(student: Student, until: float) -> None:
 async def _load(url: str, students: int, trainers: int, seconds: float, seed: int) -> dict:
     pages = [lesson.url_path for lesson in built_lessons()]
     rng = random.Random(seed)
-    until = time.monotonic() + seconds
     crowd = [Student(url, name=f"s{i}") for i in range(students)]
+    opened, everyone = 0, asyncio.Event()
+
+    async def arrived() -> None:
+        nonlocal opened
+        opened += 1
+        if opened == students:
+            everyone.set()
+        await everyone.wait()
+
     jobs = []
     for i, student in enumerate(crowd):
         if i < trainers:
-            jobs.append(_train(student, until))
+            jobs.append(_train(student, seconds, arrived))
         else:
-            jobs.append(_browse(student, pages[i % len(pages)], until, random.Random(rng.random())))
+            jobs.append(_browse(student, pages[i % len(pages)], seconds, random.Random(rng.random()), arrived))
         await asyncio.sleep(0.05)  # students arrive over a few seconds, not in one instant
     outcomes = await asyncio.gather(*(asyncio.wait_for(job, seconds + 180) for job in jobs), return_exceptions=True)
     errors = [f"{s.name}: {o!r}" for s, o in zip(crowd, outcomes, strict=True) if isinstance(o, BaseException)]
