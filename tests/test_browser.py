@@ -1,10 +1,12 @@
 """A real Chromium against a real `streamlit run` server: every page opened by its URL."""
 
 import pytest
+from playwright.sync_api import expect
 
 from lessons.catalog import COURSE, built_lessons
 
 pytestmark = pytest.mark.browser
+expect.set_options(timeout=30_000)
 
 SCRIPT_DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
 HEATMAP = ".js-plotly-plot g.hm image"  # plotly.js draws a heatmap's cells as one image per trace
@@ -31,8 +33,8 @@ def assert_course_map_in_sidebar(page) -> None:
     for part in COURSE:
         assert part.title in text
     for lesson in built_lessons():
-        link = sidebar.locator(link_to(lesson))
-        assert link.count() == 1, f"no sidebar link to {lesson.url_path}"
+        # waits (up to 30 s): on a fresh server the first page draws, then reruns (the presenter switch's state)
+        expect(sidebar.locator(link_to(lesson)), f"no sidebar link to {lesson.url_path}").to_have_count(1)
     assert "Models run on" in text
     # Streamlit's own flat page list is off: only our sectioned map is there
     assert page.locator("[data-testid=stSidebarNav]").count() == 0
@@ -45,7 +47,7 @@ def test_home_page(page, streamlit_server, screenshot_dir):
     assert_course_map_in_sidebar(page)
     main = page.locator("[data-testid=stMain]")
     for lesson in built_lessons():
-        assert main.locator(link_to(lesson)).count() == 1
+        expect(main.locator(link_to(lesson))).to_have_count(1)
     unbuilt = [lesson for part in COURSE for lesson in part.lessons if not lesson.built]
     assert ("coming" in main.inner_text()) == bool(unbuilt)  # a lesson not built yet is listed, never linked
     page.screenshot(path=screenshot_dir / "home.png", full_page=True)
