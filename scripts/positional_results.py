@@ -19,7 +19,6 @@ import dataclasses
 import datetime
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -32,17 +31,7 @@ sys.path.insert(0, str(ROOT))
 from lessons import positional  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from minimodels.train import alignment_accuracy, build_model, default_train_config, evaluate, train  # noqa: E402
-
-
-def machine(threads: int) -> dict:
-    return {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "torch_threads": threads,
-    }
+from scripts.common import machine  # noqa: E402
 
 
 def measure(encoding: str, seed: int, steps: int, report_every: int) -> tuple[positional.RunSummary, int]:
