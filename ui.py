@@ -325,6 +325,12 @@ def current_run(key: str):
     return _session_runs().get(key)
 
 
+def trained_model(key: str):
+    """The model of the student's finished run for this lesson (one that reported at least once), or None."""
+    run = current_run(key)
+    return run.model if run is not None and not run.active and run.snapshots else None
+
+
 def training_panel(
     key: str,
     make_run,

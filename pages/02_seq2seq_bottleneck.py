@@ -44,8 +44,7 @@ def exercise_list() -> list:
 
 def own_model(model_name: str):
     """The student's model from a finished run on this page, or None."""
-    run = ui.current_run(TRAIN_KEYS[model_name])
-    return run.model if run is not None and not run.active and run.snapshots else None
+    return ui.trained_model(TRAIN_KEYS[model_name])
 
 
 results = shipped_results()

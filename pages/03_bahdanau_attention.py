@@ -54,8 +54,7 @@ except (LookupError, ValueError) as error:
     st.error(f"The pretrained model for this task cannot be loaded: {error}")
     st.stop()
 
-run = ui.current_run(f"bahdanau.train.{task_name}")
-own = run.model if run is not None and not run.active and run.snapshots else None
+own = ui.trained_model(f"bahdanau.train.{task_name}")
 model = shipped
 if own is not None:
     choice = st.radio(

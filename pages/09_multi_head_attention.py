@@ -130,8 +130,7 @@ except (LookupError, ValueError) as error:
     st.error(f"The pretrained model for this task cannot be loaded: {error}")
     st.stop()
 
-run = ui.current_run(TRAIN_KEY)
-own = run.model if run is not None and not run.active and run.snapshots else None
+own = ui.trained_model(TRAIN_KEY)
 model, model_is_shipped = shipped, True
 if own is not None and task_name == multihead.LIVE_TASK:
     choice = st.radio(
