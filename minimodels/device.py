@@ -24,10 +24,11 @@ def pick_device() -> torch.device:
 
 
 def device_label(device: torch.device | None = None) -> str:
-    """A short name for the sidebar: ``"CUDA (NVIDIA H100)"``, ``"Apple MPS"``, ``"CPU (2 threads)"``."""
+    """A short name for the sidebar: ``"CUDA (NVIDIA H100)"``, ``"Apple MPS"``, ``"CPU (1 thread)"``."""
     device = device or pick_device()
     if device.type == "cuda":
         return f"CUDA ({torch.cuda.get_device_name(device)})"
     if device.type == "mps":
         return "Apple MPS"
-    return f"CPU ({torch.get_num_threads()} threads)"
+    threads = torch.get_num_threads()
+    return f"CPU ({threads} thread{'' if threads == 1 else 's'})"

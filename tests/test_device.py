@@ -32,7 +32,12 @@ def test_cuda_then_mps_then_cpu(pick, cuda, mps, expected):
 
 def test_labels_name_the_device():
     assert device_module.device_label(torch.device("mps")) == "Apple MPS"
-    assert device_module.device_label(torch.device("cpu")) == f"CPU ({torch.get_num_threads()} threads)"
+
+
+@pytest.mark.parametrize(("threads", "label"), [(1, "CPU (1 thread)"), (2, "CPU (2 threads)")])
+def test_cpu_label_counts_threads_in_good_english(monkeypatch, threads, label):
+    monkeypatch.setattr(torch, "get_num_threads", lambda: threads)
+    assert device_module.device_label(torch.device("cpu")) == label
 
 
 def test_this_machine_gets_a_device_that_computes():
