@@ -1,5 +1,6 @@
 """The Bahdanau lesson under AppTest: every control path, bad input, and a short live training run."""
 
+import re
 import time
 
 import pytest
@@ -10,6 +11,12 @@ from lessons.pretrained import load_pretrained
 from minimodels.tasks import get_task
 
 PAGE = "pages/03_bahdanau_attention.py"
+
+
+def reported_steps(at: AppTest) -> int:
+    """The step of the live run's latest report, read off its progress bar (0 before the first report)."""
+    steps = re.findall(r"step (\d+)", " ".join(p.proto.text for p in at.get("progress")))
+    return int(steps[-1]) if steps else 0
 
 
 def open_page(task: str | None = None) -> AppTest:
@@ -54,17 +61,24 @@ def test_train_then_stop_keeps_the_partly_trained_model():
     at.number_input(key="bahdanau.seed").set_value(3).run()
     at.button(key="bahdanau.train.dates.train").click().run()
     assert not at.exception
-    # AppTest does not tick run_every fragments: rerun until the background run has reported
+    # AppTest does not tick run_every fragments: rerun until the background run has reported twice (a replay
+    # needs two reports; the dates run reports every 10 steps)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and "step" not in " ".join(p.proto.text for p in at.get("progress")):
+    while time.monotonic() < deadline and reported_steps(at) < 2 * bahdanau.live_config(1).report_every:
         time.sleep(0.5)
         at.run()
     progress_text = " ".join(p.proto.text for p in at.get("progress"))
-    assert "training" in progress_text and "step" in progress_text
+    assert "training" in progress_text and reported_steps(at) >= 2 * bahdanau.live_config(1).report_every
     at.button(key="bahdanau.train.dates.stop").click().run()
     assert not at.exception
     at.run()
-    # the run is over: the model radio offers the student's own model, and the replay slider exists
+    assert "stopped" in " ".join(p.proto.text for p in at.get("progress"))
+    # the run is over: the replay slider scrubs back through the reports to the first one
+    replay = at.slider(key="bahdanau.train.dates.replay")
+    assert replay.value == replay.max >= 2
+    replay.set_value(1).run()
+    assert not at.exception
+    # the model radio offers the student's own model, which the sections above then use
     assert at.radio(key="bahdanau.use.dates").options[0].startswith("yours")
     at.radio(key="bahdanau.use.dates").set_value(at.radio(key="bahdanau.use.dates").options[0]).run()
     assert not at.exception
