@@ -6,7 +6,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons import bahdanau
+from lessons import bahdanau, live
 from lessons.pretrained import load_pretrained
 from minimodels.tasks import get_task
 
@@ -92,3 +92,23 @@ def test_exercises_are_checked_against_the_model():
     at.number_input(key="bahdanau.ex2.answer").set_value(float(ex.answer))
     at.button(key="FormSubmitter:bahdanau.ex2.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
+
+
+def test_a_run_says_queued_while_every_training_slot_is_taken():
+    """Other students hold every slot: Train waits, says so, and Stop cancels it before it starts."""
+    taken = [live.SLOTS.acquire(timeout=30) for _ in range(live.MAX_CONCURRENT_RUNS)]
+    try:
+        assert all(taken), "a slot was still held by an earlier run"
+        at = open_page("dates")
+        at.button(key="bahdanau.train.dates.train").click().run()
+        assert not at.exception
+        assert any(message.value.startswith("Queued") for message in at.info)
+        assert "waiting for a free slot" in " ".join(p.proto.text for p in at.get("progress"))
+        at.button(key="bahdanau.train.dates.stop").click().run()
+        assert not at.exception
+        assert not at.button(key="bahdanau.train.dates.train").disabled
+        assert not any(message.value.startswith("Queued") for message in at.info)
+    finally:
+        for held in taken:
+            if held:
+                live.SLOTS.release()
