@@ -207,21 +207,25 @@ ui.explain(
     "98% of held-out sentences come out exactly right). Watch the alignment of a fixed example sharpen from "
     "a uniform blur into a path; afterwards, replay the run and use your model in the sections above."
 )
-seed = int(ui.linked(st.number_input, "Seed", 0, 9999, 0, key="bahdanau.seed"))
 
 
-def make_run() -> TrainingRun:
-    fresh, train_fn = bahdanau.new_training(task_name, seed, budget)
-    return TrainingRun(train_fn, model=fresh, name=f"bahdanau-{task_name}")
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    seed = int(ui.linked(st.number_input, "Seed", 0, 9999, 0, key="bahdanau.seed"))
+
+    def make_run() -> TrainingRun:
+        fresh, train_fn = bahdanau.new_training(task_name, seed, budget)
+        return TrainingRun(train_fn, model=fresh, name=f"bahdanau-{task_name}")
+
+    def draw(snapshot, key: str) -> None:
+        title = f"α on a fixed example after {snapshot.step} steps"
+        show_alignment(snapshot.attention, snapshot.source_tokens, snapshot.target_tokens, title, key)
+        st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
+
+    ui.training_panel(f"bahdanau.train.{task_name}", make_run, draw, budget_seconds=budget, target=0.98)
 
 
-def draw(snapshot, key: str) -> None:
-    title = f"α on a fixed example after {snapshot.step} steps"
-    show_alignment(snapshot.attention, snapshot.source_tokens, snapshot.target_tokens, title, key)
-    st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
-
-
-ui.training_panel(f"bahdanau.train.{task_name}", make_run, draw, budget_seconds=budget, target=0.98)
+train_yourself()
 
 ui.show_code(AdditiveAttention, Seq2Seq._previous_step, bahdanau.decode)
 

@@ -284,39 +284,43 @@ ui.explain(
     f"climb together (it stops at {masking.LIVE_TARGET:.0%} exact match); without it the loss collapses, "
     "teacher-forced accuracy races to 100% and exact match stays near 0."
 )
-c = st.columns([2, 1, 2])
-live_causal = c[0].radio("Decoder", [True, False], format_func=masking.LABELS.get, key="masking.live_causal")
-live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="masking.seed"))
-budget = c[2].select_slider("Seconds of training", [5, 10, 20, 30, 60], value=30, key="masking.budget")
 
 
-def make_run() -> TrainingRun:
-    fresh, train_fn = masking.new_training(live_causal, live_seed, float(budget))
-    return TrainingRun(train_fn, model=fresh, name=f"masking-{'causal' if live_causal else 'cheat'}")
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    c = st.columns([2, 1, 2])
+    live_causal = c[0].radio("Decoder", [True, False], format_func=masking.LABELS.get, key="masking.live_causal")
+    live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="masking.seed"))
+    budget = c[2].select_slider("Seconds of training", [5, 10, 20, 30, 60], value=30, key="masking.budget")
+
+    def make_run() -> TrainingRun:
+        fresh, train_fn = masking.new_training(live_causal, live_seed, float(budget))
+        return TrainingRun(train_fn, model=fresh, name=f"masking-{'causal' if live_causal else 'cheat'}")
+
+    def draw(snapshot: masking.MaskingProgress, key: str) -> None:
+        cols = st.columns([1, 1, 3])
+        cols[0].metric("teacher-forced token accuracy", f"{snapshot.teacher_forced_accuracy:.1%}")
+        cols[1].metric("free-running exact match", f"{snapshot.exact_match:.1%}")
+        run = ui.current_run(panel_key)
+        history = [s for s in run.snapshots if s.step <= snapshot.step] if run is not None else [snapshot]
+        cols[2].altair_chart(masking.two_measures_chart(history), width="stretch", key=f"{key}.measures")
+        weights, labels = masking.snapshot_map(snapshot)
+        heatmap(weights, labels, labels, f"decoder self-attention (last layer, heads averaged) at step {snapshot.step}",
+                key)  # fmt: skip
+        st.caption(f"Its output for {ui.literal(masking.examples()[0].source)} now: {ui.literal(snapshot.prediction)}")
+
+    panel_key = f"masking.train.{'causal' if live_causal else 'cheat'}"
+    ui.training_panel(
+        panel_key,
+        make_run,
+        draw,
+        budget_seconds=budget,
+        target=masking.LIVE_TARGET if live_causal else None,
+        replay_frame=lambda snapshot: masking.snapshot_map(snapshot)[0],
+    )
 
 
-def draw(snapshot: masking.MaskingProgress, key: str) -> None:
-    cols = st.columns([1, 1, 3])
-    cols[0].metric("teacher-forced token accuracy", f"{snapshot.teacher_forced_accuracy:.1%}")
-    cols[1].metric("free-running exact match", f"{snapshot.exact_match:.1%}")
-    run = ui.current_run(panel_key)
-    history = [s for s in run.snapshots if s.step <= snapshot.step] if run is not None else [snapshot]
-    cols[2].altair_chart(masking.two_measures_chart(history), width="stretch", key=f"{key}.measures")
-    weights, labels = masking.snapshot_map(snapshot)
-    heatmap(weights, labels, labels, f"decoder self-attention (last layer, heads averaged) at step {snapshot.step}",
-            key)  # fmt: skip
-    st.caption(f"Its output for {ui.literal(masking.examples()[0].source)} now: {ui.literal(snapshot.prediction)}")
-
-
-panel_key = f"masking.train.{'causal' if live_causal else 'cheat'}"
-ui.training_panel(
-    panel_key,
-    make_run,
-    draw,
-    budget_seconds=budget,
-    target=masking.LIVE_TARGET if live_causal else None,
-    replay_frame=lambda snapshot: masking.snapshot_map(snapshot)[0],
-)
+train_yourself()
 
 ui.show_code(masked_softmax, padding_mask, causal_mask, TinyTransformer.decode)
 ui.show_code(masking.padding_attention, masking.measure, label="The code of this page's examples")

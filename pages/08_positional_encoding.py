@@ -303,33 +303,37 @@ st.markdown(
     "strings within a few hundred steps; without one, the loss stalls and exact match stays near zero. The heatmap "
     f"is the cross-attention on the fixed string “{task.probe.source}” → “{task.probe.target}”."
 )
-c = st.columns([2, 1, 2])
-live_encoding = c[0].selectbox("Encoding", positional.ENCODINGS, index=1, format_func=positional.LABELS.get,
-                               key="positional.live_encoding")  # fmt: skip
-live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="positional.live_seed"))
-budget = c[2].select_slider("Seconds", [5, 10, 20, 30, 60], value=20, key="positional.budget")
 
 
-def make_run() -> TrainingRun:
-    fresh, train_fn = positional.new_training(live_encoding, live_seed, float(budget))
-    return TrainingRun(train_fn, model=fresh, name=f"positional-{live_encoding}")
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    c = st.columns([2, 1, 2])
+    live_encoding = c[0].selectbox("Encoding", positional.ENCODINGS, index=1, format_func=positional.LABELS.get,
+                                   key="positional.live_encoding")  # fmt: skip
+    live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="positional.live_seed"))
+    budget = c[2].select_slider("Seconds", [5, 10, 20, 30, 60], value=20, key="positional.budget")
+
+    def make_run() -> TrainingRun:
+        fresh, train_fn = positional.new_training(live_encoding, live_seed, float(budget))
+        return TrainingRun(train_fn, model=fresh, name=f"positional-{live_encoding}")
+
+    def draw(snapshot, key: str) -> None:
+        m = positional.CrossAttention(
+            positional=live_encoding,
+            source_tokens=snapshot.source_tokens,
+            target_tokens=snapshot.target_tokens,
+            weights=snapshot.attention,
+            prediction=snapshot.prediction,
+            anti_diagonal=None,
+        )
+        title = f"{positional.LABELS[live_encoding]} · step {snapshot.step}"
+        ui.plotly(positional.cross_attention_figure([m], titles=[title]), key=key)
+        st.caption(f"After {snapshot.step} steps the model outputs {ui.literal(snapshot.prediction)}.")
+
+    ui.training_panel(f"positional.train.{live_encoding}", make_run, draw, budget_seconds=float(budget), target=0.98)
 
 
-def draw(snapshot, key: str) -> None:
-    m = positional.CrossAttention(
-        positional=live_encoding,
-        source_tokens=snapshot.source_tokens,
-        target_tokens=snapshot.target_tokens,
-        weights=snapshot.attention,
-        prediction=snapshot.prediction,
-        anti_diagonal=None,
-    )
-    title = f"{positional.LABELS[live_encoding]} · step {snapshot.step}"
-    ui.plotly(positional.cross_attention_figure([m], titles=[title]), key=key)
-    st.caption(f"After {snapshot.step} steps the model outputs {ui.literal(snapshot.prediction)}.")
-
-
-ui.training_panel(f"positional.train.{live_encoding}", make_run, draw, budget_seconds=float(budget), target=0.98)
+train_yourself()
 
 ui.show_code(sinusoidal_encoding, SinusoidalPositionalEncoding, LearnedPositionalEmbedding)
 ui.show_code(

@@ -255,26 +255,30 @@ st.markdown(
     "fixed example form: from a uniform haze to sharp alignments, or not. It stops at 98% held-out exact match or at "
     "the end of its budget; afterwards, replay the run and use your model in the sections above."
 )
-c = st.columns([2, 1, 2])
-variant = c[0].selectbox("Variant", list(tr.VARIANTS), format_func=tr.VARIANT_LABELS.get, key="transformer.variant")
-seed = int(c[1].number_input("Seed", 0, 9999, 0, key="transformer.seed"))
-budget = c[2].select_slider("Seconds at most", [5, 15, 30, 60, 120], value=60, key="transformer.budget")
 
 
-def make_run() -> TrainingRun:
-    fresh, train_fn = tr.new_training(task_name, variant, seed, float(budget))
-    return TrainingRun(train_fn, model=fresh, name=f"transformer-{task_name}")
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    c = st.columns([2, 1, 2])
+    variant = c[0].selectbox("Variant", list(tr.VARIANTS), format_func=tr.VARIANT_LABELS.get, key="transformer.variant")
+    seed = int(c[1].number_input("Seed", 0, 9999, 0, key="transformer.seed"))
+    budget = c[2].select_slider("Seconds at most", [5, 15, 30, 60, 120], value=60, key="transformer.budget")
+
+    def make_run() -> TrainingRun:
+        fresh, train_fn = tr.new_training(task_name, variant, seed, float(budget))
+        return TrainingRun(train_fn, model=fresh, name=f"transformer-{task_name}")
+
+    def draw(snapshot, key: str) -> None:
+        ui.plotly(tr.heads_grid(tr.probe_panels(snapshot), row_height=300), key=key)
+        st.caption(
+            f"Encoder–decoder attention on the fixed example after {snapshot.step} steps (teacher forced: rows are "
+            f"the correct output). The model's own output for it now: {ui.literal(snapshot.prediction)}"
+        )
+
+    ui.training_panel(f"transformer.train.{task_name}", make_run, draw, budget_seconds=float(budget), target=0.98)
 
 
-def draw(snapshot, key: str) -> None:
-    ui.plotly(tr.heads_grid(tr.probe_panels(snapshot), row_height=300), key=key)
-    st.caption(
-        f"Encoder–decoder attention on the fixed example after {snapshot.step} steps (teacher forced: rows are "
-        f"the correct output). The model's own output for it now: {ui.literal(snapshot.prediction)}"
-    )
-
-
-ui.training_panel(f"transformer.train.{task_name}", make_run, draw, budget_seconds=float(budget), target=0.98)
+train_yourself()
 
 ui.show_code(EncoderLayer, DecoderLayer, _Residual, FeedForward, label="The model's code (minimodels.transformer)")
 ui.show_code(tr.walk, tr.block_diagram, tr.new_training, label="The code of this page")

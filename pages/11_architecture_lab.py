@@ -132,36 +132,40 @@ st.markdown(
     f"training stops at {archlab.STOP_AT:.0%} exact match or when the time is up. Each finished run joins your "
     "comparison table below."
 )
-c = st.columns([1, 2, 3])
-seed = int(c[0].number_input("Seed", 0, 9999, 0, key="archlab.seed"))
-budget = c[1].select_slider("Seconds", archlab.BUDGETS, value=30, key="archlab.budget")
 
 
-def make_run() -> TrainingRun:
-    trained, train_fn = archlab.new_run(checked, task, seed, float(budget))
-    run = TrainingRun(train_fn, model=trained, name="archlab")
-    st.session_state["archlab.pending"] = {  # recorded in the table once the run is over
-        "run": run,
-        "label": archlab.label_for(encoder_text, decoder_text),
-        "encoder": encoder_text,
-        "decoder": decoder_text,
-        "cell": cell,
-        "task": task_name,
-        "parameters": checked.parameters,
-    }
-    return run
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    c = st.columns([1, 2, 3])
+    seed = int(c[0].number_input("Seed", 0, 9999, 0, key="archlab.seed"))
+    budget = c[1].select_slider("Seconds", archlab.BUDGETS, value=30, key="archlab.budget")
+
+    def make_run() -> TrainingRun:
+        trained, train_fn = archlab.new_run(checked, task, seed, float(budget))
+        run = TrainingRun(train_fn, model=trained, name="archlab")
+        st.session_state["archlab.pending"] = {  # recorded in the table once the run is over
+            "run": run,
+            "label": archlab.label_for(encoder_text, decoder_text),
+            "encoder": encoder_text,
+            "decoder": decoder_text,
+            "cell": cell,
+            "task": task_name,
+            "parameters": checked.parameters,
+        }
+        return run
+
+    def draw(snapshot, key: str) -> None:
+        views = archlab.snapshot_views(snapshot)
+        caption = f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes {snapshot.prediction!r}"
+        ui.plotly(archlab.attention_figure(views, caption=caption), key=key)
+
+    if checked.error:
+        st.info("Fix the chains above to train them.")
+    else:
+        ui.training_panel("archlab.train", make_run, draw, budget_seconds=budget, target=archlab.STOP_AT)
 
 
-def draw(snapshot, key: str) -> None:
-    views = archlab.snapshot_views(snapshot)
-    caption = f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes {snapshot.prediction!r}"
-    ui.plotly(archlab.attention_figure(views, caption=caption), key=key)
-
-
-if checked.error:
-    st.info("Fix the chains above to train them.")
-else:
-    ui.training_panel("archlab.train", make_run, draw, budget_seconds=budget, target=archlab.STOP_AT)
+train_yourself()
 
 pending = st.session_state.get("archlab.pending")
 if pending is not None and not pending["run"].active and pending["run"].result is not None:

@@ -196,24 +196,28 @@ st.markdown(
     "all four languages. The bar's exact match is on the trained directions; the zero-shot one is printed below "
     "the heads. A minute on one core is far less than the shipped models' training, so expect low accuracies."
 )
-c = st.columns([2, 2, 2])
-mono = c[0].checkbox("Monolingual pairs", value=True, key="bridge.live.mono")
-penalty_on = c[1].checkbox("Penalty ‖AAᵀ − I‖²", value=True, key="bridge.live.penalty")
-seconds = c[2].select_slider("Seconds", [10, 30, 60, 120], value=30, key="bridge.live.seconds")
 
 
-def make_run() -> TrainingRun:
-    model, _, train_fn = bridge.new_run(mono, penalty_on, seconds=float(seconds))
-    return TrainingRun(train_fn, model=model, name="bridge")
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    c = st.columns([2, 2, 2])
+    mono = c[0].checkbox("Monolingual pairs", value=True, key="bridge.live.mono")
+    penalty_on = c[1].checkbox("Penalty ‖AAᵀ − I‖²", value=True, key="bridge.live.penalty")
+    seconds = c[2].select_slider("Seconds", [10, 30, 60, 120], value=30, key="bridge.live.seconds")
+
+    def make_run() -> TrainingRun:
+        model, _, train_fn = bridge.new_run(mono, penalty_on, seconds=float(seconds))
+        return TrainingRun(train_fn, model=model, name="bridge")
+
+    def draw(report, key: str) -> None:
+        ui.plotly(bridge.heads_side_by_side(bridge.live_maps(report), title=f"A after {report.step} steps"),
+                  key=f"{key}.heads")  # fmt: skip
+        st.caption(bridge.live_caption(report))
+
+    ui.training_panel("bridge.live", make_run, draw, budget_seconds=float(seconds))
 
 
-def draw(report, key: str) -> None:
-    ui.plotly(bridge.heads_side_by_side(bridge.live_maps(report), title=f"A after {report.step} steps"),
-              key=f"{key}.heads")  # fmt: skip
-    st.caption(bridge.live_caption(report))
-
-
-ui.training_panel("bridge.live", make_run, draw, budget_seconds=float(seconds))
+train_yourself()
 
 ui.show_code(AttentionBridge, redundancy, BridgeModel.encode, label="The bridge and its penalty")
 ui.show_code(train_bridge, label="Training: one direction per minibatch, in rotation")
