@@ -30,6 +30,18 @@ MAX_CONCURRENT_RUNS = max(1, os.cpu_count() or 1)
 # against ~10 steps a second on one thread, because its OpenMP threads fought the other sessions for cores.
 THREADS_PER_RUN = 1
 SLOTS = threading.BoundedSemaphore(MAX_CONCURRENT_RUNS)
+# A training thread runs at a lower scheduling priority (a higher nice value) than the threads that answer
+# clicks: with every core training, a student moving a slider still gets a core at once, and the runs use
+# whatever the class leaves idle. Linux applies a nice value to one thread; elsewhere it is skipped.
+TRAINING_NICENESS = 10  # added to the server's own nice value (19 at most)
+
+
+def _lower_this_threads_priority() -> None:
+    try:
+        me = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + TRAINING_NICENESS))
+    except (AttributeError, OSError):  # no setpriority (Windows), or the OS does not nice single threads
+        log.debug("training thread runs at normal priority")
 
 
 class TrainingRun:
@@ -84,6 +96,7 @@ class TrainingRun:
         return not self._stop.is_set()
 
     def _run(self) -> None:
+        _lower_this_threads_priority()
         while not self._slots.acquire(timeout=0.1):  # wait for a free slot, but give up if stopped
             if self._stop.is_set():
                 self.status = "stopped"

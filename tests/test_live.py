@@ -1,9 +1,13 @@
 """The background training run a page polls: progress, stop, queueing, failure."""
 
+import os
+import sys
 import threading
 import time
 
-from lessons.live import TrainingRun
+import pytest
+
+from lessons.live import TRAINING_NICENESS, TrainingRun
 
 
 def counting(steps: int, delay: float = 0.0):
@@ -68,3 +72,14 @@ def test_a_failure_becomes_a_message_and_frees_the_slot():
     assert run.wait(2)
     assert run.status == "failed" and "out of cheese" in run.error
     assert slots.acquire(timeout=0.1), "the slot was released"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux sets a nice value per thread")
+def test_training_thread_yields_the_cores_to_clicks():
+    def train_fn(on_progress):
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    run = TrainingRun(train_fn).start()
+    assert run.wait(5)
+    assert run.result == min(19, os.getpriority(os.PRIO_PROCESS, 0) + TRAINING_NICENESS)  # 19: the lowest
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
