@@ -3,7 +3,8 @@
     python -m bench.latency [--moves 10] [--write]
 
 Latency: for each built lesson, Chromium (Playwright) opens the page, then moves the first slider that
-redraws a figure with the keyboard ``--moves`` times; one interaction lasts from the key press to
+redraws a figure with the keyboard ``--moves`` times (a page whose sliders redraw none: the first select box
+that does, one option down, then up); one interaction lasts from the key press to
 the page settled: the script is done and Plotly has finished redrawing (no change inside any
 ``.js-plotly-plot`` for 150 ms). The same is measured on ``bench/bare_heatmap.py``: a bare page whose slider
 redraws one heatmap of the lesson's own size (rows × columns of the lesson's first heatmap). Printed: the
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from functools import partial
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -73,11 +75,11 @@ def settle(page, quiet_ms: float = 150.0) -> float:
         page.wait_for_timeout(20)
 
 
-def _press(page, thumb, key: str) -> float | None:
-    """Press ``key`` on a slider; seconds until the page settled, or None if no figure changed within 5 s."""
+def _timed(page, act) -> float | None:
+    """Do ``act()``; seconds until the page settled, or None if no figure changed within 5 s."""
     settle(page)
     before = page.evaluate("() => performance.now()")
-    thumb.press(key)
+    act()
     try:  # a fragment's rerun does not mark the app as running: a redrawn figure is the signal
         page.wait_for_function("before => window.__lastChange > before", arg=before, timeout=5_000, polling=5)
     except PlaywrightTimeout:
@@ -86,21 +88,52 @@ def _press(page, thumb, key: str) -> float | None:
 
 
 def move_slider(page, moves: int) -> list[float]:
-    """Press → (and sometimes ←) ``moves`` times on the first slider that redraws a figure; seconds each."""
+    """Press → and ← ``moves`` times on the first slider that redraws a figure; seconds each."""
     page.evaluate(WATCH)
     sliders = page.locator("[data-testid=stSlider]")
-    for i in range(min(sliders.count(), 6)):
+    for i in range(min(sliders.count(), 8)):
         thumb = sliders.nth(i).get_by_role("slider")
         thumb.scroll_into_view_if_needed()
-        first = _press(page, thumb, "ArrowRight")
+        keys = ["ArrowRight", "ArrowLeft"]
+        first = _timed(page, partial(thumb.press, keys[0]))
+        if first is None:  # at its maximum, or not a figure's control: try the other way once
+            keys.reverse()
+            first = _timed(page, partial(thumb.press, keys[0]))
         if first is None:
             continue
         times = [first]
         for j in range(1, moves):
-            seconds = _press(page, thumb, "ArrowLeft" if j % 2 else "ArrowRight")
+            key = keys[j % 2]
+            seconds = _timed(page, partial(thumb.press, key))
             if seconds is not None:
                 times.append(seconds)
         return times
+    return []
+
+
+def pick_option(page, moves: int) -> list[float]:
+    """The first select box of the lesson that redraws a figure: one option down, then back up; seconds each."""
+    page.evaluate(WATCH)
+    boxes = page.locator("[data-testid=stMain] [data-testid=stSelectbox]")
+    for i in range(min(boxes.count(), 8)):
+        box = boxes.nth(i)
+        box.scroll_into_view_if_needed()
+
+        def choose(key: str, box=box) -> None:
+            box.click()
+            page.keyboard.press(key)
+            page.keyboard.press("Enter")
+
+        times = []
+        for j in range(moves):
+            seconds = _timed(page, partial(choose, "ArrowUp" if j % 2 else "ArrowDown"))
+            if seconds is None and not times:
+                break
+            if seconds is not None:
+                times.append(seconds)
+        if times:
+            return times
+        page.keyboard.press("Escape")
     return []
 
 
@@ -126,10 +159,12 @@ def latency(browser, moves: int) -> list[dict]:
             page.wait_for_selector(SCRIPT_DONE, timeout=120_000)
             page.wait_for_selector(".js-plotly-plot", timeout=60_000)
             r, c = heatmap_size(page)
-            lesson_times = move_slider(page, moves)
+            lesson_times, control = move_slider(page, moves), "slider"
+            if not lesson_times:
+                lesson_times, control = pick_option(page, moves), "select box"
             page.close()
-            if not lesson_times:  # no slider on the page redraws a figure
-                print(json.dumps({"lesson": lesson.url_path, "skipped": "no slider redraws a figure"}), flush=True)
+            if not lesson_times:  # no slider or select box on the page redraws a figure
+                print(json.dumps({"lesson": lesson.url_path, "skipped": "no control redraws a figure"}), flush=True)
                 continue
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{bare_url}/?rows={r}&cols={c}")
@@ -139,6 +174,7 @@ def latency(browser, moves: int) -> list[dict]:
             row = {
                 "lesson": lesson.url_path,
                 "heatmap": f"{r}x{c}",
+                "control": control,
                 "lesson_ms": round(1000 * statistics.median(lesson_times), 1),
                 "bare_ms": round(1000 * statistics.median(bare_times), 1),
             }

@@ -53,6 +53,7 @@ class Student:
     latencies: list[float] = field(default_factory=list)  # seconds, one per completed interaction
     tick_latencies: list[float] = field(default_factory=list)  # seconds, one per polling-fragment rerun
     page_name: str = ""
+    query: str = ""  # the URL's query string, without "?" (a lesson's link parameters, e.g. "task=dates")
     page_script_hash: str = ""  # learnt from each navigation message, sent back as the browser does
 
     def __post_init__(self):
@@ -84,7 +85,7 @@ class Student:
     async def _send(self, fragment_id: str = "", auto: bool = False) -> None:
         msg = BackMsg()
         rerun = msg.rerun_script
-        rerun.query_string = ""
+        rerun.query_string = self.query
         rerun.page_name = self.page_name
         rerun.page_script_hash = self.page_script_hash
         rerun.fragment_id = fragment_id
