@@ -159,7 +159,7 @@ ui.explain(
     "forget-gate bias high, a common trick) is what puts the gates there. Attention, later in the course, "
     "adds a direct shortcut from every output to every input instead."
 )
-ui.show_code(rnn_cells.jacobian_norms, rnn_cells.gradient_norms, rnn_cells.vanishing_experiment)
+ui.show_code(rnn_cells.jacobian_norms, rnn_cells.side_by_side, rnn_cells.gradient_norms, rnn_cells.vanishing_experiment)
 
 # --- 3. The kinds of RNN -----------------------------------------------------------------------------------
 st.header("3 · The kinds of RNN", divider="gray")

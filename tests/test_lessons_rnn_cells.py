@@ -176,8 +176,31 @@ def test_jacobian_norms_match_autograds_full_jacobian(kind):
 
     J = torch.autograd.functional.jacobian(last_state, x)  # (H, T, I)
     norms, keep = rnn_cells.jacobian_norms(cell, x)
-    torch.testing.assert_close(norms, J.pow(2).sum(dim=(0, 2)).sqrt())
-    assert math.isnan(keep) if kind == "RNN" else 0 < keep < 1
+    torch.testing.assert_close(norms[0], J.pow(2).sum(dim=(0, 2)).sqrt())
+    assert math.isnan(keep[0]) if kind == "RNN" else 0 < keep[0] < 1
+
+
+@pytest.mark.parametrize("kind", list(rnn_cells.CELLS))
+def test_cells_side_by_side_give_each_cells_own_numbers(kind):
+    seeds = (0, 3, 7)
+    cells = [rnn_cells.make_cell(kind, 4, s, gate_bias=1.5, recurrent_scale=2.0, dtype=torch.float64) for s in seeds]
+    xs = [rnn_cells.random_sequence(9, s) for s in seeds]
+    norms, keep = rnn_cells.jacobian_norms(rnn_cells.side_by_side(cells), torch.cat(xs, dim=1), groups=len(seeds))
+    assert norms.shape == (len(seeds), 9)
+    for g, (cell, x) in enumerate(zip(cells, xs, strict=True)):
+        alone, kept = rnn_cells.jacobian_norms(cell, x)
+        torch.testing.assert_close(norms[g], alone[0], rtol=1e-12, atol=0)
+        torch.testing.assert_close(keep[g], kept[0], rtol=1e-12, atol=0, equal_nan=True)
+    assert not torch.allclose(norms[0], norms[1])  # three different cells, not one repeated
+
+
+def test_the_experiment_averages_each_seeds_own_gradient():
+    exp = rnn_cells.vanishing_experiment(length=12, gate_bias=1.0, seeds=(0, 1))
+    for kind in rnn_cells.CELLS:
+        runs = [rnn_cells.gradient_norms(kind, 12, s, gate_bias=1.0) for s in (0, 1)]
+        np.testing.assert_allclose(exp.norms[kind], np.sqrt(runs[0][0] * runs[1][0]), rtol=1e-12)
+        if kind != "RNN":
+            assert exp.keep[kind] == pytest.approx((runs[0][1] + runs[1][1]) / 2, rel=1e-12)
 
 
 def test_plain_rnn_gradient_vanishes_with_distance():
