@@ -37,10 +37,9 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import torch
-from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, safe_label
+from lessons.charts import ATTENTION_COLORSCALE, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from lessons.qkv import ParsedSentence, parse_sentence, word_embedding
@@ -244,9 +243,9 @@ def _axis(n: int) -> str:
     return "" if n == 1 else str(n)
 
 
-def _head_boundaries(fig: go.Figure, hb: HeadsByHand, rows: int) -> None:
+def _head_boundaries(hb: HeadsByHand, rows: int) -> tuple[list[dict], list[dict]]:
     """Lines between the heads' blocks of columns in the first ``rows`` rows, and "head i" over each block of the
-    first row (added in one layout update: one ``add_vline`` per line took seconds)."""
+    first row: layout shapes and annotations (one ``add_vline`` per line took seconds)."""
     lines = [
         {"type": "line", "x0": i * hb.d_k - 0.5, "x1": i * hb.d_k - 0.5, "xref": f"x{_axis(row)}",
          "y0": 0, "y1": 1, "yref": f"y{_axis(row)} domain", "line": {"color": "#222", "width": 2}}
@@ -257,37 +256,37 @@ def _head_boundaries(fig: go.Figure, hb: HeadsByHand, rows: int) -> None:
          "showarrow": False, "text": f"head {i + 1}" if hb.n_heads <= 8 else str(i + 1), "font": {"size": 11}}
         for i in range(hb.n_heads)
     ]  # fmt: skip
-    fig.update_layout(shapes=lines, annotations=labels)
+    return lines, labels
 
 
 def _strips(
     matrices: Sequence[tuple[str, torch.Tensor]], tokens: Sequence[str], hb: HeadsByHand, split_rows: int
 ) -> go.Figure:
     """Matrices ``(S, d)`` stacked as rows of subplots (named on their y axis), one colour scale; the first
-    ``split_rows`` are cut into the heads' blocks of columns."""
+    ``split_rows`` are cut into the heads' blocks of columns. Built from one dict (:func:`subplot_grid`)."""
     bound = max(float(m.abs().max()) for _, m in matrices) or 1.0
     labels = [safe_label(t, 16) for t in tokens]
-    fig = make_subplots(rows=len(matrices), cols=1, shared_xaxes=True, vertical_spacing=0.06)
-    for row, (name, m) in enumerate(matrices, start=1):
-        fig.add_trace(
-            go.Heatmap(
-                z=m.numpy(), y=list(range(len(labels))), coloraxis="coloraxis",
-                hovertemplate=f"{name}<br>word %{{y}}, column %{{x}}<br>value = %{{z:.3f}}<extra></extra>",
-            ),
-            row=row, col=1,
+    layout = subplot_grid(len(matrices), 1, vertical_spacing=0.06, shared_xaxes=True)
+    data = []
+    for row, (name, m) in enumerate(matrices):
+        n = panel_axis(row, 0, 1)
+        data.append(
+            {"type": "heatmap", "z": m.numpy(), "y": list(range(len(labels))), "coloraxis": "coloraxis",
+             "xaxis": f"x{n}", "yaxis": f"y{n}",
+             "hovertemplate": f"{name}<br>word %{{y}}, column %{{x}}<br>value = %{{z:.3f}}<extra></extra>"}
         )  # fmt: skip
-        fig.update_yaxes(
-            title_text=f"{name}<br>{_shape(m)}", tickmode="array", tickvals=list(range(len(labels))), ticktext=labels,
-            autorange="reversed", row=row, col=1,
-        )  # fmt: skip
-    fig.update_xaxes(title_text=f"column (0 … {hb.d_model - 1})", row=len(matrices), col=1)
-    _head_boundaries(fig, hb, split_rows)
-    fig.update_layout(
-        coloraxis={"colorscale": "RdBu", "cmid": 0.0, "cmin": -bound, "cmax": bound, "colorbar": {"thickness": 12}},
-        height=90 + len(matrices) * (50 + 22 * len(labels)),
-        margin={"l": 10, "r": 10, "t": 30, "b": 40},
-    )
-    return fig
+        layout[f"yaxis{n}"] |= {
+            "title": {"text": f"{name}<br>{_shape(m)}"}, "tickmode": "array", "tickvals": list(range(len(labels))),
+            "ticktext": labels, "autorange": "reversed",
+        }  # fmt: skip
+    layout[f"xaxis{panel_axis(len(matrices) - 1, 0, 1)}"] |= {"title": {"text": f"column (0 … {hb.d_model - 1})"}}
+    layout["shapes"], layout["annotations"] = _head_boundaries(hb, split_rows)
+    layout |= {
+        "coloraxis": {"colorscale": "RdBu", "cmid": 0.0, "cmin": -bound, "cmax": bound, "colorbar": {"thickness": 12}},
+        "height": 90 + len(matrices) * (50 + 22 * len(labels)),
+        "margin": {"l": 10, "r": 10, "t": 30, "b": 40},
+    }
+    return go.Figure({"data": data, "layout": layout})
 
 
 def projection_figure(example: SplitExample) -> go.Figure:

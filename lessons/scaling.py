@@ -35,7 +35,7 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons import scoring
-from lessons.charts import ATTENTION_COLORSCALE, safe_label
+from lessons.charts import ATTENTION_COLORSCALE, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from minimodels.attention import masked_softmax
 from minimodels.decode import greedy
@@ -207,16 +207,26 @@ def softmax_statistics(scores: torch.Tensor) -> dict[str, float]:
     }
 
 
-def softmax_sweep(n_keys: int, ds: Sequence[int] = D_SWEEP, samples: int = 500, seed: int = 0) -> list[dict]:
+def sweep_scores(ds: Sequence[int] = D_SWEEP, samples: int = 500, seed: int = 0) -> torch.Tensor:
+    """The raw scores of ``samples`` random queries against ``MAX_KEYS`` random keys at each d_k of ``ds``:
+    ``(len(ds), samples, MAX_KEYS)``. A sweep with N keys reads the first N: moving N adds or takes away keys,
+    every query and the other keys stay the same (and the draw, the slow part, is made once per seed)."""
+    generator = torch.Generator().manual_seed(seed)
+    return torch.stack([random_scores(d_k, MAX_KEYS, samples, generator) for d_k in ds])  # (D, n, MAX_KEYS)
+
+
+def softmax_sweep(
+    n_keys: int, ds: Sequence[int] = D_SWEEP, samples: int = 500, seed: int = 0, scores: torch.Tensor | None = None
+) -> list[dict]:
     """For every d_k: the softmax of ``n_keys`` random scores, unscaled and divided by √d_k, averaged over
-    ``samples`` queries. Both use the same draws, so the only difference is the scale."""
+    ``samples`` queries. Both use the same draws, so the only difference is the scale. ``scores``: the draws of
+    :func:`sweep_scores` with these ``ds``, ``samples`` and ``seed``, when they are at hand already."""
     if not 2 <= n_keys <= MAX_KEYS:
         raise ValueError(f"use between 2 and {MAX_KEYS} keys; got {n_keys}")
-    generator = torch.Generator().manual_seed(seed)
+    scores = sweep_scores(ds, samples, seed) if scores is None else scores
     rows = []
-    for d_k in ds:
-        scores = random_scores(d_k, n_keys, samples, generator)
-        for name, e in (("dot", scores), ("scaled_dot", scores / math.sqrt(d_k))):
+    for d_k, raw in zip(ds, scores[..., :n_keys], strict=True):  # raw: (samples, N)
+        for name, e in (("dot", raw), ("scaled_dot", raw / math.sqrt(d_k))):
             rows.append({"d_k": d_k, "score": LABELS[name], **softmax_statistics(e)})
     return rows
 
@@ -229,31 +239,37 @@ def uniform_statistics(n_keys: int) -> dict[str, float]:
 def softmax_figure(rows: Sequence[dict], n_keys: int) -> go.Figure:
     """Three panels against d_k (log scale): entropy, largest weight and the Jacobian's norm, scaled vs not."""
     panels = ("entropy (bits)", "largest α", "gradient ‖∂α/∂e‖")
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[f"{p} of softmax" for p in panels], horizontal_spacing=0.07)
+    layout = subplot_grid(1, 3, titles=[f"{p} of softmax" for p in panels], horizontal_spacing=0.07)
     uniform = uniform_statistics(n_keys)
     ds = sorted({r["d_k"] for r in rows})
-    for col, panel in enumerate(panels, start=1):
+    data = []
+    for col, panel in enumerate(panels):
+        axes = {"xaxis": "x" + panel_axis(0, col, 3), "yaxis": "y" + panel_axis(0, col, 3)}
         for name in SCORES:
             these = [r for r in rows if r["score"] == LABELS[name]]
-            fig.add_scatter(
-                x=[r["d_k"] for r in these], y=[r[panel] for r in these], mode="markers+lines",
-                name=LABELS[name], legendgroup=name, showlegend=col == 1,
-                marker={"color": COLORS[name]}, line={"color": COLORS[name]},
-                hovertemplate="d_k = %{x}<br>" + panel + " = %{y:.4f}<extra>" + LABELS[name] + "</extra>",
-                row=1, col=col,
+            data.append(
+                {"type": "scatter", "x": [r["d_k"] for r in these], "y": [r[panel] for r in these],
+                 "mode": "markers+lines", "name": LABELS[name], "legendgroup": name, "showlegend": col == 0,
+                 "marker": {"color": COLORS[name]}, "line": {"color": COLORS[name]},
+                 "hovertemplate": "d_k = %{x}<br>" + panel + " = %{y:.4f}<extra>" + LABELS[name] + "</extra>", **axes}
             )  # fmt: skip
         if panel != "largest α":
-            fig.add_scatter(
-                x=ds, y=[uniform[panel]] * len(ds), mode="lines", line={"color": "#bbb", "dash": "dot"},
-                name="equal scores (uniform α)", legendgroup="uniform", showlegend=col == 1, row=1, col=col,
-                hoverinfo="skip",
+            data.append(
+                {"type": "scatter", "x": ds, "y": [uniform[panel]] * len(ds), "mode": "lines",
+                 "line": {"color": "#bbb", "dash": "dot"}, "name": "equal scores (uniform α)",
+                 "legendgroup": "uniform", "showlegend": col == 0, "hoverinfo": "skip", **axes}
             )  # fmt: skip
-        fig.update_xaxes(type="log", title="d_k", tickvals=ds[::2], ticktext=[str(d) for d in ds[::2]], row=1, col=col)
-    fig.update_yaxes(rangemode="tozero")
-    fig.update_yaxes(range=[0, 1.02], row=1, col=2)
-    fig.update_layout(height=380, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h", "y": -0.25})
-    fig.update_annotations(font_size=13)
-    return fig
+        layout["xaxis" + panel_axis(0, col, 3)] |= {
+            "type": "log",
+            "title": {"text": "d_k"},
+            "tickvals": ds[::2],
+            "ticktext": [str(d) for d in ds[::2]],
+        }
+        layout["yaxis" + panel_axis(0, col, 3)] |= {"rangemode": "tozero"}
+    layout["yaxis2"] |= {"range": [0, 1.02]}
+    layout |= {"height": 380, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+               "legend": {"orientation": "h", "y": -0.25}}  # fmt: skip
+    return go.Figure({"data": data, "layout": layout})
 
 
 @dataclass(frozen=True)
@@ -286,31 +302,28 @@ def one_query(n_keys: int, ds: Sequence[int] = HEATMAP_DS, seed: int = 0) -> One
 
 def one_query_figure(example: OneQuery) -> go.Figure:
     """Two heatmaps side by side: α of the same scores, unscaled (left) and divided by √d_k (right); rows d_k."""
-    fig = make_subplots(
-        rows=1, cols=2, subplot_titles=[f"α = softmax({LABELS[s]})" for s in SCORES], horizontal_spacing=0.08
-    )
+    layout = subplot_grid(1, 2, titles=[f"α = softmax({LABELS[s]})" for s in SCORES], horizontal_spacing=0.08)
     xs = example.key_labels
     ys = example.row_labels
-    for col, name in enumerate(SCORES, start=1):
+    roots = np.broadcast_to(np.sqrt(np.array(example.ds))[:, None], example.scores.shape)
+    data = []
+    for col, name in enumerate(SCORES):
         z = example.weights[name]
-        customdata = np.stack([example.scores, np.broadcast_to(np.sqrt(np.array(example.ds))[:, None], z.shape)], -1)
         shown = "e = %{customdata[0]:.2f}" if name == "dot" else "e = %{customdata[0]:.2f} / %{customdata[1]:.1f}"
-        fig.add_trace(
-            go.Heatmap(
-                z=z, x=xs, y=ys, customdata=customdata, coloraxis="coloraxis", xgap=1, ygap=1,
-                text=np.vectorize(lambda v: f"{v:.2f}")(z), texttemplate="%{text}",
-                hovertemplate="%{y}, %{x}<br>" + shown + "<br>α = %{z:.4f}<extra>" + LABELS[name] + "</extra>",
-            ),
-            row=1, col=col,
+        n = panel_axis(0, col, 2)
+        data.append(
+            {"type": "heatmap", "z": z, "x": xs, "y": ys, "customdata": np.stack([example.scores, roots], -1),
+             "coloraxis": "coloraxis", "xgap": 1, "ygap": 1, "text": np.char.mod("%.2f", z),
+             "texttemplate": "%{text}", "xaxis": f"x{n}", "yaxis": f"y{n}",
+             "hovertemplate": "%{y}, %{x}<br>" + shown + "<br>α = %{z:.4f}<extra>" + LABELS[name] + "</extra>"}
         )  # fmt: skip
-        fig.update_yaxes(autorange="reversed", showticklabels=col == 1, row=1, col=col)
-    fig.update_layout(
-        height=120 + 44 * len(ys),
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "α"}},
-    )
-    fig.update_annotations(font_size=13)
-    return fig
+        layout[f"yaxis{n}"] |= {"autorange": "reversed", "showticklabels": col == 0}
+    layout |= {
+        "height": 120 + 44 * len(ys),
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+        "coloraxis": {"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "α"}},
+    }
+    return go.Figure({"data": data, "layout": layout})
 
 
 # ---------------------------------------------------------------------------------- the lecture's example

@@ -34,7 +34,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, safe_label
+from lessons.charts import ATTENTION_COLORSCALE, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.attention import (
@@ -230,31 +230,24 @@ def comparison_rows(c: ScoreComparison) -> list[dict]:
 
 def comparison_figure(c: ScoreComparison) -> go.Figure:
     """Four columns, one per score function: raw scores on top (each on its own scale), softmax α below."""
-    fig = make_subplots(
-        rows=2,
-        cols=len(SCORES),
-        shared_xaxes=True,
-        vertical_spacing=0.12,
-        horizontal_spacing=0.05,
-        subplot_titles=[f"{LABELS[n]}: scores e" for n in SCORES] + [f"{LABELS[n]}: α = softmax(e)" for n in SCORES],
-    )
+    cols = len(SCORES)
+    titles = [f"{LABELS[n]}: scores e" for n in SCORES] + [f"{LABELS[n]}: α = softmax(e)" for n in SCORES]
+    layout = subplot_grid(2, cols, titles=titles, horizontal_spacing=0.05, vertical_spacing=0.12, shared_xaxes=True)
     labels = [safe_label(t) for t in c.key_labels]
-    for col, name in enumerate(SCORES, start=1):
-        e, a = c.scores[name], c.weights[name]
-        fig.add_bar(
-            x=labels, y=e, row=1, col=col, marker_color=COLORS[name], showlegend=False,
-            hovertemplate="%{x}<br>e = %{y:.4f}<extra>" + LABELS[name] + "</extra>",
-        )  # fmt: skip
-        fig.add_bar(
-            x=labels, y=a, row=2, col=col, marker_color=COLORS[name], showlegend=False,
-            hovertemplate="%{x}<br>α = %{y:.4f}<extra>" + LABELS[name] + "</extra>",
-        )  # fmt: skip
-        fig.update_yaxes(range=[0, 1], row=2, col=col)
-    fig.update_yaxes(title_text="raw score", row=1, col=1)
-    fig.update_yaxes(title_text="softmax weight", row=2, col=1)
-    fig.update_layout(height=460, margin={"l": 10, "r": 10, "t": 40, "b": 10}, bargap=0.2)
-    fig.update_annotations(font_size=13)
-    return fig
+    data = []
+    for col, name in enumerate(SCORES):
+        for row, (values, symbol) in enumerate(((c.scores[name], "e"), (c.weights[name], "α"))):
+            n = panel_axis(row, col, cols)
+            data.append(
+                {"type": "bar", "x": labels, "y": values, "xaxis": f"x{n}", "yaxis": f"y{n}",
+                 "marker": {"color": COLORS[name]}, "showlegend": False,
+                 "hovertemplate": "%{x}<br>" + symbol + " = %{y:.4f}<extra>" + LABELS[name] + "</extra>"}
+            )  # fmt: skip
+        layout[f"yaxis{panel_axis(1, col, cols)}"] |= {"range": [0, 1]}
+    layout["yaxis"] |= {"title": {"text": "raw score"}}
+    layout[f"yaxis{panel_axis(1, 0, cols)}"] |= {"title": {"text": "softmax weight"}}
+    layout |= {"height": 460, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "bargap": 0.2}
+    return go.Figure({"data": data, "layout": layout})
 
 
 def context_rows(c: ScoreComparison) -> tuple[np.ndarray, list[str]]:

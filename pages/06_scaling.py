@@ -59,9 +59,14 @@ def one_query(n_keys: int, seed: int) -> scaling.OneQuery:
     return scaling.one_query(n_keys, seed=seed)
 
 
-@st.cache_data(max_entries=32, show_spinner="Drawing random queries and keys…")
+@st.cache_data(max_entries=8, show_spinner="Drawing random queries and keys…")  # 0.7 MB each
+def sweep_scores(seed: int):
+    return scaling.sweep_scores(seed=seed)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def softmax_sweep(n_keys: int, seed: int) -> list[dict]:
-    return scaling.softmax_sweep(n_keys, seed=seed)
+    return scaling.softmax_sweep(n_keys, seed=seed, scores=sweep_scores(seed))
 
 
 @st.fragment
