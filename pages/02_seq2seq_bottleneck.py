@@ -241,12 +241,6 @@ ui.explain(
     f"{bottleneck.LIVE_PER_LENGTH} test strings of each length at every report; the solid ones are the shipped "
     "results at the same D."
 )
-cols = st.columns(2)
-train_d = ui.linked(
-    cols[0].select_slider, "Context size D of your models", list(bottleneck.CONTEXT_SIZES), value=32,
-    key="bottleneck.train_d",
-)  # fmt: skip
-seed = int(ui.linked(cols[1].number_input, "Seed", 0, 9999, bottleneck.SEED, key="bottleneck.seed"))
 
 
 def own_label(model_name: str, report: bottleneck.LiveReport) -> str:
@@ -274,27 +268,39 @@ def drawer(model_name: str):
     return draw
 
 
-for model_name, title in bottleneck.MODELS.items():
-    st.subheader(f"{title.capitalize()} ({model_name})")
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    cols = st.columns(2)
+    train_d = ui.linked(
+        cols[0].select_slider, "Context size D of your models", list(bottleneck.CONTEXT_SIZES), value=32,
+        key="bottleneck.train_d",
+    )  # fmt: skip
+    seed = int(ui.linked(cols[1].number_input, "Seed", 0, 9999, bottleneck.SEED, key="bottleneck.seed"))
 
-    def make_run(model_name: str = model_name) -> TrainingRun:
-        fresh, train_fn = bottleneck.new_training(
-            model_name,
-            train_d,
-            seed=seed,
-            steps=bottleneck.STEPS,
+    for model_name, title in bottleneck.MODELS.items():
+        st.subheader(f"{title.capitalize()} ({model_name})")
+
+        def make_run(model_name: str = model_name) -> TrainingRun:
+            fresh, train_fn = bottleneck.new_training(
+                model_name,
+                train_d,
+                seed=seed,
+                steps=bottleneck.STEPS,
+                budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
+                per_length=bottleneck.LIVE_PER_LENGTH,
+            )
+            return TrainingRun(train_fn, model=fresh, name=f"bottleneck-{model_name}")
+
+        ui.training_panel(
+            TRAIN_KEYS[model_name],
+            make_run,
+            drawer(model_name),
             budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
-            per_length=bottleneck.LIVE_PER_LENGTH,
+            train_label="Train",
         )
-        return TrainingRun(train_fn, model=fresh, name=f"bottleneck-{model_name}")
 
-    ui.training_panel(
-        TRAIN_KEYS[model_name],
-        make_run,
-        drawer(model_name),
-        budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
-        train_label="Train",
-    )
+
+train_yourself()
 
 finished = []
 for model_name, key in TRAIN_KEYS.items():
