@@ -106,6 +106,8 @@ def test_live_training_redraws_the_heatmap_and_survives_clicks(page, streamlit_s
         deadline -= 250
     assert len(seen) >= 3, f"the live heatmap was redrawn only for {seen}"
     assert clicked_elsewhere
+    # the page stayed interactive: the click was answered while the model trained (step 1 -> 2)
+    expect(page.locator(".js-plotly-plot .gtitle", has_text="α at step 2 over the source")).to_have_count(1)
     assert_no_exception(page)
     page.screenshot(path=screenshot_dir / "bahdanau_training.png", full_page=True)
     stop = page.locator("[data-testid=stMain]").get_by_role("button", name="Stop")  # not the header's Stop
