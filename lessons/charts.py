@@ -73,7 +73,7 @@ def attention_heatmap(
         "ygap": 1,
     }
     if show_cell_text and z.size <= CELL_TEXT_MAX_CELLS:
-        heatmap |= {"text": np.vectorize(lambda v: f"{v:.2f}")(z), "texttemplate": "%{text}"}
+        heatmap |= {"text": np.char.mod("%.2f", z), "texttemplate": "%{text}"}
     layout = {
         # the x axis sits on top (like a matrix), so the title gets room above the axis title
         "title": {"text": html.escape(title), "y": 0.99, "yref": "container", "yanchor": "top"} if title else None,

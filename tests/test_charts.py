@@ -1,3 +1,5 @@
+from collections import namedtuple
+
 import numpy as np
 import pytest
 
@@ -11,7 +13,8 @@ def test_heatmap_keeps_repeated_tokens_apart_and_hovers_exact_values():
     assert trace.type == "heatmap"
     assert list(trace.x) == [0, 1] and list(fig.layout.xaxis.ticktext) == ["the", "the"]
     np.testing.assert_array_equal(np.asarray(trace.z), w)
-    assert "%{z:.4f}" in trace.hovertemplate
+    assert "%{z:.4f}" in trace.hovertemplate and "%{customdata}" in trace.hovertemplate
+    assert trace.customdata.shape == w.shape and trace.customdata[2, 0] == "c → the"  # row → column
 
 
 def test_heatmap_escapes_user_text():
@@ -38,3 +41,20 @@ def test_bars_and_strips():
     assert list(bars.data[0].y) == ["x → y", "&lt;i&gt;"]
     strip = charts.vector_strip(np.arange(6.0).reshape(2, 3), ["a", "b"])
     assert np.asarray(strip.data[0].z).shape == (2, 3)
+
+
+def test_training_curves_carry_every_report_and_are_valid_vega_lite():
+    import altair as alt
+
+    Report = namedtuple("Report", "step seconds loss exact_match")
+    history = [Report(25, 0.5, 2.0, 0.1), Report(50, 1.0, 1.0, 0.6)]
+    loss, accuracy = charts.training_curves(history)
+    assert loss["encoding"]["y"]["field"] == "loss" and accuracy["encoding"]["y"]["field"] == "exact match"
+    for chart in (loss, accuracy):
+        assert chart["data"]["values"] == [
+            {"step": 25, "seconds": 0.5, "loss": 2.0, "exact match": 0.1},
+            {"step": 50, "seconds": 1.0, "loss": 1.0, "exact match": 0.6},
+        ]
+        alt.Chart.from_dict(chart)  # Altair validates it against the Vega-Lite schema
+    assert charts.training_curves([])[0]["data"]["values"] == []
+    assert charts.training_curves(history[:1])[0]["data"]["values"] == loss["data"]["values"][:1]  # not shared
