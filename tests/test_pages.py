@@ -23,11 +23,16 @@ def open_page(page: str | None = None) -> AppTest:
 def test_home_page_lists_every_lesson():
     at = open_page()
     text = " ".join(m.value for m in at.markdown)
-    from lessons.catalog import all_lessons
+    from lessons.catalog import COURSE, all_lessons
 
+    assert [h.value for h in at.header] == [part.title for part in COURSE]  # the three parts, in order
+    links = {link.proto.page: link.proto.label for link in at.main.get("page_link")}
     for lesson in all_lessons():
-        if not lesson.built:
-            assert lesson.title in text  # listed as "coming", without a link
+        assert lesson.promise in text  # every lesson with its one-line promise
+        if lesson.built:
+            assert lesson.title in links[lesson.url_path]
+        else:
+            assert lesson.title in text and lesson.url_path not in links  # listed as "coming", without a link
 
 
 def test_every_page_file_is_on_the_course_map():
