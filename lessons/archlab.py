@@ -19,9 +19,8 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import torch
-from plotly.subplots import make_subplots
 
-from lessons.charts import ATTENTION_COLORSCALE, safe_label
+from lessons.charts import ATTENTION_COLORSCALE, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.chains import ChainConfig, ChainError, ChainModel, check_config
@@ -347,39 +346,31 @@ def attention_figure(views: Sequence[MapView], *, caption: str = "", columns: in
     views = list(views)[:MAX_MAPS]
     cols = min(columns, len(views))
     rows = math.ceil(len(views) / cols)
-    fig = make_subplots(
-        rows=rows, cols=cols, subplot_titles=[html.escape(v.title) for v in views],
-        horizontal_spacing=0.06, vertical_spacing=0.5 / rows if rows > 1 else 0.1,
-    )  # fmt: skip
+    layout = subplot_grid(rows, cols, titles=[html.escape(v.title) for v in views], horizontal_spacing=0.06,
+                          vertical_spacing=0.5 / rows if rows > 1 else 0.1, title_size=12)  # fmt: skip
+    traces = []
     for i, view in enumerate(views):
         xs = [safe_label(_shown_token(t)) for t in view.column_tokens]
         ys = [safe_label(_shown_token(t)) for t in view.row_tokens]
         if view.weights.shape != (len(ys), len(xs)):
             raise ValueError(f"{view.name}: map of shape {view.weights.shape} does not match {len(ys)} × {len(xs)}")
-        customdata = np.empty(view.weights.shape + (2,), dtype=object)
-        for r, y in enumerate(ys):
-            for c, x in enumerate(xs):
-                customdata[r, c] = (y, x)
-        row, col = i // cols + 1, i % cols + 1
-        fig.add_trace(
-            go.Heatmap(
-                z=view.weights, x=list(range(len(xs))), y=list(range(len(ys))), customdata=customdata,
-                coloraxis="coloraxis", xgap=1, ygap=1,
-                hovertemplate="%{customdata[0]} → %{customdata[1]}<br>α = %{z:.4f}<extra>" + view.name + "</extra>",
-            ),
-            row=row, col=col,
+        n = panel_axis(i // cols, i % cols, cols)
+        traces.append(
+            {"type": "heatmap", "z": view.weights, "x": list(range(len(xs))), "y": list(range(len(ys))),
+             "customdata": hover_pairs(ys, xs), "coloraxis": "coloraxis", "xgap": 1, "ygap": 1,
+             "hovertemplate": "%{customdata}<br>α = %{z:.4f}<extra>" + view.name + "</extra>",
+             "xaxis": f"x{n}", "yaxis": f"y{n}"}
         )  # fmt: skip
-        fig.update_xaxes(tickmode="array", tickvals=list(range(len(xs))), ticktext=xs, tickangle=0, row=row, col=col)
-        fig.update_yaxes(tickmode="array", tickvals=list(range(len(ys))), ticktext=ys, autorange="reversed",
-                         row=row, col=col)  # fmt: skip
-    fig.update_layout(
-        height=60 + 300 * rows,
-        margin={"l": 10, "r": 10, "t": 60 if caption else 40, "b": 10},
-        title={"text": html.escape(caption), "font": {"size": 14}} if caption else None,
-        coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "α"}},
-    )
-    fig.update_annotations(font_size=12)
-    return fig
+        layout[f"xaxis{n}"] |= {"tickmode": "array", "tickvals": list(range(len(xs))), "ticktext": xs, "tickangle": 0}
+        layout[f"yaxis{n}"] |= {"tickmode": "array", "tickvals": list(range(len(ys))), "ticktext": ys,
+                                "autorange": "reversed"}  # fmt: skip
+    layout |= {
+        "height": 60 + 300 * rows,
+        "margin": {"l": 10, "r": 10, "t": 60 if caption else 40, "b": 10},
+        "title": {"text": html.escape(caption), "font": {"size": 14}} if caption else None,
+        "coloraxis": {"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "α"}},
+    }
+    return go.Figure({"data": traces, "layout": layout})  # one dict, validated once (see charts.subplot_grid)
 
 
 def probe_tokens(task: Task) -> tuple[list[str], list[str]]:
