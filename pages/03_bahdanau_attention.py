@@ -54,16 +54,7 @@ except (LookupError, ValueError) as error:
     st.error(f"The pretrained model for this task cannot be loaded: {error}")
     st.stop()
 
-own = ui.trained_model(f"bahdanau.train.{task_name}")
-model = shipped
-if own is not None:
-    choice = st.radio(
-        "Model",
-        ["yours, trained on this page", "the shipped pretrained one"],
-        horizontal=True,
-        key=f"bahdanau.use.{task_name}",
-    )
-    model = own if choice.startswith("yours") else shipped
+model = ui.model_choice(shipped, f"bahdanau.train.{task_name}")
 training = meta.get("training", {})
 st.caption(
     f"Shipped model: GRU encoder–decoder with additive attention, {sum(p.numel() for p in shipped.parameters()):,} "

@@ -58,16 +58,7 @@ except (LookupError, ValueError) as error:
     st.error(f"The pretrained model for this task cannot be loaded: {error}")
     st.stop()
 
-own = ui.trained_model(f"transformer.train.{task_name}")
-model = shipped
-if own is not None:
-    choice = st.radio(
-        "Model",
-        ["yours, trained on this page", "the shipped pretrained one"],
-        horizontal=True,
-        key=f"transformer.use.{task_name}",
-    )
-    model = own if choice.startswith("yours") else shipped
+model = ui.model_choice(shipped, f"transformer.train.{task_name}")
 training = meta.get("training", {})
 c = shipped.config
 st.caption(
