@@ -56,8 +56,13 @@ def comparison(d: int, n_keys: int, seed: int, copy_of: int | None) -> scoring.S
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def scaling(n_keys: int) -> list[dict]:
-    return scoring.scaling_curve(n_keys)
+def scaling_specs(n_keys: int) -> list[dict]:
+    """The two scaling charts as Vega-Lite specs, made once per N: building and validating the Altair charts cost
+    more than the rest of the section, and moving d does not change them."""
+    specs = [chart.to_dict() for chart in scoring.scaling_charts(scoring.scaling_curve(n_keys))]
+    for spec in specs:  # Altair's default theme sizes the view; Streamlit's own conversion turns that theme off
+        spec.get("config", {}).pop("view", None)
+    return specs
 
 
 RANDOM_QUERY = "a random vector"
@@ -97,10 +102,10 @@ def one_query() -> None:
         "scores puts nearly all its weight on one key (and its gradient vanishes). Scaling keeps the spread "
         "near 1 whatever d is. Averaged over 256 random queries with the same number of keys:"
     )
-    spread, peak = scoring.scaling_charts(scaling(n_keys))
+    spread, peak = scaling_specs(n_keys)
     cols = st.columns(2)
-    cols[0].altair_chart(spread, width="stretch", height=CHART_HEIGHT, key="scoring.spread")
-    cols[1].altair_chart(peak, width="stretch", height=CHART_HEIGHT, key="scoring.peak")
+    cols[0].vega_lite_chart(spec=spread, width="stretch", height=CHART_HEIGHT, key="scoring.spread")
+    cols[1].vega_lite_chart(spec=peak, width="stretch", height=CHART_HEIGHT, key="scoring.peak")
 
 
 one_query()
