@@ -308,14 +308,19 @@ def render(stored: dict) -> str:
         lines += [
             "## Interaction latency in Chromium, against a bare Streamlit page",
             "",
-            "Key press on a lesson's slider to the page settled (script done, Plotly figures unchanged for",
-            "150 ms), median; the bare page (`bench/bare_heatmap.py`) redraws one heatmap of the lesson's size.",
+            "Key press on a control to the page settled (script done, Plotly figures unchanged for 150 ms):",
+            "every slider and select box of the lesson that redraws a figure, moved a few times each; the",
+            "lesson's median is over all those moves. The bare page (`bench/bare_heatmap.py`) redraws one heatmap",
+            "of the lesson's size.",
             "",
-            "| lesson | heatmap | lesson ms | bare ms | ratio |",
-            "|---|---|---|---|---|",
+            "| lesson | heatmap | lesson ms | bare ms | ratio | each control's median ms |",
+            "|---|---|---|---|---|---|",
         ]
         for r in b["latency"]:
-            lines.append(f"| {r['lesson']} | {r['heatmap']} | {r['lesson_ms']} | {r['bare_ms']} | {r['ratio']} |")
+            each = "; ".join(f"{label}: {ms}" for label, ms in r.get("controls", {}).items())
+            lines.append(
+                f"| {r['lesson']} | {r['heatmap']} | {r['lesson_ms']} | {r['bare_ms']} | {r['ratio']} | {each} |"
+            )
         ratios = [r["ratio"] for r in b["latency"]]
         if ratios:
             median = statistics.median(ratios)

@@ -1,14 +1,15 @@
 """Interaction latency in a real browser, and cold start, against a bare Streamlit page (issue #7).
 
-    python -m bench.latency [--moves 10] [--write]
+    python -m bench.latency [--moves 4] [--write]
 
-Latency: for each built lesson, Chromium (Playwright) opens the page, then moves the first slider that
-redraws a figure with the keyboard ``--moves`` times (a page whose sliders redraw none: the first select box
-that does, one option down, then up); one interaction lasts from the key press to
-the page settled: the script is done and Plotly has finished redrawing (no change inside any
-``.js-plotly-plot`` for 150 ms). The same is measured on ``bench/bare_heatmap.py``: a bare page whose slider
-redraws one heatmap of the lesson's own size (rows × columns of the lesson's first heatmap). Printed: the
-median of each and their ratio (target: ≤ 1.15×).
+Latency: for each built lesson, Chromium (Playwright) opens the page, then moves every slider and select box
+that redraws a figure with the keyboard, ``--moves`` times each (a slider one step right and left, a select
+box one option down and up). One interaction lasts from the key press to the page settled: the script is done
+and Plotly has finished redrawing (no change inside any ``.js-plotly-plot`` for 150 ms). The lesson's figure
+is the median over all its controls' moves; controls that redraw no figure (a training budget) are left out.
+The same is measured on ``bench/bare_heatmap.py``: a bare page whose slider redraws one heatmap of the
+lesson's own size (rows × columns of the lesson's first heatmap). Printed: the median of each and their
+ratio (target: ≤ 1.15×), and each control's median.
 
 Cold start: ``streamlit run app.py`` from process start to the home page drawn in Chromium, against the bare
 page (target ≤ 1.2×), three times each, medians. ``--write`` stores the figures in ``bench/classroom.json``.
@@ -87,54 +88,59 @@ def _timed(page, act) -> float | None:
     return max(0.0, settle(page) - before) / 1000
 
 
-def move_slider(page, moves: int) -> list[float]:
-    """Press → and ← ``moves`` times on the first slider that redraws a figure; seconds each."""
-    page.evaluate(WATCH)
-    sliders = page.locator("[data-testid=stSlider]")
-    for i in range(min(sliders.count(), 8)):
-        thumb = sliders.nth(i).get_by_role("slider")
-        thumb.scroll_into_view_if_needed()
-        keys = ["ArrowRight", "ArrowLeft"]
+def _slider_moves(page, slider, moves: int) -> list[float]:
+    """Press → then ← (or the other way round at the maximum) ``moves`` times; [] if no figure changes."""
+    thumb = slider.get_by_role("slider")
+    thumb.scroll_into_view_if_needed()
+    keys = ["ArrowRight", "ArrowLeft"]
+    first = _timed(page, partial(thumb.press, keys[0]))
+    if first is None:  # at its maximum, or not a figure's control: try the other way once
+        keys.reverse()
         first = _timed(page, partial(thumb.press, keys[0]))
-        if first is None:  # at its maximum, or not a figure's control: try the other way once
-            keys.reverse()
-            first = _timed(page, partial(thumb.press, keys[0]))
-        if first is None:
-            continue
-        times = [first]
-        for j in range(1, moves):
-            key = keys[j % 2]
-            seconds = _timed(page, partial(thumb.press, key))
-            if seconds is not None:
-                times.append(seconds)
-        return times
-    return []
+    if first is None:
+        return []
+    times = [first]
+    for j in range(1, moves):
+        seconds = _timed(page, partial(thumb.press, keys[j % 2]))
+        if seconds is not None:
+            times.append(seconds)
+    return times
 
 
-def pick_option(page, moves: int) -> list[float]:
-    """The first select box of the lesson that redraws a figure: one option down, then back up; seconds each."""
+def _option_moves(page, box, moves: int) -> list[float]:
+    """Pick the next option, then the previous one, ``moves`` times in all; [] if no figure changes."""
+    box.scroll_into_view_if_needed()
+
+    def choose(key: str) -> None:
+        box.click()
+        page.keyboard.press(key)
+        page.keyboard.press("Enter")
+
+    times = []
+    for j in range(moves):
+        seconds = _timed(page, partial(choose, "ArrowUp" if j % 2 else "ArrowDown"))
+        if seconds is None and not times:
+            page.keyboard.press("Escape")
+            return []
+        if seconds is not None:
+            times.append(seconds)
+    return times
+
+
+def figure_controls(page, moves: int, most: int = 8) -> dict[str, list[float]]:
+    """Every slider and select box of the lesson (``most`` of each) whose change redraws a figure:
+    label -> seconds of each move. Controls that redraw no figure (a training budget) are left out."""
     page.evaluate(WATCH)
-    boxes = page.locator("[data-testid=stMain] [data-testid=stSelectbox]")
-    for i in range(min(boxes.count(), 8)):
-        box = boxes.nth(i)
-        box.scroll_into_view_if_needed()
-
-        def choose(key: str, box=box) -> None:
-            box.click()
-            page.keyboard.press(key)
-            page.keyboard.press("Enter")
-
-        times = []
-        for j in range(moves):
-            seconds = _timed(page, partial(choose, "ArrowUp" if j % 2 else "ArrowDown"))
-            if seconds is None and not times:
-                break
-            if seconds is not None:
-                times.append(seconds)
-        if times:
-            return times
-        page.keyboard.press("Escape")
-    return []
+    found = {}
+    for kind, measure in (("stSlider", _slider_moves), ("stSelectbox", _option_moves)):
+        controls = page.locator(f"[data-testid=stMain] [data-testid={kind}]")
+        for i in range(min(controls.count(), most)):
+            control = controls.nth(i)
+            label = control.locator("[data-testid=stWidgetLabel]").inner_text().strip() or f"{kind} {i + 1}"
+            times = measure(page, control, moves)
+            if times:
+                found[label] = times
+    return found
 
 
 def heatmap_size(page) -> tuple[int, int]:
@@ -159,23 +165,22 @@ def latency(browser, moves: int) -> list[dict]:
             page.wait_for_selector(SCRIPT_DONE, timeout=120_000)
             page.wait_for_selector(".js-plotly-plot", timeout=60_000)
             r, c = heatmap_size(page)
-            lesson_times, control = move_slider(page, moves), "slider"
-            if not lesson_times:
-                lesson_times, control = pick_option(page, moves), "select box"
+            controls = figure_controls(page, moves)
             page.close()
-            if not lesson_times:  # no slider or select box on the page redraws a figure
+            if not controls:  # no slider or select box on the page redraws a figure
                 print(json.dumps({"lesson": lesson.url_path, "skipped": "no control redraws a figure"}), flush=True)
                 continue
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{bare_url}/?rows={r}&cols={c}")
             page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-            bare_times = move_slider(page, moves)
+            bare_times = figure_controls(page, 2 * moves)["Seed"]
             page.close()
+            every = [t for times in controls.values() for t in times]
             row = {
                 "lesson": lesson.url_path,
                 "heatmap": f"{r}x{c}",
-                "control": control,
-                "lesson_ms": round(1000 * statistics.median(lesson_times), 1),
+                "controls": {label: round(1000 * statistics.median(t), 1) for label, t in controls.items()},
+                "lesson_ms": round(1000 * statistics.median(every), 1),
                 "bare_ms": round(1000 * statistics.median(bare_times), 1),
             }
             row["ratio"] = round(row["lesson_ms"] / row["bare_ms"], 2)
@@ -207,7 +212,7 @@ def cold_start(browser, repeats: int = 3) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--moves", type=int, default=10)
+    parser.add_argument("--moves", type=int, default=4, help="moves per control")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
