@@ -326,29 +326,33 @@ BOX_WIDTH, BOX_HEIGHT = 1.6, 0.78  # in x units and rows
 
 
 def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
-    """The diagram drawn with Plotly shapes and annotations (every line HTML-escaped: it holds typed text)."""
-    fig = go.Figure()
+    """The diagram drawn with Plotly shapes and annotations (every line HTML-escaped: it holds typed text).
+
+    Shapes and annotations are collected first and the figure is built once: ``add_annotation`` one by one
+    re-validates the whole list each time, and that was 60% of the Transformer page's run (py-spy)."""
+    shapes, notes = [], []
     rows = max(b.row for b in diagram.boxes) + 1
     for column, (name, color) in enumerate((("encoder", "#4c78a8"), ("decoder", "#e45756"))):
         inner = [b.row for b in diagram.boxes if b.column == column and b.fill != ENDS_FILL and b.name != "out"]
         x = COLUMN_X[column]
-        fig.add_shape(
-            type="rect", x0=x - BOX_WIDTH / 2 - 0.1, x1=x + BOX_WIDTH / 2 + 0.1, y0=min(inner) - 0.5,
-            y1=max(inner) + 0.5, line={"color": color, "width": 1.5}, fillcolor="rgba(0,0,0,0)", layer="below",
+        shapes.append(
+            {"type": "rect", "x0": x - BOX_WIDTH / 2 - 0.1, "x1": x + BOX_WIDTH / 2 + 0.1, "y0": min(inner) - 0.5,
+             "y1": max(inner) + 0.5, "line": {"color": color, "width": 1.5}, "fillcolor": "rgba(0,0,0,0)",
+             "layer": "below"}
         )  # fmt: skip
-        fig.add_annotation(
-            x=x - BOX_WIDTH / 2 - 0.05, y=min(inner) - 0.45, text=name, showarrow=False, xanchor="left",
-            yanchor="bottom", font={"color": color, "size": 11},
+        notes.append(
+            {"x": x - BOX_WIDTH / 2 - 0.05, "y": min(inner) - 0.45, "text": name, "showarrow": False,
+             "xanchor": "left", "yanchor": "bottom", "font": {"color": color, "size": 11}}
         )  # fmt: skip
     for b in diagram.boxes:
         x = COLUMN_X[b.column]
-        fig.add_shape(
-            type="rect", x0=x - BOX_WIDTH / 2, x1=x + BOX_WIDTH / 2, y0=b.row - BOX_HEIGHT / 2,
-            y1=b.row + BOX_HEIGHT / 2, line={"color": "#333333", "width": 1}, fillcolor=b.fill,
+        shapes.append(
+            {"type": "rect", "x0": x - BOX_WIDTH / 2, "x1": x + BOX_WIDTH / 2, "y0": b.row - BOX_HEIGHT / 2,
+             "y1": b.row + BOX_HEIGHT / 2, "line": {"color": "#333333", "width": 1}, "fillcolor": b.fill}
         )  # fmt: skip
-        fig.add_annotation(
-            x=x, y=b.row, text="<br>".join(safe_label(line, max_chars=70) for line in b.lines), showarrow=False,
-            font={"size": 12, "color": "#1f1f1f"},
+        notes.append(
+            {"x": x, "y": b.row, "text": "<br>".join(safe_label(line, max_chars=70) for line in b.lines),
+             "showarrow": False, "font": {"size": 12, "color": "#1f1f1f"}}
         )  # fmt: skip
     for start, end, label in diagram.arrows:
         a, z = diagram.box(start), diagram.box(end)
@@ -357,25 +361,30 @@ def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
             tail, head = (xa, a.row + BOX_HEIGHT / 2), (xz, z.row - BOX_HEIGHT / 2)
         else:  # across, from the encoder's output to a decoder layer's encoder–decoder attention
             tail, head = (xa + BOX_WIDTH / 2, a.row), (xz - BOX_WIDTH / 2, z.row)
-        fig.add_annotation(
-            x=head[0], y=head[1], ax=tail[0], ay=tail[1], xref="x", yref="y", axref="x", ayref="y", text="",
-            showarrow=True, arrowhead=2, arrowsize=1.2, arrowwidth=1.3,
-            arrowcolor="#4c78a8" if a.column != z.column else "#555555",
+        notes.append(
+            {"x": head[0], "y": head[1], "ax": tail[0], "ay": tail[1], "xref": "x", "yref": "y", "axref": "x",
+             "ayref": "y", "text": "", "showarrow": True, "arrowhead": 2, "arrowsize": 1.2, "arrowwidth": 1.3,
+             "arrowcolor": "#4c78a8" if a.column != z.column else "#555555"}
         )  # fmt: skip
         if label:
             middle = ((tail[0] + head[0]) / 2, (tail[1] + head[1]) / 2)
-            fig.add_annotation(
-                x=middle[0] + (0.04 if a.column == z.column else 0), y=middle[1], text=safe_label(label, 40),
-                showarrow=False, xanchor="left" if a.column == z.column else "center",
-                yanchor="middle" if a.column == z.column else "bottom", font={"size": 10, "color": "#444444"},
+            notes.append(
+                {"x": middle[0] + (0.04 if a.column == z.column else 0), "y": middle[1], "text": safe_label(label, 40),
+                 "showarrow": False, "xanchor": "left" if a.column == z.column else "center",
+                 "yanchor": "middle" if a.column == z.column else "bottom", "font": {"size": 10, "color": "#444444"}}
             )  # fmt: skip
-    fig.update_xaxes(visible=False, range=[COLUMN_X[0] - 1.0, COLUMN_X[1] + 1.0], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[-0.6, rows - 0.4], fixedrange=True)
-    fig.update_layout(
-        height=row_height * rows + 20, margin={"l": 0, "r": 0, "t": 10, "b": 10}, plot_bgcolor="white",
-        showlegend=False, hovermode=False,
-    )  # fmt: skip
-    return fig
+    layout = {
+        "shapes": shapes,
+        "annotations": notes,
+        "xaxis": {"visible": False, "range": [COLUMN_X[0] - 1.0, COLUMN_X[1] + 1.0], "fixedrange": True},
+        "yaxis": {"visible": False, "range": [-0.6, rows - 0.4], "fixedrange": True},
+        "height": row_height * rows + 20,
+        "margin": {"l": 0, "r": 0, "t": 10, "b": 10},
+        "plot_bgcolor": "white",
+        "showlegend": False,
+        "hovermode": False,
+    }
+    return go.Figure({"data": [], "layout": layout})
 
 
 # ----------------------------------------------------------------------------------------------- figures
