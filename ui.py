@@ -9,6 +9,7 @@ deep links such as ``/queries_keys_values``).
 from __future__ import annotations
 
 import contextvars
+import functools
 import gc
 import inspect
 import sys
@@ -259,7 +260,14 @@ def show_code(*objects, label: str = "The code that computes this") -> None:
     """The source of the functions a figure comes from, read with ``inspect.getsource`` (never pasted)."""
     with st.expander(label, icon=":material/code:"):
         for obj in objects:
-            st.code(inspect.getsource(obj), language="python")
+            st.code(_source(obj), language="python")
+
+
+@functools.cache
+def _source(obj) -> str:
+    """``inspect.getsource``, once per function: it re-reads and re-tokenizes the file each time (py-spy: half
+    of the architecture lab's run), and a server's code does not change under it (no file watcher)."""
+    return inspect.getsource(obj)
 
 
 def exercise(ex: Exercise) -> None:

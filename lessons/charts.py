@@ -117,31 +117,25 @@ def vector_strip(vectors, row_labels: Sequence[str], *, title: str = "", height:
         z = z[None]
     ys = [safe_label(t) for t in row_labels]
     bound = float(np.abs(z).max()) or 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            y=list(range(len(ys))),
-            colorscale="RdBu",
-            zmid=0.0,
-            zmin=-bound,
-            zmax=bound,
-            hovertemplate="dimension %{x}<br>value = %{z:.3f}<extra></extra>",
-            colorbar={"thickness": 10},
-        )
-    )
-    fig.update_layout(
-        title={"text": html.escape(title)} if title else None,
-        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 30},
-        height=height or 60 + 34 * len(ys),
-        xaxis={"title": "dimension"},
-        yaxis={
-            "tickmode": "array",
-            "tickvals": list(range(len(ys))),
-            "ticktext": ys,
-            "autorange": "reversed",
-        },
-    )
-    return fig
+    heatmap = {
+        "type": "heatmap",
+        "z": z,
+        "y": list(range(len(ys))),
+        "colorscale": "RdBu",
+        "zmid": 0.0,
+        "zmin": -bound,
+        "zmax": bound,
+        "hovertemplate": "dimension %{x}<br>value = %{z:.3f}<extra></extra>",
+        "colorbar": {"thickness": 10},
+    }
+    layout = {
+        "title": {"text": html.escape(title)} if title else None,
+        "margin": {"l": 10, "r": 10, "t": 40 if title else 10, "b": 30},
+        "height": height or 60 + 34 * len(ys),
+        "xaxis": {"title": "dimension"},
+        "yaxis": {"tickmode": "array", "tickvals": list(range(len(ys))), "ticktext": ys, "autorange": "reversed"},
+    }
+    return go.Figure({"data": [heatmap], "layout": layout})  # one dict, validated once (see attention_heatmap)
 
 
 def weight_bars(labels: Sequence[str], weights, *, title: str = "", value_name: str = "weight") -> go.Figure:

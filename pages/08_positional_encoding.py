@@ -173,6 +173,17 @@ st.markdown(
 )
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def shipped_checks(text: str, order: tuple[int, ...]) -> list[positional.Equivariance]:
+    """The shipped models on a string and its shuffle: the same for every student, so computed once."""
+    return [positional.equivariance(pretrained(name)[0], task, name, text, order) for name in positional.ENCODINGS]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def shipped_cross_attention(text: str) -> list[positional.CrossAttention]:
+    return [positional.cross_attention(pretrained(name)[0], task, name, text) for name in positional.ENCODINGS]
+
+
 @st.fragment
 def the_permutation() -> None:
     st.session_state.setdefault("positional.text_ok", positional.DEFAULT_TEXT)
@@ -196,7 +207,7 @@ def the_permutation() -> None:
     models = pretrained_models()
     if models is None:
         return
-    checks = [positional.equivariance(models[name], task, name, text, order) for name in positional.ENCODINGS]
+    checks = shipped_checks(text, tuple(order))
     steps = ", ".join(f"{name} {pretrained(name)[1]['training'].get('steps', '?')}" for name in positional.ENCODINGS)
     st.caption(f"The shipped models: {positional.architecture()}, training steps: {steps}.")
     st.markdown(f"The string {ui.literal(text)} shuffled: {ui.literal(checks[0].shuffled)}.")
@@ -229,7 +240,7 @@ def the_permutation() -> None:
 
     # --- 5. Trained on reverse: the shipped models' cross-attention on this string
     st.subheader("Where each model looks when it reverses your string")
-    maps = [positional.cross_attention(models[name], task, name, text) for name in positional.ENCODINGS]
+    maps = shipped_cross_attention(text)
     ui.plotly(positional.cross_attention_figure(maps), key="positional.cross")
     st.caption(
         f"The last decoder layer's cross-attention (heads averaged) while writing the reverse of {ui.literal(text)} "
