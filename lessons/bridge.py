@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import torch
-from plotly.subplots import make_subplots
 
 from lessons import charts
 from lessons.exercises import Exercise
@@ -231,35 +230,27 @@ def heads_side_by_side(maps: dict[str, tuple[np.ndarray, list[str]]], *, title: 
     """One k × S heatmap of A per language, side by side, tokens on the x axis, head j on row j."""
     langs = list(maps)
     widths = [len(tokens) for _, tokens in maps.values()]
-    fig = make_subplots(rows=1, cols=len(langs), column_widths=widths, horizontal_spacing=0.03,
-                        subplot_titles=[LANGUAGE_NAMES.get(lang, lang) for lang in langs])  # fmt: skip
-    for c, lang in enumerate(langs, start=1):
+    layout = charts.subplot_grid(1, len(langs), titles=[LANGUAGE_NAMES.get(lang, lang) for lang in langs],
+                                 horizontal_spacing=0.03, column_widths=widths, title_size=16)  # fmt: skip
+    traces = []
+    for c, lang in enumerate(langs):
         A, tokens = maps[lang]
         labels = [charts.safe_label(t) for t in tokens]
         heads = [f"head {j + 1}" for j in range(A.shape[0])]
-        fig.add_trace(
-            go.Heatmap(
-                z=A,
-                x=list(range(len(labels))),
-                y=heads,
-                colorscale=charts.ATTENTION_COLORSCALE,
-                zmin=0,
-                zmax=1,
-                showscale=c == len(langs),
-                customdata=[labels] * A.shape[0],
-                xgap=1,
-                ygap=1,
-                hovertemplate="%{y} → %{customdata}<br>A = %{z:.3f}<extra></extra>",
-            ),  # fmt: skip
-            row=1,
-            col=c,
-        )
-        fig.update_xaxes(tickmode="array", tickvals=list(range(len(labels))), ticktext=labels, tickangle=-60,
-                         row=1, col=c)  # fmt: skip
-        fig.update_yaxes(autorange="reversed", showticklabels=c == 1, row=1, col=c)
-    fig.update_layout(height=330, margin={"l": 10, "r": 10, "t": 60 if title else 40, "b": 10},
-                      title={"text": charts.safe_label(title, 200)} if title else None)  # fmt: skip
-    return fig
+        n = charts.panel_axis(0, c, len(langs))
+        traces.append(
+            {"type": "heatmap", "z": A, "x": list(range(len(labels))), "y": heads,
+             "colorscale": charts.ATTENTION_COLORSCALE, "zmin": 0, "zmax": 1, "showscale": c == len(langs) - 1,
+             "customdata": [labels] * A.shape[0], "xgap": 1, "ygap": 1,
+             "hovertemplate": "%{y} → %{customdata}<br>A = %{z:.3f}<extra></extra>", "xaxis": f"x{n}",
+             "yaxis": f"y{n}"}
+        )  # fmt: skip
+        layout[f"xaxis{n}"] |= {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": labels,
+                                "tickangle": -60}  # fmt: skip
+        layout[f"yaxis{n}"] |= {"autorange": "reversed", "showticklabels": c == 0}
+    layout |= {"height": 330, "margin": {"l": 10, "r": 10, "t": 60 if title else 40, "b": 10},
+               "title": {"text": charts.safe_label(title, 200)} if title else None}  # fmt: skip
+    return go.Figure({"data": traces, "layout": layout})  # one dict, validated once (see charts.subplot_grid)
 
 
 def gram_heatmap(A: np.ndarray, *, title: str = "") -> go.Figure:

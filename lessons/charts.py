@@ -222,6 +222,7 @@ def subplot_grid(
     vertical_spacing: float | None = None,
     shared_xaxes: bool = False,
     title_size: int = 13,
+    column_widths: Sequence[float] | None = None,
 ) -> dict:
     """The layout ``plotly.subplots.make_subplots`` gives a grid of panels, as a plain dict: each panel's axes
     (their domains and anchors) and a title above each panel (``titles`` row by row; text as given, so escape
@@ -231,18 +232,21 @@ def subplot_grid(
     Why a dict: a figure built as ``go.Figure({"data": [...], "layout": ...})`` validates once, while
     ``make_subplots`` with a ``row=, col=`` call per trace and per axis cost 20–200 ms per figure, on every
     move of a slider. ``shared_xaxes``: the panels of a column share the bottom panel's x axis (ticks drawn
-    only there).
+    only there). ``column_widths``: relative widths of the columns (equal by default).
     """
     h = 0.2 / cols if horizontal_spacing is None else horizontal_spacing  # make_subplots' defaults
     v = 0.3 / rows if vertical_spacing is None else vertical_spacing
-    width, height = (1 - h * (cols - 1)) / cols, (1 - v * (rows - 1)) / rows
+    shares = list(column_widths) if column_widths is not None else [1.0] * cols
+    widths = [(1 - h * (cols - 1)) * share / sum(shares) for share in shares]
+    lefts = [sum(widths[:c]) + c * h for c in range(cols)]
+    height = (1 - v * (rows - 1)) / rows
     layout: dict = {"annotations": []}
     for r in range(rows):
         top = 1 - r * (height + v)
         y_domain = [max(0.0, top - height), min(1.0, top)]
         for c in range(cols):
             n = panel_axis(r, c, cols)
-            x_domain = [c * (width + h), min(1.0, c * (width + h) + width)]
+            x_domain = [lefts[c], min(1.0, lefts[c] + widths[c])]
             layout[f"xaxis{n}"] = {"domain": x_domain, "anchor": f"y{n}"}
             layout[f"yaxis{n}"] = {"domain": y_domain, "anchor": f"x{n}"}
             if shared_xaxes and r < rows - 1:
