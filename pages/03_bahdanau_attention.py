@@ -43,6 +43,19 @@ def pretrained(task_name: str):
     return load_pretrained(task_name, bahdanau.MODEL)
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def shipped_decoding(task_name: str, text: str, **how) -> bahdanau.Decoding | str:
+    """The shipped model's decoding of ``text``: the same for every student, so computed once per input."""
+    return bahdanau.decode(pretrained(task_name)[0], get_task(task_name), text, **how)
+
+
+def decode(text: str, **how) -> bahdanau.Decoding | str:
+    """``bahdanau.decode`` with the model chosen above (the shipped one's decodings are cached)."""
+    if model is shipped:
+        return shipped_decoding(task_name, text, **how)
+    return bahdanau.decode(model, task, text, **how)
+
+
 cols = st.columns([2, 3])
 task_name = ui.linked(
     cols[0].selectbox, "Task", list(bahdanau.TASKS), format_func=bahdanau.TASKS.get, key="bahdanau.task"
@@ -70,7 +83,7 @@ text = ui.linked(
     max_chars=500,
     help="Type your own. Words the model never saw become <unk>.",
 )
-decoding = bahdanau.decode(model, task, text)
+decoding = decode(text)
 if isinstance(decoding, str):
     st.warning(decoding)
     st.stop()
@@ -145,7 +158,7 @@ ui.explain(
 @st.fragment
 def beam() -> None:
     width = ui.linked(st.slider, "Beam width k", 1, bahdanau.MAX_BEAM, 3, key="bahdanau.beam")
-    result = bahdanau.decode(model, task, text, method="beam", width=width)
+    result = decode(text, method="beam", width=width)
     if isinstance(result, str):
         st.warning(result)
         return
@@ -181,7 +194,7 @@ def what_if() -> None:
         format_func=lambda i: decoding.source[i],
         key="bahdanau.force_source",
     )
-    forced = bahdanau.decode(model, task, text, force=(step, source_index))
+    forced = decode(text, force=(step, source_index))
     st.markdown(
         f"**Original:** {ui.literal(decoding.translation.text)}  \n**Forced:** {ui.literal(forced.translation.text)}"
     )
