@@ -8,13 +8,15 @@ slider of the page ``--moves`` times, one step at a time from where it stands (u
 so every move asks for a value that server has not computed yet: the cost the first student of a class pays
 (later students may find it in ``st.cache_data``). One interaction lasts from sending the rerun to its
 ``script_finished``: the server's work (the script or fragment run, building and sending the figures),
-not the browser's drawing.
+not the browser's drawing. Beside it, the server process's CPU time per move (user + system, all threads,
+``/proc/PID/stat``, averaged over the slider's moves): what the move cost the server, which a busy machine
+stretches much less than the wall-clock figure.
 
 The yardstick, measured in the same run: ``bench/bare_heatmap.py``, one slider and one 12×12 heatmap, its
 slider moved the same way. Printed: one row per slider: lesson, label, whether it lives in an
-``st.fragment`` (a fragment's change reruns only the fragment), median ms, and the bare page's median ms;
-then the machine's 1-minute load average before and after. The figures are only comparable on a quiet
-machine: check the load.
+``st.fragment`` (a fragment's change reruns only the fragment), median ms and CPU ms per move, and the bare
+page's; then the machine's 1-minute load average before and after. Wall-clock figures are only comparable on
+a quiet machine: check the load.
 """
 
 from __future__ import annotations
@@ -24,11 +26,18 @@ import asyncio
 import os
 import statistics
 import sys
+from pathlib import Path
 
 from bench.classroom import machine, server
 from bench.latency import start, stop
 from bench.streamlit_client import Student, Widget
 from lessons.catalog import built_lessons
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far, every thread included."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
 def _position(student: Student, widget: Widget) -> float:
@@ -51,14 +60,15 @@ def _next_value(student: Student, widget: Widget) -> float:
     return here + step if here + step <= hi + 1e-9 else max(lo, here - step)
 
 
-async def move_sliders(url: str, page: str, moves: int) -> list[dict]:
-    """Open ``page`` and move each of its sliders ``moves`` times; one row per slider."""
+async def move_sliders(url: str, pid: int, page: str, moves: int) -> list[dict]:
+    """Open ``page`` on the server ``pid`` and move each of its sliders ``moves`` times; one row per slider."""
     student = Student(url, name=page or "bare")
     await student.open(page)
     rows = []
     try:
         for label in [w.label for w in student.sliders()]:
             times = []
+            cpu = cpu_seconds(pid)
             for _ in range(moves):
                 widget = student.widgets.get(label)  # the latest run's: a fragment rerun may redraw it
                 if widget is None or widget.proto.disabled:
@@ -75,6 +85,7 @@ async def move_sliders(url: str, page: str, moves: int) -> list[dict]:
                         "label": label,
                         "fragment": bool(student.widgets[label].fragment_id),
                         "ms": 1000 * statistics.median(times),
+                        "cpu_ms": 1000 * (cpu_seconds(pid) - cpu) / len(times),
                     }
                 )
         if student.exceptions:
@@ -84,14 +95,14 @@ async def move_sliders(url: str, page: str, moves: int) -> list[dict]:
     return rows
 
 
-def bare_median(moves: int) -> float:
-    """The bare page's median ms: its one slider moved ``moves`` times on a server of its own."""
+def bare_page(moves: int) -> dict:
+    """The bare page's row: its one slider moved ``moves`` times on a server of its own."""
     proc, url, _ = start("bench/bare_heatmap.py")
     try:
-        (row,) = asyncio.run(move_sliders(url, "", moves))
+        (row,) = asyncio.run(move_sliders(url, proc.pid, "", moves))
     finally:
         stop(proc)
-    return row["ms"]
+    return row
 
 
 def main() -> None:
@@ -106,14 +117,14 @@ def main() -> None:
             parser.error(f"not a built lesson: {', '.join(sorted(unknown))}")
         lessons = [page for page in lessons if page in args.lessons]
     before = machine()
-    bare = bare_median(max(args.moves, 10))
-    print(f"{'lesson':22} {'slider':44} {'fragment':8} {'median ms':>9} {'bare ms':>8}")
-    with server() as (url, _pid):
+    bare = bare_page(max(args.moves, 10))
+    print(f"{'lesson':22} {'slider':44} {'fragment':8} {'median ms':>9} {'CPU ms':>6} {'bare ms':>7} {'bare CPU':>8}")
+    with server() as (url, pid):
         for page in lessons:
-            for row in asyncio.run(move_sliders(url, page, args.moves)):
+            for row in asyncio.run(move_sliders(url, pid, page, args.moves)):
                 print(
                     f"{row['lesson']:22} {row['label'][:44]:44} {'yes' if row['fragment'] else 'no':8} "
-                    f"{row['ms']:9.0f} {bare:8.0f}",
+                    f"{row['ms']:9.0f} {row['cpu_ms']:6.0f} {bare['ms']:7.0f} {bare['cpu_ms']:8.0f}",
                     flush=True,
                 )
     after = os.getloadavg()[0]

@@ -243,13 +243,17 @@ def _axis(n: int) -> str:
     return "" if n == 1 else str(n)
 
 
-def _head_boundaries(hb: HeadsByHand, rows: int) -> tuple[list[dict], list[dict]]:
-    """Lines between the heads' blocks of columns in the first ``rows`` rows, and "head i" over each block of the
-    first row: layout shapes and annotations (one ``add_vline`` per line took seconds)."""
+def _head_boundaries(hb: HeadsByHand, rows: int, height: int) -> tuple[list[dict], list[dict]]:
+    """Lines between the heads' blocks of columns in the first ``rows`` rows (``height`` words tall), and
+    "head i" over each block of the first row: one line trace per row (its segments split by gaps) and layout
+    annotations. One layout shape per line cost more than the rest of the figure; one ``add_vline`` each, seconds.
+    """
+    xs = [x for i in range(1, hb.n_heads) for x in (i * hb.d_k - 0.5, i * hb.d_k - 0.5, None)]
+    ys = [y for _ in range(1, hb.n_heads) for y in (-0.5, height - 0.5, None)]
     lines = [
-        {"type": "line", "x0": i * hb.d_k - 0.5, "x1": i * hb.d_k - 0.5, "xref": f"x{_axis(row)}",
-         "y0": 0, "y1": 1, "yref": f"y{_axis(row)} domain", "line": {"color": "#222", "width": 2}}
-        for i in range(1, hb.n_heads) for row in range(1, rows + 1)
+        {"type": "scatter", "x": xs, "y": ys, "mode": "lines", "line": {"color": "#222", "width": 2},
+         "hoverinfo": "skip", "showlegend": False, "xaxis": f"x{_axis(row)}", "yaxis": f"y{_axis(row)}"}
+        for row in range(1, rows + 1)
     ]  # fmt: skip
     labels = [
         {"x": (i + 0.5) * hb.d_k - 0.5, "y": 1.0, "xref": "x", "yref": "y domain", "yanchor": "bottom",
@@ -280,7 +284,8 @@ def _strips(
             "ticktext": labels, "autorange": "reversed",
         }  # fmt: skip
     layout[f"xaxis{panel_axis(len(matrices) - 1, 0, 1)}"] |= {"title": {"text": f"column (0 … {hb.d_model - 1})"}}
-    layout["shapes"], layout["annotations"] = _head_boundaries(hb, split_rows)
+    lines, layout["annotations"] = _head_boundaries(hb, split_rows, len(labels))
+    data += lines
     layout |= {
         "coloraxis": {"colorscale": "RdBu", "cmid": 0.0, "cmin": -bound, "cmax": bound, "colorbar": {"thickness": 12}},
         "height": 90 + len(matrices) * (50 + 22 * len(labels)),
