@@ -317,10 +317,64 @@ class Seq2Seq(nn.Module):
             context = memory.context.unsqueeze(1).expand(-1, T, -1)  # (B, T, D): the same c at every step
             s, _ = self._fused(torch.cat([embedded, context], dim=-1), memory.final)  # (B, T, D)
             return ModelOutput(self._logits(s, context), {})
+        if self.config.cell == "gru" and self.config.attention == "additive":
+            s, context, weights = self._teacher_forced_gru_additive(embedded, memory)  # (B, T, ·)
+            return ModelOutput(self._logits(s, context), {"cross": weights})
         state = memory.final
         steps = []
-        for t in range(target_in.size(1)):
-            s, context, weights, state = self._previous_step(embedded[:, t], state, memory)
+        for embedded_t in embedded.unbind(1):  # (B, E) per step
+            s, context, weights, state = self._previous_step(embedded_t, state, memory)
             steps.append((s, context, weights))
         s, context, weights = (torch.stack(parts, dim=1) for parts in zip(*steps, strict=True))  # (B, T, ·)
         return ModelOutput(self._logits(s, context), {"cross": weights})
+
+    def _teacher_forced_gru_additive(
+        self, embedded: torch.Tensor, memory: Seq2SeqMemory
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        r"""The Bahdanau loop of :meth:`forward` for a GRU with additive attention, in half the operations.
+
+        The same arithmetic as :meth:`_previous_step` at every step (a parity test checks it), the GRU cell
+        written out (PyTorch's ``nn.GRUCell`` on a CPU is itself a chain of small operations):
+
+        .. math:: r, z = \sigma(W_{i\{r,z\}}[E y_{t-1}; c_t] + W_{h\{r,z\}} s_{t-1}), \quad
+                  n = \tanh(W_{in}[E y_{t-1}; c_t] + r \odot W_{hn} s_{t-1}), \quad s_t = n + z \odot (s_{t-1} - n)
+
+        (biases omitted). What does not depend on the step is done once for the whole target: the
+        embeddings' share of the input projection (one matmul over all T positions), the padding as an
+        additive −∞ that the softmax turns into exact zeros, and one matmul of :math:`s_{t-1}` that gives both
+        the GRU's :math:`W_h s_{t-1}` and the score's :math:`W_q s_{t-1}`.
+
+        The score's tanh, over a ``(B, S, A)`` tensor at every step, is the largest piece of arithmetic, and on a
+        CPU ``torch.tanh`` costs several times ``torch.sigmoid``. Since :math:`\tanh x = 2\sigma(2x) - 1`,
+
+        .. math:: e_{t,i} = v^\top \tanh(W_q s_{t-1} + W_k h_i)
+                  = (2v)^\top \sigma(2 W_q s_{t-1} + 2 W_k h_i) - \textstyle\sum_j v_j
+
+        and the constant :math:`\sum_j v_j` drops out of the softmax, so the weights are computed from the
+        sigmoid form, with the factors 2 folded into the weights once per batch.
+
+        ``embedded`` is ``(B, T, E)``; returns the decoder states, contexts ``(B, T, D)`` and weights ``(B, T, S)``.
+        """
+        cell, score = self.decoder, self.attention
+        E, D, A = self.config.embedding_size, self.config.decoder_size, self.config.attention_size
+        from_tokens = nn.functional.linear(embedded, cell.weight_ih[:, :E], cell.bias_ih)  # (B, T, 3D)
+        W_c = cell.weight_ih[:, E:].t()  # (D, 3D): the context's share of the input projection
+        W_s = torch.cat([cell.weight_hh, 2 * score.W_q.weight])  # (3D + A, D): W_h and 2 W_q, stacked
+        b_s = torch.cat([cell.bias_hh, cell.bias_hh.new_zeros(A)])  # (3D + A,)
+        keys = 2 * memory.keys  # (B, S, A): 2 W_k h_i
+        v = 2 * score.v.weight.squeeze(0)  # (A,)
+        padding = torch.zeros_like(memory.mask, dtype=embedded.dtype).masked_fill(~memory.mask, float("-inf"))
+        s = memory.final  # (B, D): s_0
+        steps = []
+        for from_token in from_tokens.unbind(1):  # (B, 3D) per step; one gradient for all of them, not T
+            rz_s, n_s, query = nn.functional.linear(s, W_s, b_s).split([2 * D, D, A], dim=-1)  # (B, 2D), (B, D), (B, A)
+            scores = torch.sigmoid(query.unsqueeze(1) + keys) @ v  # (B, S, A) @ (A,) -> (B, S): e_t + Σv
+            weights = torch.softmax(scores + padding, dim=-1)  # (B, S), exactly 0 on padding
+            context = (weights.unsqueeze(1) @ memory.states).squeeze(1)  # (B, 1, S) @ (B, S, D) -> (B, D)
+            rz_i, n_i = torch.addmm(from_token, context, W_c).split([2 * D, D], dim=-1)  # (B, 2D), (B, D)
+            r, z = torch.sigmoid(rz_i + rz_s).chunk(2, dim=-1)  # (B, D) each
+            n = torch.tanh(n_i + r * n_s)  # (B, D)
+            s = n + z * (s - n)  # (B, D): (1 - z) n + z s_{t-1}
+            steps.append((s, context, weights))
+        s, context, weights = (torch.stack(parts, dim=1) for parts in zip(*steps, strict=True))  # (B, T, ·)
+        return s, context, weights

@@ -19,6 +19,7 @@ from minimodels.tasks import get_task
 from minimodels.train import (
     MODEL_NAMES,
     TrainConfig,
+    _teacher_forced_exact_match,
     alignment_accuracy,
     build_model,
     evaluate,
@@ -86,14 +87,45 @@ def test_training_learns_copy_and_reports_the_probe():
     assert set(last.as_json()) == {"step", "seconds", "loss", "exact_match", "prediction"}
 
 
-def test_training_stops_at_the_target():
+@pytest.mark.parametrize("check_every", [None, 5])
+def test_training_stops_at_the_target(check_every):
+    """At a report, or (check_every) at a step between reports, always on the held-out greedy exact match."""
     task = get_task("reverse")
     model = build_model("gru-additive", task, seed=0, **SMALL)
-    config = TrainConfig(max_steps=400, report_every=25, target_exact_match=0.5, max_seconds=None, eval_size=100)
+    config = TrainConfig(
+        max_steps=400, report_every=25, check_every=check_every, target_exact_match=0.5, max_seconds=None, eval_size=100
+    )
     result = train(model, task, config)
     assert result.stopped == "target"
     assert result.exact_match >= 0.5
-    assert result.steps < 400 and result.steps % 25 == 0
+    assert result.steps < 400 and result.steps % (check_every or 25) == 0
+    assert result.history[-1].step == result.steps  # the check that stopped it is reported
+    held_out = task.encoded("valid").select(torch.arange(100))
+    assert evaluate(model, held_out) == result.exact_match
+
+
+def test_checks_between_reports_wait_for_the_training_batch():
+    """The teacher-forced share of exactly right rows: every token (EOS included) must be the argmax; PAD is not."""
+    target_out = torch.tensor([[5, 6, 2], [5, 2, 0]])  # (B, T): target + EOS, PAD
+    logits = torch.nn.functional.one_hot(target_out, 8).float()  # (B, T, V): the gold token everywhere
+    assert _teacher_forced_exact_match(logits, target_out) == 1.0
+    logits[1, 2] = torch.nn.functional.one_hot(torch.tensor(7), 8)  # a wrong guess at a PAD position is ignored
+    assert _teacher_forced_exact_match(logits, target_out) == 1.0
+    logits[0, 2] = torch.nn.functional.one_hot(torch.tensor(7), 8)  # a wrong EOS is not
+    assert _teacher_forced_exact_match(logits, target_out) == 0.5
+
+
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"decay": True, "warmup_steps": 0}, "warmup_steps"),
+        ({"check_every": 0}, "check_every"),
+    ],
+)
+def test_train_config_rejects_settings_that_cannot_train(options, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**options)
+    TrainConfig(decay=True, warmup_steps=1)  # the smallest warm-up the decay can start from
 
 
 def test_returning_false_stops_cleanly_and_the_model_stays_usable():
