@@ -258,19 +258,40 @@ def context_rows(c: ScoreComparison) -> tuple[np.ndarray, list[str]]:
 
 
 @torch.inference_mode()
+def scaling_scores(
+    ds: Sequence[int] = D_CHOICES, samples: int = 256, seed: int = 0
+) -> dict[int, dict[str, torch.Tensor]]:
+    """The dot and scaled dot scores of ``samples`` random N(0, 1) queries against ``MAX_KEYS`` random keys at
+    each ``d``: ``{d: {score: (B, 1, MAX_KEYS)}}``. A curve with N keys reads the first N, so every N sees the
+    same queries and keys, drawn once."""
+    generator = torch.Generator().manual_seed(seed)
+    scores = {}
+    for d in ds:
+        q = torch.randn(samples, 1, d, generator=generator)  # (B, 1, d)
+        k = torch.randn(samples, MAX_KEYS, d, generator=generator)  # (B, MAX_KEYS, d)
+        scores[d] = {"dot": DotProductAttention().score(q, k), "scaled_dot": ScaledDotProductAttention().score(q, k)}
+    return scores
+
+
+@torch.inference_mode()
 def scaling_curve(
-    n_keys: int, ds: Sequence[int] = D_CHOICES, samples: int = 256, seed: int = 0
+    n_keys: int,
+    ds: Sequence[int] = D_CHOICES,
+    samples: int = 256,
+    seed: int = 0,
+    scores: dict[int, dict[str, torch.Tensor]] | None = None,
 ) -> list[dict[str, float | int | str]]:
     """Why scale: for random N(0, 1) queries and keys, the spread of the dot scores grows as √d, and the softmax
     of unscaled dot scores puts almost everything on one key. Rows: ``d``, score, std of the scores, mean
-    largest α (averaged over ``samples`` random queries)."""
-    generator = torch.Generator().manual_seed(seed)
+    largest α (averaged over ``samples`` random queries). ``scores``: :func:`scaling_scores` of the same
+    ``ds``, ``samples`` and ``seed``, when they are at hand already."""
+    if not 2 <= n_keys <= MAX_KEYS:
+        raise ValueError(f"use between 2 and {MAX_KEYS} keys; got {n_keys}")
+    scores = scaling_scores(ds, samples, seed) if scores is None else scores
     rows = []
     for d in ds:
-        q = torch.randn(samples, 1, d, generator=generator)  # (B, 1, d)
-        k = torch.randn(samples, n_keys, d, generator=generator)  # (B, N, d)
-        for name, module in (("dot", DotProductAttention()), ("scaled_dot", ScaledDotProductAttention())):
-            e = module.score(q, k)  # (B, 1, N)
+        for name in ("dot", "scaled_dot"):
+            e = scores[d][name][..., :n_keys]  # (B, 1, N)
             rows.append(
                 {
                     "d": d,

@@ -55,11 +55,17 @@ def comparison(d: int, n_keys: int, seed: int, copy_of: int | None) -> scoring.S
     return scoring.compare_scores(d, n_keys, seed, copy_of)
 
 
+@st.cache_data(max_entries=1, show_spinner=False)
+def scaling_scores() -> dict:
+    return scoring.scaling_scores()
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def scaling_specs(n_keys: int) -> list[dict]:
     """The two scaling charts as Vega-Lite specs, made once per N: building and validating the Altair charts cost
     more than the rest of the section, and moving d does not change them."""
-    specs = [chart.to_dict() for chart in scoring.scaling_charts(scoring.scaling_curve(n_keys))]
+    curve = scoring.scaling_curve(n_keys, scores=scaling_scores())
+    specs = [chart.to_dict() for chart in scoring.scaling_charts(curve)]
     for spec in specs:  # Altair's default theme sizes the view; Streamlit's own conversion turns that theme off
         spec.get("config", {}).pop("view", None)
     return specs

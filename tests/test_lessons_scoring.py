@@ -126,6 +126,17 @@ def test_dot_scores_spread_like_sqrt_d_and_scaled_ones_stay_near_one():
     assert by[(512, "dot")]["mean largest α"] > by[(4, "dot")]["mean largest α"]
 
 
+def test_scaling_curves_of_every_n_read_one_draw():
+    scores = scoring.scaling_scores(ds=(4, 64), samples=64, seed=1)
+    assert scores[64]["dot"].shape == (64, 1, scoring.MAX_KEYS)
+    assert torch.allclose(scores[64]["scaled_dot"], scores[64]["dot"] / 8)
+    drawn = scoring.scaling_curve(3, ds=(4, 64), samples=64, seed=1)
+    assert scoring.scaling_curve(3, ds=(4, 64), samples=64, seed=1, scores=scores) == drawn
+    assert scoring.scaling_curve(4, ds=(4, 64), samples=64, seed=1, scores=scores) != drawn
+    with pytest.raises(ValueError):
+        scoring.scaling_curve(scoring.MAX_KEYS + 1)
+
+
 # ----------------------------------------------------------------------------------------------- charts
 def test_comparison_figure_has_scores_and_softmax_for_each():
     fig = scoring.comparison_figure(scoring.compare_scores(8, 4))
