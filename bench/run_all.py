@@ -97,6 +97,12 @@ def _median(rows: list[dict], key: str):
     return statistics.median(values) if values else None
 
 
+def _evaluations(rows: list[dict]) -> str:
+    """Median held-out evaluations per run and their median seconds, e.g. ``8 (0.31)``; blank for older results."""
+    count, seconds = _median(rows, "evaluations"), _median(rows, "evaluation_seconds")
+    return "" if count is None else f"{count:g} ({seconds})"
+
+
 def _targets(speeds: list[dict], steps: list[dict]) -> list[str]:
     """The issue's targets against the medians above (2 threads)."""
 
@@ -138,16 +144,18 @@ def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
         "",
         "## Time to a held-out exact match (training wall time, evaluation included)",
         "",
-        "Held-out exact match: 200 validation sentences decoded greedily, checked every 25 steps (the stopping",
-        "rule). Test: the whole test split (500 sentences), after training. Alignment: share of target tokens",
+        "Held-out exact match: 200 validation sentences decoded greedily (the stopping rule), checked at every",
+        "report (25 steps) and, between reports, every 5 steps once the training batch itself (teacher forced)",
+        "is at the target; `evaluations (s)`: how many such checks a run made and their seconds, included in",
+        "`seconds`. Test: the whole test split (500 sentences), after training. Alignment: share of target tokens",
         "whose attention argmax falls on a gold source token (test split, teacher forced; Transformer: last",
         "decoder layer, heads averaged). Medians over seeds; `load` is the 1-minute load average before the",
         "runs (the machine is shared; 0 would be idle). `CPU seconds`: the process's CPU time, all threads; for",
         "a 1-thread run on a busy machine it approximates the wall time the run would take on an idle core.",
         "",
-        "| task | model | threads | target | reached | seconds | CPU seconds | steps | ms/step | s to 95% "
-        "| test EM | alignment | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| task | model | threads | target | reached | seconds | CPU seconds | steps | ms/step | evaluations (s) "
+        "| s to 95% | test EM | alignment | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in speeds:
         runs = s["runs_detail"]
@@ -158,7 +166,7 @@ def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
         lines.append(
             f"| {task} | {model} | {s['threads']} | {s['target']} | {s['reached']}/{s['runs']} "
             f"| {s['median_seconds']} | {_median(runs, 'cpu_seconds')} | {s['median_steps']} "
-            f"| {_median(runs, 'ms_per_step')} "
+            f"| {_median(runs, 'ms_per_step')} | {_evaluations(runs)} "
             f"| {_median(runs, 'seconds_to_95')} | {s['median_test_exact_match']} "
             f"| {'' if align is None else align} | {_median(runs, 'load_1min_before')} |"
         )

@@ -67,6 +67,8 @@ def measure(
         "seconds": round(result.seconds, 2),
         "cpu_seconds": round(cpu_seconds, 2),
         "ms_per_step": round(1e3 * result.seconds / result.steps, 1),
+        "evaluations": result.evaluations,  # held-out checks (greedy decoding), included in "seconds"
+        "evaluation_seconds": round(result.evaluation_seconds, 2),
         "held_out_exact_match": result.exact_match,
         "steps_to_95": steps_95,
         "seconds_to_95": None if seconds_95 is None else round(seconds_95, 2),

@@ -187,6 +187,8 @@ class TrainResult:
     stopped: str  # why it stopped: "target" | "max_steps" | "max_seconds" | "callback"
     device: str  # where it ran
     history: list[Progress] = field(default_factory=list, repr=False)  # every report
+    evaluations: int = 0  # held-out evaluations made (one per report, plus the checks between reports)
+    evaluation_seconds: float = 0.0  # wall time they took, included in ``seconds``
 
 
 # ------------------------------------------------------------------------------------------- evaluation
@@ -368,10 +370,15 @@ def train(
     step, stopped = 0, None
     start = time.perf_counter()
 
+    evaluations = [0, 0.0]  # count, seconds
+
     def held_out_score() -> float:
+        began = time.perf_counter()
         model.eval()
         score = evaluate(model, held_out)
         model.train()
+        evaluations[0] += 1
+        evaluations[1] += time.perf_counter() - began
         return score
 
     def report(score: float | None = None) -> bool | None:
@@ -437,7 +444,8 @@ def train(
                 report()  # a last look at the model as it ends; its answer cannot un-stop it
     model.eval()
     last = history[-1]
-    return TrainResult(step, time.perf_counter() - start, last.loss, last.exact_match, stopped, str(device), history)
+    seconds = time.perf_counter() - start
+    return TrainResult(step, seconds, last.loss, last.exact_match, stopped, str(device), history, *evaluations)
 
 
 # ------------------------------------------------------------------------------------------ command line

@@ -100,6 +100,9 @@ def test_training_stops_at_the_target(check_every):
     assert result.exact_match >= 0.5
     assert result.steps < 400 and result.steps % (check_every or 25) == 0
     assert result.history[-1].step == result.steps  # the check that stopped it is reported
+    assert result.evaluations >= len(result.history) and 0 < result.evaluation_seconds < result.seconds
+    if check_every is None:
+        assert result.evaluations == len(result.history)  # one per report, none between them
     held_out = task.encoded("valid").select(torch.arange(100))
     assert evaluate(model, held_out) == result.exact_match
 
