@@ -58,3 +58,23 @@ def test_training_curves_carry_every_report_and_are_valid_vega_lite():
         alt.Chart.from_dict(chart)  # Altair validates it against the Vega-Lite schema
     assert charts.training_curves([])[0]["data"]["values"] == []
     assert charts.training_curves(history[:1])[0]["data"]["values"] == loss["data"]["values"][:1]  # not shared
+
+
+@pytest.mark.parametrize(("rows", "cols", "shared"), [(1, 3, False), (2, 4, True), (3, 1, True)])
+def test_subplot_grid_places_panels_and_titles_where_make_subplots_does(rows, cols, shared):
+    from plotly.subplots import make_subplots
+
+    titles = [f"panel {i}" for i in range(rows * cols)]
+    spacing = {"horizontal_spacing": 0.05, "vertical_spacing": 0.1}
+    ours = charts.subplot_grid(rows, cols, titles=titles, shared_xaxes=shared, **spacing)
+    theirs = make_subplots(rows=rows, cols=cols, subplot_titles=titles, shared_xaxes=shared, **spacing).layout
+    for r in range(rows):
+        for c in range(cols):
+            n = charts.panel_axis(r, c, cols)
+            for axis in (f"xaxis{n}", f"yaxis{n}"):
+                assert ours[axis]["domain"] == pytest.approx(list(theirs[axis].domain))
+                assert ours[axis]["anchor"] == theirs[axis].anchor
+            assert ours[f"xaxis{n}"].get("matches") == theirs[f"xaxis{n}"].matches
+    for mine, plotly_s in zip(ours["annotations"], theirs.annotations, strict=True):
+        assert mine["text"] == plotly_s.text
+        assert (mine["x"], mine["y"]) == pytest.approx((plotly_s.x, plotly_s.y))
