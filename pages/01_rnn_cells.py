@@ -173,6 +173,85 @@ st.caption(
     "that breaks, and why attention was invented."
 )
 
+# --- 4. Train the three cells ------------------------------------------------------------------------------
+from lessons import rnn_training
+from lessons.live import TrainingRun
+
+st.header("4 · Train the three cells", divider="gray")
+ui.explain(
+    "The lecture's sentence as a task a cell can be trained on: a sequence starts with *cat* or *cats*, then "
+    "**T** distractor words follow (*which, already, ate, the, mice, …*), and the model must answer *was* or "
+    f"*were* from its last state. An embedding of {rnn_training.EMBED} numbers, one cell of H = "
+    f"{rnn_training.HIDDEN} units, a linear layer on the last state: an RNN, a GRU and an LSTM, from the same "
+    "seed, trained on the same batches. Half the sequences are *cat*, so guessing scores 50%. The gated cells "
+    f"start with their keep gates mostly open (bias {rnn_training.KEEP_BIAS:g}, σ ≈ 0.95: section 2's slider), "
+    "a common initialisation; the plain RNN has no gate to set."
+)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def rnn_results(path: str, mtime: float) -> rnn_training.Results:
+    """Keyed on the file's time stamp, so a re-measured file is read again."""
+    return rnn_training.load_results(path)
+
+
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_three() -> None:
+    path = rnn_training.RESULTS
+    try:
+        shipped = rnn_results(str(path), path.stat().st_mtime if path.exists() else 0.0)
+    except (FileNotFoundError, ValueError) as error:
+        st.warning(f"The measured results cannot be shown: {error}")
+    else:
+        ui.plotly(rnn_training.results_figure(shipped), key="rnn.train.shipped")
+        st.markdown(rnn_training.results_summary(shipped))
+        meta, machine = shipped.meta, shipped.meta.get("machine", {})
+        st.caption(
+            f"Measured {meta.get('date', '?')[:10]} with {ui.literal(meta.get('command', '?'))} on "
+            f"{machine.get('cpu_count', '?')} CPU cores (torch {machine.get('torch', '?')}, "
+            f"{machine.get('torch_threads', '?')} thread, 1-minute load average {meta.get('load_1min_before', '?')}): "
+            f"seeds {', '.join(map(str, shipped.seeds))}, at most {meta.get('recipe', {}).get('max_steps', '?')} "
+            f"steps per cell, a cell stopping at {rnn_training.TARGET:.0%} on {rnn_training.EVAL_SIZE} held-out "
+            "sequences. The accuracies depend only on the seeds."
+        )
+
+    c = st.columns([3, 1, 2])
+    distance = c[0].select_slider(
+        "Distance T: distractor words between the subject and the verb", rnn_training.DISTANCES,
+        value=rnn_training.DEFAULT_DISTANCE, key="rnn.train.distance",
+    )  # fmt: skip
+    seed = int(c[1].number_input("Seed", 0, 9999, 0, key="rnn.train.seed"))
+    budget = c[2].select_slider("Seconds for the three", rnn_training.LIVE_BUDGETS, value=20, key="rnn.train.budget")
+
+    def make_run() -> TrainingRun:
+        models, train_fn = rnn_training.new_run(distance, seed, float(budget))
+        return TrainingRun(train_fn, model=models, name="rnn-three-cells")
+
+    def draw(report: rnn_training.Report, key: str) -> None:
+        ui.plotly(rnn_training.curves_figure(report.histories), key=f"{key}.curves")
+        sentence = " ".join(report.tokens)
+        ui.plotly(
+            rnn_training.gates_figure(
+                report.gates, report.tokens, title=f"Keep gates on one fixed example at step {report.step} (T = "
+                f"{report.distance}): dark = keep the memory"
+            ),
+            key=f"{key}.gates",
+        )  # fmt: skip
+        answers = ", ".join(f"{kind} says *{verb}*" for kind, verb in report.answers.items())
+        st.caption(f"The example: {ui.literal(sentence)} → *was*. Now {answers}. Hover a cell for the token.")
+
+    ui.training_panel("rnn.train", make_run, draw, budget_seconds=float(budget), replay_frame=rnn_training.replay_frame)
+
+
+train_three()
+ui.explain(
+    "What to look for: in the keep-gate heatmaps, a dark row is a unit that copies its memory forward, and "
+    "a unit that stays dark from *cat* to the end carries the subject across the clause. The plain RNN has no "
+    "such gate: *cat* must survive T multiplications by W_aa, and its gradient (section 2) fades with T. Try "
+    "T = 5, then T = 40, and compare with the measured table above."
+)
+ui.show_code(rnn_training.AgreementModel, rnn_training.gate_map, rnn_training.train)
+
 # --- Check yourself ------------------------------------------------------------------------------------
 st.header("Check yourself", divider="gray")
 for ex in rnn_cells.exercises(experiment(rnn_cells.DEFAULT_LENGTH, 0.0, 1.0)):

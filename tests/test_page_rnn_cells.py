@@ -2,6 +2,7 @@
 
 import base64
 import json
+import time
 
 import numpy as np
 import pytest
@@ -19,8 +20,9 @@ def at():
 
 
 def cell_figure(at) -> dict:
+    """The step-through figure: the page's first Plotly chart (section 4 draws the trained cells' figures)."""
     charts = at.get("plotly_chart")
-    assert len(charts) == 1
+    assert charts
     return json.loads(charts[0].proto.spec)
 
 
@@ -159,3 +161,83 @@ def test_exercises_are_checked(at):
     at.radio(key="rnn.ex4.answer").set_value("one-to-many")
     at.button(key="FormSubmitter:rnn.ex4.form-Check").click().run()
     assert not at.exception and any("outputs" in w.value for w in at.warning)
+
+
+# --- 4. Train the three cells -------------------------------------------------------------------------------
+RUN_OVER = ("done", "stopped", "failed")
+
+
+def progress_text(at) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def wait_for_run(at, timeout: float = 120.0) -> str:
+    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
+    deadline = time.monotonic() + timeout
+    while not progress_text(at).startswith(RUN_OVER):
+        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
+        time.sleep(0.5)
+        at.run()
+        assert not at.exception, at.exception
+    return progress_text(at)
+
+
+def figure_titled(at, start: str) -> dict:
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        title = spec["layout"].get("title", {})
+        if isinstance(title, dict) and title.get("text", "").startswith(start):
+            return spec
+    raise AssertionError(f"no figure titled {start!r}")
+
+
+def test_the_shipped_table_is_shown_at_once_and_says_how_it_was_made(at):
+    from lessons import rnn_training
+
+    results = rnn_training.load_results()
+    spec = figure_titled(at, "Held-out accuracy after training")
+    lines = [d for d in spec["data"] if d["mode"] == "lines+markers"]
+    assert [d["name"] for d in lines] == list(rnn_training.KINDS)
+    assert lines[0]["y"] == [results.median("RNN", d) for d in results.distances]
+    assert any(m.value == rnn_training.results_summary(results) for m in at.markdown)
+    assert any("scripts/rnn_results.py" in c.value for c in at.caption)
+    assert at.button(key="rnn.train.train").disabled is False
+
+
+def test_train_with_a_tiny_budget_trains_the_three_and_replays(at):
+    at.select_slider(key="rnn.train.distance").set_value(10).run()
+    at.select_slider(key="rnn.train.budget").set_value(5).run()
+    at.button(key="rnn.train.train").click().run()
+    assert not at.exception
+    assert wait_for_run(at).startswith("done")
+    curves = figure_titled(at, "Held-out accuracy while it trains")
+    assert {d["name"] for d in curves["data"]} == {"RNN", "GRU", "LSTM"}
+    gates = figure_titled(at, "Keep gates on one fixed example")
+    assert [d["type"] for d in gates["data"]] == ["heatmap", "heatmap"]
+    assert heatmap_values(gates["data"][1]).shape == (16, 11)  # H units × (cat + 10 distractors)
+    replay = at.slider(key="rnn.train.replay")  # seed 0 at T = 10: the RNN needs a second report
+    assert replay.value == replay.max >= 2
+    replay.set_value(1).run()
+    assert not at.exception and "at step 25" in figure_titled(at, "Keep gates")["layout"]["title"]["text"]
+
+
+def test_stop_ends_the_run_and_train_is_offered_again(at):
+    at.select_slider(key="rnn.train.distance").set_value(40).run()
+    at.button(key="rnn.train.train").click().run()
+    at.button(key="rnn.train.stop").click().run()
+    assert not at.exception
+    assert wait_for_run(at, timeout=60).startswith("stopped")
+    at.run()
+    assert at.button(key="rnn.train.train").disabled is False
+    assert at.button(key="rnn.train.stop").disabled
+
+
+def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
+    from lessons import rnn_training
+
+    monkeypatch.setattr(rnn_training, "RESULTS", tmp_path / "rnn.json")
+    at = open_page(PAGE)
+    assert not at.exception
+    assert any("rnn_results.py" in w.value for w in at.warning)
+    assert at.button(key="rnn.train.train").disabled is False
