@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SPEED_RUNS = [  # (task, model, threads, target, model overrides)
     ("dates", "gru-additive", 2, 0.98, []),
     ("dates", "gru-additive", 1, 0.98, []),
+    ("dates", "gru-additive", 2, 0.98, ["bidirectional=true", "hidden_size=32"]),  # Bahdanau's BiRNN encoder
+    ("dates", "gru-additive", 2, 0.98, ["attention_query=current"]),  # Luong's query: not Bahdanau's model
     ("dates", "transformer", 2, 0.98, []),
     ("dates", "transformer", 1, 0.98, []),
     ("dates", "gru-dot", 2, 0.98, []),
@@ -106,15 +108,21 @@ def _evaluations(rows: list[dict]) -> str:
 def _targets(speeds: list[dict], steps: list[dict]) -> list[str]:
     """The issue's targets against the medians above (2 threads)."""
 
-    def find(task, model):
-        return next(s for s in speeds if s["summary"] == f"{task}/{model}" and s["threads"] == 2)
+    def find(task, model, overrides=None):
+        return next(
+            s
+            for s in speeds
+            if s["summary"] == f"{task}/{model}"
+            and s["threads"] == 2
+            and (overrides is None or s["overrides"] == overrides)
+        )
 
     def verdict(ok: bool) -> str:
         return "met" if ok else "**not met**"
 
     rows = []
     for task, model, limit in (("dates", "gru-additive", 5), ("dates", "transformer", 15)):
-        s = find(task, model)
+        s = find(task, model, overrides=[])  # the model as named, default sizes
         ok = s["reached"] == s["runs"] and s["median_seconds"] <= limit
         rows.append(
             f"| `{model}` on `{task}` to 98% in ≤ {limit} s (2 threads) | {s['median_seconds']} s | {verdict(ok)} |"
@@ -160,7 +168,9 @@ def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
     for s in speeds:
         runs = s["runs_detail"]
         task, model = s["summary"].split("/")
-        if s["overrides"]:
+        if "attention_query=current" in s["overrides"]:
+            model = "gru, additive score on s_t (Luong's query; not gru-additive)"
+        elif s["overrides"]:
             model += " (" + ", ".join(s["overrides"]) + ")"
         align = _median(runs, "test_alignment_accuracy")
         lines.append(
