@@ -11,6 +11,8 @@ Letters: T sequence length, I input (embedding) size, H hidden size, B batch.
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import re
 import unicodedata
@@ -504,12 +506,24 @@ def gradient_summary(exp: GradientExperiment, distance: int = 30) -> str:
 CELL_COLORS = ("#444444", "#1f77b4", "#ff7f0e")  # RNN, GRU, LSTM: apart in colour and in dash
 
 
-def gradient_chart(exp: GradientExperiment) -> alt.Chart:
-    """Gradient norm against distance, log y: a straight falling line is an exponential decay."""
-    data = exp.table()
-    data = data[data["gradient norm"] > 0]
-    return (
-        alt.Chart(data, title=f"‖∂a⟨T⟩/∂x⟨t⟩‖, T = {exp.length}, geometric mean of {len(GRADIENT_SEEDS)} seeds")
+def gradient_chart(exp: GradientExperiment) -> dict:
+    """Gradient norm against distance, log y: a straight falling line is an exponential decay.
+
+    A Vega-Lite spec (for ``st.vega_lite_chart``): the Altair chart is drawn once (:func:`_gradient_chart_spec`)
+    and each experiment only puts its numbers in; building and validating it on every move of a slider cost
+    about as much as two of the experiment's three autograd passes.
+    """
+    spec = json.loads(_gradient_chart_spec())
+    spec["title"] = f"‖∂a⟨T⟩/∂x⟨t⟩‖, T = {exp.length}, geometric mean of {len(GRADIENT_SEEDS)} seeds"
+    spec["data"] = {"values": [row for row in exp.table().to_dict("records") if row["gradient norm"] > 0]}
+    return spec
+
+
+@functools.cache
+def _gradient_chart_spec() -> str:
+    """The Altair chart of :func:`gradient_chart`, as Vega-Lite JSON without its data and title."""
+    return json.dumps(
+        alt.Chart(alt.Data(name="gradients"))
         .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=2.5)
         .encode(
             x=alt.X("distance T − t:Q", title="distance T − t (steps back from the last token)"),
@@ -525,9 +539,10 @@ def gradient_chart(exp: GradientExperiment) -> alt.Chart:
                 legend=alt.Legend(orient="top-right", title=None, labelFontSize=14, symbolStrokeWidth=3),
             ),
             strokeDash=alt.StrokeDash("cell:N", scale=alt.Scale(domain=list(CELLS), range=[[1, 0], [8, 3], [2, 2]])),
-            tooltip=["cell", "distance T − t", alt.Tooltip("gradient norm:Q", format=".2e")],
+            tooltip=["cell:N", "distance T − t:Q", alt.Tooltip("gradient norm:Q", format=".2e")],
         )
         .properties(height=380)
+        .to_dict()
     )
 
 

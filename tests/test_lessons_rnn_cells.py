@@ -2,6 +2,7 @@
 
 import math
 
+import altair as alt
 import numpy as np
 import pytest
 import torch
@@ -231,11 +232,16 @@ def test_large_recurrent_weights_make_the_rnn_gradient_explode():
 
 def test_gradient_chart_is_a_log_scale_curve_per_cell():
     exp = rnn_cells.vanishing_experiment(length=20, seeds=(0,))
-    spec = rnn_cells.gradient_chart(exp).to_dict()
+    spec = rnn_cells.gradient_chart(exp)
     assert spec["encoding"]["y"]["scale"]["type"] == "log"
+    assert "T = 20" in spec["title"]
     data = exp.table()
     assert sorted(data["cell"].unique()) == sorted(rnn_cells.CELLS) and len(data) == 3 * 20
     assert (data["gradient norm"] > 0).all()
+    assert spec["data"]["values"] == data.to_dict("records")  # this experiment's numbers, every one of them
+    alt.Chart.from_dict(spec)  # Altair validates it against the Vega-Lite schema
+    other = rnn_cells.gradient_chart(rnn_cells.vanishing_experiment(length=10, seeds=(0,)))
+    assert len(other["data"]["values"]) == 3 * 10 and len(spec["data"]["values"]) == 3 * 20  # specs not shared
 
 
 # --- the kinds of RNN and the exercises ---------------------------------------------------------------------
