@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
+from minimodels.train import stop_when
+
 log = logging.getLogger(__name__)
 
 Status = Literal["queued", "running", "finished", "stopped", "failed"]
@@ -107,7 +109,8 @@ class TrainingRun:
                 return
             self.status = "running"
             self.started_at = time.monotonic()
-            self.result = self._train_fn(self._on_progress)
+            with stop_when(self._stop):  # Stop ends the run after its current step, not at its next report
+                self.result = self._train_fn(self._on_progress)
             self.status = "stopped" if self._stop.is_set() else "finished"
         except Exception as exc:  # the page shows a plain message; the traceback goes to the server log
             log.exception("training run failed")

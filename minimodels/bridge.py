@@ -40,6 +40,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from minimodels.attention import BilinearAttention, masked_softmax
 from minimodels.tasks.multilingual import MultilingualCorpus, PairBatch, WordTokenizer, encode_sentences
 from minimodels.tokenizers import BOS_ID, EOS_ID, PAD_ID
+from minimodels.train import stop_requested
 
 Pair = tuple[str, str]  # (source language, target language)
 
@@ -321,8 +322,10 @@ def train_bridge(
         ce_sum += ce.item()
         penalty_sum += penalty.item()
         since += 1
+        if history and stop_requested():  # a page's Stop (minimodels.train.stop_when): end now, no last report
+            break
         seconds = time.monotonic() - start
-        last = step == config.max_steps or seconds >= config.max_seconds
+        last = step == config.max_steps or seconds >= config.max_seconds or stop_requested()
         if step % config.report_every == 0 or last:
             report = _report(model, corpus, config, supervised, step, seconds, ce_sum / since, penalty_sum / since)
             history.append(report)

@@ -3,7 +3,8 @@
 ``train(model, task, config, on_progress)`` trains in the calling thread and reports every
 ``config.report_every`` steps with a :class:`Progress` snapshot (step, seconds, loss, held-out exact match,
 and the attention of the task's fixed probe sentence), so a page can redraw a heatmap while the model learns.
-``on_progress`` returning ``False`` stops training at once; the model stays usable, trained so far.
+``on_progress`` returning ``False`` stops training at once; the model stays usable, trained so far. Inside
+``with stop_when(event):``, setting ``event`` from another thread stops it after the current step.
 
 Speed is what makes live training in class possible, so evaluation is kept small: greedy decoding, batched,
 under ``torch.inference_mode``, of a fixed subset of the validation split, at reports, and between reports
@@ -23,6 +24,7 @@ Command line (one JSON line per report, then a final line)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import sys
@@ -299,6 +301,35 @@ class _Probe:
 
 
 # --------------------------------------------------------------------------------------------- training
+_stopping = threading.local()  # the stop event of the training run in this thread, if any (see stop_when)
+
+
+@contextlib.contextmanager
+def stop_when(event: threading.Event):
+    """Within this block, training in this thread also stops after the step during which ``event`` is set.
+
+    ``on_progress`` can only stop a run at a report, and reports are ``report_every`` steps apart (seconds on a
+    busy class server); a page's Stop button sets ``event`` instead and the run ends after its current step,
+    the model trained so far. Per thread: several students' runs in one process do not see each other's.
+    """
+    previous = getattr(_stopping, "event", None)
+    _stopping.event = event
+    try:
+        yield
+    finally:
+        _stopping.event = previous
+
+
+def stop_event() -> threading.Event | None:
+    """The event :func:`stop_when` set for this thread (a trainer that starts threads of its own passes it on)."""
+    return getattr(_stopping, "event", None)
+
+
+def stop_requested() -> bool:
+    event = stop_event()
+    return event is not None and event.is_set()
+
+
 def _lr_factor(step: int, config: TrainConfig) -> float:
     r"""Multiplier of ``config.lr`` at ``step``: linear warm-up, then flat or (``decay``) Vaswani et al.'s
 
@@ -435,6 +466,10 @@ def train(
             if score >= target:
                 stopped = "target"
                 report(score)  # the held-out check that stopped it; its answer cannot un-stop it
+        if stopped is None and stop_requested():
+            stopped = "callback"
+            if not history:
+                report()  # stopped before its first report: one look at the model, so the run has a last state
         if stopped is None:
             if config.max_steps is not None and step >= config.max_steps:
                 stopped = "max_steps"

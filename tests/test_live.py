@@ -83,3 +83,20 @@ def test_training_thread_yields_the_cores_to_clicks():
     assert run.wait(5)
     assert run.result == min(19, os.getpriority(os.PRIO_PROCESS, 0) + TRAINING_NICENESS)  # 19: the lowest
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_stop_does_not_wait_for_the_next_report():
+    from minimodels.tasks import get_task
+    from minimodels.train import TrainConfig, build_model, train
+
+    task = get_task("copy")
+    model = build_model("gru-additive", task, seed=0, embedding_size=16, hidden_size=32, attention_size=16)
+    config = TrainConfig(max_steps=50_000, report_every=10_000, max_seconds=None, target_exact_match=None, eval_size=20)
+    run = TrainingRun(lambda on_progress: train(model, task, config, on_progress)).start()
+    while run.status != "running":
+        time.sleep(0.01)
+    time.sleep(0.2)
+    run.stop()
+    assert run.wait(60.0)  # generous for a busy machine (the run's thread yields the cores: lessons.live)
+    assert run.status == "stopped" and 0 < run.result.steps < 10_000
+    assert run.result.stopped == "callback" and len(run.snapshots) == 1  # one look at the model it keeps

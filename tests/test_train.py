@@ -26,6 +26,9 @@ from minimodels.train import (
     exact_match,
     main,
     main_map_name,
+    stop_event,
+    stop_requested,
+    stop_when,
     train,
 )
 
@@ -147,6 +150,39 @@ def test_returning_false_stops_cleanly_and_the_model_stays_usable():
     out = greedy(model, batch.source, batch.source_lengths, max_len=12)
     assert out.tokens.shape[0] == 8
     assert not model.training
+
+
+def test_a_stop_event_ends_the_run_after_its_current_step_not_at_the_next_report():
+    task = _copy()
+    model = build_model("gru-additive", task, seed=0, **SMALL)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    event, reports = threading.Event(), []
+    threading.Timer(0.3, event.set).start()  # a Stop button pressed by someone else, while the run trains
+
+    with stop_when(event):
+        assert not stop_requested()
+        result = train(model, task, TrainConfig(max_steps=20_000, report_every=10_000, **QUICK), reports.append)
+    assert result.stopped == "callback"
+    assert 0 < result.steps < 10_000  # reports are 10,000 steps apart: only the event stopped it
+    assert [p.step for p in reports] == [result.steps]  # stopped before a first report: one look at the model
+    assert any(not torch.equal(before[k], v) for k, v in model.state_dict().items())  # what it learnt is kept
+    assert stop_event() is None and not stop_requested()  # only inside the block, only in this thread
+
+
+def test_a_stop_event_set_by_anyone_stops_the_run_even_when_on_progress_continues():
+    task = _copy()
+    model = build_model("gru-additive", task, seed=0, **SMALL)
+    event, steps_seen = threading.Event(), []
+    config = TrainConfig(max_steps=20_000, report_every=5, **QUICK)
+
+    def on_progress(progress):
+        steps_seen.append(progress.step)
+        if progress.step == 10:
+            event.set()  # as a Stop button would, between two reports
+
+    with stop_when(event):
+        result = train(model, task, config, on_progress)
+    assert result.stopped == "callback" and result.steps == 10 and steps_seen == [5, 10]  # on_progress said go on
 
 
 def _train_weights(seed=0, steps=12):
