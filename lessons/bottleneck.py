@@ -27,7 +27,10 @@ command, the seeds, the task options, the recipe, the date, torch's version, the
 steps, wall time, loss, scores and outputs. Measured there (exact match, 800 steps): without attention the
 longest length still copied at least half the time is 4, 5, 6 and 6 characters for D = 16, 32, 64, 128, and
 no string of 12 characters or more is copied exactly; with attention it is 17, 18, 18 and 18. A page reads the file
-instantly; "re-run it yourself" trains the same pair live with :func:`new_training`, for one student only.
+instantly; "re-run it yourself" trains the same pair live with :func:`new_training`, for one student only: one
+click, both models one after the other for the same number of steps (at most :data:`LIVE_STEPS`, fewer than the
+shipped runs, to fit a lesson), every report redrawing both length curves and the attention of a fixed example
+(:data:`PROBE_TEXT`).
 
 Letters: B batch, S source positions (characters + EOS), T target positions, D context (hidden) size.
 """
@@ -48,6 +51,7 @@ import torch.nn.functional as F
 from plotly.subplots import make_subplots
 from torch import nn
 
+from lessons.charts import attention_heatmap
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.decode import greedy
@@ -78,11 +82,16 @@ CONTEXT_SIZES: tuple[int, ...] = (16, 32, 64, 128)  # D, the encoder's (and deco
 STEPS = 800  # optimizer steps for every model: the same budget with and without attention
 SEED = 0  # initial weights and batch order
 REPORT_EVERY = 50  # steps between the trainer's held-out checks in the shipped runs
-LIVE_BUDGET_SECONDS = 30.0  # a live run stops at STEPS or after this long, whichever comes first
-LIVE_REPORT_EVERY = 20  # a live run reports (and the page redraws) this often: a few times a second on a laptop
+LIVE_STEPS = 150  # a live run trains each model this many steps: enough for the gap to show (see new_training)
+LIVE_BUDGET_SECONDS = 30.0  # ... unless both together would take longer than this
+LIVE_ORDER = ("gru-additive", "gru-none")  # the order a live run trains them in; the second gets the first's steps
+FIRST_SHARE = 2 / 3  # of the budget, for the first: with attention a step took 2.1 times as long (16.8 s vs 7.9 s
+# for 150 steps with their reports, D = 32, 1 thread, on a 2-core machine at load average 8)
+LIVE_REPORT_EVERY = 25  # a live run reports (and the page redraws) this often: every 1-2 s; a report costs ~0.5 s
 LIVE_PER_LENGTH = 20  # test strings of each length scored at every live report (the first of each length)
 EXAMPLES: tuple[str, ...] = ("jane", "jane visits", "jane visits africa")  # the lecture's sentence, growing
 DEFAULT_TEXT = "jane visits africa"
+PROBE_TEXT = DEFAULT_TEXT  # the fixed example a live run copies at every report (and draws the attention of)
 METRICS = {"exact_match": "exact match", "token_accuracy": "token accuracy"}
 COLORS = {"gru-none": "#d62728", "gru-additive": "#1f77b4"}
 
@@ -337,7 +346,7 @@ def summary(results: Results, hidden_size: int, metric: str = "exact_match") -> 
 
 # ----------------------------------------------------------------------------------------------- charts
 def length_chart(
-    results: Results,
+    results: Results | None,
     hidden_size: int,
     metric: str = "exact_match",
     own: Sequence[tuple[str, LengthAccuracy]] = (),
@@ -347,9 +356,9 @@ def length_chart(
     height: int = 420,
 ) -> go.Figure:
     """Score against source length: both shipped models at D (solid), the other D's without attention (faint),
-    and the student's own runs (``own``: ``(label, accuracy)`` pairs, dashed)."""
+    and the student's own runs (``own``: ``(label, accuracy)`` pairs, dashed). ``results`` None: only ``own``."""
     fig = go.Figure()
-    if others:
+    if others and results is not None:
         for d in results.hidden_sizes:
             if d == hidden_size:
                 continue
@@ -363,7 +372,7 @@ def length_chart(
                 opacity=0.25 + 0.1 * results.hidden_sizes.index(d),
                 hovertemplate=f"D = {d}<br>length %{{x}}<br>%{{y:.0%}}<extra></extra>",
             )
-    for model in MODELS:
+    for model in MODELS if results is not None else ():
         run = results.run(model, hidden_size)
         acc = run.accuracy
         fig.add_scatter(
@@ -510,57 +519,180 @@ def squeeze(model: nn.Module, text: str, replacements: str = "aeiostxz ") -> Squ
 # ------------------------------------------------------------------------------------------ live training
 @dataclass
 class LiveReport:
-    """One report of a student's run: what ``ui.training_panel`` reads (step, seconds, loss, exact_match),
-    plus the run's scores by length and its copy of the lecture's growing sentence."""
+    """One report of one model of a student's run: its scores by length, its copy of the lecture's growing
+    sentence and, with attention, where it looks while copying it."""
 
     model: str
     hidden_size: int
     step: int
-    seconds: float
+    seconds: float  # since this model started training
     loss: float
     exact_match: float  # held-out exact match (the trainer's own check)
     accuracy: LengthAccuracy  # on LIVE_PER_LENGTH test strings of each length
-    prediction: str  # the model's copy of DEFAULT_TEXT now
+    prediction: str  # the model's copy of PROBE_TEXT now
+    attention: np.ndarray | None  # (T, S) its α copying PROBE_TEXT (teacher forced); None without attention
+
+
+@dataclass(frozen=True)
+class PairReport:
+    """One report of a student's run of both models, one after the other (:data:`LIVE_ORDER`).
+
+    ``step``, ``seconds``, ``loss`` and ``exact_match`` are what ``ui.training_panel`` reads, for the pair as one
+    timeline: the steps and seconds of both models added up, and the loss and held-out exact match of the model
+    that is training now (they jump back up when the second one starts from scratch). ``reports`` holds each
+    model's own reports so far.
+    """
+
+    step: int
+    seconds: float
+    loss: float
+    exact_match: float
+    turn: str  # the model that made this report
+    reports: dict[str, tuple[LiveReport, ...]]  # model -> its reports so far (empty until it starts)
+    hidden_size: int  # D of both
+    seed: int  # the seed both started from
+
+    def latest(self, model: str) -> LiveReport | None:
+        return self.reports[model][-1] if self.reports.get(model) else None
+
+    @property
+    def attention(self) -> np.ndarray | None:
+        """The model with attention's latest α on the probe (a replay frame), or None before it starts."""
+        latest = self.latest("gru-additive")
+        return None if latest is None else latest.attention
+
+
+def probe_tokens(text: str = PROBE_TEXT) -> list[str]:
+    """The probe's labels as a heatmap shows them (a copy: the same for the source and the output)."""
+    return [*(shown(ch) for ch in text), "</s>"]
+
+
+@torch.inference_mode()
+def probe_attention(model: nn.Module, text: str = PROBE_TEXT) -> np.ndarray | None:
+    """``(T, S)``: the decoder's α over the source while it writes ``text`` (teacher forced), None without
+    attention. Rows: the output characters and the end mark; columns: the source characters and the end mark."""
+    batch = make_batch([Example(text, text)], lesson_task())
+    maps = model(batch.source, batch.source_lengths, batch.target_in).attention
+    return maps["cross"][0].float().numpy() if "cross" in maps else None
 
 
 def new_training(
-    model_name: str,
     hidden_size: int,
     *,
     seed: int = SEED,
-    steps: int = STEPS,
+    steps: int = LIVE_STEPS,
     budget_seconds: float = LIVE_BUDGET_SECONDS,
     per_length: int = LIVE_PER_LENGTH,
+    report_every: int = LIVE_REPORT_EVERY,
 ):
-    """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``.
+    """Both fresh models for one student and the function that trains them: ``(models, train_fn(on_progress))``.
 
-    Same recipe as the shipped results, stopped after ``steps`` or ``budget_seconds``; every report carries
-    the run's accuracy by length on ``per_length`` test strings of each length.
+    The same seed, data, D and recipe as the shipped results, one model after the other (:data:`LIVE_ORDER`):
+    the model with attention first, until ``steps`` or :data:`FIRST_SHARE` of ``budget_seconds``; then the one
+    without, for exactly as many steps as the first had (or until the budget is spent). So a busy server that
+    cuts the run short never compares models trained for different numbers of steps. Every report (a
+    :class:`PairReport`) carries each model's accuracy by length on ``per_length`` test strings of each length.
+    Returning False from ``on_progress`` stops the run: the model training then keeps what it learnt, and one
+    that has not started stays untrained.
     """
-    if model_name not in MODELS:
-        raise ValueError(f"unknown model {model_name!r}; choose from {', '.join(MODELS)}")
-    model = build(model_name, hidden_size, seed)
-    config = dataclasses.replace(
-        train_config(model_name, steps=steps, max_seconds=budget_seconds),
-        seed=seed,
-        report_every=LIVE_REPORT_EVERY,
-        threads=THREADS_PER_RUN,  # one torch thread per run: a class server's runs must not fight for cores
-    )
+    if hidden_size not in CONTEXT_SIZES:
+        raise ValueError(f"D = {hidden_size} is not one of {', '.join(map(str, CONTEXT_SIZES))}")
+    if not 0 < budget_seconds <= 120:
+        raise ValueError(f"a budget of {budget_seconds} s for both models is outside 0–120 s")
+    models = {name: build(name, hidden_size, seed) for name in LIVE_ORDER}
     scored = scored_batch(per_length)
 
-    def train_fn(on_progress: Callable[[LiveReport], bool]) -> object:
-        def report(p: Progress) -> bool:
-            model.eval()
-            accuracy = evaluate_by_length(model, scored)
-            prediction = copy_text(model, DEFAULT_TEXT)
-            model.train()
-            return on_progress(
-                LiveReport(model_name, hidden_size, p.step, p.seconds, p.loss, p.exact_match, accuracy, prediction)
-            )
+    def config(name: str, max_steps: int, max_seconds: float) -> TrainConfig:
+        return dataclasses.replace(
+            train_config(name, steps=max_steps, max_seconds=max(max_seconds, 1.0)),
+            seed=seed,
+            report_every=report_every,
+            threads=THREADS_PER_RUN,  # one torch thread per run: a class server's runs must not fight for cores
+        )
 
-        return train_model(model, config, report)
+    def train_fn(on_progress: Callable[[PairReport], bool]) -> dict[str, object]:
+        reports: dict[str, list[LiveReport]] = {name: [] for name in LIVE_ORDER}
+        results = {}  # model -> its TrainResult, once it has finished
 
-    return model, train_fn
+        for name, model in models.items():
+
+            def report(p: Progress, name: str = name, model: nn.Module = model) -> bool:
+                model.eval()
+                live = LiveReport(
+                    name, hidden_size, p.step, p.seconds, p.loss, p.exact_match,
+                    accuracy=evaluate_by_length(model, scored),
+                    prediction=copy_text(model, PROBE_TEXT),
+                    attention=probe_attention(model),
+                )  # fmt: skip
+                model.train()
+                reports[name].append(live)
+                return on_progress(
+                    PairReport(
+                        step=sum(r.steps for r in results.values()) + p.step,
+                        seconds=sum(r.seconds for r in results.values()) + p.seconds,
+                        loss=p.loss,
+                        exact_match=p.exact_match,
+                        turn=name,
+                        reports={n: tuple(r) for n, r in reports.items()},
+                        hidden_size=hidden_size,
+                        seed=seed,
+                    )
+                )
+
+            if not results:  # the first: the slower per step, so the larger share of the time
+                limits = config(name, steps, FIRST_SHARE * budget_seconds)
+            else:  # the next: the first one's steps, in whatever time it left
+                first = next(iter(results.values()))
+                limits = config(name, first.steps, budget_seconds - sum(r.seconds for r in results.values()))
+            results[name] = result = train_model(model, limits, report)
+            if result.stopped == "callback":  # the student pressed Stop: the next model does not start
+                break
+        return results
+
+    return models, train_fn
+
+
+def progress_chart(report: PairReport, *, height: int = 300) -> go.Figure:
+    """Held-out exact match against each model's own training step, one line per model that has started."""
+    fig = go.Figure()
+    for name in MODELS:  # the same order and colours as every other chart of the lesson
+        reports = report.reports.get(name, ())
+        if not reports:
+            continue
+        fig.add_scatter(
+            x=[r.step for r in reports],
+            y=[r.exact_match for r in reports],
+            mode="lines+markers",
+            name=MODELS[name],
+            line={"color": COLORS[name], "width": 2},
+            hovertemplate=f"{MODELS[name]}<br>step %{{x}}<br>held-out exact match %{{y:.0%}}<extra></extra>",
+        )
+    fig.update_layout(
+        title={"text": "Held-out exact match as each model trains"},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        xaxis={"title": "training step (each model its own)", "rangemode": "tozero"},
+        yaxis={"title": "held-out exact match", "range": [-0.02, 1.02], "tickformat": ".0%"},
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return fig
+
+
+def probe_heatmap(report: LiveReport) -> go.Figure:
+    """The with-attention model's α while it copies the probe: output characters down, source characters across."""
+    if report.attention is None:
+        raise ValueError(f"{report.model} has no attention to draw")
+    tokens = probe_tokens()
+    return attention_heatmap(
+        report.attention,
+        tokens,
+        tokens,
+        title=f"With attention, step {report.step}: where each output character looks",
+        x_title="source character",
+        y_title="output character",
+        value_name="α",
+        height=520,
+    )
 
 
 # ------------------------------------------------------------------------------------------- exercises

@@ -12,7 +12,7 @@ ui.page("Seq2seq and the fixed-size context", icon="🗜️")
 # --- Session state, initialised in one place -------------------------------------------------------------
 st.session_state.setdefault("bottleneck.kept", bottleneck.DEFAULT_TEXT)  # the last string that could be read
 
-TRAIN_KEYS = {model: f"bottleneck.train.{model}" for model in bottleneck.MODELS}
+TRAIN_KEY = "bottleneck.train"  # one run trains both models
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
@@ -43,8 +43,11 @@ def exercise_list() -> list:
 
 
 def own_model(model_name: str):
-    """The student's model from a finished run on this page, or None."""
-    return ui.trained_model(TRAIN_KEYS[model_name])
+    """The student's model from a finished run on this page, or None (also when Stop came before it started)."""
+    models = ui.trained_model(TRAIN_KEY)
+    if models is None or ui.current_run(TRAIN_KEY).latest.latest(model_name) is None:
+        return None
+    return models[model_name]
 
 
 results = shipped_results()
@@ -235,11 +238,15 @@ ui.show_code(bottleneck.accuracy_by_length, bottleneck.evaluate_by_length)
 # --- 3. Re-run it yourself --------------------------------------------------------------------------------
 st.header("3 · Re-run it yourself", divider="gray")
 ui.explain(
-    f"Train the pair yourself, for you alone: the same recipe, {bottleneck.STEPS} steps or "
-    f"{bottleneck.LIVE_BUDGET_SECONDS:g} s each, whichever comes first (on a busy server the clock may stop a run "
-    "early: the chart says how many steps it had). The dashed curve is your model, scored on "
-    f"{bottleneck.LIVE_PER_LENGTH} test strings of each length at every report; the solid ones are the shipped "
-    "results at the same D."
+    f"One click trains the pair for you alone: two fresh models with the same seed, data, D and recipe, one after "
+    f"the other. First the model **with attention**, for {bottleneck.LIVE_STEPS} steps (the shipped ones had "
+    f"{bottleneck.STEPS}), then the one **without**, for exactly as many steps; both together take at most "
+    f"{bottleneck.LIVE_BUDGET_SECONDS:g} s, so on a busy server both get fewer steps (the charts say how many). At "
+    f"every report the models are scored on {bottleneck.LIVE_PER_LENGTH} test strings of each length: your curves "
+    "are dashed, the shipped results at the same D solid. The heatmap is the attention of the model with attention "
+    f"while it copies {ui.literal(bottleneck.PROBE_TEXT)}: watch it turn from a blur into a diagonal. The bar and "
+    "the two curves right under the buttons follow the run as one timeline, so they jump back up when the second "
+    "model starts from scratch."
 )
 
 
@@ -247,25 +254,38 @@ def own_label(model_name: str, report: bottleneck.LiveReport) -> str:
     return f"yours: {bottleneck.MODELS[model_name]}, D = {report.hidden_size}, {report.step} steps"
 
 
-def drawer(model_name: str):
-    def draw(report: bottleneck.LiveReport, key: str) -> None:
-        if isinstance(results, str):
-            return
-        ui.plotly(
-            bottleneck.length_chart(
-                results,
-                report.hidden_size,
-                "exact_match",
-                own=[(own_label(model_name, report), report.accuracy)],
-                others=False,
-                title=f"Your model {bottleneck.MODELS[model_name]} after {report.step} steps",
-                height=360,
-            ),
-            key=f"{key}.chart",  # ui.training_panel's replay slider already uses `key` itself
+def draw(report: bottleneck.PairReport, key: str) -> None:
+    """Both models' progress: their length curves, held-out exact match, and the attention on the probe."""
+    started = [(name, live) for name in bottleneck.MODELS if (live := report.latest(name)) is not None]
+    ui.plotly(
+        bottleneck.length_chart(
+            None if isinstance(results, str) else results,
+            report.hidden_size,
+            "exact_match",
+            own=[(own_label(name, live), live.accuracy) for name, live in started],
+            others=False,
+            title=f"Exact match by source length: yours (dashed) and shipped (solid), D = {report.hidden_size}",
+            height=380,
+        ),
+        key=f"{key}.lengths",  # ui.training_panel's replay slider already uses `key` itself
+    )
+    st.markdown(
+        "  \n".join(
+            f"**{bottleneck.MODELS[name].capitalize()}** after {live.step} steps copies "
+            f"{ui.literal(bottleneck.PROBE_TEXT)} as {ui.literal(live.prediction)}"
+            for name, live in started
         )
-        st.caption(f"It copies {ui.literal(bottleneck.DEFAULT_TEXT)} as {ui.literal(report.prediction)}.")
-
-    return draw
+    )
+    cols = st.columns([2, 3])
+    with cols[0]:
+        ui.plotly(bottleneck.progress_chart(report), key=f"{key}.progress")
+        if report.latest("gru-none") is None:
+            st.info("The model without attention starts when the one with attention has finished.")
+        st.caption("Without attention there is no heatmap to draw: its decoder has no attention weights, only c.")
+    attended = report.latest("gru-additive")
+    if attended is not None:
+        with cols[1]:
+            ui.plotly(bottleneck.probe_heatmap(attended), key=f"{key}.attention")
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
@@ -277,54 +297,29 @@ def train_yourself() -> None:
     )  # fmt: skip
     seed = int(ui.linked(cols[1].number_input, "Seed", 0, 9999, bottleneck.SEED, key="bottleneck.seed"))
 
-    for model_name, title in bottleneck.MODELS.items():
-        st.subheader(f"{title.capitalize()} ({model_name})")
-
-        def make_run(model_name: str = model_name) -> TrainingRun:
-            fresh, train_fn = bottleneck.new_training(
-                model_name,
-                train_d,
-                seed=seed,
-                steps=bottleneck.STEPS,
-                budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
-                per_length=bottleneck.LIVE_PER_LENGTH,
-            )
-            return TrainingRun(train_fn, model=fresh, name=f"bottleneck-{model_name}")
-
-        ui.training_panel(
-            TRAIN_KEYS[model_name],
-            make_run,
-            drawer(model_name),
+    def make_run() -> TrainingRun:
+        fresh, train_fn = bottleneck.new_training(
+            train_d,
+            seed=seed,
+            steps=bottleneck.LIVE_STEPS,
             budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
-            train_label="Train",
+            per_length=bottleneck.LIVE_PER_LENGTH,
+            report_every=bottleneck.LIVE_REPORT_EVERY,
         )
+        return TrainingRun(train_fn, model=fresh, name="bottleneck-pair")
+
+    ui.training_panel(
+        TRAIN_KEY,
+        make_run,
+        draw,
+        budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
+        train_label="Train both",
+        replay_frame=lambda report: report.attention if report.turn == "gru-additive" else None,  # frames it learns
+    )
 
 
 train_yourself()
-
-finished = []
-for model_name, key in TRAIN_KEYS.items():
-    run = ui.current_run(key)
-    if run is not None and not run.active and run.latest is not None:
-        finished.append((model_name, run.latest))
-if finished and not isinstance(results, str):
-    st.subheader("Yours next to the shipped results")
-    reference = finished[-1][1].hidden_size
-    ui.plotly(
-        bottleneck.length_chart(
-            results,
-            reference,
-            "exact_match",
-            own=[(own_label(m, report), report.accuracy) for m, report in finished],
-            others=False,
-            title=f"Exact match by source length: yours (dashed) and shipped (solid), D = {reference}",
-        ),
-        key="bottleneck.compare",
-    )
-    if len({report.hidden_size for _, report in finished}) > 1:
-        st.caption(f"Your two runs used different D; the shipped curves are those of D = {reference}.")
-    if len(finished) < 2:
-        st.caption("Train the other model too to see both of yours.")
+ui.show_code(bottleneck.new_training)
 
 # --- Check yourself ---------------------------------------------------------------------------------------
 st.header("Check yourself", divider="gray")

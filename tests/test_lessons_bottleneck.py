@@ -1,6 +1,9 @@
 """The bottleneck lesson's numbers: accuracy by length, the shipped results, the squeeze, live runs, exercises."""
 
+import dataclasses
+import html
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -207,26 +210,119 @@ def test_copy_text_feeds_the_string_and_its_end_mark_to_greedy_decoding():
 
 
 # --------------------------------------------------------------------------------------- live training
-def test_a_live_run_reports_accuracy_by_length_and_stops_when_asked():
-    model, train_fn = bottleneck.new_training("gru-none", 16, steps=200, per_length=2)
+@pytest.fixture(scope="module")
+def pair_run():
+    """One tiny run of both models (D = 16, 8 steps each, a report every 4) and its reports."""
+    models, train_fn = bottleneck.new_training(16, seed=2, steps=8, per_length=2, report_every=4)
+    reports = []
+    results = train_fn(lambda report: reports.append(report) or True)
+    return models, results, reports
+
+
+def test_one_run_trains_both_models_one_after_the_other(pair_run):
+    models, results, reports = pair_run
+    assert list(results) == list(bottleneck.LIVE_ORDER) == ["gru-additive", "gru-none"]
+    assert all(r.steps == 8 and r.stopped == "max_steps" for r in results.values())
+    assert [(r.turn, r.step) for r in reports] == [
+        ("gru-additive", 4), ("gru-additive", 8), ("gru-none", 12), ("gru-none", 16),
+    ]  # fmt: skip
+    seconds = [r.seconds for r in reports]
+    assert seconds == sorted(seconds) and seconds[2] > results["gru-additive"].seconds  # one timeline
+    last = reports[-1]
+    assert [r.step for r in last.reports["gru-none"]] == [4, 8] and [r.step for r in last.reports["gru-additive"]] == [
+        4,
+        8,
+    ]
+    assert reports[1].reports["gru-none"] == ()  # not started yet
+    for name, model in models.items():
+        live = last.latest(name)
+        assert live.model == name and live.hidden_size == 16 and last.hidden_size == 16 and last.seed == 2
+        assert model.config.hidden_size == 16 and model.config.attention == name.removeprefix("gru-")
+        assert live.accuracy.counts == (2,) * (bottleneck.MAX_LEN - bottleneck.MIN_LEN + 1)
+        assert live.prediction == bottleneck.copy_text(model, bottleneck.PROBE_TEXT)
+    assert last.latest("gru-none").attention is None
+    np.testing.assert_array_equal(last.attention, last.latest("gru-additive").attention)
+    np.testing.assert_array_equal(
+        last.latest("gru-additive").attention, bottleneck.probe_attention(models["gru-additive"])
+    )
+    assert reports[0].attention is not None and not np.allclose(reports[0].attention, last.attention)  # it learns
+    assert reports[3].loss == last.latest("gru-none").loss  # the panel reads the model training now
+
+
+@pytest.mark.parametrize("name", bottleneck.LIVE_ORDER)
+def test_each_model_of_the_pair_trains_exactly_as_it_would_alone(pair_run, name):
+    """Same seed, same data, same recipe: each model of the pair is the one trained on its own."""
+    models, _, _ = pair_run
+    alone = bottleneck.build(name, 16, seed=2)
+    config = dataclasses.replace(bottleneck.train_config(name, steps=8), seed=2, report_every=4, threads=1)
+    bottleneck.train_model(alone, config)
+    for (key, ours), theirs in zip(models[name].state_dict().items(), alone.state_dict().values(), strict=True):
+        torch.testing.assert_close(ours, theirs, msg=key)
+
+
+def test_the_second_model_gets_the_first_ones_steps_in_the_time_it_left(monkeypatch):
+    """A busy server that cuts the first model short must not let the second train longer."""
+    limits = []
+
+    def fake_train(model, config, on_progress):
+        limits.append((config.max_steps, config.max_seconds, config.seed))
+        steps = 37 if len(limits) == 1 else config.max_steps  # the first is cut by the clock at step 37
+        return SimpleNamespace(steps=steps, seconds=19.0, stopped="max_seconds")
+
+    monkeypatch.setattr(bottleneck, "train_model", fake_train)
+    _, train_fn = bottleneck.new_training(16, seed=5, steps=150, budget_seconds=30.0, per_length=1)
+    results = train_fn(lambda report: True)
+    assert list(results) == list(bottleneck.LIVE_ORDER)
+    assert limits == [(150, pytest.approx(30.0 * bottleneck.FIRST_SHARE), 5), (37, pytest.approx(11.0), 5)]
+
+
+def test_stopping_during_the_first_model_never_starts_the_second():
+    models, train_fn = bottleneck.new_training(16, steps=200, per_length=2, report_every=2)
     reports = []
 
     def on_progress(report):
         reports.append(report)
         return len(reports) < 2  # stop at the second report
 
-    result = train_fn(on_progress)
-    assert result.stopped == "callback" and len(reports) == 2
-    last = reports[-1]
-    assert last.step == 2 * bottleneck.LIVE_REPORT_EVERY and last.hidden_size == 16 and last.model == "gru-none"
-    assert last.accuracy.counts == (2,) * (bottleneck.MAX_LEN - bottleneck.MIN_LEN + 1)
-    assert isinstance(last.prediction, str)
-    assert model.config.hidden_size == 16 and model.config.attention == "none"
+    results = train_fn(on_progress)
+    first, second = bottleneck.LIVE_ORDER
+    assert list(results) == [first] and results[first].stopped == "callback"
+    assert len(reports) == 2 and reports[-1].step == 4 and reports[-1].reports[second] == ()
+    untouched = bottleneck.build(second, 16)
+    for ours, fresh in zip(models[second].parameters(), untouched.parameters(), strict=True):
+        torch.testing.assert_close(ours, fresh)
 
 
-def test_live_training_refuses_an_unknown_model():
-    with pytest.raises(ValueError):
-        bottleneck.new_training("transformer", 16)
+def test_live_training_refuses_an_unknown_context_size_or_budget():
+    with pytest.raises(ValueError, match="D = 20"):
+        bottleneck.new_training(20)
+    with pytest.raises(ValueError, match="budget"):
+        bottleneck.new_training(16, budget_seconds=0)
+
+
+def test_probe_attention_is_a_distribution_over_the_source_for_each_output_character():
+    tokens = bottleneck.probe_tokens()
+    assert tokens[:5] == ["j", "a", "n", "e", "␣"] and tokens[-1] == "</s>"
+    assert len(tokens) == len(bottleneck.PROBE_TEXT) + 1
+    alpha = bottleneck.probe_attention(bottleneck.build("gru-additive", 16).eval())
+    assert alpha.shape == (len(tokens), len(tokens))
+    np.testing.assert_allclose(alpha.sum(axis=1), 1.0, rtol=1e-5)
+    assert bottleneck.probe_attention(bottleneck.build("gru-none", 16).eval()) is None
+
+
+def test_the_live_figures_draw_each_model_that_has_started(pair_run):
+    _, _, reports = pair_run
+    early = bottleneck.progress_chart(reports[1])
+    assert [t.name for t in early.data] == ["with attention"]
+    late = bottleneck.progress_chart(reports[-1])
+    assert [t.name for t in late.data] == ["without attention", "with attention"]
+    assert list(late.data[1].y) == [r.exact_match for r in reports[-1].reports["gru-additive"]]
+    attended = reports[-1].latest("gru-additive")
+    heatmap = bottleneck.probe_heatmap(attended)
+    np.testing.assert_allclose(np.asarray(heatmap.data[0].z), attended.attention)
+    assert [html.unescape(t) for t in heatmap.layout.xaxis.ticktext] == bottleneck.probe_tokens()  # escaped
+    with pytest.raises(ValueError, match="no attention"):
+        bottleneck.probe_heatmap(reports[-1].latest("gru-none"))
 
 
 # ------------------------------------------------------------------------------------------- charts
@@ -240,6 +336,8 @@ def test_length_chart_draws_both_models_the_other_sizes_and_the_students_runs(re
     assert list(fig.data[-2].y) == list(results.run("gru-additive", 32).accuracy.token_accuracy)
     lone = bottleneck.length_chart(results, 32, others=False)
     assert len(lone.data) == 2
+    only_own = bottleneck.length_chart(None, 32, own=own)  # no shipped results: the student's curves alone
+    assert [trace.name for trace in only_own.data] == [own[0][0]]
 
 
 def test_grid_heatmap_has_a_row_per_context_size_and_a_column_per_length(results):

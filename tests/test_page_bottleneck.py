@@ -1,4 +1,4 @@
-"""The bottleneck page under AppTest: every control, hostile strings, Train/Stop for both models, exercises."""
+"""The bottleneck page under AppTest: every control, hostile strings, one Train for both models and Stop, exercises."""
 
 import base64
 import html
@@ -166,51 +166,100 @@ def started(monkeypatch):
 
 @pytest.fixture
 def tiny(monkeypatch):
-    """A tiny budget: a few steps, a report every few, two strings of each length."""
-    monkeypatch.setattr(bottleneck, "STEPS", 12)
+    """A tiny budget: a few steps per model, a report every few, two strings of each length."""
+    monkeypatch.setattr(bottleneck, "LIVE_STEPS", 8)
     monkeypatch.setattr(bottleneck, "LIVE_REPORT_EVERY", 4)
     monkeypatch.setattr(bottleneck, "LIVE_PER_LENGTH", 2)
 
 
-@pytest.mark.parametrize("model", list(bottleneck.MODELS))
-def test_train_with_a_tiny_budget_draws_the_students_curve_and_replay(at, started, tiny, model):
+def dashed(fig: dict) -> dict[str, np.ndarray]:
+    """The student's curves of a length chart: label -> exact match by length."""
+    return {t["name"]: values(t["y"]) for t in fig["data"] if t.get("line", {}).get("dash") == "dash"}
+
+
+def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the_replay(at, started, tiny):
     at.select_slider(key="bottleneck.train_d").set_value(16).run()
-    at.button(key=f"bottleneck.train.{model}.train").click().run()
+    at.number_input(key="bottleneck.seed").set_value(3).run()
+    at.button(key="bottleneck.train.train").click().run()
     assert not at.exception
-    assert len(started) == 1
+    assert len(started) == 1, "one click, one run for both models"
     run = started[0]
     assert run.wait(120), "the tiny run did not finish"
     assert run.status == "finished", run.error
-    assert [r.step for r in run.snapshots] == [4, 8, 12]
-    assert run.model.config.hidden_size == 16
+    assert [(r.turn, r.step) for r in run.snapshots] == [
+        ("gru-additive", 4), ("gru-additive", 8), ("gru-none", 12), ("gru-none", 16),
+    ]  # fmt: skip
+    assert set(run.model) == set(bottleneck.MODELS)
+    assert {m.config.hidden_size for m in run.model.values()} == {16}
+    assert run.latest.seed == 3
     at.run()
     assert not at.exception
-    assert at.slider(key=f"bottleneck.train.{model}.replay").value == 3
-    replay = figure(at, f"Your model {bottleneck.MODELS[model]} after 12 steps")
-    assert replay["data"][-1]["name"].startswith("yours") and replay["data"][-1]["line"]["dash"] == "dash"
-    compare = figure(at, "Exact match by source length: yours (dashed) and shipped (solid), D = 16")
-    own = values(compare["data"][-1]["y"])
-    np.testing.assert_allclose(own, run.latest.accuracy.exact_match)
-    at.slider(key=f"bottleneck.train.{model}.replay").set_value(1).run()
+    assert not at.button(key="bottleneck.train.train").disabled
+    assert at.slider(key="bottleneck.train.replay").value == 4
+    # the last report: both models' length curves, dashed, over the shipped ones at the same D
+    lengths = figure(at, "Exact match by source length: yours (dashed) and shipped (solid), D = 16")
+    assert [t["name"] for t in lengths["data"]][:2] == [
+        "shipped: without attention, D = 16",
+        "shipped: with attention, D = 16",
+    ]
+    own = dashed(lengths)
+    none, attn = run.latest.latest("gru-none"), run.latest.latest("gru-additive")
+    np.testing.assert_allclose(own["yours: without attention, D = 16, 8 steps"], none.accuracy.exact_match)
+    np.testing.assert_allclose(own["yours: with attention, D = 16, 8 steps"], attn.accuracy.exact_match)
+    progress = figure(at, "Held-out exact match as each model trains")
+    assert [t["name"] for t in progress["data"]] == list(bottleneck.MODELS.values())
+    heatmap = figure(at, "With attention, step 8")
+    z = values(heatmap["data"][0]["z"])
+    np.testing.assert_allclose(z, attn.attention, rtol=1e-6)
+    assert z.shape == (len(bottleneck.PROBE_TEXT) + 1,) * 2
+    assert any("no heatmap to draw" in c.value for c in at.caption)
+    assert [b.proto.label for b in at.get("download_button")].count("Replay as GIF") == 1
+    # scrub back to the first report: only the model with attention had started
+    at.slider(key="bottleneck.train.replay").set_value(1).run()
     assert not at.exception
-    figure(at, f"Your model {bottleneck.MODELS[model]} after 4 steps")
+    assert list(dashed(figure(at, "Exact match by source length: yours"))) == ["yours: with attention, D = 16, 4 steps"]
+    figure(at, "With attention, step 4")
+    assert any("starts when the one with attention has finished" in i.value for i in at.info)
+    at.slider(key="bottleneck.train.replay").set_value(3).run()
+    assert not at.exception
+    assert sorted(dashed(figure(at, "Exact match by source length: yours"))) == [
+        "yours: with attention, D = 16, 8 steps",
+        "yours: without attention, D = 16, 4 steps",
+    ]
+    figure(at, "With attention, step 8")  # its training is over: its final map
+    # the trained model without attention is offered to section 1
+    at.radio(key="bottleneck.encoder").set_value("yours, trained below").run()
+    assert not at.exception
+    assert values(figure(at, "Encoder states")["data"][0]["z"]).shape == (19, 16)
 
 
-def test_stop_keeps_the_partly_trained_model_and_the_squeeze_can_use_it(at, started, monkeypatch):
+def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, started, monkeypatch):
     monkeypatch.setattr(bottleneck, "LIVE_REPORT_EVERY", 2)  # a report, hence a chance to stop, every 2 steps
     at.select_slider(key="bottleneck.train_d").set_value(16).run()
-    at.button(key="bottleneck.train.gru-none.train").click().run()
-    at.button(key="bottleneck.train.gru-none.stop").click().run()
+    at.button(key="bottleneck.train.train").click().run()
+    assert at.button(key="bottleneck.train.train").disabled and not at.button(key="bottleneck.train.stop").disabled
+    at.button(key="bottleneck.train.stop").click().run()
     assert not at.exception
     run = started[0]
     assert run.wait(120)
     assert run.status == "stopped" and run.snapshots
-    assert run.latest.step < bottleneck.STEPS
+    assert run.latest.turn == "gru-additive" and run.latest.step < bottleneck.LIVE_STEPS
     at.run()
     assert not at.exception
-    assert not at.button(key="bottleneck.train.gru-none.train").disabled
-    # the stopped model is the student's: section 1 offers it as the encoder
-    at.radio(key="bottleneck.encoder").set_value("yours, trained below").run()
-    assert not at.exception
-    assert values(figure(at, "Encoder states")["data"][0]["z"]).shape == (19, 16)
-    assert "bottleneck.demo_d" not in [s.key for s in at.select_slider]  # the model's own D replaces the slider
+    assert not at.button(key="bottleneck.train.train").disabled
+    assert at.button(key="bottleneck.train.stop").disabled
+    figure(at, f"With attention, step {run.latest.step}")  # the partly trained model's map stays on the page
+    # the model without attention never trained, so section 1 does not offer it
+    assert "bottleneck.encoder" not in [r.key for r in at.radio]
+    assert "bottleneck.demo_d" in [s.key for s in at.select_slider]
+
+
+def test_the_training_controls_rerun_the_section_cleanly_and_start_nothing(at, started):
+    for d in bottleneck.CONTEXT_SIZES:
+        at.select_slider(key="bottleneck.train_d").set_value(d).run()
+        assert not at.exception
+    for seed in (0, 9999):
+        at.number_input(key="bottleneck.seed").set_value(seed).run()
+        assert not at.exception
+    assert not started
+    assert not at.button(key="bottleneck.train.train").disabled and at.button(key="bottleneck.train.stop").disabled
