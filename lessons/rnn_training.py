@@ -193,6 +193,10 @@ def train(
     example = probe(distance)[0]
     optimizers = {k: torch.optim.Adam(m.parameters(), lr=LR) for k, m in models.items()}
     histories: dict[str, list[Point]] = {k: [] for k in models}
+    with torch.inference_mode():  # step 0: where each cell starts (chance), so every curve has a start
+        for kind, model in models.items():
+            loss0 = nn.functional.cross_entropy(model(x_eval), y_eval).item()
+            histories[kind].append(Point(0, 0.0, round(loss0, 4), accuracy(model, x_eval, y_eval)))
     seconds = dict.fromkeys(models, 0.0)
     losses = dict.fromkeys(models, float("nan"))
     training = set(models)
@@ -279,16 +283,20 @@ def curves_figure(histories: Mapping[str, Sequence[Point]], *, height: int = 320
 def gates_figure(gates: Mapping[str, np.ndarray], tokens: Sequence[str], *, title: str = "", height: int = 360):
     """The gated cells' keep gates on the probe, hidden units × tokens, side by side."""
     kinds = [k for k in KEEP_GATE if k in gates]
-    labels = [f"{i}·{safe_label(t)}" for i, t in enumerate(tokens)]  # unique labels keep repeated words apart
+    labels = [safe_label(t) for t in tokens]
     fig = make_subplots(rows=1, cols=max(1, len(kinds)), subplot_titles=[f"{k}: {KEEP_GATE[k][1]}" for k in kinds],
                         horizontal_spacing=0.06)  # fmt: skip
     for col, kind in enumerate(kinds, start=1):
         z = gates[kind]
-        fig.add_trace(go.Heatmap(z=z, x=labels, y=[f"unit {i + 1}" for i in range(z.shape[0])], coloraxis="coloraxis",
-                                 hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>"), row=1, col=col)  # fmt: skip
+        fig.add_trace(go.Heatmap(z=z, y=[f"unit {i + 1}" for i in range(z.shape[0])], coloraxis="coloraxis",
+                                 text=[labels] * z.shape[0],  # positions on the axis, words on hover and ticks
+                                 hovertemplate="%{y}, step %{x}: “%{text}”, kept %{z:.3f}<extra></extra>"),
+                      row=1, col=col)  # fmt: skip
     coloraxis = {"colorscale": "Blues", "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "kept"}}
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 60, "b": 10}, title=title, coloraxis=coloraxis)
-    fig.update_xaxes(showticklabels=False)
+    fig.update_xaxes(tickvals=list(range(len(labels))), ticktext=labels, tickangle=-90, tickfont_size=10)
+    for col in range(2, len(kinds) + 1):
+        fig.update_yaxes(showticklabels=False, row=1, col=col)
     return fig
 
 
