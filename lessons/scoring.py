@@ -44,7 +44,17 @@ from minimodels.attention import (
     ScaledDotProductAttention,
 )
 from minimodels.tasks import Task, get_task
-from minimodels.train import Progress, TrainConfig, alignment_accuracy, build_model, default_train_config, evaluate
+from minimodels.train import (
+    Progress,
+    TrainConfig,
+    alignment_accuracy,
+    build_model,
+    default_train_config,
+    evaluate,
+    stop_event,
+    stop_requested,
+    stop_when,
+)
 from minimodels.train import train as train_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -651,7 +661,7 @@ def race(
             result = train_model(models[name], task, config, on_report)
             stopped = result.stopped
             if stopped == "callback":
-                stopped = "stopped" if stop.is_set() else "budget"
+                stopped = "stopped" if stop.is_set() or stop_requested() else "budget"
             test_em = alignment = None
             if final_checks and stopped != "stopped":
                 with torch.inference_mode():
@@ -665,7 +675,14 @@ def race(
             done.add(name)
             turns.back.release()
 
-    threads = [threading.Thread(target=work, args=(name,), name=f"race-{name}", daemon=True) for name in names]
+    outer = stop_event()  # the page's Stop (minimodels.train.stop_when) reaches every model's thread
+
+    def stoppable_work(name: str) -> None:
+        with stop_when(outer):
+            work(name)
+
+    threads = [threading.Thread(target=stoppable_work, args=(name,), name=f"race-{name}", daemon=True)
+               for name in names]  # fmt: skip
     for thread in threads:
         thread.start()
     active = list(names)

@@ -305,7 +305,7 @@ _stopping = threading.local()  # the stop event of the training run in this thre
 
 
 @contextlib.contextmanager
-def stop_when(event: threading.Event):
+def stop_when(event: threading.Event | None):
     """Within this block, training in this thread also stops after the step during which ``event`` is set.
 
     ``on_progress`` can only stop a run at a report, and reports are ``report_every`` steps apart (seconds on a

@@ -12,7 +12,7 @@ import torch
 from lessons import scoring
 from minimodels.attention import AdditiveAttention, BilinearAttention, DotProductAttention, ScaledDotProductAttention
 from minimodels.tasks import get_task
-from minimodels.train import build_model, train
+from minimodels.train import build_model, stop_when, train
 
 
 # ------------------------------------------------------------------------------------------ the formulas
@@ -250,6 +250,18 @@ def test_stopping_the_race_stops_every_model_at_its_next_turn():
     assert {s: r.stopped for s, r in out.items()} == dict.fromkeys(scoring.SCORES, "stopped")
     assert all(r.steps <= 20 for r in out.values())
     assert out["dot"].test_exact_match is None  # no final checks on a stopped model
+
+
+def test_a_page_stop_reaches_every_model_of_the_race_within_its_turn():
+    task = get_task("dates")
+    models = scoring.new_models(task, seed=0)
+    event = threading.Event()
+    config = scoring.race_config(0, report_every=10_000, eval_size=20)  # one turn would be 10,000 steps
+    threading.Timer(0.5, event.set).start()  # the page's Stop, during the first model's first turn
+    with stop_when(event):
+        out = scoring.race(models, task, config, budget_seconds=None)
+    assert {s: r.stopped for s, r in out.items()} == dict.fromkeys(scoring.SCORES, "stopped")
+    assert all(r.steps < 10_000 for r in out.values())
 
 
 def test_a_budget_stops_a_model_by_its_own_compute_time():
