@@ -4,7 +4,7 @@ Every attention in the course is the same three steps: score each key against th
 a distribution with a softmax, read the weighted sum of the values. Only the score, ``sim(q, k)``, differs. The
 NLP lecture lists four ("Similarity between query and key"):
 
-.. math:: q^\top k \qquad \frac{q^\top k}{\sqrt{d}} \qquad q^\top W k \qquad w_2^\top \tanh(W_1[q; k])
+.. math:: q^\top k \qquad \frac{q^\top k}{\sqrt{d}} \qquad q^\top W k \qquad w_2^\top \tanh(W_1[q; k] + b_1)
 
 Two things are computed here, both by ``minimodels``' own score modules:
 
@@ -72,8 +72,8 @@ EQUATIONS = {
     "dot": r"\mathrm{sim}(q, k) = q^\top k",
     "scaled_dot": r"\mathrm{sim}(q, k) = \frac{q^\top k}{\sqrt{d}}",
     "bilinear": r"\mathrm{sim}(q, k) = q^\top W k,\quad W \in \mathbb{R}^{d \times d'}",
-    "additive": r"\begin{gathered}\mathrm{sim}(q, k) = w_2^\top \tanh(W_1 [q; k]) \\"
-    r"W_1 \in \mathbb{R}^{d'' \times (d + d')},\ w_2 \in \mathbb{R}^{d''}\end{gathered}",
+    "additive": r"\begin{gathered}\mathrm{sim}(q, k) = w_2^\top \tanh(W_1 [q; k] + b_1) \\"
+    r"W_1 \in \mathbb{R}^{d'' \times (d + d')},\ b_1, w_2 \in \mathbb{R}^{d''}\end{gathered}",
 }
 NOTES = {
     "dot": "No parameters. Needs queries and keys of the same size (d = d′). Luong et al. 2015, “dot”.",

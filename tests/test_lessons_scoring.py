@@ -104,6 +104,8 @@ def test_parameter_counts_follow_the_shapes(d):
 def test_unequal_sizes_drop_the_dot_scores_and_bilinear_is_d_by_d_prime():
     counts = scoring.parameter_counts(64, 128, hidden=32)
     assert counts == {"bilinear": 64 * 128, "additive": 64 * 32 + 128 * 32 + 32 + 32}
+    # the page's equation names every parameter counted: W₁ (d'' × (d + d')), b₁ and w₂ (d'' each)
+    assert all(name in scoring.EQUATIONS["additive"] for name in ("W_1", "b_1", "w_2"))
     assert [s for s in scoring.SCORES if scoring.accepts_sizes(s, 64, 128)] == ["bilinear", "additive"]
     assert all(scoring.accepts_sizes(s, 8, 8) for s in scoring.SCORES)
 
