@@ -8,16 +8,15 @@ that starts one leaves it over.
 
 import json
 import re
-import time
 
 import pytest
 
 from lessons import archlab
 from minimodels.tasks import get_task
+from tests.live_runs import wait_for_report, wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/11_architecture_lab.py"
-RUN_OVER = ("done", "stopped", "failed")
 
 
 @pytest.fixture
@@ -31,11 +30,6 @@ def plotly_specs(at) -> list[dict]:
 
 def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
-
-
-def progress_text(at) -> str:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else ""
 
 
 def frame_with(at, column: str):
@@ -125,20 +119,12 @@ def test_a_short_training_run_is_drawn_and_joins_the_comparison_table(at):
     at.select_slider(key="archlab.budget").set_value(10).run()
     at.button(key="archlab.train.train").click().run()
     assert not at.exception
-    deadline = time.monotonic() + 240
-    while "step" not in progress_text(at):  # AppTest does not tick the polling fragment: rerun until a report
-        assert time.monotonic() < deadline, f"no training report: {progress_text(at)!r}"
-        time.sleep(0.5)
-        at.run()
-        assert not at.exception, at.exception
+    wait_for_report(at)
     live = [s for s in plotly_specs(at) if re.match(r"step \d+ · exact match", s["layout"]["title"]["text"])]
     assert live and [d["type"] for d in live[0]["data"]] == ["heatmap"] * 3  # encoder self, decoder self, source
     if not at.button(key="archlab.train.stop").disabled:  # a busy machine may end the 10 s run first
         at.button(key="archlab.train.stop").click().run()
-    while not progress_text(at).startswith(RUN_OVER):
-        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
-        time.sleep(0.5)
-        at.run()
+    wait_for_run(at)
     at.run()
     assert not at.exception
     table = frame_with(at, "stopped")

@@ -2,15 +2,14 @@
 real Chromium (opens with its heatmap, trains live and redraws the heads)."""
 
 import json
-import time
 
 import pytest
 
 from lessons import bridge
+from tests.live_runs import progress_text, wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/12_attention_bridge.py"
-RUN_OVER = ("done", "stopped", "failed")
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +27,6 @@ def z_shape(z) -> tuple[int, int]:
     if isinstance(z, dict):
         return tuple(int(n) for n in z["shape"].split(","))
     return len(z), len(z[0])
-
-
-def progress_text(at) -> str:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else ""
 
 
 def test_page_opens_with_the_shipped_model_and_results(at):
@@ -88,13 +82,7 @@ def test_a_short_live_run_trains_and_ends(at):
     at.select_slider(key="bridge.live.seconds").set_value(10).run()
     at.button(key="bridge.live.train").click().run()
     assert not at.exception
-    deadline = time.monotonic() + 240
-    while not progress_text(at).startswith(RUN_OVER):
-        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
-        time.sleep(1.0)
-        at.run()
-        assert not at.exception, at.exception
-    assert progress_text(at).startswith("done"), progress_text(at)
+    assert wait_for_run(at).startswith("done"), progress_text(at)
     assert any("zero-shot" in c.value and "Step" in c.value for c in at.caption)
 
 

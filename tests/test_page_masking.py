@@ -7,17 +7,16 @@ test: every test that starts a run leaves it over, and none assumes there is no 
 
 import json
 import re
-import time
 
 import numpy as np
 import pytest
 
 from lessons import masking
+from tests.live_runs import progress_text, wait_for_run
 from tests.test_page_bottleneck import values
 from tests.test_pages import open_page
 
 PAGE = "pages/07_masking.py"
-RUN_OVER = ("done", "stopped", "failed")
 
 
 @pytest.fixture
@@ -49,22 +48,6 @@ def causal_row(at):
     """The table of one query's scores, masked scores and weights."""
     (table,) = [df.value for df in at.dataframe if "future → −∞" in df.value.columns]
     return table
-
-
-def progress_text(at) -> str:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else ""
-
-
-def wait_for_run(at, timeout: float = 240.0) -> str:
-    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
-    deadline = time.monotonic() + timeout
-    while not progress_text(at).startswith(RUN_OVER):
-        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
-        time.sleep(0.5)
-        at.run()
-        assert not at.exception, at.exception
-    return progress_text(at)
 
 
 def test_page_opens_with_every_figure_and_the_shipped_results(at):

@@ -7,15 +7,14 @@ test: the test that starts one leaves it over, and none assumes there is no run.
 """
 
 import json
-import time
 
 import pytest
 
 from lessons import multihead
+from tests.live_runs import wait_for_report, wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/09_multi_head_attention.py"
-RUN_OVER = ("done", "stopped", "failed")
 
 
 @pytest.fixture(scope="module")
@@ -161,28 +160,15 @@ def test_exercises_are_checked(at):
     assert any(s.value.startswith("Right") for s in at.success)
 
 
-def progress_text(at) -> str:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else ""
-
-
 def test_train_one_head_stop_it_and_read_a_sentence_with_it(monkeypatch):
     monkeypatch.setattr(multihead, "REPORT_EVERY", 5)  # the first report (and the Stop it waits for) comes sooner
     at = open_page(PAGE)
     at.radio(key="multihead.live.heads").set_value(1).run()
     at.button(key="multihead.train.train").click().run()
     assert not at.exception
-    deadline = time.monotonic() + 120
-    while not at.get("progress") or "step" not in progress_text(at):  # wait for the first report
-        assert time.monotonic() < deadline, progress_text(at)
-        time.sleep(0.5)
-        at.run()
+    wait_for_report(at)
     at.button(key="multihead.train.stop").click().run()
-    while not progress_text(at).startswith(RUN_OVER):
-        assert time.monotonic() < deadline, progress_text(at)
-        time.sleep(0.5)
-        at.run()
-    assert progress_text(at).startswith("stopped")
+    assert wait_for_run(at).startswith("stopped")
     live = [s for s in specs(at) if "fixed example" in s["layout"].get("title", {}).get("text", "")]
     assert live and heatmap_count(live[-1]) == 2  # one head in each of the two cross-attention layers
     at.run()

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from lessons import positional
+from tests.live_runs import progress_text, wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/08_positional_encoding.py"
-RUN_OVER = ("done", "stopped", "failed")
 
 
 @pytest.fixture(scope="module")
@@ -47,22 +47,6 @@ def array(value) -> np.ndarray:
 
 def equivariance_table(at):
     return next(df.value for df in at.dataframe if "equivariant?" in df.value.columns)
-
-
-def progress_text(at) -> str:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else ""
-
-
-def wait_for_run(at, timeout: float) -> str:
-    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
-    deadline = time.monotonic() + timeout
-    while not progress_text(at).startswith(RUN_OVER):
-        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
-        time.sleep(0.5)
-        at.run()
-        assert not at.exception, at.exception
-    return progress_text(at)
 
 
 def test_page_opens_with_every_section_from_shipped_models_and_results(at):

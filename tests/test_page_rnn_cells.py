@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from lessons import rnn_cells
+from tests.live_runs import wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/01_rnn_cells.py"
@@ -164,25 +165,6 @@ def test_exercises_are_checked(at):
 
 
 # --- 4. Train the three cells -------------------------------------------------------------------------------
-RUN_OVER = ("done", "stopped", "failed")
-
-
-def progress_text(at) -> str:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else ""
-
-
-def wait_for_run(at, timeout: float = 120.0) -> str:
-    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
-    deadline = time.monotonic() + timeout
-    while not progress_text(at).startswith(RUN_OVER):
-        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
-        time.sleep(0.5)
-        at.run()
-        assert not at.exception, at.exception
-    return progress_text(at)
-
-
 def figure_titled(at, start: str) -> dict:
     for chart in at.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)

@@ -8,16 +8,15 @@ test: the test that starts a race leaves it over.
 
 import base64
 import json
-import time
 
 import numpy as np
 import pytest
 
 from lessons import scaling, scoring
+from tests.live_runs import RUN_OVER, progress_text, rerun_until, wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/06_scaling.py"
-RUN_OVER = ("done", "stopped", "failed")
 
 
 @pytest.fixture
@@ -62,21 +61,6 @@ def trained(at) -> dict:
 
 def markdown_starting(at, start: str) -> str:
     return next(m.value for m in at.markdown if m.value.startswith(start))
-
-
-def progress_text(at) -> str:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else ""
-
-
-def wait_for(at, done, timeout: float = 120.0) -> None:
-    """AppTest does not tick the panel's polling fragment: rerun the page until ``done(at)``."""
-    deadline = time.monotonic() + timeout
-    while not done(at):
-        assert time.monotonic() < deadline, f"timed out: {progress_text(at)!r}"
-        time.sleep(0.5)
-        at.run()
-        assert not at.exception, at.exception
 
 
 def test_page_opens_with_every_figure_and_the_pretrained_models(at):
@@ -180,10 +164,9 @@ def test_train_stop_and_look_at_your_own_models(at):
     at.select_slider(key="scaling.budget").set_value(20).run()
     at.button(key="scaling.race.train").click().run()
     assert not at.exception
-    wait_for(at, lambda at: "step" in progress_text(at) or progress_text(at).startswith(RUN_OVER))
+    rerun_until(at, lambda at: "step" in progress_text(at) or progress_text(at).startswith(RUN_OVER), 120)
     at.button(key="scaling.race.stop").click().run()
-    wait_for(at, lambda at: progress_text(at).startswith(RUN_OVER), timeout=60)
-    assert progress_text(at).startswith("stopped")
+    assert wait_for_run(at, timeout=60).startswith("stopped")
     at.run()
     assert at.button(key="scaling.race.train").disabled is False
     assert set(at.dataframe[-1].value["score"]) <= {scoring.LABELS[s] for s in scaling.SCORES}

@@ -12,10 +12,10 @@ import time
 import pytest
 
 from lessons import scoring
+from tests.live_runs import wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/04_scoring_functions.py"
-RUN_OVER = ("done", "stopped", "failed")
 
 
 @pytest.fixture
@@ -35,22 +35,6 @@ def figure_with(at, trace_type: str, count: int) -> dict:
 
 def example_table(at):
     return at.dataframe[0].value
-
-
-def progress_text(at) -> str:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else ""
-
-
-def wait_for_race(at, timeout: float = 300.0) -> str:
-    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
-    deadline = time.monotonic() + timeout
-    while not progress_text(at).startswith(RUN_OVER):
-        assert time.monotonic() < deadline, f"the race did not end: {progress_text(at)!r}"
-        time.sleep(0.5)
-        at.run()
-        assert not at.exception, at.exception
-    return progress_text(at)
 
 
 def test_page_opens_with_the_example_and_the_shipped_race(at):
@@ -138,7 +122,7 @@ def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
     assert not at.exception
     at.run()
     assert at.button(key="scoring.race.train").disabled  # one race at a time
-    assert wait_for_race(at).startswith("done")
+    assert wait_for_run(at).startswith("done")
     assert at.button(key="scoring.race.train").disabled is False
     table = at.dataframe[-1].value
     assert list(table["score"]) == [scoring.LABELS[s] for s in scoring.SCORES]
@@ -157,7 +141,7 @@ def test_stop_ends_the_race_and_train_is_offered_again(at):
     at.button(key="scoring.race.train").click().run()
     at.button(key="scoring.race.stop").click().run()
     assert not at.exception
-    assert wait_for_race(at, timeout=60).startswith("stopped")
+    assert wait_for_run(at, timeout=60).startswith("stopped")
     at.run()  # the panel drew its buttons before the stop took effect: the next rerun offers Train again
     assert at.button(key="scoring.race.train").disabled is False
     assert at.button(key="scoring.race.stop").disabled

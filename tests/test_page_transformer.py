@@ -7,7 +7,6 @@ test: every test that trains leaves its run over, and none assumes there is no r
 
 import base64
 import json
-import time
 
 import numpy as np
 import pytest
@@ -15,10 +14,10 @@ import pytest
 from lessons import transformer as tr
 from lessons.pretrained import load_pretrained
 from minimodels.tasks import get_task
+from tests.live_runs import wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/10_transformer.py"
-RUN_OVER = ("done", "stopped", "failed")
 
 
 @pytest.fixture
@@ -47,22 +46,6 @@ def diagram(at) -> str:
 
 def output(at) -> str:
     return next(m.value for m in at.markdown if m.value.startswith("**Output:**"))
-
-
-def progress_text(at) -> str:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else ""
-
-
-def wait_for_run(at, timeout: float = 180.0) -> str:
-    """AppTest does not tick the panel's polling fragment: rerun the page until the run says it is over."""
-    deadline = time.monotonic() + timeout
-    while not progress_text(at).startswith(RUN_OVER):
-        assert time.monotonic() < deadline, f"the run did not end: {progress_text(at)!r}"
-        time.sleep(0.5)
-        at.run()
-        assert not at.exception, at.exception
-    return progress_text(at)
 
 
 def test_opens_on_a_trained_model_with_its_diagram_and_maps(at):
