@@ -3,7 +3,8 @@
 import streamlit as st
 
 import ui
-from lessons import rnn_cells
+from lessons import rnn_cells, rnn_training
+from lessons.live import TrainingRun
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
 ui.page("RNN cells", icon="🔁")
@@ -174,9 +175,6 @@ st.caption(
 )
 
 # --- 4. Train the three cells ------------------------------------------------------------------------------
-from lessons import rnn_training
-from lessons.live import TrainingRun
-
 st.header("4 · Train the three cells", divider="gray")
 ui.explain(
     "The lecture's sentence as a task a cell can be trained on: a sequence starts with *cat* or *cats*, then "
