@@ -277,28 +277,32 @@ st.markdown(
     f"{scoring.TARGET:.0%} held-out exact match or when its time budget is spent. When they are done, section 4 "
     "can show yours."
 )
-c = st.columns([1, 2, 3])
-race_seed = int(c[0].number_input("Seed", 0, 9999, 0, key="scaling.race_seed"))
-budget = c[1].select_slider("Seconds per model", [3, 5, 10, 20], value=10, key="scaling.budget")
 
 
-def make_run() -> TrainingRun:
-    models, train_fn = scaling.new_race(race_seed, float(budget))
-    return TrainingRun(train_fn, model=models, name="scaling-race")
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    c = st.columns([1, 2, 3])
+    race_seed = int(c[0].number_input("Seed", 0, 9999, 0, key="scaling.race_seed"))
+    budget = c[1].select_slider("Seconds per model", [3, 5, 10, 20], value=10, key="scaling.budget")
+
+    def make_run() -> TrainingRun:
+        models, train_fn = scaling.new_race(race_seed, float(budget))
+        return TrainingRun(train_fn, model=models, name="scaling-race")
+
+    def draw(report: scoring.RaceReport, key: str) -> None:
+        loss, accuracy = scaling.race_curves(report.runs)
+        cols = st.columns(2)
+        cols[0].altair_chart(loss, width="stretch", height=300, key=f"{key}.loss")
+        cols[1].altair_chart(accuracy, width="stretch", height=300, key=f"{key}.accuracy")
+        st.dataframe(scoring.table_rows(report.runs), hide_index=True, width="stretch", key=f"{key}.table")
+        maps = report.maps()
+        if maps:
+            ui.plotly(scoring.attention_grid(maps, height=420), key=f"{key}.maps")
+
+    ui.training_panel("scaling.race", make_run, draw, budget_seconds=2 * budget, target=scoring.TARGET)
 
 
-def draw(report: scoring.RaceReport, key: str) -> None:
-    loss, accuracy = scaling.race_curves(report.runs)
-    cols = st.columns(2)
-    cols[0].altair_chart(loss, width="stretch", height=300, key=f"{key}.loss")
-    cols[1].altair_chart(accuracy, width="stretch", height=300, key=f"{key}.accuracy")
-    st.dataframe(scoring.table_rows(report.runs), hide_index=True, width="stretch", key=f"{key}.table")
-    maps = report.maps()
-    if maps:
-        ui.plotly(scoring.attention_grid(maps, height=420), key=f"{key}.maps")
-
-
-ui.training_panel("scaling.race", make_run, draw, budget_seconds=2 * budget, target=scoring.TARGET)
+train_yourself()
 
 ui.show_code(scaling.dot_products, scaling.variance_with_error, scaling.softmax_jacobian, scaling.softmax_statistics)
 ui.show_code(scaling.align, scaling.score_spread, label="The code that reads the trained models' scores")

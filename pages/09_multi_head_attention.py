@@ -286,26 +286,30 @@ st.markdown(
     f"{multihead.LIVE_TARGET:.0%} of held-out sentences come out right). Watch each head's cross-attention on a "
     "fixed example sort itself out; afterwards, your model can read your sentence in section 2."
 )
-c = st.columns([3, 1])
-live_heads = c[0].radio(
-    "Heads", multihead.RESULT_HEADS, index=2, horizontal=True, format_func=lambda h: f"h = {h}",
-    key="multihead.live.heads",
-)  # fmt: skip
-live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="multihead.live.seed"))
 
 
-def make_run() -> TrainingRun:
-    fresh, train_fn = multihead.new_training(live_heads, live_seed, LIVE_BUDGET)
-    return TrainingRun(train_fn, model=fresh, name=f"multihead-h{live_heads}")
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    c = st.columns([3, 1])
+    live_heads = c[0].radio(
+        "Heads", multihead.RESULT_HEADS, index=2, horizontal=True, format_func=lambda h: f"h = {h}",
+        key="multihead.live.heads",
+    )  # fmt: skip
+    live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="multihead.live.seed"))
+
+    def make_run() -> TrainingRun:
+        fresh, train_fn = multihead.new_training(live_heads, live_seed, LIVE_BUDGET)
+        return TrainingRun(train_fn, model=fresh, name=f"multihead-h{live_heads}")
+
+    def draw(snapshot, key: str) -> None:
+        title = f"cross-attention heads on a fixed example after {snapshot.step} steps"
+        ui.plotly(multihead.head_grid(multihead.snapshot_rows(snapshot), title=title), key=key)
+        st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
+
+    ui.training_panel(TRAIN_KEY, make_run, draw, budget_seconds=LIVE_BUDGET, target=multihead.LIVE_TARGET)
 
 
-def draw(snapshot, key: str) -> None:
-    title = f"cross-attention heads on a fixed example after {snapshot.step} steps"
-    ui.plotly(multihead.head_grid(multihead.snapshot_rows(snapshot), title=title), key=key)
-    st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
-
-
-ui.training_panel(TRAIN_KEY, make_run, draw, budget_seconds=LIVE_BUDGET, target=multihead.LIVE_TARGET)
+train_yourself()
 
 ui.show_code(multihead.heads_by_hand, MultiHeadAttention, label="The code: by hand, and the module every model uses")
 ui.show_code(multihead.read_sentence, multihead.head_rows, multihead.head_distance, label="The code of section 2")
