@@ -192,29 +192,33 @@ ui.explain(
     "curves follow the four together (their mean loss and exact match, their seconds added up); below them, each "
     "model's own curves, its steps to accuracy and its attention on the fixed example."
 )
-c = st.columns([1, 2, 3])
-race_seed = int(ui.linked(c[0].number_input, "Seed", 0, 9999, 0, key="scoring.race_seed"))
-budget = ui.linked(c[1].select_slider, "Seconds per model", [3, 5, 10, 15], value=10, key="scoring.budget")
 
 
-def make_run() -> TrainingRun:
-    models, train_fn = scoring.new_race(race_seed, float(budget))
-    return TrainingRun(train_fn, model=models, name="scoring-race")
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    c = st.columns([1, 2, 3])
+    race_seed = int(ui.linked(c[0].number_input, "Seed", 0, 9999, 0, key="scoring.race_seed"))
+    budget = ui.linked(c[1].select_slider, "Seconds per model", [3, 5, 10, 15], value=10, key="scoring.budget")
+
+    def make_run() -> TrainingRun:
+        models, train_fn = scoring.new_race(race_seed, float(budget))
+        return TrainingRun(train_fn, model=models, name="scoring-race")
+
+    def draw(report: scoring.RaceReport, key: str) -> None:
+        runs = report.runs
+        loss, accuracy = scoring.race_curves(runs)
+        cols = st.columns(2)
+        cols[0].altair_chart(loss, width="stretch", height=CHART_HEIGHT, key=f"{key}.loss")
+        cols[1].altair_chart(accuracy, width="stretch", height=CHART_HEIGHT, key=f"{key}.accuracy")
+        st.dataframe(scoring.table_rows(runs), hide_index=True, width="stretch", key=f"{key}.table")
+        maps = report.maps()
+        if maps:
+            ui.plotly(scoring.attention_grid(maps), key=f"{key}.maps")
+
+    ui.training_panel("scoring.race", make_run, draw, budget_seconds=4 * budget, target=scoring.TARGET)
 
 
-def draw(report: scoring.RaceReport, key: str) -> None:
-    runs = report.runs
-    loss, accuracy = scoring.race_curves(runs)
-    cols = st.columns(2)
-    cols[0].altair_chart(loss, width="stretch", height=CHART_HEIGHT, key=f"{key}.loss")
-    cols[1].altair_chart(accuracy, width="stretch", height=CHART_HEIGHT, key=f"{key}.accuracy")
-    st.dataframe(scoring.table_rows(runs), hide_index=True, width="stretch", key=f"{key}.table")
-    maps = report.maps()
-    if maps:
-        ui.plotly(scoring.attention_grid(maps), key=f"{key}.maps")
-
-
-ui.training_panel("scoring.race", make_run, draw, budget_seconds=4 * budget, target=scoring.TARGET)
+train_yourself()
 
 ui.show_code(DotProductAttention, ScaledDotProductAttention, BilinearAttention, AdditiveAttention)
 ui.show_code(scoring.compare_scores, scoring.race, label="The code of this page's example and race")
