@@ -326,23 +326,25 @@ def plotly(fig, key: str) -> None:
 
 
 def heatmap_downloads(fig, key: str, name: str) -> None:
-    """A small "numbers" menu under a figure: each heatmap's cells as CSV and JSON, made when clicked."""
+    """A small "numbers" menu under a figure: its heatmaps' cells as one CSV and one JSON, made when clicked.
+
+    Two buttons per figure, however many heatmaps it has, and the tables are read from the figure only on a
+    click: a grid of heads had two buttons per heatmap, rebuilt on every move of a control (py-spy under the
+    class load bench: a twelfth of the server's time)."""
     from lessons import export
 
-    tables = export.heatmap_tables(fig)
+    count = sum(trace.type == "heatmap" for trace in fig.data)
     with st.popover("Numbers", icon=":material/download:", help="Download this figure's numbers"):
-        for i, table in enumerate(tables):
-            stem = name if len(tables) == 1 else f"{name}-{i + 1}"
-            st.caption(literal(url_state.shown(table.name)))  # a title can hold typed tokens: shown literally
-            cols = st.columns(2)
-            cols[0].download_button(
-                "CSV", lambda t=table: export.to_csv(t),
-                file_name=f"{stem}.csv", mime="text/csv", key=f"{key}.csv.{i}", on_click="ignore",
-            )  # fmt: skip
-            cols[1].download_button(
-                "JSON", lambda t=table: export.to_json(t), file_name=f"{stem}.json", mime="application/json",
-                key=f"{key}.json.{i}", on_click="ignore",
-            )  # fmt: skip
+        st.caption(f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes.")
+        cols = st.columns(2)
+        cols[0].download_button(
+            "CSV", lambda: export.tables_to_csv(export.heatmap_tables(fig)),
+            file_name=f"{name}.csv", mime="text/csv", key=f"{key}.csv", on_click="ignore",
+        )  # fmt: skip
+        cols[1].download_button(
+            "JSON", lambda: export.tables_to_json(export.heatmap_tables(fig)), file_name=f"{name}.json",
+            mime="application/json", key=f"{key}.json", on_click="ignore",
+        )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------------

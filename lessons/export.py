@@ -94,6 +94,24 @@ def to_json(table: Table) -> str:
     return json.dumps(doc, ensure_ascii=False)
 
 
+def tables_to_csv(tables: Sequence[Table]) -> str:
+    """One table: :func:`to_csv`. Several: each under a line with its name, a blank line between them."""
+    if len(tables) == 1:
+        return to_csv(tables[0])
+    parts = []
+    for table in tables:
+        title = io.StringIO()
+        csv.writer(title, lineterminator="\n").writerow([_cell(table.name)])
+        parts.append(title.getvalue() + to_csv(table))
+    return "\n".join(parts)
+
+
+def tables_to_json(tables: Sequence[Table]) -> str:
+    """One table: :func:`to_json`'s object. Several: a list of them."""
+    docs = [json.loads(to_json(t)) for t in tables]
+    return json.dumps(docs[0] if len(docs) == 1 else docs, ensure_ascii=False)
+
+
 def file_stem(text: str) -> str:
     """A safe file name from a figure key or title: letters, digits, dots and dashes only."""
     stem = re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-.")

@@ -57,6 +57,38 @@ def test_every_heatmap_of_a_subplot_figure_is_exported():
         assert len(table.columns) == table.values.shape[1] and len(table.rows) == table.values.shape[0]
 
 
+def test_a_figure_downloads_as_one_csv_and_one_json_however_many_heatmaps():
+    one = export.heatmap_tables(attention_figure())
+    assert export.tables_to_csv(one) == export.to_csv(one[0])
+    assert json.loads(export.tables_to_json(one)) == json.loads(export.to_json(one[0]))
+    two = [one[0], export.Table("=cmd, two", ["r"], ["c"], np.array([[0.5]]))]
+    text = export.tables_to_csv(two)
+    sections = text.split("\n\n")
+    assert len(sections) == 2 and sections[0].startswith("α <i>\n")
+    assert list(csv.reader(io.StringIO(sections[1]))) == [["'=cmd, two"], ["", "c"], ["r", "0.5"]]  # quoted, no formula
+    assert [d["name"] for d in json.loads(export.tables_to_json(two))] == ["α <i>", "=cmd, two"]
+
+
+def numbers_menu_app():  # AppTest runs this function's body alone: everything it needs is imported inside
+    import numpy as np
+
+    import ui
+    from lessons import charts, rnn_cells
+
+    ui.plotly(rnn_cells.cell_figure(rnn_cells.trace_sentence("LSTM", ("the", "cat"), 4, 0), 1), key="lstm.gates")
+    ui.plotly(charts.attention_heatmap(np.eye(2), ["a", "b"], ["a", "b"]), key="one")
+
+
+def test_each_figure_has_one_numbers_menu_with_two_buttons():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(numbers_menu_app).run()
+    assert not at.exception, at.exception
+    assert [b.proto.label for b in at.get("download_button")] == ["CSV", "JSON", "CSV", "JSON"]
+    captions = [c.value for c in at.caption]
+    assert any("these" in c and "heatmaps" in c for c in captions) and any("this heatmap" in c for c in captions)
+
+
 @pytest.mark.parametrize("text", ["qkv.heatmap", "../../etc/passwd", "<script>", "", "é" * 200])
 def test_file_stems_are_safe(text):
     stem = export.file_stem(text)
