@@ -130,14 +130,12 @@ async def _train(student: Student, seconds: float, arrived) -> None:
     student.latencies.clear()
     await arrived()
     until = time.monotonic() + seconds
-    runs = 0
     while time.monotonic() < until:
         if student.widgets["Train"].proto.disabled:  # a run is going: the polling fragment redraws it
             await asyncio.sleep(0.5)
-            if not student.polling:
-                await student.change("Seed", runs)  # a full rerun, as the page's own st.rerun does
+            if not student.polling:  # the run is over but this tab has not seen the page's own rerun yet
+                await student.rerun()
             continue
-        runs += 1
         await student.click("Train")
     student.latencies.clear()  # a trainer's clicks are training, not the interactions measured
 
@@ -204,7 +202,7 @@ async def _train_once(student: Student, page: str) -> None:
     while student.widgets["Train"].proto.disabled:  # the page reruns itself when the run ends
         await asyncio.sleep(0.5)
         if not student.polling:
-            await student.change("Seed", 0)
+            await student.rerun()
 
 
 async def _memory(url: str, pid: int, n: int) -> dict:

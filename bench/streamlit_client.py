@@ -186,6 +186,13 @@ class Student:
         self.states[widget.id] = state
         return await self._rerun(widget.fragment_id)
 
+    async def rerun(self) -> float:
+        """Run the whole page again with the current widget values (as the page's own ``st.rerun()`` does).
+
+        Never a fragment's rerun: a request for a fragment that a full run has meanwhile replaced gets no
+        answer from the server (Streamlit drops it), and the browser simply moves on."""
+        return await self._rerun()
+
     async def click(self, label: str) -> float:
         """Press the button labelled ``label`` (a trigger: true for this run only, like the browser's)."""
         widget = self.widgets[label]
