@@ -1,5 +1,7 @@
 """A real Chromium against a real `streamlit run` server: every page opened by its URL."""
 
+import time
+
 import pytest
 from playwright.sync_api import expect
 
@@ -25,6 +27,23 @@ def goto(page, url: str) -> None:
 def assert_no_exception(page) -> None:
     errors = page.locator("[data-testid=stException]")
     assert errors.count() == 0, errors.first.inner_text()
+
+
+def watch_redraws(page, live, click_elsewhere, wanted: int = 3, timeout: float = 120.0) -> list[str]:
+    """While a run trains: the texts of ``live`` (a locator of the live figure's titles) each time they change,
+    until ``wanted`` states were seen; ``click_elsewhere()`` once after the second (the run must survive it)."""
+    seen: list[str] = []
+    clicked = False
+    deadline = time.monotonic() + timeout
+    while len(seen) < wanted and time.monotonic() < deadline:
+        state = " | ".join(t for t in live.all_text_contents() if t)
+        if state and (not seen or state != seen[-1]):
+            seen.append(state)
+        if len(seen) == 2 and not clicked:
+            click_elsewhere()
+            clicked = True
+        page.wait_for_timeout(250)
+    return seen
 
 
 def assert_course_map_in_sidebar(page) -> None:

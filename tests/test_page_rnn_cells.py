@@ -2,7 +2,6 @@
 
 import base64
 import json
-import time
 
 import numpy as np
 import pytest
@@ -229,7 +228,7 @@ def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatc
 def test_in_a_browser_training_redraws_the_gates_and_survives_a_click_elsewhere(page, streamlit_server):
     import re
 
-    from tests.test_browser import assert_no_exception, goto
+    from tests.test_browser import assert_no_exception, goto, watch_redraws
 
     goto(page, f"{streamlit_server}/rnn_cells")
     distance = page.locator("[data-testid=stSlider]", has_text="Distance T").get_by_role("slider")
@@ -239,17 +238,8 @@ def test_in_a_browser_training_redraws_the_gates_and_survives_a_click_elsewhere(
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
     page.get_by_role("button", name="Train").click()
     live = page.locator(".js-plotly-plot .gtitle").filter(has_text=re.compile(r"Keep gates .* at step \d+"))
-    seen: list[str] = []
-    clicked_elsewhere = False
-    deadline = time.monotonic() + 120
-    while len(seen) < 3 and time.monotonic() < deadline:
-        state = " | ".join(t for t in live.all_text_contents() if t)
-        if state and (not seen or state != seen[-1]):
-            seen.append(state)
-        if len(seen) == 2 and not clicked_elsewhere:  # section 1's cell, changed while the three train
-            page.get_by_role("radiogroup", name="Cell").get_by_text("GRU").click()
-            clicked_elsewhere = True
-        page.wait_for_timeout(250)
+    cell = page.get_by_role("radiogroup", name="Cell").get_by_text("GRU")  # section 1, changed while they train
+    seen = watch_redraws(page, live, cell.click)
     assert len(seen) >= 3, f"the gates were redrawn only for {seen}"
     assert_no_exception(page)
     page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)

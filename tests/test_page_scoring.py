@@ -7,7 +7,6 @@ test: every test that starts a race leaves it over, and none assumes there is no
 
 import json
 import re
-import time
 
 import pytest
 
@@ -164,7 +163,7 @@ def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatc
 
 @pytest.mark.browser
 def test_in_a_browser_the_race_redraws_its_maps_and_survives_a_click_elsewhere(page, streamlit_server):
-    from tests.test_browser import assert_no_exception, goto
+    from tests.test_browser import assert_no_exception, goto, watch_redraws
 
     goto(page, f"{streamlit_server}/scoring_functions")
     budget = page.locator("[data-testid=stSlider]", has_text="Seconds per model").get_by_role("slider")
@@ -174,18 +173,8 @@ def test_in_a_browser_the_race_redraws_its_maps_and_survives_a_click_elsewhere(p
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
     page.get_by_role("button", name="Train").click()
     live = page.locator(".js-plotly-plot .annotation-text").filter(has_text=re.compile(r"· step \d+ ·"))
-    seen: list[str] = []
-    clicked_elsewhere = False
-    deadline = time.monotonic() + 120
-    while len(seen) < 3 and time.monotonic() < deadline:
-        state = " | ".join(t for t in live.all_text_contents() if t)
-        if state and (not seen or state != seen[-1]):
-            seen.append(state)
-        if len(seen) == 2 and not clicked_elsewhere:
-            # the shipped curves' axis, clicked while the race runs
-            page.get_by_role("radiogroup", name="Curves against").get_by_text("seconds").click()
-            clicked_elsewhere = True
-        page.wait_for_timeout(250)
+    axis = page.get_by_role("radiogroup", name="Curves against").get_by_text("seconds")  # clicked while it runs
+    seen = watch_redraws(page, live, axis.click)
     assert len(seen) >= 3, f"the race's maps were redrawn only for {seen}"
     assert_no_exception(page)
     page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)
