@@ -25,7 +25,7 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from lessons.charts import safe_label
+from lessons.charts import safe_label, vega_lite_spec, with_values
 from lessons.exercises import Exercise
 from lessons.qkv import ParsedSentence, word_embedding
 from lessons.qkv import parse_sentence as parse_words
@@ -513,36 +513,38 @@ def gradient_chart(exp: GradientExperiment) -> dict:
     and each experiment only puts its numbers in; building and validating it on every move of a slider cost
     about as much as two of the experiment's three autograd passes.
     """
-    spec = json.loads(_gradient_chart_spec())
-    spec["title"] = f"‖∂a⟨T⟩/∂x⟨t⟩‖, T = {exp.length}, geometric mean of {len(GRADIENT_SEEDS)} seeds"
-    spec["data"] = {"values": [row for row in exp.table().to_dict("records") if row["gradient norm"] > 0]}
-    return spec
+    values = [row for row in exp.table().to_dict("records") if row["gradient norm"] > 0]
+    title = f"‖∂a⟨T⟩/∂x⟨t⟩‖, T = {exp.length}, geometric mean of {len(GRADIENT_SEEDS)} seeds"
+    return with_values(_gradient_chart_spec(), values, title=title)
 
 
 @functools.cache
 def _gradient_chart_spec() -> str:
     """The Altair chart of :func:`gradient_chart`, as Vega-Lite JSON without its data and title."""
     return json.dumps(
-        alt.Chart(alt.Data(name="gradients"))
-        .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=2.5)
-        .encode(
-            x=alt.X("distance T − t:Q", title="distance T − t (steps back from the last token)"),
-            y=alt.Y(
-                "gradient norm:Q",
-                scale=alt.Scale(type="log"),
-                axis=alt.Axis(format=".0e", labelFontSize=13),
-                title="gradient norm (log scale)",
-            ),
-            color=alt.Color(
-                "cell:N",
-                scale=alt.Scale(domain=list(CELLS), range=list(CELL_COLORS)),
-                legend=alt.Legend(orient="top-right", title=None, labelFontSize=14, symbolStrokeWidth=3),
-            ),
-            strokeDash=alt.StrokeDash("cell:N", scale=alt.Scale(domain=list(CELLS), range=[[1, 0], [8, 3], [2, 2]])),
-            tooltip=["cell:N", "distance T − t:Q", alt.Tooltip("gradient norm:Q", format=".2e")],
+        vega_lite_spec(
+            alt.Chart(alt.Data(name="gradients"))
+            .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=2.5)
+            .encode(
+                x=alt.X("distance T − t:Q", title="distance T − t (steps back from the last token)"),
+                y=alt.Y(
+                    "gradient norm:Q",
+                    scale=alt.Scale(type="log"),
+                    axis=alt.Axis(format=".0e", labelFontSize=13),
+                    title="gradient norm (log scale)",
+                ),
+                color=alt.Color(
+                    "cell:N",
+                    scale=alt.Scale(domain=list(CELLS), range=list(CELL_COLORS)),
+                    legend=alt.Legend(orient="top-right", title=None, labelFontSize=14, symbolStrokeWidth=3),
+                ),
+                strokeDash=alt.StrokeDash(
+                    "cell:N", scale=alt.Scale(domain=list(CELLS), range=[[1, 0], [8, 3], [2, 2]])
+                ),
+                tooltip=["cell:N", "distance T − t:Q", alt.Tooltip("gradient norm:Q", format=".2e")],
+            )
+            .properties(height=380)
         )
-        .properties(height=380)
-        .to_dict()
     )
 
 

@@ -65,10 +65,7 @@ def scaling_specs(n_keys: int) -> list[dict]:
     """The two scaling charts as Vega-Lite specs, made once per N: building and validating the Altair charts cost
     more than the rest of the section, and moving d does not change them."""
     curve = scoring.scaling_curve(n_keys, scores=scaling_scores())
-    specs = [chart.to_dict() for chart in scoring.scaling_charts(curve)]
-    for spec in specs:  # Altair's default theme sizes the view; Streamlit's own conversion turns that theme off
-        spec.get("config", {}).pop("view", None)
-    return specs
+    return [charts.vega_lite_spec(chart) for chart in scoring.scaling_charts(curve)]
 
 
 RANDOM_QUERY = "a random vector"

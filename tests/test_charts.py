@@ -56,6 +56,7 @@ def test_training_curves_carry_every_report_and_are_valid_vega_lite():
             {"step": 50, "seconds": 1.0, "loss": 1.0, "exact match": 0.6},
         ]
         alt.Chart.from_dict(chart)  # Altair validates it against the Vega-Lite schema
+        assert "view" not in chart.get("config", {})  # as st.altair_chart sends it: no 300 × 300 default view
     assert charts.training_curves([])[0]["data"]["values"] == []
     assert charts.training_curves(history[:1])[0]["data"]["values"] == loss["data"]["values"][:1]  # not shared
 
