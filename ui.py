@@ -375,13 +375,12 @@ def trained_model(key: str):
     return run.model if run is not None and not run.active and run.snapshots else None
 
 
-def model_choice(shipped, key: str, *, yours_label: str = "yours, trained on this page"):
-    """The model the lesson's sections use: the shipped one, or, once this student's run for ``key`` is over,
-    theirs or the shipped one as they choose (a radio). Returns the chosen model."""
-    own = trained_model(key)
+def model_choice(shipped, own, *, key: str, yours_label: str = "yours, trained on this page"):
+    """The model the lesson's sections use: the shipped one, or, when the student has their own (``own``, e.g.
+    :func:`trained_model`), theirs or the shipped one as they choose (a radio keyed ``key``)."""
     if own is None:
         return shipped
-    choice = st.radio("Model", [yours_label, "the shipped pretrained one"], horizontal=True, key=f"{key}.use")
+    choice = st.radio("Model", [yours_label, "the shipped pretrained one"], horizontal=True, key=key)
     return own if choice == yours_label else shipped
 
 

@@ -49,13 +49,6 @@ def shipped_decoding(task_name: str, text: str, **how) -> bahdanau.Decoding | st
     return bahdanau.decode(pretrained(task_name)[0], get_task(task_name), text, **how)
 
 
-def decode(text: str, **how) -> bahdanau.Decoding | str:
-    """``bahdanau.decode`` with the model chosen above (the shipped one's decodings are cached)."""
-    if model is shipped:
-        return shipped_decoding(task_name, text, **how)
-    return bahdanau.decode(model, task, text, **how)
-
-
 cols = st.columns([2, 3])
 task_name = ui.linked(
     cols[0].selectbox, "Task", list(bahdanau.TASKS), format_func=bahdanau.TASKS.get, key="bahdanau.task"
@@ -67,7 +60,16 @@ except (LookupError, ValueError) as error:
     st.error(f"The pretrained model for this task cannot be loaded: {error}")
     st.stop()
 
-model = ui.model_choice(shipped, f"bahdanau.train.{task_name}")
+model = ui.model_choice(shipped, ui.trained_model(f"bahdanau.train.{task_name}"), key=f"bahdanau.use.{task_name}")
+
+
+def decode(text: str, **how) -> bahdanau.Decoding | str:
+    """``bahdanau.decode`` with the model chosen here (the shipped one's decodings are cached)."""
+    if model is shipped:
+        return shipped_decoding(task_name, text, **how)
+    return bahdanau.decode(model, task, text, **how)
+
+
 training = meta.get("training", {})
 st.caption(
     f"Shipped model: GRU encoder–decoder with additive attention, {sum(p.numel() for p in shipped.parameters()):,} "

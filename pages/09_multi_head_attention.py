@@ -130,16 +130,11 @@ except (LookupError, ValueError) as error:
     st.error(f"The pretrained model for this task cannot be loaded: {error}")
     st.stop()
 
-own = ui.trained_model(TRAIN_KEY)
-model, model_is_shipped = shipped, True
-if own is not None and task_name == multihead.LIVE_TASK:
-    choice = st.radio(
-        "Model",
-        [f"yours, trained on this page ({own.config.n_heads} head{'s' * (own.config.n_heads > 1)})",
-         "the shipped pretrained one"],
-        horizontal=True, key="multihead.use",
-    )  # fmt: skip
-    model, model_is_shipped = (own, False) if choice.startswith("yours") else (shipped, True)
+own = ui.trained_model(TRAIN_KEY) if task_name == multihead.LIVE_TASK else None
+heads = own.config.n_heads if own is not None else 0
+model = ui.model_choice(shipped, own, key="multihead.use",
+                        yours_label=f"yours, trained on this page ({heads} head{'s' * (heads > 1)})")  # fmt: skip
+model_is_shipped = model is shipped
 training = meta.get("training", {})
 st.caption(
     f"Shipped model: {multihead.parameter_count(shipped):,} parameters, {shipped.config.n_heads} heads per sublayer, "

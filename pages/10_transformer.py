@@ -58,7 +58,7 @@ except (LookupError, ValueError) as error:
     st.error(f"The pretrained model for this task cannot be loaded: {error}")
     st.stop()
 
-model = ui.model_choice(shipped, f"transformer.train.{task_name}")
+model = ui.model_choice(shipped, ui.trained_model(f"transformer.train.{task_name}"), key=f"transformer.use.{task_name}")
 training = meta.get("training", {})
 c = shipped.config
 st.caption(

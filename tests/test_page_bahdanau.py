@@ -83,8 +83,8 @@ def test_train_then_stop_keeps_the_partly_trained_model():
     replay.set_value(1).run()
     assert not at.exception
     # the model radio offers the student's own model, which the sections above then use
-    assert at.radio(key="bahdanau.train.dates.use").options[0].startswith("yours")
-    at.radio(key="bahdanau.train.dates.use").set_value(at.radio(key="bahdanau.train.dates.use").options[0]).run()
+    assert at.radio(key="bahdanau.use.dates").options[0].startswith("yours")
+    at.radio(key="bahdanau.use.dates").set_value(at.radio(key="bahdanau.use.dates").options[0]).run()
     assert not at.exception
     assert [m for m in at.markdown if m.value.startswith("**Output:**")]
 

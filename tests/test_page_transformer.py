@@ -115,7 +115,7 @@ def test_train_an_ablated_model_replay_it_and_use_it_then_stop_a_second_run(at):
     if at.slider:  # a busy machine may leave a 5-second run with a single report, and no replay
         at.slider(key="transformer.train.dates.replay").set_value(1).run()
         assert not at.exception
-    at.radio(key="transformer.train.dates.use").set_value("yours, trained on this page").run()
+    at.radio(key="transformer.use.dates").set_value("yours, trained on this page").run()
     assert not at.exception
     assert "MultiHead(LN(x))" in diagram(at) and "x + MultiHead" not in diagram(at)  # the ablated model's boxes
     at.select_slider(key="transformer.budget").set_value(60).run()
