@@ -39,7 +39,7 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, panel_axis, safe_label, subplot_grid
+from lessons.charts import ATTENTION_COLORSCALE, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from lessons.qkv import ParsedSentence, parse_sentence, word_embedding
@@ -349,10 +349,7 @@ def head_grid(rows: Sequence[GridRow], *, title: str = "", value_name: str = "α
         y_domain = [max(0.0, y_top - row_px / plot_px), y_top]
         xs = [safe_label(t, 10) for t in row.x_labels]
         ys = [safe_label(t, 10) for t in row.y_labels]
-        custom = np.empty(row.weights.shape[1:] + (2,), dtype=object)
-        for r, y in enumerate(ys):
-            for c, x in enumerate(xs):
-                custom[r, c] = (y, x)
+        custom = hover_pairs(ys, xs)
         row_title = "<br>".join(safe_label(part, 40) for part in row.title.split(" · "))
         new_heads = i == 0 or int(rows[i - 1].weights.shape[0]) != h  # "head j" over the first row of each count
         for j in range(h):
@@ -362,8 +359,8 @@ def head_grid(rows: Sequence[GridRow], *, title: str = "", value_name: str = "α
                 {"type": "heatmap", "z": row.weights[j], "x": list(range(len(xs))), "y": list(range(len(ys))),
                  "customdata": custom, "coloraxis": "coloraxis", "xgap": 1, "ygap": 1,
                  "xaxis": f"x{n}", "yaxis": f"y{n}",
-                 "hovertemplate": f"{safe_label(row.title, 60)} · head {j + 1}<br>%{{customdata[0]}} → "
-                 f"%{{customdata[1]}}<br>{value_name} = %{{z:.3f}}<extra></extra>"}
+                 "hovertemplate": f"{safe_label(row.title, 60)} · head {j + 1}<br>%{{customdata}}"
+                 f"<br>{value_name} = %{{z:.3f}}<extra></extra>"}
             )  # fmt: skip
             layout[f"xaxis{n}"] = {
                 "domain": x_domain, "anchor": f"y{n}", "tickmode": "array", "tickvals": list(range(len(xs))),

@@ -35,7 +35,7 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons import scoring
-from lessons.charts import ATTENTION_COLORSCALE, panel_axis, safe_label, subplot_grid
+from lessons.charts import ATTENTION_COLORSCALE, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from minimodels.attention import masked_softmax
 from minimodels.decode import greedy
@@ -455,14 +455,10 @@ def alignment_figure(alignments: Mapping[str, Alignment], view: str = "weights",
         ys = [safe_label(scoring.display_token(t)) for t in a.target]
         if z.shape != (len(ys), len(xs)):
             raise ValueError(f"{score}: a map of shape {z.shape} does not match {len(ys)} × {len(xs)} tokens")
-        customdata = np.empty(z.shape + (2,), dtype=object)
-        for r, y in enumerate(ys):
-            for c, x in enumerate(xs):
-                customdata[r, c] = (y, x)
         fig.add_trace(
             go.Heatmap(
-                z=z, x=list(range(len(xs))), y=list(range(len(ys))), customdata=customdata, coloraxis="coloraxis",
-                hovertemplate="%{customdata[0]} → %{customdata[1]}<br>" + name + " = %{z:.4f}<extra>"
+                z=z, x=list(range(len(xs))), y=list(range(len(ys))), customdata=hover_pairs(ys, xs),
+                coloraxis="coloraxis", hovertemplate="%{customdata}<br>" + name + " = %{z:.4f}<extra>"
                 + LABELS[score] + "</extra>", xgap=1, ygap=1,
             ),
             row=1, col=col,

@@ -34,7 +34,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, panel_axis, safe_label, subplot_grid
+from lessons.charts import ATTENTION_COLORSCALE, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.attention import (
@@ -532,15 +532,11 @@ def attention_grid(maps: Mapping[str, Mapping], *, height: int = 560) -> go.Figu
         ys = [safe_label(display_token(t)) for t in m["target_tokens"]]
         if z.shape != (len(ys), len(xs)):
             raise ValueError(f"{score}: attention of shape {z.shape} does not match {len(ys)} × {len(xs)} tokens")
-        customdata = np.empty(z.shape + (2,), dtype=object)
-        for r, y in enumerate(ys):
-            for c, x in enumerate(xs):
-                customdata[r, c] = (y, x)
         row, col = i // cols + 1, i % cols + 1
         fig.add_trace(
             go.Heatmap(
-                z=z, x=list(range(len(xs))), y=list(range(len(ys))), customdata=customdata, coloraxis="coloraxis",
-                hovertemplate="%{customdata[0]} → %{customdata[1]}<br>α = %{z:.4f}<extra>" + LABELS[score]
+                z=z, x=list(range(len(xs))), y=list(range(len(ys))), customdata=hover_pairs(ys, xs),
+                coloraxis="coloraxis", hovertemplate="%{customdata}<br>α = %{z:.4f}<extra>" + LABELS[score]
                 + "</extra>", xgap=1, ygap=1,
             ),
             row=row, col=col,

@@ -34,7 +34,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, safe_label
+from lessons.charts import ATTENTION_COLORSCALE, hover_pairs, safe_label
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.decode import Translation, translate
@@ -409,7 +409,7 @@ def heads_grid(
             raise ValueError(f"weights of shape {weights.shape} do not match {len(row_labels)} × {len(column_labels)}")
         ys = [safe_label(t) for t in row_labels]
         xs = [safe_label(t) for t in column_labels]
-        names = np.array([[f"{y} → {x}" for x in xs] for y in ys], dtype=object)
+        names = hover_pairs(ys, xs)
         for j, m in enumerate(weights, start=1):
             fig.add_trace(
                 go.Heatmap(
