@@ -49,6 +49,7 @@ def page(title: str, icon: str = "🔎") -> None:
         import pandas  # noqa: F401
 
         _freeze_imports()
+    _note_runs_over()
     sidebar()
     if presenting():
         st.html(PRESENTER_CSS)
@@ -364,6 +365,11 @@ def _session_runs() -> dict:
     return {}
 
 
+def _note_runs_over() -> None:
+    """At the top of every whole-page run: the runs already over, which the page below is drawn knowing."""
+    st.session_state["ui.runs_over"] = {run for run in _session_runs().values() if not run.active}
+
+
 def current_run(key: str):
     """The student's latest run for this lesson (running or over), or None."""
     return _session_runs().get(key)
@@ -466,8 +472,11 @@ def training_panel(
             replay_gif_button(run.snapshots, replay_frame, key)
             draw(run.snapshots[index - 1], f"{key}.replay.figure")
         else:
+            st.caption("One training report so far: train longer to replay how the attention formed.")
             draw(latest, f"{key}.replay.figure")
-        if active:  # the run ended while this fragment was polling: rerun the page to re-enable Train
+        if run not in st.session_state.get("ui.runs_over", ()):
+            # the run ended (or was stopped) since the page was last drawn whole: draw it again, so Train is
+            # offered again and the sections that use the student's model (and any table of runs) see it
             st.rerun()
 
     progress()

@@ -183,8 +183,11 @@ def test_in_a_browser_a_bad_chain_is_refused_and_a_short_run_draws_live_maps(pag
     page.get_by_role("button", name="Train").click()
     live = page.locator(".js-plotly-plot .gtitle").filter(has_text=re.compile(r"step \d+ · exact match"))
     live.first.wait_for(timeout=180_000)
+    first = re.search(r"step \d+ ", live.first.text_content()).group(0)
+    live.filter(has_not_text=first).first.wait_for(timeout=180_000)  # a second report: a run worth replaying
     assert_no_exception(page)
     page.locator("[data-testid=stMain]").get_by_role("button", name="Stop").click()
-    page.get_by_text("Your runs").first.wait_for(timeout=30_000)
     page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)
+    # the stopped run joins the comparison table further down the page, outside the training section
+    page.get_by_role("button", name="Clear your table").wait_for(timeout=60_000)
     assert_no_exception(page)
