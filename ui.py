@@ -14,6 +14,7 @@ import gc
 import inspect
 import sys
 import threading
+import weakref
 
 import streamlit as st
 
@@ -367,7 +368,8 @@ def _session_runs() -> dict:
 
 def _note_runs_over() -> None:
     """At the top of every whole-page run: the runs already over, which the page below is drawn knowing."""
-    st.session_state["ui.runs_over"] = {run for run in _session_runs().values() if not run.active}
+    # weak references: a closed tab's session state outlives its runs (Streamlit keeps it for a reconnect)
+    st.session_state["ui.runs_over"] = weakref.WeakSet(run for run in _session_runs().values() if not run.active)
 
 
 def current_run(key: str):
