@@ -43,8 +43,10 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
         return torch.softmax(scores, dim=-1)
     mask = mask.to(torch.bool)
     scores = scores.masked_fill(~mask, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)  # rows with no allowed key are NaN here
-    return weights.masked_fill(~mask, 0.0)  # ... and exactly zero after this
+    weights = torch.softmax(scores, dim=-1)  # exp(-inf) = 0: disallowed keys get exactly 0 already
+    if mask.device.type == "cpu" and bool(mask.any(dim=-1).all()):
+        return weights  # every row has an allowed key (the usual case); checking costs no GPU sync on the CPU
+    return weights.masked_fill(~mask, 0.0)  # rows with no allowed key are NaN (0/0) before this
 
 
 def scaled_dot_product_attention(
