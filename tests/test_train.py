@@ -19,6 +19,8 @@ from minimodels.tasks import get_task
 from minimodels.train import (
     MODEL_NAMES,
     TrainConfig,
+    _backward,
+    _length_slices,
     _teacher_forced_exact_match,
     alignment_accuracy,
     build_model,
@@ -119,6 +121,25 @@ def test_checks_between_reports_wait_for_the_training_batch():
     assert _teacher_forced_exact_match(logits, target_out) == 1.0
     logits[0, 2] = torch.nn.functional.one_hot(torch.tensor(7), 8)  # a wrong EOS is not
     assert _teacher_forced_exact_match(logits, target_out) == 0.5
+
+
+def test_length_slices_cut_the_padding_but_not_the_gradient():
+    """A batch computed in slices of similar source length: less padding, the same loss and gradient."""
+    lengths = torch.tensor([3, 10, 3, 4, 3])
+    assert [p.tolist() for p in _length_slices(lengths, 1)] == [[0, 2, 4, 3, 1]]
+    assert [p.tolist() for p in _length_slices(lengths, 2)] == [[0, 2, 4, 3], [1]]  # 4×4 + 1×10 < 5×10
+    assert [p.tolist() for p in _length_slices(lengths, 3)] == [[0, 2, 4], [3], [1]]
+    assert len(_length_slices(torch.tensor([5, 5, 5]), 3)) == 1  # one length: nothing to gain from a cut
+    task = get_task("dates")
+    data, rows = task.encoded("train"), torch.arange(64)
+    results = []
+    for slices in (1, 3):
+        model = build_model("transformer", task, seed=0, d_model=32, n_heads=2, d_ff=64)
+        loss, right = _backward(model, data, rows, data.source_lengths, slices)
+        results.append((loss, right, [p.grad for p in model.parameters()]))
+    (loss, right, grads), (sliced_loss, sliced_right, sliced_grads) = results
+    assert torch.allclose(loss, sliced_loss, rtol=1e-5) and right == sliced_right
+    assert all(torch.allclose(g, s, rtol=1e-4, atol=1e-6) for g, s in zip(grads, sliced_grads, strict=True))
 
 
 @pytest.mark.parametrize(
