@@ -250,7 +250,7 @@ def heads_side_by_side(maps: dict[str, tuple[np.ndarray, list[str]]], *, title: 
         layout[f"yaxis{n}"] |= {"autorange": "reversed", "showticklabels": c == 0}
     layout |= {"height": 330, "margin": {"l": 10, "r": 10, "t": 60 if title else 40, "b": 10},
                "title": {"text": charts.safe_label(title, 200)} if title else None}  # fmt: skip
-    return go.Figure({"data": traces, "layout": layout})  # one dict, validated once (see charts.subplot_grid)
+    return charts.figure(traces, layout)
 
 
 def gram_heatmap(A: np.ndarray, *, title: str = "") -> go.Figure:

@@ -15,8 +15,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import get_colorscale
 
-ATTENTION_COLORSCALE = "Blues"
+# Colorscales spelt out: Plotly.js's own "Blues" is another scale than Plotly's (validation expands the name).
+ATTENTION_COLORSCALE = get_colorscale("Blues")
+DIVERGING_COLORSCALE = get_colorscale("RdBu")  # negative red, positive blue, for values centred on zero
 CELL_TEXT_MAX_CELLS = 24 * 24
 
 
@@ -32,6 +35,31 @@ def _as_array(values) -> np.ndarray:
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
     return np.asarray(values, dtype=float)
+
+
+# Tests set this to True (tests/conftest.py): every :func:`figure` is then also built the slow way, by Plotly's
+# validation, and the two must give the same JSON.
+CHECK_FIGURES = False
+
+
+def figure(data: Sequence[dict], layout: dict) -> go.Figure:
+    """A Plotly figure from plain dicts (``data``: the traces), without Plotly checking each property on the way in.
+
+    Plotly validates every property of a figure as it builds it: for the lessons' figures that cost 6–10 times
+    the rest of building them (measured on the multi-head page's three figures), on every move of a slider, for
+    every student on the server. Validation also rewrites short forms (a title given as a string, a colorscale
+    by name), so the builders write the long forms themselves: :data:`ATTENTION_COLORSCALE`, ``{"text": …}``.
+    Under the test suite (:data:`CHECK_FIGURES`) each figure is built both ways and must give the same JSON, so
+    a misspelt property or a short form fails a test.
+    """
+    fast = go.Figure({"data": list(data), "layout": layout}, _validate=False)
+    if CHECK_FIGURES:
+        import plotly.io as pio
+
+        checked = go.Figure({"data": list(data), "layout": layout})
+        if json.loads(pio.to_json(fast, validate=False)) != json.loads(pio.to_json(checked, validate=False)):
+            raise AssertionError(f"figure() differs from Plotly's validated figure: {pio.to_json(checked)[:2000]}")
+    return fast
 
 
 def attention_heatmap(
@@ -80,7 +108,7 @@ def attention_heatmap(
         "margin": {"l": 10, "r": 10, "t": 120 if title else 90, "b": 10},
         "height": height or max(300, 28 * len(ys) + 160),
         "xaxis": {
-            "title": x_title,
+            "title": {"text": x_title},
             "tickmode": "array",
             "tickvals": list(range(len(xs))),
             "ticktext": xs,
@@ -88,15 +116,15 @@ def attention_heatmap(
             "tickangle": -45 if len(xs) > 6 else 0,
         },
         "yaxis": {
-            "title": y_title,
+            "title": {"text": y_title},
             "tickmode": "array",
             "tickvals": list(range(len(ys))),
             "ticktext": ys,
             "autorange": "reversed",
         },
     }
-    # one dict, validated once: building the trace and then update_layout() took ~16 ms of CPU per figure
-    return go.Figure({"data": [heatmap], "layout": layout})
+    # one dict: building the trace and then update_layout() took ~16 ms of CPU per figure
+    return figure([heatmap], layout)
 
 
 def hover_pairs(row_labels: Sequence[str], column_labels: Sequence[str]) -> np.ndarray:
@@ -121,7 +149,7 @@ def vector_strip(vectors, row_labels: Sequence[str], *, title: str = "", height:
         "type": "heatmap",
         "z": z,
         "y": list(range(len(ys))),
-        "colorscale": "RdBu",
+        "colorscale": DIVERGING_COLORSCALE,
         "zmid": 0.0,
         "zmin": -bound,
         "zmax": bound,
@@ -132,10 +160,10 @@ def vector_strip(vectors, row_labels: Sequence[str], *, title: str = "", height:
         "title": {"text": html.escape(title)} if title else None,
         "margin": {"l": 10, "r": 10, "t": 40 if title else 10, "b": 30},
         "height": height or 60 + 34 * len(ys),
-        "xaxis": {"title": "dimension"},
+        "xaxis": {"title": {"text": "dimension"}},
         "yaxis": {"tickmode": "array", "tickvals": list(range(len(ys))), "ticktext": ys, "autorange": "reversed"},
     }
-    return go.Figure({"data": [heatmap], "layout": layout})  # one dict, validated once (see attention_heatmap)
+    return figure([heatmap], layout)
 
 
 def weight_bars(labels: Sequence[str], weights, *, title: str = "", value_name: str = "weight") -> go.Figure:
@@ -250,7 +278,7 @@ def subplot_grid(
     typed tokens with :func:`safe_label`). A trace goes to panel (r, c) with
     ``xaxis="x" + panel_axis(r, c, cols)`` (and ``yaxis`` likewise).
 
-    Why a dict: a figure built as ``go.Figure({"data": [...], "layout": ...})`` validates once, while
+    Why a dict: a figure built in one go (:func:`figure`) is built once, while
     ``make_subplots`` with a ``row=, col=`` call per trace and per axis cost 20–200 ms per figure, on every
     move of a slider. ``shared_xaxes``: the panels of a column share the bottom panel's x axis (ticks drawn
     only there). ``column_widths``: relative widths of the columns (equal by default).

@@ -39,7 +39,15 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.charts import (
+    ATTENTION_COLORSCALE,
+    DIVERGING_COLORSCALE,
+    figure,
+    hover_pairs,
+    panel_axis,
+    safe_label,
+    subplot_grid,
+)
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from lessons.qkv import ParsedSentence, parse_sentence, word_embedding
@@ -287,11 +295,17 @@ def _strips(
     lines, layout["annotations"] = _head_boundaries(hb, split_rows, len(labels))
     data += lines
     layout |= {
-        "coloraxis": {"colorscale": "RdBu", "cmid": 0.0, "cmin": -bound, "cmax": bound, "colorbar": {"thickness": 12}},
+        "coloraxis": {
+            "colorscale": DIVERGING_COLORSCALE,
+            "cmid": 0.0,
+            "cmin": -bound,
+            "cmax": bound,
+            "colorbar": {"thickness": 12},
+        },
         "height": 90 + len(matrices) * (50 + 22 * len(labels)),
         "margin": {"l": 10, "r": 10, "t": 30, "b": 40},
     }
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 def projection_figure(example: SplitExample) -> go.Figure:
@@ -385,7 +399,7 @@ def head_grid(rows: Sequence[GridRow], *, title: str = "", value_name: str = "α
         height=plot_px + top_px + bottom_px,
         margin={"l": 10, "r": 10, "t": top_px, "b": bottom_px},
     )  # fmt: skip
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 def split_grid(example: SplitExample) -> go.Figure:

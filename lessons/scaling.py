@@ -35,7 +35,7 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons import scoring
-from lessons.charts import ATTENTION_COLORSCALE, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.charts import ATTENTION_COLORSCALE, figure, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from minimodels.attention import masked_softmax
 from minimodels.decode import greedy
@@ -269,7 +269,7 @@ def softmax_figure(rows: Sequence[dict], n_keys: int) -> go.Figure:
     layout["yaxis2"] |= {"range": [0, 1.02]}
     layout |= {"height": 380, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
                "legend": {"orientation": "h", "y": -0.25}}  # fmt: skip
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 @dataclass(frozen=True)
@@ -321,9 +321,14 @@ def one_query_figure(example: OneQuery) -> go.Figure:
     layout |= {
         "height": 120 + 44 * len(ys),
         "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-        "coloraxis": {"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "α"}},
+        "coloraxis": {
+            "colorscale": ATTENTION_COLORSCALE,
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "colorbar": {"title": {"text": "α"}},
+        },
     }
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 # ---------------------------------------------------------------------------------- the lecture's example

@@ -34,7 +34,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.charts import ATTENTION_COLORSCALE, figure, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.attention import (
@@ -257,7 +257,7 @@ def comparison_figure(c: ScoreComparison) -> go.Figure:
     layout["yaxis"] |= {"title": {"text": "raw score"}}
     layout[f"yaxis{panel_axis(1, 0, cols)}"] |= {"title": {"text": "softmax weight"}}
     layout |= {"height": 460, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "bargap": 0.2}
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 def context_rows(c: ScoreComparison) -> tuple[np.ndarray, list[str]]:
@@ -548,7 +548,7 @@ def attention_grid(maps: Mapping[str, Mapping], *, height: int = 560) -> go.Figu
     fig.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "α"}},
+        coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": {"text": "α"}}},
     )
     fig.update_annotations(font_size=13)
     return fig

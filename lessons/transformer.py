@@ -34,7 +34,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, hover_pairs, safe_label
+from lessons.charts import ATTENTION_COLORSCALE, figure, hover_pairs, safe_label
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.decode import Translation, translate
@@ -384,7 +384,7 @@ def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
         "showlegend": False,
         "hovermode": False,
     }
-    return go.Figure({"data": [], "layout": layout})
+    return figure([], layout)
 
 
 # ----------------------------------------------------------------------------------------------- figures

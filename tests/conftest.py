@@ -13,9 +13,15 @@ from pathlib import Path
 import pytest
 import torch
 
+from lessons import charts
+
 # The tests' tensors are tiny: one torch thread keeps them fast while the Streamlit server and Chromium share
 # the 2 cores (with torch's default of 2 threads, one test file took 22 s instead of 5 s under contention).
 torch.set_num_threads(1)
+
+# Every figure the tests build (lesson builders, and pages under AppTest) is also built with Plotly's validation,
+# which the app skips for speed, and must come out the same (lessons.charts.figure).
+charts.CHECK_FIGURES = True
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")

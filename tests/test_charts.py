@@ -79,3 +79,12 @@ def test_subplot_grid_places_panels_and_titles_where_make_subplots_does(rows, co
     for mine, plotly_s in zip(ours["annotations"], theirs.annotations, strict=True):
         assert mine["text"] == plotly_s.text
         assert (mine["x"], mine["y"]) == pytest.approx((plotly_s.x, plotly_s.y))
+
+
+def test_figures_are_checked_against_plotlys_validation_in_the_tests():
+    assert charts.CHECK_FIGURES  # set by tests/conftest.py: every figure the suite builds is checked
+    with pytest.raises(ValueError):  # a misspelt property
+        charts.figure([{"type": "heatmap", "z": [[1]], "colourscale": "Blues"}], {})
+    with pytest.raises(AssertionError):  # a short form that validation would have rewritten
+        charts.figure([{"type": "heatmap", "z": [[1]]}], {"xaxis": {"title": "key"}})
+    charts.figure([{"type": "heatmap", "z": [[1]]}], {"xaxis": {"title": {"text": "key"}}})
