@@ -20,7 +20,14 @@ import numpy as np
 import plotly.graph_objects as go
 import torch
 
-from lessons.charts import ATTENTION_COLORSCALE, figure, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.charts import (
+    attention_coloraxis,
+    figure,
+    hover_pairs,
+    panel_axis,
+    safe_label,
+    subplot_grid,
+)
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.chains import ChainConfig, ChainError, ChainModel, check_config
@@ -368,12 +375,7 @@ def attention_figure(views: Sequence[MapView], *, caption: str = "", columns: in
         "height": 60 + 300 * rows,
         "margin": {"l": 10, "r": 10, "t": 60 if caption else 40, "b": 10},
         "title": {"text": html.escape(caption), "font": {"size": 14}} if caption else None,
-        "coloraxis": {
-            "colorscale": ATTENTION_COLORSCALE,
-            "cmin": 0.0,
-            "cmax": 1.0,
-            "colorbar": {"title": {"text": "α"}},
-        },
+        "coloraxis": attention_coloraxis(),
     }
     return figure(traces, layout)
 

@@ -23,6 +23,16 @@ DIVERGING_COLORSCALE = get_colorscale("RdBu")  # negative red, positive blue, fo
 CELL_TEXT_MAX_CELLS = 24 * 24
 
 
+def attention_coloraxis(title: str = "α", **colorbar) -> dict:
+    """The shared colour axis of a grid of attention maps: weights 0 (white) to 1 (dark blue), one colour bar."""
+    return {
+        "colorscale": ATTENTION_COLORSCALE,
+        "cmin": 0.0,
+        "cmax": 1.0,
+        "colorbar": {"title": {"text": title}, **colorbar},
+    }
+
+
 def safe_label(text: str, max_chars: int = 24) -> str:
     """A token as a chart label: control characters shown as �, long text cut, HTML escaped."""
     cleaned = "".join(ch if ch.isprintable() else "\ufffd" for ch in str(text))

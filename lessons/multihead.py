@@ -40,8 +40,8 @@ import torch
 from torch import nn
 
 from lessons.charts import (
-    ATTENTION_COLORSCALE,
     DIVERGING_COLORSCALE,
+    attention_coloraxis,
     figure,
     hover_pairs,
     panel_axis,
@@ -394,8 +394,7 @@ def head_grid(rows: Sequence[GridRow], *, title: str = "", value_name: str = "α
     layout.update(
         annotations=annotations,
         title={"text": safe_label(title, 200)} if title else None,
-        coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0,
-                   "colorbar": {"title": {"text": value_name}, "thickness": 12}},
+        coloraxis=attention_coloraxis(value_name, thickness=12),
         height=plot_px + top_px + bottom_px,
         margin={"l": 10, "r": 10, "t": top_px, "b": bottom_px},
     )  # fmt: skip

@@ -35,7 +35,15 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons import scoring
-from lessons.charts import ATTENTION_COLORSCALE, figure, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.charts import (
+    ATTENTION_COLORSCALE,
+    attention_coloraxis,
+    figure,
+    hover_pairs,
+    panel_axis,
+    safe_label,
+    subplot_grid,
+)
 from lessons.exercises import Exercise
 from minimodels.attention import masked_softmax
 from minimodels.decode import greedy
@@ -321,12 +329,7 @@ def one_query_figure(example: OneQuery) -> go.Figure:
     layout |= {
         "height": 120 + 44 * len(ys),
         "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-        "coloraxis": {
-            "colorscale": ATTENTION_COLORSCALE,
-            "cmin": 0.0,
-            "cmax": 1.0,
-            "colorbar": {"title": {"text": "α"}},
-        },
+        "coloraxis": attention_coloraxis(),
     }
     return figure(data, layout)
 

@@ -34,7 +34,14 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, figure, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.charts import (
+    attention_coloraxis,
+    figure,
+    hover_pairs,
+    panel_axis,
+    safe_label,
+    subplot_grid,
+)
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.attention import (
@@ -548,7 +555,7 @@ def attention_grid(maps: Mapping[str, Mapping], *, height: int = 560) -> go.Figu
     fig.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": {"text": "α"}}},
+        coloraxis=attention_coloraxis(),
     )
     fig.update_annotations(font_size=13)
     return fig

@@ -34,7 +34,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, figure, hover_pairs, safe_label
+from lessons.charts import attention_coloraxis, figure, hover_pairs, safe_label
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.decode import Translation, translate
@@ -428,8 +428,7 @@ def heads_grid(
                 autorange="reversed", tickfont={"size": 10}, row=r, col=j,
             )  # fmt: skip
     fig.update_layout(
-        coloraxis={"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0,
-                   "colorbar": {"title": {"text": value_name}, "thickness": 12}},
+        coloraxis=attention_coloraxis(value_name, thickness=12),
         height=80 + row_height * len(panels),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
     )  # fmt: skip
