@@ -122,7 +122,8 @@ class TrainConfig:
     lr: float = 1e-2  # Adam's learning rate (1e-2 for Seq2Seq; see default_train_config for Transformers)
     betas: tuple[float, float] = (0.9, 0.999)  # Adam's decay rates of its gradient and squared-gradient averages
     warmup_steps: int = 0  # linear learning-rate warm-up from 0 over this many steps (0: none)
-    decay: bool = False  # after warm-up, lr × sqrt(warmup / step): the Transformer paper's schedule (§5.3)
+    decay: bool = False  # after warm-up, lr × (warmup / step) ** decay_power: the Transformer paper's schedule
+    decay_power: float = 0.5  # 0.5: the paper's inverse square root (§5.3); 1: faster, lr ∝ 1 / step
     clip: float | None = 1.0  # clip the gradients' global norm to this (None: no clipping)
     max_steps: int | None = 5000  # stop after this many steps (None: no limit)
     max_seconds: float | None = 120.0  # stop after this much wall time (None: no limit)
@@ -148,7 +149,9 @@ def default_train_config(model_name: str, **overrides) -> TrainConfig:
 
     Seq2Seq: Adam at lr 1e-2, batches grouped by length. Transformer: peak lr 1e-2 after a 50-step warm-up,
     then the paper's inverse-square-root decay, plain random batches (length grouping slowed it down), each
-    computed in two slices of similar length (the same gradient; a quarter fewer positions on ``dates``).
+    computed in two slices of similar length (the same gradient; on ``dates`` a third fewer source positions).
+    A faster decay (``decay_power=1``) reaches 98% on ``dates`` in fewer steps (seeds 0/1/2: 320/325/280
+    instead of 350/300/380) but slows the variants that learn more slowly (learned positions: 545 -> over 990).
     """
     if model_name == "transformer":
         base = {"lr": 1e-2, "warmup_steps": 50, "decay": True, "length_grouping": 1, "length_slices": 2}
@@ -339,14 +342,15 @@ def stop_requested() -> bool:
 def _lr_factor(step: int, config: TrainConfig) -> float:
     r"""Multiplier of ``config.lr`` at ``step``: linear warm-up, then flat or (``decay``) Vaswani et al.'s
 
-    .. math:: \mathrm{lr}(s) = \mathrm{lr} \cdot \min\left(\frac{s}{w}, \sqrt{\frac{w}{s}}\right)
+    .. math:: \mathrm{lr}(s) = \mathrm{lr} \cdot \min\left(\frac{s}{w}, \left(\frac{w}{s}\right)^p\right)
 
-    (their schedule, scaled so that its peak, at the end of the warm-up ``w``, is ``config.lr``).
+    (their schedule, :math:`p = 1/2`, scaled so that its peak, at the end of the warm-up ``w``, is ``config.lr``;
+    ``config.decay_power`` is :math:`p`).
     """
     s, w = step + 1, config.warmup_steps
     if s < w:
         return s / w
-    return (w / s) ** 0.5 if config.decay else 1.0
+    return (w / s) ** config.decay_power if config.decay else 1.0
 
 
 def _minibatches(lengths: torch.Tensor, config: TrainConfig, generator: torch.Generator):
@@ -573,7 +577,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=None)
     p.add_argument("--lr", type=float, default=None)
     p.add_argument("--warmup-steps", type=int, default=None, help="linear lr warm-up over this many steps")
-    p.add_argument("--decay", action="store_true", help="after warm-up, lr x sqrt(warmup/step)")
+    p.add_argument("--decay", action="store_true", help="after warm-up, lr x (warmup/step)**decay_power")
     p.add_argument("--report-every", type=int, default=None)
     p.add_argument("--eval-size", type=int, default=None)
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="model config field, repeatable")

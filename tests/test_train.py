@@ -21,6 +21,7 @@ from minimodels.train import (
     TrainConfig,
     _backward,
     _length_slices,
+    _lr_factor,
     _teacher_forced_exact_match,
     alignment_accuracy,
     build_model,
@@ -147,12 +148,22 @@ def test_length_slices_cut_the_padding_but_not_the_gradient():
     [
         ({"decay": True, "warmup_steps": 0}, "warmup_steps"),
         ({"check_every": 0}, "check_every"),
+        ({"length_slices": 0}, "length_slices"),
     ],
 )
 def test_train_config_rejects_settings_that_cannot_train(options, message):
     with pytest.raises(ValueError, match=message):
         TrainConfig(**options)
     TrainConfig(decay=True, warmup_steps=1)  # the smallest warm-up the decay can start from
+
+
+def test_learning_rate_warms_up_then_decays_as_the_power_asked():
+    paper = TrainConfig(lr=1.0, warmup_steps=50, decay=True)  # step s is the (s + 1)-th update
+    faster = TrainConfig(lr=1.0, warmup_steps=50, decay=True, decay_power=1.0)
+    assert _lr_factor(24, paper) == _lr_factor(24, faster) == 0.5  # the same linear warm-up
+    assert _lr_factor(49, paper) == _lr_factor(49, faster) == 1.0  # the same peak
+    assert _lr_factor(199, paper) == pytest.approx(0.5) and _lr_factor(199, faster) == pytest.approx(0.25)
+    assert _lr_factor(199, TrainConfig(warmup_steps=50)) == 1.0  # no decay: flat after the warm-up
 
 
 def test_returning_false_stops_cleanly_and_the_model_stays_usable():
