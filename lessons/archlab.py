@@ -20,14 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 import torch
 
-from lessons.charts import (
-    attention_coloraxis,
-    figure,
-    hover_pairs,
-    panel_axis,
-    safe_label,
-    subplot_grid,
-)
+from lessons.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.chains import ChainConfig, ChainError, ChainModel, check_config

@@ -35,15 +35,7 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons import scoring
-from lessons.charts import (
-    ATTENTION_COLORSCALE,
-    attention_coloraxis,
-    figure,
-    hover_pairs,
-    panel_axis,
-    safe_label,
-    subplot_grid,
-)
+from lessons.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from minimodels.attention import masked_softmax
 from minimodels.decode import greedy
@@ -476,14 +468,11 @@ def alignment_figure(alignments: Mapping[str, Alignment], view: str = "weights",
             tickmode="array", tickvals=list(range(len(ys))), ticktext=ys, autorange="reversed", row=1, col=col
         )
     if view == "weights":
-        colors = {"colorscale": ATTENTION_COLORSCALE, "cmin": 0.0, "cmax": 1.0}
+        coloraxis = attention_coloraxis(name)
     else:
-        colors = {"colorscale": "RdBu", "reversescale": True, "cmid": 0.0, "cmin": -bound, "cmax": bound}
-    fig.update_layout(
-        height=height,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        coloraxis={**colors, "colorbar": {"title": name}},
-    )
+        coloraxis = {"colorscale": "RdBu", "reversescale": True, "cmid": 0.0, "cmin": -bound, "cmax": bound,
+                     "colorbar": {"title": name}}  # fmt: skip
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10}, coloraxis=coloraxis)
     fig.update_annotations(font_size=13)
     return fig
 

@@ -34,14 +34,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import (
-    attention_coloraxis,
-    figure,
-    hover_pairs,
-    panel_axis,
-    safe_label,
-    subplot_grid,
-)
+from lessons.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.attention import (
