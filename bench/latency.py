@@ -144,12 +144,14 @@ def figure_controls(page, moves: int, most: int = 8) -> dict[str, list[float]]:
 
 
 def heatmap_size(page) -> tuple[int, int]:
+    """Rows × columns of the page's first heatmap, once Plotly has drawn one (figures draw one after another)."""
+    first = """() => [...document.querySelectorAll('.js-plotly-plot')]
+                 .find(g => g.calcdata && g.calcdata.some(c => c[0].trace.type === 'heatmap'))"""
+    page.wait_for_function(f"() => Boolean(({first})())", timeout=60_000)
     return tuple(
         page.evaluate(
-            """() => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
-                         .find(g => g.calcdata && g.calcdata.some(c => c[0].trace.type === 'heatmap'));
-                       const z = gd.calcdata.find(c => c[0].trace.type === 'heatmap')[0].z;  // rows × columns
-                       return [z.length, z[0].length]; }"""
+            f"""() => {{ const z = ({first})().calcdata.find(c => c[0].trace.type === 'heatmap')[0].z;
+                       return [z.length, z[0].length]; }}"""  # rows × columns
         )
     )
 
