@@ -1,9 +1,15 @@
-"""What the results scripts in ``scripts/`` write beside their figures: the machine they were measured on."""
+"""What the results scripts in ``scripts/`` write beside their figures: how, when and on what they were measured."""
 
 from __future__ import annotations
 
+import datetime
+import json
 import os
 import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 
 import torch
 
@@ -17,3 +23,33 @@ def machine(threads: int) -> dict:
         "torch": torch.__version__,
         "torch_threads": threads,
     }
+
+
+class Measurement:
+    """Made where a results script's clock starts; :meth:`provenance` is what its JSON says of how it was made."""
+
+    def __init__(self, script: str, argv: list[str] | None, threads: int):
+        self.command = f"python scripts/{script} " + " ".join(sys.argv[1:] if argv is None else argv)
+        self.threads = threads
+        self.load_before = os.getloadavg()[0]
+        self.start = time.perf_counter()
+
+    def provenance(self) -> dict:
+        """The command, date, machine, load average before and after, and wall seconds since the start."""
+        return {
+            "command": self.command.strip(),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "machine": machine(self.threads),
+            "load_1min_before": round(self.load_before, 2),
+            "load_1min_after": round(os.getloadavg()[0], 2),
+            "wall_seconds": round(time.perf_counter() - self.start, 1),
+        }
+
+
+def write_results(out: str | Path, document: dict, read_back: Callable[[Path], object]) -> None:
+    """Write a results script's JSON, check that the lesson's own loader reads it back, and say where it went."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    read_back(out)
+    print(f"wrote {out} in {document['wall_seconds']} s")

@@ -17,11 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
-import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -31,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from lessons import multihead  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import machine  # noqa: E402
+from scripts.common import Measurement, write_results  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     task = get_task(multihead.RESULT_TASK)
     for split in ("train", "valid", "test"):
         task.encoded(split)  # tokenize before any clock starts
-    load_before = os.getloadavg()[0]
-    start = time.perf_counter()
+    measured = Measurement("multihead_results.py", argv, args.threads)
     runs, probes = [], {}
     for seed in args.seeds:
         for heads in args.heads:
@@ -59,7 +54,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"test {run.test_exact_match:.1%}, alignment {run.alignment:.1%} (heads {run.head_alignment})",
                 flush=True,
             )
-    command = "python scripts/multihead_results.py " + " ".join(sys.argv[1:] if argv is None else argv)
     document = {
         "lesson": "multihead",
         "task": multihead.RESULT_TASK,
@@ -69,20 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         "seeds": args.seeds,
         "steps": args.steps,
         "train_config": dataclasses.asdict(multihead.results_config(args.seeds[0], args.steps, args.threads)),
-        "command": command.strip(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine(args.threads),
-        "load_1min_before": round(load_before, 2),
-        "load_1min_after": round(os.getloadavg()[0], 2),
-        "wall_seconds": round(time.perf_counter() - start, 1),
+        **measured.provenance(),
         "runs": runs,
         "probe": probes,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    multihead.load_results(out)  # what was written reads back
-    print(f"wrote {out} in {document['wall_seconds']} s")
+    write_results(args.out, document, multihead.load_results)  # what was written must read back
     return 0
 
 

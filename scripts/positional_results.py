@@ -16,11 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
-import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -31,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from lessons import positional  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from minimodels.train import alignment_accuracy, build_model, default_train_config, evaluate, train  # noqa: E402
-from scripts.common import machine  # noqa: E402
+from scripts.common import Measurement, write_results  # noqa: E402
 
 
 def measure(encoding: str, seed: int, steps: int, report_every: int) -> tuple[positional.RunSummary, int]:
@@ -82,8 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(positional.RESULTS), help="where to write the JSON")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    load_before = os.getloadavg()[0]
-    start = time.perf_counter()
+    measured = Measurement("positional_results.py", argv, args.threads)
     runs: dict[str, list[dict]] = {name: [] for name in positional.ENCODINGS}
     parameters: dict[str, int] = {}
     for seed in args.seeds:
@@ -96,7 +91,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"{summary.alignment_accuracy:.1%}, reached {summary.reached}",
                 flush=True,
             )
-    command = "python scripts/positional_results.py " + " ".join(sys.argv[1:] if argv is None else argv)
     document = {
         "lesson": "positional",
         "task": positional.TASK,
@@ -117,19 +111,10 @@ def main(argv: list[str] | None = None) -> int:
                 device="cpu",
             )
         ),  # fmt: skip
-        "command": command.strip(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine(args.threads),
-        "load_1min_before": round(load_before, 2),
-        "load_1min_after": round(os.getloadavg()[0], 2),
-        "wall_seconds": round(time.perf_counter() - start, 1),
+        **measured.provenance(),
         "encodings": {name: {"parameters": parameters[name], "runs": runs[name]} for name in positional.ENCODINGS},
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    positional.load_results(out)  # what was written reads back
-    print(f"wrote {out} in {document['wall_seconds']} s")
+    write_results(args.out, document, positional.load_results)  # what was written must read back
     return 0
 
 

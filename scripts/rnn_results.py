@@ -11,11 +11,7 @@ and its own compute seconds, with the command, date, machine, torch threads and 
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -24,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons import rnn_training  # noqa: E402
-from scripts.common import machine  # noqa: E402
+from scripts.common import Measurement, write_results  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,8 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(rnn_training.RESULTS), help="where to write the JSON")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    load_before = os.getloadavg()[0]
-    start = time.perf_counter()
+    measured = Measurement("rnn_results.py", argv, args.threads)
     cells = {k: {"accuracy": {}, "steps": {}, "seconds": {}} for k in rnn_training.KINDS}
     for distance in args.distances:
         for seed in args.seeds:
@@ -49,7 +44,6 @@ def main(argv: list[str] | None = None) -> int:
                 cells[kind]["seconds"].setdefault(str(distance), []).append(round(last.seconds, 2))
                 print(f"T {distance:>3} seed {seed} {kind:>4}: {last.accuracy:.1%} after {last.step} steps, "
                       f"{last.seconds:.1f} s", flush=True)  # fmt: skip
-    command = "python scripts/rnn_results.py " + " ".join(sys.argv[1:] if argv is None else argv)
     document = {
         "lesson": "rnn_cells",
         "distances": args.distances,
@@ -64,19 +58,10 @@ def main(argv: list[str] | None = None) -> int:
             "keep_bias": rnn_training.KEEP_BIAS,
             "eval_size": rnn_training.EVAL_SIZE,
         },
-        "command": command.strip(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine(args.threads),
-        "load_1min_before": round(load_before, 2),
-        "load_1min_after": round(os.getloadavg()[0], 2),
-        "wall_seconds": round(time.perf_counter() - start, 1),
+        **measured.provenance(),
         "cells": cells,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    rnn_training.load_results(out)  # what was written reads back
-    print(f"wrote {out} in {document['wall_seconds']} s")
+    write_results(args.out, document, rnn_training.load_results)  # what was written must read back
     return 0
 
 

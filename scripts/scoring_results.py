@@ -16,11 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
-import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -30,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from lessons import scoring  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import machine  # noqa: E402
+from scripts.common import Measurement, write_results  # noqa: E402
 
 
 def measure(seed: int, budget: float, threads: int) -> tuple[dict[str, scoring.RunSummary], dict, dict]:
@@ -69,8 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(scoring.RESULTS), help="where to write the JSON")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    load_before = os.getloadavg()[0]
-    start = time.perf_counter()
+    measured = Measurement("scoring_results.py", argv, args.threads)
     runs: dict[str, list[dict]] = {s: [] for s in scoring.SCORES}
     probes, parameters = {}, {}
     for seed in args.seeds:
@@ -85,7 +80,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"test {s.test_exact_match:.1%}, alignment {s.alignment_accuracy:.1%} ({s.stopped})",
                 flush=True,
             )
-    command = "python scripts/scoring_results.py " + " ".join(sys.argv[1:] if argv is None else argv)
     document = {
         "lesson": "scoring",
         "task": scoring.TASK,
@@ -94,12 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         "levels": list(scoring.LEVELS),
         "budget_seconds": args.budget,
         "train_config": dataclasses.asdict(scoring.race_config(args.seeds[0], threads=args.threads)),
-        "command": command.strip(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine(args.threads),
-        "load_1min_before": round(load_before, 2),
-        "load_1min_after": round(os.getloadavg()[0], 2),
-        "wall_seconds": round(time.perf_counter() - start, 1),
+        **measured.provenance(),
         "models": {
             score: {
                 "model": scoring.model_name(score),
@@ -111,11 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             for score in scoring.SCORES
         },
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    scoring.load_results(out)  # what was written reads back
-    print(f"wrote {out} in {document['wall_seconds']} s")
+    write_results(args.out, document, scoring.load_results)  # what was written must read back
     return 0
 
 

@@ -16,11 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
-import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -31,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from lessons import transformer as tr  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from minimodels.train import build_model, evaluate, train  # noqa: E402
-from scripts.common import machine  # noqa: E402
+from scripts.common import Measurement, write_results  # noqa: E402
 
 
 def measure(variant: str, seed: int, steps: int, threads: int) -> dict:
@@ -67,8 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     task = get_task(tr.ABLATION_TASK)
     for split in ("train", "valid", "test"):
         task.encoded(split)  # tokenize before any clock starts
-    load_before = os.getloadavg()[0]
-    start = time.perf_counter()
+    measured = Measurement("transformer_results.py", argv, args.threads)
     runs = {}
     for variant in args.variants:
         runs[variant] = run = measure(variant, args.seed, args.steps, args.threads)
@@ -77,7 +72,6 @@ def main(argv: list[str] | None = None) -> int:
             f"test {run['test_exact_match']:.1%}, final loss {run['history'][-1]['loss']:.4f}",
             flush=True,
         )
-    command = "python scripts/transformer_results.py " + " ".join(sys.argv[1:] if argv is None else argv)
     document = {
         "lesson": "transformer",
         "task": tr.ABLATION_TASK,
@@ -86,19 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         "max_steps": args.steps,
         "test_size": len(task.test),
         "train_config": dataclasses.asdict(tr.results_config(args.steps, args.seed, args.threads)),
-        "command": command.strip(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine(args.threads),
-        "load_1min_before": round(load_before, 2),
-        "load_1min_after": round(os.getloadavg()[0], 2),
-        "wall_seconds": round(time.perf_counter() - start, 1),
+        **measured.provenance(),
         "runs": runs,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tr.load_results(out)  # what was written reads back
-    print(f"wrote {out} in {document['wall_seconds']} s")
+    write_results(args.out, document, tr.load_results)  # what was written must read back
     return 0
 
 
