@@ -33,3 +33,17 @@ def wait_for_run(at, timeout: float = 240.0) -> str:
 def wait_for_report(at, timeout: float = 240.0) -> str:
     """Rerun until the run has made its first training report (the bar shows its step)."""
     return rerun_until(at, lambda at: "step" in progress_text(at), timeout, "no training report")
+
+
+def train_and_stop_at_once(at, panel: str, timeout: float = 60.0) -> None:
+    """Press the panel's Train, then Stop at once: the run ends "stopped" and the panel offers Train again.
+
+    ``panel`` is the key given to ``ui.training_panel`` (its buttons are ``{panel}.train`` and ``{panel}.stop``).
+    """
+    at.button(key=f"{panel}.train").click().run()
+    at.button(key=f"{panel}.stop").click().run()
+    assert not at.exception
+    assert wait_for_run(at, timeout=timeout).startswith("stopped")
+    at.run()  # the panel drew its buttons before the stop took effect: the next rerun offers Train again
+    assert at.button(key=f"{panel}.train").disabled is False
+    assert at.button(key=f"{panel}.stop").disabled

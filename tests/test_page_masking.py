@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from lessons import masking
-from tests.live_runs import progress_text, wait_for_run
+from tests.live_runs import progress_text, train_and_stop_at_once, wait_for_run
 from tests.test_page_bottleneck import values
 from tests.test_pages import open_page
 
@@ -168,9 +168,4 @@ def test_the_cheating_decoder_trains_live_to_the_end_and_replays(at):
 
 def test_stop_ends_the_causal_run_and_train_is_offered_again(at):
     at.select_slider(key="masking.budget").set_value(60).run()
-    at.button(key="masking.train.causal.train").click().run()
-    at.button(key="masking.train.causal.stop").click().run()
-    assert not at.exception
-    assert wait_for_run(at, timeout=120).startswith("stopped")
-    at.run()
-    assert at.button(key="masking.train.causal.train").disabled is False
+    train_and_stop_at_once(at, "masking.train.causal", timeout=120)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lessons import rnn_cells
-from tests.live_runs import wait_for_run
+from tests.live_runs import train_and_stop_at_once, wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/01_rnn_cells.py"
@@ -205,13 +205,7 @@ def test_train_with_a_tiny_budget_trains_the_three_and_replays(at):
 
 def test_stop_ends_the_run_and_train_is_offered_again(at):
     at.select_slider(key="rnn.train.distance").set_value(40).run()
-    at.button(key="rnn.train.train").click().run()
-    at.button(key="rnn.train.stop").click().run()
-    assert not at.exception
-    assert wait_for_run(at, timeout=60).startswith("stopped")
-    at.run()
-    assert at.button(key="rnn.train.train").disabled is False
-    assert at.button(key="rnn.train.stop").disabled
+    train_and_stop_at_once(at, "rnn.train")
 
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):

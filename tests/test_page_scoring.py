@@ -11,7 +11,7 @@ import re
 import pytest
 
 from lessons import scoring
-from tests.live_runs import wait_for_run
+from tests.live_runs import train_and_stop_at_once, wait_for_run
 from tests.test_pages import open_page
 
 PAGE = "pages/04_scoring_functions.py"
@@ -137,13 +137,7 @@ def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
 
 def test_stop_ends_the_race_and_train_is_offered_again(at):
     at.select_slider(key="scoring.budget").set_value(15).run()
-    at.button(key="scoring.race.train").click().run()
-    at.button(key="scoring.race.stop").click().run()
-    assert not at.exception
-    assert wait_for_run(at, timeout=60).startswith("stopped")
-    at.run()  # the panel drew its buttons before the stop took effect: the next rerun offers Train again
-    assert at.button(key="scoring.race.train").disabled is False
-    assert at.button(key="scoring.race.stop").disabled
+    train_and_stop_at_once(at, "scoring.race")
     assert set(at.dataframe[-1].value["test exact"]) == {"–"}  # no final checks on stopped models
 
 
