@@ -22,7 +22,7 @@ import torch
 
 from lessons.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
-from lessons.live import THREADS_PER_RUN
+from lessons.live import THREADS_PER_RUN, check_budget
 from minimodels.chains import ChainConfig, ChainError, ChainModel, check_config
 from minimodels.chains.language import LAYERS, Chain, Layer, Repeat, Residual
 from minimodels.chains.model import _layer_parameters
@@ -422,8 +422,7 @@ def new_run(checked: Checked, task: Task, seed: int, budget_seconds: float):
     """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``."""
     if checked.config is None:
         raise ValueError(checked.error or "the chains cannot be built")
-    if not 0 < budget_seconds <= 120:
-        raise ValueError(f"a budget of {budget_seconds} s is outside 0–120 s")
+    check_budget(budget_seconds)
     model = build(checked.config, seed)
     config = train_config(budget_seconds, seed)
 

@@ -31,6 +31,15 @@ MAX_CONCURRENT_RUNS = max(1, os.cpu_count() or 1)
 # default of one thread per core, a training thread on a busy 2-core server crawled: 10 steps in 15 s,
 # against ~10 steps a second on one thread, because its OpenMP threads fought the other sessions for cores.
 THREADS_PER_RUN = 1
+MAX_BUDGET_SECONDS = 120  # the longest training a lesson lets a student ask for
+
+
+def check_budget(seconds: float, per: str = "") -> None:
+    """Refuse a training budget outside (0, MAX_BUDGET_SECONDS] seconds (``per``: e.g. " per model")."""
+    if not 0 < seconds <= MAX_BUDGET_SECONDS:
+        raise ValueError(f"a budget of {seconds} s{per} is outside 0–{MAX_BUDGET_SECONDS} s")
+
+
 SLOTS = threading.BoundedSemaphore(MAX_CONCURRENT_RUNS)
 # A training thread runs at a lower scheduling priority (a higher nice value) than the threads that answer
 # clicks: with every core training, a student moving a slider still gets a core at once, and the runs use

@@ -36,7 +36,7 @@ from torch import nn
 
 from lessons.charts import ATTENTION_COLORSCALE, safe_label
 from lessons.exercises import Exercise
-from lessons.live import THREADS_PER_RUN
+from lessons.live import THREADS_PER_RUN, check_budget
 from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained_path
 from minimodels.decode import greedy
 from minimodels.positional import sinusoidal_encoding
@@ -365,8 +365,7 @@ def new_training(positional: str, seed: int, budget_seconds: float):
     """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``."""
     if positional not in ENCODINGS:
         raise ValueError(f"unknown encoding {positional!r}; choose from {', '.join(ENCODINGS)}")
-    if not 0 < budget_seconds <= 120:
-        raise ValueError(f"a budget of {budget_seconds} s is outside 0–120 s")
+    check_budget(budget_seconds)
     task = get_task(TASK)
     model = build_model(MODEL, task, seed=seed, positional=positional)
     config = live_config(budget_seconds, seed)

@@ -27,7 +27,7 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons.charts import safe_label
-from lessons.live import THREADS_PER_RUN
+from lessons.live import THREADS_PER_RUN, check_budget
 from minimodels.cells import GRUCell, LSTMCell
 
 SUBJECTS = ("cat", "cats")  # class 0, class 1
@@ -250,8 +250,7 @@ def new_run(distance: int, seed: int, budget_seconds: float):
     """Three fresh models for one student and the function that trains them: ``(models, train_fn(on_progress))``."""
     if distance not in DISTANCES:
         raise ValueError(f"distance {distance} is not one of {DISTANCES}")
-    if not 0 < budget_seconds <= 120:
-        raise ValueError(f"a budget of {budget_seconds} s is outside 0–120 s")
+    check_budget(budget_seconds)
     models = new_models(seed)
 
     def train_fn(on_progress):

@@ -37,6 +37,7 @@ from torch import nn
 from lessons import scoring
 from lessons.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
+from lessons.live import check_budget
 from minimodels.attention import masked_softmax
 from minimodels.decode import greedy
 from minimodels.tasks import Task, get_task, make_batch
@@ -638,8 +639,7 @@ def new_models(task: Task, seed: int = 0) -> dict[str, nn.Module]:
 def new_race(seed: int, budget_seconds: float):
     """Both models for one student and the function that races them (``lessons.scoring.race``): turns of a few
     steps each, same batches, each model's own compute seconds. ``(models, train_fn(on_progress))``."""
-    if not 0 < budget_seconds <= 120:
-        raise ValueError(f"a budget of {budget_seconds} s per model is outside 0–120 s")
+    check_budget(budget_seconds, " per model")
     task = get_task(TASK)
     models = new_models(task, seed)
     config = scoring.race_config(seed)

@@ -36,7 +36,7 @@ from torch import nn
 
 from lessons.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.exercises import Exercise
-from lessons.live import THREADS_PER_RUN
+from lessons.live import THREADS_PER_RUN, check_budget
 from minimodels.attention import (
     AdditiveAttention,
     BilinearAttention,
@@ -745,8 +745,7 @@ def new_models(task: Task, seed: int = 0) -> dict[str, nn.Module]:
 
 def new_race(seed: int, budget_seconds: float):
     """Four fresh models for one student and the function that races them: ``(models, train_fn(on_progress))``."""
-    if not 0 < budget_seconds <= 120:
-        raise ValueError(f"a budget of {budget_seconds} s per model is outside 0–120 s")
+    check_budget(budget_seconds, " per model")
     task = get_task(TASK)
     models = new_models(task, seed)
     config = race_config(seed)
