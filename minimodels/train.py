@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import dataclasses
 import json
 import sys
@@ -125,6 +126,8 @@ class TrainConfig:
     decay: bool = False  # after warm-up, lr × (warmup / step) ** decay_power: the Transformer paper's schedule
     decay_power: float = 0.5  # 0.5: the paper's inverse square root (§5.3); 1: faster, lr ∝ 1 / step
     clip: float | None = 1.0  # clip the gradients' global norm to this (None: no clipping)
+    average: float | None = None  # keep an exponential moving average of the weights with this decay (e.g. 0.9)
+    #                               and evaluate, report and return it instead of the last step's (None: off)
     max_steps: int | None = 5000  # stop after this many steps (None: no limit)
     max_seconds: float | None = 120.0  # stop after this much wall time (None: no limit)
     target_exact_match: float | None = 0.98  # stop once held-out exact match reaches this (None: never)
@@ -142,6 +145,8 @@ class TrainConfig:
             raise ValueError("check_every must be at least 1 (or None)")
         if self.length_slices < 1:
             raise ValueError("length_slices must be at least 1")
+        if self.average is not None and not 0 < self.average < 1:
+            raise ValueError("average must be a decay between 0 and 1 (or None)")
 
 
 def default_train_config(model_name: str, **overrides) -> TrainConfig:
@@ -353,6 +358,38 @@ def _lr_factor(step: int, config: TrainConfig) -> float:
     return (w / s) ** config.decay_power if config.decay else 1.0
 
 
+class _WeightAverage:
+    r"""An exponential moving average of a model's weights (Polyak & Juditsky 1992; "EMA" in many toolkits).
+
+    .. math:: \bar\theta_s = \beta_s \bar\theta_{s-1} + (1 - \beta_s)\, \theta_s,
+              \qquad \beta_s = \min\left(\beta, \frac{1 + s}{10 + s}\right)
+
+    Near the end of a run, Adam's steps make the weights jitter around a good point, and the held-out exact
+    match with them; their average sits nearer that point. The ramp :math:`\beta_s` keeps the average from
+    dragging the random initial weights along in the first steps. ``model`` is a copy of the trained model
+    holding the average, updated in place with one fused operation per step.
+    """
+
+    def __init__(self, model: nn.Module, decay: float):
+        self.decay = decay
+        self.model = copy.deepcopy(model)
+        self.sources = list(model.parameters())
+        self.averages = list(self.model.parameters())
+        for p in self.averages:
+            p.requires_grad_(False)
+
+    @torch.no_grad()
+    def update(self, step: int) -> None:
+        """Move the average towards the current weights after optimizer step number ``step`` (1, 2, ...)."""
+        decay = min(self.decay, (1 + step) / (10 + step))
+        torch._foreach_lerp_(self.averages, self.sources, 1 - decay)
+
+    @torch.no_grad()
+    def copy_back(self) -> None:
+        """Write the average into the weights of the model it was made from."""
+        torch._foreach_copy_(self.sources, self.averages)
+
+
 def _minibatches(lengths: torch.Tensor, config: TrainConfig, generator: torch.Generator):
     """Endless random minibatches (row indices) drawn with replacement, grouped by source length.
 
@@ -464,6 +501,8 @@ def train(
     schedule = None
     if config.warmup_steps:
         schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _lr_factor(s, config))
+    averaged = _WeightAverage(model, config.average) if config.average else None
+    judged = averaged.model if averaged else model  # the weights evaluated, reported and returned
     map_name = main_map_name(model)
     target = config.target_exact_match
     history: list[Progress] = []
@@ -476,9 +515,9 @@ def train(
 
     def held_out_score() -> float:
         began = time.perf_counter()
-        model.eval()
-        score = evaluate(model, held_out)
-        model.train()
+        judged.eval()
+        score = evaluate(judged, held_out)
+        judged.train()
         evaluations[0] += 1
         evaluations[1] += time.perf_counter() - began
         return score
@@ -486,9 +525,9 @@ def train(
     def report(score: float | None = None) -> bool | None:
         nonlocal running_loss, losses_since
         score = held_out_score() if score is None else score
-        model.eval()
-        maps, prediction = probe.look(model)
-        model.train()
+        judged.eval()
+        maps, prediction = probe.look(judged)
+        judged.train()
         snapshot = Progress(
             step=step,
             seconds=time.perf_counter() - start,
@@ -516,6 +555,8 @@ def train(
         if schedule:
             schedule.step()
         step += 1
+        if averaged:
+            averaged.update(step)
         running_loss += loss
         losses_since += 1
         if step % config.report_every == 0:
@@ -541,6 +582,8 @@ def train(
                 stopped = "max_seconds"
             if stopped and step % config.report_every:
                 report()  # a last look at the model as it ends; its answer cannot un-stop it
+    if averaged:
+        averaged.copy_back()  # the model trained in place is the one that was evaluated
     model.eval()
     last = history[-1]
     seconds = time.perf_counter() - start

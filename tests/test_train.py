@@ -23,6 +23,7 @@ from minimodels.train import (
     _length_slices,
     _lr_factor,
     _teacher_forced_exact_match,
+    _WeightAverage,
     alignment_accuracy,
     build_model,
     evaluate,
@@ -143,12 +144,42 @@ def test_length_slices_cut_the_padding_but_not_the_gradient():
     assert all(torch.allclose(g, s, rtol=1e-4, atol=1e-6) for g, s in zip(grads, sliced_grads, strict=True))
 
 
+def test_weight_average_follows_its_formula_and_is_what_training_returns():
+    """An exponential moving average of the weights, ramped up (see _WeightAverage), evaluated and returned."""
+    model = torch.nn.Linear(2, 1)
+    average = _WeightAverage(model, decay=0.9)
+    expected = [p.detach().clone() for p in model.parameters()]
+    for step in range(1, 30):
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(1.0)
+        decay = min(0.9, (1 + step) / (10 + step))
+        expected = [decay * e + (1 - decay) * p.detach() for e, p in zip(expected, model.parameters(), strict=True)]
+        average.update(step)
+    assert all(torch.allclose(a, e) for a, e in zip(average.model.parameters(), expected, strict=True))
+    assert not torch.allclose(model.weight, average.model.weight)  # it lags the weights
+    average.copy_back()
+    assert torch.equal(model.weight, average.model.weight)
+
+    task = get_task("reverse")
+    results = {}
+    for decay in (None, 0.9):
+        model = build_model("gru-additive", task, seed=0, **SMALL)
+        result = train(model, task, TrainConfig(max_steps=100, report_every=50, average=decay, **QUICK))
+        held_out = task.encoded("valid").select(torch.arange(100))
+        assert evaluate(model, held_out) == result.exact_match  # the model returned is the model evaluated
+        results[decay] = model.state_dict()
+    assert results[None].keys() == results[0.9].keys()  # checkpoints keep their keys
+    assert not all(torch.equal(results[None][k], results[0.9][k]) for k in results[None])
+
+
 @pytest.mark.parametrize(
     "options,message",
     [
         ({"decay": True, "warmup_steps": 0}, "warmup_steps"),
         ({"check_every": 0}, "check_every"),
         ({"length_slices": 0}, "length_slices"),
+        ({"average": 1.0}, "average"),
     ],
 )
 def test_train_config_rejects_settings_that_cannot_train(options, message):
