@@ -348,8 +348,9 @@ def plotly(fig, key: str) -> None:
         fig.update_xaxes(tickfont_size=16, title_font_size=17)
         fig.update_yaxes(tickfont_size=16, title_font_size=17)
         fig.update_annotations(font_size=17)
-    from lessons import export
+    from lessons import charts, export
 
+    charts.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     name = export.file_stem(key)
     st.plotly_chart(
         fig,

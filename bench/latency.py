@@ -5,7 +5,8 @@
 Latency: for each built lesson, Chromium (Playwright) opens the page, then moves every slider and select box
 that redraws a figure with the keyboard, ``--moves`` times each (a slider one step right and left, a select
 box one option down and up). One interaction lasts from the key press to the page settled: the script is done
-and Plotly has finished redrawing (no change inside any ``.js-plotly-plot`` for 150 ms). The lesson's figure
+and every figure, chart and table has finished redrawing (no change inside any Plotly figure, Vega chart or
+data frame for 150 ms). The lesson's figure
 is the median over all its controls' moves; controls that redraw no figure (a training budget) are left out.
 The same is measured on ``bench/bare_heatmap.py``: a bare page whose slider redraws one heatmap of the
 lesson's own size (rows × columns of the lesson's first heatmap). Printed: the median of each and their
@@ -32,15 +33,21 @@ from bench.classroom import RESULTS, ROOT, free_port, machine
 from lessons.catalog import built_lessons
 
 SCRIPT_DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
-WATCH = """() => {
+DRAWN = ".js-plotly-plot, [data-testid=stVegaLiteChart], [data-testid=stDataFrame]"  # figures, charts, tables
+WATCH = (
+    """() => {
+  const DRAWN = '"""
+    + DRAWN
+    + """';
   window.__lastChange = performance.now();
   const observer = new MutationObserver(records => {
-    if (records.some(r => r.target.closest && r.target.closest('.js-plotly-plot'))) {
+    if (records.some(r => r.target.closest && r.target.closest(DRAWN))) {
       window.__lastChange = performance.now();
     }
   });
   observer.observe(document.body, {subtree: true, childList: true, attributes: true});
 }"""
+)
 
 
 def start(script: str):
@@ -156,18 +163,35 @@ def heatmap_size(page) -> tuple[int, int]:
     )
 
 
-def latency(browser, moves: int) -> list[dict]:
+ONE_PASS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g => {
+  if (!g._fullLayout) return false;
+  const given = g.layout.margin || {}, drawn = g._fullLayout._size;
+  return ['l', 'r', 't', 'b'].every(side => drawn[side] <= (given[side] ?? 80));
+})"""
+
+
+def drawn_once(page) -> tuple[int, int]:
+    """How many of the page's Plotly figures kept the margins they were given (``lessons.charts.fit_margins``):
+    Plotly.js drew those once; a figure whose labels pushed its margins out was drawn a second time. (k, of n)."""
+    once = page.evaluate(ONE_PASS)
+    return sum(once), len(once)
+
+
+def latency(browser, moves: int, only: list[str] | None = None) -> list[dict]:
     rows = []
     app, app_url, _ = start("app.py")
     bare, bare_url, _ = start("bench/bare_heatmap.py")
     try:
         for lesson in built_lessons():
+            if only and lesson.url_path not in only:
+                continue
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{app_url}/{lesson.url_path}")
             page.wait_for_selector(SCRIPT_DONE, timeout=120_000)
             page.wait_for_selector(".js-plotly-plot", timeout=60_000)
             r, c = heatmap_size(page)
             controls = figure_controls(page, moves)
+            once = drawn_once(page)
             page.close()
             if not controls:  # no slider or select box on the page redraws a figure
                 print(json.dumps({"lesson": lesson.url_path, "skipped": "no control redraws a figure"}), flush=True)
@@ -184,6 +208,7 @@ def latency(browser, moves: int) -> list[dict]:
                 "controls": {label: round(1000 * statistics.median(t), 1) for label, t in controls.items()},
                 "lesson_ms": round(1000 * statistics.median(every), 1),
                 "bare_ms": round(1000 * statistics.median(bare_times), 1),
+                "drawn_once": f"{once[0]}/{once[1]}",
             }
             row["ratio"] = round(row["lesson_ms"] / row["bare_ms"], 2)
             print(json.dumps(row), flush=True)
@@ -215,13 +240,19 @@ def cold_start(browser, repeats: int = 3) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--moves", type=int, default=4, help="moves per control")
+    parser.add_argument("--lessons", nargs="*", help="url paths (default: every built lesson; --write needs all)")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
+    if args.lessons and args.write:
+        parser.error("--write stores a run over every lesson: leave out --lessons")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
         before = machine()
+        if args.lessons:
+            latency(browser, args.moves, args.lessons)
+            return
         result = {"latency": latency(browser, args.moves), "cold_start": cold_start(browser), **before}
         browser.close()
     if args.write:

@@ -88,3 +88,34 @@ def test_figures_are_checked_against_plotlys_validation_in_the_tests():
     with pytest.raises(AssertionError):  # a short form that validation would have rewritten
         charts.figure([{"type": "heatmap", "z": [[1]]}], {"xaxis": {"title": "key"}})
     charts.figure([{"type": "heatmap", "z": [[1]]}], {"xaxis": {"title": {"text": "key"}}})
+
+
+def _margin(fig) -> dict:
+    return {side: getattr(fig.layout.margin, side) for side in "lrtb"}
+
+
+def test_fit_margins_grow_with_the_labels_and_never_shrink():
+    short = charts.fit_margins(charts.attention_heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"]))
+    long = charts.fit_margins(charts.attention_heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "a_much_longer_token"]))
+    assert _margin(long)["l"] > _margin(short)["l"] + 50  # 18 more characters of the y axis's labels
+    assert _margin(long)["r"] == _margin(short)["r"] >= 60  # the colour bar, whatever the labels
+    roomy = charts.attention_heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"])
+    roomy.update_layout(margin={"l": 400, "r": 300, "t": 200, "b": 150})
+    assert _margin(charts.fit_margins(roomy)) == {"l": 400, "r": 300, "t": 200, "b": 150}
+
+
+def test_fit_margins_read_what_a_label_shows():
+    assert charts.text_width("&lt;b&gt;", 12) == charts.text_width("abc", 12)  # escaped user text shows 3 characters
+    assert charts.text_width("<b>bold</b>", 12) == charts.text_width("bold", 12)  # Plotly's own tags take no room
+    assert charts.text_width("one<br>two words", 12) == charts.text_width("two words", 12)  # the widest line
+    assert charts.text_width("猫猫", 12) > charts.text_width("ab", 12)  # wide characters
+
+
+def test_fit_margins_make_room_for_a_legend_below_and_a_bare_axis_stays_small():
+    curves = charts.figure(
+        [{"type": "scatter", "x": [1, 2, 3], "y": [0.1, 0.5, 0.9], "name": name} for name in ("one", "two")],
+        {"height": 400, "margin": {"l": 10, "r": 10, "t": 10, "b": 10}, "legend": {"orientation": "h", "y": -0.25}},
+    )
+    alone = charts.figure([{"type": "scatter", "x": [1, 2, 3], "y": [0.1, 0.5, 0.9]}], {"margin": {"b": 10}})
+    assert _margin(charts.fit_margins(curves))["b"] > _margin(charts.fit_margins(alone))["b"] + 40
+    assert _margin(alone)["r"] == 0  # no colour bar, no legend: nothing asks for room on the right
