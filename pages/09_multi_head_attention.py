@@ -121,33 +121,6 @@ def alignment(task_name: str) -> dict[str, list[float]]:
 
 
 TRAIN_KEY = "multihead.train"
-cols = st.columns([2, 3])
-task_name = cols[0].selectbox("Task", list(multihead.TASKS), format_func=multihead.TASKS.get, key="multihead.task")
-task = get_task(task_name)
-try:
-    shipped, meta = pretrained(task_name)
-except (LookupError, ValueError) as error:
-    st.error(f"The pretrained model for this task cannot be loaded: {error}")
-    st.stop()
-
-own = ui.trained_model(TRAIN_KEY) if task_name == multihead.LIVE_TASK else None
-heads = own.config.n_heads if own is not None else 0
-model = ui.model_choice(shipped, own, key="multihead.use",
-                        yours_label=f"yours, trained on this page ({heads} head{'s' * (heads > 1)})")  # fmt: skip
-model_is_shipped = model is shipped
-training = meta.get("training", {})
-st.caption(
-    f"Shipped model: {multihead.parameter_count(shipped):,} parameters, {shipped.config.n_heads} heads per sublayer, "
-    f"trained {training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) to "
-    f"{training.get('test_exact_match', 0):.0%} test exact match."
-)
-text = cols[1].text_input(
-    "Source sentence",
-    value=multihead.default_text(task_name),
-    key=f"multihead.text.{task_name}",
-    max_chars=500,
-    help="Type your own. Words the model never saw become <unk>.",
-)
 
 
 def enlarge(reading: multihead.Reading, names: list[str]) -> None:
@@ -181,7 +154,36 @@ def enlarge(reading: multihead.Reading, names: list[str]) -> None:
     )
 
 
+@st.fragment  # the task, the model and the sentence redraw this section only, not the whole lesson
 def every_head() -> None:
+    cols = st.columns([2, 3])
+    task_name = cols[0].selectbox("Task", list(multihead.TASKS), format_func=multihead.TASKS.get, key="multihead.task")
+    task = get_task(task_name)
+    try:
+        shipped, meta = pretrained(task_name)
+    except (LookupError, ValueError) as error:
+        st.error(f"The pretrained model for this task cannot be loaded: {error}")
+        return
+
+    own = ui.trained_model(TRAIN_KEY) if task_name == multihead.LIVE_TASK else None
+    heads = own.config.n_heads if own is not None else 0
+    model = ui.model_choice(shipped, own, key="multihead.use",
+                            yours_label=f"yours, trained on this page ({heads} head{'s' * (heads > 1)})")  # fmt: skip
+    model_is_shipped = model is shipped
+    training = meta.get("training", {})
+    st.caption(
+        f"Shipped model: {multihead.parameter_count(shipped):,} parameters, {shipped.config.n_heads} heads per "
+        "sublayer, "
+        f"trained {training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) to "
+        f"{training.get('test_exact_match', 0):.0%} test exact match."
+    )
+    text = cols[1].text_input(
+        "Source sentence",
+        value=multihead.default_text(task_name),
+        key=f"multihead.text.{task_name}",
+        max_chars=500,
+        help="Type your own. Words the model never saw become <unk>.",
+    )
     reading = multihead.read_sentence(model, task, text)
     if isinstance(reading, str):
         st.warning(f"{reading} Nothing to show until the model can read it.")

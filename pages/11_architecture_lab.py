@@ -82,90 +82,95 @@ st.markdown(
     "Start from one of the paper's combinations, made small (2 layers, d = 64), or write your own. The presets "
     "follow the paper's recipe: a Transformer whose self-attention sublayer is replaced by an RNN or a CNN."
 )
-c = st.columns([3, 1, 1])
-c[0].selectbox(
-    "Preset",
-    [p.key for p in archlab.PRESETS],
-    format_func=lambda k: archlab.PRESET_BY_KEY[k].label,
-    key="archlab.preset",
-    on_change=_use_preset,
-)
-task_name = c[1].selectbox("Task", archlab.TASKS, index=archlab.TASKS.index("reverse"), key="archlab.task")
-cell = c[2].selectbox("RNN cell", model.CELLS, format_func=str.upper, key="archlab.cell")
-st.caption(archlab.PRESET_BY_KEY[st.session_state["archlab.preset"]].note)
-encoder_text = st.text_area("Encoder chain", key="archlab.encoder", height=80, max_chars=4000)
-decoder_text = st.text_area("Decoder chain", key="archlab.decoder", height=80, max_chars=4000)
-
-task = task_of(task_name)
-checked = archlab.check(encoder_text, decoder_text, task, cell)
-if checked.error:
-    show_error(checked, {"encoder": encoder_text, "decoder": decoder_text})
-    st.info("Fix the chain (or pick a preset) to see its drawing, its size and its attention.")
-else:
-    m = st.columns(4)
-    m[0].metric("Parameters", f"{checked.parameters:,}")
-    m[1].metric("Encoder layers", language.count_layers(checked.encoder))
-    m[2].metric("Decoder layers", language.count_layers(checked.decoder))
-    m[3].metric("Attention layers", archlab.attention_layers(checked.encoder + checked.decoder))
-    left, right = st.columns([2, 3])
-    with left:
-        st.markdown("**The architecture** (data flows up; × n: repeated n times, each copy its own weights)")
-        st.graphviz_chart(archlab.architecture_dot(checked.encoder, checked.decoder), width="stretch")
-    with right:
-        views = untrained(encoder_text, decoder_text, task_name, cell, 0)
-        if views:
-            caption = "UNTRAINED (random weights, seed 0): every attention layer on the task's example"
-            ui.plotly(archlab.attention_figure(views, caption=caption, columns=2), key="archlab.untrained")
-            st.caption(
-                "Rows attend to columns; multi-head maps are averaged over heads. Untrained attention is close to "
-                "uniform over what each row may see (the decoder's self-attention: only earlier tokens). Train "
-                "the model below to watch the maps take shape."
-            )
-        if len(views) > archlab.MAX_MAPS:
-            st.caption(f"The first {archlab.MAX_MAPS} of {len(views)} attention layers are drawn.")
-
-# --- train it ---------------------------------------------------------------------------------------------
-st.header("2 · Train it", divider="gray")
-st.markdown(
-    f"The recipe is the same for every chain: Adam, learning rate 10⁻² after a 50-step warm-up, then decaying "
-    f"as 1/√step, batches of 128. Every {archlab.REPORT_EVERY} steps, 200 held-out examples are decoded greedily; "
-    f"training stops at {archlab.STOP_AT:.0%} exact match or when the time is up. Each finished run joins your "
-    "comparison table below."
-)
 
 
-@st.fragment  # moving these controls reruns this section only, not the whole lesson
-def train_yourself() -> None:
-    c = st.columns([1, 2, 3])
-    seed = int(c[0].number_input("Seed", 0, 9999, 0, key="archlab.seed"))
-    budget = c[1].select_slider("Seconds", archlab.BUDGETS, value=30, key="archlab.budget")
+@st.fragment  # the chains, task and cell redraw sections 1 and 2 only, not the comparison below
+def write_and_train() -> None:
+    c = st.columns([3, 1, 1])
+    c[0].selectbox(
+        "Preset",
+        [p.key for p in archlab.PRESETS],
+        format_func=lambda k: archlab.PRESET_BY_KEY[k].label,
+        key="archlab.preset",
+        on_change=_use_preset,
+    )
+    task_name = c[1].selectbox("Task", archlab.TASKS, index=archlab.TASKS.index("reverse"), key="archlab.task")
+    cell = c[2].selectbox("RNN cell", model.CELLS, format_func=str.upper, key="archlab.cell")
+    st.caption(archlab.PRESET_BY_KEY[st.session_state["archlab.preset"]].note)
+    encoder_text = st.text_area("Encoder chain", key="archlab.encoder", height=80, max_chars=4000)
+    decoder_text = st.text_area("Decoder chain", key="archlab.decoder", height=80, max_chars=4000)
 
-    def make_run() -> TrainingRun:
-        trained, train_fn = archlab.new_run(checked, task, seed, float(budget))
-        run = TrainingRun(train_fn, model=trained, name="archlab")
-        st.session_state["archlab.pending"] = {  # recorded in the table once the run is over
-            "run": run,
-            "label": archlab.label_for(encoder_text, decoder_text),
-            "encoder": encoder_text,
-            "decoder": decoder_text,
-            "cell": cell,
-            "task": task_name,
-            "parameters": checked.parameters,
-        }
-        return run
-
-    def draw(snapshot, key: str) -> None:
-        views = archlab.snapshot_views(snapshot)
-        caption = f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes {snapshot.prediction!r}"
-        ui.plotly(archlab.attention_figure(views, caption=caption), key=key)
-
+    task = task_of(task_name)
+    checked = archlab.check(encoder_text, decoder_text, task, cell)
     if checked.error:
-        st.info("Fix the chains above to train them.")
+        show_error(checked, {"encoder": encoder_text, "decoder": decoder_text})
+        st.info("Fix the chain (or pick a preset) to see its drawing, its size and its attention.")
     else:
-        ui.training_panel("archlab.train", make_run, draw, budget_seconds=budget, target=archlab.STOP_AT)
+        m = st.columns(4)
+        m[0].metric("Parameters", f"{checked.parameters:,}")
+        m[1].metric("Encoder layers", language.count_layers(checked.encoder))
+        m[2].metric("Decoder layers", language.count_layers(checked.decoder))
+        m[3].metric("Attention layers", archlab.attention_layers(checked.encoder + checked.decoder))
+        left, right = st.columns([2, 3])
+        with left:
+            st.markdown("**The architecture** (data flows up; × n: repeated n times, each copy its own weights)")
+            st.graphviz_chart(archlab.architecture_dot(checked.encoder, checked.decoder), width="stretch")
+        with right:
+            views = untrained(encoder_text, decoder_text, task_name, cell, 0)
+            if views:
+                caption = "UNTRAINED (random weights, seed 0): every attention layer on the task's example"
+                ui.plotly(archlab.attention_figure(views, caption=caption, columns=2), key="archlab.untrained")
+                st.caption(
+                    "Rows attend to columns; multi-head maps are averaged over heads. Untrained attention is close to "
+                    "uniform over what each row may see (the decoder's self-attention: only earlier tokens). Train "
+                    "the model below to watch the maps take shape."
+                )
+            if len(views) > archlab.MAX_MAPS:
+                st.caption(f"The first {archlab.MAX_MAPS} of {len(views)} attention layers are drawn.")
+
+    # --- train it ---------------------------------------------------------------------------------------------
+    st.header("2 · Train it", divider="gray")
+    st.markdown(
+        f"The recipe is the same for every chain: Adam, learning rate 10⁻² after a 50-step warm-up, then decaying "
+        f"as 1/√step, batches of 128. Every {archlab.REPORT_EVERY} steps, 200 held-out examples are decoded greedily; "
+        f"training stops at {archlab.STOP_AT:.0%} exact match or when the time is up. Each finished run joins your "
+        "comparison table below."
+    )
+
+    @st.fragment  # moving these controls reruns this section only, not the whole lesson
+    def train_yourself() -> None:
+        c = st.columns([1, 2, 3])
+        seed = int(c[0].number_input("Seed", 0, 9999, 0, key="archlab.seed"))
+        budget = c[1].select_slider("Seconds", archlab.BUDGETS, value=30, key="archlab.budget")
+
+        def make_run() -> TrainingRun:
+            trained, train_fn = archlab.new_run(checked, task, seed, float(budget))
+            run = TrainingRun(train_fn, model=trained, name="archlab")
+            st.session_state["archlab.pending"] = {  # recorded in the table once the run is over
+                "run": run,
+                "label": archlab.label_for(encoder_text, decoder_text),
+                "encoder": encoder_text,
+                "decoder": decoder_text,
+                "cell": cell,
+                "task": task_name,
+                "parameters": checked.parameters,
+            }
+            return run
+
+        def draw(snapshot, key: str) -> None:
+            views = archlab.snapshot_views(snapshot)
+            caption = f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes {snapshot.prediction!r}"
+            ui.plotly(archlab.attention_figure(views, caption=caption), key=key)
+
+        if checked.error:
+            st.info("Fix the chains above to train them.")
+        else:
+            ui.training_panel("archlab.train", make_run, draw, budget_seconds=budget, target=archlab.STOP_AT)
+
+    train_yourself()
 
 
-train_yourself()
+write_and_train()
 
 pending = st.session_state.get("archlab.pending")
 if pending is not None and not pending["run"].active and pending["run"].result is not None:
@@ -192,6 +197,16 @@ def shipped(path: str, mtime: float) -> archlab.Results:
     return archlab.load_results(path)
 
 
+@st.fragment  # picking a model redraws its maps only
+def shipped_maps(results: archlab.Results) -> None:
+    key = st.selectbox("Attention of the trained model", list(results.probes), key="archlab.shipped_preset",
+                       format_func=lambda k: archlab.PRESET_BY_KEY[k].label)  # fmt: skip
+    probe = results.probes[key]
+    caption = f"TRAINED ({probe['task']}, seed {probe['seed']}, step {probe['step']}): writes {probe['prediction']!r}"
+    ui.plotly(archlab.attention_figure(archlab.shipped_views(results, key), caption=caption),
+              key="archlab.shipped_maps")  # fmt: skip
+
+
 st.subheader("The paper's combinations, trained here")
 try:
     results = shipped(str(archlab.RESULTS), archlab.RESULTS.stat().st_mtime if archlab.RESULTS.exists() else 0.0)
@@ -214,16 +229,8 @@ if results is not None:
         f"{meta.get('load_1min_before', '?')} before and {meta.get('load_1min_after', '?')} after: the machine "
         "was shared, so the seconds are slower than yours will be; the steps are what to compare."
     )
-    keys = [k for k in results.probes]
-    if keys:
-        key = st.selectbox("Attention of the trained model", keys, key="archlab.shipped_preset",
-                           format_func=lambda k: archlab.PRESET_BY_KEY[k].label)  # fmt: skip
-        probe = results.probes[key]
-        caption = (
-            f"TRAINED ({probe['task']}, seed {probe['seed']}, step {probe['step']}): writes {probe['prediction']!r}"
-        )
-        ui.plotly(archlab.attention_figure(archlab.shipped_views(results, key), caption=caption),
-                  key="archlab.shipped_maps")  # fmt: skip
+    if results.probes:
+        shipped_maps(results)
 
 st.subheader("The paper's own numbers")
 st.dataframe(archlab.paper_rows(), hide_index=True, width="stretch", key="archlab.paper")
