@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import copy
 import dataclasses
 import json
 import sys
@@ -371,28 +370,39 @@ class _WeightAverage:
 
     Near the end of a run, Adam's steps make the weights jitter around a good point, and the held-out exact
     match with them; their average sits nearer that point. The ramp :math:`\beta_s` keeps the average from
-    dragging the random initial weights along in the first steps. ``model`` is a copy of the trained model
-    holding the average, updated in place with one fused operation per step.
+    dragging the random initial weights along in the first steps. Updated in place, one fused operation per
+    step. :meth:`applied` lends the average to the model itself (so that whatever looks at the model during a
+    report, ``on_progress`` included, sees the weights the report is about).
     """
 
     def __init__(self, model: nn.Module, decay: float):
         self.decay = decay
-        self.model = copy.deepcopy(model)
-        self.sources = list(model.parameters())
-        self.averages = list(self.model.parameters())
-        for p in self.averages:
-            p.requires_grad_(False)
+        self.weights = list(model.parameters())
+        self.averages = [p.detach().clone() for p in self.weights]
+        self.kept = [torch.empty_like(p) for p in self.weights]  # the model's own weights while it holds the average
 
     @torch.no_grad()
     def update(self, step: int) -> None:
         """Move the average towards the current weights after optimizer step number ``step`` (1, 2, ...)."""
         decay = min(self.decay, (1 + step) / (10 + step))
-        torch._foreach_lerp_(self.averages, self.sources, 1 - decay)
+        torch._foreach_lerp_(self.averages, self.weights, 1 - decay)
+
+    @contextlib.contextmanager
+    def applied(self):
+        """Within this block the model's weights are the average; its own are put back, bit for bit, after it."""
+        with torch.no_grad():
+            torch._foreach_copy_(self.kept, self.weights)
+            torch._foreach_copy_(self.weights, self.averages)
+        try:
+            yield
+        finally:
+            with torch.no_grad():
+                torch._foreach_copy_(self.weights, self.kept)
 
     @torch.no_grad()
     def copy_back(self) -> None:
-        """Write the average into the weights of the model it was made from."""
-        torch._foreach_copy_(self.sources, self.averages)
+        """Write the average into the model's weights for good."""
+        torch._foreach_copy_(self.weights, self.averages)
 
 
 def _minibatches(lengths: torch.Tensor, config: TrainConfig, generator: torch.Generator):
@@ -507,7 +517,10 @@ def train(
     if config.warmup_steps:
         schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: _lr_factor(s, config))
     averaged = _WeightAverage(model, config.average) if config.average else None
-    judged = averaged.model if averaged else model  # the weights evaluated, reported and returned
+
+    def judged():  # the weights evaluated, reported and returned: the average, if the config keeps one
+        return averaged.applied() if averaged else contextlib.nullcontext()
+
     map_name = main_map_name(model)
     target = config.target_exact_match
     history: list[Progress] = []
@@ -520,9 +533,10 @@ def train(
 
     def held_out_score() -> float:
         began = time.perf_counter()
-        judged.eval()
-        score = evaluate(judged, held_out)
-        judged.train()
+        model.eval()
+        with judged():
+            score = evaluate(model, held_out)
+        model.train()
         evaluations[0] += 1
         evaluations[1] += time.perf_counter() - began
         return score
@@ -530,24 +544,25 @@ def train(
     def report(score: float | None = None) -> bool | None:
         nonlocal running_loss, losses_since
         score = held_out_score() if score is None else score
-        judged.eval()
-        maps, prediction = probe.look(judged)
-        judged.train()
-        snapshot = Progress(
-            step=step,
-            seconds=time.perf_counter() - start,
-            loss=float(running_loss) / max(losses_since, 1),
-            exact_match=score,
-            attention=_main_map(maps, map_name),
-            attention_name=map_name,
-            attention_maps=maps,
-            source_tokens=probe.source_tokens,
-            target_tokens=probe.target_tokens,
-            prediction=prediction,
-        )
-        history.append(snapshot)
-        running_loss, losses_since = torch.zeros((), device=device), 0
-        return on_progress(snapshot) if on_progress else None
+        with judged():
+            model.eval()
+            maps, prediction = probe.look(model)
+            model.train()
+            snapshot = Progress(
+                step=step,
+                seconds=time.perf_counter() - start,
+                loss=float(running_loss) / max(losses_since, 1),
+                exact_match=score,
+                attention=_main_map(maps, map_name),
+                attention_name=map_name,
+                attention_maps=maps,
+                source_tokens=probe.source_tokens,
+                target_tokens=probe.target_tokens,
+                prediction=prediction,
+            )
+            history.append(snapshot)
+            running_loss, losses_since = torch.zeros((), device=device), 0
+            return on_progress(snapshot) if on_progress else None  # it sees the model as reported
 
     lengths = task.encoded("train").source_lengths  # on the CPU, where batches are drawn and sliced
     batches = _minibatches(lengths, config, generator)

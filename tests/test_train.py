@@ -156,18 +156,29 @@ def test_weight_average_follows_its_formula_and_is_what_training_returns():
         decay = min(0.9, (1 + step) / (10 + step))
         expected = [decay * e + (1 - decay) * p.detach() for e, p in zip(expected, model.parameters(), strict=True)]
         average.update(step)
-    assert all(torch.allclose(a, e) for a, e in zip(average.model.parameters(), expected, strict=True))
-    assert not torch.allclose(model.weight, average.model.weight)  # it lags the weights
+    own = [p.detach().clone() for p in model.parameters()]
+    with average.applied():  # the model holds the average for a while...
+        assert all(torch.allclose(p, e) for p, e in zip(model.parameters(), expected, strict=True))
+        assert not torch.allclose(model.weight, own[0])  # it lags the weights
+    assert all(torch.equal(p, o) for p, o in zip(model.parameters(), own, strict=True))  # ...then its own again
     average.copy_back()
-    assert torch.equal(model.weight, average.model.weight)
+    assert all(torch.allclose(p, e) for p, e in zip(model.parameters(), expected, strict=True))
 
     task = get_task("reverse")
+    held_out = task.encoded("valid").select(torch.arange(100))
     results = {}
     for decay in (None, 0.9):
         model = build_model("gru-additive", task, seed=0, **SMALL)
-        result = train(model, task, TrainConfig(max_steps=100, report_every=50, average=decay, **QUICK))
-        held_out = task.encoded("valid").select(torch.arange(100))
+        seen = []  # what a callback looking at the model itself finds at each report
+
+        def look(report, model=model, seen=seen):
+            model.eval()
+            seen.append((evaluate(model, held_out), report.exact_match))
+            model.train()
+
+        result = train(model, task, TrainConfig(max_steps=100, report_every=50, average=decay, **QUICK), look)
         assert evaluate(model, held_out) == result.exact_match  # the model returned is the model evaluated
+        assert [mine for mine, _ in seen] == [reported for _, reported in seen]  # and the model reported on
         results[decay] = model.state_dict()
     assert results[None].keys() == results[0.9].keys()  # checkpoints keep their keys
     assert not all(torch.equal(results[None][k], results[0.9][k]) for k in results[None])
