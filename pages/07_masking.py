@@ -51,34 +51,8 @@ def padding_demo(sentences: tuple[tuple[str, ...], ...]) -> masking.PaddingDemo:
     return masking.padding_attention(sentences)
 
 
-@st.fragment
-def padding() -> None:
-    st.session_state.setdefault("masking.batch", masking.parse_batch(masking.DEFAULT_SENTENCES).sentences)
-    text = ui.linked(
-        st.text_area,
-        f"Your batch: one sentence per line (at most {masking.MAX_SENTENCES} sentences of {masking.MAX_WORDS} words)",
-        value=masking.DEFAULT_SENTENCES,
-        key="masking.sentences",
-        max_chars=masking.MAX_CHARS,
-        height=110,
-    )
-    parsed = masking.parse_batch(text)
-    if parsed.error:
-        st.warning(f"{parsed.error} Showing the last batch that worked.")
-    else:
-        st.session_state["masking.batch"] = parsed.sentences
-    demo = padding_demo(st.session_state["masking.batch"])
-    S = len(demo.tokens[0])
-    st.markdown(f"Padded to **S = {S}** positions; the padding mask is True (1) where there is a real word:")
-    rows = [f"sentence {b + 1}" for b in range(len(demo.tokens))]
-    cols = st.columns([3, 2])
-    cols[0].dataframe(
-        {"": rows, **{f"position {j + 1}": [row[j] for row in demo.tokens] for j in range(S)}}, hide_index=True
-    )
-    with cols[1]:
-        heatmap(demo.mask.float(), [str(j + 1) for j in range(S)], rows, "padding_mask(lengths, S)",
-                "masking.padding_mask", value_name="allowed", x_title="position", y_title="sentence",
-                height=160 + 34 * len(rows))  # fmt: skip
+@st.fragment  # picking a sentence redraws its two maps only
+def look_at(demo: masking.PaddingDemo, S: int) -> None:
     labels = [f"{b + 1}: {' '.join(s)}" for b, s in enumerate(demo.sentences)]
     index = min(st.session_state.get("masking.sentence", 0), len(labels) - 1)
     b = st.selectbox(
@@ -115,6 +89,37 @@ def padding() -> None:
         )
 
 
+@st.fragment
+def padding() -> None:
+    st.session_state.setdefault("masking.batch", masking.parse_batch(masking.DEFAULT_SENTENCES).sentences)
+    text = ui.linked(
+        st.text_area,
+        f"Your batch: one sentence per line (at most {masking.MAX_SENTENCES} sentences of {masking.MAX_WORDS} words)",
+        value=masking.DEFAULT_SENTENCES,
+        key="masking.sentences",
+        max_chars=masking.MAX_CHARS,
+        height=110,
+    )
+    parsed = masking.parse_batch(text)
+    if parsed.error:
+        st.warning(f"{parsed.error} Showing the last batch that worked.")
+    else:
+        st.session_state["masking.batch"] = parsed.sentences
+    demo = padding_demo(st.session_state["masking.batch"])
+    S = len(demo.tokens[0])
+    st.markdown(f"Padded to **S = {S}** positions; the padding mask is True (1) where there is a real word:")
+    rows = [f"sentence {b + 1}" for b in range(len(demo.tokens))]
+    cols = st.columns([3, 2])
+    cols[0].dataframe(
+        {"": rows, **{f"position {j + 1}": [row[j] for row in demo.tokens] for j in range(S)}}, hide_index=True
+    )
+    with cols[1]:
+        heatmap(demo.mask.float(), [str(j + 1) for j in range(S)], rows, "padding_mask(lengths, S)",
+                "masking.padding_mask", value_name="allowed", x_title="position", y_title="sentence",
+                height=160 + 34 * len(rows))  # fmt: skip
+    look_at(demo, S)
+
+
 padding()
 
 # --- 2. The causal mask ------------------------------------------------------------------------------------
@@ -146,18 +151,9 @@ except (FileNotFoundError, ValueError) as error:
     st.error(f"The pretrained decoders cannot be loaded: {error}")
     st.stop()
 
-choices = masking.examples()
-example_index = ui.linked(
-    st.selectbox,
-    "Example", range(len(choices)), format_func=lambda i: f"{choices[i].source} → {choices[i].target}",
-    key="masking.example",
-)  # fmt: skip
-normal, cheater = decoder_view(True, example_index), decoder_view(False, example_index)
-T = len(normal.inputs)
-
 
 @st.fragment
-def causal_demo() -> None:
+def causal_demo(normal: masking.DecoderView, T: int, example_index: int) -> None:
     cols = st.columns(2)
     with cols[0]:
         heatmap(causal_mask(T).float(), normal.inputs, normal.inputs, f"causal_mask({T}): 1 = allowed",
@@ -181,17 +177,8 @@ def causal_demo() -> None:
         )
 
 
-causal_demo()
-
-ui.explain(
-    "**On a trained decoder.** Two Transformers, the same size, trained on dates: one with the causal mask, "
-    "one without (the *cheating decoder*). Their decoder self-attention on the example above, teacher forced. "
-    "Rows: the position reading; columns: the position read."
-)
-
-
 @st.fragment
-def trained_maps() -> None:
+def trained_maps(normal: masking.DecoderView, cheater: masking.DecoderView) -> None:
     cols = st.columns(2)
     layers = sorted(normal.self_attention)
     layer = ui.linked(
@@ -219,31 +206,49 @@ def trained_maps() -> None:
             st.metric("weight on later positions (mean of the rows)", f"{masking.future_weight(m):.3f}")
 
 
-trained_maps()
-
-# --- 3. The cheating decoder ---------------------------------------------------------------------------------
-st.header("3 · The cheating decoder", divider="gray")
-ui.explain(
-    "Without the mask, position t can read position t + 1 of its own input, which under teacher forcing **is** "
-    "the token it must predict. Training finds that shortcut within a hundred steps: the loss drops to nearly "
-    "zero and teacher-forced accuracy to 100%. Then ask it to *generate*: each step now reads only what it has "
-    "written so far, the future it learned to copy does not exist, and the dates come out wrong."
-)
-rows = []
-for causal, view in ((True, normal), (False, cheater)):
-    rows.append(
-        {
-            "decoder": masking.LABELS[causal],
-            "gold": view.target,
-            "teacher forced: next token at each position": "".join(view.teacher_forced[:-1]),
-            "generating on its own (greedy)": view.free_running,
-        }
+@st.fragment  # the example redraws sections 2 and 3 only; its own controls, their figures only
+def on_the_example() -> None:
+    choices = masking.examples()
+    example_index = ui.linked(
+        st.selectbox,
+        "Example", range(len(choices)), format_func=lambda i: f"{choices[i].source} → {choices[i].target}",
+        key="masking.example",
+    )  # fmt: skip
+    normal, cheater = decoder_view(True, example_index), decoder_view(False, example_index)
+    T = len(normal.inputs)
+    causal_demo(normal, T, example_index)
+    ui.explain(
+        "**On a trained decoder.** Two Transformers, the same size, trained on dates: one with the causal mask, "
+        "one without (the *cheating decoder*). Their decoder self-attention on the example above, teacher forced. "
+        "Rows: the position reading; columns: the position read."
     )
-st.dataframe(rows, hide_index=True, width="stretch")
-st.caption(
-    f"The example {ui.literal(normal.source)}. Teacher forced, each character is predicted from the gold "
-    "characters before it (and, for the cheater, after it); generating, from the model's own."
-)
+    trained_maps(normal, cheater)
+    # --- 3. The cheating decoder -----------------------------------------------------------------------------
+    st.header("3 · The cheating decoder", divider="gray")
+    ui.explain(
+        "Without the mask, position t can read position t + 1 of its own input, which under teacher forcing **is** "
+        "the token it must predict. Training finds that shortcut within a hundred steps: the loss drops to nearly "
+        "zero and teacher-forced accuracy to 100%. Then ask it to *generate*: each step now reads only what it has "
+        "written so far, the future it learned to copy does not exist, and the dates come out wrong."
+    )
+    rows = []
+    for causal, view in ((True, normal), (False, cheater)):
+        rows.append(
+            {
+                "decoder": masking.LABELS[causal],
+                "gold": view.target,
+                "teacher forced: next token at each position": "".join(view.teacher_forced[:-1]),
+                "generating on its own (greedy)": view.free_running,
+            }
+        )
+    st.dataframe(rows, hide_index=True, width="stretch")
+    st.caption(
+        f"The example {ui.literal(normal.source)}. Teacher forced, each character is predicted from the gold "
+        "characters before it (and, for the cheater, after it); generating, from the model's own."
+    )
+
+
+on_the_example()
 
 
 @st.cache_data(max_entries=2, show_spinner=False)
