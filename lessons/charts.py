@@ -497,7 +497,7 @@ def fit_margins(fig: go.Figure) -> go.Figure:
     named = [t for t in traces if t.get("name") and t.get("showlegend", True) is not False]
     if layout.get("showlegend", len(named) > 1) and named:
         legend = layout.get("legend") or {}
-        font = _font(legend, _TICK_FONT)
+        font = _font(legend, (layout.get("font") or {}).get("size") or _TICK_FONT)  # presenter mode: 17
         widths = [text_width(t["name"], font) + 52 for t in named]
         if legend.get("orientation") == "h":
             rows = max(1, int(np.ceil(sum(widths) / 900)))
