@@ -649,6 +649,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float, default=None)
     p.add_argument("--warmup-steps", type=int, default=None, help="linear lr warm-up over this many steps")
     p.add_argument("--decay", action="store_true", help="after warm-up, lr x (warmup/step)**decay_power")
+    p.add_argument(
+        "--average", type=float, default=None, help="decay of the weights' average judged and saved (0 = off)"
+    )
     p.add_argument("--report-every", type=int, default=None)
     p.add_argument("--eval-size", type=int, default=None)
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="model config field, repeatable")
@@ -691,11 +694,16 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("batch_size", "lr", "warmup_steps", "report_every", "eval_size"):
         if getattr(args, name) is not None:
             options[name] = getattr(args, name)
+    if args.average is not None:
+        options["average"] = args.average or None  # 0: the last step's weights, whatever the model's recipe
     if args.decay:
         if not (args.warmup_steps or args.model == "transformer"):
             return _fail("--decay needs --warmup-steps (it decays from the end of the warm-up)")
         options["decay"] = True
-    config = default_train_config(args.model, **options)
+    try:
+        config = default_train_config(args.model, **options)
+    except ValueError as error:
+        return _fail(str(error))
 
     def on_progress(p: Progress) -> None:
         print(json.dumps(p.as_json()), flush=True)

@@ -388,7 +388,7 @@ def test_cli_prints_json_lines_and_saves_a_checkpoint(tmp_path):
     out = tmp_path / "cli"
     run = _cli(
         "--task", "copy", "--model", "gru-dot", "--max-steps", "20", "--report-every", "10", "--threads", "1",
-        "--seed", "0", "--eval-size", "50", "--set", "hidden_size=32", "--out", str(out),
+        "--seed", "0", "--eval-size", "50", "--set", "hidden_size=32", "--out", str(out), "--average", "0.5",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     lines = [json.loads(line) for line in run.stdout.splitlines()]
@@ -399,6 +399,7 @@ def test_cli_prints_json_lines_and_saves_a_checkpoint(tmp_path):
     model, meta = load_checkpoint(out)
     assert meta["config"]["hidden_size"] == 32
     assert meta["training"]["steps"] == 20 and "--max-steps 20" in meta["training"]["command"]
+    assert meta["training"]["train_config"]["average"] == 0.5
 
 
 def test_cli_rejects_an_unknown_model_without_a_traceback():
@@ -414,6 +415,7 @@ def test_cli_rejects_an_unknown_model_without_a_traceback():
         (("--task", "klingon"), "unknown task 'klingon'"),
         (("--task", "copy", "--set", "hidden=3"), "has no field hidden"),
         (("--task", "copy", "--set", "hidden_size"), "FIELD=VALUE"),
+        (("--task", "copy", "--average", "1.5"), "average must be a decay between 0 and 1"),
     ],
 )
 def test_cli_main_reports_bad_arguments_as_one_line(args, message, capsys):
