@@ -69,6 +69,7 @@ def test_presenter_mode_from_a_link_follows_the_teacher(page, streamlit_server):
     assert float(h1.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) > 1.2 * normal
     main = page.locator("[data-testid=stMain]")
     assert main.get_by_text("Explanation").count() >= 3  # the explanations are folded
+    page.get_by_label("Your sentence").wait_for(timeout=WAIT)  # drawn after the heatmap on a busy machine
     assert page.get_by_label("Your sentence").count() == 1  # the controls are all there
     page.locator("[data-testid=stSidebar]").get_by_role("link", name="RNN cells").click()
     page.wait_for_url("**/rnn_cells**", timeout=WAIT)
