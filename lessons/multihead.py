@@ -41,9 +41,9 @@ from torch import nn
 
 from lessons.charts import (
     DIVERGING_COLORSCALE,
-    attention_coloraxis,
+    GridRow,
     figure,
-    hover_pairs,
+    head_grid,
     panel_axis,
     safe_label,
     subplot_grid,
@@ -331,83 +331,6 @@ def _join(per_head: torch.Tensor) -> torch.Tensor:
 # ------------------------------------------------------------------------------------------------------
 # A grid of per-head maps (shared by the three sections)
 # ------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class GridRow:
-    """One attention sublayer in the grid: its heads' maps side by side."""
-
-    title: str  # "encoder layer 1 · self-attention"
-    weights: np.ndarray  # (h, R, C)
-    x_labels: Sequence[str]  # C column tokens (attended to)
-    y_labels: Sequence[str]  # R row tokens (attending)
-
-
-def head_grid(rows: Sequence[GridRow], *, title: str = "", value_name: str = "α") -> go.Figure:
-    """One map per head (columns) and per sublayer (rows), one 0–1 colour scale, the exact value on hover.
-
-    The heads of one sublayer share one pair of axes, side by side with a few blank columns between them, and
-    the x tick labels (while the heads fit) are drawn under the first map of each row only: every head of a row
-    reads the same tokens. Plotly.js draws each axis and each label: the trained model's grid of 24 heads, with
-    48 axes and labels under every map, took 0.55 s to draw in Chromium (toy-translation) and 0.84 s (dates,
-    500 turned labels); now 0.24 and 0.28 s. Still one heatmap trace per head (its own numbers in the downloads).
-    The figure is built from one dict: ``make_subplots`` took seconds for 24 maps.
-    """
-    n_cols = max(int(r.weights.shape[0]) for r in rows)
-    x_ticks = n_cols <= 4
-    tallest = max(len(r.y_labels) for r in rows)
-    row_px = min(340, max(130, 30 + 16 * tallest))
-    gap_px = 95 if x_ticks else 35  # room for the x tick labels and the next row's head titles
-    plot_px = len(rows) * row_px + (len(rows) - 1) * gap_px
-    top_px, bottom_px = (90 if title else 45), 10
-    h_gap = 0.02 if n_cols > 4 else 0.04
-    width = (1 - (n_cols - 1) * h_gap) / n_cols  # one map's share of the figure's width
-    data, layout, annotations = [], {}, []
-    for i, row in enumerate(rows):
-        h = int(row.weights.shape[0])
-        y_top = 1 - i * (row_px + gap_px) / plot_px
-        xs = [safe_label(t, 10) for t in row.x_labels]
-        ys = [safe_label(t, 10) for t in row.y_labels]
-        blank = max(1, round(len(xs) * h_gap / width))  # columns between two heads' maps
-        step = len(xs) + blank  # head j's map starts at x = j · step
-        custom = hover_pairs(ys, xs)
-        row_title = "<br>".join(safe_label(part, 40) for part in row.title.split(" · "))
-        new_heads = i == 0 or int(rows[i - 1].weights.shape[0]) != h  # "head j" over the first row of each count
-        n = _axis(i + 1)
-        for j in range(h):
-            data.append(
-                {"type": "heatmap", "z": row.weights[j], "x": [j * step + c for c in range(len(xs))],
-                 "y": list(range(len(ys))), "customdata": custom, "coloraxis": "coloraxis", "xgap": 1, "ygap": 1,
-                 "xaxis": f"x{n}", "yaxis": f"y{n}",
-                 "hovertemplate": f"{safe_label(row.title, 60)} · head {j + 1}<br>%{{customdata}}"
-                 f"<br>{value_name} = %{{z:.3f}}<extra></extra>"}
-            )  # fmt: skip
-            if new_heads:
-                annotations.append(
-                    {"text": f"head {j + 1}", "x": j * step + (len(xs) - 1) / 2, "y": 1, "xref": f"x{n}",
-                     "yref": f"y{n} domain", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
-                     "font": {"size": 11}}
-                )  # fmt: skip
-        layout[f"xaxis{n}"] = {
-            "domain": [0, min(1.0, h * width + (h - 1) * h_gap)], "anchor": f"y{n}",
-            "range": [-0.5, h * step - blank - 0.5],
-            "tickmode": "array", "tickvals": list(range(len(xs))), "ticktext": xs,  # under the first map only
-            "showticklabels": x_ticks, "tickangle": -60, "tickfont": {"size": 9},
-            "showgrid": False, "zeroline": False,
-        }  # fmt: skip
-        layout[f"yaxis{n}"] = {
-            "domain": [max(0.0, y_top - row_px / plot_px), y_top], "anchor": f"x{n}", "tickmode": "array",
-            "tickvals": list(range(len(ys))), "ticktext": ys, "autorange": "reversed", "tickfont": {"size": 9},
-            "title": {"text": row_title, "font": {"size": 11}}, "showgrid": False,
-        }  # fmt: skip
-    layout.update(
-        annotations=annotations,
-        title={"text": safe_label(title, 200)} if title else None,
-        coloraxis=attention_coloraxis(value_name, thickness=12),
-        height=plot_px + top_px + bottom_px,
-        margin={"l": 10, "r": 10, "t": top_px, "b": bottom_px},
-    )  # fmt: skip
-    return figure(data, layout)
-
-
 def split_grid(example: SplitExample) -> go.Figure:
     """Each head's own A_i on the student's words (untrained weights)."""
     hb = example.heads

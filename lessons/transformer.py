@@ -31,10 +31,9 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import torch
-from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import attention_coloraxis, figure, hover_pairs, safe_label
+from lessons.charts import GridRow, figure, head_grid, safe_label
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.decode import Translation, translate
@@ -395,45 +394,18 @@ def heads_grid(
     value_name: str = "weight",
 ) -> go.Figure:
     """Rows of heatmaps, one row per panel and one column per head: ``panels`` holds
-    ``(title, weights (h, rows, columns), row labels, column labels)``. Every map shares one colour scale 0–1."""
+    ``(title, weights (h, rows, columns), row labels, column labels)``. Every map shares one colour scale 0–1.
+    Drawn by :func:`lessons.charts.head_grid`: the heads of a row share one pair of axes (with a pair per map,
+    ``make_subplots`` and its per-axis updates, the grid cost seconds to build and draw)."""
     if not panels:
         raise ValueError("no attention maps to draw")
-    heads = max(p[1].shape[0] for p in panels)
-    titles = [safe_label(f"{title} · head {j + 1}", max_chars=60) for title, *_ in panels for j in range(heads)]
-    fig = make_subplots(
-        rows=len(panels), cols=heads, subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=0.1
-    )
-    for r, (_, weights, row_labels, column_labels) in enumerate(panels, start=1):
+    rows = []
+    for title, weights, row_labels, column_labels in panels:
         weights = np.asarray(weights, dtype=float)
         if weights.ndim != 3 or weights.shape[1:] != (len(row_labels), len(column_labels)):
             raise ValueError(f"weights of shape {weights.shape} do not match {len(row_labels)} × {len(column_labels)}")
-        ys = [safe_label(t) for t in row_labels]
-        xs = [safe_label(t) for t in column_labels]
-        names = hover_pairs(ys, xs)
-        for j, m in enumerate(weights, start=1):
-            fig.add_trace(
-                go.Heatmap(
-                    z=m, x=list(range(len(xs))), y=list(range(len(ys))), customdata=names, coloraxis="coloraxis",
-                    hovertemplate=f"%{{customdata}}<br>{value_name} = %{{z:.4f}}<extra>head {j}</extra>",
-                    xgap=1, ygap=1,
-                ),
-                row=r, col=j,
-            )  # fmt: skip
-            fig.update_xaxes(
-                tickmode="array", tickvals=list(range(len(xs))), ticktext=xs, tickangle=-60 if len(xs) > 6 else 0,
-                tickfont={"size": 10}, row=r, col=j,
-            )  # fmt: skip
-            fig.update_yaxes(
-                tickmode="array", tickvals=list(range(len(ys))), ticktext=ys if j == 1 else [""] * len(ys),
-                autorange="reversed", tickfont={"size": 10}, row=r, col=j,
-            )  # fmt: skip
-    fig.update_layout(
-        coloraxis=attention_coloraxis(value_name, thickness=12),
-        height=80 + row_height * len(panels),
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-    )  # fmt: skip
-    fig.update_annotations(font_size=11)
-    return fig
+        rows.append(GridRow(title, weights, column_labels, row_labels))
+    return head_grid(rows, value_name=value_name, row_height=row_height)
 
 
 def layer_panels(w: Walk, kind: Kind | str) -> list[tuple[str, np.ndarray, list[str], list[str]]]:
