@@ -15,7 +15,7 @@ ratio (target: ≤ 1.15×), each control's median, and how many of the lesson's 
 one pass (their labels fit the margins they were given: ``lessons.charts.fit_margins``).
 
 Cold start: ``streamlit run app.py`` from process start to the home page drawn in Chromium, against the bare
-page (target ≤ 1.2×), three times each, medians. ``--write`` stores the figures in ``bench/classroom.json``.
+page (target ≤ 1.2×), five times each (one start varies by ±0.5 s here), medians. ``--write`` stores the figures in ``bench/classroom.json``.
 """
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ def latency(browser, moves: int, only: list[str] | None = None) -> list[dict]:
     return rows
 
 
-def cold_start(browser, repeats: int = 3) -> dict:
+def cold_start(browser, repeats: int = 5) -> dict:
     figures = {"app.py": [], "bench/bare_heatmap.py": []}
     for _ in range(repeats):
         for script in figures:
