@@ -15,7 +15,8 @@ ratio (target: ≤ 1.15×), each control's median, and how many of the lesson's 
 one pass (their labels fit the margins they were given: ``lessons.charts.fit_margins``).
 
 Cold start: ``streamlit run app.py`` from process start to the home page drawn in Chromium, against the bare
-page (target ≤ 1.2×), five times each (one start varies by ±0.5 s here), medians. ``--write`` stores the figures in ``bench/classroom.json``.
+page (target ≤ 1.2×), five times each (one start varies by ±0.5 s here), medians. ``--write`` stores the
+figures in ``bench/classroom.json``.
 """
 
 from __future__ import annotations
