@@ -447,10 +447,6 @@ def _values(values) -> np.ndarray | None:
     """A trace's x / y / z as a float array, or None (absent, or text)."""
     if values is None:
         return None
-    if isinstance(values, dict) and "bdata" in values:  # Plotly's typed-array encoding
-        import base64
-
-        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(float)
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -470,16 +466,15 @@ def _axis_labels(axis: dict, traces: list[dict], letter: str, name: str) -> list
     for trace in mine:
         raw = trace.get(letter)
         numbers = _values(raw)
+        z = _values(trace.get("z")) if trace.get("type") == "heatmap" else None
         if raw is not None and numbers is None:
             texts += [str(v) for v in np.ravel(np.asarray(raw, dtype=object))]
         elif numbers is not None:
             lows.append(np.nanmin(numbers))
             highs.append(np.nanmax(numbers))
-        elif trace.get("type") == "heatmap" and _values(trace.get("z")) is not None:
-            z = np.asarray(trace["z"]) if not isinstance(trace["z"], dict) else None
-            count = (z.shape[1] if letter == "x" else z.shape[0]) if z is not None and z.ndim == 2 else 100
+        elif z is not None:  # a heatmap without x (or y): cells 0 … n − 1
             lows.append(0.0)
-            highs.append(float(count))
+            highs.append(float(z.shape[1 if letter == "x" else 0] if z.ndim == 2 else 100))
     if texts and (axis.get("type") in (None, "-", "category")):
         return texts
     if isinstance(axis.get("range"), (list, tuple)) and len(axis["range"]) == 2:
