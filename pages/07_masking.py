@@ -52,7 +52,7 @@ def padding_demo(sentences: tuple[tuple[str, ...], ...]) -> masking.PaddingDemo:
 
 
 @st.fragment  # picking a sentence redraws its two maps only
-def look_at(demo: masking.PaddingDemo, S: int) -> None:
+def look_at(demo: masking.PaddingDemo) -> None:
     labels = [f"{b + 1}: {' '.join(s)}" for b, s in enumerate(demo.sentences)]
     index = min(st.session_state.get("masking.sentence", 0), len(labels) - 1)
     b = st.selectbox(
@@ -74,7 +74,7 @@ def look_at(demo: masking.PaddingDemo, S: int) -> None:
             metrics = st.columns(2)
             metrics[0].metric("weight on <pad>, mean of the word rows", f"{float(leak.mean()):.3f}")
             metrics[1].metric("change in the words' outputs vs. alone", f"{change:.1e}")
-    pads = S - int(demo.lengths[b])
+    pads = len(tokens) - int(demo.lengths[b])  # every sentence is padded to the batch's length S
     if pads:
         st.markdown(
             f"This sentence carries **{pads}** `<pad>`. With the mask, each `<pad>` column is exactly 0 and the "
@@ -117,7 +117,7 @@ def padding() -> None:
         heatmap(demo.mask.float(), [str(j + 1) for j in range(S)], rows, "padding_mask(lengths, S)",
                 "masking.padding_mask", value_name="allowed", x_title="position", y_title="sentence",
                 height=160 + 34 * len(rows))  # fmt: skip
-    look_at(demo, S)
+    look_at(demo)
 
 
 padding()
