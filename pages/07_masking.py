@@ -60,14 +60,12 @@ def look_at(demo: masking.PaddingDemo) -> None:
     )
     st.session_state["masking.sentence"] = b
     tokens = demo.tokens[b]
+    maps = [("padding mask OFF: weight leaks onto <pad>", demo.weights_off[b]),
+            ("padding mask ON: <pad> columns exactly 0", demo.weights_on[b])]  # fmt: skip
+    ui.plotly(masking.pair_figure(maps, tokens, tokens), key="masking.padding.maps")  # one figure: one draw
     cols = st.columns(2)
     for column, masked in zip(cols, (False, True), strict=True):
         with column:
-            weights = demo.weights_on if masked else demo.weights_off
-            title = (
-                "padding mask ON: <pad> columns exactly 0" if masked else "padding mask OFF: weight leaks onto <pad>"
-            )
-            heatmap(weights[b], tokens, tokens, title, f"masking.padding.{'on' if masked else 'off'}")
             real = demo.mask[b]
             leak = demo.pad_weight(masked)[b][real]  # the real words' rows
             change = demo.change_from_padding(masked)[b]
@@ -198,12 +196,10 @@ def trained_maps(normal: masking.DecoderView, cheater: masking.DecoderView) -> N
         key="masking.head",
         format_func=lambda h: "mean of the heads" if h is None else f"head {h + 1}",
     )
-    cols = st.columns(2)
-    for column, causal, view in zip(cols, (True, False), (normal, cheater), strict=True):
-        with column:
-            m = masking.head_map(view, layer, head)
-            heatmap(m, view.inputs, view.inputs, masking.LABELS[causal], f"masking.decoder.{causal}")
-            st.metric("weight on later positions (mean of the rows)", f"{masking.future_weight(m):.3f}")
+    maps = [(masking.LABELS[c], masking.head_map(view, layer, head)) for c, view in ((True, normal), (False, cheater))]
+    ui.plotly(masking.pair_figure(maps, normal.inputs, normal.inputs), key="masking.decoder.maps")
+    for column, (_, m) in zip(st.columns(2), maps, strict=True):
+        column.metric("weight on later positions (mean of the rows)", f"{masking.future_weight(m):.3f}")
 
 
 @st.fragment  # the example redraws sections 2 and 3 only; its own controls, their figures only

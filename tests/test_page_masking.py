@@ -25,13 +25,23 @@ def at():
 
 
 def heatmaps(at) -> dict[str, dict]:
-    """Every Plotly heatmap on the page by its title."""
+    """Every Plotly heatmap on the page by its title (a map drawn beside another in one figure,
+    ``masking.pair_figure``, by its own name), as a figure of that one map with its figure's layout."""
     found = {}
     for chart in at.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
-        if spec["data"][0]["type"] == "heatmap":
-            found[spec["layout"].get("title", {}).get("text", "")] = spec
+        for trace in spec["data"]:
+            if trace["type"] == "heatmap":
+                title = trace.get("name") or spec["layout"].get("title", {}).get("text", "")
+                found.setdefault(title, {"data": [trace], "layout": spec["layout"]})
     return found
+
+
+def x_labels(spec: dict) -> list[str]:
+    """The column labels the student reads under one map: its axis's tick labels at the map's own columns."""
+    axis = spec["layout"]["xaxis"]
+    label_at = dict(zip(axis["tickvals"], axis["ticktext"], strict=True))
+    return [label_at[x] for x in spec["data"][0]["x"]]
 
 
 def heatmap_titled(at, start: str) -> dict:
@@ -55,7 +65,7 @@ def test_page_opens_with_every_figure_and_the_shipped_results(at):
     assert at.title[0].value == "Masking"
     assert at.latex
     off, on = heatmap_titled(at, "padding mask OFF"), heatmap_titled(at, "padding mask ON")
-    assert off["layout"]["xaxis"]["ticktext"] == ["I", "like", "pizza", "&lt;pad&gt;", "&lt;pad&gt;"]
+    assert x_labels(off) == x_labels(on) == ["I", "like", "pizza", "&lt;pad&gt;", "&lt;pad&gt;"]
     assert (z(on)[:, 3:] == 0).all() and (z(off)[:, 3:] > 0).all()  # exactly 0 with the mask, a leak without
     assert z(heatmap_titled(at, "padding_mask")).tolist() == [[1, 1, 1, 0, 0], [1] * 5, [1, 0, 0, 0, 0]]
     causal = z(heatmap_titled(at, "causal_mask(11)"))
@@ -93,10 +103,10 @@ def test_refused_text_gets_a_warning_and_keeps_the_last_batch(at):
 def test_html_emoji_and_rtl_are_shown_as_text_never_as_html(at):
     at.text_area(key="masking.sentences").set_value("<b>bold</b> <script>x</script>\n😀 مرحبا").run()
     assert not at.exception and not at.warning
-    labels = heatmap_titled(at, "padding mask OFF")["layout"]["xaxis"]["ticktext"]
+    labels = x_labels(heatmap_titled(at, "padding mask OFF"))
     assert labels == ["&lt;b&gt;bold&lt;/b&gt;", "&lt;script&gt;x&lt;/script&gt;"]
     at.selectbox(key="masking.pick").set_value(1).run()
-    assert heatmap_titled(at, "padding mask ON")["layout"]["xaxis"]["ticktext"] == ["😀", "مرحبا"]
+    assert x_labels(heatmap_titled(at, "padding mask ON")) == ["😀", "مرحبا"]
 
 
 def test_example_position_layer_and_head_change_the_decoder_maps(at):
