@@ -24,10 +24,13 @@ Letters: d_k query/key size, N keys, n samples, S source and T target positions.
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import altair as alt
 import numpy as np
 import plotly.graph_objects as go
 import torch
@@ -35,7 +38,16 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons import scoring
-from lessons.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.charts import (
+    attention_coloraxis,
+    figure,
+    hover_pairs,
+    panel_axis,
+    safe_label,
+    subplot_grid,
+    vega_lite_spec,
+    with_values,
+)
 from lessons.exercises import Exercise
 from lessons.live import check_budget
 from minimodels.attention import masked_softmax
@@ -131,30 +143,48 @@ def variance_sweep(ds: Sequence[int] = D_SWEEP, samples: int = 2000, seed: int =
     return points
 
 
-def variance_figure(points: Sequence[VariancePoint], z: float = 1.96) -> go.Figure:
+def variance_chart(points: Sequence[VariancePoint], z: float = 1.96) -> dict:
     """Measured variance of q·k and of q·k/√d_k against d_k (log–log), with ±``z`` standard errors, and the
-    theory: d_k and 1."""
-    ds = [p.d_k for p in points]
-    fig = go.Figure()
-    fig.add_scatter(x=ds, y=ds, mode="lines", name="theory: Var = d_k", line={"color": "#999", "dash": "dash"})
-    fig.add_scatter(
-        x=ds, y=[1.0] * len(ds), mode="lines", name="theory: Var = 1", line={"color": "#bbb", "dash": "dot"}
+    theory: d_k and 1. A Vega-Lite spec for ``st.vega_lite_chart``: curves are Altair's (STYLE.md), the chart is
+    built once (:func:`_variance_chart_spec`) and a move only puts new numbers in, which Streamlit draws in place;
+    the same curves as a Plotly figure were drawn anew on every move."""
+    values = [{"d_k": p.d_k, "series": f"theory: Var = {label}", "variance": v}
+              for p in points for label, v in (("d_k", p.d_k), ("1", 1.0))]  # fmt: skip
+    for name in SCORES:
+        for p in points:
+            v, se = (p.variance, p.variance_se) if name == "dot" else (p.scaled_variance, p.scaled_variance_se)
+            values.append({"d_k": p.d_k, "series": f"measured: {LABELS[name]}", "variance": v, "low": v - z * se,
+                           "high": v + z * se, "error": z * se})  # fmt: skip
+    return with_values(_variance_chart_spec(), values)
+
+
+VARIANCE_SERIES = ("theory: Var = d_k", "theory: Var = 1", *(f"measured: {LABELS[s]}" for s in SCORES))
+
+
+@functools.cache
+def _variance_chart_spec() -> str:
+    """The Altair chart of :func:`variance_chart` as Vega-Lite JSON without its data."""
+    x = alt.X("d_k:Q", scale=alt.Scale(type="log", base=2), axis=alt.Axis(values=list(D_SWEEP)),
+              title="d_k (log scale)")  # fmt: skip
+    y = alt.Y("variance:Q", scale=alt.Scale(type="log"), title="variance of the score (log scale)")
+    color = alt.Color(
+        "series:N",
+        scale=alt.Scale(domain=list(VARIANCE_SERIES), range=["#999", "#bbb", COLORS["dot"], COLORS["scaled_dot"]]),
+        legend=alt.Legend(orient="bottom", title=None, columns=2, labelLimit=300, symbolType="stroke"),
     )
-    for name, values, errors in (
-        ("dot", [p.variance for p in points], [z * p.variance_se for p in points]),
-        ("scaled_dot", [p.scaled_variance for p in points], [z * p.scaled_variance_se for p in points]),
-    ):
-        fig.add_scatter(
-            x=ds, y=values, mode="markers+lines", name=f"measured: {LABELS[name]}",
-            marker={"color": COLORS[name], "size": 8}, line={"color": COLORS[name]},
-            error_y={"type": "data", "array": errors, "visible": True},
-            hovertemplate="d_k = %{x}<br>variance = %{y:.3f} ± %{error_y.array:.3f}<extra>" + LABELS[name]
-            + "</extra>",
-        )  # fmt: skip
-    fig.update_xaxes(type="log", title="d_k (log scale)", tickvals=ds, ticktext=[str(d) for d in ds])
-    fig.update_yaxes(type="log", title="variance of the score (log scale)")
-    fig.update_layout(height=420, margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": -0.2})
-    return fig
+    dashes = [[6, 4], [2, 3], [1, 0], [1, 0]]
+    dash = alt.StrokeDash("series:N", scale=alt.Scale(domain=list(VARIANCE_SERIES), range=dashes), legend=None)
+    tooltip = ["series:N", "d_k:Q", alt.Tooltip("variance:Q", format=".3f"), alt.Tooltip("error:Q", format=".3f",
+               title="± 1.96 SE")]  # fmt: skip
+    theory = alt.Chart().transform_filter("!isValid(datum.error)").mark_line()  # theory rows have no error
+    measured = alt.Chart().transform_filter("isValid(datum.error)")
+    chart = alt.layer(
+        theory.encode(x=x, y=y, color=color, strokeDash=dash),
+        measured.mark_line(point=alt.OverlayMarkDef(size=60)).encode(x=x, y=y, color=color, tooltip=tooltip),
+        measured.mark_rule().encode(x=x, y="low:Q", y2="high:Q", color=alt.Color("series:N", legend=None)),
+        data=alt.Data(name="variance"),
+    ).properties(height=380)
+    return json.dumps(vega_lite_spec(chart))
 
 
 def variance_rows(points: Sequence[VariancePoint], z: float = 1.96) -> list[dict]:
@@ -237,40 +267,50 @@ def uniform_statistics(n_keys: int) -> dict[str, float]:
     return softmax_statistics(torch.zeros(1, n_keys, dtype=torch.float64))
 
 
-def softmax_figure(rows: Sequence[dict], n_keys: int) -> go.Figure:
-    """Three panels against d_k (log scale): entropy, largest weight and the Jacobian's norm, scaled vs not."""
-    panels = ("entropy (bits)", "largest α", "gradient ‖∂α/∂e‖")
-    layout = subplot_grid(1, 3, titles=[f"{p} of softmax" for p in panels], horizontal_spacing=0.07)
+SOFTMAX_PANELS = ("entropy (bits)", "largest α", "gradient ‖∂α/∂e‖")
+UNIFORM = "equal scores (uniform α)"
+
+
+def softmax_charts(rows: Sequence[dict], n_keys: int) -> list[dict]:
+    """One chart per statistic of :data:`SOFTMAX_PANELS` against d_k (log scale), scaled vs not, and the value at
+    equal scores (the entropy's ceiling, the largest weight's floor 1/N). Vega-Lite specs, side by side on the page
+    (the middle one holds the legend).
+
+    Built once (:func:`_softmax_chart_spec`); a move of N or the seed only puts new numbers in, and Streamlit updates
+    the drawn charts in place. Measured in Chromium: the same curves as one three-panel Plotly figure cost the
+    browser about 0.4 s per move, being drawn anew each time."""
     uniform = uniform_statistics(n_keys)
     ds = sorted({r["d_k"] for r in rows})
-    data = []
-    for col, panel in enumerate(panels):
-        axes = {"xaxis": "x" + panel_axis(0, col, 3), "yaxis": "y" + panel_axis(0, col, 3)}
-        for name in SCORES:
-            these = [r for r in rows if r["score"] == LABELS[name]]
-            data.append(
-                {"type": "scatter", "x": [r["d_k"] for r in these], "y": [r[panel] for r in these],
-                 "mode": "markers+lines", "name": LABELS[name], "legendgroup": name, "showlegend": col == 0,
-                 "marker": {"color": COLORS[name]}, "line": {"color": COLORS[name]},
-                 "hovertemplate": "d_k = %{x}<br>" + panel + " = %{y:.4f}<extra>" + LABELS[name] + "</extra>", **axes}
-            )  # fmt: skip
-        if panel != "largest α":
-            data.append(
-                {"type": "scatter", "x": ds, "y": [uniform[panel]] * len(ds), "mode": "lines",
-                 "line": {"color": "#bbb", "dash": "dot"}, "name": "equal scores (uniform α)",
-                 "legendgroup": "uniform", "showlegend": col == 0, "hoverinfo": "skip", **axes}
-            )  # fmt: skip
-        layout["xaxis" + panel_axis(0, col, 3)] |= {
-            "type": "log",
-            "title": {"text": "d_k"},
-            "tickvals": ds[::2],
-            "ticktext": [str(d) for d in ds[::2]],
-        }
-        layout["yaxis" + panel_axis(0, col, 3)] |= {"rangemode": "tozero"}
-    layout["yaxis2"] |= {"range": [0, 1.02]}
-    layout |= {"height": 380, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-               "legend": {"orientation": "h", "y": -0.25}}  # fmt: skip
-    return figure(data, layout)
+    charts = []
+    for panel in SOFTMAX_PANELS:
+        values = [{"d_k": r["d_k"], "series": r["score"], "value": r[panel]} for r in rows]
+        values += [{"d_k": d, "series": UNIFORM, "value": uniform[panel]} for d in ds]  # largest α: its floor, 1/N
+        charts.append(with_values(_softmax_chart_spec(panel), values))
+    return charts
+
+
+@functools.cache
+def _softmax_chart_spec(panel: str) -> str:
+    """The Altair chart of one panel of :func:`softmax_charts`, as Vega-Lite JSON without its data."""
+    series = [LABELS[s] for s in SCORES] + [UNIFORM]
+    # one legend for the three, under the middle panel; "fit-x" keeps it from taking height from that panel's plot,
+    # so the three plots keep one size and line up
+    legend = (
+        alt.Legend(orient="bottom", title=None, labelLimit=300, symbolType="stroke") if panel == "largest α" else None
+    )
+    colors = [COLORS["dot"], COLORS["scaled_dot"], "#bbb"]
+    color = alt.Color("series:N", scale=alt.Scale(domain=series, range=colors), legend=legend)
+    dash = alt.StrokeDash("series:N", scale=alt.Scale(domain=series, range=[[1, 0], [1, 0], [2, 3]]), legend=None)
+    x = alt.X("d_k:Q", scale=alt.Scale(type="log", base=2), axis=alt.Axis(values=list(D_SWEEP[::2])), title="d_k")
+    y = alt.Y("value:Q", title=panel, scale=alt.Scale(domain=[0, 1.02]) if panel == "largest α" else alt.Undefined)
+    tooltip = ["series:N", "d_k:Q", alt.Tooltip("value:Q", format=".4f", title=panel)]
+    chart = (
+        alt.Chart(alt.Data(name="softmax"))
+        .mark_line(point=True)
+        .encode(x=x, y=y, color=color, strokeDash=dash, tooltip=tooltip)
+    )
+    chart = chart.properties(title=f"{panel} of softmax", height=220, autosize={"type": "fit-x", "contains": "padding"})
+    return json.dumps(vega_lite_spec(chart))
 
 
 @dataclass(frozen=True)

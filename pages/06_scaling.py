@@ -82,7 +82,10 @@ def softmax_section() -> None:
         "multiplies every gradient on its way to the scores."
     )
     rows = softmax_sweep(n_keys, seed)
-    ui.plotly(scaling.softmax_figure(rows, n_keys), key="scaling.softmax")
+    for column, panel, spec in zip(
+        st.columns(3), scaling.SOFTMAX_PANELS, scaling.softmax_charts(rows, n_keys), strict=True
+    ):
+        column.vega_lite_chart(spec=spec, key=f"scaling.softmax.{panel}", width="stretch")
     worst = max((r for r in rows if r["score"] == scaling.LABELS["dot"]), key=lambda r: r["d_k"])
     scaled = next(r for r in rows if r["score"] == scaling.LABELS["scaled_dot"] and r["d_k"] == worst["d_k"])
     st.markdown(
@@ -120,7 +123,7 @@ def variance_section() -> None:
     )  # fmt: skip
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="scaling.variance_seed"))
     points = variance_sweep(samples, seed)
-    ui.plotly(scaling.variance_figure(points), key="scaling.variance")
+    st.vega_lite_chart(spec=scaling.variance_chart(points), key="scaling.variance", width="stretch", height=420)
     rows = scaling.variance_rows(points)
     inside = sum(r["theory inside"] for r in rows)
     big = points[-1]

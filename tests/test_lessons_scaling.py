@@ -85,12 +85,18 @@ def test_same_seed_same_figures_and_sample_bounds():
         scaling.variance_sweep(samples=10**6)
 
 
-def test_variance_figure_and_rows():
+def test_variance_chart_and_rows():
     points = scaling.variance_sweep(ds=(1, 16, 256), samples=500)
-    fig = scaling.variance_figure(points)
-    assert [t.name for t in fig.data][2:] == [f"measured: {scaling.LABELS[s]}" for s in scaling.SCORES]
-    assert list(fig.data[2].y) == [p.variance for p in points]
-    assert list(fig.data[3].error_y.array) == pytest.approx([1.96 * p.scaled_variance_se for p in points])
+    spec = scaling.variance_chart(points)
+    by = {}
+    for row in spec["data"]["values"]:
+        by.setdefault(row["series"], []).append(row)
+    assert list(by) == list(scaling.VARIANCE_SERIES)
+    assert [r["variance"] for r in by["theory: Var = d_k"]] == [1, 16, 256]
+    assert [r["variance"] for r in by[f"measured: {scaling.LABELS['dot']}"]] == [p.variance for p in points]
+    scaled = by[f"measured: {scaling.LABELS['scaled_dot']}"]
+    assert [r["high"] - r["variance"] for r in scaled] == pytest.approx([1.96 * p.scaled_variance_se for p in points])
+    assert json.loads(scaling._variance_chart_spec())["layer"]  # the data-less chart, made once
     rows = scaling.variance_rows(points)
     assert [r["theory"] for r in rows] == [1, 16, 256]
     assert all(r["theory inside"] == (abs(r["Var(q·k)"] - r["theory"]) <= r["± 1.96 SE"] + 0.01) for r in rows)
@@ -124,6 +130,21 @@ def test_unscaled_softmax_saturates_and_its_gradient_vanishes_as_d_k_grows():
         assert by[(d_k, scaled)]["saturated rows"] < 0.05
     with pytest.raises(ValueError):
         scaling.softmax_sweep(1)
+
+
+def test_softmax_charts_hold_the_sweep_and_the_uniform_reference():
+    rows = scaling.softmax_sweep(8, ds=(1, 16, 1024), samples=100)
+    charts = scaling.softmax_charts(rows, 8)
+    uniform = scaling.uniform_statistics(8)
+    for panel, spec in zip(scaling.SOFTMAX_PANELS, charts, strict=True):
+        assert spec["title"] == f"{panel} of softmax"
+        values = spec["data"]["values"]
+        measured = [(v["d_k"], v["series"], v["value"]) for v in values if v["series"] != scaling.UNIFORM]
+        assert measured == [(r["d_k"], r["score"], r[panel]) for r in rows]
+        assert {(v["d_k"], v["value"]) for v in values if v["series"] == scaling.UNIFORM} == {
+            (d, uniform[panel]) for d in (1, 16, 1024)
+        }
+    assert [c["encoding"]["color"]["legend"] is not None for c in charts] == [False, True, False]  # one legend
 
 
 def test_one_query_uses_the_same_scores_for_both_maps():

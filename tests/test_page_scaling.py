@@ -8,8 +8,10 @@ test: the test that starts a race leaves it over.
 
 import base64
 import json
+import math
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from lessons import scaling, scoring
@@ -50,9 +52,20 @@ def one_query_map(at) -> np.ndarray:
     return values(figure(at, "α = softmax(unscaled")["data"][0]["z"])
 
 
+def chart_rows(at, mentions: str) -> list[dict]:
+    """The rows of the one Vega-Lite chart whose spec mentions ``mentions``: Streamlit sends a chart's data apart
+    from its spec, as Arrow."""
+    found = [
+        c for c in at.get("vega_lite_chart") if mentions in json.dumps(json.loads(c.proto.spec), ensure_ascii=False)
+    ]
+    assert len(found) == 1, mentions
+    return pa.ipc.open_stream(found[0].proto.data.data).read_all().to_pylist()
+
+
 def variance_trace(at) -> np.ndarray:
-    spec = next(f for f in figures(at) if f["data"][0].get("name") == "theory: Var = d_k")
-    return values(spec["data"][2]["y"])
+    """The measured variance of the unscaled scores, one per d_k."""
+    series = f"measured: {scaling.LABELS['dot']}"
+    return np.array([r["variance"] for r in chart_rows(at, "theory: Var = d_k") if r["series"] == series])
 
 
 def trained(at) -> dict:
@@ -70,7 +83,8 @@ def test_page_opens_with_every_figure_and_the_pretrained_models(at):
     lecture = at.table[0].value
     assert list(lecture["Thinking"]) == ["112", "14", "0.88", "0.9999999"]
     assert one_query_map(at).shape == (len(scaling.HEATMAP_DS), 8)
-    assert len(figure(at, "entropy (bits) of softmax")["data"]) >= 6
+    for panel in scaling.SOFTMAX_PANELS:  # both scores and the uniform reference at every d_k
+        assert len(chart_rows(at, f"{panel} of softmax")) == 3 * len(scaling.D_SWEEP)
     assert len(variance_trace(at)) == len(scaling.D_SWEEP)
     maps = trained(at)
     assert [t["type"] for t in maps["data"]] == ["heatmap", "heatmap"]
@@ -82,7 +96,8 @@ def test_page_opens_with_every_figure_and_the_pretrained_models(at):
     assert list(spread["d_k"]) == [64, 64]
     records = next(df.value for df in at.dataframe if "checkpoint" in df.value.columns)
     assert list(records["checkpoint"]) == ["dates-gru-dot", "dates-gru-scaled_dot"]
-    assert len(at.get("vega_lite_chart")) == 2  # the shipped race's loss and exact match
+    # the softmax's three statistics, the measured variance, and the shipped race's loss and exact match
+    assert len(at.get("vega_lite_chart")) == 6
     assert at.button(key="scaling.race.train").disabled is False
     assert "scaling.which" not in [r.key for r in at.radio]  # no own models yet
     assert len(at.get("form")) == 4
@@ -90,9 +105,15 @@ def test_page_opens_with_every_figure_and_the_pretrained_models(at):
 
 def test_keys_and_seed_change_the_softmax_figures(at):
     before = one_query_map(at)
+    entropy = chart_rows(at, "entropy (bits) of softmax")
     at.slider(key="scaling.keys").set_value(12).run()
     assert not at.exception
     assert one_query_map(at).shape == (len(scaling.HEATMAP_DS), 12)
+    ceiling = [r["value"] for r in chart_rows(at, "entropy (bits) of softmax") if r["series"] == scaling.UNIFORM]
+    assert ceiling == [pytest.approx(math.log2(12))] * len(scaling.D_SWEEP)
+    floor = [r["value"] for r in chart_rows(at, "largest α of softmax") if r["series"] == scaling.UNIFORM]
+    assert floor == [pytest.approx(1 / 12)] * len(scaling.D_SWEEP)
+    assert chart_rows(at, "entropy (bits) of softmax") != entropy
     at.slider(key="scaling.keys").set_value(8).run()
     assert np.array_equal(one_query_map(at), before)
     at.number_input(key="scaling.query_seed").set_value(5).run()
