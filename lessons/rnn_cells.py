@@ -226,72 +226,55 @@ def cell_figure(trace: Trace, step: int) -> go.Figure:
 
     One panel per gate or state, stacked on a shared time axis. Columns after ``step`` are left blank (not read
     yet) and the column of ``step`` is outlined. Gates share one colour scale on [0, 1], states and candidates a
-    diverging one on [−1, 1], so panels compare at a glance. The layout is written out as one dict rather than
-    with ``make_subplots`` and ``update_*`` calls: each step redraws it, and this is ~10× faster to build.
+    diverging one on [−1, 1], so panels compare at a glance. Each step redraws the whole figure in the browser,
+    so it is kept cheap to draw: all panels on ONE pair of axes (each heatmap shifted down its own rows, a gap
+    above it for its title) instead of six subplots, and two drawn unit numbers per panel (every unit's number on
+    a hidden axis, for the hover-free downloads): 48 tick labels cost more to draw than the heatmaps. The layout
+    is written out as one dict rather than with ``make_subplots`` and ``update_*`` calls, ~10× faster to build.
     """
     T, H = len(trace.tokens), trace.hidden_size
     if not 1 <= step <= T:
         raise ValueError(f"step {step} is outside 1…{T}")
     panels = PANELS[trace.kind]
     labels = [safe_label(t, max_chars=12) for t in trace.tokens]
-    hover = np.array([[f"t = {j + 1} · {labels[j]}" for j in range(T)] for _ in range(H)], dtype=object)
     panel_px, gap_px = min(220, max(70, 14 * H)), 56  # each panel's plot area, and the room for its title above
+    gap = round(gap_px * H / panel_px, 3)  # the title's room, in rows of the shared y axis
     area_px = len(panels) * (panel_px + gap_px)
-    time_axis = {
-        "tickmode": "array",
-        "tickvals": list(range(T)),
-        "ticktext": labels,
-        "tickangle": -45 if T > 8 else 0,
-        "tickfont": {"size": 14, "color": "#222"},
-        "showgrid": False,
-        "range": [-0.5, T - 0.5],
-    }
-    data, layout = [], {}
-    for i, (name, title, is_gate) in enumerate(panels):
-        n = "" if i == 0 else str(i + 1)  # Plotly's axis names: x, x2, x3, …
-        top = 1.0 - (i * (panel_px + gap_px) + gap_px) / area_px
-        domain = [max(0.0, top - panel_px / area_px), top]  # max: 1e-17 below 0 is invalid to Plotly
-        last = i == len(panels) - 1
+    first_rows = [i * (H + gap) + gap for i in range(len(panels))]  # y of each panel's unit 1 (drawn top down)
+    data, annotations, unread, tickvals, ticktext, drawn = [], [], [], [], [], []
+    outline = {"x": [], "y": []}  # the column of ``step`` in every panel, one closed line each
+    for (name, title, is_gate), y0 in zip(panels, first_rows, strict=True):
+        rows = [round(y0 + u, 3) for u in range(H)]  # units 1…H of this panel on the shared y axis
+        top, bottom = y0 - 0.5, y0 + H - 0.5  # the panel's edges on the (reversed) y axis
         z = trace.panels[name].detach().cpu().numpy().astype(float).copy()  # (H, T)
         z[:, step:] = np.nan  # not read yet
         symbol = re.sub(r"<[^>]+>", "", title.split(" ")[0])  # "Γ<sub>u</sub>" -> "Γu" for the hover
+        hover = np.array([[f"t = {j + 1} · {labels[j]}<br>unit {u}" for j in range(T)] for u in range(1, H + 1)])
         data.append(
             {
                 "type": "heatmap",
+                "name": symbol,
                 "z": z,
                 "x": list(range(T)),
-                "y": list(range(1, H + 1)),
-                "xaxis": f"x{n}",
-                "yaxis": f"y{n}",
+                "y": rows,
                 "customdata": hover,
                 "coloraxis": "coloraxis" if is_gate else "coloraxis2",
-                "hovertemplate": f"%{{customdata}}<br>unit %{{y}}<br>{symbol} = %{{z:.3f}}<extra></extra>",
+                "hovertemplate": f"%{{customdata}}<br>{symbol} = %{{z:.3f}}<extra></extra>",
                 "hoverongaps": False,
                 "xgap": 1,
                 "ygap": 1 if H <= 16 else 0,
             }
         )
-        layout[f"xaxis{n}"] = {
-            **time_axis,
-            "anchor": f"y{n}",
-            "matches": "x" if n else None,
-            "showticklabels": last,
-            "title": {"text": "time step t (token read)"} if last else None,
-        }
-        layout[f"yaxis{n}"] = {
-            "domain": domain,
-            "anchor": f"x{n}",
-            "autorange": "reversed",
-            "showticklabels": H <= 16,
-            "dtick": 1 if H <= 8 else 4,
-        }
-        layout.setdefault("annotations", []).append(
+        tickvals += rows
+        ticktext += [str(u + 1) for u in range(H)]
+        drawn += rows if H <= 4 else [rows[0], rows[-1]]
+        annotations.append(
             {
                 "text": title,
                 "x": 0.5,
                 "y": top,
                 "xref": "paper",
-                "yref": "paper",
+                "yref": "y",
                 "xanchor": "center",
                 "yanchor": "bottom",
                 "yshift": 6,
@@ -299,30 +282,64 @@ def cell_figure(trace: Trace, step: int) -> go.Figure:
                 "font": {"size": 15, "color": "#222"},
             }
         )
-        layout.setdefault("shapes", []).append(
-            {
-                "type": "rect",
-                "xref": f"x{n}",
-                "yref": f"y{n} domain",
-                "x0": step - 1.5,
-                "x1": step - 0.5,
-                "y0": 0,
-                "y1": 1,
-                "line": {"color": "#111", "width": 2},
-            }
-        )
+        if step < T:  # the grey of the columns not read yet (the gaps between panels stay white)
+            unread.append(f"M{step - 0.5},{top}H{T - 0.5}V{bottom}H{step - 0.5}Z")
+        outline["x"] += [step - 1.5, step - 0.5, step - 0.5, step - 1.5, step - 1.5, None]
+        outline["y"] += [top, top, bottom, bottom, top, None]
+    data.append(  # on the drawn-labels axis: an axis is drawn only with a trace on it
+        {"type": "scatter", "mode": "lines", **outline, "yaxis": "y2", "line": {"color": "#111", "width": 2},
+         "hoverinfo": "skip", "showlegend": False}
+    )  # fmt: skip
+    shapes = []
+    if unread:
+        shapes.append({"type": "path", "path": "".join(unread), "fillcolor": "#eeeeee", "line": {"width": 0},
+                       "layer": "below"})  # fmt: skip
     gates = any(is_gate for _, _, is_gate in panels)
-    layout |= {
+    layout = {
         "title": {
             "text": f"{trace.kind}, step {step} of {T}: reading “{labels[step - 1]}”",
             "y": 0.995,
             "yref": "container",
             "yanchor": "top",
         },
+        "xaxis": {
+            "tickmode": "array",
+            "tickvals": list(range(T)),
+            "ticktext": labels,
+            "tickangle": -45 if T > 8 else 0,
+            "tickfont": {"size": 14, "color": "#222"},
+            "showgrid": False,
+            "zeroline": False,
+            "range": [-0.5, T - 0.5],
+            "title": {"text": "time step t (token read)"},
+        },
+        "yaxis": {  # every row's unit number: the rows' names in the downloaded numbers, not drawn
+            "range": [round(len(panels) * (H + gap) - 0.5, 3), -0.5],  # reversed: unit 1 on top, first panel on top
+            "tickmode": "array",
+            "tickvals": tickvals,
+            "ticktext": ticktext,
+            "showticklabels": False,
+            "ticks": "",
+            "showgrid": False,
+            "zeroline": False,
+        },
+        "yaxis2": {  # the drawn unit numbers, each panel's first and last: 48 tick labels took ~200 ms to draw
+            "overlaying": "y",
+            "anchor": "x",
+            "side": "left",
+            "matches": "y",
+            "tickmode": "array",
+            "tickvals": drawn,
+            "ticktext": [ticktext[tickvals.index(v)] for v in drawn],
+            "showgrid": False,
+            "zeroline": False,
+        },
+        "annotations": annotations,
+        "shapes": shapes,
         "height": area_px + 150,
         "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
         "font": {"size": 13},
-        "plot_bgcolor": "#eeeeee",  # the blank, not-yet-read columns
+        "plot_bgcolor": "white",
         "coloraxis": {
             "colorscale": "Blues",
             "cmin": 0.0,

@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch import nn
 
-from lessons import qkv, rnn_cells
+from lessons import export, qkv, rnn_cells
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -142,16 +142,32 @@ def test_step_summary_reads_the_gates_at_that_step():
 def test_cell_figure_builds_for_every_cell_and_hidden_size(kind, hidden_size):
     tr = rnn_cells.trace_sentence(kind, TOKENS, hidden_size=hidden_size, seed=0)
     for step in (1, len(TOKENS)):
-        fig = rnn_cells.cell_figure(tr, step)  # Plotly validates the layout: domains inside [0, 1]
-        domains = [fig.layout[f"yaxis{i or ''}"].domain for i in range(len(fig.data))]
-        assert all(0 <= lo < hi <= 1 for lo, hi in domains)
+        fig = rnn_cells.cell_figure(tr, step)  # Plotly validates the layout
+        heatmaps = [d for d in fig.data if d.type == "heatmap"]
+        assert {(d.xaxis, d.yaxis) for d in heatmaps} == {(None, None)}  # one pair of axes: draws fast
+        bottom, top = fig.layout.yaxis.range  # reversed: the first panel on top
+        rows = [np.asarray(d.y, dtype=float) for d in heatmaps]
+        assert all(len(r) == hidden_size and np.allclose(np.diff(r), 1) for r in rows)  # one row per unit, in order
+        edges = [(r[0] - 0.5, r[-1] + 0.5) for r in rows]
+        assert top <= edges[0][0] and edges[-1][1] <= bottom + 1e-9  # every panel inside the y range
+        assert all(a[1] < b[0] for a, b in zip(edges, edges[1:], strict=False))  # a gap between panels
+        labels = dict(zip(fig.layout.yaxis.tickvals, fig.layout.yaxis.ticktext, strict=True))
+        assert all([labels[y] for y in r] == [str(u) for u in range(1, hidden_size + 1)] for r in rows)
+        assert len(fig.layout.annotations) == len(heatmaps)  # each panel named
+        drawn = dict(zip(fig.layout.yaxis2.tickvals, fig.layout.yaxis2.ticktext, strict=True))
+        assert all(drawn[r[0]] == "1" and drawn[r[-1]] == str(hidden_size) for r in rows)  # first and last unit
+        tables = export.heatmap_tables(fig)  # the downloaded numbers name every row by its unit
+        assert all(table.rows == [str(u) for u in range(1, hidden_size + 1)] for table in tables)
 
 
 def test_cell_figure_draws_one_heatmap_per_panel_and_blanks_the_future():
     tr = rnn_cells.trace_sentence("LSTM", ("<b>cat</b>",) + TOKENS[1:], hidden_size=8, seed=0)
     fig = rnn_cells.cell_figure(tr, step=3)
-    assert [d.type for d in fig.data] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"])
-    for d in fig.data:
+    assert [d.type for d in fig.data] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"]) + ["scatter"]
+    outline = fig.data[-1]  # the column of step 3 (x = 2) outlined in each panel
+    assert {x for x in outline.x if x is not None} == {1.5, 2.5} and outline.yaxis == "y2"
+    assert sum(x is None for x in outline.x) == len(rnn_cells.PANELS["LSTM"])
+    for d in fig.data[:-1]:
         z = np.asarray(d.z, dtype=float)
         assert z.shape == (8, len(TOKENS))
         assert not np.isnan(z[:, :3]).any() and np.isnan(z[:, 3:]).all()

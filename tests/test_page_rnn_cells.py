@@ -42,7 +42,7 @@ def test_page_opens_on_the_lecture_sentence_fully_read(at):
     assert tokens == rnn_cells.parse_sentence(rnn_cells.DEFAULT_SENTENCE).tokens
     assert at.slider(key="rnn.step").value == len(tokens)
     fig = cell_figure(at)
-    assert [d["type"] for d in fig["data"]] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"])
+    assert [d["type"] for d in fig["data"]] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"]) + ["scatter"]  # + outline
     assert f"step {len(tokens)} of {len(tokens)}" in fig["layout"]["title"]["text"]
     assert len(at.get("vega_lite_chart")) == 1  # the gradient curves
     assert len(at.latex) >= 4  # RNN, GRU, LSTM and the chain rule
@@ -53,7 +53,7 @@ def test_each_cell_draws_its_own_gates(at, kind):
     at.radio(key="rnn.kind").set_value(kind).run()
     assert not at.exception
     fig = cell_figure(at)
-    assert len(fig["data"]) == len(rnn_cells.PANELS[kind])
+    assert sum(d["type"] == "heatmap" for d in fig["data"]) == len(rnn_cells.PANELS[kind])
     assert fig["layout"]["title"]["text"].startswith(kind)
 
 
