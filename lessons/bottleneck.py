@@ -48,10 +48,9 @@ import numpy as np
 import plotly.graph_objects as go
 import torch
 import torch.nn.functional as F
-from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import attention_heatmap
+from lessons.charts import ATTENTION_COLORSCALE, DIVERGING_COLORSCALE, attention_heatmap, figure, safe_label
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
 from minimodels.decode import greedy
@@ -361,85 +360,70 @@ def length_chart(
 ) -> go.Figure:
     """Score against source length: both shipped models at D (solid), the other D's without attention (faint),
     and the student's own runs (``own``: ``(label, accuracy)`` pairs, dashed). ``results`` None: only ``own``."""
-    fig = go.Figure()
+    traces = []  # built as plain dicts (lessons.charts.figure): Plotly's checks cost ten times the rest
     if others and results is not None:
         for d in results.hidden_sizes:
             if d == hidden_size:
                 continue
             acc = results.run("gru-none", d).accuracy
-            fig.add_scatter(
-                x=list(acc.lengths),
-                y=list(acc.metric(metric)),
-                mode="lines",
-                name=f"without attention, D = {d}",
-                line={"color": COLORS["gru-none"], "width": 1},
-                opacity=0.25 + 0.1 * results.hidden_sizes.index(d),
-                hovertemplate=f"D = {d}<br>length %{{x}}<br>%{{y:.0%}}<extra></extra>",
-            )
+            traces.append(
+                {"type": "scatter", "x": list(acc.lengths), "y": list(acc.metric(metric)), "mode": "lines",
+                 "name": f"without attention, D = {d}", "line": {"color": COLORS["gru-none"], "width": 1},
+                 "opacity": 0.25 + 0.1 * results.hidden_sizes.index(d),
+                 "hovertemplate": f"D = {d}<br>length %{{x}}<br>%{{y:.0%}}<extra></extra>"}
+            )  # fmt: skip
     for model in MODELS if results is not None else ():
         run = results.run(model, hidden_size)
         acc = run.accuracy
-        fig.add_scatter(
-            x=list(acc.lengths),
-            y=list(acc.metric(metric)),
-            mode="lines+markers",
-            name=f"shipped: {run.label}",
-            line={"color": COLORS[model], "width": 3},
-            hovertemplate=f"{html.escape(run.label)}<br>length %{{x}}<br>%{{y:.1%}}<extra></extra>",
-        )
+        traces.append(
+            {"type": "scatter", "x": list(acc.lengths), "y": list(acc.metric(metric)), "mode": "lines+markers",
+             "name": f"shipped: {run.label}", "line": {"color": COLORS[model], "width": 3},
+             "hovertemplate": f"{html.escape(run.label)}<br>length %{{x}}<br>%{{y:.1%}}<extra></extra>"}
+        )  # fmt: skip
     for i, (label, acc) in enumerate(own):
         model = "gru-additive" if "with attention" in label and "without" not in label else "gru-none"
-        fig.add_scatter(
-            x=list(acc.lengths),
-            y=list(acc.metric(metric)),
-            mode="lines+markers",
-            name=html.escape(label),
-            line={"color": COLORS[model], "width": 2, "dash": "dash"},
-            marker={"symbol": "diamond-open", "size": 9},
-            legendrank=2000 + i,
-            hovertemplate=f"{html.escape(label)}<br>length %{{x}}<br>%{{y:.1%}}<extra></extra>",
-        )
-    fig.update_layout(
-        title={"text": html.escape(title or f"{METRICS[metric]} by source length, D = {hidden_size}")},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        xaxis={"title": "source length (characters)", "dtick": 2},
-        yaxis={"title": METRICS[metric], "range": [-0.02, 1.02], "tickformat": ".0%"},
-        legend={"orientation": "v"},
-    )
-    return fig
+        traces.append(
+            {"type": "scatter", "x": list(acc.lengths), "y": list(acc.metric(metric)), "mode": "lines+markers",
+             "name": html.escape(label), "line": {"color": COLORS[model], "width": 2, "dash": "dash"},
+             "marker": {"symbol": "diamond-open", "size": 9}, "legendrank": 2000 + i,
+             "hovertemplate": f"{html.escape(label)}<br>length %{{x}}<br>%{{y:.1%}}<extra></extra>"}
+        )  # fmt: skip
+    layout = {
+        "title": {"text": html.escape(title or f"{METRICS[metric]} by source length, D = {hidden_size}")},
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "xaxis": {"title": {"text": "source length (characters)"}, "dtick": 2},
+        "yaxis": {"title": {"text": METRICS[metric]}, "range": [-0.02, 1.02], "tickformat": ".0%"},
+        "legend": {"orientation": "v"},
+    }
+    return figure(traces, layout)
 
 
 def grid_heatmap(results: Results, metric: str = "exact_match", height: int = 330) -> go.Figure:
     """Two heatmaps side by side, without and with attention: rows D, columns source length, colour = score."""
     sizes = results.hidden_sizes
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[MODELS[m] for m in MODELS], horizontal_spacing=0.06)
-    for col, model in enumerate(MODELS, start=1):
+    data, layout, annotations = [], {}, []
+    for col, model in enumerate(MODELS):
         accs = [results.run(model, d).accuracy for d in sizes]
-        lengths = list(accs[0].lengths)
         z = np.array([acc.metric(metric) for acc in accs])  # (len(sizes), len(lengths))
-        fig.add_trace(
-            go.Heatmap(
-                z=z,
-                x=lengths,
-                y=[f"D = {d}" for d in sizes],
-                zmin=0.0,
-                zmax=1.0,
-                colorscale="Blues",
-                showscale=col == 2,
-                xgap=1,
-                ygap=1,
-                colorbar={"title": {"text": METRICS[metric]}, "tickformat": ".0%", "thickness": 12},
-                hovertemplate=f"{MODELS[model]}, %{{y}}<br>length %{{x}}<br>{METRICS[metric]} = %{{z:.1%}}"
-                "<extra></extra>",
-            ),
-            row=1,
-            col=col,
-        )
-        fig.update_xaxes(title_text="source length", dtick=2, row=1, col=col)
-    fig.update_yaxes(showticklabels=False, row=1, col=2)
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10})
-    return fig
+        n = "" if col == 0 else "2"
+        data.append(
+            {"type": "heatmap", "z": z, "x": list(accs[0].lengths), "y": [f"D = {d}" for d in sizes],
+             "zmin": 0.0, "zmax": 1.0, "colorscale": ATTENTION_COLORSCALE, "showscale": col == 1, "xgap": 1,
+             "ygap": 1, "xaxis": f"x{n}", "yaxis": f"y{n}",
+             "colorbar": {"title": {"text": METRICS[metric]}, "tickformat": ".0%", "thickness": 12},
+             "hovertemplate": f"{MODELS[model]}, %{{y}}<br>length %{{x}}<br>{METRICS[metric]} = %{{z:.1%}}"
+             "<extra></extra>"}
+        )  # fmt: skip
+        domain = [0.0, 0.47] if col == 0 else [0.53, 1.0]  # side by side, as make_subplots' spacing 0.06
+        layout[f"xaxis{n}"] = {"domain": domain, "anchor": f"y{n}", "title": {"text": "source length"}, "dtick": 2}
+        layout[f"yaxis{n}"] = {"domain": [0.0, 1.0], "anchor": f"x{n}", "showticklabels": col == 0}
+        annotations.append(
+            {"text": MODELS[model], "x": sum(domain) / 2, "y": 1.0, "xref": "paper", "yref": "paper",
+             "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 16}}
+        )  # fmt: skip
+    layout |= {"annotations": annotations, "height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}}
+    return figure(data, layout)
 
 
 # ------------------------------------------------------------------------------- the student's own string
@@ -518,6 +502,61 @@ def squeeze(model: nn.Module, text: str, replacements: str = "aeiostxz ") -> Squ
     sensitivity = torch.stack([relative[owners_t == i].mean() for i in range(len(text))])  # (S - 1,)
     tokens = (*("<unk>" if i == UNK_ID else task.source_tokenizer.id_to_piece(i) for i in ids), "</s>")
     return Squeeze(tokens, states.numpy(), context.numpy(), sensitivity.numpy())
+
+
+def states_figure(result: Squeeze) -> go.Figure:
+    """Every encoder state h_1 … h_S (one row of D numbers per character) and, under a blank row, c = h_S: all
+    the decoder gets. One pair of axes and one zero-centred colour scale, so h_S and c read as the same colours.
+
+    One figure, not one for the states and one for c: the browser draws every changed Plotly figure from
+    scratch, and both change with the string and with D (measured: a second figure costs +80–90 ms a move).
+    Built from one dict (:func:`lessons.charts.figure`).
+    """
+    S, D = result.states.shape
+    labels = [safe_label(f"h{i + 1} · {shown(token)}") for i, token in enumerate(result.tokens)]
+    bound = float(np.abs(result.states).max()) or 1.0
+    hover = "dimension %{x}<br>value = %{z:.3f}<extra></extra>"
+    data = [
+        {"type": "heatmap", "z": result.states, "y": list(range(S)), "name": "encoder states", "showlegend": False,
+         "coloraxis": "coloraxis", "hovertemplate": hover},
+        {"type": "heatmap", "z": result.context[None], "y": [S + 1], "name": "context c", "showlegend": False,
+         "coloraxis": "coloraxis", "hovertemplate": f"c · {hover}"},
+    ]  # fmt: skip
+    layout = {
+        "title": {"text": f"Encoder states: {S} rows of D = {D} numbers;<br>under them, all the decoder gets: "
+                          f"c, {D} numbers"},
+        "coloraxis": {"colorscale": DIVERGING_COLORSCALE, "cmid": 0.0, "cmin": -bound, "cmax": bound,
+                      "colorbar": {"thickness": 10}},
+        "height": 150 + 22 * (S + 2),
+        "margin": {"l": 10, "r": 10, "t": 84, "b": 30},
+        "xaxis": {"title": {"text": "dimension"}, "showgrid": False, "zeroline": False},
+        "yaxis": {"tickmode": "array", "tickvals": [*range(S), S + 1], "ticktext": [*labels, f"c = h{S}"],
+                  "autorange": "reversed", "range": [S + 1.5, -0.5], "showgrid": False, "zeroline": False},
+    }  # fmt: skip
+    return figure(data, layout)
+
+
+def sensitivity_figure(result: Squeeze) -> go.Figure:
+    """One bar per character (numbered: letters repeat): how much c changes when it alone is replaced.
+    Built from one dict (Plotly's checks of ``go.Bar`` and ``update_layout`` cost more than the rest)."""
+    labels = [safe_label(f"{i + 1} · {shown(token)}", 40) for i, token in enumerate(result.tokens[:-1])]
+    w = np.asarray(result.sensitivity, dtype=float)
+    top = max(float(w.max()), 1e-9)
+    name = "relative change of c"
+    bars = {
+        "type": "bar", "x": w, "y": labels, "orientation": "h", "text": [f"{v:.2f}" for v in w],
+        "textposition": "outside", "hovertemplate": f"%{{y}}<br>{name} = %{{x:.4f}}<extra></extra>",
+        "marker": {"color": w, "colorscale": ATTENTION_COLORSCALE, "cmin": 0, "cmax": top},
+    }  # fmt: skip
+    layout = {
+        "title": {"text": "How much c changes when one character is replaced (‖c′ − c‖ / ‖c‖, mean over "
+                          "replacements)"},
+        "margin": {"l": 10, "r": 30, "t": 40, "b": 30},
+        "height": 60 + 26 * len(labels),
+        "xaxis": {"title": {"text": name}, "range": [0, max(1.0, top * 1.15)]},
+        "yaxis": {"autorange": "reversed"},
+    }  # fmt: skip
+    return figure([bars], layout)
 
 
 # ------------------------------------------------------------------------------------------ live training

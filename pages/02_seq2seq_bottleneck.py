@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from lessons import bottleneck, charts
+from lessons import bottleneck
 from lessons.live import TrainingRun
 from minimodels.seq2seq import Seq2Seq
 
@@ -126,35 +126,14 @@ def squeeze_section() -> None:
             cols[1].select_slider, "Context size D", list(bottleneck.CONTEXT_SIZES), value=32, key="bottleneck.demo_d"
         )
         result = squeeze_random(kept, hidden)
-    shown = [bottleneck.shown(token) for token in result.tokens]
-    labels = [f"h{i + 1} · {token}" for i, token in enumerate(shown)]
     S = len(result.tokens)
-    ui.plotly(
-        charts.vector_strip(
-            result.states, labels, title=f"Encoder states: {S} rows of D = {hidden} numbers", height=90 + 22 * S
-        ),
-        key="bottleneck.states",
-    )
-    ui.plotly(
-        charts.vector_strip(
-            result.context, [f"c = h{S}"], title=f"All the decoder gets: c, {hidden} numbers", height=160
-        ),
-        key="bottleneck.context",
-    )
+    ui.plotly(bottleneck.states_figure(result), key="bottleneck.states")  # the states and c: one figure
     st.markdown(
         f"{ui.literal(kept)} is {S - 1} characters (+ the end mark) read into {S} × {hidden} = {S * hidden} numbers; "
         f"the decoder receives **{result.context.size}** of them. Type a longer string: the states grow by one "
         "row per character, c does not."
     )
-    ui.plotly(
-        charts.weight_bars(
-            [f"{i + 1} · {token}" for i, token in enumerate(shown[:-1])],  # numbered: letters repeat
-            result.sensitivity,
-            title="How much c changes when one character is replaced (‖c′ − c‖ / ‖c‖, mean over replacements)",
-            value_name="relative change of c",
-        ),
-        key="bottleneck.sensitivity",
-    )
+    ui.plotly(bottleneck.sensitivity_figure(result), key="bottleneck.sensitivity")
     st.caption(
         "A character whose replacement barely moves c is nearly forgotten: the decoder cannot copy what c no longer "
         "holds. "
