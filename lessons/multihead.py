@@ -44,9 +44,7 @@ from lessons.charts import (
     GridRow,
     figure,
     head_grid,
-    panel_axis,
     safe_label,
-    subplot_grid,
 )
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN
@@ -246,65 +244,57 @@ def shape_rows(example: SplitExample) -> list[dict]:
     ]
 
 
-def _axis(n: int) -> str:
-    """Plotly's name suffix of the n-th subplot's axes (1-based): "", "2", "3", …"""
-    return "" if n == 1 else str(n)
+def _strips(
+    matrices: Sequence[tuple[str, torch.Tensor]], tokens: Sequence[str], hb: HeadsByHand, split_rows: int
+) -> go.Figure:
+    """Matrices ``(S, d)`` stacked on one pair of axes, each under its name and shape, one colour scale; the first
+    ``split_rows`` are cut into the heads' blocks of columns, with "head i" over the top one.
 
-
-def _head_boundaries(hb: HeadsByHand, rows: int, height: int) -> tuple[list[dict], list[dict]]:
-    """Lines between the heads' blocks of columns in the first ``rows`` rows (``height`` words tall), and
-    "head i" over each block of the first row: one line trace per row (its segments split by gaps) and layout
-    annotations. One layout shape per line cost more than the rest of the figure; one ``add_vline`` each, seconds.
+    One pair of axes, not a subplot per matrix: the browser draws every axis of a figure on every move of
+    d_model or h (three subplots drew slower than one axis). The lines between the heads' blocks are one line
+    trace (its segments split by gaps): one layout shape per line cost more than the rest of the figure.
+    Built from one dict (:func:`lessons.charts.figure`).
     """
-    xs = [x for i in range(1, hb.n_heads) for x in (i * hb.d_k - 0.5, i * hb.d_k - 0.5, None)]
-    ys = [y for _ in range(1, hb.n_heads) for y in (-0.5, height - 0.5, None)]
-    lines = [
-        {"type": "scatter", "x": xs, "y": ys, "mode": "lines", "line": {"color": "#222", "width": 2},
-         "hoverinfo": "skip", "showlegend": False, "xaxis": f"x{_axis(row)}", "yaxis": f"y{_axis(row)}"}
-        for row in range(1, rows + 1)
-    ]  # fmt: skip
-    labels = [
+    S, d = len(tokens), hb.d_model
+    bound = max(float(m.abs().max()) for _, m in matrices) or 1.0
+    labels = [safe_label(t, 16) for t in tokens]
+    block = S + 1  # each matrix: a blank row that carries its name, then its S rows
+    data, tickvals, annotations, xs, ys = [], [], [], [], []
+    for r, (name, m) in enumerate(matrices):
+        top = r * block + 1  # y of the matrix's first row
+        data.append(
+            {"type": "heatmap", "z": m.numpy(), "y": list(range(top, top + S)), "name": name,
+             "coloraxis": "coloraxis",  # the row's word is its tick label: no per-cell hover text to send
+             "hovertemplate": f"{name}<br>column %{{x}}<br>value = %{{z:.3f}}<extra></extra>"}
+        )  # fmt: skip
+        tickvals += range(top, top + S)
+        annotations.append(
+            {"text": f"<b>{name}</b>  {_shape(m)}", "x": 0, "xref": "x domain", "xanchor": "left", "y": top - 1,
+             "yref": "y", "yanchor": "middle", "showarrow": False, "font": {"size": 12}}
+        )  # fmt: skip
+        if r < split_rows:
+            xs += [x for i in range(1, hb.n_heads) for x in (i * hb.d_k - 0.5, i * hb.d_k - 0.5, None)]
+            ys += [y for _ in range(1, hb.n_heads) for y in (top - 0.5, top + S - 0.5, None)]
+    annotations += [
         {"x": (i + 0.5) * hb.d_k - 0.5, "y": 1.0, "xref": "x", "yref": "y domain", "yanchor": "bottom",
          "showarrow": False, "text": f"head {i + 1}" if hb.n_heads <= 8 else str(i + 1), "font": {"size": 11}}
         for i in range(hb.n_heads)
     ]  # fmt: skip
-    return lines, labels
-
-
-def _strips(
-    matrices: Sequence[tuple[str, torch.Tensor]], tokens: Sequence[str], hb: HeadsByHand, split_rows: int
-) -> go.Figure:
-    """Matrices ``(S, d)`` stacked as rows of subplots (named on their y axis), one colour scale; the first
-    ``split_rows`` are cut into the heads' blocks of columns. Built from one dict (:func:`subplot_grid`)."""
-    bound = max(float(m.abs().max()) for _, m in matrices) or 1.0
-    labels = [safe_label(t, 16) for t in tokens]
-    layout = subplot_grid(len(matrices), 1, vertical_spacing=0.06, shared_xaxes=True)
-    data = []
-    for row, (name, m) in enumerate(matrices):
-        n = panel_axis(row, 0, 1)
-        data.append(
-            {"type": "heatmap", "z": m.numpy(), "y": list(range(len(labels))), "coloraxis": "coloraxis",
-             "xaxis": f"x{n}", "yaxis": f"y{n}",
-             "hovertemplate": f"{name}<br>word %{{y}}, column %{{x}}<br>value = %{{z:.3f}}<extra></extra>"}
-        )  # fmt: skip
-        layout[f"yaxis{n}"] |= {
-            "title": {"text": f"{name}<br>{_shape(m)}"}, "tickmode": "array", "tickvals": list(range(len(labels))),
-            "ticktext": labels, "autorange": "reversed",
-        }  # fmt: skip
-    layout[f"xaxis{panel_axis(len(matrices) - 1, 0, 1)}"] |= {"title": {"text": f"column (0 … {hb.d_model - 1})"}}
-    lines, layout["annotations"] = _head_boundaries(hb, split_rows, len(labels))
-    data += lines
-    layout |= {
-        "coloraxis": {
-            "colorscale": DIVERGING_COLORSCALE,
-            "cmid": 0.0,
-            "cmin": -bound,
-            "cmax": bound,
-            "colorbar": {"thickness": 12},
-        },
-        "height": 90 + len(matrices) * (50 + 22 * len(labels)),
+    data.append(
+        {"type": "scatter", "x": xs, "y": ys, "mode": "lines", "line": {"color": "#222", "width": 2},
+         "hoverinfo": "skip", "showlegend": False}
+    )  # fmt: skip
+    layout = {
+        "annotations": annotations,
+        "coloraxis": {"colorscale": DIVERGING_COLORSCALE, "cmid": 0.0, "cmin": -bound, "cmax": bound,
+                      "colorbar": {"thickness": 12}},
+        "height": 70 + len(matrices) * (50 + 22 * S),
         "margin": {"l": 10, "r": 10, "t": 30, "b": 40},
-    }
+        "xaxis": {"title": {"text": f"column (0 … {d - 1})"}, "range": [-0.5, d - 0.5], "showgrid": False,
+                  "zeroline": False},
+        "yaxis": {"tickmode": "array", "tickvals": tickvals, "ticktext": labels * len(matrices),
+                  "range": [len(matrices) * block - 0.5, -0.5], "showgrid": False, "zeroline": False},
+    }  # fmt: skip
     return figure(data, layout)
 
 

@@ -101,20 +101,25 @@ def test_refused_splits_and_empty_input():
 def test_split_figures_mark_every_head():
     ex = multihead.split_example(("I", "like", "pizza"), 32, 4)
     fig = multihead.projection_figure(ex)
-    assert [t.type for t in fig.data] == ["heatmap"] * 3 + ["scatter"] * 3  # Q, K, V, then their head boundaries
-    assert fig.data[0].z.shape == (3, 32)
-    assert [a.text for a in fig.layout.annotations] == ["head 1", "head 2", "head 3", "head 4"]
-    assert fig.layout.yaxis.title.text == "Q = XW^Q<br>3 × 32"
-    for row, lines in enumerate(fig.data[3:], start=1):  # 3 boundaries in each of Q, K, V, from top to bottom
-        assert (lines.xaxis, lines.yaxis) == (fig.data[row - 1].xaxis, fig.data[row - 1].yaxis)
-        assert [x for x in lines.x if x is not None] == [7.5, 7.5, 15.5, 15.5, 23.5, 23.5]
-        assert [y for y in lines.y if y is not None] == [-0.5, 2.5] * 3
+    assert [t.type for t in fig.data] == ["heatmap"] * 3 + ["scatter"]  # Q, K, V, then the heads' boundaries
+    assert fig.data[0].z.shape == (3, 32) and [t.name for t in fig.data[:3]] == ["Q = XW^Q", "K = XW^K", "V = XW^V"]
+    layout = fig.layout.to_plotly_json()
+    assert not any(name.startswith(("xaxis2", "yaxis2")) for name in layout)  # one pair of axes
+    assert [list(t.y) for t in fig.data[:3]] == [[1, 2, 3], [5, 6, 7], [9, 10, 11]]  # a blank row above each
+    assert layout["yaxis"]["ticktext"] == ["I", "like", "pizza"] * 3
+    texts = [a["text"] for a in layout["annotations"]]
+    assert texts[:3] == ["<b>Q = XW^Q</b>  3 × 32", "<b>K = XW^K</b>  3 × 32", "<b>V = XW^V</b>  3 × 32"]
+    assert texts[3:] == ["head 1", "head 2", "head 3", "head 4"]
+    lines = fig.data[3]  # 3 boundaries through each of Q, K and V, from top to bottom
+    assert [x for x in lines.x if x is not None] == [7.5, 7.5, 15.5, 15.5, 23.5, 23.5] * 3
+    assert [y for y in lines.y if y is not None] == [0.5, 3.5] * 3 + [4.5, 7.5] * 3 + [8.5, 11.5] * 3
     grid = multihead.split_grid(ex)
     assert len(grid.data) == 4
     np.testing.assert_allclose(grid.data[1].z, ex.heads.weights[1].numpy())
     concat = multihead.concat_figure(ex)
     assert [t.type for t in concat.data] == ["heatmap", "heatmap", "scatter"]
-    assert concat.data[2].xaxis == "x"  # only Concat(Zᵢ): after W^O the columns belong to no head
+    assert [y for y in concat.data[2].y if y is not None] == [0.5, 3.5] * 3  # only Concat(Zᵢ): after W^O the
+    # columns belong to no head
 
 
 def test_head_grid_escapes_tokens_and_draws_one_map_per_head():
