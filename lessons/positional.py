@@ -28,13 +28,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import altair as alt
 import numpy as np
 import plotly.graph_objects as go
 import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import ATTENTION_COLORSCALE, safe_label
+from lessons.charts import ATTENTION_COLORSCALE, safe_label, vega_lite_spec, with_values
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN, check_budget
 from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained_path
@@ -523,69 +524,74 @@ def table_figure(pe: np.ndarray) -> go.Figure:
     return fig
 
 
-def dimension_curves(pe: np.ndarray, dims: Sequence[int]) -> go.Figure:
-    """Selected columns of the table as curves against the position."""
+def dimension_curves(pe: np.ndarray, dims: Sequence[int]) -> dict:
+    """Selected columns of the table as curves against the position: a Vega-Lite spec (Altair, built once by
+    :func:`_curves_spec`; a move only puts new numbers in and Streamlit redraws the chart in place, where a Plotly
+    figure was drawn anew)."""
     T, d = pe.shape
     omegas = frequencies(d)
-    fig = go.Figure()
+    values = []
     for j in dims:
-        kind = "sin" if j % 2 == 0 else "cos"
-        fig.add_trace(
-            go.Scatter(
-                x=np.arange(T),
-                y=pe[:, j],
-                mode="lines",
-                name=f"dim {j} ({kind}, wavelength {2 * math.pi / omegas[j // 2]:.3g})",
-                hovertemplate=f"dim {j}<br>position %{{x}}<br>PE = %{{y:.4f}}<extra></extra>",
-            )
+        name = f"dim {j} ({'sin' if j % 2 == 0 else 'cos'}, wavelength {2 * math.pi / omegas[j // 2]:.3g})"
+        values += [{"position": p, "PE": float(pe[p, j]), "dimension": name} for p in range(T)]
+    return with_values(_curves_spec(), values)
+
+
+@cache
+def _curves_spec() -> str:
+    chart = (
+        alt.Chart(alt.Data(name="curves"))
+        .mark_line()
+        .encode(
+            x=alt.X("position:Q", title="position"),
+            y=alt.Y("PE:Q", title="PE", scale=alt.Scale(domain=[-1.1, 1.1])),
+            color=alt.Color("dimension:N", sort=None, legend=alt.Legend(orient="bottom", title=None, columns=3,
+                                                                         labelLimit=300)),
+            tooltip=["dimension:N", "position:Q", alt.Tooltip("PE:Q", format=".4f")],
         )
-    fig.update_layout(
-        height=320,
-        margin={"l": 10, "r": 10, "t": 30, "b": 40},
-        xaxis={"title": "position"},
-        yaxis={"title": "PE", "range": [-1.1, 1.1]},
-        legend={"orientation": "h", "y": -0.25},
-    )
-    return fig
+        .properties(height=260, autosize={"type": "fit-x", "contains": "padding"})  # the legend adds height
+    )  # fmt: skip
+    return json.dumps(vega_lite_spec(chart))
 
 
-def similarity_figure(sim: np.ndarray, by_offset: np.ndarray) -> go.Figure:
-    """The dot products of every pair of positions, and of PE_p with PE_{p+k} against k."""
-    T = sim.shape[0]
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        column_widths=[0.45, 0.55],
-        subplot_titles=("PE_p · PE_q", "PE_p · PE_{p+k}, the same for every p"),
-    )
-    fig.add_trace(
+def similarity_figure(sim: np.ndarray) -> go.Figure:
+    """The dot product of every pair of positions."""
+    fig = go.Figure(
         go.Heatmap(
             z=sim,
             colorscale="Viridis",
             hovertemplate="p = %{y}, q = %{x}<br>PE_p·PE_q = %{z:.3f}<extra></extra>",
-            colorbar={"thickness": 12, "x": 0.43},
-        ),
-        row=1,
-        col=1,
+            colorbar={"thickness": 12},
+        )
     )
-    fig.add_trace(
-        go.Scatter(
-            x=np.arange(len(by_offset)),
-            y=by_offset,
-            mode="lines",
-            name="dot product",
-            hovertemplate="k = %{x}<br>PE_p·PE_{p+k} = %{y:.3f}<extra></extra>",
-        ),
-        row=1,
-        col=2,
+    fig.update_layout(
+        title={"text": "PE_p · PE_q"},
+        height=420,
+        margin={"l": 10, "r": 10, "t": 40, "b": 40},
+        xaxis={"title": "position q"},
+        yaxis={"title": "position p", "autorange": "reversed"},
     )
-    fig.update_yaxes(autorange="reversed", title_text="position p", row=1, col=1)
-    fig.update_xaxes(title_text="position q", row=1, col=1)
-    fig.update_xaxes(title_text="offset k", row=1, col=2)
-    fig.update_yaxes(title_text="dot product", row=1, col=2)
-    fig.update_layout(height=420, margin={"l": 10, "r": 10, "t": 40, "b": 40}, showlegend=False)
-    fig.update_xaxes(range=[0, T - 1], row=1, col=2)
     return fig
+
+
+def offset_curve(by_offset: np.ndarray) -> dict:
+    """PE_p · PE_{p+k} against the offset k (the same for every p): a Vega-Lite spec, built once, filled per move."""
+    return with_values(_offset_curve_spec(), [{"k": k, "dot product": float(v)} for k, v in enumerate(by_offset)])
+
+
+@cache
+def _offset_curve_spec() -> str:
+    chart = (
+        alt.Chart(alt.Data(name="by_offset"))
+        .mark_line()
+        .encode(
+            x=alt.X("k:Q", title="offset k"),
+            y=alt.Y("dot product:Q", title="dot product"),
+            tooltip=["k:Q", alt.Tooltip("dot product:Q", format=".3f", title="PE_p · PE_{p+k}")],
+        )
+        .properties(height=330, title="PE_p · PE_{p+k}, the same for every p")
+    )
+    return json.dumps(vega_lite_spec(chart))
 
 
 def offset_figure(check: OffsetCheck) -> go.Figure:

@@ -73,7 +73,7 @@ def the_table() -> None:
         max_selections=8,
     )  # fmt: skip
     if dims:
-        ui.plotly(positional.dimension_curves(pe, dims), key="positional.curves")
+        st.vega_lite_chart(spec=positional.dimension_curves(pe, dims), key="positional.curves", width="stretch")
     else:
         st.info("Pick at least one dimension to draw its curve.")
 
@@ -95,9 +95,13 @@ def the_similarity() -> None:
     d_model = c[0].select_slider("d_model", positional.D_CHOICES, value=64, key="positional.sim_d_model")
     length = c[1].slider("Positions", 8, 100, 50, key="positional.sim_length")
     sim = positional.similarity(length, d_model)
-    ui.plotly(
-        positional.similarity_figure(sim, positional.similarity_by_offset(d_model, length - 1)),
-        key="positional.similarity",
+    left, right = st.columns([0.45, 0.55])
+    with left:
+        ui.plotly(positional.similarity_figure(sim), key="positional.similarity")
+    right.vega_lite_chart(
+        spec=positional.offset_curve(positional.similarity_by_offset(d_model, length - 1)),
+        key="positional.by_offset",
+        width="stretch",
     )
     st.caption(
         f"Left: every pair of positions; each diagonal holds one value (here PE_p·PE_p = d/2 = {d_model // 2}). "

@@ -10,6 +10,7 @@ import json
 import time
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from lessons import positional
@@ -37,6 +38,18 @@ def figure(at, title_part: str) -> dict:
     raise AssertionError(f"no figure titled {title_part!r}")
 
 
+def vega_specs(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+
+
+def chart_rows(at, key_field: str) -> list[dict]:
+    """The rows of the one Vega-Lite chart whose x axis is ``key_field`` (Streamlit sends the data as Arrow)."""
+    found = [c for c, spec in zip(at.get("vega_lite_chart"), vega_specs(at), strict=True)
+             if spec.get("encoding", {}).get("x", {}).get("field") == key_field]  # fmt: skip
+    assert len(found) == 1, key_field
+    return pa.ipc.open_stream(found[0].proto.data.data).read_all().to_pylist()
+
+
 def array(value) -> np.ndarray:
     """A figure's data array: Plotly sends numpy arrays as base64 ("bdata"), lists as they are."""
     if isinstance(value, dict) and "bdata" in value:
@@ -55,7 +68,9 @@ def test_page_opens_with_every_section_from_shipped_models_and_results(at):
     assert len(at.latex) >= 2
     table = figure(at, "PE for 100 positions × d_model = 64")
     assert array(table["data"][0]["z"]).shape == (100, 64)
-    assert len(figure(at, "PE_p · PE_q")["data"]) == 2
+    assert array(figure(at, "PE_p · PE_q")["data"][0]["z"]).shape == (50, 50)
+    by_offset = [r["dot product"] for r in chart_rows(at, "k")]
+    assert by_offset == pytest.approx(list(positional.similarity_by_offset(64, 49)))
     assert figure(at, "M_k for k = 5")["data"][0]["type"] == "heatmap"
     rows = equivariance_table(at).to_dict("records")
     assert [r["equivariant?"] for r in rows] == ["yes", "no", "no"]
@@ -64,7 +79,8 @@ def test_page_opens_with_every_section_from_shipped_models_and_results(at):
     assert len(cross["data"]) == 3
     shipped = next(df.value for df in at.dataframe if "test exact" in df.value.columns)
     assert shipped.to_dict("records") == positional.results_rows(positional.load_results())
-    assert len(at.get("vega_lite_chart")) == 2
+    # the curves of section 1, the dot product against the offset, and the shipped runs' loss and exact match
+    assert len(at.get("vega_lite_chart")) == 4
     assert at.button(key="positional.train.sinusoidal.train").disabled is False
 
 
@@ -74,8 +90,10 @@ def test_table_controls(at):
     assert not at.exception
     assert array(figure(at, "PE for 20 positions × d_model = 8")["data"][0]["z"]).shape == (20, 8)
     at.multiselect(key="positional.dims").set_value([0, 7]).run()
-    curves = [s for s in specs(at) if s["data"][0]["type"] == "scatter" and len(s["data"]) == 2]
-    assert [t["name"].split(" (")[0] for t in curves[0]["data"]] == ["dim 0", "dim 7"]
+    rows = chart_rows(at, "position")
+    assert sorted({r["dimension"].split(" (")[0] for r in rows}) == ["dim 0", "dim 7"]
+    pe = positional.encoding_table(20, 8)
+    assert [r["PE"] for r in rows if r["dimension"].startswith("dim 7 (cos")] == pytest.approx(list(pe[:, 7]))
     at.multiselect(key="positional.dims").set_value([]).run()
     assert not at.exception and any("at least one dimension" in i.value for i in at.info)
 
@@ -133,8 +151,7 @@ def test_bad_strings_warn_and_keep_the_last_good_one(at):
 def test_curves_against_seconds(at):
     at.radio(key="positional.axis").set_value("seconds").run()
     assert not at.exception
-    x = json.loads(at.get("vega_lite_chart")[0].proto.spec)["encoding"]["x"]["field"]
-    assert x == "seconds"
+    assert any(spec["encoding"]["x"]["field"] == "seconds" for spec in vega_specs(at) if "encoding" in spec)
 
 
 def test_exercises_are_checked(at):
@@ -182,4 +199,4 @@ def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatc
     assert not at.exception
     assert at.warning and "positional_results.py" in at.warning[0].value
     assert "positional.ex4.answer" not in [r.key for r in at.radio]
-    assert not at.get("vega_lite_chart")
+    assert len(at.get("vega_lite_chart")) == 2  # sections 1 and 2's curves; no shipped runs to draw
