@@ -135,9 +135,11 @@ def matrix_form() -> None:
         key="qkv.heatmap",
     )
     st.caption("Each row sums to 1. Hover a cell for its exact weight.")
-    with st.expander("Q, K and V for this sentence"):
-        for name, matrix in (("Q = XW^Q", result.Q), ("K = XW^K", result.K), ("V = XW^V", result.V)):
-            ui.plotly(charts.vector_strip(matrix, tokens, title=name), key=f"qkv.matrix.{name}")
+    matrices = st.expander("Q, K and V for this sentence", key="qkv.show_matrices", on_change="rerun")
+    if matrices.open:  # drawn only while open: a closed expander's three figures would redraw on every move
+        with matrices:
+            for name, matrix in (("Q = XW^Q", result.Q), ("K = XW^K", result.K), ("V = XW^V", result.V)):
+                ui.plotly(charts.vector_strip(matrix, tokens, title=name), key=f"qkv.matrix.{name}")
 
 
 matrix_form()
