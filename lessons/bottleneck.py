@@ -504,59 +504,52 @@ def squeeze(model: nn.Module, text: str, replacements: str = "aeiostxz ") -> Squ
     return Squeeze(tokens, states.numpy(), context.numpy(), sensitivity.numpy())
 
 
-def states_figure(result: Squeeze) -> go.Figure:
+def squeeze_figure(result: Squeeze) -> go.Figure:
     """Every encoder state h_1 … h_S (one row of D numbers per character) and, under a blank row, c = h_S: all
-    the decoder gets. One pair of axes and one zero-centred colour scale, so h_S and c read as the same colours.
+    the decoder gets; beside each character's row, a bar: how much c changes when that character alone is
+    replaced (mean ‖c′ − c‖ / ‖c‖ over replacements). The states and c share one pair of axes and one
+    zero-centred colour scale, so h_S and c read as the same colours; the bars share their rows.
 
-    One figure, not one for the states and one for c: the browser draws every changed Plotly figure from
-    scratch, and both change with the string and with D (measured: a second figure costs +80–90 ms a move).
-    Built from one dict (:func:`lessons.charts.figure`).
+    One figure, not one each for the states, c and the bars: the browser draws every changed Plotly figure from
+    scratch, and all three change with the string and with D (measured: a second figure costs +80–90 ms a
+    move). Built from one dict (:func:`lessons.charts.figure`).
     """
     S, D = result.states.shape
     labels = [safe_label(f"h{i + 1} · {shown(token)}") for i, token in enumerate(result.tokens)]
     bound = float(np.abs(result.states).max()) or 1.0
+    w = np.asarray(result.sensitivity, dtype=float)  # (S - 1,): one per character, none for the end mark
+    top = max(float(w.max()), 1e-9)
     hover = "dimension %{x}<br>value = %{z:.3f}<extra></extra>"
     data = [
         {"type": "heatmap", "z": result.states, "y": list(range(S)), "name": "encoder states", "showlegend": False,
          "coloraxis": "coloraxis", "hovertemplate": hover},
         {"type": "heatmap", "z": result.context[None], "y": [S + 1], "name": "context c", "showlegend": False,
          "coloraxis": "coloraxis", "hovertemplate": f"c · {hover}"},
+        {"type": "bar", "x": w, "y": list(range(S - 1)), "orientation": "h", "xaxis": "x2", "yaxis": "y",
+         "name": "relative change of c", "showlegend": False, "customdata": labels[:-1],
+         "text": [f"{v:.2f}" for v in w], "textposition": "outside", "cliponaxis": False,
+         "hovertemplate": "%{customdata}<br>relative change of c = %{x:.4f}<extra></extra>",
+         "marker": {"color": w, "colorscale": ATTENTION_COLORSCALE, "cmin": 0, "cmax": top}},
     ]  # fmt: skip
     layout = {
         "title": {"text": f"Encoder states: {S} rows of D = {D} numbers;<br>under them, all the decoder gets: "
                           f"c, {D} numbers"},
+        "annotations": [
+            {"text": "How much c changes when<br>this character is replaced", "x": 0.85, "xref": "paper",
+             "y": 1.0, "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
+             "font": {"size": 13}},
+        ],
         "coloraxis": {"colorscale": DIVERGING_COLORSCALE, "cmid": 0.0, "cmin": -bound, "cmax": bound,
-                      "colorbar": {"thickness": 10}},
+                      "colorbar": {"thickness": 10, "title": {"text": "h, c"}}},
         "height": 150 + 22 * (S + 2),
         "margin": {"l": 10, "r": 10, "t": 84, "b": 30},
-        "xaxis": {"title": {"text": "dimension"}, "showgrid": False, "zeroline": False},
+        "xaxis": {"title": {"text": "dimension"}, "domain": [0.0, 0.62], "showgrid": False, "zeroline": False},
+        "xaxis2": {"title": {"text": "‖c′ − c‖ / ‖c‖"}, "domain": [0.7, 1.0], "anchor": "y",
+                   "range": [0, max(1.0, top * 1.15)]},
         "yaxis": {"tickmode": "array", "tickvals": [*range(S), S + 1], "ticktext": [*labels, f"c = h{S}"],
                   "autorange": "reversed", "range": [S + 1.5, -0.5], "showgrid": False, "zeroline": False},
     }  # fmt: skip
     return figure(data, layout)
-
-
-def sensitivity_figure(result: Squeeze) -> go.Figure:
-    """One bar per character (numbered: letters repeat): how much c changes when it alone is replaced.
-    Built from one dict (Plotly's checks of ``go.Bar`` and ``update_layout`` cost more than the rest)."""
-    labels = [safe_label(f"{i + 1} · {shown(token)}", 40) for i, token in enumerate(result.tokens[:-1])]
-    w = np.asarray(result.sensitivity, dtype=float)
-    top = max(float(w.max()), 1e-9)
-    name = "relative change of c"
-    bars = {
-        "type": "bar", "x": w, "y": labels, "orientation": "h", "text": [f"{v:.2f}" for v in w],
-        "textposition": "outside", "hovertemplate": f"%{{y}}<br>{name} = %{{x:.4f}}<extra></extra>",
-        "marker": {"color": w, "colorscale": ATTENTION_COLORSCALE, "cmin": 0, "cmax": top},
-    }  # fmt: skip
-    layout = {
-        "title": {"text": "How much c changes when one character is replaced (‖c′ − c‖ / ‖c‖, mean over "
-                          "replacements)"},
-        "margin": {"l": 10, "r": 30, "t": 40, "b": 30},
-        "height": 60 + 26 * len(labels),
-        "xaxis": {"title": {"text": name}, "range": [0, max(1.0, top * 1.15)]},
-        "yaxis": {"autorange": "reversed"},
-    }  # fmt: skip
-    return figure([bars], layout)
 
 
 # ------------------------------------------------------------------------------------------ live training

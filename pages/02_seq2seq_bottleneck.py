@@ -127,16 +127,15 @@ def squeeze_section() -> None:
         )
         result = squeeze_random(kept, hidden)
     S = len(result.tokens)
-    ui.plotly(bottleneck.states_figure(result), key="bottleneck.states")  # the states and c: one figure
+    ui.plotly(bottleneck.squeeze_figure(result), key="bottleneck.states")  # the states, c and the bars: one figure
     st.markdown(
         f"{ui.literal(kept)} is {S - 1} characters (+ the end mark) read into {S} × {hidden} = {S * hidden} numbers; "
         f"the decoder receives **{result.context.size}** of them. Type a longer string: the states grow by one "
         "row per character, c does not."
     )
-    ui.plotly(bottleneck.sensitivity_figure(result), key="bottleneck.sensitivity")
     st.caption(
-        "A character whose replacement barely moves c is nearly forgotten: the decoder cannot copy what c no longer "
-        "holds. "
+        "The bars beside the states: a character whose replacement barely moves c is nearly forgotten, and the "
+        "decoder cannot copy what c no longer holds. "
         + (
             "These are your trained weights: training teaches the encoder to keep what copying needs, as far as "
             "D numbers allow."

@@ -192,20 +192,22 @@ def test_the_context_has_d_numbers_whatever_the_length():
     assert long.sensitivity.shape == (18,) and (long.sensitivity >= 0).all()
 
 
-def test_the_states_and_c_share_one_pair_of_axes_and_the_bars_name_each_character():
+def test_the_states_and_c_share_one_pair_of_axes_and_each_character_gets_a_bar_beside_its_row():
     result = bottleneck.squeeze(bottleneck.build("gru-none", 16).eval(), "ab a")
-    fig = bottleneck.states_figure(result)
-    states, context = fig.data
+    fig = bottleneck.squeeze_figure(result)
+    states, context, bars = fig.data
     np.testing.assert_array_equal(states.z, result.states)
     np.testing.assert_array_equal(context.z[0], result.context)
     layout = fig.layout.to_plotly_json()
-    assert "xaxis2" not in layout and "yaxis2" not in layout
+    assert {states.xaxis, context.xaxis} == {None} and "xaxis3" not in layout and "yaxis2" not in layout
     assert layout["yaxis"]["ticktext"] == ["h1 · a", "h2 · b", "h3 · ␣", "h4 · a", "h5 · &lt;/s&gt;", "c = h5"]
     assert layout["yaxis"]["tickvals"] == [0, 1, 2, 3, 4, 6]  # c under a blank row
     assert layout["coloraxis"]["cmax"] == -layout["coloraxis"]["cmin"] == float(np.abs(result.states).max())
-    bars = bottleneck.sensitivity_figure(result).data[0]
-    assert list(bars.y) == ["1 · a", "2 · b", "3 · ␣", "4 · a"]  # numbered: letters repeat
+    assert (bars.type, bars.xaxis, bars.yaxis) == ("bar", "x2", "y")  # the states' rows, its own x axis
+    assert list(bars.y) == [0, 1, 2, 3]  # beside h1 … h4: the characters, not the end mark
     np.testing.assert_array_equal(bars.x, result.sensitivity)
+    assert list(bars.customdata) == ["h1 · a", "h2 · b", "h3 · ␣", "h4 · a"]  # named on hover
+    assert layout["xaxis"]["domain"][1] < layout["xaxis2"]["domain"][0]  # side by side, not overlapping
 
 
 def test_an_untrained_encoder_forgets_the_start_of_a_long_string():

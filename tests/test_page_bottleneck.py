@@ -52,9 +52,11 @@ def test_page_opens_with_the_squeeze_the_shipped_curves_and_the_exercises(at):
     assert at.title[0].value == "Seq2seq and the fixed-size context"
     assert len(at.latex) >= 1
     assert states_labels(at)[0] == "h1 · j" and states_labels(at)[-1] == "h19 · </s>"
-    states, context = (values(trace["z"]) for trace in figure(at, "Encoder states")["data"])
+    states, context, bars = figure(at, "Encoder states")["data"]
+    states, context = values(states["z"]), values(context["z"])
     assert states.shape == (19, 32) and context.shape == (1, 32)
     np.testing.assert_array_equal(context[0], states[-1])  # c = h_S, drawn under the states
+    assert bars["type"] == "bar" and values(bars["x"]).shape == (18,)  # one bar beside each character's state
     assert figure(at, "Encoder states")["layout"]["yaxis"]["ticktext"][-1] == "c = h19"
     curves = figure(at, "exact match by source length, D = 64")
     assert [t["name"] for t in curves["data"]][-2:] == [
@@ -108,8 +110,8 @@ def test_the_demo_context_size_changes_the_vector_not_the_rows(at):
     for d in bottleneck.CONTEXT_SIZES:
         at.select_slider(key="bottleneck.demo_d").set_value(d).run()
         assert not at.exception
-        states, context = (values(trace["z"]) for trace in figure(at, "Encoder states")["data"])
-        assert states.shape == (19, d) and context.shape == (1, d)
+        states, context, _ = figure(at, "Encoder states")["data"]
+        assert values(states["z"]).shape == (19, d) and values(context["z"]).shape == (1, d)
 
 
 def test_the_experiment_controls_redraw_the_curves_and_the_summary(at):
