@@ -363,6 +363,19 @@ def plotly(fig, key: str) -> None:
         heatmap_downloads(fig, key, name)
 
 
+def vega(spec: dict, key: str, height: int | None = None, container=None) -> None:
+    """A Vega-Lite chart (curves: see ``lessons.charts.with_values``), its text and height larger in presenter mode.
+
+    Keyed, so that Streamlit updates the drawn chart in place when only its numbers change. ``container``: a column
+    to draw it in (default: here)."""
+    if presenting():
+        from lessons import charts
+
+        spec = charts.presenter_vega(spec, PRESENTER_SCALE)
+        height = int(height * PRESENTER_SCALE) if height else None
+    (container or st).vega_lite_chart(spec=spec, key=key, width="stretch", **({"height": height} if height else {}))
+
+
 def heatmap_downloads(fig, key: str, name: str) -> None:
     """A small "numbers" menu under a figure: its heatmaps' cells as one CSV and one JSON, made when clicked.
 

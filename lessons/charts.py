@@ -267,6 +267,46 @@ def with_values(spec_json: str, values: list[dict], **fields) -> dict:
     return spec
 
 
+AXIS_PRESENTER = {"labelFontSize": 16, "titleFontSize": 17}
+LEGEND_PRESENTER = {"labelFontSize": 16, "titleFontSize": 17}
+TITLE_PRESENTER = 21
+
+
+def presenter_vega(spec: dict, scale: float) -> dict:
+    """A copy of a Vega-Lite spec for a projector: larger axis, legend and title text, ``height`` × ``scale``.
+
+    The sizes go on each encoding's axis and legend and on each title, not in ``config``: Streamlit's chart theme
+    sets the same properties, and those on an encoding win over both. Hidden axes and legends (null) stay hidden."""
+    spec = json.loads(json.dumps(spec))
+
+    def visit(node):
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+            return
+        if not isinstance(node, dict):
+            return
+        for channel, enc in (node.get("encoding") or {}).items():
+            if not isinstance(enc, dict):
+                continue
+            if channel in ("x", "y") and enc.get("axis", {}) is not None:
+                enc["axis"] = {**(enc.get("axis") or {}), **AXIS_PRESENTER}
+            elif channel in ("color", "strokeDash") and enc.get("legend", {}) is not None:
+                enc["legend"] = {**(enc.get("legend") or {}), **LEGEND_PRESENTER}
+        if isinstance(node.get("title"), str):
+            node["title"] = {"text": node["title"], "fontSize": TITLE_PRESENTER}
+        elif isinstance(node.get("title"), dict):
+            node["title"]["fontSize"] = TITLE_PRESENTER
+        if isinstance(node.get("height"), int | float):
+            node["height"] = int(node["height"] * scale)
+        for key in ("layer", "hconcat", "vconcat", "concat", "spec"):
+            if key in node:
+                visit(node[key])
+
+    visit(spec)
+    return spec
+
+
 def panel_axis(row: int, col: int, cols: int) -> str:
     """Plotly's name suffix of panel (row, col) (0-based) in a grid of ``cols`` columns: "", "2", "3", …"""
     n = row * cols + col + 1

@@ -296,7 +296,9 @@ def _softmax_chart_spec(panel: str) -> str:
     # one legend for the three, under the middle panel; "fit-x" keeps it from taking height from that panel's plot,
     # so the three plots keep one size and line up
     legend = (
-        alt.Legend(orient="bottom", title=None, labelLimit=300, symbolType="stroke") if panel == "largest α" else None
+        alt.Legend(orient="bottom", title=None, labelLimit=300, symbolType="stroke", values=series, columns=1)
+        if panel == "largest α"
+        else None
     )
     colors = [COLORS["dot"], COLORS["scaled_dot"], "#bbb"]
     color = alt.Color("series:N", scale=alt.Scale(domain=series, range=colors), legend=legend)

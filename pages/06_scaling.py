@@ -85,7 +85,7 @@ def softmax_section() -> None:
     for column, panel, spec in zip(
         st.columns(3), scaling.SOFTMAX_PANELS, scaling.softmax_charts(rows, n_keys), strict=True
     ):
-        column.vega_lite_chart(spec=spec, key=f"scaling.softmax.{panel}", width="stretch")
+        ui.vega(spec, key=f"scaling.softmax.{panel}", container=column)
     worst = max((r for r in rows if r["score"] == scaling.LABELS["dot"]), key=lambda r: r["d_k"])
     scaled = next(r for r in rows if r["score"] == scaling.LABELS["scaled_dot"] and r["d_k"] == worst["d_k"])
     st.markdown(
@@ -123,7 +123,7 @@ def variance_section() -> None:
     )  # fmt: skip
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="scaling.variance_seed"))
     points = variance_sweep(samples, seed)
-    st.vega_lite_chart(spec=scaling.variance_chart(points), key="scaling.variance", width="stretch", height=420)
+    ui.vega(scaling.variance_chart(points), key="scaling.variance", height=420)
     rows = scaling.variance_rows(points)
     inside = sum(r["theory inside"] for r in rows)
     big = points[-1]

@@ -73,7 +73,7 @@ def the_table() -> None:
         max_selections=8,
     )  # fmt: skip
     if dims:
-        st.vega_lite_chart(spec=positional.dimension_curves(pe, dims), key="positional.curves", width="stretch")
+        ui.vega(positional.dimension_curves(pe, dims), key="positional.curves")
     else:
         st.info("Pick at least one dimension to draw its curve.")
 
@@ -98,11 +98,8 @@ def the_similarity() -> None:
     left, right = st.columns([0.45, 0.55])
     with left:
         ui.plotly(positional.similarity_figure(sim), key="positional.similarity")
-    right.vega_lite_chart(
-        spec=positional.offset_curve(positional.similarity_by_offset(d_model, length - 1)),
-        key="positional.by_offset",
-        width="stretch",
-    )
+    ui.vega(positional.offset_curve(positional.similarity_by_offset(d_model, length - 1)), "positional.by_offset",
+            container=right)  # fmt: skip
     st.caption(
         f"Left: every pair of positions; each diagonal holds one value (here PE_p·PE_p = d/2 = {d_model // 2}). "
         "Right: the same numbers against the offset k."

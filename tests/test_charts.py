@@ -119,3 +119,21 @@ def test_fit_margins_make_room_for_a_legend_below_and_a_bare_axis_stays_small():
     alone = charts.figure([{"type": "scatter", "x": [1, 2, 3], "y": [0.1, 0.5, 0.9]}], {"margin": {"b": 10}})
     assert _margin(charts.fit_margins(curves))["b"] > _margin(charts.fit_margins(alone))["b"] + 40
     assert _margin(alone)["r"] == 0  # no colour bar, no legend: nothing asks for room on the right
+
+
+def test_presenter_vega_enlarges_every_axis_legend_and_title_and_keeps_hidden_ones_hidden():
+    spec = {
+        "title": "curves",
+        "height": 200,
+        "layer": [
+            {"encoding": {"x": {"field": "d"}, "y": {"field": "v", "axis": None}, "color": {"field": "s"}}},
+            {"encoding": {"x": {"field": "d", "axis": {"title": "d_k"}}, "color": {"field": "s", "legend": None}}},
+        ],
+    }
+    shown = charts.presenter_vega(spec, 1.5)
+    assert spec["layer"][0]["encoding"]["x"] == {"field": "d"}  # the original is left as it was
+    first, second = (layer["encoding"] for layer in shown["layer"])
+    assert first["x"]["axis"] == charts.AXIS_PRESENTER and first["y"]["axis"] is None
+    assert first["color"]["legend"] == charts.LEGEND_PRESENTER and second["color"]["legend"] is None
+    assert second["x"]["axis"] == {"title": "d_k", **charts.AXIS_PRESENTER}
+    assert shown["title"] == {"text": "curves", "fontSize": charts.TITLE_PRESENTER} and shown["height"] == 300

@@ -6,6 +6,7 @@ import json
 from streamlit.testing.v1 import AppTest
 
 import ui
+from lessons import charts
 from tests.test_pages import ROOT, TIMEOUT
 
 QKV = "pages/05_queries_keys_values.py"
@@ -68,3 +69,23 @@ def test_a_hostile_present_value_is_off():
 def test_the_stylesheet_is_fixed_text():
     assert ui.PRESENTER_CSS.startswith("<style>") and ui.PRESENTER_CSS.endswith("</style>")
     assert "{" in ui.PRESENTER_CSS and "<script" not in ui.PRESENTER_CSS
+
+
+def test_vega_charts_get_presenter_sizes_too():
+    def softmax_specs(at: AppTest) -> list[dict]:
+        specs = [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+        titles = [s.get("title", "") for s in specs]
+        return [
+            s
+            for s, t in zip(specs, titles, strict=True)
+            if (t if isinstance(t, str) else t["text"]).endswith("of softmax")
+        ]
+
+    plain = softmax_specs(open_page("pages/06_scaling.py"))
+    shown = softmax_specs(open_page("pages/06_scaling.py", {"present": "1"}))
+    assert len(plain) == len(shown) == 3
+    for before, after in zip(plain, shown, strict=True):
+        assert "labelFontSize" not in before["encoding"]["x"]["axis"]
+        assert after["encoding"]["x"]["axis"]["labelFontSize"] == charts.AXIS_PRESENTER["labelFontSize"]
+        assert after["title"] == {"text": before["title"], "fontSize": charts.TITLE_PRESENTER}
+        assert after["height"] == int(before["height"] * ui.PRESENTER_SCALE)
