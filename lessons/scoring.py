@@ -19,6 +19,7 @@ Letters: d query/key size, N keys, A the additive score's hidden size. This modu
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import statistics
@@ -34,7 +35,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.charts import attention_coloraxis, hover_pairs, safe_label, vega_lite_spec, with_values
 from lessons.exercises import Exercise
 from lessons.live import THREADS_PER_RUN, check_budget
 from minimodels.attention import (
@@ -238,26 +239,66 @@ def comparison_rows(c: ScoreComparison) -> list[dict]:
     return rows
 
 
-def comparison_figure(c: ScoreComparison) -> go.Figure:
-    """Four columns, one per score function: raw scores on top (each on its own scale), softmax α below."""
-    cols = len(SCORES)
-    titles = [f"{LABELS[n]}: scores e" for n in SCORES] + [f"{LABELS[n]}: α = softmax(e)" for n in SCORES]
-    layout = subplot_grid(2, cols, titles=titles, horizontal_spacing=0.05, vertical_spacing=0.12, shared_xaxes=True)
-    labels = [safe_label(t) for t in c.key_labels]
-    data = []
-    for col, name in enumerate(SCORES):
-        for row, (values, symbol) in enumerate(((c.scores[name], "e"), (c.weights[name], "α"))):
-            n = panel_axis(row, col, cols)
-            data.append(
-                {"type": "bar", "x": labels, "y": values, "xaxis": f"x{n}", "yaxis": f"y{n}",
-                 "marker": {"color": COLORS[name]}, "showlegend": False,
-                 "hovertemplate": "%{x}<br>" + symbol + " = %{y:.4f}<extra>" + LABELS[name] + "</extra>"}
-            )  # fmt: skip
-        layout[f"yaxis{panel_axis(1, col, cols)}"] |= {"range": [0, 1]}
-    layout["yaxis"] |= {"title": {"text": "raw score"}}
-    layout[f"yaxis{panel_axis(1, 0, cols)}"] |= {"title": {"text": "softmax weight"}}
-    layout |= {"height": 460, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "bargap": 0.2}
-    return figure(data, layout)
+def comparison_chart(c: ScoreComparison, large: bool = False) -> dict:
+    """Four columns, one per score function: raw scores on top (each on its own scale), softmax α below.
+
+    A Vega-Lite spec (for ``st.vega_lite_chart``): the Altair chart is built once (:func:`_comparison_spec`) and
+    each example only puts its numbers in. Vega-Lite, not Plotly: every move of the lesson's three controls
+    redraws it, and the browser drew the same eight panels as Plotly subplots in ~200 ms more than as this chart.
+    ``large``: taller panels and larger text, for a projector (presenter mode).
+    """
+    labels = c.key_labels  # plain text: Vega-Lite draws labels as text, never as HTML
+    values = [
+        {"score": LABELS[name], "key": labels[i], "row": row, "value": float(v[i])}
+        for name in SCORES
+        for row, v in (("scores e", c.scores[name]), ("α = softmax(e)", c.weights[name]))
+        for i in range(len(labels))
+    ]
+    spec = with_values(_comparison_spec(), values)
+    if large:
+        for row in spec["vconcat"]:
+            row["height"] = 190
+        spec["vconcat"][0]["encoding"]["column"]["header"]["labelFontSize"] = 17  # the scores' names
+        spec["config"] = {"axis": {"labelFontSize": 15}, "header": {"titleFontSize": 18}}
+    return spec
+
+
+@functools.cache
+def _comparison_spec() -> str:
+    """The Altair chart of :func:`comparison_chart`, as Vega-Lite JSON without its data."""
+    import altair as alt
+
+    order = [LABELS[name] for name in SCORES]
+    base = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=alt.X("key:N", sort=None, title=None, axis=alt.Axis(labelAngle=0)),
+            color=alt.Color("score:N", scale=alt.Scale(domain=order, range=[COLORS[n] for n in SCORES]), legend=None),
+            tooltip=["score:N", "key:N", alt.Tooltip("value:Q", format=".4f", title="value")],
+        )
+        .properties(width=150, height=140)
+    )
+    scores = (
+        base.transform_filter(alt.datum.row == "scores e")
+        .encode(
+            y=alt.Y("value:Q", title=None),
+            column=alt.Column(
+                "score:N", sort=order, title="raw scores e, each on its own scale", header=alt.Header(labelFontSize=13)
+            ),
+        )
+        .resolve_scale(y="independent")
+    )
+    weights = (
+        base.transform_filter(alt.datum.row == "α = softmax(e)")
+        .encode(
+            y=alt.Y("value:Q", title=None, scale=alt.Scale(domain=[0, 1])),
+            column=alt.Column("score:N", sort=order, title="α = softmax(e)", header=alt.Header(labels=False)),
+        )
+        .resolve_scale(y="independent")  # an axis beside every panel, so the two rows line up
+    )
+    chart = alt.vconcat(scores, weights, data=alt.Data(name="scores"), spacing=10)
+    return json.dumps(vega_lite_spec(chart))
 
 
 def context_rows(c: ScoreComparison) -> tuple[np.ndarray, list[str]]:

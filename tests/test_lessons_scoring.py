@@ -140,10 +140,27 @@ def test_scaling_curves_of_every_n_read_one_draw():
 
 
 # ----------------------------------------------------------------------------------------------- charts
-def test_comparison_figure_has_scores_and_softmax_for_each():
-    fig = scoring.comparison_figure(scoring.compare_scores(8, 4))
-    assert [t.type for t in fig.data] == ["bar"] * 8
-    assert list(fig.data[1].x) == ["k1", "k2", "k3", "k4"]
+def test_comparison_chart_has_scores_and_softmax_for_each():
+    example = scoring.compare_scores(8, 4, copy_of=1)
+    spec = scoring.comparison_chart(example)
+    rows = spec["data"]["values"]
+    assert len(rows) == 2 * 4 * len(scoring.SCORES)  # raw scores and softmax, 4 keys, each score
+    for name in scoring.SCORES:
+        mine = [r for r in rows if r["score"] == scoring.LABELS[name]]
+        assert [r["key"] for r in mine[:4]] == ["k1", "k2 = q", "k3", "k4"]
+        np.testing.assert_allclose(
+            [r["value"] for r in mine if r["row"] == "scores e"], example.scores[name], rtol=1e-6
+        )
+        np.testing.assert_allclose(
+            [r["value"] for r in mine if r["row"] != "scores e"], example.weights[name], rtol=1e-6
+        )
+    top, bottom = spec["vconcat"]
+    assert top["resolve"]["scale"]["y"] == "independent"  # each score's raw scores on its own scale
+    assert bottom["encoding"]["y"]["scale"]["domain"] == [0, 1]
+    assert scoring.comparison_chart(scoring.compare_scores(8, 5))["vconcat"] == spec["vconcat"]  # only data changes
+    large = scoring.comparison_chart(example, large=True)  # presenter mode: larger, same numbers
+    assert large["data"] == spec["data"] and large["vconcat"][0]["height"] > top["height"]
+    assert "config" not in scoring.comparison_chart(example)  # the large copy left the shared spec as it was
 
 
 def test_attention_grid_draws_one_heatmap_per_score_with_safe_labels():
