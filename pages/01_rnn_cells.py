@@ -76,7 +76,12 @@ def step_through() -> None:
     kind = ui.linked(cols[0].radio, "Cell", list(rnn_cells.CELLS), index=2, horizontal=True, key="rnn.kind")
     hidden_size = ui.linked(cols[1].select_slider, "Hidden size H", [2, 4, 8, 16, 32], value=8, key="rnn.hidden")
     seed = int(ui.linked(cols[2].number_input, "Seed of the weights", 0, 10_000, 0, key="rnn.seed"))
+    step_and_figure(trace(kind, tokens, hidden_size, seed))
 
+
+@st.fragment  # a step reruns this part only: the sentence box and the cell's controls above stay as they are
+def step_and_figure(result: rnn_cells.Trace) -> None:
+    tokens = result.tokens
     if len(tokens) > 1:
         cols = st.columns([1, 8, 1], vertical_alignment="bottom")
         cols[0].button("◀ back", key="rnn.back", on_click=move_step, args=(-1, len(tokens)), width="stretch")
@@ -85,7 +90,6 @@ def step_through() -> None:
     else:
         step = 1
 
-    result = trace(kind, tokens, hidden_size, seed)
     ui.plotly(rnn_cells.cell_figure(result, step), key="rnn.cells")
     st.markdown(rnn_cells.step_summary(result, step))
     st.caption(
