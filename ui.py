@@ -506,8 +506,8 @@ def training_panel(
 
         loss_chart, accuracy_chart = charts.training_curves(run.snapshots)
         chart_cols = st.columns(2)
-        chart_cols[0].vega_lite_chart(spec=loss_chart, width="stretch", height=240)
-        chart_cols[1].vega_lite_chart(spec=accuracy_chart, width="stretch", height=240)
+        vega(loss_chart, f"{key}.loss", height=240, container=chart_cols[0])  # keyed: updated in place as it learns
+        vega(accuracy_chart, f"{key}.accuracy", height=240, container=chart_cols[1])
         if run.active:
             token = _LIVE.set(True)  # no download menus while the figure is redrawn a few times a second
             try:

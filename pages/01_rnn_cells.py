@@ -151,7 +151,7 @@ def vanishing() -> None:
         help="Multiplies every cell's recurrent weights (W_aa for the RNN).",
     )
     result = experiment(length, gate_bias, scale)
-    st.vega_lite_chart(spec=rnn_cells.gradient_chart(result), key="rnn.gradients", width="stretch")
+    ui.vega(rnn_cells.gradient_chart(result), key="rnn.gradients")
     st.markdown(rnn_cells.gradient_summary(result))
 
 

@@ -108,8 +108,8 @@ def one_query() -> None:
     )
     spread, peak = scaling_specs(n_keys)
     cols = st.columns(2)
-    cols[0].vega_lite_chart(spec=spread, width="stretch", height=CHART_HEIGHT, key="scoring.spread")
-    cols[1].vega_lite_chart(spec=peak, width="stretch", height=CHART_HEIGHT, key="scoring.peak")
+    ui.vega(spread, key="scoring.spread", height=CHART_HEIGHT, container=cols[0])
+    ui.vega(peak, key="scoring.peak", height=CHART_HEIGHT, container=cols[1])
 
 
 one_query()
