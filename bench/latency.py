@@ -7,8 +7,10 @@ that redraws a figure with the keyboard, ``--moves`` times each (a slider one st
 box one option down and up). One interaction lasts from the key press that changes the value (a slider's
 arrow; a select box's Enter, its list already opened at the option: opening it is the student choosing, not
 the app answering) to the page settled: the script is done and every figure, chart and table has finished
-redrawing (no change inside any Plotly figure, Vega chart or data frame for 150 ms). The lesson's figure is
-the median over all its controls' moves; controls that redraw none of them (a training budget) are left out.
+redrawing (no change inside any Plotly figure, Vega chart or data frame for 150 ms). Only changes after the
+server's first message since the key count: a chart redrawn as it scrolled into view is not the app's answer.
+The lesson's figure is the median over all its controls' moves; controls that redraw none of them (a training
+budget) are left out.
 The same is measured on ``bench/bare_heatmap.py``: a bare page whose slider redraws one heatmap of the
 lesson's own size (rows × columns of the lesson's first heatmap). Printed: the median of each and their
 ratio (target: ≤ 1.15×), each control's median, and how many of the lesson's Plotly figures were drawn in
@@ -36,6 +38,20 @@ from bench.classroom import RESULTS, ROOT, free_port, machine
 from lessons.catalog import built_lessons
 
 SCRIPT_DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
+# Each message from the server, timed: a figure that changes before the server has answered a key press (a chart
+# redrawn as it scrolled into view, say) is not the app's answer to it. Installed before the page loads.
+MESSAGES = """(() => {
+  const Original = window.WebSocket;
+  function Timed(...args) {
+    const socket = new Original(...args);
+    socket.addEventListener('message', () => window.__messages.push(performance.now()));
+    return socket;
+  }
+  Timed.prototype = Original.prototype;
+  Object.assign(Timed, {CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3});
+  window.__messages = [];
+  window.WebSocket = Timed;
+})();"""
 DRAWN = ".js-plotly-plot, [data-testid=stVegaLiteChart], [data-testid=stDataFrame]"  # figures, charts, tables
 WATCH = (
     """() => {
@@ -86,6 +102,12 @@ def settle(page, quiet_ms: float = 150.0) -> float:
         page.wait_for_timeout(20)
 
 
+ANSWERED = """before => {
+  const answer = window.__messages.find(t => t > before);
+  return answer !== undefined && window.__lastChange > answer;
+}"""
+
+
 def _timed(page, act, prepare=None) -> float | None:
     """Do ``prepare()`` (the student choosing: opening a select box's list), then ``act()`` (the change itself);
     seconds from ``act`` until the page settled, or None if nothing drawn changed within 5 s."""
@@ -95,8 +117,8 @@ def _timed(page, act, prepare=None) -> float | None:
         page.wait_for_timeout(100)  # the list has opened and drawn
     before = page.evaluate("() => performance.now()")
     act()
-    try:  # a fragment's rerun does not mark the app as running: a redrawn figure is the signal
-        page.wait_for_function("before => window.__lastChange > before", arg=before, timeout=5_000, polling=5)
+    try:  # a fragment's rerun does not mark the app as running: a figure redrawn once the server answered
+        page.wait_for_function(ANSWERED, arg=before, timeout=5_000, polling=5)
     except PlaywrightTimeout:
         return None
     return max(0.0, settle(page) - before) / 1000
@@ -194,6 +216,7 @@ def latency(browser, moves: int, only: list[str] | None = None) -> list[dict]:
             if only and lesson.url_path not in only:
                 continue
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.add_init_script(MESSAGES)
             page.goto(f"{app_url}/{lesson.url_path}")
             page.wait_for_selector(SCRIPT_DONE, timeout=120_000)
             page.wait_for_selector(".js-plotly-plot", timeout=60_000)
@@ -205,6 +228,7 @@ def latency(browser, moves: int, only: list[str] | None = None) -> list[dict]:
                 print(json.dumps({"lesson": lesson.url_path, "skipped": "no control redraws a figure"}), flush=True)
                 continue
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.add_init_script(MESSAGES)
             page.goto(f"{bare_url}/?rows={r}&cols={c}")
             page.wait_for_selector(".js-plotly-plot", timeout=60_000)
             bare_times = figure_controls(page, 2 * moves)["Seed"]
