@@ -528,8 +528,11 @@ LEVEL = 0.9  # the results table's "steps to" level
 
 def results_config(steps: int, seed: int = 0, threads: int = 1) -> TrainConfig:
     """The shipped ablation's recipe: the Transformer's default training (peak lr 1e-2 after a 50-step
-    warm-up, then inverse-square-root decay), a fixed step budget so every variant gets the same."""
-    return default_train_config(MODEL, max_steps=steps, max_seconds=None, report_every=25, seed=seed, threads=threads)
+    warm-up, then inverse-square-root decay), a fixed step budget so every variant gets the same: no stopping at
+    a target (with the weight average the shipped variant reached 98% at step 250 and stopped short of the others)."""
+    return default_train_config(
+        MODEL, max_steps=steps, max_seconds=None, target_exact_match=None, report_every=25, seed=seed, threads=threads
+    )
 
 
 @dataclass(frozen=True)
