@@ -363,17 +363,17 @@ def plotly(fig, key: str) -> None:
         heatmap_downloads(fig, key, name)
 
 
-def vega(spec: dict, key: str, height: int | None = None, container=None) -> None:
+def vega(spec: dict, key: str, height: int | None = None, container=None, width: str = "stretch") -> None:
     """A Vega-Lite chart (curves: see ``lessons.charts.with_values``), its text and height larger in presenter mode.
 
     Keyed, so that Streamlit updates the drawn chart in place when only its numbers change. ``container``: a column
-    to draw it in (default: here)."""
+    to draw it in (default: here). ``width="content"`` for a chart whose panels have a fixed width (a facet)."""
     if presenting():
         from lessons import charts
 
         spec = charts.presenter_vega(spec, PRESENTER_SCALE)
         height = int(height * PRESENTER_SCALE) if height else None
-    (container or st).vega_lite_chart(spec=spec, key=key, width="stretch", **({"height": height} if height else {}))
+    (container or st).vega_lite_chart(spec=spec, key=key, width=width, **({"height": height} if height else {}))
 
 
 def heatmap_downloads(fig, key: str, name: str) -> None:

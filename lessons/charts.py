@@ -269,11 +269,13 @@ def with_values(spec_json: str, values: list[dict], **fields) -> dict:
 
 AXIS_PRESENTER = {"labelFontSize": 16, "titleFontSize": 17}
 LEGEND_PRESENTER = {"labelFontSize": 16, "titleFontSize": 17}
+HEADER_PRESENTER = {"labelFontSize": 17, "titleFontSize": 18}  # a faceted chart's panel names and its title
 TITLE_PRESENTER = 21
 
 
 def presenter_vega(spec: dict, scale: float) -> dict:
-    """A copy of a Vega-Lite spec for a projector: larger axis, legend and title text, ``height`` × ``scale``.
+    """A copy of a Vega-Lite spec for a projector: larger axis, legend, facet header and title text, ``height`` ×
+    ``scale`` (every view's, in layers and concatenations too).
 
     The sizes go on each encoding's axis and legend and on each title, not in ``config``: Streamlit's chart theme
     sets the same properties, and those on an encoding win over both. Hidden axes and legends (null) stay hidden."""
@@ -293,6 +295,8 @@ def presenter_vega(spec: dict, scale: float) -> dict:
                 enc["axis"] = {**(enc.get("axis") or {}), **AXIS_PRESENTER}
             elif channel in ("color", "strokeDash") and enc.get("legend", {}) is not None:
                 enc["legend"] = {**(enc.get("legend") or {}), **LEGEND_PRESENTER}
+            elif channel in ("column", "row", "facet") and enc.get("header", {}) is not None:
+                enc["header"] = {**(enc.get("header") or {}), **HEADER_PRESENTER}
         if isinstance(node.get("title"), str):
             node["title"] = {"text": node["title"], "fontSize": TITLE_PRESENTER}
         elif isinstance(node.get("title"), dict):

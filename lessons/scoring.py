@@ -239,13 +239,13 @@ def comparison_rows(c: ScoreComparison) -> list[dict]:
     return rows
 
 
-def comparison_chart(c: ScoreComparison, large: bool = False) -> dict:
+def comparison_chart(c: ScoreComparison) -> dict:
     """Four columns, one per score function: raw scores on top (each on its own scale), softmax α below.
 
     A Vega-Lite spec (for ``st.vega_lite_chart``): the Altair chart is built once (:func:`_comparison_spec`) and
     each example only puts its numbers in. Vega-Lite, not Plotly: every move of the lesson's three controls
     redraws it, and the browser drew the same eight panels as Plotly subplots in ~200 ms more than as this chart.
-    ``large``: taller panels and larger text, for a projector (presenter mode).
+    Presenter mode enlarges it as every Vega-Lite chart (``lessons.charts.presenter_vega``).
     """
     labels = c.key_labels  # plain text: Vega-Lite draws labels as text, never as HTML
     values = [
@@ -254,13 +254,7 @@ def comparison_chart(c: ScoreComparison, large: bool = False) -> dict:
         for row, v in (("scores e", c.scores[name]), ("α = softmax(e)", c.weights[name]))
         for i in range(len(labels))
     ]
-    spec = with_values(_comparison_spec(), values)
-    if large:
-        for row in spec["vconcat"]:
-            row["height"] = 190
-        spec["vconcat"][0]["encoding"]["column"]["header"]["labelFontSize"] = 17  # the scores' names
-        spec["config"] = {"axis": {"labelFontSize": 15}, "header": {"titleFontSize": 18}}
-    return spec
+    return with_values(_comparison_spec(), values)
 
 
 @functools.cache

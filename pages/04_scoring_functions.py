@@ -91,8 +91,7 @@ def one_query() -> None:
         st.error(str(error))
         return
     st.dataframe(scoring.comparison_rows(example), hide_index=True, width="stretch")
-    bars = scoring.comparison_chart(example, large=ui.presenting())
-    st.vega_lite_chart(spec=bars, key="scoring.bars", width="content")  # panels of a fixed width
+    ui.vega(scoring.comparison_chart(example), key="scoring.bars", width="content")  # panels of a fixed width
     rows, labels = scoring.context_rows(example)
     ui.plotly(
         charts.vector_strip(rows, labels, title=f"the query and the four contexts c = Σ αᵢ kᵢ (d = {d})"),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import scoring
+from lessons import charts, scoring
 from minimodels.attention import AdditiveAttention, BilinearAttention, DotProductAttention, ScaledDotProductAttention
 from minimodels.tasks import get_task
 from minimodels.train import build_model, stop_when, train
@@ -158,9 +158,10 @@ def test_comparison_chart_has_scores_and_softmax_for_each():
     assert top["resolve"]["scale"]["y"] == "independent"  # each score's raw scores on its own scale
     assert bottom["encoding"]["y"]["scale"]["domain"] == [0, 1]
     assert scoring.comparison_chart(scoring.compare_scores(8, 5))["vconcat"] == spec["vconcat"]  # only data changes
-    large = scoring.comparison_chart(example, large=True)  # presenter mode: larger, same numbers
+    large = charts.presenter_vega(spec, 1.35)  # presenter mode: larger, same numbers
     assert large["data"] == spec["data"] and large["vconcat"][0]["height"] > top["height"]
-    assert "config" not in scoring.comparison_chart(example)  # the large copy left the shared spec as it was
+    assert large["vconcat"][0]["encoding"]["column"]["header"]["labelFontSize"] == 17  # the scores' names
+    assert scoring.comparison_chart(example) == spec  # the large copy left the shared spec as it was
 
 
 def test_attention_grid_draws_one_heatmap_per_score_with_safe_labels():
