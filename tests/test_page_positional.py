@@ -10,12 +10,11 @@ import json
 import time
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 from lessons import positional
 from tests.live_runs import progress_text, wait_for_run
-from tests.test_pages import open_page
+from tests.test_pages import open_page, vega_rows
 
 PAGE = "pages/08_positional_encoding.py"
 
@@ -47,7 +46,7 @@ def chart_rows(at, key_field: str) -> list[dict]:
     found = [c for c, spec in zip(at.get("vega_lite_chart"), vega_specs(at), strict=True)
              if spec.get("encoding", {}).get("x", {}).get("field") == key_field]  # fmt: skip
     assert len(found) == 1, key_field
-    return pa.ipc.open_stream(found[0].proto.data.data).read_all().to_pylist()
+    return vega_rows(found[0])
 
 
 def array(value) -> np.ndarray:

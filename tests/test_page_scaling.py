@@ -11,12 +11,11 @@ import json
 import math
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 from lessons import scaling, scoring
 from tests.live_runs import RUN_OVER, progress_text, rerun_until, wait_for_run
-from tests.test_pages import open_page
+from tests.test_pages import open_page, vega_rows
 
 PAGE = "pages/06_scaling.py"
 
@@ -59,7 +58,7 @@ def chart_rows(at, mentions: str) -> list[dict]:
         c for c in at.get("vega_lite_chart") if mentions in json.dumps(json.loads(c.proto.spec), ensure_ascii=False)
     ]
     assert len(found) == 1, mentions
-    return pa.ipc.open_stream(found[0].proto.data.data).read_all().to_pylist()
+    return vega_rows(found[0])
 
 
 def variance_trace(at) -> np.ndarray:

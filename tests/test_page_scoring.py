@@ -8,12 +8,11 @@ test: every test that starts a race leaves it over, and none assumes there is no
 import json
 import re
 
-import pyarrow as pa
 import pytest
 
 from lessons import scoring
 from tests.live_runs import train_and_stop_at_once, wait_for_run
-from tests.test_pages import open_page
+from tests.test_pages import open_page, vega_rows
 
 PAGE = "pages/04_scoring_functions.py"
 
@@ -35,7 +34,7 @@ def figure_with(at, trace_type: str, count: int) -> dict:
 
 def score_bars(at) -> list[dict]:
     """The rows of the example's bar chart (raw scores and softmax): Streamlit sends a chart's data as Arrow."""
-    return pa.ipc.open_stream(at.get("vega_lite_chart")[0].proto.data.data).read_all().to_pylist()
+    return vega_rows(at.get("vega_lite_chart")[0])
 
 
 def example_table(at):

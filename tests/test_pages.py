@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -18,6 +19,11 @@ def open_page(page: str | None = None) -> AppTest:
     if page is not None:
         at.switch_page(page).run()
     return at
+
+
+def vega_rows(chart) -> list[dict]:
+    """The rows of a Vega-Lite chart under AppTest: Streamlit sends a chart's data apart from its spec, as Arrow."""
+    return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist()
 
 
 def test_home_page_lists_every_lesson():
