@@ -326,6 +326,26 @@ def render(stored: dict) -> str:
             median = statistics.median(ratios)
             lines.append("")
             lines.append(f"- median ratio {median:.2f} (target ≤ 1.15×: {_ok(median <= 1.15)})")
+        if "page_weight" in stored:
+            w = stored["page_weight"]
+            sizes = sorted(w["lesson_elements"].values())
+            lines += [
+                "",
+                "### What the rest of the page costs (`python -m bench.page_weight`)",
+                "",
+                "Streamlit's browser side redraws every element of a page when a fragment reruns, not only the",
+                "fragment's (streamlit/streamlit#12090). The bare page's own slider and heatmap, in a fragment, among",
+                "N markdown elements that never change (`bench/weighted_page.py`), against the bare page:",
+                "",
+                "| elements around | page ms | bare ms | ratio |",
+                "|---|---|---|---|",
+                *(f"| {r['static']} | {r['page_ms']} | {r['bare_ms']} | {r['ratio']} |" for r in w["rows"]),
+                "",
+                f"A lesson page holds {sizes[0]}–{sizes[-1]} elements when it opens (median "
+                f"{statistics.median(sizes):.0f}; blocks and columns included, counted by AppTest): "
+                + ", ".join(f"{name} {n}" for name, n in w["lesson_elements"].items())
+                + f". Load before: {w['load_before']}; date: {w['date']}.",
+            ]
         c = b["cold_start"]
         lines += [
             "",

@@ -1,0 +1,81 @@
+"""What the rest of a page costs a control: the bare page's slider and heatmap among N unchanging elements.
+
+    python -m bench.page_weight [--moves 8] [--write]
+
+Streamlit's browser side redraws every element of the page when a fragment reruns, not only the fragment's
+(streamlit/streamlit#12090, open: "Slow Rendering Of Large Pages"). This prints, for N = 0 … 200 markdown
+elements around the fragment (``bench/weighted_page.py``), the median latency of a slider move as
+``bench/latency.py`` measures it, against the bare page (``bench/bare_heatmap.py``) in the same run; and how
+many elements each lesson page holds when it opens (AppTest's element tree: blocks, columns and elements),
+for comparison. Figures are printed, never asserted; ``--write`` stores them in ``bench/classroom.json``
+(``python -m bench.classroom render`` then writes ``bench/CLASSROOM.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+from bench.classroom import RESULTS, machine
+from bench.latency import MESSAGES, figure_controls, start, stop
+
+SIZES = (0, 25, 50, 100, 200)
+
+
+def lesson_sizes() -> dict[str, int]:
+    """Elements (blocks and columns included) on each lesson page as it opens, counted by AppTest."""
+    from lessons.catalog import built_lessons
+    from tests.test_pages import open_page
+
+    def count(node) -> int:
+        children = getattr(node, "children", {}).values()
+        return sum(1 + count(child) for child in children)
+
+    return {lesson.url_path: count(open_page(lesson.page)._tree.main) for lesson in built_lessons()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--moves", type=int, default=8, help="slider moves per page")
+    parser.add_argument("--write", action="store_true", help="store the figures in bench/classroom.json")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    before = machine()
+    rows = []
+
+    weighted, weighted_url, _ = start("bench/weighted_page.py")
+    bare, bare_url, _ = start("bench/bare_heatmap.py")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+
+            def median_ms(url: str) -> float:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.add_init_script(MESSAGES)
+                page.goto(url)
+                page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+                times = figure_controls(page, args.moves)["Seed"]
+                page.close()
+                return round(1000 * statistics.median(times), 1)
+
+            for n in SIZES:
+                row = {"static": n, "page_ms": median_ms(f"{weighted_url}/?rows=8&cols=8&static={n}"),
+                       "bare_ms": median_ms(f"{bare_url}/?rows=8&cols=8")}  # fmt: skip
+                row["ratio"] = round(row["page_ms"] / row["bare_ms"], 2)
+                print(json.dumps(row), flush=True)
+                rows.append(row)
+    finally:
+        stop(weighted)
+        stop(bare)
+    elements = lesson_sizes()
+    print(json.dumps({"lesson_elements": elements}), flush=True)
+    if args.write:
+        stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+        stored["page_weight"] = {"rows": rows, "lesson_elements": elements, **before}
+        RESULTS.write_text(json.dumps(stored, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
