@@ -1,0 +1,44 @@
+"""The pages the browser benches measure against (``bench/bare_heatmap.py``, ``bench/weighted_page.py``) run
+and draw what their docstrings say: a yardstick that broke would make every ratio meaningless."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+
+def run(script: str, **params: str) -> AppTest:
+    at = AppTest.from_file(f"../bench/{script}", default_timeout=60)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def heatmap_shape(at: AppTest) -> tuple[int, int]:
+    (chart,) = at.get("plotly_chart")
+    (trace,) = json.loads(chart.proto.spec)["data"]
+    z = trace["z"]
+    if isinstance(z, dict):  # Plotly's typed-array encoding
+        return tuple(int(n) for n in z["shape"].split(","))
+    return len(z), len(z[0])
+
+
+def test_the_bare_page_draws_one_heatmap_of_the_size_asked_and_its_slider_redraws_it():
+    at = run("bare_heatmap.py", rows="6", cols="9")
+    assert heatmap_shape(at) == (6, 9)
+    first = at.get("plotly_chart")[0].proto.spec
+    at.slider[0].set_value(7).run()
+    assert at.get("plotly_chart")[0].proto.spec != first
+
+
+@pytest.mark.parametrize("static", [0, 25])
+def test_the_weighted_page_is_the_bare_page_among_that_many_unchanging_paragraphs(static):
+    at = run("weighted_page.py", rows="4", cols="5", static=str(static))
+    assert heatmap_shape(at) == (4, 5)
+    assert len(at.markdown) == static
+    assert len(at.header) == (static // 2 + 9) // 10 + (static - static // 2 + 9) // 10
+    paragraphs = [m.value for m in at.markdown]
+    at.slider[0].set_value(3).run()
+    assert not at.exception, at.exception
+    assert [m.value for m in at.markdown] == paragraphs
