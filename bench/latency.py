@@ -180,6 +180,17 @@ def figure_controls(page, moves: int, most: int = 8) -> dict[str, list[float]]:
     return found
 
 
+def seed_moves(browser, url: str, moves: int) -> list[float]:
+    """Seconds of each move of the "Seed" slider of a one-slider page (the bare page and its variants)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.add_init_script(MESSAGES)
+    page.goto(url)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    times = figure_controls(page, moves)["Seed"]
+    page.close()
+    return times
+
+
 def heatmap_size(page) -> tuple[int, int]:
     """Rows × columns of the page's first heatmap, once Plotly has drawn one (figures draw one after another)."""
     first = """() => [...document.querySelectorAll('.js-plotly-plot')]
@@ -227,12 +238,7 @@ def latency(browser, moves: int, only: list[str] | None = None) -> list[dict]:
             if not controls:  # no slider or select box on the page redraws a figure
                 print(json.dumps({"lesson": lesson.url_path, "skipped": "no control redraws a figure"}), flush=True)
                 continue
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.add_init_script(MESSAGES)
-            page.goto(f"{bare_url}/?rows={r}&cols={c}")
-            page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-            bare_times = figure_controls(page, 2 * moves)["Seed"]
-            page.close()
+            bare_times = seed_moves(browser, f"{bare_url}/?rows={r}&cols={c}", 2 * moves)
             every = [t for times in controls.values() for t in times]
             row = {
                 "lesson": lesson.url_path,

@@ -19,7 +19,7 @@ import json
 import statistics
 
 from bench.classroom import RESULTS, machine
-from bench.latency import MESSAGES, figure_controls, start, stop
+from bench.latency import seed_moves, start, stop
 
 SIZES = (0, 25, 50, 100, 200)
 
@@ -53,13 +53,7 @@ def main() -> None:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
 
             def median_ms(url: str) -> float:
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.add_init_script(MESSAGES)
-                page.goto(url)
-                page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-                times = figure_controls(page, args.moves)["Seed"]
-                page.close()
-                return round(1000 * statistics.median(times), 1)
+                return round(1000 * statistics.median(seed_moves(browser, url, args.moves)), 1)
 
             for n in SIZES:
                 row = {"static": n, "page_ms": median_ms(f"{weighted_url}/?rows=8&cols=8&static={n}"),
