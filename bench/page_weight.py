@@ -5,11 +5,12 @@
 Streamlit's browser side re-renders every element of the page when a fragment reruns, not only the
 fragment's (measured with Chromium's JS profiler: markdown parsing and styling work grow with the elements
 outside the fragment; streamlit/streamlit#12090, open, is about slow rendering of large pages). This prints,
-for N = 0 … 200 markdown elements around the fragment (``bench/weighted_page.py``), the median latency of a
-slider move as ``bench/latency.py`` measures it, against the bare page (``bench/bare_heatmap.py``) in the
-same run; and how many elements each lesson page holds when it opens (AppTest's element tree: blocks,
-columns and elements), for comparison. Figures are printed, never asserted; ``--write`` stores them in
-``bench/classroom.json`` (``python -m bench.classroom render`` then writes ``bench/CLASSROOM.md``).
+for N = 0 … 200 markdown paragraphs (and a header every ten) around the fragment
+(``bench/weighted_page.py``), the median latency of a slider move as ``bench/latency.py`` measures it,
+against the bare page (``bench/bare_heatmap.py``) in the same run; and, for comparison, how many elements
+each lesson page holds when it opens (AppTest's element tree: blocks, columns and elements). Figures are
+printed, never asserted; ``--write`` stores them in ``bench/classroom.json`` (``python -m bench.classroom
+render`` then writes ``bench/CLASSROOM.md``).
 """
 
 from __future__ import annotations
