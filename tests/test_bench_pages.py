@@ -6,6 +6,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.test_pages import plotly_array
+
 
 def run(script: str, **params: str) -> AppTest:
     at = AppTest.from_file(f"../bench/{script}", default_timeout=60)
@@ -18,10 +20,7 @@ def run(script: str, **params: str) -> AppTest:
 def heatmap_shape(at: AppTest) -> tuple[int, int]:
     (chart,) = at.get("plotly_chart")
     (trace,) = json.loads(chart.proto.spec)["data"]
-    z = trace["z"]
-    if isinstance(z, dict):  # Plotly's typed-array encoding
-        return tuple(int(n) for n in z["shape"].split(","))
-    return len(z), len(z[0])
+    return plotly_array(trace["z"]).shape
 
 
 def test_the_bare_page_draws_one_heatmap_of_the_size_asked_and_its_slider_redraws_it():

@@ -1,6 +1,5 @@
 """The bottleneck page under AppTest: every control, hostile strings, one Train for both models and Stop, exercises."""
 
-import base64
 import html
 import json
 
@@ -9,7 +8,7 @@ import pytest
 
 from lessons import bottleneck
 from lessons.live import TrainingRun
-from tests.test_pages import open_page
+from tests.test_pages import open_page, plotly_array
 
 PAGE = "pages/02_seq2seq_bottleneck.py"
 KEPT = "Showing the last string that worked"
@@ -30,14 +29,6 @@ def figure(at, title_start: str) -> dict:
     return found[0]
 
 
-def values(array) -> np.ndarray:
-    """A trace's array from the figure's JSON: Plotly 6 sends arrays as base64 typed arrays."""
-    if isinstance(array, dict):
-        shape = [int(n) for n in array.get("shape", str(-1)).split(",")]
-        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).reshape(shape)
-    return np.asarray(array, dtype=float)
-
-
 def states_labels(at) -> list[str]:
     """The states heatmap's row labels as the student reads them (the chart escapes them)."""
     return [html.unescape(t) for t in figure(at, "Encoder states")["layout"]["yaxis"]["ticktext"][:-1]]  # then c
@@ -53,10 +44,10 @@ def test_page_opens_with_the_squeeze_the_shipped_curves_and_the_exercises(at):
     assert len(at.latex) >= 1
     assert states_labels(at)[0] == "h1 · j" and states_labels(at)[-1] == "h19 · </s>"
     states, context, bars = figure(at, "Encoder states")["data"]
-    states, context = values(states["z"]), values(context["z"])
+    states, context = plotly_array(states["z"]), plotly_array(context["z"])
     assert states.shape == (19, 32) and context.shape == (1, 32)
     np.testing.assert_array_equal(context[0], states[-1])  # c = h_S, drawn under the states
-    assert bars["type"] == "bar" and values(bars["x"]).shape == (18,)  # one bar beside each character's state
+    assert bars["type"] == "bar" and plotly_array(bars["x"]).shape == (18,)  # one bar beside each character's state
     assert figure(at, "Encoder states")["layout"]["yaxis"]["ticktext"][-1] == "c = h19"
     curves = figure(at, "exact match by source length, D = 64")
     assert [t["name"] for t in curves["data"]][-2:] == [
@@ -111,7 +102,7 @@ def test_the_demo_context_size_changes_the_vector_not_the_rows(at):
         at.select_slider(key="bottleneck.demo_d").set_value(d).run()
         assert not at.exception
         states, context, _ = figure(at, "Encoder states")["data"]
-        assert values(states["z"]).shape == (19, d) and values(context["z"]).shape == (1, d)
+        assert plotly_array(states["z"]).shape == (19, d) and plotly_array(context["z"]).shape == (1, d)
 
 
 def test_the_experiment_controls_redraw_the_curves_and_the_summary(at):
@@ -125,7 +116,7 @@ def test_the_experiment_controls_redraw_the_curves_and_the_summary(at):
     assert not at.exception
     curves = figure(at, f"token accuracy by source length, D = {bottleneck.CONTEXT_SIZES[-1]}")
     expected = results.run("gru-none", bottleneck.CONTEXT_SIZES[-1]).accuracy.token_accuracy
-    np.testing.assert_allclose(values(curves["data"][-2]["y"]), expected)
+    np.testing.assert_allclose(plotly_array(curves["data"][-2]["y"]), expected)
     assert summary_of(at).startswith(f"With D = {bottleneck.CONTEXT_SIZES[-1]}, **without attention** token accuracy")
 
 
@@ -178,7 +169,7 @@ def tiny(monkeypatch):
 
 def dashed(fig: dict) -> dict[str, np.ndarray]:
     """The student's curves of a length chart: label -> exact match by length."""
-    return {t["name"]: values(t["y"]) for t in fig["data"] if t.get("line", {}).get("dash") == "dash"}
+    return {t["name"]: plotly_array(t["y"]) for t in fig["data"] if t.get("line", {}).get("dash") == "dash"}
 
 
 def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the_replay(at, started, tiny):
@@ -213,7 +204,7 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
     progress = figure(at, "Held-out exact match as each model trains")
     assert [t["name"] for t in progress["data"]] == list(bottleneck.MODELS.values())
     heatmap = figure(at, "With attention, step 8")
-    z = values(heatmap["data"][0]["z"])
+    z = plotly_array(heatmap["data"][0]["z"])
     np.testing.assert_allclose(z, attn.attention, rtol=1e-6)
     assert z.shape == (len(bottleneck.PROBE_TEXT) + 1,) * 2
     assert any("no heatmap to draw" in c.value for c in at.caption)
@@ -234,7 +225,7 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
     # the trained model without attention is offered to section 1
     at.radio(key="bottleneck.encoder").set_value("yours, trained below").run()
     assert not at.exception
-    assert values(figure(at, "Encoder states")["data"][0]["z"]).shape == (19, 16)
+    assert plotly_array(figure(at, "Encoder states")["data"][0]["z"]).shape == (19, 16)
 
 
 def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, started, monkeypatch):

@@ -13,8 +13,7 @@ import pytest
 
 from lessons import masking
 from tests.live_runs import progress_text, train_and_stop_at_once, wait_for_run
-from tests.test_page_bottleneck import values
-from tests.test_pages import open_page
+from tests.test_pages import open_page, plotly_array
 
 PAGE = "pages/07_masking.py"
 
@@ -51,7 +50,7 @@ def heatmap_titled(at, start: str) -> dict:
 
 
 def z(spec: dict) -> np.ndarray:
-    return values(spec["data"][0]["z"]).astype(float)
+    return plotly_array(spec["data"][0]["z"]).astype(float)
 
 
 def causal_row(at):

@@ -5,16 +5,14 @@ AppTest sessions share Streamlit's session-scoped caches, so a student's run (``
 test: every test that starts one leaves it over, and none assumes there is none.
 """
 
-import base64
 import json
 import time
 
-import numpy as np
 import pytest
 
 from lessons import positional
 from tests.live_runs import progress_text, wait_for_run
-from tests.test_pages import open_page, vega_rows
+from tests.test_pages import open_page, plotly_array, vega_rows
 
 PAGE = "pages/08_positional_encoding.py"
 
@@ -49,14 +47,6 @@ def chart_rows(at, key_field: str) -> list[dict]:
     return vega_rows(found[0])
 
 
-def array(value) -> np.ndarray:
-    """A figure's data array: Plotly sends numpy arrays as base64 ("bdata"), lists as they are."""
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        return flat.reshape([int(n) for n in value["shape"].split(",")]) if "shape" in value else flat
-    return np.asarray(value)
-
-
 def equivariance_table(at):
     return next(df.value for df in at.dataframe if "equivariant?" in df.value.columns)
 
@@ -66,8 +56,8 @@ def test_page_opens_with_every_section_from_shipped_models_and_results(at):
     assert at.title[0].value == "Positional encoding"
     assert len(at.latex) >= 2
     table = figure(at, "PE for 100 positions × d_model = 64")
-    assert array(table["data"][0]["z"]).shape == (100, 64)
-    assert array(figure(at, "PE_p · PE_q")["data"][0]["z"]).shape == (50, 50)
+    assert plotly_array(table["data"][0]["z"]).shape == (100, 64)
+    assert plotly_array(figure(at, "PE_p · PE_q")["data"][0]["z"]).shape == (50, 50)
     by_offset = [r["dot product"] for r in chart_rows(at, "k")]
     assert by_offset == pytest.approx(list(positional.similarity_by_offset(64, 49)))
     assert figure(at, "M_k for k = 5")["data"][0]["type"] == "heatmap"
@@ -87,7 +77,7 @@ def test_table_controls(at):
     at.select_slider(key="positional.d_model").set_value(8).run()
     at.slider(key="positional.length").set_value(20).run()
     assert not at.exception
-    assert array(figure(at, "PE for 20 positions × d_model = 8")["data"][0]["z"]).shape == (20, 8)
+    assert plotly_array(figure(at, "PE for 20 positions × d_model = 8")["data"][0]["z"]).shape == (20, 8)
     at.multiselect(key="positional.dims").set_value([0, 7]).run()
     rows = chart_rows(at, "position")
     assert sorted({r["dimension"].split(" (")[0] for r in rows}) == ["dim 0", "dim 7"]
@@ -101,7 +91,7 @@ def test_similarity_controls(at):
     at.select_slider(key="positional.sim_d_model").set_value(4).run()
     at.slider(key="positional.sim_length").set_value(10).run()
     assert not at.exception
-    sim = array(figure(at, "PE_p · PE_q")["data"][0]["z"])
+    sim = plotly_array(figure(at, "PE_p · PE_q")["data"][0]["z"])
     assert sim.shape == (10, 10) and sim[0, 0] == pytest.approx(2.0)
 
 
@@ -113,7 +103,7 @@ def test_offset_controls_keep_the_residual_at_rounding_level(at):
         assert not at.exception
         residual = float(at.metric[0].value)
         assert residual <= 1e-6
-        assert array(figure(at, f"M_k for k = {k}")["data"][0]["z"]).shape == (d, d)
+        assert plotly_array(figure(at, f"M_k for k = {k}")["data"][0]["z"]).shape == (d, d)
         pairs = next(df.value for df in at.dataframe if "pair i" in df.value.columns)
         assert len(pairs) == d // 2
 
@@ -134,7 +124,7 @@ def test_the_students_string_and_every_shuffle(at):
         at.radio(key="positional.attention_of").set_value(encoding).run()
         pair = figure(at, "rows and columns put back")
         assert pair["layout"]["annotations"][0]["text"].startswith(positional.LABELS[encoding])
-        assert array(pair["data"][0]["z"]).shape == (5, 5)  # "a3f9" and the end of the string
+        assert plotly_array(pair["data"][0]["z"]).shape == (5, 5)  # "a3f9" and the end of the string
 
 
 def test_bad_strings_warn_and_keep_the_last_good_one(at):
@@ -189,7 +179,7 @@ def test_live_training_reports_stops_and_replays(at):
     replay.set_value(1).run()
     assert not at.exception
     live = figure(at, "learned (one vector each) · step 10")
-    assert array(live["data"][0]["z"]).shape == (len("attention") + 1, len("attention") + 1)
+    assert plotly_array(live["data"][0]["z"]).shape == (len("attention") + 1, len("attention") + 1)
 
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):

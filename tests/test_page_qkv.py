@@ -2,8 +2,7 @@
 
 import json
 
-from tests.test_page_rnn_cells import heatmap_values
-from tests.test_pages import open_page
+from tests.test_pages import open_page, plotly_array
 
 QKV = "pages/05_queries_keys_values.py"
 STRIPS = ["Q = XW^Q", "K = XW^K", "V = XW^V"]
@@ -24,7 +23,7 @@ def test_the_matrices_are_drawn_only_while_their_expander_is_open():
         chart.proto.spec for chart in at.get("plotly_chart")))}  # fmt: skip
     tokens = at.session_state["qkv.tokens"]
     for title in STRIPS:
-        assert heatmap_values(specs[title]["data"][0]).shape == (len(tokens), 4)  # one row per token, d_k columns
+        assert plotly_array(specs[title]["data"][0]["z"]).shape == (len(tokens), 4)  # one row per token, d_k columns
         assert specs[title]["layout"]["xaxis"]["title"]["text"] == "dimension"
     at.session_state["qkv.show_matrices"] = False
     at.run()

@@ -1,6 +1,5 @@
 """The RNN-cells page under AppTest: every control, hostile sentences, the exercises."""
 
-import base64
 import json
 
 import numpy as np
@@ -8,7 +7,7 @@ import pytest
 
 from lessons import rnn_cells
 from tests.live_runs import train_and_stop_at_once, wait_for_run
-from tests.test_pages import open_page
+from tests.test_pages import open_page, plotly_array
 
 PAGE = "pages/01_rnn_cells.py"
 KEPT = "Showing the last sentence that worked"
@@ -24,15 +23,6 @@ def cell_figure(at) -> dict:
     charts = at.get("plotly_chart")
     assert charts
     return json.loads(charts[0].proto.spec)
-
-
-def heatmap_values(trace: dict) -> np.ndarray:
-    """A heatmap's z from the figure's JSON: Plotly 6 sends arrays as base64 typed arrays."""
-    z = trace["z"]
-    if isinstance(z, dict):
-        shape = [int(n) for n in z["shape"].split(",")]
-        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
-    return np.asarray(z, dtype=float)
 
 
 def test_page_opens_on_the_lecture_sentence_fully_read(at):
@@ -59,16 +49,16 @@ def test_each_cell_draws_its_own_gates(at, kind):
 
 def test_hidden_size_and_seed_change_the_figure(at):
     T = len(at.session_state["rnn.tokens"])
-    before = heatmap_values(cell_figure(at)["data"][0])
+    before = plotly_array(cell_figure(at)["data"][0]["z"])
     for h in (2, 4, 16, 32):
         at.select_slider(key="rnn.hidden").set_value(h).run()
         assert not at.exception
-        assert heatmap_values(cell_figure(at)["data"][0]).shape == (h, T)
+        assert plotly_array(cell_figure(at)["data"][0]["z"]).shape == (h, T)
     at.select_slider(key="rnn.hidden").set_value(8).run()
-    assert np.array_equal(heatmap_values(cell_figure(at)["data"][0]), before)
+    assert np.array_equal(plotly_array(cell_figure(at)["data"][0]["z"]), before)
     at.number_input(key="rnn.seed").set_value(7).run()
     assert not at.exception
-    assert not np.array_equal(heatmap_values(cell_figure(at)["data"][0]), before)
+    assert not np.array_equal(plotly_array(cell_figure(at)["data"][0]["z"]), before)
 
 
 def test_step_buttons_and_slider_move_through_the_sentence_and_stop_at_the_ends(at):
@@ -84,7 +74,7 @@ def test_step_buttons_and_slider_move_through_the_sentence_and_stop_at_the_ends(
     at.button(key="rnn.next").click().run()
     assert at.slider(key="rnn.step").value == 2
     assert not at.exception
-    z = heatmap_values(cell_figure(at)["data"][0])
+    z = plotly_array(cell_figure(at)["data"][0]["z"])
     assert np.isnan(z[:, 2:]).all() and not np.isnan(z[:, :2]).any()  # tokens not read yet are blank
 
 
@@ -196,7 +186,7 @@ def test_train_with_a_tiny_budget_trains_the_three_and_replays(at):
     assert {d["name"] for d in curves["data"]} == {"RNN", "GRU", "LSTM"}
     gates = figure_titled(at, "Keep gates on one fixed example")
     assert [d["type"] for d in gates["data"]] == ["heatmap", "heatmap"]
-    assert heatmap_values(gates["data"][1]).shape == (16, 11)  # H units × (cat + 10 distractors)
+    assert plotly_array(gates["data"][1]["z"]).shape == (16, 11)  # H units × (cat + 10 distractors)
     replay = at.slider(key="rnn.train.replay")  # seed 0 at T = 10: the RNN needs a second report
     assert replay.value == replay.max >= 2
     replay.set_value(1).run()

@@ -6,7 +6,6 @@ AppTest sessions share Streamlit's session-scoped caches, so the student's race 
 test: the test that starts a race leaves it over.
 """
 
-import base64
 import json
 import math
 
@@ -15,7 +14,7 @@ import pytest
 
 from lessons import scaling, scoring
 from tests.live_runs import RUN_OVER, progress_text, rerun_until, wait_for_run
-from tests.test_pages import open_page, vega_rows
+from tests.test_pages import open_page, plotly_array, vega_rows
 
 PAGE = "pages/06_scaling.py"
 
@@ -39,16 +38,8 @@ def figure(at, title_start: str) -> dict:
     return found[0]
 
 
-def values(array) -> np.ndarray:
-    """A trace's array from the figure's JSON: Plotly 6 sends arrays as base64 typed arrays."""
-    if isinstance(array, dict):
-        shape = [int(n) for n in array.get("shape", str(-1)).split(",")]
-        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).reshape(shape)
-    return np.asarray(array, dtype=float)
-
-
 def one_query_map(at) -> np.ndarray:
-    return values(figure(at, "α = softmax(unscaled")["data"][0]["z"])
+    return plotly_array(figure(at, "α = softmax(unscaled")["data"][0]["z"])
 
 
 def chart_rows(at, mentions: str) -> list[dict]:

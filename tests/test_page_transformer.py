@@ -5,7 +5,6 @@ AppTest sessions share Streamlit's session-scoped caches, so a student's run (``
 test: every test that trains leaves its run over, and none assumes there is no run.
 """
 
-import base64
 import json
 
 import numpy as np
@@ -15,7 +14,7 @@ from lessons import transformer as tr
 from lessons.pretrained import load_pretrained
 from minimodels.tasks import get_task
 from tests.live_runs import wait_for_run
-from tests.test_pages import open_page
+from tests.test_pages import open_page, plotly_array
 
 PAGE = "pages/10_transformer.py"
 
@@ -27,15 +26,6 @@ def at():
 
 def plotly_specs(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-
-
-def heatmap_z(trace: dict) -> np.ndarray:
-    """A heatmap's z, which Plotly's JSON may hold as base64 typed-array data."""
-    z = trace["z"]
-    if isinstance(z, dict):
-        shape = tuple(int(n) for n in z["shape"].split(","))
-        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
-    return np.asarray(z, dtype=float)
 
 
 def diagram(at) -> str:
@@ -57,7 +47,7 @@ def test_opens_on_a_trained_model_with_its_diagram_and_maps(at):
     assert "4 maps of 4 × 4 (future masked)" in diagram(at)
     grid = plotly_specs(at)[1]  # encoder self-attention, layer 1, every head (after the diagram)
     assert [d["type"] for d in grid["data"]] == ["heatmap"] * 4
-    np.testing.assert_allclose(heatmap_z(grid["data"][0]), w.weights("encoder_self", 0)[0], rtol=1e-6)
+    np.testing.assert_allclose(plotly_array(grid["data"][0]["z"]), w.weights("encoder_self", 0)[0], rtol=1e-6)
     assert len(at.dataframe[0].value) == 4  # one row per head
     assert len(at.dataframe[1].value) == len(tr.VARIANTS)  # the shipped ablation table
     assert len(at.get("vega_lite_chart")) == 2

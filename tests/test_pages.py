@@ -1,7 +1,9 @@
 """Every page runs under Streamlit's AppTest without an exception, and its controls answer."""
 
+import base64
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -19,6 +21,15 @@ def open_page(page: str | None = None) -> AppTest:
     if page is not None:
         at.switch_page(page).run()
     return at
+
+
+def plotly_array(value) -> np.ndarray:
+    """A trace's array from a figure's JSON: Plotly 6 sends numpy arrays as base64 typed arrays ("bdata", with
+    their shape when they have more than one dimension), lists as they are."""
+    if isinstance(value, dict):
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        return flat.reshape([int(n) for n in value["shape"].split(",")]) if "shape" in value else flat
+    return np.asarray(value, dtype=float)
 
 
 def vega_rows(chart) -> list[dict]:
