@@ -114,7 +114,7 @@ def write_and_train() -> None:
         left, right = st.columns([2, 3])
         with left:
             st.markdown("**The architecture** (data flows up; × n: repeated n times, each copy its own weights)")
-            st.graphviz_chart(archlab.architecture_dot(checked.encoder, checked.decoder), width="stretch")
+            st.image(archlab.architecture_svg(checked.encoder, checked.decoder), width="stretch")
         with right:
             views = untrained(encoder_text, decoder_text, task_name, cell, 0)
             if views:

@@ -4,6 +4,7 @@ paper's table (checked against the paper's text where the course's sources are a
 import json
 import re
 from pathlib import Path
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -11,9 +12,25 @@ import torch
 
 from lessons import archlab
 from minimodels.chains import ChainConfig, ChainModel, walk
+from minimodels.chains.language import Repeat, Residual
 from minimodels.tasks import get_task
 
 SOURCES = Path("/work/shared/sources/sockeye-architecture-poster.txt")
+
+
+def drawing(encoder, decoder) -> tuple[list[str], int]:
+    """The texts and the number of arrows of the architecture's SVG, which must be well-formed XML."""
+    svg = ElementTree.fromstring(archlab.architecture_svg(encoder, decoder))
+    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    return texts, sum(1 for element in svg.iter() if element.get("marker-end"))
+
+
+def walk_blocks(chain):
+    """Every repeat and residual block of a chain, nested ones included."""
+    for item in chain:
+        if isinstance(item, Repeat | Residual):
+            yield item
+            yield from walk_blocks(item.body)
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +55,11 @@ def test_every_preset_builds_with_the_counted_parameters_and_draws_every_map(pre
         )
     figure = archlab.attention_figure(views)
     assert [t.type for t in figure.data] == ["heatmap"] * min(len(views), archlab.MAX_MAPS)
-    dot = archlab.architecture_dot(checked.encoder, checked.decoder)
-    assert dot.startswith("digraph") and dot.count("{") == dot.count("}")
+    labels, _ = drawing(checked.encoder, checked.decoder)
     drawn_once = sum(1 for layer in walk(checked.decoder) if "src_att" in layer.name)  # repeats drawn once
-    assert dot.count("_src_att") == drawn_once
+    assert sum("_src_att" in label for label in labels) == drawn_once
+    residuals = sum(isinstance(block, Residual) for block in walk_blocks(checked.encoder + checked.decoder))
+    assert labels.count("+") == residuals  # one ⊕ per residual block
 
 
 def test_the_transformer_preset_is_the_tiny_transformers_size(task):
@@ -68,11 +86,9 @@ def test_a_bad_chain_is_a_message_with_its_side_and_place_and_nothing_is_built(t
 def test_the_drawing_shows_parsed_names_only_and_repeats_once():
     from minimodels.chains import parse_chain
 
-    dot = archlab.architecture_dot(
-        parse_chain("repeat(12,res(cnn(5)))", "encoder"), parse_chain("dot_src_att", "decoder")
-    )
-    assert dot.count('label="cnn(5)"') == 1 and 'label="× 12"' in dot
-    assert dot.count("->") == 6  # embedding→cnn, cnn→⊕, skip, embedding→att, att→scores, encoder→attention
+    labels, arrows = drawing(parse_chain("repeat(12,res(cnn(5)))", "encoder"), parse_chain("dot_src_att", "decoder"))
+    assert labels.count("cnn(5)") == 1 and "× 12" in labels and labels.count("+") == 1
+    assert arrows == 6  # embedding→cnn, cnn→⊕, skip, embedding→att, att→scores, encoder→attention
 
 
 def test_layer_parameters_are_the_built_modules():

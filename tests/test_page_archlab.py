@@ -6,8 +6,10 @@ AppTest sessions share Streamlit's session-scoped caches, so a run started here 
 that starts one leaves it over.
 """
 
+import base64
 import json
 import re
+from xml.etree import ElementTree
 
 import pytest
 
@@ -32,6 +34,17 @@ def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+def drawing(at) -> list[str] | None:
+    """The texts of the page's architecture drawing (an SVG image), or None when it draws none."""
+    images = at.get("image")
+    if not images:
+        return None
+    url = images[0].proto.imgs[0].url
+    assert url.startswith("data:image/svg+xml;base64,")
+    svg = ElementTree.fromstring(base64.b64decode(url.split(",", 1)[1]))
+    return [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+
+
 def frame_with(at, column: str):
     found = [df.value for df in at.dataframe if column in df.value.columns]
     return found[0] if found else None
@@ -45,7 +58,7 @@ def test_page_opens_with_the_transformer_its_drawing_count_and_untrained_maps(at
     checked = archlab.check(archlab.PRESETS[0].encoder, archlab.PRESETS[0].decoder, task)
     assert metrics(at)["Parameters"] == f"{checked.parameters:,}"
     assert metrics(at)["Attention layers"] == "6"
-    assert len(at.get("graphviz_chart")) == 1
+    assert {"mh_dot_self_att", "mh_dot_src_att", "× 2"} <= set(drawing(at))
     untrained = [s for s in plotly_specs(at) if "UNTRAINED" in s["layout"]["title"]["text"]]
     assert len(untrained) == 1 and [d["type"] for d in untrained[0]["data"]] == ["heatmap"] * 6
     paper = frame_with(at, "IWSLT EN→DE")
@@ -91,7 +104,7 @@ def test_every_malformed_chain_gets_the_parsers_message_and_nothing_is_built(at)
         assert not at.exception, text[:40]
         assert len(at.error) == 1 and message in at.error[0].value, (text[:40], [e.value for e in at.error])
         assert at.error[0].value.startswith("Nothing was built: `")  # shown as code, never rendered
-        assert not at.get("graphviz_chart") and not metrics(at)
+        assert drawing(at) is None and not metrics(at)
         assert not [s for s in plotly_specs(at) if "UNTRAINED" in s["layout"]["title"]["text"]]
         assert not [b for b in at.button if b.key == "archlab.train.train"]  # no training of a broken chain
         assert frame_with(at, "IWSLT EN→DE") is not None  # the rest of the page still works
