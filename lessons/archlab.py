@@ -290,7 +290,7 @@ def architecture_svg(encoder: Chain, decoder: Chain) -> str:
 
     widths = [max(_width(encoder), 150.0) + 2 * _PAD, max(_width(decoder), 150.0) + 2 * _PAD]
     centres = [widths[0] / 2, widths[0] + _COLUMN_GAP + widths[1] / 2]
-    ends = []
+    tops, leaves = [], []  # each chain's top, and where its output leaves its last box or ⊕
     for side, items, cx, width, start, colour in (
         ("encoder", encoder, centres[0], widths[0], "source tokens → embedding", "#4c72b0"),
         ("decoder", decoder, centres[1], widths[1], "target so far → embedding", "#dd8452"),
@@ -302,15 +302,16 @@ def architecture_svg(encoder: Chain, decoder: Chain) -> str:
             text(cx, top - _GAP - 4, "linear → next-token scores")
             arrow(cx, below, cx, top - _GAP)
             top -= _GAP + 16
-        ends.append((tuple(out), top))
+        tops.append(top)
+        leaves.append(tuple(out))
         back.append(f'<rect x="{cx - width / 2:g}" y="{top - _PAD:g}" width="{width:g}" height="{-top + _PAD:g}" '
                     f'fill="none" stroke="{colour}"/>')  # fmt: skip
         text(cx, -8, side, ' font-weight="bold"')
-    (ex, ey, dx, dy), _ = ends[0]
+    ex, ey, dx, dy = leaves[0]  # the encoder's output
     for ax, ay in source_attentions:  # from the encoder's output to each layer that reads it
         front.append(f'<path d="M{ex:g},{ey:g} C{ex + 30 * dx:g},{ey + 16 * dy:g} {ax - 40:g},{ay:g} {ax - 2:g},'
                      f'{ay:g}" fill="none" stroke="#4c72b0" stroke-width="2" marker-end="url(#head)"/>')  # fmt: skip
-    top = min(end[1] for end in ends) - _PAD - 1
+    top = min(tops) - _PAD - 1
     width = widths[0] + _COLUMN_GAP + widths[1] + 1
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="-1 {top:g} {width:g} {-top:g}" width="{width:g}" '
