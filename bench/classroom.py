@@ -103,6 +103,13 @@ def percentile(values: list[float], q: float) -> float | None:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def store(section: str, figures) -> None:
+    """Put one bench's figures into ``bench/classroom.json`` under ``section``, keeping the other benches' entries."""
+    stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    stored[section] = figures
+    RESULTS.write_text(json.dumps(stored, indent=1) + "\n")
+
+
 def machine() -> dict:
     load = os.getloadavg()[0]
     return {"nproc": os.cpu_count(), "load_before": round(load, 2), "date": datetime.date.today().isoformat()}
@@ -377,9 +384,7 @@ def main() -> None:
         args.students = [10, 30, 60] if args.mode == "load" else [30]
     result = run_load(args) if args.mode == "load" else run_memory(args)
     if args.write:
-        stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        stored[args.mode] = result
-        RESULTS.write_text(json.dumps(stored, indent=1) + "\n")
+        store(args.mode, result)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from functools import partial
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from bench.classroom import RESULTS, ROOT, free_port, machine
+from bench.classroom import ROOT, free_port, machine, store
 from lessons.catalog import built_lessons
 
 SCRIPT_DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
@@ -294,9 +294,7 @@ def main() -> None:
         result = {"latency": latency(browser, args.moves), "cold_start": cold_start(browser), **before}
         browser.close()
     if args.write:
-        stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        stored["browser"] = result
-        RESULTS.write_text(json.dumps(stored, indent=1) + "\n")
+        store("browser", result)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import argparse
 import json
 import statistics
 
-from bench.classroom import RESULTS, machine
+from bench.classroom import machine, store
 from bench.latency import seed_moves, start, stop
 
 SIZES = (0, 25, 50, 100, 200)
@@ -68,9 +68,7 @@ def main() -> None:
     elements = lesson_sizes()
     print(json.dumps({"lesson_elements": elements}), flush=True)
     if args.write:
-        stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        stored["page_weight"] = {"rows": rows, "lesson_elements": elements, **before}
-        RESULTS.write_text(json.dumps(stored, indent=1) + "\n")
+        store("page_weight", {"rows": rows, "lesson_elements": elements, **before})
 
 
 if __name__ == "__main__":
