@@ -12,25 +12,22 @@ import torch
 
 from lessons import archlab
 from minimodels.chains import ChainConfig, ChainModel, walk
-from minimodels.chains.language import Repeat, Residual
+from minimodels.chains.language import format_chain
 from minimodels.tasks import get_task
 
 SOURCES = Path("/work/shared/sources/sockeye-architecture-poster.txt")
 
 
+def svg_parts(svg: str) -> tuple[list[str], int]:
+    """The texts and the number of arrows of an SVG drawing, which must be well-formed XML."""
+    root = ElementTree.fromstring(svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    return texts, sum(1 for element in root.iter() if element.get("marker-end"))
+
+
 def drawing(encoder, decoder) -> tuple[list[str], int]:
-    """The texts and the number of arrows of the architecture's SVG, which must be well-formed XML."""
-    svg = ElementTree.fromstring(archlab.architecture_svg(encoder, decoder))
-    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
-    return texts, sum(1 for element in svg.iter() if element.get("marker-end"))
-
-
-def walk_blocks(chain):
-    """Every repeat and residual block of a chain, nested ones included."""
-    for item in chain:
-        if isinstance(item, Repeat | Residual):
-            yield item
-            yield from walk_blocks(item.body)
+    """The texts and the number of arrows of the architecture's drawing."""
+    return svg_parts(archlab.architecture_svg(encoder, decoder))
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +55,7 @@ def test_every_preset_builds_with_the_counted_parameters_and_draws_every_map(pre
     labels, _ = drawing(checked.encoder, checked.decoder)
     drawn_once = sum(1 for layer in walk(checked.decoder) if "src_att" in layer.name)  # repeats drawn once
     assert sum("_src_att" in label for label in labels) == drawn_once
-    residuals = sum(isinstance(block, Residual) for block in walk_blocks(checked.encoder + checked.decoder))
+    residuals = sum(format_chain(chain).count("res(") for chain in (checked.encoder, checked.decoder))
     assert labels.count("+") == residuals  # one ⊕ per residual block
 
 

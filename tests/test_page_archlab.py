@@ -9,13 +9,13 @@ that starts one leaves it over.
 import base64
 import json
 import re
-from xml.etree import ElementTree
 
 import pytest
 
 from lessons import archlab
 from minimodels.tasks import get_task
 from tests.live_runs import wait_for_report, wait_for_run
+from tests.test_lessons_archlab import svg_parts
 from tests.test_pages import open_page
 
 PAGE = "pages/11_architecture_lab.py"
@@ -41,8 +41,8 @@ def drawing(at) -> list[str] | None:
         return None
     url = images[0].proto.imgs[0].url
     assert url.startswith("data:image/svg+xml;base64,")
-    svg = ElementTree.fromstring(base64.b64decode(url.split(",", 1)[1]))
-    return [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    texts, _ = svg_parts(base64.b64decode(url.split(",", 1)[1]).decode())
+    return texts
 
 
 def frame_with(at, column: str):
