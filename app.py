@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from lessons.catalog import COURSE
+from lessons.common.catalog import COURSE
 
 ui.page("Course map", icon="🧭")
 

@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bench.streamlit_client import Student
-from lessons.catalog import built_lessons
+from lessons.common.catalog import built_lessons
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "classroom.json"
@@ -317,7 +317,7 @@ def render(stored: dict) -> str:
             "changed for 150 ms): every slider and select box of the lesson that redraws one of them, moved a few",
             "times each; the lesson's median is over all those moves. The bare page (`bench/bare_heatmap.py`)",
             "redraws one heatmap of the lesson's size. `drawn once`: the lesson's Plotly figures whose labels fit",
-            "the margins they were given, so Plotly.js drew them in one pass (`lessons.charts.fit_margins`).",
+            "the margins they were given, so Plotly.js drew them in one pass (`lessons.common.charts.fit_margins`).",
             "",
             "| lesson | heatmap | lesson ms | bare ms | ratio | drawn once | each control's median ms |",
             "|---|---|---|---|---|---|---|",

@@ -31,7 +31,7 @@ from pathlib import Path
 from bench.classroom import machine, server
 from bench.latency import start, stop
 from bench.streamlit_client import Student, Widget
-from lessons.catalog import built_lessons
+from lessons.common.catalog import built_lessons
 
 
 def cpu_seconds(pid: int) -> float:

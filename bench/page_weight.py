@@ -27,7 +27,7 @@ SIZES = (0, 25, 50, 100, 200)
 
 def lesson_sizes() -> dict[str, int]:
     """Elements (blocks and columns included) on each lesson page as it opens, counted by AppTest."""
-    from lessons.catalog import built_lessons
+    from lessons.common.catalog import built_lessons
     from tests.test_pages import open_page
 
     def count(node) -> int:

@@ -29,10 +29,10 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from lessons import qkv
-from lessons.charts import attention_coloraxis, figure, hover_pairs, safe_label
-from lessons.exercises import Exercise
-from lessons.live import THREADS_PER_RUN
+from lessons import queries_keys_values as qkv
+from lessons.common.charts import attention_coloraxis, figure, hover_pairs, safe_label
+from lessons.common.exercises import Exercise
+from lessons.common.live import THREADS_PER_RUN
 from minimodels.attention import causal_mask, masked_softmax, padding_mask, scaled_dot_product_attention
 from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained_path
 from minimodels.decode import greedy, teacher_forced
@@ -114,7 +114,8 @@ def padding_attention(
 ) -> PaddingDemo:
     """Self-attention over a padded batch, without and with the padding mask.
 
-    Q, K and V come from :func:`lessons.qkv.self_attention` (seeded random W, a fixed random vector per word,
+    Q, K and V come from :func:`lessons.queries_keys_values.self_attention` (seeded random W, a fixed random vector
+    per word,
     ``<pad>`` included, as a real embedding table has a row for it), so a sentence alone gets exactly the
     Q/K/V lesson's numbers. The mask hides PAD *keys* (columns): PAD query rows are still computed, and a model
     throws them away (their loss is ignored).

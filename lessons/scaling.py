@@ -17,7 +17,7 @@ Three things are computed here:
 * the softmax of N such scores, scaled and unscaled: entropy, largest weight and the Jacobian's size;
 * the two shipped GRU encoder–decoders that differ only in the scale (``dates-gru-dot`` and
   ``dates-gru-scaled_dot``): their attention on one date, the spread of their raw q·k, and a live race of both
-  (``lessons.scoring.race``).
+  (``lessons.scoring_functions.race``).
 
 Letters: d_k query/key size, N keys, n samples, S source and T target positions. No streamlit import.
 """
@@ -37,8 +37,8 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons import scoring
-from lessons.charts import (
+from lessons import scoring_functions as scoring
+from lessons.common.charts import (
     attention_coloraxis,
     figure,
     hover_pairs,
@@ -48,8 +48,8 @@ from lessons.charts import (
     vega_lite_spec,
     with_values,
 )
-from lessons.exercises import Exercise
-from lessons.live import check_budget
+from lessons.common.exercises import Exercise
+from lessons.common.live import check_budget
 from minimodels.attention import masked_softmax
 from minimodels.decode import greedy
 from minimodels.tasks import Task, get_task, make_batch
@@ -652,12 +652,14 @@ def training_records(manifest: Mapping[str, Mapping]) -> list[dict]:
 
 
 def race_runs(results: scoring.Results) -> dict[str, list[scoring.RunSummary]]:
-    """The scoring lesson's shipped race (``assets/results/scoring.json``), its two dot-product models only."""
+    """The scoring lesson's shipped race (``assets/results/scoring_functions.json``), its two dot-product models
+    only."""
     return {score: results.runs[score] for score in SCORES if score in results.runs}
 
 
 def race_curves(runs: Mapping[str, Sequence[scoring.RunSummary]], x: str = "step"):
-    """``lessons.scoring.race_curves`` with a legend of the two dot-product scores only (its colour scale names
+    """``lessons.scoring_functions.race_curves`` with a legend of the two dot-product scores only (its colour scale
+    names
     all four)."""
     import altair as alt
 
@@ -679,7 +681,7 @@ def new_models(task: Task, seed: int = 0) -> dict[str, nn.Module]:
 
 
 def new_race(seed: int, budget_seconds: float):
-    """Both models for one student and the function that races them (``lessons.scoring.race``): turns of a few
+    """Both models for one student and the function that races them (``lessons.scoring_functions.race``): turns of a few
     steps each, same batches, each model's own compute seconds. ``(models, train_fn(on_progress))``."""
     check_budget(budget_seconds, " per model")
     task = get_task(TASK)

@@ -33,9 +33,9 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from lessons.charts import GridRow, figure, head_grid, safe_label
-from lessons.exercises import Exercise
-from lessons.live import THREADS_PER_RUN
+from lessons.common.charts import GridRow, figure, head_grid, safe_label
+from lessons.common.exercises import Exercise
+from lessons.common.live import THREADS_PER_RUN
 from minimodels.decode import Translation, translate
 from minimodels.tasks import Task, get_task, lecture_examples
 from minimodels.train import TrainConfig, build_model, default_train_config, train
@@ -395,7 +395,7 @@ def heads_grid(
 ) -> go.Figure:
     """Rows of heatmaps, one row per panel and one column per head: ``panels`` holds
     ``(title, weights (h, rows, columns), row labels, column labels)``. Every map shares one colour scale 0–1.
-    Drawn by :func:`lessons.charts.head_grid`: the heads of a row share one pair of axes (with a pair per map,
+    Drawn by :func:`lessons.common.charts.head_grid`: the heads of a row share one pair of axes (with a pair per map,
     ``make_subplots`` and its per-axis updates, the grid cost seconds to build and draw)."""
     if not panels:
         raise ValueError("no attention maps to draw")

@@ -1,0 +1,621 @@
+"""Lesson: the architecture lab (Domhan, "How much attention do you need?", ACL 2018).
+
+The student writes an encoder and a decoder as layer chains in the paper's language, sees the architecture
+drawn and its parameters counted, trains it live, and compares runs with each other and with shipped runs of
+the paper's main combinations, beside the paper's own BLEU table (quoted, credited, never recomputed).
+No streamlit here: the page calls these functions.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import torch
+
+from lessons.common.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.common.exercises import Exercise
+from lessons.common.live import THREADS_PER_RUN, check_budget
+from minimodels.chains import ChainConfig, ChainError, ChainModel, check_config
+from minimodels.chains.language import LAYERS, Chain, Layer, Repeat, Residual
+from minimodels.chains.model import _layer_parameters
+from minimodels.tasks import Task, make_batch
+from minimodels.tokenizers import EOS_ID
+from minimodels.train import Progress, TrainConfig, TrainResult
+from minimodels.train import train as train_model
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "assets" / "results" / "architecture_lab.json"
+TASKS = ("copy", "reverse", "dates")
+TARGET = 0.9  # "steps/seconds to accuracy": the first report at or above this held-out exact match
+STOP_AT = 0.98  # a run stops once it reaches this
+REPORT_EVERY = 25
+BUDGETS = (10, 20, 30, 60)  # seconds a live run may take
+MAX_MAPS = 12  # attention maps drawn at most (a chain may hold up to 64 attention layers)
+SIDES = ("encoder", "decoder")
+
+
+# ------------------------------------------------------------------------------------------------ presets
+def transformer_style(layer: str, side: str, n: int = 2) -> str:
+    """The paper's §4 recipe: a Transformer whose self-attention sublayer is replaced by ``layer``.
+
+    Encoder ``pos->repeat(n,res(norm->X)->res(norm->ff))->norm``; decoder the same with a source attention
+    after X. ``layer=""`` in the decoder is the paper's decoder "none": source attention and ff only.
+    """
+    middle = f"res(norm->{layer})->" if layer else ""
+    if side == "encoder":
+        return f"pos->repeat({n},{middle}res(norm->ff))->norm"
+    return f"pos->repeat({n},{middle}res(norm->mh_dot_src_att)->res(norm->ff))->norm"
+
+
+# the poster's "RNN to Transformer" encoder: a bidirectional first layer, unidirectional ones after it
+RNN_ENCODER = "pos->res(norm->birnn)->res(norm->ff)->repeat(1,res(norm->rnn)->res(norm->ff))->norm"
+
+
+@dataclass(frozen=True)
+class Preset:
+    key: str
+    label: str  # "encoder → decoder"
+    encoder: str
+    decoder: str
+    paper: tuple[str, str] | None  # the paper's table row it is a small copy of: (encoder, decoder)
+    note: str
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("transformer", "Transformer: self-att → self-att", transformer_style("mh_dot_self_att", "encoder"),
+           transformer_style("mh_dot_self_att", "decoder"), ("self-att", "self-att"),
+           "The paper's baseline, as pre-LN: the same sizes as the course's TinyTransformer."),
+    Preset("rnn-rnn", "RNN → RNN (Transformer-style blocks)", RNN_ENCODER, transformer_style("rnn", "decoder"),
+           ("RNN", "RNN"), "Recurrent layers in the Transformer's blocks: the paper's best RNN model."),
+    Preset("cnn-cnn", "CNN → CNN (Transformer-style blocks)", transformer_style("cnn", "encoder"),
+           transformer_style("cnn", "decoder"), ("CNN", "CNN"), "Gated convolutions in the Transformer's blocks."),
+    Preset("selfatt-rnn", "self-att → RNN", transformer_style("mh_dot_self_att", "encoder"),
+           transformer_style("rnn", "decoder"), ("self-att", "RNN"), "Self-attention reads the source; an RNN "
+           "reads the target so far."),
+    Preset("selfatt-cnn", "self-att → CNN", transformer_style("mh_dot_self_att", "encoder"),
+           transformer_style("cnn", "decoder"), ("self-att", "CNN"), "A causal convolution reads the target."),
+    Preset("rnn-selfatt", "RNN → self-att", RNN_ENCODER, transformer_style("mh_dot_self_att", "decoder"),
+           ("RNN", "self-att"), "The paper's best IWSLT combination."),
+    Preset("cnn-selfatt", "CNN → self-att", transformer_style("cnn", "encoder"),
+           transformer_style("mh_dot_self_att", "decoder"), ("CNN", "self-att"), "Convolutions read the source."),
+    Preset("selfatt-none", "self-att → none", transformer_style("mh_dot_self_att", "encoder"),
+           transformer_style("", "decoder"), ("self-att", "none"), "A decoder with no layer that reads earlier "
+           "target tokens: each position sees its own token, its position and the source."),
+    Preset("rnmt", "RNMT-style RNN (the paper's RNN baseline)", "res(birnn)->repeat(1,res(rnn))",
+           "repeat(2,res(rnn))->res(dot_src_att)->res(ff)", None, "The poster's RNN baseline "
+           "dropout->res_d(birnn)->repeat(5,res_d(rnn)) / dropout->repeat(6,res_d(rnn))->res_d(dot_src_att)->"
+           "res_d(ff), made small and without dropout. Its decoder starts from zeros, not the encoder's state."),
+    Preset("convs2s", "CNN GLU (the paper's CNN baseline)", "pos->repeat(2,res(cnn))",
+           "pos->repeat(2,res(cnn)->res(dot_src_att))", None, "The poster's CNN baseline pos->repeat(6,res_d(cnn)) "
+           "/ pos->repeat(6,res_d(cnn)->res_d(dot_src_att)), made small and without dropout."),
+)  # fmt: skip
+PRESET_BY_KEY = {p.key: p for p in PRESETS}
+
+# The paper's encoder/decoder combinations table: BLEU, mean ± standard deviation over 3 runs, quoted as printed
+# (Domhan 2018, the poster's "Encoder/Decoder Combinations" table). These are the paper's numbers, not ours.
+PAPER_COLUMNS = ("IWSLT EN→DE", "WMT'17 EN→DE", "WMT'17 LV→EN")
+PAPER_COMBINATIONS: tuple[tuple[str, str, tuple[tuple[float, float], ...]], ...] = (
+    ("self-att", "self-att", ((25.4, 0.2), (27.6, 0.0), (18.3, 0.0))),
+    ("self-att", "RNN", ((25.1, 0.1), (27.4, 0.1), (18.4, 0.2))),
+    ("self-att", "CNN", ((25.4, 0.4), (27.6, 0.2), (18.0, 0.3))),
+    ("RNN", "self-att", ((25.8, 0.1), (27.2, 0.1), (17.8, 0.1))),
+    ("CNN", "self-att", ((25.7, 0.1), (26.6, 0.3), (16.8, 0.4))),
+    ("RNN", "RNN", ((25.1, 0.1), (26.7, 0.1), (17.8, 0.1))),
+    ("CNN", "CNN", ((25.3, 0.3), (26.9, 0.1), (16.4, 0.2))),
+    ("self-att", "combined", ((25.1, 0.2), (27.6, 0.2), (18.3, 0.1))),
+    ("self-att", "none", ((23.7, 0.2), (25.3, 0.2), (15.9, 0.1))),
+)
+PAPER_CREDIT = (
+    "BLEU of the paper's 6-layer models on real translation (IWSLT'16 and WMT'17), mean ± standard deviation "
+    "over 3 runs, quoted from T. Domhan, *How Much Attention Do You Need? A Granular Analysis of Neural Machine "
+    "Translation Architectures*, ACL 2018 (Sockeye), encoder/decoder combinations table."
+)
+
+
+def paper_rows() -> list[dict]:
+    """The paper's table as rows for a data frame, with the preset of this page that copies each row."""
+    copies = {p.paper: p.label for p in PRESETS if p.paper}
+    rows = []
+    for encoder, decoder, scores in PAPER_COMBINATIONS:
+        row = {"encoder": encoder, "decoder": decoder}
+        row.update({col: f"{m:.1f} ± {s:.1f}" for col, (m, s) in zip(PAPER_COLUMNS, scores, strict=True)})
+        row["preset here"] = copies.get((encoder, decoder), "–")
+        rows.append(row)
+    return rows
+
+
+# ------------------------------------------------------------------------------------------------ building
+@dataclass(frozen=True)
+class Checked:
+    """Both chains checked for a task, before anything is built."""
+
+    config: ChainConfig | None  # None when the chains cannot be built
+    parameters: int | None
+    error: str | None  # the parser's or the size check's message
+    encoder: Chain = ()
+    decoder: Chain = ()
+    side: str = ""  # the chain the error is in ("" for the model as a whole, e.g. too many parameters)
+    line: int | None = None  # where in that chain's text (1-based), when the error has a place
+    column: int | None = None
+
+
+def chain_config(encoder: str, decoder: str, task: Task, cell: str = "gru") -> ChainConfig:
+    """The config of a model for ``task``: its vocabularies, positions for its longest sentences, d = 64."""
+    longest = max(task.max_source_len, 2 * task.max_target_len) + 2  # room for EOS and long outputs
+    return ChainConfig(
+        encoder=encoder,
+        decoder=decoder,
+        source_vocab_size=task.source_tokenizer.vocab_size,
+        target_vocab_size=task.target_tokenizer.vocab_size,
+        cell=cell,
+        max_len=max(ChainConfig.max_len, longest),
+    )
+
+
+def check(encoder: str, decoder: str, task: Task, cell: str = "gru") -> Checked:
+    """Parse and size-check both chains; a message instead of an exception for anything a student typed."""
+    config = chain_config(encoder, decoder, task, cell)
+    try:
+        enc, dec, parameters = check_config(config)
+    except ChainError as error:
+        return Checked(None, None, str(error), side=error.side, line=error.line, column=error.column)
+    return Checked(config, parameters, None, enc, dec)
+
+
+def attention_layers(chain: Chain) -> int:
+    """Attention layers once repeats are unrolled: one map each."""
+    total = 0
+    for node in chain:
+        if isinstance(node, Repeat):
+            total += node.count * attention_layers(node.body)
+        elif isinstance(node, Residual):
+            total += attention_layers(node.body)
+        else:
+            total += "att" in node.name
+    return total
+
+
+def caret(text: str, line: int, column: int) -> str:
+    """The line of ``text`` the error is on, with a ``^`` under the column (to be shown as code, verbatim)."""
+    shown = text.split("\n")[line - 1]
+    return f"{shown}\n{' ' * (column - 1)}^"
+
+
+_BUILD_LOCK = threading.Lock()  # a seeded build borrows torch's global RNG; one thread at a time
+
+
+def build(config: ChainConfig, seed: int = 0) -> ChainModel:
+    """A fresh :class:`ChainModel`, its initial weights drawn from ``seed`` (same seed, same weights)."""
+    with _BUILD_LOCK, torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return ChainModel(config)
+
+
+def parameter_count(model: torch.nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def layer_parameters(name: str, config: ChainConfig | None = None) -> int:
+    """One layer's parameters at ``config``'s sizes (the course's defaults: d = 64, d_ff = 128, 4 heads)."""
+    return _layer_parameters(Layer(name), config or ChainConfig())
+
+
+# ------------------------------------------------------------------------------------------------- drawing
+_BOX_W, _BOX_H = 124, 22  # a layer's box
+_GAP = 16  # between two stacked things: room for the arrow
+_PAD, _LABEL = 8, 14  # a block's margin around its body, and the room under it for its "× n" or "res"
+_SKIP = 14  # room right of a residual block for its skip arrow
+_R = 8  # the ⊕'s radius
+_COLUMN_GAP = 44
+_FONT = 'font-family="Helvetica, Arial, sans-serif" font-size="11"'
+
+
+def _width(items: Chain) -> float:
+    """How wide a chain is drawn: a block is its body's width plus its margins (and a residual's skip arrow)."""
+    widths = [_BOX_W]
+    for item in items:
+        if isinstance(item, Repeat):
+            widths.append(_width(item.body) + 2 * _PAD)
+        elif isinstance(item, Residual):
+            widths.append(_width(item.body) + 2 * (_PAD + _SKIP))
+    return max(widths)
+
+
+def architecture_svg(encoder: Chain, decoder: Chain) -> str:
+    """A drawing of both chains as SVG, made here (Graphviz in the browser took ~0.3 s of a student's CPU on
+    each preset): data flows upwards, a repeat is a box marked × n (drawn once, not unrolled), a residual is a
+    dashed box whose input also skips to its output (⊕), every source attention reads the encoder's output.
+    Only parsed names appear in it, escaped, never raw text."""
+    back: list[str] = []  # the blocks' boxes, drawn first
+    front: list[str] = []  # layers, arrows and labels
+    source_attentions: list[tuple[float, float]] = []  # the left middle of each source attention's box
+    out = [0.0, 0.0, 0.0, 0.0]  # x, y, dx, dy: the encoder's output leaves its last box rightwards, a ⊕ upwards
+
+    def arrow(x0: float, y0: float, x1: float, y1: float) -> None:
+        front.append(f'<line x1="{x0:g}" y1="{y0:g}" x2="{x1:g}" y2="{y1 + 2:g}" stroke="#555555" '
+                     'marker-end="url(#head)"/>')  # fmt: skip
+
+    def text(x: float, y: float, label: str, extra: str = "") -> None:
+        front.append(f'<text x="{x:g}" y="{y:g}" text-anchor="middle" {_FONT}{extra}>{html.escape(label)}</text>')
+
+    def chain(items: Chain, cx: float, below: float, top: float) -> tuple[float, float]:
+        """Draws ``items`` upwards above ``top``, centred on ``cx``; ``below`` is where the arrow into the first
+        one starts. Returns (the top of the last one drawn, the new ``top``)."""
+        for item in items:
+            if isinstance(item, Repeat | Residual):
+                bottom = top - _GAP
+                half = _width((item,)) / 2 - (_SKIP if isinstance(item, Residual) else 0)
+                below, top = chain(item.body, cx, below, bottom - _LABEL)
+                top -= _PAD
+                style = (
+                    'stroke="#8888aa" rx="8"' if isinstance(item, Repeat) else 'stroke="#aaaaaa" stroke-dasharray="4 3"'
+                )
+                back.append(f'<rect x="{cx - half:g}" y="{top:g}" width="{2 * half:g}" height="{bottom - top:g}" '
+                            f'fill="none" {style}/>')  # fmt: skip
+                label = f"× {item.count}" if isinstance(item, Repeat) else "res"  # bottom left, clear of the arrow
+                front.append(f'<text x="{cx - half + 5:g}" y="{bottom - 4:g}" {_FONT} fill="#555555">{label}</text>')
+                if isinstance(item, Residual):  # the block's input skips it and is added to its output
+                    cy = top - _GAP - _R
+                    arrow(cx, below, cx, cy + _R)
+                    front.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="{_R}" fill="white" stroke="#555555"/>')
+                    text(cx, cy + 4, "+")
+                    out[:] = cx, cy - _R, 0, -1
+                    start = bottom + _GAP  # just above the block's input
+                    bend = cx + half + _SKIP
+                    front.append(f'<path d="M{cx + 4:g},{start - 2:g} C{bend:g},{start - 8:g} {bend:g},{cy + 8:g} '
+                                 f'{cx + _R + 1:g},{cy:g}" fill="none" stroke="#999999" stroke-dasharray="4 3" '
+                                 'marker-end="url(#head)"/>')  # fmt: skip
+                    below, top = cy - _R, cy - _R
+            else:
+                y = top - _GAP - _BOX_H
+                label = item.name if item.option is None else f"{item.name}({item.option})"
+                colour = _COLOURS.get(_family(item.name), "#f4f6fb")
+                arrow(cx, below, cx, y + _BOX_H)
+                front.append(f'<rect x="{cx - _BOX_W / 2:g}" y="{y:g}" width="{_BOX_W}" height="{_BOX_H}" rx="6" '
+                             f'fill="{colour}" stroke="#333333"/>')  # fmt: skip
+                text(cx, y + 15, label)
+                out[:] = cx + _BOX_W / 2, y + _BOX_H / 2, 1, 0
+                if item.name in ("dot_src_att", "mh_dot_src_att"):
+                    source_attentions.append((cx - _BOX_W / 2, y + _BOX_H / 2))
+                below = top = y
+        return below, top
+
+    widths = [max(_width(encoder), 150.0) + 2 * _PAD, max(_width(decoder), 150.0) + 2 * _PAD]
+    centres = [widths[0] / 2, widths[0] + _COLUMN_GAP + widths[1] / 2]
+    tops, leaves = [], []  # each chain's top, and where its output leaves its last box or ⊕
+    for side, items, cx, width, start, colour in (
+        ("encoder", encoder, centres[0], widths[0], "source tokens → embedding", "#4c72b0"),
+        ("decoder", decoder, centres[1], widths[1], "target so far → embedding", "#dd8452"),
+    ):
+        text(cx, -30, start)
+        out[:] = cx, -42, 0, -1
+        below, top = chain(items, cx, -42, -42)
+        if side == "decoder":
+            text(cx, top - _GAP - 4, "linear → next-token scores")
+            arrow(cx, below, cx, top - _GAP)
+            top -= _GAP + 16
+        tops.append(top)
+        leaves.append(tuple(out))
+        back.append(f'<rect x="{cx - width / 2:g}" y="{top - _PAD:g}" width="{width:g}" height="{-top + _PAD:g}" '
+                    f'fill="none" stroke="{colour}"/>')  # fmt: skip
+        text(cx, -8, side, ' font-weight="bold"')
+    ex, ey, dx, dy = leaves[0]  # the encoder's output
+    for ax, ay in source_attentions:  # from the encoder's output to each layer that reads it
+        front.append(f'<path d="M{ex:g},{ey:g} C{ex + 30 * dx:g},{ey + 16 * dy:g} {ax - 40:g},{ay:g} {ax - 2:g},'
+                     f'{ay:g}" fill="none" stroke="#4c72b0" stroke-width="2" marker-end="url(#head)"/>')  # fmt: skip
+    top = min(tops) - _PAD - 1
+    width = widths[0] + _COLUMN_GAP + widths[1] + 1
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="-1 {top:g} {width:g} {-top:g}" width="{width:g}" '
+        f'height="{-top:g}"><defs><marker id="head" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" '
+        'markerHeight="7" markerUnits="userSpaceOnUse" orient="auto-start-reverse">'
+        '<path d="M0,0 L8,4 L0,8 z" fill="#555555"/></marker></defs>' + "".join(back) + "".join(front) + "</svg>"
+    )
+
+
+def _family(name: str) -> str:
+    if "att" in name:
+        return "attention"
+    if "rnn" in name:
+        return "rnn"
+    return "cnn" if name == "cnn" else "other"
+
+
+_COLOURS = {"attention": "#fde2c8", "rnn": "#d4ecd4", "cnn": "#e3daf2"}
+
+
+def layer_table() -> list[dict]:
+    """The language's layers for the page's reference table (parameters at the course's sizes)."""
+    rows = []
+    for name, (what, option, sides) in LAYERS.items():
+        rows.append({
+            "layer": name,
+            "what it does": what,
+            "option": option or "–",
+            "allowed in": " and ".join(sides),
+            "parameters (d = 64)": layer_parameters(name),
+        })  # fmt: skip
+    return rows
+
+
+# ------------------------------------------------------------------------------------------ attention maps
+@dataclass(frozen=True)
+class MapView:
+    """One attention layer's map on one sentence, heads averaged: rows attend to columns."""
+
+    name: str  # "encoder.0.self", "decoder.1.cross", …
+    weights: np.ndarray  # (rows, columns), heads averaged
+    heads: int
+    row_tokens: tuple[str, ...]
+    column_tokens: tuple[str, ...]
+
+    @property
+    def title(self) -> str:
+        side, index, kind = self.name.split(".")
+        what = "self-att" if kind == "self" else "source att"
+        heads = f"{self.heads} heads" if self.heads > 1 else "1 head"
+        return f"{side} {what} {int(index) + 1} · {heads}"
+
+
+def map_views(maps: Mapping[str, np.ndarray], source_tokens: Sequence[str], target_tokens: Sequence[str]):
+    """Every map of one sentence (batch axis removed, ``(h, rows, columns)``), labelled by what it reads."""
+    views = []
+    for name, m in maps.items():
+        m = np.asarray(m, dtype=float)
+        heads = m.shape[0] if m.ndim == 3 else 1
+        weights = m.mean(axis=0) if m.ndim == 3 else m
+        rows = source_tokens if name.startswith("encoder") else target_tokens
+        columns = target_tokens if name.endswith(".self") and name.startswith("decoder") else source_tokens
+        views.append(MapView(name, weights, heads, tuple(rows), tuple(columns)))
+    return views  # in the order the model computed them: the encoder's layers, then the decoder's
+
+
+def _shown_token(token: str) -> str:
+    return "␣" if token == " " else token
+
+
+def attention_figure(views: Sequence[MapView], *, caption: str = "", columns: int = 3) -> go.Figure:
+    """Every attention layer's map in a grid, one colour scale 0–1, the exact weight on hover."""
+    if not views:
+        raise ValueError("no attention maps to draw")
+    views = list(views)[:MAX_MAPS]
+    cols = min(columns, len(views))
+    rows = math.ceil(len(views) / cols)
+    layout = subplot_grid(rows, cols, titles=[html.escape(v.title) for v in views], horizontal_spacing=0.06,
+                          vertical_spacing=0.5 / rows if rows > 1 else 0.1, title_size=12)  # fmt: skip
+    traces = []
+    for i, view in enumerate(views):
+        xs = [safe_label(_shown_token(t)) for t in view.column_tokens]
+        ys = [safe_label(_shown_token(t)) for t in view.row_tokens]
+        if view.weights.shape != (len(ys), len(xs)):
+            raise ValueError(f"{view.name}: map of shape {view.weights.shape} does not match {len(ys)} × {len(xs)}")
+        n = panel_axis(i // cols, i % cols, cols)
+        traces.append(
+            {"type": "heatmap", "z": view.weights, "x": list(range(len(xs))), "y": list(range(len(ys))),
+             "customdata": hover_pairs(ys, xs), "coloraxis": "coloraxis", "xgap": 1, "ygap": 1,
+             "hovertemplate": "%{customdata}<br>α = %{z:.4f}<extra>" + view.name + "</extra>",
+             "xaxis": f"x{n}", "yaxis": f"y{n}"}
+        )  # fmt: skip
+        layout[f"xaxis{n}"] |= {"tickmode": "array", "tickvals": list(range(len(xs))), "ticktext": xs, "tickangle": 0}
+        layout[f"yaxis{n}"] |= {"tickmode": "array", "tickvals": list(range(len(ys))), "ticktext": ys,
+                                "autorange": "reversed"}  # fmt: skip
+    layout |= {
+        "height": 60 + 300 * rows,
+        "margin": {"l": 10, "r": 10, "t": 60 if caption else 40, "b": 10},
+        "title": {"text": html.escape(caption), "font": {"size": 14}} if caption else None,
+        "coloraxis": attention_coloraxis(),
+    }
+    return figure(traces, layout)
+
+
+def probe_tokens(task: Task) -> tuple[list[str], list[str]]:
+    """The task's fixed probe sentence as token labels: source and target, each with its EOS."""
+    example = task.probe or task.valid[0]
+    src, tgt = task.source_tokenizer, task.target_tokenizer
+    source = [*src.pieces(example.source), src.id_to_piece(EOS_ID)]
+    return source, [*tgt.pieces(example.target), tgt.id_to_piece(EOS_ID)]
+
+
+@torch.inference_mode()
+def untrained_views(model: ChainModel, task: Task) -> list[MapView]:
+    """Every map of a freshly built (untrained) model on the task's probe, teacher forced: the starting point."""
+    example = task.probe or task.valid[0]
+    batch = make_batch([example], task)
+    model.eval()
+    out = model(batch.source, batch.source_lengths, batch.target_in)
+    source_tokens, target_tokens = probe_tokens(task)
+    return map_views({k: v[0].numpy() for k, v in out.attention.items()}, source_tokens, target_tokens)
+
+
+def snapshot_views(snapshot: Progress) -> list[MapView]:
+    """Every map of a training report's probe."""
+    return map_views(snapshot.attention_maps, snapshot.source_tokens, snapshot.target_tokens)
+
+
+# ------------------------------------------------------------------------------------------------ training
+def train_config(budget_seconds: float, seed: int = 0, **overrides) -> TrainConfig:
+    """The lab's recipe for every chain: Adam, peak lr 1e-2 after a 50-step warm-up, then the Transformer
+    paper's inverse-square-root decay (course default for Transformers); reports every ``REPORT_EVERY`` steps,
+    stop at ``STOP_AT`` or after ``budget_seconds``. One torch thread per run (a shared class server)."""
+    options = {
+        "seed": seed,
+        "lr": 1e-2,
+        "warmup_steps": 50,
+        "decay": True,
+        "report_every": REPORT_EVERY,
+        "target_exact_match": STOP_AT,
+        "max_seconds": budget_seconds,
+        "max_steps": 5000,
+        "threads": THREADS_PER_RUN,
+        "device": "cpu",
+        **overrides,
+    }
+    return TrainConfig(**options)
+
+
+def new_run(checked: Checked, task: Task, seed: int, budget_seconds: float):
+    """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``."""
+    if checked.config is None:
+        raise ValueError(checked.error or "the chains cannot be built")
+    check_budget(budget_seconds)
+    model = build(checked.config, seed)
+    config = train_config(budget_seconds, seed)
+
+    def train_fn(on_progress) -> TrainResult:
+        return train_model(model, task, config, on_progress)
+
+    return model, train_fn
+
+
+def reached(history: Sequence[Progress], target: float = TARGET) -> tuple[int, float] | None:
+    """The first report at or above ``target`` exact match: ``(step, seconds)``, or None."""
+    for p in history:
+        if p.exact_match >= target:
+            return p.step, p.seconds
+    return None
+
+
+def run_row(label: str, encoder: str, decoder: str, cell: str, task: str, parameters: int, result: TrainResult):
+    """One finished run as a row of the comparison table."""
+    first = reached(result.history)
+    return {
+        "chains": label,
+        "encoder": encoder,
+        "decoder": decoder,
+        "cell": cell,
+        "task": task,
+        "parameters": parameters,
+        f"steps to {TARGET:.0%}": first[0] if first else None,
+        f"seconds to {TARGET:.0%}": round(first[1], 1) if first else None,
+        "final exact match": round(result.exact_match, 3),
+        "steps": result.steps,
+        "seconds": round(result.seconds, 1),
+        "stopped": result.stopped,
+    }
+
+
+def label_for(encoder: str, decoder: str) -> str:
+    """The preset's label when the chains are a preset's, else "your chains"."""
+    for p in PRESETS:
+        if (p.encoder, p.decoder) == (encoder, decoder):
+            return p.label
+    return "your chains"
+
+
+# ------------------------------------------------------------------------------------------ shipped results
+@dataclass(frozen=True)
+class Results:
+    """``assets/results/architecture_lab.json``: the presets trained by ``scripts/architecture_lab_results.py``."""
+
+    runs: list[dict]  # one run_row per (preset, task, seed)
+    probes: dict[str, dict]  # preset key -> {"task", "seed", "step", "source_tokens", "target_tokens", "maps"}
+    meta: dict  # command, date, machine, config, budget, seeds, tasks
+
+
+def results_from_dict(data: Mapping) -> Results:
+    """Parse and check a results document; ``ValueError`` naming what is missing."""
+    runs = data.get("runs")
+    if not isinstance(runs, list) or not runs:
+        raise ValueError("results must have runs")
+    needed = {"chains", "encoder", "decoder", "task", "parameters", "final exact match", "steps", "seconds"}
+    for run in runs:
+        missing = needed - set(run)
+        if missing:
+            raise ValueError(f"a run lacks {', '.join(sorted(missing))}")
+    probes = data.get("probes", {})
+    for key, probe in probes.items():
+        if key not in PRESET_BY_KEY:
+            raise ValueError(f"probe of an unknown preset {key!r}")
+        if not {"source_tokens", "target_tokens", "maps"} <= set(probe):
+            raise ValueError(f"probe {key} lacks its tokens or maps")
+    return Results(runs, dict(probes), dict(data.get("meta", {})))
+
+
+def load_results(path: Path | str | None = None) -> Results:
+    """The shipped results; ``FileNotFoundError`` / ``ValueError`` with a clear message when unusable."""
+    path = Path(path) if path is not None else RESULTS
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path.name} is not shipped; run python scripts/architecture_lab_results.py to make it"
+        )
+    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def shipped_views(results: Results, key: str) -> list[MapView]:
+    probe = results.probes[key]
+    maps = {name: np.asarray(m, dtype=float) for name, m in probe["maps"].items()}
+    return map_views(maps, probe["source_tokens"], probe["target_tokens"])
+
+
+def table_rows(runs: Sequence[Mapping]) -> list[dict]:
+    """Runs for display: the chains' label, the task and the measured columns (the chains' text elided)."""
+    shown = []
+    for r in runs:
+        shown.append({k: v for k, v in r.items() if k not in ("encoder", "decoder")})
+    return shown
+
+
+def observations(results: Results, task: str) -> list[str]:
+    """What the shipped table says about ``task``, computed from it."""
+    runs = [r for r in results.runs if r["task"] == task]
+    if not runs:
+        return []
+    key = f"steps to {TARGET:.0%}"
+    got_there = [r for r in runs if r.get(key) is not None]
+    lines = []
+    if got_there:
+        fastest = min(got_there, key=lambda r: r[key])
+        lines.append(f"Fewest steps to {TARGET:.0%} on {task}: **{fastest['chains']}** ({fastest[key]} steps).")
+    missed = [r["chains"] for r in runs if r.get(key) is None]
+    if missed:
+        lines.append(f"Did not reach {TARGET:.0%} within the budget: {', '.join(missed)}.")
+    best = max(runs, key=lambda r: r["final exact match"])
+    lines.append(f"Best final exact match: **{best['chains']}** ({best['final exact match']:.0%}).")
+    return lines
+
+
+# ------------------------------------------------------------------------------------------------ exercises
+def exercises() -> list[Exercise]:
+    d = ChainConfig().d_model
+    attention = layer_parameters("mh_dot_self_att")
+    best_iwslt = max(PAPER_COMBINATIONS, key=lambda row: row[2][0][0])
+    wmt_best = max(PAPER_COMBINATIONS, key=lambda row: row[2][1][0])
+    encoders = sorted({row[0] for row in PAPER_COMBINATIONS})
+    return [
+        Exercise(
+            key="architecture_lab.ex1",
+            prompt=f"How many parameters does one `mh_dot_self_att` layer have at d = {d}? (Four d × d projections, "
+            "each with a bias; the number of heads does not change it.)",
+            answer=attention,
+            explanation=f"4 × ({d}·{d} + {d}) = {attention}: splitting d into heads changes how the projections are "
+            "read, not how many weights they hold.",
+        ),
+        Exercise(
+            key="architecture_lab.ex2",
+            prompt="Which layer may **not** appear in a decoder?",
+            choices=("rnn", "birnn", "cnn", "mh_dot_self_att"),
+            answer=1,
+            explanation="A bidirectional RNN reads the sentence from both ends, so in a decoder it would read "
+            "target tokens that have not been generated yet. Decoder self-attention and convolutions are masked "
+            "to look only left.",
+        ),
+        Exercise(
+            key="architecture_lab.ex3",
+            prompt="In the paper's table, which **encoder** paired with a self-attention decoder scored highest on "
+            "IWSLT EN→DE?",
+            choices=tuple(encoders),
+            answer=encoders.index(best_iwslt[0]),
+            explanation=f"{best_iwslt[0]} → {best_iwslt[1]}: {best_iwslt[2][0][0]} BLEU on the small IWSLT set. On "
+            f"the larger WMT'17 EN→DE the self-attention encoders lead ({wmt_best[0]} → {wmt_best[1]}: "
+            f"{wmt_best[2][1][0]}). The poster's conclusions: “Multiple source attention layers and residual "
+            "feed-forward layer are key” and “Self-attention more important on the source side”.",
+        ),
+    ]

@@ -1,0 +1,369 @@
+"""The course, declared once: every lesson of Attention Lab, in order, with what it needs.
+
+One :class:`Lesson` entry per lesson drives the course map (``app.py``), the sidebar, each page's set-up
+(``ui.lesson``), the "Next: …" links and the tests that walk every page. Its ``slug`` is the lesson's one name in
+every layer:
+
+==================  =============================================
+page                ``pages/<slug>.py`` (served at ``/<slug>``)
+lesson code         ``lessons/<slug>.py`` or the package ``lessons/<slug>/``
+session-state keys  ``"<slug>.…"``
+results script      ``scripts/<slug>_results.py``
+shipped results     ``assets/results/<slug>.json``
+tests               ``tests/test_lessons_<slug>*.py``, ``tests/test_page_<slug>.py``
+==================  =============================================
+
+A lesson whose page file does not exist yet is not built: the course map lists it as "coming", without a link.
+Adding a lesson copies nothing: an entry here, its lessons module, a short page.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Lesson:
+    slug: str  # the lesson's one name in every layer (see the module docstring)
+    title: str  # as it appears on the course map, the sidebar and the page's title
+    promise: str  # one line: what the student will see or be able to do
+    icon: str  # a Material icon for st.page_link
+    tab_icon: str  # the browser tab's icon
+    introduces: tuple[str, ...] = ()  # the concepts this lesson teaches first (a later lesson may use them)
+    results: tuple[str, ...] = ()  # shipped results it draws, relative to the repo root
+    pretrained: tuple[tuple[str, str], ...] = ()  # shipped checkpoints it loads: (task, model name)
+    sources: str = ""  # the lectures and papers it follows, as the page credits them (markdown)
+
+    @property
+    def page(self) -> str:
+        """The page file, relative to the repo root (what st.page_link takes)."""
+        return f"pages/{self.slug}.py"
+
+    @property
+    def built(self) -> bool:
+        return (ROOT / self.page).is_file()
+
+    @property
+    def url_path(self) -> str:
+        """The path Streamlit serves the page at: the page file's name without ``.py``."""
+        return self.slug
+
+    @property
+    def module_name(self) -> str:
+        return f"lessons.{self.slug}"
+
+    def module(self) -> ModuleType:
+        """The lesson's pure-Python module (text, numbers, exercises, chart builders)."""
+        return importlib.import_module(self.module_name)
+
+    @property
+    def results_script(self) -> str:
+        return f"scripts/{self.slug}_results.py"
+
+
+@dataclass(frozen=True)
+class Part:
+    title: str
+    lessons: tuple[Lesson, ...]
+
+
+COURSE: tuple[Part, ...] = (
+    Part(
+        "Part 1 · Recurrence and the bottleneck",
+        (
+            Lesson(
+                slug="rnn_cells",
+                title="RNN cells",
+                promise="Step an RNN, a GRU and an LSTM through a sentence and watch every gate.",
+                icon=":material/replay:",
+                tab_icon="🔁",
+                introduces=(
+                    "recurrence",
+                    "rnn",
+                    "gru",
+                    "lstm",
+                ),
+                results=("assets/results/rnn_cells.json",),
+                pretrained=(),
+                sources=(
+                    "Sources: the Transformer lecture's “RNN cells” slides (RNN, GRU and LSTM equations; "
+                    "“The cat, which "
+                    "already ate …, was full.”) and “Different types of RNNs”; the NLP lecture's note that attention "
+                    "helps with the vanishing gradient through a shortcut to far-away states."
+                ),
+            ),
+            Lesson(
+                slug="seq2seq_bottleneck",
+                title="Seq2seq and the fixed-size context",
+                promise="Squeeze a whole sentence into one vector and see where it breaks.",
+                icon=":material/compress:",
+                tab_icon="🗜️",
+                introduces=(
+                    "encoder",
+                    "decoder",
+                    "context vector",
+                ),
+                results=("assets/results/seq2seq_bottleneck.json",),
+                pretrained=(),
+                sources=(
+                    "Sources: the Transformer lecture's encoder–decoder slides (“Jane visite l'Afrique en "
+                    "septembre”, and "
+                    "the long sentence where “it is not perfect”); the NLP lecture's “Problem 2: fixed-size sequence "
+                    "embedding” (the bottleneck); Sutskever, Vinyals & Le 2014; Cho et al. 2014; "
+                    "Bahdanau, Cho & Bengio "
+                    "2015."
+                ),
+            ),
+        ),
+    ),
+    Part(
+        "Part 2 · Attention",
+        (
+            Lesson(
+                slug="bahdanau_attention",
+                title="Bahdanau attention",
+                promise="Train a translator and watch it learn where to look, token by token.",
+                icon=":material/visibility:",
+                tab_icon="👀",
+                introduces=(
+                    "attention",
+                    "additive score",
+                    "alignment",
+                ),
+                results=(),
+                pretrained=(
+                    ("toy-translation", "gru-additive"),
+                    ("toy-translation-it", "gru-additive"),
+                    ("dates", "gru-additive"),
+                ),
+                sources=(
+                    "Sources: the NLP lecture on attention (“I like pizza” → “mi piace la pizza”); Bahdanau, Cho & "
+                    "Bengio, *Neural Machine Translation by Jointly Learning to Align and Translate*, ICLR 2015."
+                ),
+            ),
+            Lesson(
+                slug="scoring_functions",
+                title="Scoring functions",
+                promise="Dot, scaled dot, bilinear and additive scores, trained side by side.",
+                icon=":material/functions:",
+                tab_icon="⚖️",
+                introduces=(
+                    "dot score",
+                    "bilinear score",
+                    "scaled dot score",
+                ),
+                results=("assets/results/scoring_functions.json",),
+                pretrained=(),
+                sources=(
+                    "Sources: the NLP lecture on attention (“Similarity between query and key”: bilinear, MLP, dot "
+                    "product, scaled dot product); Luong, Pham & Manning, *Effective Approaches to "
+                    "Attention-based Neural "
+                    "Machine Translation*, EMNLP 2015; Bahdanau, Cho & Bengio, ICLR 2015; Vaswani et al., "
+                    "*Attention Is "
+                    "All You Need*, NeurIPS 2017."
+                ),
+            ),
+            Lesson(
+                slug="queries_keys_values",
+                title="Queries, keys and values",
+                promise="Recompute the lecture's “Thinking Machines” example and attend over your own sentence.",
+                icon=":material/key:",
+                tab_icon="🔑",
+                introduces=(
+                    "query",
+                    "key",
+                    "value",
+                    "self-attention",
+                ),
+                results=(),
+                pretrained=(),
+                sources=(
+                    "Sources: the Transformer lecture's “Thinking Machines” walk-through; the NLP lecture's "
+                    "query/key/value database analogy (English → Turkish table); Vaswani et al., *Attention Is All You "
+                    "Need*, 2017, eq. 1."
+                ),
+            ),
+            Lesson(
+                slug="scaling",
+                title="Scaling by √d_k",
+                promise="See dot products grow with d_k and the softmax saturate without scaling.",
+                icon=":material/square_foot:",
+                tab_icon="📐",
+                introduces=("scaling",),
+                results=("assets/results/scoring_functions.json",),
+                pretrained=(
+                    ("dates", "gru-dot"),
+                    ("dates", "gru-scaled_dot"),
+                ),
+                sources=(
+                    "Sources: the Transformer lecture (“What about √d_k?”, the “Thinking Machines” "
+                    "example); Vaswani et "
+                    "al., *Attention Is All You Need*, NeurIPS 2017, §3.2.1; the NLP lecture on attention (“Scaled dot "
+                    "product attention”, sim(q, k) = qᵀk / √d′)."
+                ),
+            ),
+            Lesson(
+                slug="masking",
+                title="Masking",
+                promise="Hide padding and the future, and catch a decoder that cheats.",
+                icon=":material/visibility_off:",
+                tab_icon="🎭",
+                introduces=(
+                    "padding mask",
+                    "causal mask",
+                ),
+                results=("assets/results/masking.json",),
+                pretrained=(
+                    ("dates", "transformer"),
+                    ("dates", "transformer-no-causal"),
+                ),
+                sources=(
+                    "Sources: the Transformer lecture's “Masking” slide (padding mask, sequence mask, “set future "
+                    "attention to −inf”); Vaswani et al., *Attention Is All You Need*, NeurIPS 2017, "
+                    "§3.2.3 (“masking out "
+                    "(setting to −∞) all values in the input of the softmax which correspond to illegal connections”)."
+                ),
+            ),
+            Lesson(
+                slug="positional_encoding",
+                title="Positional encoding",
+                promise="Give attention a sense of order with sinusoids you can rotate.",
+                icon=":material/timeline:",
+                tab_icon="📍",
+                introduces=("positional encoding",),
+                results=("assets/results/positional_encoding.json",),
+                pretrained=(
+                    ("reverse", "transformer-none"),
+                    ("reverse", "transformer-sinusoidal"),
+                    ("reverse", "transformer-learned"),
+                ),
+                sources=(
+                    "Sources: the Transformer lecture (“Positional encoding”: the two formulas and “for "
+                    "any fixed offset "
+                    "k, PE_{pos+k} can be represented as a linear function of PE_pos”); Vaswani et al., "
+                    "*Attention Is All "
+                    "You Need*, NeurIPS 2017, §3.5."
+                ),
+            ),
+            Lesson(
+                slug="multi_head_attention",
+                title="Multi-head attention",
+                promise="Split d_model into heads and see each head look somewhere else.",
+                icon=":material/view_module:",
+                tab_icon="🐙",
+                introduces=(
+                    "heads",
+                    "multi-head attention",
+                ),
+                results=("assets/results/multi_head_attention.json",),
+                pretrained=(("toy-translation", "transformer"),),
+                sources=(
+                    "Sources: the Transformer lecture (“What is multi-head self-attention”: Thinking "
+                    "Machines split into "
+                    "8 heads, concatenate and multiply by W^O; “Why multi-head self-attention”); Vaswani et al., "
+                    "*Attention Is All You Need*, NeurIPS 2017, §3.2.2."
+                ),
+            ),
+            Lesson(
+                slug="transformer",
+                title="The Transformer",
+                promise="Follow your sentence through every layer and head of a trained model.",
+                icon=":material/hub:",
+                tab_icon="🤖",
+                introduces=(
+                    "residual",
+                    "layer norm",
+                    "feed-forward",
+                    "cross-attention",
+                    "transformer",
+                ),
+                results=("assets/results/transformer.json",),
+                pretrained=(
+                    ("dates", "transformer"),
+                    ("toy-translation", "transformer"),
+                ),
+                sources=(
+                    "Sources: the Transformer lecture (overall architecture, self-attention and “The "
+                    "animal didn't cross "
+                    "the street because it was too tired”, encoder–decoder attention, masking, residuals); Vaswani et "
+                    "al., *Attention Is All You Need*, NeurIPS 2017; Xiong et al., *On Layer Normalization in the "
+                    "Transformer Architecture*, ICML 2020; He et al., *Deep Residual Learning for Image Recognition*, "
+                    "CVPR 2016."
+                ),
+            ),
+        ),
+    ),
+    Part(
+        "Part 3 · Research labs",
+        (
+            Lesson(
+                slug="architecture_lab",
+                title="Architecture lab",
+                promise="Compose encoders and decoders in a layer-chain language and race them.",
+                icon=":material/science:",
+                tab_icon="🧪",
+                introduces=("layer chains",),
+                results=("assets/results/architecture_lab.json",),
+                pretrained=(),
+                sources=(
+                    "Source: T. Domhan, *How Much Attention Do You Need? A Granular Analysis of Neural Machine "
+                    "Translation Architectures*, ACL 2018 (Sockeye; its layer-chain language and tables). Gated "
+                    "convolutions: Gehring et al., *Convolutional Sequence to Sequence Learning*, ICML 2017. The "
+                    "Transformer: Vaswani et al., NeurIPS 2017."
+                ),
+            ),
+            Lesson(
+                slug="attention_bridge",
+                title="The attention bridge",
+                promise="Share one attention layer across languages and test zero-shot.",
+                icon=":material/translate:",
+                tab_icon="🌉",
+                introduces=(
+                    "attention bridge",
+                    "zero-shot",
+                ),
+                results=("assets/results/attention_bridge.json",),
+                pretrained=(),
+                sources=(
+                    "Source: Vázquez, Raganato, Tiedemann & Creutz, *Multilingual NMT with a language-independent "
+                    "attention bridge* (RepL4NLP 2019): equations 1–3, Table 1 (zero-shot with and without monolingual "
+                    "data) and Table 3 (the penalty). Lin et al. 2017 introduced the structured self-attention and its "
+                    "penalty."
+                ),
+            ),
+        ),
+    ),
+)
+
+
+def all_lessons() -> list[Lesson]:
+    return [lesson for part in COURSE for lesson in part.lessons]
+
+
+def built_lessons() -> list[Lesson]:
+    return [lesson for lesson in all_lessons() if lesson.built]
+
+
+def lesson(slug: str) -> Lesson:
+    """The catalog entry of a lesson; ``KeyError`` naming the known slugs when there is none."""
+    for entry in all_lessons():
+        if entry.slug == slug:
+            return entry
+    raise KeyError(f"no lesson {slug!r} in the catalog; known: {', '.join(e.slug for e in all_lessons())}")
+
+
+def next_lesson(slug: str) -> Lesson | None:
+    """The built lesson after this one in course order, or None for the last."""
+    order = all_lessons()
+    index = next(i for i, entry in enumerate(order) if entry.slug == slug)
+    return next((entry for entry in order[index + 1 :] if entry.built), None)
+
+
+def number(slug: str) -> int:
+    """The lesson's number on the course map (1-based, in course order)."""
+    return next(i for i, entry in enumerate(all_lessons(), 1) if entry.slug == slug)

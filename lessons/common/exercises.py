@@ -1,0 +1,53 @@
+"""Check-yourself exercises, checked automatically.
+
+An exercise's answer is computed by the lesson's own code when the lesson builds its list, never typed in,
+so changing the lesson's numbers changes the expected answers with them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Feedback:
+    correct: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class Exercise:
+    key: str  # unique, namespaced per lesson ("queries_keys_values.ex1"); also the widget key
+    prompt: str  # markdown; never contains user text
+    answer: float | int  # the number, or the index of the right choice
+    explanation: str  # shown once the student answers correctly
+    tolerance: float = 0.0  # for numeric answers: |response - answer| <= tolerance counts as right
+    choices: tuple[str, ...] = ()  # non-empty for a multiple-choice question
+    hint: str = "Not quite; try again."  # shown after a wrong answer
+
+    @property
+    def is_choice(self) -> bool:
+        return bool(self.choices)
+
+    def check(self, response: float | int | str | None) -> Feedback:
+        """Grade a response: a number, or for a choice question its index or its text."""
+        if response is None or (isinstance(response, str) and not response.strip()):
+            return Feedback(False, "Give an answer first.")
+        if self.is_choice:
+            index = self.choices.index(response) if response in self.choices else response
+            if not isinstance(index, int) or not 0 <= index < len(self.choices):
+                return Feedback(False, "Pick one of the options.")
+            if index == self.answer:
+                return Feedback(True, f"Right. {self.explanation}")
+            return Feedback(False, self.hint)
+        try:
+            value = float(response)
+        except (TypeError, ValueError):
+            return Feedback(False, "That is not a number.")
+        if not math.isfinite(value):
+            return Feedback(False, "That is not a finite number.")
+        if abs(value - float(self.answer)) <= self.tolerance:
+            return Feedback(True, f"Right: {float(self.answer):.3f}. {self.explanation}")
+        direction = "too high" if value > self.answer else "too low"
+        return Feedback(False, f"Not yet: {value:g} is {direction}. {self.hint}")

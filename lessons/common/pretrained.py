@@ -1,0 +1,54 @@
+"""The shipped pretrained checkpoints in ``assets/checkpoints/``, found by what they are, not by file name.
+
+Each checkpoint directory's ``config.json`` names its task and model (``minimodels.checkpoints``); a lesson
+asks for ``(task, model)`` and gets the model in eval mode. Pages cache the result with
+``st.cache_resource`` and share it read-only between students: never train or modify it.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from torch import nn
+
+from minimodels.checkpoints import check_tokenizers, load_checkpoint
+from minimodels.tasks import get_task
+
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "assets" / "checkpoints"
+
+
+@cache
+def _index() -> dict[tuple[str, str], Path]:
+    found = {}
+    for config in sorted(CHECKPOINTS.glob("*/config.json")):
+        meta = json.loads(config.read_text(encoding="utf-8"))
+        key = (meta["task"], meta["model"])
+        # the plain "TASK-MODEL" checkpoint answers for the pair, not a variant such as
+        # "dates-transformer-no-causal" (which sorts first: "-" < "/")
+        if config.parent.name == f"{key[0]}-{key[1]}":
+            found[key] = config.parent
+        else:
+            found.setdefault(key, config.parent)
+    return found
+
+
+def available() -> list[tuple[str, str]]:
+    """Every shipped ``(task, model)`` pair."""
+    return sorted(_index())
+
+
+def load_pretrained(task_name: str, model_name: str) -> tuple[nn.Module, dict]:
+    """``(model, meta)`` of the shipped checkpoint for ``task_name`` and ``model_name`` (eval mode, CPU).
+
+    Raises ``LookupError`` with the list of what is shipped when there is none, and ``ValueError`` when the
+    checkpoint no longer fits the task's tokenizers.
+    """
+    path = _index().get((task_name, model_name))
+    if path is None:
+        shipped = ", ".join(f"{t}/{m}" for t, m in available()) or "none"
+        raise LookupError(f"no pretrained {model_name} for {task_name} is shipped (shipped: {shipped})")
+    model, meta = load_checkpoint(path)
+    check_tokenizers(meta, get_task(task_name, seed=meta.get("task_seed", 0)))
+    return model, meta

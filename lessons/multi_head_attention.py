@@ -1,0 +1,835 @@
+r"""Lesson: multi-head attention (Part 2).
+
+Follows the Transformer lecture's "What is multi-head self-attention": the input *Thinking Machines* is embedded,
+"split into 8 heads" (each head multiplies X by its own W_i^Q, W_i^K, W_i^V), each head computes attention, and
+"the resulting Z matrices" are concatenated and multiplied by W^O. Why: "it expands the model's ability to focus
+on different positions" and "gives the attention layer multiple representation subspaces". Vaswani et al. 2017,
+§3.2.2:
+
+.. math:: \mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad
+          \mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)
+
+Three things are computed here:
+
+* the split by hand, head by head, on the student's words (:func:`heads_by_hand`), checked against
+  :class:`minimodels.attention.MultiHeadAttention` and ``torch.nn.MultiheadAttention`` on the page itself;
+* every head of every layer of a trained :class:`~minimodels.transformer.TinyTransformer` on the student's
+  sentence (:func:`read_sentence`), with numbers that say what each head does (:func:`head_rows`);
+* 1, 2, 4 and 8 heads trained with the same budget (``assets/results/multi_head_attention.json``, written by
+  ``scripts/multi_head_attention_results.py``), and the same training live for one student.
+
+Letters: S tokens (source), T output tokens, d = d_model, h heads, d_k = d / h. This module never imports
+streamlit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import torch
+from torch import nn
+
+from lessons.common.charts import (
+    DIVERGING_COLORSCALE,
+    GridRow,
+    figure,
+    head_grid,
+    safe_label,
+)
+from lessons.common.exercises import Exercise
+from lessons.common.live import THREADS_PER_RUN
+from lessons.queries_keys_values import ParsedSentence, parse_sentence, word_embedding
+from minimodels.attention import MultiHeadAttention, scaled_dot_product_attention
+from minimodels.decode import Translation, translate
+from minimodels.tasks import Task, get_task
+from minimodels.train import Progress, TrainConfig, alignment_accuracy, build_model, default_train_config, evaluate
+from minimodels.train import train as train_model
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "assets" / "results" / "multi_head_attention.json"
+
+# ------------------------------------------------------------------------------------------------------
+# 1. The split, by hand
+# ------------------------------------------------------------------------------------------------------
+D_MODEL_CHOICES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512)
+HEAD_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16)
+LECTURE_D_MODEL, LECTURE_HEADS = 512, 8  # the paper's base model, and the lecture's "split into 8 heads"
+DEFAULT_SENTENCE = "Thinking Machines"
+MAX_TOKENS = 12  # the per-head maps stay readable side by side
+
+
+def head_choices(d_model: int) -> tuple[int, ...]:
+    """The head counts offered for ``d_model``: those that divide it (d_k = d_model / h must be whole)."""
+    return tuple(h for h in HEAD_CHOICES if d_model % h == 0)
+
+
+def parse(text: str) -> ParsedSentence:
+    """The student's words (whitespace-split), or a message when there are none or too many."""
+    return parse_sentence(text, MAX_TOKENS)
+
+
+@dataclass(frozen=True)
+class HeadsByHand:
+    """Multi-head self-attention of one sentence, computed head by head the way the lecture draws it."""
+
+    X: torch.Tensor  # (S, d) the words' embeddings
+    Q: torch.Tensor  # (h, S, d_k) Q_i = X W_i^Q + b_i^Q, one slice of columns of XW^Q per head
+    K: torch.Tensor  # (h, S, d_k)
+    V: torch.Tensor  # (h, S, d_k)
+    weights: torch.Tensor  # (h, S, S) A_i = softmax(Q_i K_iᵀ / √d_k)
+    Z: torch.Tensor  # (h, S, d_k) Z_i = A_i V_i
+    concat: torch.Tensor  # (S, h·d_k) = (S, d) Concat(Z_1, ..., Z_h)
+    output: torch.Tensor  # (S, d) Concat(...) W^O + b^O
+
+    @property
+    def n_heads(self) -> int:
+        return int(self.Q.shape[0])
+
+    @property
+    def d_model(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def d_k(self) -> int:
+        return int(self.Q.shape[2])
+
+
+@torch.inference_mode()
+def heads_by_hand(mha: MultiHeadAttention, X: torch.Tensor) -> HeadsByHand:
+    """The lecture's steps 3 to 5 for ``X (S, d)``, one head at a time, with ``mha``'s own weights.
+
+    ``nn.Linear`` stores W as (out, in) and computes x Wᵀ + b, so the lecture's W^Q (d × d) is
+    ``mha.W_q.weight.T``; head i's W_i^Q is its columns i·d_k … (i+1)·d_k − 1. No reshape trick: each head's
+    matrices are cut out and used as they are.
+    """
+    h, d_k = mha.n_heads, mha.d_k
+    W = {name: getattr(mha, name).weight.T for name in ("W_q", "W_k", "W_v", "W_o")}  # (d, d) each, x @ W
+    b = {name: _bias(getattr(mha, name)) for name in ("W_q", "W_k", "W_v", "W_o")}  # (d,) each
+    per_head = {"Q": [], "K": [], "V": [], "A": [], "Z": []}
+    for i in range(h):
+        cols = slice(i * d_k, (i + 1) * d_k)
+        Q_i = X @ W["W_q"][:, cols] + b["W_q"][cols]  # (S, d) @ (d, d_k) -> (S, d_k)
+        K_i = X @ W["W_k"][:, cols] + b["W_k"][cols]  # (S, d_k)
+        V_i = X @ W["W_v"][:, cols] + b["W_v"][cols]  # (S, d_k)
+        Z_i, A_i = scaled_dot_product_attention(Q_i, K_i, V_i)  # (S, d_k), (S, S)
+        for name, value in zip("QKVAZ", (Q_i, K_i, V_i, A_i, Z_i), strict=True):
+            per_head[name].append(value)
+    concat = torch.cat(per_head["Z"], dim=-1)  # h × (S, d_k) -> (S, h·d_k)
+    output = concat @ W["W_o"] + b["W_o"]  # (S, d) @ (d, d) -> (S, d)
+    stacked = {name: torch.stack(values) for name, values in per_head.items()}  # (h, S, ·)
+    return HeadsByHand(X, stacked["Q"], stacked["K"], stacked["V"], stacked["A"], stacked["Z"], concat, output)
+
+
+def _bias(linear: nn.Linear) -> torch.Tensor:
+    return linear.bias if linear.bias is not None else torch.zeros(linear.out_features)
+
+
+@dataclass(frozen=True)
+class SplitExample:
+    """The split on the student's words, with the two references it is checked against."""
+
+    tokens: tuple[str, ...]
+    heads: HeadsByHand
+    module_output: torch.Tensor  # (S, d) minimodels' MultiHeadAttention(X, X, X)
+    module_weights: torch.Tensor  # (h, S, S)
+    torch_output: torch.Tensor  # (S, d) torch.nn.MultiheadAttention(X, X, X)
+    torch_weights: torch.Tensor  # (h, S, S)
+    parameters: dict[str, int]  # "W^Q" … "W^O" -> learned numbers (weights and bias), counted on the module
+
+    @property
+    def differences(self) -> dict[str, float]:
+        """Largest absolute difference between the hand-made output (and weights) and each reference."""
+        by_hand = self.heads
+        return {
+            "MultiHeadAttention": float((by_hand.output - self.module_output).abs().max()),
+            "nn.MultiheadAttention": float((by_hand.output - self.torch_output).abs().max()),
+            "nn.MultiheadAttention, α": float((by_hand.weights - self.torch_weights).abs().max()),
+        }
+
+
+def check_split(d_model: int, n_heads: int) -> str | None:
+    """A message for the student when ``n_heads`` cannot split ``d_model``, or None."""
+    if d_model not in D_MODEL_CHOICES:
+        return f"d_model must be one of {', '.join(map(str, D_MODEL_CHOICES))}; got {d_model}."
+    if n_heads not in head_choices(d_model):
+        return f"{n_heads} heads cannot split d_model = {d_model} into whole heads: d_k = d_model / h must be whole."
+    return None
+
+
+@torch.inference_mode()
+def split_example(tokens: Sequence[str], d_model: int, n_heads: int, seed: int = 0) -> SplitExample:
+    """Multi-head self-attention of the student's words with untrained weights drawn from ``seed``.
+
+    The weights are PyTorch's own ``nn.MultiheadAttention`` initialisation; ``MultiHeadAttention.from_torch``
+    copies them, and :func:`heads_by_hand` recomputes the output head by head. Raises ``ValueError`` on a split
+    the lesson does not offer (see :func:`check_split`).
+    """
+    message = check_split(d_model, n_heads) or (None if tokens else "Type at least one word.")
+    if message:
+        raise ValueError(message)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        reference = nn.MultiheadAttention(d_model, n_heads, batch_first=True).eval()
+    ours = MultiHeadAttention.from_torch(reference).eval()
+    X = torch.stack([word_embedding(t, d_model) for t in tokens])  # (S, d)
+    x = X[None]  # (1, S, d)
+    module_output, module_weights = ours(x, x, x)  # (1, S, d), (1, h, S, S)
+    torch_output, torch_weights = reference(x, x, x, need_weights=True, average_attn_weights=False)
+    parameters = {
+        label: sum(p.numel() for p in getattr(ours, name).parameters())
+        for label, name in (("W^Q", "W_q"), ("W^K", "W_k"), ("W^V", "W_v"), ("W^O", "W_o"))
+    }
+    return SplitExample(
+        tuple(tokens),
+        heads_by_hand(ours, X),
+        module_output[0],
+        module_weights[0],
+        torch_output[0],
+        torch_weights[0],
+        parameters,
+    )
+
+
+def projection_parameters(d_model: int, n_heads: int) -> int:
+    """Learned numbers in W^Q, W^K, W^V and W^O (biases included), counted on a fresh module."""
+    return sum(p.numel() for p in MultiHeadAttention(d_model, n_heads).parameters())
+
+
+def _shape(t: torch.Tensor) -> str:
+    return " × ".join(str(n) for n in t.shape)
+
+
+def shape_rows(example: SplitExample) -> list[dict]:
+    """The lecture's five steps with the shapes of the tensors this example really computed."""
+    hb = example.heads
+    h, S, d, d_k = hb.n_heads, hb.X.shape[0], hb.d_model, hb.d_k
+    p = example.parameters
+    return [
+        {"step": "1 · embed each word", "computes": "X", "shape": _shape(hb.X), "learned numbers": 0},
+        {
+            "step": f"2 · project, {h} head{'s' * (h > 1)}",
+            "computes": "Qᵢ = X Wᵢ^Q,  Kᵢ = X Wᵢ^K,  Vᵢ = X Wᵢ^V",
+            "shape": f"{h} × ({S} × {d_k}) each, Wᵢ {d} × {d_k}",
+            "learned numbers": p["W^Q"] + p["W^K"] + p["W^V"],
+        },
+        {
+            "step": "3 · attend in every head",
+            "computes": "Aᵢ = softmax(Qᵢ Kᵢᵀ / √d_k)",
+            "shape": f"{_shape(hb.weights)}, √d_k = {math.sqrt(d_k):.3g}",
+            "learned numbers": 0,
+        },
+        {"step": "", "computes": "Zᵢ = Aᵢ Vᵢ", "shape": _shape(hb.Z), "learned numbers": 0},
+        {
+            "step": "4 · concatenate",
+            "computes": "Concat(Z₁, …, Zₕ)",
+            "shape": f"{_shape(hb.concat)} (h · d_k = {h} · {d_k})",
+            "learned numbers": 0,
+        },
+        {
+            "step": "5 · mix with W^O",
+            "computes": "Concat(…) W^O",
+            "shape": f"{_shape(hb.output)}, W^O {d} × {d}",
+            "learned numbers": p["W^O"],
+        },
+    ]
+
+
+def _strips(
+    matrices: Sequence[tuple[str, torch.Tensor]], tokens: Sequence[str], hb: HeadsByHand, split_rows: int
+) -> go.Figure:
+    """Matrices ``(S, d)`` stacked on one pair of axes, each under its name and shape, one colour scale; the first
+    ``split_rows`` are cut into the heads' blocks of columns, with "head i" over the top one.
+
+    One pair of axes, not a subplot per matrix: the browser draws every axis of a figure on every move of
+    d_model or h (three subplots drew slower than one axis). The lines between the heads' blocks are one line
+    trace (its segments split by gaps): one layout shape per line cost more than the rest of the figure.
+    Built from one dict (:func:`lessons.common.charts.figure`).
+    """
+    S, d = len(tokens), hb.d_model
+    bound = max(float(m.abs().max()) for _, m in matrices) or 1.0
+    labels = [safe_label(t, 16) for t in tokens]
+    block = S + 1  # each matrix: a blank row that carries its name, then its S rows
+    data, tickvals, annotations, xs, ys = [], [], [], [], []
+    for r, (name, m) in enumerate(matrices):
+        top = r * block + 1  # y of the matrix's first row
+        data.append(
+            {"type": "heatmap", "z": m.numpy(), "y": list(range(top, top + S)), "name": name,
+             "coloraxis": "coloraxis",  # the row's word is its tick label: no per-cell hover text to send
+             "hovertemplate": f"{name}<br>column %{{x}}<br>value = %{{z:.3f}}<extra></extra>"}
+        )  # fmt: skip
+        tickvals += range(top, top + S)
+        annotations.append(
+            {"text": f"<b>{name}</b>  {_shape(m)}", "x": 0, "xref": "x domain", "xanchor": "left", "y": top - 1,
+             "yref": "y", "yanchor": "middle", "showarrow": False, "font": {"size": 12}}
+        )  # fmt: skip
+        if r < split_rows:
+            xs += [x for i in range(1, hb.n_heads) for x in (i * hb.d_k - 0.5, i * hb.d_k - 0.5, None)]
+            ys += [y for _ in range(1, hb.n_heads) for y in (top - 0.5, top + S - 0.5, None)]
+    annotations += [
+        {"x": (i + 0.5) * hb.d_k - 0.5, "y": 1.0, "xref": "x", "yref": "y domain", "yanchor": "bottom",
+         "showarrow": False, "text": f"head {i + 1}" if hb.n_heads <= 8 else str(i + 1), "font": {"size": 11}}
+        for i in range(hb.n_heads)
+    ]  # fmt: skip
+    data.append(
+        {"type": "scatter", "x": xs, "y": ys, "mode": "lines", "line": {"color": "#222", "width": 2},
+         "hoverinfo": "skip", "showlegend": False}
+    )  # fmt: skip
+    layout = {
+        "annotations": annotations,
+        "coloraxis": {"colorscale": DIVERGING_COLORSCALE, "cmid": 0.0, "cmin": -bound, "cmax": bound,
+                      "colorbar": {"thickness": 12}},
+        "height": 70 + len(matrices) * (50 + 22 * S),
+        "margin": {"l": 10, "r": 10, "t": 30, "b": 40},
+        "xaxis": {"title": {"text": f"column (0 … {d - 1})"}, "range": [-0.5, d - 0.5], "showgrid": False,
+                  "zeroline": False},
+        "yaxis": {"tickmode": "array", "tickvals": tickvals, "ticktext": labels * len(matrices),
+                  "range": [len(matrices) * block - 0.5, -0.5], "showgrid": False, "zeroline": False},
+    }  # fmt: skip
+    return figure(data, layout)
+
+
+def projection_figure(example: SplitExample) -> go.Figure:
+    """Q, K and V of the whole layer (S × d), cut into h blocks of d_k columns: each block is one head's."""
+    hb = example.heads
+    joined = [("Q = XW^Q", _join(hb.Q)), ("K = XW^K", _join(hb.K)), ("V = XW^V", _join(hb.V))]
+    return _strips(joined, example.tokens, hb, split_rows=3)
+
+
+def concat_figure(example: SplitExample) -> go.Figure:
+    """Concat(Z₁ … Zₕ) (S × d, head blocks marked) and the layer's output Concat(…) W^O (S × d), where W^O has
+    mixed every head into every column: no blocks any more."""
+    hb = example.heads
+    return _strips([("Concat(Zᵢ)", hb.concat), ("× W^O", hb.output)], example.tokens, hb, split_rows=1)
+
+
+def _join(per_head: torch.Tensor) -> torch.Tensor:
+    """``(h, S, d_k)`` back to ``(S, h·d_k)``: head i's block is columns i·d_k … (i+1)·d_k − 1."""
+    h, S, d_k = per_head.shape
+    return per_head.transpose(0, 1).reshape(S, h * d_k)  # (S, h, d_k) -> (S, d)
+
+
+# ------------------------------------------------------------------------------------------------------
+# A grid of per-head maps (shared by the three sections)
+# ------------------------------------------------------------------------------------------------------
+def split_grid(example: SplitExample) -> go.Figure:
+    """Each head's own A_i on the student's words (untrained weights)."""
+    hb = example.heads
+    row = GridRow("Aᵢ", hb.weights.numpy(), example.tokens, example.tokens)
+    return head_grid([row], title=f"Aᵢ = softmax(QᵢKᵢᵀ / √{hb.d_k}): {hb.n_heads} × ({_shape(hb.weights[0])})")
+
+
+# ------------------------------------------------------------------------------------------------------
+# 2. A trained model, every head of every layer
+# ------------------------------------------------------------------------------------------------------
+MODEL = "transformer"
+TASKS = {
+    "toy-translation": "English → French-like (“Jane visits Africa in September”)",
+    "dates": "Written dates → ISO dates (character by character)",
+}
+KINDS = {
+    "all": "every sublayer",
+    "encoder": "encoder self-attention",
+    "decoder": "decoder self-attention",
+    "cross": "cross-attention",
+}
+
+
+def default_text(task_name: str) -> str:
+    if task_name == "dates":
+        return "Sunday, November 22, 2026"
+    return "Jane visits Africa in September"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One sentence through a trained Transformer: the output and every head's map."""
+
+    translation: Translation
+    maps: dict[str, np.ndarray]  # "encoder.i.self" (h, S, S), "decoder.i.self" (h, T, T), "decoder.i.cross" (h, T, S)
+
+    @property
+    def source(self) -> list[str]:
+        return self.translation.source_pieces
+
+    @property
+    def target(self) -> list[str]:
+        return self.translation.target_pieces
+
+    @property
+    def decoder_inputs(self) -> list[str]:
+        """What the decoder reads at each step: BOS, then its own previous outputs."""
+        return ["<s>", *self.target[:-1]]
+
+
+@torch.inference_mode()
+def read_sentence(model: nn.Module, task: Task, text: str) -> Reading | str:
+    """Greedy-decode ``text`` and keep every map; a message for the student when the text is unusable."""
+    result = translate(model, task, text)
+    if not result.source_pieces:
+        return result.message or "Type a sentence first."
+    if not result.target_pieces:
+        return "The model wrote nothing for this text."
+    return Reading(result, {name: m.float().numpy() for name, m in result.attention.items()})
+
+
+def sublayers(names: Sequence[str], kind: str = "all") -> list[str]:
+    """Map names in reading order (encoder layers, then each decoder layer's self- and cross-attention)."""
+
+    def order(name: str) -> tuple:
+        part, layer, what = name.split(".")
+        return (part != "encoder", int(layer), what != "self")
+
+    chosen = sorted(names, key=order)
+    if kind == "all":
+        return chosen
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    wanted = {"encoder": ("encoder", "self"), "decoder": ("decoder", "self"), "cross": ("decoder", "cross")}[kind]
+    return [n for n in chosen if (n.split(".")[0], n.split(".")[2]) == wanted]
+
+
+def sublayer_label(name: str) -> str:
+    """``"decoder.1.cross"`` -> ``"decoder layer 2 · cross-attention"``."""
+    part, layer, what = name.split(".")
+    kind = {"self": "masked self-attention" if part == "decoder" else "self-attention", "cross": "cross-attention"}
+    return f"{part} layer {int(layer) + 1} · {kind[what]}"
+
+
+def axes(reading: Reading, name: str) -> tuple[list[str], list[str], str, str]:
+    """``(x_labels, y_labels, x_title, y_title)`` of map ``name``."""
+    part, _, what = name.split(".")
+    if part == "encoder":
+        return reading.source, reading.source, "source token (attended to)", "source token (attending)"
+    if what == "self":
+        return reading.decoder_inputs, reading.target, "decoder input (attended to)", "output token (written)"
+    return reading.source, reading.target, "source token", "output token (written)"
+
+
+def grid_rows(reading: Reading, names: Sequence[str]) -> list[GridRow]:
+    rows = []
+    for name in names:
+        x, y, _, _ = axes(reading, name)
+        rows.append(GridRow(sublayer_label(name), reading.maps[name], x, y))
+    return rows
+
+
+def entropy_bits(weights: np.ndarray) -> np.ndarray:
+    """Entropy of each row of ``(..., C)`` in bits: 0 when one token takes everything, log₂ C when uniform."""
+    w = np.clip(np.asarray(weights, dtype=float), 1e-12, 1.0)
+    return -(np.asarray(weights, dtype=float) * np.log2(w)).sum(-1)
+
+
+def head_distance(weights: np.ndarray) -> float:
+    """How different a sublayer's heads are: the total-variation distance ½ Σ|a − b| between two heads' rows,
+    averaged over rows and over every pair of heads. 0: the heads attend identically; 1: never to the same token.
+    """
+    h = weights.shape[0]
+    if h < 2:
+        return 0.0
+    pairs = [0.5 * np.abs(weights[i] - weights[j]).sum(-1).mean() for i, j in itertools.combinations(range(h), 2)]
+    return float(np.mean(pairs))
+
+
+def _pattern(weights: np.ndarray, part: str, what: str) -> tuple[str, int]:
+    """The commonest place a head's rows put their largest weight, and in how many rows."""
+    R, C = weights.shape
+    argmax = weights.argmax(-1)
+    names = []
+    for r, c in enumerate(argmax):
+        if what == "cross":
+            names.append("</s>" if c == C - 1 else "a source word")
+        elif c == r:
+            names.append("itself")
+        elif c == r - 1:
+            names.append("the previous token")
+        elif c == r + 1:
+            names.append("the next token")
+        elif part == "encoder" and c == C - 1:
+            names.append("</s>")
+        elif c == 0:
+            names.append("the first token")
+        else:
+            names.append("another token")
+    best = max(set(names), key=lambda n: (names.count(n), n))
+    return best, names.count(best)
+
+
+def head_rows(reading: Reading, name: str) -> list[dict]:
+    """One row per head of map ``name``: how sharp it is, where it looks, and its most-read token."""
+    part, _, what = name.split(".")
+    x_labels, _, _, _ = axes(reading, name)
+    maps = reading.maps[name]
+    rows = []
+    for j, weights in enumerate(maps):
+        pattern, count = _pattern(weights, part, what)
+        rows.append(
+            {
+                "head": j + 1,
+                "entropy (bits)": round(float(entropy_bits(weights).mean()), 2),
+                "mean largest α": round(float(weights.max(-1).mean()), 2),
+                "most rows look at": f"{pattern} ({count} of {weights.shape[0]})",
+                "most-read token": x_labels[int(weights.sum(0).argmax())],
+            }
+        )
+    return rows
+
+
+def head_alignment(model: nn.Module, task: Task) -> dict[str, list[float]]:
+    """For each cross-attention sublayer: the gold-alignment accuracy of each head, then of their mean, on the
+    test split (how often a head's largest weight falls on a source token the output token comes from)."""
+    found = alignment_accuracy(model, task, "test")
+    if not found:
+        return {}
+    maps = found["maps"]
+    out = {}
+    for name in sublayers([k for k in maps if k.count(".") == 2]):
+        heads = sorted((k for k in maps if k.startswith(name + ".h")), key=lambda k: int(k.rsplit("h", 1)[1]))
+        out[name] = [maps[k] for k in heads] + [maps[name]]
+    return out
+
+
+def specialisation_notes(reading: Reading, alignment: Mapping[str, Sequence[float]] | None = None) -> list[str]:
+    """Plain sentences, computed from the maps, on whether the heads of this model do different things."""
+    notes = []
+    distances = {name: head_distance(reading.maps[name]) for name in sublayers(list(reading.maps))}
+    if distances:
+        most, least = max(distances, key=distances.get), min(distances, key=distances.get)
+        notes.append(
+            f"Heads differ most in **{sublayer_label(most)}** (distance {distances[most]:.2f}) and least in "
+            f"**{sublayer_label(least)}** ({distances[least]:.2f}); 0 would mean identical heads, 1 heads that "
+            "never read the same token."
+        )
+    for name, values in (alignment or {}).items():
+        heads, mean = values[:-1], values[-1]
+        best, worst = int(np.argmax(heads)), int(np.argmin(heads))
+        text = (
+            f"On the 500 test sentences, the heads of **{sublayer_label(name)}** follow the gold alignment "
+            f"{min(heads):.0%}–{max(heads):.0%} of the time (head {best + 1} best, head {worst + 1} worst; their "
+            f"average map {mean:.0%})."
+        )
+        if max(heads) - min(heads) < 0.1:
+            text += " They are much alike here: on this toy task the heads do not visibly divide the work."
+        else:
+            text += " Some heads track the word being translated and others do something else."
+        notes.append(text)
+    return notes
+
+
+# ------------------------------------------------------------------------------------------------------
+# 3. 1, 2, 4, 8 heads with the same budget
+# ------------------------------------------------------------------------------------------------------
+RESULT_TASK = "toy-translation"
+RESULT_HEADS: tuple[int, ...] = (1, 2, 4, 8)
+RESULT_D_MODEL = 64
+LEVELS: tuple[float, ...] = (0.9, 0.95)
+REPORT_EVERY = 25
+HEAD_COLORS = {1: "#1f77b4", 2: "#2ca02c", 4: "#ff7f0e", 8: "#d62728", 16: "#9467bd"}
+
+
+def results_config(seed: int, steps: int, threads: int | None = 1, **overrides) -> TrainConfig:
+    """The shipped comparison's recipe: the Transformer's measured one, a fixed step budget, no early stop."""
+    return default_train_config(
+        MODEL, seed=seed, max_steps=steps, max_seconds=None, target_exact_match=None, report_every=REPORT_EVERY,
+        threads=threads, **overrides,
+    )  # fmt: skip
+
+
+def new_model(task: Task, heads: int, seed: int) -> nn.Module:
+    """The TinyTransformer of this lesson (d_model 64) with ``heads`` heads, initial weights from ``seed``."""
+    return build_model(MODEL, task, seed=seed, d_model=RESULT_D_MODEL, n_heads=heads)
+
+
+def parameter_count(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+@dataclass(frozen=True)
+class HeadRun:
+    """One training of the comparison, as the shipped JSON holds it."""
+
+    heads: int
+    seed: int  # initial weights and batch order
+    steps: int
+    seconds: float  # wall time of the training, held-out checks included
+    cpu_seconds: float  # CPU time of the process meanwhile: steadier than wall time on a shared machine
+    exact_match: float  # held-out exact match (200 validation sentences) at the end
+    test_exact_match: float  # the whole test split, greedy
+    alignment: float  # the last decoder layer's cross-attention, heads averaged: argmax on a gold token (test)
+    head_alignment: list[float]  # the same for each head of that layer
+    parameters: int  # the whole model's
+    curve: list[dict]  # every report: {"step", "seconds", "loss", "exact_match"}
+
+    def reached(self, level: float) -> int | None:
+        """The first reported step at or above ``level`` held-out exact match, or None."""
+        return next((int(p["step"]) for p in self.curve if p["exact_match"] >= level), None)
+
+
+@dataclass(frozen=True)
+class Results:
+    meta: dict  # command, date, machine, load, budget
+    runs: dict[int, list[HeadRun]]  # heads -> one run per seed
+    probe: dict[int, dict]  # heads -> the first seed's final maps of the probe: {"source", "target", "maps"}
+
+
+def curve_of(history: Sequence[Progress]) -> list[dict]:
+    return [
+        {"step": p.step, "seconds": round(p.seconds, 3), "loss": round(p.loss, 5),
+         "exact_match": round(p.exact_match, 4)}
+        for p in history
+    ]  # fmt: skip
+
+
+def measure(task: Task, heads: int, seed: int, steps: int, threads: int = 1) -> tuple[HeadRun, dict]:
+    """Train one model of the comparison and check it (test split, alignment): its run and its probe maps."""
+    model = new_model(task, heads, seed)
+    cpu = time.process_time()
+    result = train_model(model, task, results_config(seed, steps, threads))
+    cpu = time.process_time() - cpu
+    with torch.inference_mode():
+        test = evaluate(model, task.encoded("test"))
+    alignment = head_alignment(model, task)
+    last = sublayers(list(alignment))[-1]
+    final = result.history[-1]
+    run = HeadRun(
+        heads=heads, seed=seed, steps=result.steps, seconds=round(result.seconds, 3),
+        cpu_seconds=round(cpu, 3), exact_match=result.exact_match,
+        test_exact_match=test, alignment=round(alignment[last][-1], 4),
+        head_alignment=[round(v, 4) for v in alignment[last][:-1]], parameters=parameter_count(model),
+        curve=curve_of(result.history),
+    )  # fmt: skip
+    probe = {
+        "seed": seed,
+        "step": final.step,
+        "source": list(final.source_tokens),
+        "target": list(final.target_tokens),
+        "prediction": final.prediction,
+        "maps": {name: np.round(m, 4).tolist() for name, m in final.attention_maps.items() if name.endswith("cross")},
+    }
+    return run, probe
+
+
+def load_results(path: Path | str | None = None) -> Results:
+    """Read the shipped comparison; ``ValueError``/``FileNotFoundError`` name the script that makes it."""
+    path = Path(path or RESULTS)
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{path.name} is missing: run `python scripts/multi_head_attention_results.py` to measure it."
+        )
+    document = json.loads(path.read_text(encoding="utf-8"))
+    if not document.get("runs"):
+        raise ValueError(f"{path.name} must have runs: re-run `python scripts/multi_head_attention_results.py`.")
+    fields = {f.name for f in dataclasses.fields(HeadRun)}
+    runs: dict[int, list[HeadRun]] = {}
+    for raw in document["runs"]:
+        run = HeadRun(**{k: v for k, v in raw.items() if k in fields})
+        runs.setdefault(run.heads, []).append(run)
+    meta = {k: v for k, v in document.items() if k not in ("runs", "probe")}
+    probe = {int(h): p for h, p in document.get("probe", {}).items()}
+    return Results(meta, dict(sorted(runs.items())), probe)
+
+
+def _median(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present and len(present) == len(values) else None
+
+
+def results_rows(results: Results) -> list[dict]:
+    """One row per head count: medians over the seeds."""
+    rows = []
+    for heads, runs in results.runs.items():
+        row = {
+            "heads h": heads,
+            "d_k": RESULT_D_MODEL // heads,
+            "parameters": runs[0].parameters,
+            "steps": runs[0].steps,
+        }
+        for level in LEVELS:
+            reached = _median([r.reached(level) for r in runs])
+            row[f"steps to {level:.0%}"] = "not reached" if reached is None else f"{reached:g}"
+        row["CPU s"] = round(statistics.median(r.cpu_seconds for r in runs), 1)
+        row["wall s"] = round(statistics.median(r.seconds for r in runs), 1)
+        row["held-out exact"] = f"{statistics.median(r.exact_match for r in runs):.1%}"
+        row["test exact"] = f"{statistics.median(r.test_exact_match for r in runs):.1%}"
+        row["alignment, heads averaged"] = f"{statistics.median(r.alignment for r in runs):.1%}"
+        row["alignment, best head"] = f"{statistics.median(max(r.head_alignment) for r in runs):.1%}"
+        row["alignment, worst head"] = f"{statistics.median(min(r.head_alignment) for r in runs):.1%}"
+        rows.append(row)
+    return rows
+
+
+def curves_chart(runs: Mapping[int, Sequence[HeadRun]], height: int = 260):
+    """Held-out exact match against steps, one line per head count and seed (Altair)."""
+    import altair as alt
+    import pandas as pd
+
+    records = [
+        {"heads": f"h = {r.heads}", "seed": r.seed, "step": p["step"], "exact match": p["exact_match"],
+         "loss": p["loss"]}
+        for rs in runs.values() for r in rs for p in r.curve
+    ]  # fmt: skip
+    frame = pd.DataFrame(records or [{"heads": "", "seed": 0, "step": 0, "exact match": 0.0, "loss": 0.0}])
+    domain = [f"h = {h}" for h in runs]
+    color = alt.Color(
+        "heads:N", scale=alt.Scale(domain=domain, range=[HEAD_COLORS.get(h, "#555") for h in runs]),
+        legend=alt.Legend(orient="bottom", title=None),
+    )  # fmt: skip
+    base = alt.Chart(frame).encode(
+        x=alt.X("step:Q", title="training step"), color=color, detail="seed:N",
+        tooltip=["heads", "seed", "step", alt.Tooltip("exact match:Q", format=".1%"),
+                 alt.Tooltip("loss:Q", format=".4f")],
+    )  # fmt: skip
+    accuracy = base.mark_line(point=True).encode(
+        y=alt.Y(
+            "exact match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")
+        )
+    )
+    loss = base.mark_line().encode(y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(type="log")))
+    return loss.properties(height=height, title="Loss"), accuracy.properties(height=height, title="Exact match")
+
+
+def observations(results: Results) -> list[str]:
+    """What the shipped table says, in sentences computed from it."""
+    lines = []
+    level = LEVELS[0]
+    reached = {h: _median([r.reached(level) for r in runs]) for h, runs in results.runs.items()}
+    done = {h: s for h, s in reached.items() if s is not None}
+    if done:
+        fast, slow = min(done, key=done.get), max(done, key=done.get)
+        lines.append(
+            f"Fewest steps to {level:.0%}: **h = {fast}** ({done[fast]:g}, median); most: h = {slow} ({done[slow]:g})."
+        )
+    test = {h: statistics.median(r.test_exact_match for r in runs) for h, runs in results.runs.items()}
+    spread = max(test.values()) - min(test.values())
+    seed_spread = max(max(r.test_exact_match for r in runs) - min(r.test_exact_match for r in runs)
+                      for runs in results.runs.values())  # fmt: skip
+    text = f"At the end of the budget, test exact match runs from {min(test.values()):.1%} to {max(test.values()):.1%}"
+    if spread <= seed_spread:
+        text += (
+            f": no more than two seeds of the same h differ (up to {seed_spread:.1%}). On this toy task the number "
+            "of heads hardly matters."
+        )
+    lines.append(text + ("" if spread <= seed_spread else "."))
+    worst = {h: statistics.median(min(r.head_alignment) for r in runs) for h, runs in results.runs.items()}
+    mean = {h: statistics.median(r.alignment for r in runs) for h, runs in results.runs.items()}
+    lines.append(
+        "Following the gold alignment, the worst single head of the last cross-attention layer: "
+        + ", ".join(f"h = {h}: {v:.0%}" for h, v in worst.items())
+        + "; the heads' average map: "
+        + ", ".join(f"{v:.0%}" for v in mean.values())
+        + ". With more heads, some heads drift away from the alignment while their average still follows it: "
+        "those heads are free to do something else (what, this table cannot say)."
+    )
+    per_step = {h: statistics.median(r.cpu_seconds / max(r.steps, 1) for r in runs) for h, runs in results.runs.items()}
+    lines.append(
+        "CPU time per step, checks included: "
+        + ", ".join(f"h = {h}: {1000 * s:.0f} ms" for h, s in per_step.items())
+        + ". The arithmetic is the same for every h; more heads mean more, smaller matrix products."
+    )
+    params = {runs[0].parameters for runs in results.runs.values()}
+    if len(params) == 1:
+        lines.append(f"Every model has exactly {params.pop():,} parameters: splitting d_model into heads is free.")
+    return lines
+
+
+def probe_rows(results: Results, heads: int) -> list[GridRow]:
+    """The shipped model's cross-attention heads on the task's probe sentence, one grid row per layer."""
+    probe = results.probe[heads]
+    return [
+        GridRow(sublayer_label(name), np.asarray(m, dtype=float), probe["source"], probe["target"])
+        for name, m in sorted(probe["maps"].items())
+    ]
+
+
+# ------------------------------------------------------------------------------------------- live training
+LIVE_TASK = RESULT_TASK
+LIVE_TARGET = 0.98
+
+
+def live_config(seed: int, budget_seconds: float) -> TrainConfig:
+    return default_train_config(
+        MODEL, seed=seed, max_seconds=budget_seconds, max_steps=None, report_every=REPORT_EVERY,
+        target_exact_match=LIVE_TARGET, threads=THREADS_PER_RUN,
+    )  # fmt: skip
+
+
+def new_training(heads: int, seed: int, budget_seconds: float) -> tuple[nn.Module, Callable]:
+    """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``."""
+    task = get_task(LIVE_TASK)
+    model = new_model(task, heads, seed)
+    config = live_config(seed, budget_seconds)
+    return model, lambda on_progress: train_model(model, task, config, on_progress)
+
+
+def snapshot_rows(snapshot: Progress) -> list[GridRow]:
+    """A training report's probe maps: every cross-attention layer, head by head."""
+    return [
+        GridRow(sublayer_label(name), m, snapshot.source_tokens, snapshot.target_tokens)
+        for name, m in sorted(snapshot.attention_maps.items())
+        if name.endswith("cross")
+    ]
+
+
+# ------------------------------------------------------------------------------------------- exercises
+def exercises(results: Results | None = None) -> list[Exercise]:
+    """Check-yourself questions; every answer is computed by the modules or read off the shipped results."""
+    d, h = LECTURE_D_MODEL, LECTURE_HEADS
+    d_k = MultiHeadAttention(d, h).d_k
+    many, one = projection_parameters(d, h), projection_parameters(d, 1)
+    ratio_choices = ("the same number", f"{h} times fewer", f"{h} times more", f"{h * h} times fewer")
+    ratio = {1.0: 0, 1 / h: 1, float(h): 2, 1 / (h * h): 3}[one / many]
+    out = [
+        Exercise(
+            key="multi_head_attention.ex1",
+            prompt=f"The paper's base model has d_model = {d} and h = {h} heads. What is d_k, the size of one head's "
+            "queries, keys and values?",
+            answer=d_k,
+            explanation=f"d_k = d_model / h = {d} / {h}.",
+            hint="The heads share d_model between them.",
+        ),
+        Exercise(
+            key="multi_head_attention.ex2",
+            prompt=f"How many learned numbers do W^Q, W^K, W^V and W^O hold together for d_model = {d}, h = {h}, "
+            "each with its bias?",
+            answer=many,
+            explanation=f"Each is {d} × {d} plus a bias of {d}: 4 · ({d}² + {d}) = {many:,}.",
+            hint="The h heads' W_i^Q side by side make one d_model × d_model matrix.",
+        ),
+        Exercise(
+            key="multi_head_attention.ex3",
+            prompt=f"Keep d_model = {d} but use a single head instead of {h}. The four projections then have…",
+            choices=ratio_choices,
+            answer=ratio,
+            explanation=f"{one:,} with one head, {many:,} with {h}: heads cut d_model into slices, they do not add "
+            "weights.",
+            hint="Count the columns of W^Q: does it depend on h?",
+        ),
+    ]
+    if results is not None:
+        worst = {hh: statistics.median(min(r.head_alignment) for r in runs) for hh, runs in results.runs.items()}
+        lowest = min(worst.values())
+        losers = [hh for hh, v in worst.items() if v == lowest]
+        if len(losers) == 1:
+            choices = tuple(f"h = {hh}" for hh in worst)
+            out.append(
+                Exercise(
+                    key="multi_head_attention.ex4",
+                    prompt="In the measured comparison above, which head count has the single head that follows the "
+                    "gold alignment **least** (median over the seeds)? Read it off the table.",
+                    choices=choices,
+                    answer=choices.index(f"h = {losers[0]}"),
+                    explanation=f"h = {losers[0]}: its worst head lands on a gold source token {lowest:.1%} of the "
+                    "time, while the heads' average map still follows the alignment.",
+                    hint="Look at the column “alignment, worst head”.",
+                )
+            )
+    return out

@@ -1,0 +1,797 @@
+r"""Lesson: positional encoding (Part 3).
+
+Self-attention compares every token with every other by content alone, so it cannot tell "abc" from "cab": shuffle
+the input and its outputs come back shuffled the same way (it is *permutation-equivariant*). The Transformer adds
+a position vector to each token's embedding. The Transformer lecture's choice is the sinusoids of Vaswani et
+al. 2017, §3.5:
+
+.. math:: PE_{(pos, 2i)} = \sin(pos\,\omega_i), \quad PE_{(pos, 2i+1)} = \cos(pos\,\omega_i), \quad
+          \omega_i = 10000^{-2i/d}
+
+"for any fixed offset k, PE_{pos+k} is a linear function of PE_pos": each pair of dimensions (2i, 2i+1) is a
+point on a circle at angle pos·ω_i, and moving k positions turns it by k·ω_i, a 2×2 rotation that does not depend
+on pos. This module computes the table, that rotation and its residual (in float64, where it is ~1e-15), the
+similarity of positions, the equivariance test on trained encoders, and the shipped comparison of ``none`` /
+``sinusoidal`` / ``learned`` on ``reverse``.
+
+Letters: T positions, d d_model, i a frequency pair, k an offset, S source positions. Never imports streamlit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import altair as alt
+import numpy as np
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+from torch import nn
+
+from lessons.common.charts import ATTENTION_COLORSCALE, safe_label, vega_lite_spec, with_values
+from lessons.common.exercises import Exercise
+from lessons.common.live import THREADS_PER_RUN, check_budget
+from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained_path
+from minimodels.decode import greedy
+from minimodels.positional import sinusoidal_encoding
+from minimodels.tasks import Task, get_task, make_batch
+from minimodels.train import TrainConfig, build_model, default_train_config, model_config, train
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "assets" / "results" / "positional_encoding.json"
+
+BASE = 10000.0  # the 10000 of the formula
+D_CHOICES: tuple[int, ...] = (4, 8, 16, 32, 64, 128)  # even only: an odd d drops its last cosine (no rotation)
+MAX_LENGTH = 200  # positions drawn in the table
+
+ENCODINGS: tuple[str, ...] = ("none", "sinusoidal", "learned")
+LABELS = {"none": "none (no positions)", "sinusoidal": "sinusoidal (fixed)", "learned": "learned (one vector each)"}
+COLORS = {"none": "#7f7f7f", "sinusoidal": "#1f77b4", "learned": "#ff7f0e"}
+TASK = "reverse"
+MODEL = "transformer"
+LEVELS: tuple[float, ...] = (0.5, 0.9)  # held-out exact-match levels whose first step the table shows
+
+
+def checkpoint_name(positional: str) -> str:
+    """The shipped checkpoint of the Transformer trained on ``reverse`` with encoding ``positional``."""
+    return f"{TASK}-{MODEL}-{positional}"
+
+
+# ------------------------------------------------------------------------------------------ 1. the table
+def check_d_model(d_model: int) -> None:
+    if d_model < 2 or d_model % 2:
+        raise ValueError(f"d_model must be even and at least 2 (each frequency is a sin/cos pair); got {d_model}")
+
+
+def frequencies(d_model: int) -> np.ndarray:
+    r"""``(d/2,)`` float64: :math:`\omega_i = 10000^{-2i/d}`, the angle pair i turns per position."""
+    check_d_model(d_model)
+    return BASE ** (-np.arange(0, d_model, 2, dtype=np.float64) / d_model)
+
+
+def encoding_table(n_positions: int, d_model: int) -> np.ndarray:
+    """``(T, d)``: the table the models add, as :func:`minimodels.positional.sinusoidal_encoding` makes it."""
+    return sinusoidal_encoding(n_positions, d_model).double().numpy()
+
+
+def exact_encoding(positions, d_model: int) -> np.ndarray:
+    """``(len(positions), d)`` float64, from the angles pos·ω_i: sin in even columns, cos in odd ones."""
+    angles = np.asarray(positions, dtype=np.float64)[:, None] * frequencies(d_model)  # (T, d/2)
+    pe = np.empty((len(angles), d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles)
+    return pe
+
+
+def wavelengths(d_model: int) -> np.ndarray:
+    """``(d/2,)``: positions per full turn of each pair, 2π/ω_i (from 2π ≈ 6.3 up to 2π·10000)."""
+    return 2 * math.pi / frequencies(d_model)
+
+
+# ----------------------------------------------------------------------------------- 2. the similarity
+def similarity(n_positions: int, d_model: int) -> np.ndarray:
+    r"""``(T, T)``: PE_p · PE_q for every pair of positions. It equals :math:`\sum_i \cos(\omega_i (p - q))`."""
+    pe = encoding_table(n_positions, d_model)  # (T, d)
+    return pe @ pe.T  # (T, T)
+
+
+def similarity_by_offset(d_model: int, max_offset: int) -> np.ndarray:
+    r"""``(max_offset + 1,)``: :math:`PE_p \cdot PE_{p+k} = \sum_i \cos(k\,\omega_i)` for k = 0 … max_offset."""
+    k = np.arange(max_offset + 1, dtype=np.float64)[:, None]  # (K, 1)
+    return np.cos(k * frequencies(d_model)).sum(axis=1)  # (K,)
+
+
+# ------------------------------------------------------------------------------- 3. the offset rotation
+def rotation(omega: float, k: int) -> np.ndarray:
+    r"""``(2, 2)``: the matrix that takes pair (sin pos·ω, cos pos·ω) to (sin (pos+k)·ω, cos (pos+k)·ω).
+
+    .. math:: \begin{pmatrix}\sin(a+b)\\ \cos(a+b)\end{pmatrix} =
+              \begin{pmatrix}\cos b & \sin b\\ -\sin b & \cos b\end{pmatrix}
+              \begin{pmatrix}\sin a\\ \cos a\end{pmatrix},\quad b = k\omega
+    """
+    b = k * omega
+    return np.array([[math.cos(b), math.sin(b)], [-math.sin(b), math.cos(b)]])
+
+
+def offset_matrix(d_model: int, k: int) -> np.ndarray:
+    """``(d, d)`` block-diagonal: one :func:`rotation` per frequency pair. The same matrix for every pos."""
+    M = np.zeros((d_model, d_model))
+    for i, omega in enumerate(frequencies(d_model)):
+        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = rotation(float(omega), k)
+    return M
+
+
+@dataclass(frozen=True)
+class OffsetCheck:
+    """PE_{pos+k} = M_k PE_pos, checked at every position of the table, in float64."""
+
+    d_model: int
+    k: int
+    pos: int
+    n_positions: int
+    omegas: np.ndarray  # (d/2,) ω_i
+    angles: np.ndarray  # (d/2,) k·ω_i, radians: how far pair i turns
+    matrix: np.ndarray  # (d, d) M_k
+    pe_pos: np.ndarray  # (d,) PE_pos
+    rotated: np.ndarray  # (d,) M_k PE_pos
+    pe_target: np.ndarray  # (d,) PE_{pos+k}
+    residual: float  # max |PE_{p+k} − M_k PE_p| over every p with p + k < n_positions
+    pair_residuals: np.ndarray  # (d/2,) the same, per frequency pair
+
+    def rows(self) -> list[dict]:
+        """One table row per frequency pair."""
+        return [
+            {
+                "pair i": i,
+                "dimensions": f"{2 * i}, {2 * i + 1}",
+                "ω_i": float(w),
+                "wavelength 2π/ω_i": 2 * math.pi / float(w),
+                "angle k·ω_i (rad)": float(a),
+                "angle (degrees, mod 360)": math.degrees(float(a)) % 360,
+                "max residual": float(r),
+            }
+            for i, (w, a, r) in enumerate(zip(self.omegas, self.angles, self.pair_residuals, strict=True))
+        ]
+
+
+def offset_check(d_model: int, k: int, pos: int = 0, n_positions: int = MAX_LENGTH) -> OffsetCheck:
+    """Build M_k and measure how well it maps every PE_p to PE_{p+k} (float64 throughout)."""
+    if k < 0 or pos < 0 or pos + k >= n_positions:
+        raise ValueError(f"need 0 <= k, 0 <= pos and pos + k < {n_positions}; got pos {pos}, k {k}")
+    M = offset_matrix(d_model, k)
+    pe = exact_encoding(np.arange(n_positions), d_model)  # (T, d) float64
+    error = np.abs(pe[k:] - pe[: n_positions - k] @ M.T)  # (T - k, d): PE_{p+k} − M PE_p, every row at once
+    omegas = frequencies(d_model)
+    return OffsetCheck(
+        d_model=d_model,
+        k=k,
+        pos=pos,
+        n_positions=n_positions,
+        omegas=omegas,
+        angles=k * omegas,
+        matrix=M,
+        pe_pos=pe[pos],
+        rotated=M @ pe[pos],
+        pe_target=pe[pos + k],
+        residual=float(error.max()),
+        pair_residuals=error.reshape(len(error), -1, 2).max(axis=(0, 2)),
+    )
+
+
+# ----------------------------------------------------------------------------- 4. permutation equivariance
+ALPHABET = get_task(TASK).source_tokenizer.alphabet
+MIN_CHARS, MAX_CHARS = 2, get_task(TASK).max_source_len
+DEFAULT_TEXT = "position"
+PERMUTATIONS: tuple[str, ...] = ("reverse", "rotate by one", "random shuffle")
+
+
+@dataclass(frozen=True)
+class ParsedText:
+    text: str
+    error: str | None = None  # why the text was refused; the page keeps the last good one
+
+
+def parse_text(text: str) -> ParsedText:
+    """The student's string: 2–10 digits or lowercase letters (what the ``reverse`` models read), or a message."""
+    text = text.strip() if isinstance(text, str) else ""
+    if not text:
+        return ParsedText("", "Type a short string, for example “position”.")
+    if len(text) > 64 * MAX_CHARS:
+        return ParsedText("", f"That is far too long: the models read at most {MAX_CHARS} characters.")
+    if not MIN_CHARS <= len(text) <= MAX_CHARS:
+        return ParsedText("", f"That is {len(text)} characters; type {MIN_CHARS} to {MAX_CHARS}.")
+    odd = sorted({c for c in text if c not in ALPHABET})
+    if odd:
+        shown = ", ".join(repr(c) for c in odd[:5])
+        return ParsedText("", f"Only digits and lowercase letters a–z are known to the models (not {shown}).")
+    return ParsedText(text)
+
+
+def permutation(kind: str, n: int, seed: int = 0) -> list[int]:
+    """``order``: position j of the shuffled string holds character ``order[j]`` of the original."""
+    if kind == "reverse":
+        return list(range(n - 1, -1, -1))
+    if kind == "rotate by one":
+        return [*range(1, n), 0]
+    if kind == "random shuffle":
+        return torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()
+    raise ValueError(f"unknown permutation {kind!r}; choose from {', '.join(PERMUTATIONS)}")
+
+
+def encoder_outputs(model: nn.Module, task: Task, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The encoder's output ``(S, d)`` and its first layer's self-attention ``(S, S)`` (heads averaged).
+
+    S counts the end-of-sentence token, which stays last.
+    """
+    batch = make_batch([task.aligner.pair(text)], task)
+    with torch.inference_mode():
+        memory = model.encode(batch.source, batch.source_lengths)
+    return memory.states[0].double().numpy(), memory.attention["encoder.0.self"][0].mean(0).double().numpy()
+
+
+def predict(model: nn.Module, task: Task, text: str) -> str:
+    """The model's greedy output for ``text``."""
+    batch = make_batch([task.aligner.pair(text)], task)
+    decoded = greedy(model, batch.source, batch.source_lengths, max_len=2 * len(text) + 2)
+    return task.target_tokenizer.decode(decoded.tokens[0].tolist())
+
+
+@dataclass(frozen=True)
+class Equivariance:
+    """f(shuffled x) against f(x) shuffled the same way, for one trained encoder."""
+
+    positional: str
+    text: str
+    shuffled: str
+    order: tuple[int, ...]  # shuffled[j] == text[order[j]]
+    outputs: np.ndarray  # (S, d) encoder output for text (EOS last)
+    shuffled_outputs: np.ndarray  # (S, d) for shuffled
+    attention: np.ndarray  # (S, S) first encoder layer's self-attention for text
+    attention_back: np.ndarray  # (S, S) the same for shuffled, rows and columns put back in text's order
+    difference: float  # max |f(Px) − P f(x)|: ~1e-7 without positions, O(1) with them
+    prediction: str  # the model's output for text
+    shuffled_prediction: str  # and for shuffled
+
+
+def equivariance(model: nn.Module, task: Task, positional: str, text: str, order: Sequence[int]) -> Equivariance:
+    """Run the encoder on ``text`` and on its shuffle, and compare the second with the first shuffled."""
+    if sorted(order) != list(range(len(text))):
+        raise ValueError(f"order {list(order)} is not a permutation of {len(text)} positions")
+    shuffled = "".join(text[i] for i in order)
+    full = [*order, len(text)]  # the EOS stays at the end
+    out, attention = encoder_outputs(model, task, text)
+    out_p, attention_p = encoder_outputs(model, task, shuffled)
+    back = np.argsort(full)  # shuffled position holding original position j
+    return Equivariance(
+        positional=positional,
+        text=text,
+        shuffled=shuffled,
+        order=tuple(order),
+        outputs=out,
+        shuffled_outputs=out_p,
+        attention=attention,
+        attention_back=attention_p[np.ix_(back, back)],
+        difference=float(np.abs(out_p - out[full]).max()),
+        prediction=predict(model, task, text),
+        shuffled_prediction=predict(model, task, shuffled),
+    )
+
+
+def equivariance_rows(checks: Sequence[Equivariance]) -> list[dict]:
+    return [
+        {
+            "encoding": LABELS[c.positional],
+            "max |f(shuffled) − shuffled f|": c.difference,
+            "equivariant?": "yes" if c.difference < 1e-4 else "no",
+            "output for the string": c.prediction,
+            "output for the shuffle": c.shuffled_prediction,
+            "correct?": ("yes" if c.prediction == c.text[::-1] else "no")
+            + " / "
+            + ("yes" if c.shuffled_prediction == c.shuffled[::-1] else "no"),
+        }
+        for c in checks
+    ]
+
+
+# ------------------------------------------------------------------------------- pretrained and attention
+@cache
+def load_model(positional: str) -> tuple[nn.Module, dict]:
+    """The shipped ``reverse`` Transformer with encoding ``positional`` (eval mode, CPU). Pages cache it too."""
+    if positional not in ENCODINGS:
+        raise ValueError(f"unknown encoding {positional!r}; choose from {', '.join(ENCODINGS)}")
+    model, meta = load_checkpoint(pretrained_path(checkpoint_name(positional)))
+    check_tokenizers(meta, get_task(TASK, seed=meta.get("task_seed", 0)))
+    if model.config.positional != positional:
+        raise ValueError(f"checkpoint {checkpoint_name(positional)} has positional {model.config.positional!r}")
+    return model, meta
+
+
+def architecture() -> str:
+    """The compared Transformer's shape, read off the config the models are built with."""
+    c = model_config(MODEL, get_task(TASK))
+    return f"{c.encoder_layers} + {c.decoder_layers} layers, d = {c.d_model}, {c.n_heads} heads"
+
+
+@dataclass(frozen=True)
+class CrossAttention:
+    positional: str
+    source_tokens: list[str]  # S labels, "</s>" last
+    target_tokens: list[str]  # T labels: the reversed string, "</s>" last
+    weights: np.ndarray  # (T, S) the last decoder layer's cross-attention, heads averaged, teacher forced
+    prediction: str
+    anti_diagonal: float | None  # share of output characters whose argmax is the source character they come from
+
+
+def cross_attention(model: nn.Module, task: Task, positional: str, text: str) -> CrossAttention:
+    """The last decoder layer's cross-attention for ``text`` → its reverse (teacher forced, heads averaged)."""
+    example = task.aligner.pair(text)
+    batch = make_batch([example], task)
+    with torch.inference_mode():
+        out = model(batch.source, batch.source_lengths, batch.target_in)
+    name = f"decoder.{model.config.decoder_layers - 1}.cross"
+    weights = out.attention[name][0].mean(0).double().numpy()  # (T, S)
+    gold = task.gold_alignment(example)
+    hits = [int(weights[t].argmax()) in sources for t, sources in enumerate(gold)]
+    return CrossAttention(
+        positional=positional,
+        source_tokens=[*text, "</s>"],
+        target_tokens=[*example.target, "</s>"],
+        weights=weights,
+        prediction=predict(model, task, text),
+        anti_diagonal=sum(hits) / len(hits),
+    )
+
+
+# ---------------------------------------------------------------------------------------- live training
+def live_config(budget_seconds: float, seed: int) -> TrainConfig:
+    """The shipped checkpoints' recipe (Adam, warm-up 50, decay), reporting every 10 steps, on one thread."""
+    return default_train_config(
+        MODEL,
+        seed=seed,
+        max_seconds=budget_seconds,
+        max_steps=None,
+        report_every=10,
+        target_exact_match=0.98,
+        threads=THREADS_PER_RUN,
+    )
+
+
+def new_training(positional: str, seed: int, budget_seconds: float):
+    """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``."""
+    if positional not in ENCODINGS:
+        raise ValueError(f"unknown encoding {positional!r}; choose from {', '.join(ENCODINGS)}")
+    check_budget(budget_seconds)
+    task = get_task(TASK)
+    model = build_model(MODEL, task, seed=seed, positional=positional)
+    config = live_config(budget_seconds, seed)
+    return model, lambda on_progress: train(model, task, config, on_progress)
+
+
+# --------------------------------------------------------------------------------------- shipped results
+@dataclass(frozen=True)
+class RunSummary:
+    """One training run of the comparison (``scripts/positional_encoding_results.py``)."""
+
+    seed: int
+    steps: int
+    seconds: float  # wall time of the run, the held-out checks included
+    exact_match: float  # held-out subset (200 validation strings) at the end
+    test_exact_match: float  # the whole test split at the end
+    alignment_accuracy: float  # cross-attention argmax on the source character it reverses (test split)
+    reached: dict  # level ("0.9") -> {"step", "seconds"} of the first check at or above it, or None
+    curve: list  # [{"step", "seconds", "loss", "exact_match"}] every report
+
+
+RUN_FIELDS = {f.name for f in dataclasses.fields(RunSummary)}
+
+
+@dataclass(frozen=True)
+class Results:
+    runs: dict[str, list[RunSummary]]  # encoding -> one summary per seed
+    parameters: dict[str, int]  # encoding -> the model's trainable parameters
+    meta: dict  # task, seeds, steps, command, date, machine, load
+
+
+def level_key(level: float) -> str:
+    return f"{level:g}"
+
+
+def results_from_dict(data: Mapping) -> Results:
+    """Parse and check a results document; ``ValueError`` naming what is missing or inconsistent."""
+    encodings = data.get("encodings")
+    if not isinstance(encodings, Mapping) or set(encodings) != set(ENCODINGS):
+        raise ValueError(f"results must have encodings {', '.join(ENCODINGS)}")
+    seeds = list(data.get("seeds", ()))
+    runs, parameters = {}, {}
+    for name in ENCODINGS:
+        entry = encodings[name]
+        these = []
+        for raw in entry.get("runs", ()):
+            missing = RUN_FIELDS - set(raw)
+            if missing:
+                raise ValueError(f"{name}: a run lacks {', '.join(sorted(missing))}")
+            these.append(RunSummary(**{k: raw[k] for k in RUN_FIELDS}))
+        if not these or [r.seed for r in these] != seeds:
+            raise ValueError(f"{name}: runs for seeds {[r.seed for r in these]}, expected {seeds}")
+        runs[name], parameters[name] = these, int(entry.get("parameters", 0))
+    return Results(runs, parameters, {k: v for k, v in data.items() if k != "encodings"})
+
+
+def load_results(path: Path | str | None = None) -> Results:
+    """The shipped results (``RESULTS`` by default); ``FileNotFoundError``/``ValueError`` with a clear message."""
+    path = Path(path) if path is not None else RESULTS
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path.name} is not shipped; run python scripts/positional_encoding_results.py to make it"
+        )
+    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _median(values: Sequence[float | None]) -> float | None:
+    return statistics.median(values) if values and all(v is not None for v in values) else None
+
+
+def results_rows(results: Results) -> list[dict]:
+    """The comparison table: medians over seeds, one row per encoding."""
+    rows = []
+    for name in ENCODINGS:
+        runs = results.runs[name]
+        row = {"encoding": LABELS[name], "parameters": results.parameters[name]}
+        for level in LEVELS:
+            key = level_key(level)
+            step = _median([r.reached.get(key) and r.reached[key]["step"] for r in runs])
+            row[f"steps to {level:.0%}"] = "never" if step is None else f"{step:g}"
+        row["steps"] = f"{_median([r.steps for r in runs]):g}"
+        row["seconds"] = round(_median([r.seconds for r in runs]), 1)
+        row["held-out exact"] = f"{_median([r.exact_match for r in runs]):.1%}"
+        row["test exact"] = f"{_median([r.test_exact_match for r in runs]):.1%}"
+        row["anti-diagonal"] = f"{_median([r.alignment_accuracy for r in runs]):.1%}"
+        rows.append(row)
+    return rows
+
+
+def observations(results: Results) -> list[str]:
+    """Sentences computed from the table, so a re-measured file rewrites them."""
+    test = {n: _median([r.test_exact_match for r in results.runs[n]]) for n in ENCODINGS}
+    best = max(test, key=test.get)
+    lines = [f"Best test exact match: **{LABELS[best]}**, {test[best]:.1%}; without positions: **{test['none']:.1%}**."]
+    key = level_key(LEVELS[-1])
+    steps = {n: _median([r.reached.get(key) and r.reached[key]["step"] for r in results.runs[n]]) for n in ENCODINGS}
+    reached = {n: s for n, s in steps.items() if s is not None}
+    never = [LABELS[n] for n, s in steps.items() if s is None]
+    if reached:
+        fastest = min(reached, key=reached.get)
+        lines.append(f"First to {LEVELS[-1]:.0%} held-out: **{LABELS[fastest]}** ({reached[fastest]:g} steps, median).")
+    if never:
+        lines.append(f"Never reached {LEVELS[-1]:.0%} within the budget: {', '.join(never)}.")
+    return lines
+
+
+def results_curves(results: Results, x: str = "step"):
+    """Altair: held-out exact match and loss against ``x`` ("step" or "seconds"), one line per encoding and seed."""
+    import altair as alt
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        [
+            {"encoding": name, "seed": r.seed, **point}
+            for name in ENCODINGS
+            for r in results.runs[name]
+            for point in r.curve
+        ]
+    )
+    color = alt.Color("encoding:N", scale=alt.Scale(domain=list(ENCODINGS), range=[COLORS[n] for n in ENCODINGS]))
+    title = {"step": "training step", "seconds": "seconds"}[x]
+    base = alt.Chart(frame).encode(
+        x=alt.X(f"{x}:Q", title=title), color=color, detail="seed:N", tooltip=["encoding", "seed", "step", "seconds"]
+    )
+    accuracy = base.mark_line(point=True).encode(
+        y=alt.Y(
+            "exact_match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")
+        )
+    )
+    loss = base.mark_line(point=True).encode(y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(zero=True)))
+    return accuracy.properties(title="Exact match on reverse"), loss.properties(title="Loss")
+
+
+# ------------------------------------------------------------------------------------------ the figures
+def _signed_heatmap(z: np.ndarray, **kwargs) -> go.Heatmap:
+    bound = float(np.abs(z).max()) or 1.0
+    return go.Heatmap(z=z, colorscale="RdBu", zmid=0.0, zmin=-bound, zmax=bound, **kwargs)
+
+
+def table_figure(pe: np.ndarray) -> go.Figure:
+    """The encoding matrix: positions down, dimensions across, value on hover."""
+    T, d = pe.shape
+    fig = go.Figure(
+        _signed_heatmap(
+            pe,
+            hovertemplate="position %{y}<br>dimension %{x}<br>PE = %{z:.4f}<extra></extra>",
+            colorbar={"thickness": 12, "title": {"text": "PE"}},
+        )
+    )
+    fig.update_layout(
+        title={"text": f"PE for {T} positions × d_model = {d}"},
+        height=520,
+        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        xaxis={"title": "dimension (even: sin, odd: cos)"},
+        yaxis={"title": "position", "autorange": "reversed"},
+    )
+    return fig
+
+
+def dimension_curves(pe: np.ndarray, dims: Sequence[int]) -> dict:
+    """Selected columns of the table as curves against the position: a Vega-Lite spec (Altair, built once by
+    :func:`_curves_spec`; a move only puts new numbers in and Streamlit redraws the chart in place, where a Plotly
+    figure was drawn anew)."""
+    T, d = pe.shape
+    omegas = frequencies(d)
+    values = []
+    for j in dims:
+        name = f"dim {j} ({'sin' if j % 2 == 0 else 'cos'}, wavelength {2 * math.pi / omegas[j // 2]:.3g})"
+        values += [{"position": p, "PE": float(pe[p, j]), "dimension": name} for p in range(T)]
+    return with_values(_curves_spec(), values)
+
+
+@cache
+def _curves_spec() -> str:
+    chart = (
+        alt.Chart(alt.Data(name="curves"))
+        .mark_line()
+        .encode(
+            x=alt.X("position:Q", title="position"),
+            y=alt.Y("PE:Q", title="PE", scale=alt.Scale(domain=[-1.1, 1.1])),
+            color=alt.Color("dimension:N", sort=None, legend=alt.Legend(orient="bottom", title=None, columns=3,
+                                                                         labelLimit=300)),
+            tooltip=["dimension:N", "position:Q", alt.Tooltip("PE:Q", format=".4f")],
+        )
+        .properties(height=260, autosize={"type": "fit-x", "contains": "padding"})  # the legend adds height
+    )  # fmt: skip
+    return json.dumps(vega_lite_spec(chart))
+
+
+def similarity_figure(sim: np.ndarray) -> go.Figure:
+    """The dot product of every pair of positions."""
+    fig = go.Figure(
+        go.Heatmap(
+            z=sim,
+            colorscale="Viridis",
+            hovertemplate="p = %{y}, q = %{x}<br>PE_p·PE_q = %{z:.3f}<extra></extra>",
+            colorbar={"thickness": 12},
+        )
+    )
+    fig.update_layout(
+        title={"text": "PE_p · PE_q"},
+        height=420,
+        margin={"l": 10, "r": 10, "t": 40, "b": 40},
+        xaxis={"title": "position q"},
+        yaxis={"title": "position p", "autorange": "reversed"},
+    )
+    return fig
+
+
+def offset_curve(by_offset: np.ndarray) -> dict:
+    """PE_p · PE_{p+k} against the offset k (the same for every p): a Vega-Lite spec, built once, filled per move."""
+    return with_values(_offset_curve_spec(), [{"k": k, "dot product": float(v)} for k, v in enumerate(by_offset)])
+
+
+@cache
+def _offset_curve_spec() -> str:
+    chart = (
+        alt.Chart(alt.Data(name="by_offset"))
+        .mark_line()
+        .encode(
+            x=alt.X("k:Q", title="offset k"),
+            y=alt.Y("dot product:Q", title="dot product"),
+            tooltip=["k:Q", alt.Tooltip("dot product:Q", format=".3f", title="PE_p · PE_{p+k}")],
+        )
+        .properties(height=330, title="PE_p · PE_{p+k}, the same for every p")
+    )
+    return json.dumps(vega_lite_spec(chart))
+
+
+def offset_figure(check: OffsetCheck) -> go.Figure:
+    """M_k (block diagonal) beside PE_pos, M_k PE_pos and PE_{pos+k} as columns."""
+    d = check.d_model
+    vectors = np.stack([check.pe_pos, check.rotated, check.pe_target], axis=1)  # (d, 3)
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        column_widths=[0.7, 0.3],
+        subplot_titles=(f"M_k for k = {check.k}", "the vectors"),
+        horizontal_spacing=0.12,
+    )
+    fig.add_trace(
+        _signed_heatmap(
+            check.matrix,
+            hovertemplate="row %{y}, column %{x}<br>M = %{z:.4f}<extra></extra>",
+            showscale=False,
+            xgap=1 if d <= 32 else 0,
+            ygap=1 if d <= 32 else 0,
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        _signed_heatmap(
+            vectors,
+            x=[f"PE_{check.pos}", f"M·PE_{check.pos}", f"PE_{check.pos + check.k}"],
+            hovertemplate="%{x}<br>dimension %{y}<br>value = %{z:.6f}<extra></extra>",
+            colorbar={"thickness": 12},
+            xgap=2,
+        ),
+        row=1,
+        col=2,
+    )
+    fig.update_yaxes(autorange="reversed", title_text="dimension", row=1, col=1)
+    fig.update_yaxes(autorange="reversed", row=1, col=2)
+    fig.update_xaxes(title_text="dimension", row=1, col=1)
+    fig.update_layout(height=460, margin={"l": 10, "r": 10, "t": 40, "b": 40})
+    return fig
+
+
+def attention_pair_figure(check: Equivariance) -> go.Figure:
+    """First-layer self-attention for the string, and for its shuffle with rows and columns put back."""
+    labels = [safe_label(c) for c in [*check.text, "</s>"]]
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=(
+            f"{LABELS[check.positional]}: the string",
+            "its shuffle, rows and columns put back",
+        ),
+        horizontal_spacing=0.1,
+    )
+    for col, z in ((1, check.attention), (2, check.attention_back)):
+        fig.add_trace(
+            go.Heatmap(
+                z=z,
+                x=list(range(len(labels))),
+                y=list(range(len(labels))),
+                colorscale=ATTENTION_COLORSCALE,
+                zmin=0,
+                zmax=1,
+                showscale=col == 2,
+                xgap=1,
+                ygap=1,
+                hovertemplate="query %{y}, key %{x}<br>weight = %{z:.4f}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        axis = {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": labels}
+        fig.update_xaxes(**axis, side="top", row=1, col=col)
+        fig.update_yaxes(**axis, autorange="reversed", row=1, col=col)
+    fig.update_annotations(yshift=30)  # the titles above the top axis's tick labels
+    fig.update_layout(height=430, margin={"l": 10, "r": 10, "t": 100, "b": 10})
+    return fig
+
+
+def _cross_title(m: CrossAttention) -> str:
+    if m.anti_diagonal is None:
+        return safe_label(m.positional, 80)
+    return f"{safe_label(m.positional)}<br>argmax on the right character: {m.anti_diagonal:.0%}"
+
+
+def cross_attention_figure(maps: Sequence[CrossAttention], titles: Sequence[str] | None = None) -> go.Figure:
+    """Each model's cross-attention on the same string side by side (rows: output characters)."""
+    fig = make_subplots(
+        rows=1,
+        cols=len(maps),
+        subplot_titles=[safe_label(t, 80) for t in titles] if titles else [_cross_title(m) for m in maps],
+        horizontal_spacing=0.06,
+    )
+    for col, m in enumerate(maps, start=1):
+        xs, ys = [safe_label(t) for t in m.source_tokens], [safe_label(t) for t in m.target_tokens]
+        fig.add_trace(
+            go.Heatmap(
+                z=m.weights,
+                x=list(range(len(xs))),
+                y=list(range(len(ys))),
+                colorscale=ATTENTION_COLORSCALE,
+                zmin=0,
+                zmax=1,
+                showscale=col == len(maps),
+                xgap=1,
+                ygap=1,
+                hovertemplate="output %{y} ← source %{x}<br>α = %{z:.4f}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        fig.update_xaxes(tickmode="array", tickvals=list(range(len(xs))), ticktext=xs, side="top", row=1, col=col)
+        fig.update_yaxes(
+            tickmode="array", tickvals=list(range(len(ys))), ticktext=ys, autorange="reversed", row=1, col=col
+        )
+    fig.update_annotations(yshift=30)  # the titles above the top axis's tick labels
+    fig.update_layout(height=460, margin={"l": 10, "r": 10, "t": 110, "b": 10})
+    return fig
+
+
+# ------------------------------------------------------------------------------------------- exercises
+EX_D, EX_PAIR, EX_K = 16, 1, 5  # exercise 1: the angle pair i turns for offset k
+EX_SMALL_D, EX_P, EX_Q = 4, 3, 5  # exercise 2: a dot product by hand
+
+
+def exercises(results: Results | None, none_model: nn.Module | None) -> list[Exercise]:
+    """Check-yourself questions; every answer is computed by this module's functions, by the shipped model
+    without positions (``none_model``) or read off the results. A question whose source is missing is left out."""
+    angle = float(offset_check(EX_D, EX_K).angles[EX_PAIR])
+    omega = float(frequencies(EX_D)[EX_PAIR])
+    dot = float(similarity(EX_Q + 1, EX_SMALL_D)[EX_P, EX_Q])
+    small_omegas = frequencies(EX_SMALL_D)
+    choices = (
+        "the same output",
+        "the first output shuffled the same way",
+        "the first output reversed",
+        "it depends on the string",
+    )
+    text = DEFAULT_TEXT
+    out = [
+        Exercise(
+            key="positional_encoding.ex1",
+            prompt=(
+                f"d_model = {EX_D}. Through how many **radians** does frequency pair i = {EX_PAIR} (dimensions "
+                f"{2 * EX_PAIR} and {2 * EX_PAIR + 1}) turn when you move k = {EX_K} positions? That is the angle "
+                "of its 2×2 block in M_k."
+            ),
+            answer=angle,
+            tolerance=0.005,
+            explanation=f"ω₁ = 10000^(−2/{EX_D}) = {omega:.4f}, and k·ω₁ = {EX_K} × {omega:.4f} = {angle:.3f} rad.",
+            hint="ω_i = 10000^(−2i/d); the angle is k·ω_i (it does not depend on pos).",
+        ),
+        Exercise(
+            key="positional_encoding.ex2",
+            prompt=(
+                f"d_model = {EX_SMALL_D}, so ω₀ = {small_omegas[0]:g} and ω₁ = {small_omegas[1]:g}. What is "
+                f"PE_{EX_P} · PE_{EX_Q}? (three decimals)"
+            ),
+            answer=dot,
+            tolerance=0.002,
+            explanation=(
+                f"sin a sin b + cos a cos b = cos(a − b) for each pair, so the dot product is "
+                f"cos({EX_Q - EX_P}·1) + cos({EX_Q - EX_P}·0.01) = {dot:.3f}: it depends only on the offset."
+            ),
+            hint="Pair each sin with its cos: sin a·sin b + cos a·cos b = cos(a − b).",
+        ),
+    ]
+    if none_model is not None:
+        task = get_task(TASK)
+        same = predict(none_model, task, text) == predict(none_model, task, text[::-1])
+        out.append(
+            Exercise(
+                key="positional_encoding.ex3",
+                prompt=(
+                    f"A Transformer **without** positional encoding turns the string “{text}” into some output. What "
+                    f"does it output for “{text[::-1]}” (the same characters in reverse order)?"
+                ),
+                choices=choices,
+                answer=0 if same else 3,
+                explanation=(
+                    "Its encoder returns the same set of vectors, only reordered, and cross-attention is a weighted "
+                    "sum over that set: the decoder cannot tell the two apart. (Checked on the shipped model.)"
+                ),
+                hint="What can cross-attention see of the order of the encoder's outputs?",
+            )
+        )
+    if results is not None:
+        test = {n: _median([r.test_exact_match for r in results.runs[n]]) for n in ENCODINGS}
+        worst = min(test, key=test.get)
+        options = tuple(LABELS[n] for n in ENCODINGS)
+        out.append(
+            Exercise(
+                key="positional_encoding.ex4",
+                prompt="In the measured comparison above, which encoding has the **lowest** test exact match?",
+                choices=options,
+                answer=options.index(LABELS[worst]),
+                explanation=f"{LABELS[worst]}: {test[worst]:.1%}.",
+                hint="Read the column “test exact”.",
+            )
+        )
+    return out

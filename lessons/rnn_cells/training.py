@@ -1,0 +1,376 @@
+"""Lesson: RNN cells, section "Train the three cells": the lecture's agreement example as a task, trained live.
+
+The Transformer lecture's "The cat, which already ate …, was full." asks a cell to carry the number of the
+subject across a clause to choose the verb. Here that is a tiny synthetic task: a sequence starts with *cat*
+or *cats*, then T distractor words follow, and the model must answer *was* or *were* from its last state.
+A plain RNN, a GRU and an LSTM of the same size, from the same seed, see the same batches in turn; the page
+plots each one's held-out accuracy and, for the gated cells, the keep gate of one fixed example over time,
+computed by :mod:`minimodels.cells` from the trained weights.
+
+Letters: B batch, T distance (distractors between the subject and the verb), E embedding size, H hidden size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+from torch import nn
+
+from lessons.common.charts import safe_label
+from lessons.common.live import THREADS_PER_RUN, check_budget
+from minimodels.cells import GRUCell, LSTMCell
+
+SUBJECTS = ("cat", "cats")  # class 0, class 1
+VERBS = ("was", "were")  # what each subject needs
+FILLERS = ("which", "already", "ate", "a", "the", "fish", "mouse", "mice", "and", "slept", "then", "very",
+           "quickly", "yesterday")  # fmt: skip
+VOCAB = SUBJECTS + FILLERS
+KINDS = ("RNN", "GRU", "LSTM")
+COLORS = {"RNN": "#d62728", "GRU": "#2ca02c", "LSTM": "#1f77b4"}
+# The gate drawn for each gated cell: the fraction of the memory *kept* from one step to the next.
+KEEP_GATE = {"GRU": ("update", "1 − Γ_u (kept)"), "LSTM": ("forget", "Γ_f (kept)")}
+
+DISTANCES = (5, 10, 20, 30, 40)  # the slider's values and the shipped table's columns
+DEFAULT_DISTANCE = 20
+EMBED = 8  # E
+HIDDEN = 16  # H, the same for the three cells
+BATCH = 32  # sequences per step, the same batch for the three cells
+LR = 0.03  # Adam
+STEPS = 300  # at most, per cell
+REPORT_EVERY = 25  # steps between held-out checks (and live redraws)
+EVAL_SIZE = 256  # held-out sequences, drawn once from EVAL_SEED
+EVAL_SEED = 12345
+PROBE_SEED = 7  # the fixed example whose gates are drawn
+TARGET = 0.99  # a cell stops once its held-out accuracy reaches this
+# Initial bias of the keep gate (the LSTM's Γ_f, the GRU's 1 − Γ_u): σ(3) ≈ 0.95, so at the start the gated cells
+# keep most of their memory; without it (bias 0, gates ≈ 0.5) our LSTM did not learn T = 30 in 400 steps.
+KEEP_BIAS = 3.0
+LIVE_BUDGETS = (5, 10, 20, 30)  # seconds for the three cells together
+RESULTS = Path(__file__).resolve().parents[2] / "assets" / "results" / "rnn_cells.json"
+
+_INIT_LOCK = threading.Lock()
+
+
+# ------------------------------------------------------------------------------------------------ the task
+def make_batch(distance: int, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """``size`` sequences: a subject (cat = 0, cats = 1) then ``distance`` distractors; ``(x (B, T+1), y (B,))``."""
+    if not 1 <= distance <= 200:
+        raise ValueError(f"distance {distance} is outside 1–200")
+    y = torch.randint(0, len(SUBJECTS), (size,), generator=generator)  # (B,)
+    fillers = torch.randint(len(SUBJECTS), len(VOCAB), (size, distance), generator=generator)  # (B, T)
+    return torch.cat([y[:, None], fillers], dim=1), y  # (B, T+1)
+
+
+def held_out(distance: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The held-out set: the same sequences for every cell and every run at this distance."""
+    return make_batch(distance, EVAL_SIZE, torch.Generator().manual_seed(EVAL_SEED))
+
+
+def probe(distance: int) -> torch.Tensor:
+    """The fixed example whose gates are drawn: *cat* and ``distance`` distractors, ``(1, T+1)``."""
+    _, fillers = make_batch(distance, 1, torch.Generator().manual_seed(PROBE_SEED))[0].split([1, distance], dim=1)
+    return torch.cat([torch.zeros(1, 1, dtype=torch.long), fillers], dim=1)
+
+
+def words(x: torch.Tensor) -> list[str]:
+    """One sequence's ids as words."""
+    return [VOCAB[int(i)] for i in x]
+
+
+# ------------------------------------------------------------------------------------------------ the model
+class AgreementModel(nn.Module):
+    """Embedding → one recurrent layer (``torch.nn.RNN``/``GRU``/``LSTM``, fused and fast) → was/were from the
+    last state. The gate maps re-run the trained layer through :mod:`minimodels.cells`, gate by gate."""
+
+    def __init__(self, kind: str, hidden_size: int = HIDDEN, embed_size: int = EMBED):
+        super().__init__()
+        if kind not in KINDS:
+            raise ValueError(f"unknown cell {kind!r}; choose one of {list(KINDS)}")
+        self.kind = kind
+        self.embedding = nn.Embedding(len(VOCAB), embed_size)
+        self.rnn = getattr(nn, kind)(embed_size, hidden_size, batch_first=True)
+        self.out = nn.Linear(hidden_size, len(VERBS))
+        if kind != "RNN":  # rows H:2H are the LSTM's forget gate and the GRU's z = 1 − Γ_u
+            with torch.no_grad():
+                self.rnn.bias_ih_l0[hidden_size : 2 * hidden_size] += KEEP_BIAS
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        states, _ = self.rnn(self.embedding(x))  # (B, T+1, H)
+        return self.out(states[:, -1])  # (B, 2)
+
+
+def new_models(seed: int = 0) -> dict[str, AgreementModel]:
+    """The three models, each initialised from ``seed`` (torch's global generator borrowed under a lock)."""
+    models = {}
+    for kind in KINDS:
+        with _INIT_LOCK, torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            models[kind] = AgreementModel(kind)
+    return models
+
+
+def accuracy(model: AgreementModel, x: torch.Tensor, y: torch.Tensor) -> float:
+    with torch.inference_mode():
+        return float((model(x).argmax(dim=1) == y).float().mean())
+
+
+def cell_of(model: AgreementModel) -> nn.Module:
+    """The trained layer as a :mod:`minimodels.cells` cell (GRU or LSTM), weight for weight, via ``from_torch``."""
+    layer = model.rnn
+    torch_cell = (nn.GRUCell if model.kind == "GRU" else nn.LSTMCell)(layer.input_size, layer.hidden_size)
+    torch_cell.load_state_dict({name: getattr(layer, f"{name}_l0") for name in torch_cell.state_dict()})
+    return (GRUCell if model.kind == "GRU" else LSTMCell).from_torch(torch_cell)
+
+
+def gate_map(model: AgreementModel, x: torch.Tensor) -> np.ndarray | None:
+    """The keep gate of one sequence ``x`` (T+1,), ``(H, T+1)``, from :mod:`minimodels.cells` (None for the RNN)."""
+    if model.kind not in KEEP_GATE:
+        return None
+    cell = cell_of(model)
+    name = KEEP_GATE[model.kind][0]
+    columns, state = [], None
+    with torch.inference_mode():
+        for e in model.embedding(x[None, :]).unbind(1):  # (1, E) per step
+            state, gates = cell(e, state)
+            kept = 1.0 - gates[name] if model.kind == "GRU" else gates[name]  # GRU: 1 − Γ_u, the share kept
+            columns.append(kept[0])
+    return torch.stack(columns, dim=1).numpy()  # (H, T+1)
+
+
+# ------------------------------------------------------------------------------------------------ training
+@dataclass(frozen=True)
+class Point:
+    step: int
+    seconds: float  # this cell's own compute so far
+    loss: float  # training loss of the last step
+    accuracy: float  # held-out
+
+
+@dataclass(frozen=True)
+class Report:
+    """One report of a run. ``step``, ``seconds``, ``loss`` and ``exact_match`` are what ``ui.training_panel``
+    reads: the step, the three cells' compute added up, and their mean loss and held-out accuracy."""
+
+    step: int
+    seconds: float
+    loss: float
+    exact_match: float
+    distance: int
+    histories: dict[str, tuple[Point, ...]]  # cell -> its reports so far
+    gates: dict[str, np.ndarray]  # GRU/LSTM -> keep gate of the probe, (H, T+1)
+    answers: dict[str, str]  # cell -> its verb for the probe
+    tokens: tuple[str, ...]  # the probe's words
+
+
+def train(
+    models: Mapping[str, AgreementModel],
+    distance: int,
+    *,
+    seed: int = 0,
+    steps: int = STEPS,
+    budget_seconds: float | None = None,
+    on_progress: Callable[[Report], bool | None] | None = None,
+) -> dict[str, tuple[Point, ...]]:
+    """Train the cells in turn on the same batches (drawn from ``seed``), one step each, for ``steps`` steps.
+
+    Every ``REPORT_EVERY`` steps each cell is scored on the held-out set; a cell stops once it reaches
+    ``TARGET``. The run stops when every cell has, after ``budget_seconds`` of compute (all cells together), or
+    when ``on_progress`` returns False. Returns each cell's reports.
+    """
+    torch.set_num_threads(THREADS_PER_RUN)  # per thread: a class server's runs do not fight for cores
+    generator = torch.Generator().manual_seed(seed)
+    x_eval, y_eval = held_out(distance)
+    example = probe(distance)[0]
+    optimizers = {k: torch.optim.Adam(m.parameters(), lr=LR) for k, m in models.items()}
+    histories: dict[str, list[Point]] = {k: [] for k in models}
+    with torch.inference_mode():  # step 0: where each cell starts (chance), so every curve has a start
+        for kind, model in models.items():
+            loss0 = nn.functional.cross_entropy(model(x_eval), y_eval).item()
+            histories[kind].append(Point(0, 0.0, round(loss0, 4), accuracy(model, x_eval, y_eval)))
+    seconds = dict.fromkeys(models, 0.0)
+    losses = dict.fromkeys(models, float("nan"))
+    training = set(models)
+    for step in range(1, steps + 1):
+        x, y = make_batch(distance, BATCH, generator)  # the same batch for every cell
+        for kind in [k for k in models if k in training]:
+            start = time.perf_counter()
+            model = models[kind]
+            loss = nn.functional.cross_entropy(model(x), y)
+            optimizers[kind].zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizers[kind].step()
+            losses[kind] = loss.item()
+            if step % REPORT_EVERY == 0 or step == steps:
+                acc = accuracy(model, x_eval, y_eval)
+                histories[kind].append(Point(step, round(seconds[kind] + time.perf_counter() - start, 3),
+                                             round(losses[kind], 4), acc))  # fmt: skip
+                if acc >= TARGET:
+                    training.discard(kind)
+            seconds[kind] += time.perf_counter() - start
+        over = budget_seconds is not None and sum(seconds.values()) >= budget_seconds
+        reporting = on_progress is not None and (step % REPORT_EVERY == 0 or step == steps or not training or over)
+        if reporting and on_progress(report(models, histories, distance, example)) is False:
+            break
+        if not training or over:
+            break
+    return {k: tuple(h) for k, h in histories.items()}
+
+
+def report(
+    models: Mapping[str, AgreementModel], histories: Mapping[str, Sequence[Point]], distance: int, example: torch.Tensor
+) -> Report:
+    latest = [h[-1] for h in histories.values() if h]
+    with torch.inference_mode():
+        answers = {k: VERBS[int(m(example[None, :]).argmax())] for k, m in models.items()}
+    return Report(
+        step=max((p.step for p in latest), default=0),
+        seconds=sum(p.seconds for p in latest),
+        loss=float(np.mean([p.loss for p in latest])) if latest else float("nan"),
+        exact_match=float(np.mean([p.accuracy for p in latest])) if latest else 0.0,
+        distance=distance,
+        histories={k: tuple(h) for k, h in histories.items()},
+        gates={k: g for k, m in models.items() if (g := gate_map(m, example)) is not None},
+        answers=answers,
+        tokens=tuple(words(example)),
+    )
+
+
+def new_run(distance: int, seed: int, budget_seconds: float):
+    """Three fresh models for one student and the function that trains them: ``(models, train_fn(on_progress))``."""
+    if distance not in DISTANCES:
+        raise ValueError(f"distance {distance} is not one of {DISTANCES}")
+    check_budget(budget_seconds)
+    models = new_models(seed)
+
+    def train_fn(on_progress):
+        return train(models, distance, seed=seed, budget_seconds=budget_seconds, on_progress=on_progress)
+
+    return models, train_fn
+
+
+def replay_frame(snapshot: Report) -> np.ndarray | None:
+    """The LSTM's forget gate of the probe, for the replay GIF."""
+    return snapshot.gates.get("LSTM")
+
+
+# ------------------------------------------------------------------------------------------------ figures
+def curves_figure(histories: Mapping[str, Sequence[Point]], *, height: int = 320) -> go.Figure:
+    """Each cell's held-out accuracy against training steps."""
+    fig = go.Figure()
+    for kind, history in histories.items():
+        fig.add_trace(go.Scatter(x=[p.step for p in history], y=[p.accuracy for p in history], name=kind,
+                                 mode="lines+markers", line={"color": COLORS[kind]},
+                                 hovertemplate=f"{kind} · step %{{x}}: %{{y:.1%}}<extra></extra>"))  # fmt: skip
+    fig.add_hline(y=0.5, line_dash="dot", line_color="gray", annotation_text="chance")
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      title="Held-out accuracy while it trains", xaxis_title="training step",
+                      yaxis={"range": [0.3, 1.02], "tickformat": ".0%"})  # fmt: skip
+    return fig
+
+
+def gates_figure(gates: Mapping[str, np.ndarray], tokens: Sequence[str], *, title: str = "", height: int = 360):
+    """The gated cells' keep gates on the probe, hidden units × tokens, side by side."""
+    kinds = [k for k in KEEP_GATE if k in gates]
+    labels = [safe_label(t) for t in tokens]
+    fig = make_subplots(rows=1, cols=max(1, len(kinds)), subplot_titles=[f"{k}: {KEEP_GATE[k][1]}" for k in kinds],
+                        horizontal_spacing=0.06)  # fmt: skip
+    for col, kind in enumerate(kinds, start=1):
+        z = gates[kind]
+        fig.add_trace(go.Heatmap(z=z, y=[f"unit {i + 1}" for i in range(z.shape[0])], coloraxis="coloraxis",
+                                 text=[labels] * z.shape[0],  # positions on the axis, words on hover and ticks
+                                 hovertemplate="%{y}, step %{x}: “%{text}”, kept %{z:.3f}<extra></extra>"),
+                      row=1, col=col)  # fmt: skip
+    coloraxis = {"colorscale": "Blues", "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "kept"}}
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 60, "b": 10}, title=title, coloraxis=coloraxis)
+    fig.update_xaxes(tickvals=list(range(len(labels))), ticktext=labels, tickangle=-90, tickfont_size=10)
+    for col in range(2, len(kinds) + 1):
+        fig.update_yaxes(showticklabels=False, row=1, col=col)
+    return fig
+
+
+# ------------------------------------------------------------------------------------------------ shipped results
+@dataclass(frozen=True)
+class Results:
+    """``assets/results/rnn_cells.json``: accuracy against distance, measured by ``scripts/rnn_cells_results.py``."""
+
+    distances: tuple[int, ...]
+    seeds: tuple[int, ...]
+    accuracy: dict[str, dict[int, list[float]]]  # cell -> distance -> final held-out accuracy per seed
+    steps: dict[str, dict[int, list[int]]]  # cell -> distance -> steps trained per seed
+    seconds: dict[str, dict[int, list[float]]]  # cell -> distance -> own compute seconds per seed
+    meta: dict
+
+    def median(self, kind: str, distance: int) -> float:
+        return float(np.median(self.accuracy[kind][distance]))
+
+
+def results_from_dict(data: Mapping) -> Results:
+    """Parse and check a results document; ``ValueError`` naming what is missing or inconsistent."""
+    cells = data.get("cells")
+    if not isinstance(cells, Mapping) or set(cells) != set(KINDS):
+        raise ValueError(f"results must have cells {', '.join(KINDS)}")
+    distances, seeds = tuple(data.get("distances", ())), tuple(data.get("seeds", ()))
+    if not distances or not seeds:
+        raise ValueError("results must name their distances and seeds")
+    tables = {}
+    for field in ("accuracy", "steps", "seconds"):
+        tables[field] = {}
+        for kind in KINDS:
+            raw = cells[kind].get(field, {})
+            table = {int(d): list(v) for d, v in raw.items()}
+            if set(table) != set(distances) or any(len(v) != len(seeds) for v in table.values()):
+                raise ValueError(f"{kind}: {field} does not have one value per distance and seed")
+            tables[field][kind] = table
+    meta = {k: v for k, v in data.items() if k != "cells"}
+    return Results(distances, seeds, tables["accuracy"], tables["steps"], tables["seconds"], meta)
+
+
+def load_results(path: Path | str | None = None) -> Results:
+    path = Path(path) if path is not None else RESULTS
+    if not path.is_file():
+        raise FileNotFoundError(f"{path.name} is not shipped; run python scripts/rnn_cells_results.py to make it")
+    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def results_figure(results: Results, *, height: int = 340) -> go.Figure:
+    """Final held-out accuracy against distance: the median over seeds, each seed a faint dot."""
+    fig = go.Figure()
+    for kind in KINDS:
+        fig.add_trace(go.Scatter(x=list(results.distances), y=[results.median(kind, d) for d in results.distances],
+                                 name=kind, mode="lines+markers", line={"color": COLORS[kind]},
+                                 hovertemplate=f"{kind} · T = %{{x}}: %{{y:.1%}} (median)<extra></extra>"))  # fmt: skip
+        xs = [d for d in results.distances for _ in results.accuracy[kind][d]]
+        ys = [a for d in results.distances for a in results.accuracy[kind][d]]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", showlegend=False, opacity=0.35,
+                                 marker={"color": COLORS[kind], "size": 6},
+                                 hovertemplate=f"{kind} · T = %{{x}}: %{{y:.1%}} (a seed)<extra></extra>"))  # fmt: skip
+    fig.add_hline(y=0.5, line_dash="dot", line_color="gray", annotation_text="chance")
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      title="Held-out accuracy after training, against the distance T",
+                      xaxis_title="distance T (distractor words between subject and verb)",
+                      yaxis={"range": [0.3, 1.02], "tickformat": ".0%"})  # fmt: skip
+    return fig
+
+
+def results_summary(results: Results) -> str:
+    """What the shipped table says, computed from it."""
+    longest = max(results.distances)
+    parts = [f"{kind} {results.median(kind, longest):.0%}" for kind in KINDS]
+    solved = {kind: [d for d in results.distances if results.median(kind, d) >= 0.95] for kind in KINDS}
+    reach = "; ".join(f"{kind} at T = {', '.join(map(str, ds)) or 'none'}" for kind, ds in solved.items())
+    return f"At T = {longest}: {', '.join(parts)} (median over seeds). Solved (median ≥ 95%): {reach}."
+
+
+def as_dict(histories: Mapping[str, Sequence[Point]]) -> dict:
+    return {k: [dataclasses.asdict(p) for p in h] for k, h in histories.items()}

@@ -1,0 +1,976 @@
+r"""Lesson: four scoring functions compared (Part 2).
+
+Every attention in the course is the same three steps: score each key against the query, turn the scores into
+a distribution with a softmax, read the weighted sum of the values. Only the score, ``sim(q, k)``, differs. The
+NLP lecture lists four ("Similarity between query and key"):
+
+.. math:: q^\top k \qquad \frac{q^\top k}{\sqrt{d}} \qquad q^\top W k \qquad w_2^\top \tanh(W_1[q; k] + b_1)
+
+Two things are computed here, both by ``minimodels``' own score modules:
+
+* one query against a handful of keys, scored all four ways: raw scores, softmax, context (keys = values, as
+  in the lecture's "until I say otherwise, let's assume our keys and values are identical");
+* a *race*: the same GRU encoder–decoder with each of the four scores, trained with the same seed on the same
+  data (``dates``), one short segment each in turn, so their curves grow side by side on one core.
+
+Letters: d query/key size, N keys, A the additive score's hidden size. This module never imports streamlit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import statistics
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+from torch import nn
+
+from lessons.common.charts import attention_coloraxis, hover_pairs, safe_label, vega_lite_spec, with_values
+from lessons.common.exercises import Exercise
+from lessons.common.live import THREADS_PER_RUN, check_budget
+from minimodels.attention import (
+    AdditiveAttention,
+    BilinearAttention,
+    DotProductAttention,
+    ScaledDotProductAttention,
+)
+from minimodels.tasks import Task, get_task
+from minimodels.train import (
+    Progress,
+    TrainConfig,
+    alignment_accuracy,
+    build_model,
+    default_train_config,
+    evaluate,
+    stop_event,
+    stop_requested,
+    stop_when,
+)
+from minimodels.train import train as train_model
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "assets" / "results" / "scoring_functions.json"
+
+SCORES: tuple[str, ...] = ("dot", "scaled_dot", "bilinear", "additive")
+LABELS = {
+    "dot": "dot",
+    "scaled_dot": "scaled dot",
+    "bilinear": "bilinear (general)",
+    "additive": "additive (MLP)",
+}
+COLORS = {"dot": "#1f77b4", "scaled_dot": "#2ca02c", "bilinear": "#ff7f0e", "additive": "#d62728"}
+EQUATIONS = {
+    "dot": r"\mathrm{sim}(q, k) = q^\top k",
+    "scaled_dot": r"\mathrm{sim}(q, k) = \frac{q^\top k}{\sqrt{d}}",
+    "bilinear": r"\mathrm{sim}(q, k) = q^\top W k,\quad W \in \mathbb{R}^{d \times d'}",
+    "additive": r"\begin{gathered}\mathrm{sim}(q, k) = w_2^\top \tanh(W_1 [q; k] + b_1) \\"
+    r"W_1 \in \mathbb{R}^{d'' \times (d + d')},\ b_1, w_2 \in \mathbb{R}^{d''}\end{gathered}",
+}
+NOTES = {
+    "dot": "No parameters. Needs queries and keys of the same size (d = d′). Luong et al. 2015, “dot”.",
+    "scaled_dot": "No parameters. The dot product divided by √d keeps the scores' spread near 1 whatever d is "
+    "(Vaswani et al. 2017).",
+    "bilinear": "A learned d × d′ matrix decides which directions of q and k should match; q and k may differ "
+    "in size. Luong et al. 2015, “general”.",
+    "additive": "A one-hidden-layer MLP on q and k: the most flexible, and the only non-linear one. "
+    "Bahdanau et al. 2015.",
+}
+# Where the seq2seq decoder attends from (minimodels.seq2seq, attention_query="auto")
+QUERY = {
+    "dot": "sₜ (Luong)",
+    "scaled_dot": "sₜ (Luong)",
+    "bilinear": "sₜ (Luong)",
+    "additive": "sₜ₋₁ (Bahdanau)",
+}
+
+TASK = "dates"
+LEVELS: tuple[float, ...] = (0.9, 0.95)  # held-out exact match levels whose first step/second the table shows
+TARGET = 0.98  # a model stops racing once its held-out exact match reaches this
+REPORT_EVERY = 10  # steps per turn: each model trains this many steps, then reports and passes the turn
+MAX_KEYS = 12
+D_CHOICES: tuple[int, ...] = (2, 4, 8, 16, 32, 64, 128, 256, 512)
+SPACE = "␣"  # how a space character is labelled on a chart axis (a blank tick label would be invisible)
+
+
+def model_name(score: str) -> str:
+    return f"gru-{score}"
+
+
+# ---------------------------------------------------------------------------------------- score modules
+def score_modules(query_size: int, key_size: int | None = None, hidden: int | None = None, seed: int = 0):
+    """The four score modules for queries of ``query_size`` and keys of ``key_size`` (default: the same).
+
+    Learned weights (bilinear ``W``, additive ``W_q``, ``W_k``, ``v``) are drawn from ``seed`` with PyTorch's
+    default initialisation: an *untrained* score function. The dot scores need equal sizes: for unequal sizes
+    they are left out.
+    """
+    key_size = key_size or query_size
+    hidden = hidden or query_size
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        modules: dict[str, nn.Module] = {}
+        if key_size == query_size:
+            modules["dot"] = DotProductAttention()
+            modules["scaled_dot"] = ScaledDotProductAttention()
+        modules["bilinear"] = BilinearAttention(query_size, key_size)
+        modules["additive"] = AdditiveAttention(query_size, key_size, hidden)
+    return {name: m.eval() for name, m in modules.items()}
+
+
+def parameter_count(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def parameter_counts(query_size: int, key_size: int | None = None, hidden: int | None = None) -> dict[str, int]:
+    """Parameters of each score function, counted on the modules themselves (dot: 0; bilinear: d·d′;
+    additive: d·A + d′·A + A + A with ``W_k``'s bias). Scores that cannot compare the sizes are absent."""
+    return {name: parameter_count(m) for name, m in score_modules(query_size, key_size, hidden).items()}
+
+
+def accepts_sizes(score: str, query_size: int, key_size: int) -> bool:
+    """Whether ``score``'s module can compare a query of ``query_size`` with keys of ``key_size``, found by
+    trying it (the dot modules are built for matching sizes and fail on a mismatch)."""
+    built = {
+        "dot": DotProductAttention,
+        "scaled_dot": ScaledDotProductAttention,
+        "bilinear": lambda: BilinearAttention(query_size, key_size),
+        "additive": lambda: AdditiveAttention(query_size, key_size, 8),
+    }[score]()
+    try:
+        built.score(torch.zeros(1, 1, query_size), torch.zeros(1, 3, key_size))
+    except RuntimeError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------------------------ one query, N keys
+@dataclass(frozen=True)
+class ScoreComparison:
+    """One query against ``N`` keys, scored the four ways. Keys double as values."""
+
+    query: np.ndarray  # (d,)
+    keys: np.ndarray  # (N, d)
+    copy_of: int | None  # the query is an exact copy of this key (0-based), or None when drawn at random
+    scores: dict[str, np.ndarray]  # name -> (N,) raw scores e_i
+    weights: dict[str, np.ndarray]  # name -> (N,) α_i = softmax(e)_i
+    contexts: dict[str, np.ndarray]  # name -> (d,) c = Σ_i α_i k_i
+    parameters: dict[str, int]  # name -> parameters of the score function at this d
+
+    @property
+    def d(self) -> int:
+        return int(self.query.shape[0])
+
+    @property
+    def key_labels(self) -> list[str]:
+        return [f"k{i + 1}" + (" = q" if i == self.copy_of else "") for i in range(len(self.keys))]
+
+
+def check_example(d: int, n_keys: int, copy_of: int | None = None) -> str | None:
+    """A message for the student when the example cannot be built, or None."""
+    if not 1 <= d <= max(D_CHOICES):
+        return f"The size d must be between 1 and {max(D_CHOICES)}; got {d}."
+    if not 2 <= n_keys <= MAX_KEYS:
+        return f"Use between 2 and {MAX_KEYS} keys; got {n_keys}."
+    if copy_of is not None and not 0 <= copy_of < n_keys:
+        return f"There is no key k{copy_of + 1} among {n_keys} keys; the query is drawn at random instead."
+    return None
+
+
+@torch.inference_mode()
+def compare_scores(d: int, n_keys: int, seed: int = 0, copy_of: int | None = None) -> ScoreComparison:
+    """Draw a query and ``n_keys`` keys from N(0, 1) with ``seed`` (the query a copy of key ``copy_of`` when
+    given) and score them with the four modules (learned ones untrained, drawn from the same seed).
+
+    Raises ``ValueError`` with a message for the student on sizes the lesson does not offer.
+    """
+    message = check_example(d, n_keys, copy_of)
+    if message:
+        raise ValueError(message)
+    generator = torch.Generator().manual_seed(seed)
+    keys = torch.randn(n_keys, d, generator=generator)  # (N, d)
+    query = keys[copy_of].clone() if copy_of is not None else torch.randn(d, generator=generator)  # (d,)
+    modules = score_modules(d, seed=seed)
+    scores, weights, contexts = {}, {}, {}
+    for name, module in modules.items():
+        context, alpha = module(query[None], keys[None], keys[None])  # (1, d), (1, N): values = keys
+        scores[name] = module.score(query[None, None], keys[None])[0, 0].numpy()  # (N,)
+        weights[name] = alpha[0].numpy()
+        contexts[name] = context[0].numpy()
+    parameters = {name: parameter_count(m) for name, m in modules.items()}
+    return ScoreComparison(query.numpy(), keys.numpy(), copy_of, scores, weights, contexts, parameters)
+
+
+def entropy_bits(weights: np.ndarray) -> float:
+    """Entropy of a distribution in bits: 0 when one key takes everything, log₂ N when uniform."""
+    w = np.asarray(weights, dtype=float)
+    w = w[w > 0]
+    return float(-(w * np.log2(w)).sum())
+
+
+def comparison_rows(c: ScoreComparison) -> list[dict]:
+    """One table row per score function: its parameters and what its scores and softmax look like."""
+    rows = []
+    labels = c.key_labels
+    for name in SCORES:
+        e, a = c.scores[name], c.weights[name]
+        top = np.argsort(-a)[:2]
+        rows.append(
+            {
+                "score": LABELS[name],
+                f"parameters (d = {c.d})": c.parameters[name],
+                "scores from … to": f"{e.min():.2f} … {e.max():.2f}",
+                "largest α": round(float(a.max()), 3),
+                "on key": labels[int(top[0])],
+                "entropy of α (bits)": round(entropy_bits(a), 2),
+                "context c ≈": f"{a[top[0]]:.2f}·{labels[top[0]].split()[0]} + {a[top[1]]:.2f}·"
+                f"{labels[top[1]].split()[0]} + …",
+            }
+        )
+    return rows
+
+
+def comparison_chart(c: ScoreComparison) -> dict:
+    """Four columns, one per score function: raw scores on top (each on its own scale), softmax α below.
+
+    A Vega-Lite spec (for ``st.vega_lite_chart``): the Altair chart is built once (:func:`_comparison_spec`) and
+    each example only puts its numbers in. Vega-Lite, not Plotly: every move of the lesson's three controls
+    redraws it, and the browser drew the same eight panels as Plotly subplots in ~200 ms more than as this chart.
+    Presenter mode enlarges it as every Vega-Lite chart (``lessons.common.charts.presenter_vega``).
+    """
+    labels = c.key_labels  # plain text: Vega-Lite draws labels as text, never as HTML
+    values = [
+        {"score": LABELS[name], "key": labels[i], "row": row, "value": float(v[i])}
+        for name in SCORES
+        for row, v in (("scores e", c.scores[name]), ("α = softmax(e)", c.weights[name]))
+        for i in range(len(labels))
+    ]
+    return with_values(_comparison_spec(), values)
+
+
+@functools.cache
+def _comparison_spec() -> str:
+    """The Altair chart of :func:`comparison_chart`, as Vega-Lite JSON without its data."""
+    import altair as alt
+
+    order = [LABELS[name] for name in SCORES]
+    base = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=alt.X("key:N", sort=None, title=None, axis=alt.Axis(labelAngle=0)),
+            color=alt.Color("score:N", scale=alt.Scale(domain=order, range=[COLORS[n] for n in SCORES]), legend=None),
+            tooltip=["score:N", "key:N", alt.Tooltip("value:Q", format=".4f", title="value")],
+        )
+        .properties(width=150, height=140)
+    )
+    scores = (
+        base.transform_filter(alt.datum.row == "scores e")
+        .encode(
+            y=alt.Y("value:Q", title=None),
+            column=alt.Column(
+                "score:N", sort=order, title="raw scores e, each on its own scale", header=alt.Header(labelFontSize=13)
+            ),
+        )
+        .resolve_scale(y="independent")
+    )
+    weights = (
+        base.transform_filter(alt.datum.row == "α = softmax(e)")
+        .encode(
+            y=alt.Y("value:Q", title=None, scale=alt.Scale(domain=[0, 1])),
+            column=alt.Column("score:N", sort=order, title="α = softmax(e)", header=alt.Header(labels=False)),
+        )
+        .resolve_scale(y="independent")  # an axis beside every panel, so the two rows line up
+    )
+    chart = alt.vconcat(scores, weights, data=alt.Data(name="scores"), spacing=10)
+    return json.dumps(vega_lite_spec(chart))
+
+
+def context_rows(c: ScoreComparison) -> tuple[np.ndarray, list[str]]:
+    """The query, the four contexts and the keys as rows of one matrix, with their labels."""
+    rows = [c.query, *(c.contexts[n] for n in SCORES)]
+    labels = ["query q", *(f"c, {LABELS[n]}" for n in SCORES)]
+    return np.stack(rows), labels
+
+
+@torch.inference_mode()
+def scaling_scores(
+    ds: Sequence[int] = D_CHOICES, samples: int = 256, seed: int = 0
+) -> dict[int, dict[str, torch.Tensor]]:
+    """The dot and scaled dot scores of ``samples`` random N(0, 1) queries against ``MAX_KEYS`` random keys at
+    each ``d``: ``{d: {score: (B, 1, MAX_KEYS)}}``. A curve with N keys reads the first N, so every N sees the
+    same queries and keys, drawn once."""
+    generator = torch.Generator().manual_seed(seed)
+    scores = {}
+    for d in ds:
+        q = torch.randn(samples, 1, d, generator=generator)  # (B, 1, d)
+        k = torch.randn(samples, MAX_KEYS, d, generator=generator)  # (B, MAX_KEYS, d)
+        scores[d] = {"dot": DotProductAttention().score(q, k), "scaled_dot": ScaledDotProductAttention().score(q, k)}
+    return scores
+
+
+@torch.inference_mode()
+def scaling_curve(
+    n_keys: int,
+    ds: Sequence[int] = D_CHOICES,
+    samples: int = 256,
+    seed: int = 0,
+    scores: dict[int, dict[str, torch.Tensor]] | None = None,
+) -> list[dict[str, float | int | str]]:
+    """Why scale: for random N(0, 1) queries and keys, the spread of the dot scores grows as √d, and the softmax
+    of unscaled dot scores puts almost everything on one key. Rows: ``d``, score, std of the scores, mean
+    largest α (averaged over ``samples`` random queries). ``scores``: :func:`scaling_scores` of the same
+    ``ds``, ``samples`` and ``seed``, when they are at hand already."""
+    if not 2 <= n_keys <= MAX_KEYS:
+        raise ValueError(f"use between 2 and {MAX_KEYS} keys; got {n_keys}")
+    scores = scaling_scores(ds, samples, seed) if scores is None else scores
+    rows = []
+    for d in ds:
+        for name in ("dot", "scaled_dot"):
+            e = scores[d][name][..., :n_keys]  # (B, 1, N)
+            rows.append(
+                {
+                    "d": d,
+                    "score": LABELS[name],
+                    "std of scores": float(e.std()),
+                    "mean largest α": float(torch.softmax(e, -1).amax(-1).mean()),
+                }
+            )
+    return rows
+
+
+def scaling_charts(rows: list[dict]):
+    """Two Altair line charts over d (log scale): the scores' spread and the softmax's largest weight."""
+    import altair as alt
+    import pandas as pd
+
+    frame = pd.DataFrame(rows)
+    color = alt.Color(
+        "score:N",
+        scale=alt.Scale(domain=[LABELS["dot"], LABELS["scaled_dot"]], range=[COLORS["dot"], COLORS["scaled_dot"]]),
+        legend=alt.Legend(orient="bottom", title=None),
+    )
+    x = alt.X("d:Q", scale=alt.Scale(type="log", base=2), title="d (log scale)")
+    base = alt.Chart(frame).encode(x=x, color=color, tooltip=list(frame.columns))
+    spread = base.mark_line(point=True).encode(y=alt.Y("std of scores:Q", title="std of the scores"))
+    peak = base.mark_line(point=True).encode(
+        y=alt.Y("mean largest α:Q", title="mean largest α", scale=alt.Scale(domain=[0, 1]))
+    )
+    return spread.properties(height=220, title="Spread of the scores"), peak.properties(
+        height=220, title="How peaked the softmax is"
+    )
+
+
+# ------------------------------------------------------------------------------------------- run figures
+@dataclass(frozen=True)
+class RunSummary:
+    """One model's training, as the results table and the shipped JSON hold it."""
+
+    score: str  # "dot" | "scaled_dot" | "bilinear" | "additive"
+    seed: int  # initial weights and batch order
+    steps: int  # optimizer steps done
+    seconds: float  # its own compute seconds (held-out checks included, waiting for its turn excluded)
+    exact_match: float  # held-out exact match (the first eval_size validation sentences) at the end
+    stopped: str  # "target" | "budget" | "stopped" | "max_steps"
+    reached: dict[str, dict | None]  # "0.9" -> {"step", "seconds"} of the first report at or above it, or None
+    curve: list[dict]  # every report: {"step", "seconds", "loss", "exact_match"}
+    test_exact_match: float | None = None  # on the whole test split, once finished (None when stopped)
+    alignment_accuracy: float | None = None  # attention argmax on a gold source token, test split
+
+
+def level_key(level: float) -> str:
+    return f"{level:g}"
+
+
+def curve_of(history: Sequence[Progress]) -> list[dict]:
+    return [
+        {"step": p.step, "seconds": round(p.seconds, 3), "loss": round(p.loss, 5),
+         "exact_match": round(p.exact_match, 4)}
+        for p in history
+    ]  # fmt: skip
+
+
+def first_reached(curve: Sequence[Mapping], level: float) -> dict | None:
+    """The first report whose held-out exact match is at least ``level``: its step and seconds."""
+    for point in curve:
+        if point["exact_match"] >= level:
+            return {"step": int(point["step"]), "seconds": float(point["seconds"])}
+    return None
+
+
+def summarize(
+    score: str,
+    seed: int,
+    history: Sequence[Progress],
+    stopped: str,
+    test_exact_match: float | None = None,
+    alignment: float | None = None,
+) -> RunSummary:
+    curve = curve_of(history)
+    last = curve[-1] if curve else {"step": 0, "seconds": 0.0, "exact_match": 0.0}
+    return RunSummary(
+        score=score,
+        seed=seed,
+        steps=int(last["step"]),
+        seconds=round(float(last["seconds"]), 3),
+        exact_match=float(last["exact_match"]),
+        stopped=stopped,
+        reached={level_key(level): first_reached(curve, level) for level in LEVELS},
+        curve=curve,
+        test_exact_match=test_exact_match,
+        alignment_accuracy=alignment,
+    )
+
+
+def _median(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def _spread(values: Sequence[float | None], fmt: str, ranges: bool = True) -> str:
+    """The median, and (``ranges``) the range over seeds when there are several: "150 (140–170)"; "not reached"
+    when a seed never got there."""
+    if not values:
+        return "–"
+    if any(v is None for v in values):
+        missing = sum(v is None for v in values)
+        return "not reached" if missing == len(values) else f"not reached by {missing} of {len(values)}"
+    text = format(statistics.median(values), fmt)
+    if ranges and len(values) > 1:
+        text += f" ({format(min(values), fmt)}–{format(max(values), fmt)})"
+    return text
+
+
+def table_rows(
+    runs: Mapping[str, Sequence[RunSummary]], parameters: Mapping[str, int] | None = None, ranges: bool = True
+) -> list[dict]:
+    """The steps-to-accuracy table: one row per score, medians over seeds (with their range when ``ranges``)."""
+    rows = []
+    for score in SCORES:
+        these = list(runs.get(score, ()))
+        if not these:
+            continue
+        row = {"score": LABELS[score], "attends from": QUERY[score]}
+        if parameters is not None and score in parameters:
+            row["parameters"] = parameters[score]
+        for level in LEVELS:
+            hits = [r.reached.get(level_key(level)) for r in these]
+            row[f"steps to {level:.0%}"] = _spread([h and h["step"] for h in hits], "g", ranges)
+            row[f"s to {level:.0%}"] = _spread([h and h["seconds"] for h in hits], ".1f", ranges)
+        row["s per 100 steps"] = _spread([100 * r.seconds / max(r.steps, 1) for r in these], ".1f", ranges)
+        test = [r.test_exact_match for r in these]
+        row["test exact"] = "–" if _median(test) is None else _spread(test, ".1%", ranges)
+        align = [r.alignment_accuracy for r in these]
+        row["alignment"] = "–" if _median(align) is None else _spread(align, ".1%", ranges)
+        rows.append(row)
+    return rows
+
+
+def run_rows(runs: Mapping[str, Sequence[RunSummary]]) -> list[dict]:
+    """Every run of every score, one row each: the table's figures before taking medians."""
+    rows = []
+    for score in SCORES:
+        for r in runs.get(score, ()):
+            row = {"score": LABELS[score], "seed": r.seed}
+            for level in LEVELS:
+                hit = r.reached.get(level_key(level))
+                row[f"steps to {level:.0%}"] = hit["step"] if hit else None
+                row[f"seconds to {level:.0%}"] = hit["seconds"] if hit else None
+            row.update(
+                {
+                    "steps": r.steps,
+                    "seconds": r.seconds,
+                    "held-out exact match": r.exact_match,
+                    "test exact match": r.test_exact_match,
+                    "alignment accuracy": r.alignment_accuracy,
+                    "stopped by": r.stopped,
+                }
+            )
+            rows.append(row)
+    return rows
+
+
+def curves_frame(runs: Mapping[str, Sequence[RunSummary]]):
+    """Every report of every run, long format, for Altair: score, seed, step, seconds, loss, exact match."""
+    import pandas as pd
+
+    records = [
+        {"score": LABELS[score], "seed": r.seed, **point}
+        for score in SCORES
+        for r in runs.get(score, ())
+        for point in r.curve
+    ]
+    columns = ["score", "seed", "step", "seconds", "loss", "exact_match"]
+    return pd.DataFrame.from_records(records, columns=columns).rename(columns={"exact_match": "exact match"})
+
+
+def race_curves(runs: Mapping[str, Sequence[RunSummary]], x: str = "step", height: int = 240):
+    """Two Altair charts, loss and held-out exact match, one coloured line per score (one per seed and score
+    when there are several seeds), against ``x`` ("step" or "seconds")."""
+    import altair as alt
+
+    if x not in ("step", "seconds"):
+        raise ValueError(f"x must be 'step' or 'seconds', not {x!r}")
+    frame = curves_frame(runs)
+    color = alt.Color(
+        "score:N",
+        scale=alt.Scale(domain=[LABELS[s] for s in SCORES], range=[COLORS[s] for s in SCORES]),
+        legend=alt.Legend(orient="bottom", title=None),
+    )
+    x_title = "training step" if x == "step" else "seconds of its own training"
+    base = alt.Chart(frame).encode(
+        x=alt.X(f"{x}:Q", title=x_title),
+        color=color,
+        detail="seed:N",
+        tooltip=["score", "seed", "step", alt.Tooltip("seconds:Q", format=".1f"),
+                 alt.Tooltip("loss:Q", format=".4f"), alt.Tooltip("exact match:Q", format=".1%")],
+    )  # fmt: skip
+    loss = base.mark_line(point={"size": 12}, strokeWidth=1.5).encode(
+        y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(zero=True))
+    )
+    accuracy = base.mark_line(point={"size": 12}, strokeWidth=1.5).encode(
+        y=alt.Y("exact match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"))
+    )  # fmt: skip
+    return loss.properties(height=height, title="Loss"), accuracy.properties(height=height, title="Exact match")
+
+
+def display_token(token: str) -> str:
+    return SPACE if token == " " else token
+
+
+def attention_grid(maps: Mapping[str, Mapping], *, height: int = 560) -> go.Figure:
+    """The probe's attention for each score in a 2 × 2 grid: rows target tokens, columns source tokens.
+
+    ``maps[score]`` holds ``attention`` (T × S), ``source_tokens``, ``target_tokens`` and optionally ``title``.
+    """
+    present = [s for s in SCORES if s in maps]
+    if not present:
+        raise ValueError("no attention maps to draw")
+    titles = [safe_label(maps[s].get("title", LABELS[s]), max_chars=60) for s in present]
+    cols = 2 if len(present) > 1 else 1
+    rows = math.ceil(len(present) / cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.08, vertical_spacing=0.16)
+    for i, score in enumerate(present):
+        m = maps[score]
+        z = np.asarray(m["attention"], dtype=float)
+        xs = [safe_label(display_token(t)) for t in m["source_tokens"]]
+        ys = [safe_label(display_token(t)) for t in m["target_tokens"]]
+        if z.shape != (len(ys), len(xs)):
+            raise ValueError(f"{score}: attention of shape {z.shape} does not match {len(ys)} × {len(xs)} tokens")
+        row, col = i // cols + 1, i % cols + 1
+        fig.add_trace(
+            go.Heatmap(
+                z=z, x=list(range(len(xs))), y=list(range(len(ys))), customdata=hover_pairs(ys, xs),
+                coloraxis="coloraxis", hovertemplate="%{customdata}<br>α = %{z:.4f}<extra>" + LABELS[score]
+                + "</extra>", xgap=1, ygap=1,
+            ),
+            row=row, col=col,
+        )  # fmt: skip
+        fig.update_xaxes(tickmode="array", tickvals=list(range(len(xs))), ticktext=xs, tickangle=0, row=row, col=col)
+        fig.update_yaxes(
+            tickmode="array", tickvals=list(range(len(ys))), ticktext=ys, autorange="reversed", row=row, col=col
+        )
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        coloraxis=attention_coloraxis(),
+    )
+    fig.update_annotations(font_size=13)
+    return fig
+
+
+# ------------------------------------------------------------------------------------------------ race
+@dataclass(frozen=True)
+class RaceReport:
+    """One report of a race, after any model's turn. ``step``, ``seconds``, ``loss`` and ``exact_match`` are what
+    a generic training panel reads: the furthest step, the compute seconds of all four together, and the mean
+    loss and held-out exact match of the four (each at its latest report)."""
+
+    step: int
+    seconds: float
+    loss: float
+    exact_match: float
+    histories: dict[str, tuple[Progress, ...]]  # score -> that model's reports so far (seconds: its own compute)
+    summaries: dict[str, RunSummary]  # score -> final figures, for the models that have finished
+    turn: str  # the score whose report this is
+    seed: int  # the seed every model of the race started from
+
+    @property
+    def runs(self) -> dict[str, list[RunSummary]]:
+        """Each model's figures so far (final ones where finished), for :func:`table_rows`/:func:`race_curves`."""
+        out = {}
+        for score, history in self.histories.items():
+            if score in self.summaries:
+                out[score] = [self.summaries[score]]
+            elif history:
+                out[score] = [summarize(score, self.seed, history, "running")]
+        return out
+
+    def maps(self) -> dict[str, dict]:
+        """Each model's latest attention map of the probe, for :func:`attention_grid`."""
+        return {
+            score: {
+                "attention": history[-1].attention,
+                "source_tokens": history[-1].source_tokens,
+                "target_tokens": history[-1].target_tokens,
+                "title": f"{LABELS[score]} · step {history[-1].step} · “{history[-1].prediction}”",
+            }
+            for score, history in self.histories.items()
+            if history and history[-1].attention is not None
+        }
+
+
+class _Turns:
+    """Token passing between the coordinator and the model threads: exactly one of them computes at a time."""
+
+    def __init__(self, names: Sequence[str]):
+        self.go = {name: threading.Semaphore(0) for name in names}
+        self.back = threading.Semaphore(0)
+
+
+def race(
+    models: Mapping[str, nn.Module],
+    task: Task,
+    config: TrainConfig,
+    *,
+    budget_seconds: float | None,
+    on_progress: Callable[[RaceReport], bool | None] | None = None,
+    final_checks: bool = True,
+) -> dict[str, RunSummary]:
+    """Train every model of ``models`` (score -> model) on ``task`` with ``config``, taking turns.
+
+    Each model trains in its own thread with :func:`minimodels.train.train`; a turn is ``config.report_every``
+    steps and one report, then the next model goes. Only one model computes at any moment (one core, one
+    ``lessons.common.live`` slot), every model sees the same batches as it would alone (same seed, same data), and
+    ``seconds`` count each model's own compute time, not the time it waited for its turn.
+
+    A model stops at ``config.target_exact_match``, after ``budget_seconds`` of its own compute, after
+    ``config.max_steps``, or when ``on_progress`` (called after every turn) returns False, which stops them
+    all at their next turn. ``final_checks``: once a model finishes (not when stopped), measure its whole-test
+    exact match and alignment accuracy. Returns each model's :class:`RunSummary`.
+    """
+    if config.max_seconds is not None:
+        raise ValueError("a race budgets compute seconds with budget_seconds; set config.max_seconds=None")
+    names = [s for s in SCORES if s in models] + [s for s in models if s not in SCORES]
+    turns = _Turns(names)
+    stop = threading.Event()
+    histories: dict[str, list[Progress]] = {name: [] for name in names}
+    summaries: dict[str, RunSummary] = {}
+    errors: dict[str, BaseException] = {}
+    done: set[str] = set()
+
+    def work(name: str) -> None:
+        waited = 0.0
+        over_budget = False
+
+        def on_report(p: Progress) -> bool:
+            nonlocal waited, over_budget
+            own = p.seconds - waited
+            histories[name].append(dataclasses.replace(p, seconds=own))
+            over_budget = budget_seconds is not None and own >= budget_seconds
+            turns.back.release()  # this turn is over: hand back to the coordinator ...
+            start = time.perf_counter()
+            turns.go[name].acquire()  # ... and wait for the next one
+            waited += time.perf_counter() - start
+            return not (stop.is_set() or over_budget)
+
+        turns.go[name].acquire()
+        try:
+            if stop.is_set():  # stopped before its first turn
+                summaries[name] = summarize(name, config.seed, [], "stopped")
+                return
+            result = train_model(models[name], task, config, on_report)
+            stopped = result.stopped
+            if stopped == "callback":
+                stopped = "stopped" if stop.is_set() or stop_requested() else "budget"
+            test_em = alignment = None
+            if final_checks and stopped != "stopped":
+                with torch.inference_mode():
+                    test_em = round(evaluate(models[name], task.encoded("test").to(result.device)), 4)
+                found = alignment_accuracy(models[name], task, "test")
+                alignment = round(found["accuracy"], 4) if found else None
+            summaries[name] = summarize(name, config.seed, histories[name], stopped, test_em, alignment)
+        except BaseException as error:  # handed to the coordinator, which raises it once every thread is done
+            errors[name] = error
+        finally:
+            done.add(name)
+            turns.back.release()
+
+    outer = stop_event()  # the page's Stop (minimodels.train.stop_when) reaches every model's thread
+
+    def stoppable_work(name: str) -> None:
+        with stop_when(outer):
+            work(name)
+
+    threads = [threading.Thread(target=stoppable_work, args=(name,), name=f"race-{name}", daemon=True)
+               for name in names]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    active = list(names)
+    try:
+        while active:
+            for name in list(active):
+                turns.go[name].release()
+                turns.back.acquire()
+                if name in done:
+                    active.remove(name)
+                if errors:
+                    stop.set()
+                report = on_progress is not None and histories[name] and not stop.is_set()
+                if report and on_progress(_report(histories, summaries, name, config.seed)) is False:
+                    stop.set()
+    finally:  # on any error here, let every thread run to its end (each stops at its next report)
+        stop.set()
+        for name in active:
+            while name not in done:
+                turns.go[name].release()
+                turns.back.acquire()
+        for thread in threads:
+            thread.join()
+    if errors:
+        raise next(iter(errors.values()))
+    return summaries
+
+
+def _report(histories: dict[str, list[Progress]], summaries: dict[str, RunSummary], turn: str, seed: int) -> RaceReport:
+    latest = [h[-1] for h in histories.values() if h]
+    return RaceReport(
+        step=max(p.step for p in latest),
+        seconds=sum(p.seconds for p in latest),
+        loss=float(np.mean([p.loss for p in latest])),
+        exact_match=float(np.mean([p.exact_match for p in latest])),
+        histories={name: tuple(h) for name, h in histories.items()},
+        summaries=dict(summaries),
+        turn=turn,
+        seed=seed,
+    )
+
+
+def race_config(seed: int = 0, **overrides) -> TrainConfig:
+    """The course's recipe for the race: the seq2seq default (Adam 1e-2, batch 128, batches grouped by length),
+    a turn of ``REPORT_EVERY`` steps, stop at ``TARGET``; the time budget is the race's, not train's. Each model's
+    thread computes on ``THREADS_PER_RUN`` torch threads (set per thread by ``train``), so a class server's
+    races do not fight for cores."""
+    options = {
+        "seed": seed,
+        "threads": THREADS_PER_RUN,
+        "report_every": REPORT_EVERY,
+        "target_exact_match": TARGET,
+        "max_seconds": None,
+        "max_steps": 5000,
+        **overrides,
+    }
+    return default_train_config(model_name("dot"), **options)
+
+
+def new_models(task: Task, seed: int = 0) -> dict[str, nn.Module]:
+    """A fresh GRU encoder–decoder for each score, all initialised from ``seed`` (their own, untouched by others)."""
+    return {score: build_model(model_name(score), task, seed=seed) for score in SCORES}
+
+
+def new_race(seed: int, budget_seconds: float):
+    """Four fresh models for one student and the function that races them: ``(models, train_fn(on_progress))``."""
+    check_budget(budget_seconds, " per model")
+    task = get_task(TASK)
+    models = new_models(task, seed)
+    config = race_config(seed)
+
+    def train_fn(on_progress):
+        return race(models, task, config, budget_seconds=budget_seconds, on_progress=on_progress)
+
+    return models, train_fn
+
+
+def score_parameters(model: nn.Module) -> int:
+    """Parameters of a seq2seq model's score function alone."""
+    return parameter_count(model.attention) if getattr(model, "attention", None) is not None else 0
+
+
+# --------------------------------------------------------------------------------------- shipped results
+@dataclass(frozen=True)
+class Results:
+    """``assets/results/scoring_functions.json``: the race as measured by ``scripts/scoring_functions_results.py``."""
+
+    runs: dict[str, list[RunSummary]]  # score -> one summary per seed
+    probe: dict[str, dict]  # score -> {"seed", "attention", "source_tokens", "target_tokens", "prediction"}
+    parameters: dict[str, dict[str, int]]  # score -> {"score": …, "model": …}
+    meta: dict  # task, command, seeds, date, machine, config, budget
+
+    @property
+    def score_parameters(self) -> dict[str, int]:
+        return {s: p["score"] for s, p in self.parameters.items()}
+
+
+RUN_FIELDS = {f.name for f in dataclasses.fields(RunSummary)}
+
+
+def results_from_dict(data: Mapping) -> Results:
+    """Parse and check a results document; ``ValueError`` naming what is missing or inconsistent."""
+    models = data.get("models")
+    if not isinstance(models, Mapping) or set(models) != set(SCORES):
+        raise ValueError(f"results must have models {', '.join(SCORES)}")
+    seeds = list(data.get("seeds", ()))
+    runs, probe, parameters = {}, {}, {}
+    for score in SCORES:
+        entry = models[score]
+        these = []
+        for raw in entry.get("runs", ()):
+            missing = RUN_FIELDS - set(raw)
+            if missing:
+                raise ValueError(f"{score}: a run lacks {', '.join(sorted(missing))}")
+            these.append(RunSummary(**{k: raw[k] for k in RUN_FIELDS}))
+        if [r.seed for r in these] != seeds:
+            raise ValueError(f"{score}: runs for seeds {[r.seed for r in these]}, expected {seeds}")
+        p = entry.get("probe", {})
+        z = np.asarray(p.get("attention", []), dtype=float)
+        if z.shape != (len(p.get("target_tokens", ())), len(p.get("source_tokens", ()))):
+            raise ValueError(f"{score}: the probe's attention does not match its tokens")
+        runs[score], probe[score], parameters[score] = these, dict(p), dict(entry.get("parameters", {}))
+    meta = {k: v for k, v in data.items() if k != "models"}
+    return Results(runs, probe, parameters, meta)
+
+
+def load_results(path: Path | str | None = None) -> Results:
+    """The shipped results (``RESULTS`` by default); ``FileNotFoundError`` or ``ValueError`` with a clear message
+    when unusable."""
+    path = Path(path) if path is not None else RESULTS
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path.name} is not shipped; run python scripts/scoring_functions_results.py to make it"
+        )
+    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _medians(results: Results, value: Callable[[RunSummary], float | None]) -> dict[str, float]:
+    """Each score's median of ``value`` over its runs, for the scores where every run has one."""
+    out = {}
+    for score, runs in results.runs.items():
+        values = [value(r) for r in runs]
+        if values and all(v is not None for v in values):
+            out[score] = statistics.median(values)
+    return out
+
+
+def observations(results: Results) -> list[str]:
+    """What the measured table says, in sentences computed from it (so a re-measured file rewrites them)."""
+    level = LEVELS[-1]
+    key = level_key(level)
+    lines = []
+    steps = _medians(results, lambda r: r.reached[key] and r.reached[key]["step"])
+    seconds = _medians(results, lambda r: r.reached[key] and r.reached[key]["seconds"])
+    per_step = _medians(results, lambda r: r.seconds / max(r.steps, 1))
+    align = _medians(results, lambda r: r.alignment_accuracy)
+    if steps:
+        best = min(steps, key=steps.get)
+        lines.append(f"Fewest steps to {level:.0%}: **{LABELS[best]}** ({steps[best]:g}, median).")
+    if seconds:
+        best = min(seconds, key=seconds.get)
+        lines.append(f"Fewest seconds to {level:.0%}: **{LABELS[best]}** ({seconds[best]:.1f} s, median).")
+    if per_step:
+        slow, fast = max(per_step, key=per_step.get), min(per_step, key=per_step.get)
+        lines.append(
+            f"Slowest step: **{LABELS[slow]}**, {per_step[slow] / per_step[fast]:.1f}× the time of {LABELS[fast]}'s."
+        )
+    if align:
+        hi, lo = max(align, key=align.get), min(align, key=align.get)
+        lines.append(
+            f"Sharpest alignment with the gold one: **{LABELS[hi]}** ({align[hi]:.0%} of output characters look "
+            f"most at a source character they come from), against {align[lo]:.0%} for {LABELS[lo]}."
+        )
+    return lines
+
+
+def shipped_maps(results: Results) -> dict[str, dict]:
+    return {
+        score: {**p, "title": f"{LABELS[score]} · seed {p.get('seed', 0)} · step {p.get('step', '?')}"}
+        for score, p in results.probe.items()
+    }
+
+
+# ------------------------------------------------------------------------------------------- exercises
+HAND_QUERY = (2.0, 0.0, 1.0, 1.0)
+HAND_KEY = (1.0, 1.0, 1.0, 1.0)
+
+
+def exercises(results: Results | None) -> list[Exercise]:
+    """Check-yourself questions; every answer is computed by the modules or read off the shipped results."""
+    q, k = torch.tensor([[HAND_QUERY]]), torch.tensor([[HAND_KEY]])
+    scaled = float(ScaledDotProductAttention().score(q, k))
+    big_q, big_k = 64, 128
+    bilinear = parameter_count(BilinearAttention(big_q, big_k))
+    fits = tuple(s for s in SCORES if accepts_sizes(s, big_q, big_k))
+    choices = ("all four", "only the dot and scaled dot scores", "only bilinear and additive", "only additive")
+    by_choice = {
+        "all four": set(SCORES),
+        "only the dot and scaled dot scores": {"dot", "scaled_dot"},
+        "only bilinear and additive": {"bilinear", "additive"},
+        "only additive": {"additive"},
+    }
+    answer = next(i for i, c in enumerate(choices) if by_choice[c] == set(fits))
+    out = [
+        Exercise(
+            key="scoring_functions.ex1",
+            prompt=(
+                f"By hand: the query is q = {HAND_QUERY} and a key is k = {HAND_KEY} (d = 4). What is the "
+                "**scaled dot** score q·k / √d?"
+            ),
+            answer=scaled,
+            tolerance=0.01,
+            explanation="q·k = 2 + 0 + 1 + 1 = 4 and √4 = 2.",
+            hint="Add up the products of matching entries, then divide by the square root of d.",
+        ),
+        Exercise(
+            key="scoring_functions.ex2",
+            prompt=(
+                f"A decoder state of size {big_q} attends over the states of a bidirectional encoder, of size "
+                f"{big_k}. Which score functions can compare them as they are, without projecting one to the "
+                "other's size?"
+            ),
+            choices=choices,
+            answer=answer,
+            explanation="q·k needs two vectors of the same size; W (d × d′) or W₁ on [q; k] absorb the difference.",
+            hint="Try writing q·k for vectors of different sizes.",
+        ),
+        Exercise(
+            key="scoring_functions.ex3",
+            prompt=f"How many parameters does the **bilinear** score qᵀWk have for that pair ({big_q} and {big_k})?",
+            answer=bilinear,
+            tolerance=0.5,
+            explanation=f"W is {big_q} × {big_k} = {bilinear:,} numbers, and nothing else is learned.",
+            hint="W has one row per query dimension and one column per key dimension.",
+        ),
+    ]
+    if results is not None:
+        level = level_key(LEVELS[-1])
+        fewest = {}
+        for score, runs in results.runs.items():
+            steps = [r.reached[level]["step"] for r in runs if r.reached.get(level)]
+            if len(steps) == len(runs):
+                fewest[score] = statistics.median(steps)
+        if fewest:
+            best = min(fewest, key=fewest.get)
+            order = tuple(LABELS[s] for s in SCORES)
+            out.append(
+                Exercise(
+                    key="scoring_functions.ex4",
+                    prompt=(
+                        f"In the measured race above, which score reached {LEVELS[-1]:.0%} held-out exact match in "
+                        "the **fewest training steps** (median over the seeds)? Read it off the table."
+                    ),
+                    choices=order,
+                    answer=order.index(LABELS[best]),
+                    explanation=f"{LABELS[best]}: {fewest[best]:g} steps (median).",
+                    hint="Look at the column “steps to 95%”.",
+                )
+            )
+    return out

@@ -1,0 +1,323 @@
+"""Lesson: scaling the dot product by √d_k (Part 2)."""
+
+import json
+
+import streamlit as st
+
+import ui
+from lessons import scaling
+from lessons import scoring_functions as scoring
+from lessons.common.live import TrainingRun
+from lessons.common.pretrained import CHECKPOINTS, load_pretrained
+from minimodels.tasks import get_task
+
+ui.page("Scaling by √d_k", icon="📐")
+
+st.title("Scaling by √d_k")
+st.markdown(
+    "Attention scores a key by the dot product q·k, a sum of d_k products. The more terms, the larger the sum "
+    "can get, and the softmax turns large differences between scores into weights of almost exactly 0 and 1. "
+    "The Transformer lecture puts it in one line under “What about √d_k?”:"
+)
+st.info("“For large values of d_k will also make dot-product attention large.” — the Transformer lecture")
+st.markdown(
+    "Vaswani et al. (2017) add why that matters: the large dot products push the softmax into regions where its "
+    "gradient is extremely small, so the scores stop learning. Their fix is the √d_k in the equation below. On "
+    "this page you measure the claim, see what it does to the softmax, and compare two trained models that "
+    "differ only in the scale."
+)
+st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+st.latex(
+    r"q \cdot k = \sum_{i=1}^{d_k} q_i k_i,\qquad \operatorname{Var}(q \cdot k) = d_k"
+    r"\quad\text{when the } q_i, k_i \text{ are independent with mean 0 and variance 1}"
+)
+
+# --- The lecture's example -----------------------------------------------------------------------------
+st.header("1 · The lecture's example, without the division", divider="gray")
+lecture = scaling.lecture_example()
+st.markdown(
+    f"In the “Thinking Machines” example, d_k = {scaling.LECTURE_D_K}, so the scores are divided by "
+    f"√{scaling.LECTURE_D_K} = 8 before the softmax. The last row is what the softmax gives without it."
+)
+st.table(scaling.lecture_rows(lecture))
+st.caption(
+    f"Size of the softmax's gradient, ‖∂α/∂e‖: **{lecture.gradient_scaled:.3f}** with the division, "
+    f"**{lecture.gradient_unscaled:.1e}** without. A gradient that small leaves the scores, and so W_Q and W_K, "
+    "where they are."
+)
+
+# --- What the softmax does with large scores ------------------------------------------------------------
+st.header("2 · One query, six sizes of d_k", divider="gray")
+st.markdown(
+    "A random query against a few random keys, all with unit-variance components, at d_k from 1 to 1024. Both "
+    "maps use the **same** scores; the left one takes their softmax as they are, the right one divides them by "
+    "√d_k first. Hover a cell for its score."
+)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def one_query(n_keys: int, seed: int) -> scaling.OneQuery:
+    return scaling.one_query(n_keys, seed=seed)
+
+
+@st.cache_data(max_entries=8, show_spinner="Drawing random queries and keys…")  # 0.7 MB each
+def sweep_scores(seed: int):
+    return scaling.sweep_scores(seed=seed)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def softmax_sweep(n_keys: int, seed: int) -> list[dict]:
+    return scaling.softmax_sweep(n_keys, seed=seed, scores=sweep_scores(seed))
+
+
+@st.fragment
+def softmax_section() -> None:
+    c = st.columns([3, 1, 3])
+    n_keys = c[0].slider("Number of keys N", 2, scaling.MAX_KEYS, 8, key="scaling.keys")
+    seed = int(c[1].number_input("Seed", 0, 9999, 0, key="scaling.query_seed"))
+    ui.plotly(scaling.one_query_figure(one_query(n_keys, seed)), key="scaling.one_query")
+    st.markdown(
+        "Averaged over 500 random queries per d_k with the same N: how spread out the weights are (entropy: "
+        f"log₂ N = {scaling.uniform_statistics(n_keys)['entropy (bits)']:.2f} bits when uniform, 0 when one key "
+        "takes all), the largest weight, and the size of the softmax's Jacobian ∂α/∂e = diag(α) − ααᵀ, which "
+        "multiplies every gradient on its way to the scores."
+    )
+    rows = softmax_sweep(n_keys, seed)
+    for column, panel, spec in zip(
+        st.columns(3), scaling.SOFTMAX_PANELS, scaling.softmax_charts(rows, n_keys), strict=True
+    ):
+        ui.vega(spec, key=f"scaling.softmax.{panel}", container=column)
+    worst = max((r for r in rows if r["score"] == scaling.LABELS["dot"]), key=lambda r: r["d_k"])
+    scaled = next(r for r in rows if r["score"] == scaling.LABELS["scaled_dot"] and r["d_k"] == worst["d_k"])
+    st.markdown(
+        f"At d_k = {worst['d_k']}, unscaled, **{worst['saturated rows']:.0%}** of the softmax rows put more than "
+        f"{scaling.SATURATED} on one key and the gradient is **{worst['gradient ‖∂α/∂e‖']:.3f}**, against "
+        f"**{scaled['gradient ‖∂α/∂e‖']:.3f}** scaled: that is the training stall. Scaled, every curve is flat: "
+        "the softmax sees the same distribution of scores whatever d_k is."
+    )
+    with st.expander("Every figure", icon=":material/table_rows:"):
+        st.dataframe(rows, hide_index=True, width="stretch")
+
+
+softmax_section()
+
+# --- The variance grows like d_k --------------------------------------------------------------------
+st.header("3 · Measure it: the variance of q·k grows like d_k", divider="gray")
+st.markdown(
+    "Draw many (q, k) pairs with independent N(0, 1) components, compute q·k, and measure its variance at every "
+    "d_k. The error bars are ±1.96 standard errors of each measured variance, computed from the sample itself "
+    "(its fourth moment and the number of pairs): the theory should fall inside about 19 times out of 20."
+)
+
+
+@st.cache_data(max_entries=32, show_spinner="Drawing random vectors…")
+def variance_sweep(samples: int, seed: int) -> list[scaling.VariancePoint]:
+    return scaling.variance_sweep(samples=samples, seed=seed)
+
+
+@st.fragment
+def variance_section() -> None:
+    c = st.columns([3, 1, 3])
+    samples = c[0].select_slider(
+        "Pairs (q, k) per d_k", scaling.SAMPLE_CHOICES, value=2000, key="scaling.samples",
+        help="More pairs, smaller error bars.",
+    )  # fmt: skip
+    seed = int(c[1].number_input("Seed", 0, 9999, 0, key="scaling.variance_seed"))
+    points = variance_sweep(samples, seed)
+    ui.vega(scaling.variance_chart(points), key="scaling.variance", height=420)
+    rows = scaling.variance_rows(points)
+    inside = sum(r["theory inside"] for r in rows)
+    big = points[-1]
+    st.markdown(
+        f"With {samples:,} pairs per d_k, the theory Var = d_k lies inside the 95% interval at **{inside} of "
+        f"{len(rows)}** sizes. At d_k = {big.d_k} the measured variance is **{big.variance:.0f} ± "
+        f"{1.96 * big.variance_se:.0f}**: a standard deviation of about {big.variance**0.5:.0f}. Divided by "
+        f"√{big.d_k}, the same sample has variance **{big.scaled_variance:.3f}**."
+    )
+    with st.expander("Every figure", icon=":material/table_rows:"):
+        st.dataframe(rows, hide_index=True, width="stretch")
+
+
+variance_section()
+
+# --- Two trained models ------------------------------------------------------------------------------------
+st.header("4 · The same model trained with and without the scale", divider="gray")
+st.markdown(
+    "Two GRU encoder–decoders trained on **dates** (“Sunday, November 22, 2026” → “2026-11-22”, character by "
+    "character), shipped with the course: same size (d_k = 64, the GRU's state), same seed, same data, same "
+    "steps. The only difference: one scores q·k, the other q·k / √64. The query is the decoder's state sₜ, the "
+    "keys are the encoder's states hᵢ."
+)
+
+
+@st.cache_resource(show_spinner="Loading the pretrained models…")
+def pretrained() -> dict:
+    """Shared read-only by every student: never trained or modified."""
+    return {score: load_pretrained(scaling.TASK, scaling.MODEL_NAMES[score])[0] for score in scaling.SCORES}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def shipped_alignment(score: str, text: str) -> scaling.Alignment | str:
+    return scaling.align(pretrained()[score], get_task(scaling.TASK), text)
+
+
+@st.cache_data(max_entries=4, show_spinner="Measuring the scores on held-out dates…")
+def shipped_spread(score: str) -> scaling.ScoreSpread:
+    return scaling.score_spread(pretrained()[score], get_task(scaling.TASK), score)
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def fresh_spread() -> scaling.ScoreSpread:
+    return scaling.fresh_spread("dot")
+
+
+try:
+    shipped_models = pretrained()
+except (LookupError, ValueError) as error:
+    shipped_models = None
+    st.error(f"The pretrained models cannot be loaded: {error}")
+
+race = ui.current_run("scaling.race")
+own = race.model if race is not None and not race.active and race.snapshots else None
+spreads = None
+if shipped_models is not None:
+    c = st.columns([3, 2])
+    text = c[0].text_input("A date, written any way", value=scaling.DEFAULT_DATE, key="scaling.date", max_chars=200)
+    view = c[1].radio(
+        "Show", list(scaling.VIEWS), format_func=scaling.VIEWS.get, horizontal=True, key="scaling.view",
+        help="The softmax turns the scores it sees into α; the raw scores are q·k before any division.",
+    )  # fmt: skip
+    which = "the shipped pretrained ones"
+    if own is not None:
+        which = st.radio(
+            "Models", ["the shipped pretrained ones", "yours, raced below"], horizontal=True, key="scaling.which"
+        )
+    task = get_task(scaling.TASK)
+    if which.startswith("yours"):
+        alignments = {s: scaling.align(own[s], task, text) for s in scaling.SCORES}
+        spreads = {s: scaling.score_spread(own[s], task, s) for s in scaling.SCORES}
+    else:
+        alignments = {s: shipped_alignment(s, text) for s in scaling.SCORES}
+        spreads = {s: shipped_spread(s) for s in scaling.SCORES}
+    refused = next((a for a in alignments.values() if isinstance(a, str)), None)
+    if refused:
+        st.warning(refused)
+    else:
+        note = alignments["dot"].message
+        if note:
+            st.caption(note)
+        ui.plotly(scaling.alignment_figure(alignments, view), key="scaling.trained")
+        scale = "" if view == "weights" else " Both models share one red–blue scale, so their sizes compare."
+        st.caption(
+            "Rows: the characters each model wrote; columns: the characters it read (␣ a space, </s> the end). "
+            f"Hover a cell for its exact value.{scale}"
+        )
+    st.subheader("How large are the trained scores?")
+    st.markdown(
+        "The √d_k argument assumes q and k have unit-variance components. Measured on "
+        f"{scaling.SPREAD_SENTENCES} held-out dates, the gold previous characters fed in (spreads are the standard "
+        "deviation of the scores within one softmax row, averaged over rows):"
+    )
+    st.dataframe(scaling.spread_rows(spreads), hide_index=True, width="stretch")
+    st.markdown("\n".join(f"- {line}" for line in scaling.spread_observations(spreads)))
+    start = fresh_spread()
+    st.markdown(
+        "Here, the unscaled model did not stall. Before training, its GRU's states are small (components with "
+        f"standard deviations of {start.q_std:.2f} and {start.k_std:.2f}), so its first raw scores spread by only "
+        f"{start.raw_std:.2f} and its softmax starts almost uniform (mean largest α {start.largest:.2f}); and dates "
+        "reward sharp attention. The stall needs unit-variance q and k at a large d_k, as in a Transformer whose "
+        "queries and keys are projections of normalised embeddings: sections 2 and 3."
+    )
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def manifest(mtime: float) -> dict:
+    """Keyed on the file's time stamp, so a rebuilt checkpoint is read again."""
+    return json.loads((CHECKPOINTS / "manifest.json").read_text(encoding="utf-8"))
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def shipped_race(path: str, mtime: float) -> scoring.Results:
+    return scoring.load_results(path)
+
+
+st.subheader("Their training record")
+try:
+    records = scaling.training_records(manifest((CHECKPOINTS / "manifest.json").stat().st_mtime))
+except (FileNotFoundError, ValueError) as error:
+    records = []
+    st.warning(f"The checkpoints' training record cannot be read: {error}")
+if records:
+    st.dataframe(records, hide_index=True, width="stretch")
+    st.caption(
+        "From assets/checkpoints/manifest.json, written when the checkpoints were trained "
+        "(python -m minimodels.checkpoints): held-out exact match on the first validation dates, test exact "
+        "match and alignment accuracy (how often the attention's argmax falls on a character the output comes "
+        "from) on the test split. Seconds are wall time on a shared machine."
+    )
+try:
+    results = shipped_race(str(scoring.RESULTS), scoring.RESULTS.stat().st_mtime if scoring.RESULTS.exists() else 0)
+except (FileNotFoundError, ValueError) as error:
+    results = None
+    st.warning(f"The measured race cannot be shown: {error}")
+if results is not None:
+    runs = scaling.race_runs(results)
+    seeds = ", ".join(str(s) for s in results.meta["seeds"])
+    st.markdown(
+        f"The same two models raced from seeds {seeds} in the *Scoring functions* lesson's measurement "
+        "(assets/results/scoring_functions.json, stop at 98% held-out exact match): every curve of every seed."
+    )
+    loss, accuracy = scaling.race_curves(runs)
+    cols = st.columns(2)
+    cols[0].altair_chart(loss, width="stretch", height=300, key="scaling.shipped.loss")
+    cols[1].altair_chart(accuracy, width="stretch", height=300, key="scaling.shipped.accuracy")
+    st.dataframe(scoring.table_rows(runs), hide_index=True, width="stretch")
+
+# --- Race them yourself ----------------------------------------------------------------------------------
+st.header("5 · Train both yourself", divider="gray")
+st.markdown(
+    f"One click trains two fresh models for you alone, from the seed you choose, identical but for the scale. "
+    f"They take turns, {scoring.REPORT_EVERY} steps each, so their curves grow side by side; each stops at "
+    f"{scoring.TARGET:.0%} held-out exact match or when its time budget is spent. When they are done, section 4 "
+    "can show yours."
+)
+
+
+@st.fragment  # moving these controls reruns this section only, not the whole lesson
+def train_yourself() -> None:
+    c = st.columns([1, 2, 3])
+    race_seed = int(c[0].number_input("Seed", 0, 9999, 0, key="scaling.race_seed"))
+    budget = c[1].select_slider("Seconds per model", [3, 5, 10, 20], value=10, key="scaling.budget")
+
+    def make_run() -> TrainingRun:
+        models, train_fn = scaling.new_race(race_seed, float(budget))
+        return TrainingRun(train_fn, model=models, name="scaling-race")
+
+    def draw(report: scoring.RaceReport, key: str) -> None:
+        loss, accuracy = scaling.race_curves(report.runs)
+        cols = st.columns(2)
+        cols[0].altair_chart(loss, width="stretch", height=300, key=f"{key}.loss")
+        cols[1].altair_chart(accuracy, width="stretch", height=300, key=f"{key}.accuracy")
+        st.dataframe(scoring.table_rows(report.runs), hide_index=True, width="stretch", key=f"{key}.table")
+        maps = report.maps()
+        if maps:
+            ui.plotly(scoring.attention_grid(maps, height=420), key=f"{key}.maps")
+
+    ui.training_panel("scaling.race", make_run, draw, budget_seconds=2 * budget, target=scoring.TARGET)
+
+
+train_yourself()
+
+ui.show_code(scaling.dot_products, scaling.variance_with_error, scaling.softmax_jacobian, scaling.softmax_statistics)
+ui.show_code(scaling.align, scaling.score_spread, label="The code that reads the trained models' scores")
+
+# --- Check yourself ---------------------------------------------------------------------------------------
+st.header("Check yourself", divider="gray")
+for ex in scaling.exercises(spreads):
+    ui.exercise(ex)
+
+st.caption(
+    "Sources: the Transformer lecture (“What about √d_k?”, the “Thinking Machines” example); Vaswani et al., "
+    "*Attention Is All You Need*, NeurIPS 2017, §3.2.1; the NLP lecture on attention (“Scaled dot product "
+    "attention”, sim(q, k) = qᵀk / √d′)."
+)

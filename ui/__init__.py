@@ -1,0 +1,38 @@
+"""The UI layer: the only code besides ``pages/`` and ``app.py`` that imports Streamlit. One module per concern:
+
+- ``ui.page``: page set-up (``ui.lesson(slug)`` from the catalog), the sidebar's course map, the server's one-off
+  start-up work (done on the first lesson's run, never at import);
+- ``ui.presenter``: presenter mode and ``explain``;
+- ``ui.links``: settings kept in the page's link (``linked``, ``sentence_input``);
+- ``ui.charts``: the one presenter path for Plotly and Vega-Lite (sizes, downloads, text alternatives);
+- ``ui.training``: the train-it-yourself panel, the student's runs, the model picker;
+- ``ui.results``: shipped results and their provenance caption;
+- ``ui.pretrained``: shipped checkpoints, one error contract;
+- ``ui.tail``: the code that ran, check-yourself questions, sources and the next lesson.
+
+Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
+"""
+
+from ui.charts import altair, heatmap_downloads, plotly, vega
+from ui.links import linked, sentence_input
+from ui.page import HOME, PAGE_THREADS, lesson, page, sidebar
+from ui.presenter import PRESENT_KEY, PRESENT_PARAM, PRESENTER_CSS, PRESENTER_SCALE, explain, literal, presenting
+from ui.pretrained import pretrained
+from ui.results import provenance, provenance_text, shipped_results
+from ui.tail import exercise, exercises, page_tail, show_code
+from ui.training import (
+    POLL_SECONDS,
+    current_run,
+    model_choice,
+    replay_gif_button,
+    trained_model,
+    training_panel,
+)
+
+__all__ = [
+    "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
+    "altair", "current_run", "exercise", "exercises", "explain", "heatmap_downloads", "lesson", "linked", "literal",
+    "model_choice", "page", "page_tail", "plotly", "pretrained", "presenting", "provenance", "provenance_text",
+    "replay_gif_button", "sentence_input", "shipped_results", "show_code", "sidebar", "trained_model",
+    "training_panel", "vega",
+]  # fmt: skip

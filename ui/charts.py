@@ -1,0 +1,86 @@
+"""The one presenter path for charts: every Plotly figure and Vega-Lite chart of a page is drawn here.
+
+Presenter sizes, the toolbar's PNG download, the numbers under a heatmap (CSV and JSON) and a heatmap's text
+alternative (its strongest cells as a sentence, its values as a table) live in this module only; a test fails if
+a page calls ``st.plotly_chart``, ``st.altair_chart`` or ``st.vega_lite_chart`` itself.
+"""
+
+from __future__ import annotations
+
+import contextvars
+
+import streamlit as st
+
+from ui.presenter import PRESENTER_SCALE, presenting
+
+_LIVE = contextvars.ContextVar("ui.live", default=False)  # True while a training panel redraws a running run
+
+
+def plotly(fig, key: str) -> None:
+    """A Plotly figure with the toolbar's PNG download (drawn in the browser, works offline), no logo and no
+    scroll-zoom; under a figure with heatmaps, its numbers as CSV and JSON (tokens on both axes). Larger in
+    presenter mode."""
+    if presenting():  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
+        fig.update_layout(height=int((fig.layout.height or 450) * PRESENTER_SCALE), font_size=17, title_font_size=22,
+                          hoverlabel_font_size=17)  # fmt: skip
+        fig.update_xaxes(tickfont_size=16, title_font_size=17)
+        fig.update_yaxes(tickfont_size=16, title_font_size=17)
+        fig.update_annotations(font_size=17)
+    from lessons.common import charts, export
+
+    charts.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
+    name = export.file_stem(key)
+    st.plotly_chart(
+        fig,
+        key=key,
+        width="stretch",
+        config={"displaylogo": False, "scrollZoom": False,
+                "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}},
+    )  # fmt: skip
+    if not _LIVE.get() and any(trace.type == "heatmap" for trace in fig.data):
+        heatmap_downloads(fig, key, name)
+
+
+def vega(spec: dict, key: str, height: int | None = None, container=None, width: str = "stretch") -> None:
+    """A Vega-Lite chart (curves: see ``lessons.common.charts.with_values``), its text and height larger in presenter
+    mode.
+
+    Keyed, so that Streamlit updates the drawn chart in place when only its numbers change. ``container``: a column
+    to draw it in (default: here). ``width="content"`` for a chart whose panels have a fixed width (a facet)."""
+    if presenting():
+        from lessons.common import charts
+
+        spec = charts.presenter_vega(spec, PRESENTER_SCALE)
+        height = int(height * PRESENTER_SCALE) if height else None
+    (container or st).vega_lite_chart(spec=spec, key=key, width=width, **({"height": height} if height else {}))
+
+
+def altair(chart, key: str, height: int | None = None, container=None, width: str = "stretch") -> None:
+    """An Altair chart, drawn through :func:`vega` (so presenter mode enlarges it like every other chart)."""
+    vega(chart.to_dict(), key, height=height, container=container, width=width)
+
+
+def heatmap_downloads(fig, key: str, name: str) -> None:
+    """The text alternative and a small "numbers" menu under a figure with heatmaps.
+
+    The alternative is one caption: each heatmap's strongest cells in words (``lessons.common.export.describe``).
+    The menu offers its cells as one CSV and one JSON, made when clicked: two buttons per figure, however many
+    heatmaps it has, and the tables are read from the figure only on a click: a grid of heads had two buttons per
+    heatmap, rebuilt on every move of a control (py-spy under the class load bench: a twelfth of the server's
+    time)."""
+    from lessons.common import export
+
+    tables = export.heatmap_tables(fig)
+    count = len(tables)
+    with st.popover("Numbers", icon=":material/download:", help="This figure's numbers, in words and as files"):
+        st.caption(f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes.")
+        st.caption(export.describe(tables))
+        cols = st.columns(2)
+        cols[0].download_button(
+            "CSV", lambda: export.tables_to_csv(export.heatmap_tables(fig)),
+            file_name=f"{name}.csv", mime="text/csv", key=f"{key}.csv", on_click="ignore",
+        )  # fmt: skip
+        cols[1].download_button(
+            "JSON", lambda: export.tables_to_json(export.heatmap_tables(fig)), file_name=f"{name}.json",
+            mime="application/json", key=f"{key}.json", on_click="ignore",
+        )  # fmt: skip

@@ -1,0 +1,77 @@
+"""Shipped results: a lesson's measured comparison loaded once per file version, and where it came from.
+
+One contract for every page: :func:`shipped_results` returns the lesson's results, or None after a warning that
+says why (missing or malformed file, and the script that makes it); :func:`provenance` is the one caption that
+says how, when and where they were measured.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from pathlib import Path
+
+import streamlit as st
+
+from lessons.common.catalog import ROOT, Lesson
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _load(module: str, loader: str, path: str, mtime: float):
+    """Keyed on the file's time stamp, so a re-measured file is read again; shared by every student."""
+    return getattr(importlib.import_module(module), loader)(path)
+
+
+def shipped_results(lesson: Lesson, path: str | Path | None = None, *, loader: str = "load_results",
+                    what: str = "The measured results"):  # fmt: skip
+    """The lesson's shipped results (``lessons.<slug>.load_results(path)``), or None with a warning on the page.
+
+    ``path``: one of the catalog entry's ``results`` (default: its first); ``loader``: the lesson module's
+    function that reads it (default ``load_results``)."""
+    if path is None:
+        if not lesson.results:
+            raise ValueError(f"the catalog declares no shipped results for {lesson.slug}")
+        path = lesson.results[0]
+    path = Path(path) if Path(path).is_absolute() else ROOT / path
+    try:
+        mtime = path.stat().st_mtime if path.exists() else 0.0
+        return _load(lesson.module_name, loader, str(path), mtime)
+    except (FileNotFoundError, ValueError, KeyError) as error:
+        st.warning(f"{what} cannot be shown: {error}")
+        return None
+
+
+def provenance_text(meta: Mapping) -> str:
+    """One sentence: the command that measured the results, when, on what machine, over which seeds."""
+    bits = []
+    command = meta.get("command")
+    if command:
+        bits.append(f"Measured by `{command}`")
+    else:
+        bits.append("Measured")
+    if meta.get("date"):
+        bits.append(f"on {meta['date']}")
+    machine = meta.get("machine") or {}
+    cores = machine.get("cpu_count") or meta.get("cpus")
+    threads = machine.get("torch_threads") or meta.get("threads")
+    if cores:
+        where = f"on a {cores}-core machine"
+        if threads:
+            where += f" with {threads} torch thread{'s' if threads != 1 else ''}"
+        bits.append(where)
+    seeds = meta.get("seeds")
+    if seeds:
+        bits.append(f"over seeds {', '.join(str(s) for s in seeds)} (n = {len(seeds)})")
+    load = meta.get("load_average_before") or meta.get("load_1min_before")
+    if load:
+        first = load[0] if isinstance(load, list | tuple) else load
+        bits.append(f"at a load of {float(first):.1f}")
+    seconds = meta.get("seconds")
+    if seconds:
+        bits.append(f"in {float(seconds):.0f} s")
+    return " ".join(bits) + "."
+
+
+def provenance(meta: Mapping, note: str = "") -> None:
+    """The provenance caption under a shipped table or chart (plus an optional note of the page's own)."""
+    st.caption(provenance_text(meta) + (f" {note}" if note else ""))

@@ -1,0 +1,66 @@
+"""The end of every lesson page: the code that ran, the check-yourself questions, the sources, the next lesson."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import streamlit as st
+
+from lessons.common.exercises import Exercise
+
+
+def show_code(*objects, label: str = "The code that computes this") -> None:
+    """The source of the functions a figure comes from, read with ``inspect.getsource`` (never pasted)."""
+    with st.expander(label, icon=":material/code:"):
+        for obj in objects:
+            st.code(_source(obj), language="python")
+
+
+@functools.cache
+def _source(obj) -> str:
+    """``inspect.getsource``, once per function: it re-reads and re-tokenizes the file each time (py-spy: half
+    of the architecture lab's run), and a server's code does not change under it (no file watcher)."""
+    return inspect.getsource(obj)
+
+
+def exercise(ex: Exercise) -> None:
+    """One check-yourself question with its answer box and automatic feedback."""
+    with st.container(border=True):
+        st.markdown(ex.prompt)
+        with st.form(key=f"{ex.key}.form", border=False):
+            if ex.is_choice:
+                response = st.radio("Your answer", ex.choices, index=None, key=f"{ex.key}.answer")
+            else:
+                response = st.number_input("Your answer", value=None, step=0.01, format="%.3f", key=f"{ex.key}.answer")
+            submitted = st.form_submit_button("Check")
+        if submitted:
+            feedback = ex.check(response)
+            (st.success if feedback.correct else st.warning)(feedback.message)
+
+
+def exercises(items, header: str = "Check yourself") -> None:
+    """The lesson's check-yourself section: its header and each question in turn."""
+    st.header(header, divider="gray")
+    for ex in items:
+        exercise(ex)
+
+
+def page_tail(lesson, *, code=(), exercises_=None) -> None:
+    """The end of every lesson page, in one order: the code that ran, the questions, the sources, the next lesson.
+
+    ``code``: ``(label, objects)`` pairs for :func:`show_code`; ``exercises_``: the lesson's exercises (None: no
+    check-yourself section). The sources and the next lesson come from the catalog entry."""
+    from lessons.common import catalog
+
+    for label, objects in code:
+        show_code(*objects, label=label)
+    if exercises_ is not None:
+        exercises(exercises_)
+    if lesson.sources:
+        st.caption(lesson.sources)
+    following = catalog.next_lesson(lesson.slug)
+    if following is not None:
+        st.page_link(following.page, label=f"Next: {following.title}", icon=":material/arrow_forward:")
+    else:
+        st.page_link("app.py", label="Back to the course map", icon=":material/school:")

@@ -1,0 +1,160 @@
+"""Live training: one student's run in a background thread (``lessons.common.live``), drawn by a polling fragment."""
+
+from __future__ import annotations
+
+import weakref
+
+import streamlit as st
+
+from ui.charts import _LIVE, vega
+
+POLL_SECONDS = 0.4  # how often a running training's figures redraw: a few times a second at most
+
+
+def _stop_runs(runs: dict) -> None:
+    for run in runs.values():
+        run.stop()
+
+
+@st.cache_resource(scope="session", on_release=_stop_runs, show_spinner=False)
+def _session_runs() -> dict:
+    """This student's training runs by lesson key; stopped when the session ends (tab closed)."""
+    return {}
+
+
+def _note_runs_over() -> None:
+    """At the top of every whole-page run: the runs already over, which the page below is drawn knowing."""
+    # weak references: a closed tab's session state outlives its runs (Streamlit keeps it for a reconnect)
+    st.session_state["ui.runs_over"] = weakref.WeakSet(run for run in _session_runs().values() if not run.active)
+
+
+def current_run(key: str):
+    """The student's latest run for this lesson (running or over), or None."""
+    return _session_runs().get(key)
+
+
+def trained_model(key: str):
+    """The model of the student's finished run for this lesson (one that reported at least once), or None."""
+    run = current_run(key)
+    return run.model if run is not None and not run.active and run.snapshots else None
+
+
+def model_choice(shipped, own, *, key: str, yours_label: str = "yours, trained on this page"):
+    """The model the lesson's sections use: the shipped one, or, when the student has their own (``own``, e.g.
+    :func:`trained_model`), theirs or the shipped one as they choose (a radio keyed ``key``)."""
+    if own is None:
+        return shipped
+    choice = st.radio("Model", [yours_label, "the shipped pretrained one"], horizontal=True, key=key)
+    return own if choice == yours_label else shipped
+
+
+def training_panel(
+    key: str,
+    make_run,
+    draw,
+    *,
+    budget_seconds: float,
+    target: float | None = None,
+    train_label: str = "Train",
+    replay_frame=None,
+) -> None:
+    """Train and Stop controls, a progress bar, live curves and the page's own figure, redrawn as it learns.
+
+    ``make_run()`` returns a new, not yet started ``lessons.common.live.TrainingRun`` (its model a fresh copy that
+    belongs to this student alone). ``draw(snapshot, key)`` draws the lesson's figure for one training report
+    (``minimodels.train.Progress``). Once the run is over, a slider replays every report, so a class can watch
+    the alignment emerge again, and the replay downloads as an animated GIF: ``replay_frame(snapshot)`` gives
+    one report's map (2-D, values in [0, 1]), by default its ``attention``; no GIF when there is none.
+    """
+    runs = _session_runs()
+
+    def start() -> None:  # callbacks run before the page reruns, so the buttons below see the new state
+        previous = runs.get(key)
+        if previous is None or not previous.active:
+            runs[key] = make_run().start()
+
+    def stop() -> None:
+        if key in runs:
+            runs[key].stop()
+            runs[key].wait(2.0)
+
+    run = runs.get(key)
+    active = run is not None and run.active
+    cols = st.columns([1, 1, 4])
+    cols[0].button(train_label, key=f"{key}.train", type="primary", disabled=active, icon=":material/play_arrow:",
+                   on_click=start)  # fmt: skip
+    cols[1].button("Stop", key=f"{key}.stop", disabled=not active, icon=":material/stop:", on_click=stop)
+    if run is None:
+        return
+
+    @st.fragment(run_every=POLL_SECONDS if active else None)
+    def progress() -> None:
+        latest = run.latest
+        if run.status == "queued":
+            st.info("Queued: other students are training right now; yours starts as soon as a slot is free.")
+        elif run.status == "failed":
+            st.error(run.error)
+        fraction = 0.0
+        if latest is not None:
+            fraction = min(1.0, latest.seconds / budget_seconds)
+            if target:
+                fraction = max(fraction, min(1.0, latest.exact_match / target))
+        label = {"queued": "waiting for a free slot", "running": "training…", "finished": "done",
+                 "stopped": "stopped", "failed": "failed"}[run.status]  # fmt: skip
+        if latest is not None:
+            label += (
+                f" step {latest.step} · {latest.seconds:.1f} s · loss {latest.loss:.3f}"
+                f" · held-out exact match {latest.exact_match:.0%}"
+            )
+        st.progress(1.0 if run.status == "finished" else fraction, text=label)
+        if latest is None:
+            return
+        from lessons import charts  # here, not at the top: the home page imports ui and must stay light
+
+        loss_chart, accuracy_chart = charts.training_curves(run.snapshots)
+        chart_cols = st.columns(2)
+        vega(loss_chart, f"{key}.loss", height=240, container=chart_cols[0])  # keyed: updated in place as it learns
+        vega(accuracy_chart, f"{key}.accuracy", height=240, container=chart_cols[1])
+        if run.active:
+            token = _LIVE.set(True)  # no download menus while the figure is redrawn a few times a second
+            try:
+                draw(latest, f"{key}.live.figure")
+            finally:
+                _LIVE.reset(token)
+            return
+        if len(run.snapshots) > 1:
+            index = st.slider(
+                "Replay the run: training report", 1, len(run.snapshots), len(run.snapshots), key=f"{key}.replay",
+                help="Scrub back through the reports to watch the attention form.",
+            )  # fmt: skip
+            replay_gif_button(run.snapshots, replay_frame, key)
+            draw(run.snapshots[index - 1], f"{key}.replay.figure")
+        else:
+            st.caption("One training report so far: train longer to replay how the attention formed.")
+            draw(latest, f"{key}.replay.figure")
+        if run not in st.session_state.get("ui.runs_over", ()):
+            # the run ended (or was stopped) since the page was last drawn whole: draw it again, so Train is
+            # offered again and the sections that use the student's model (and any table of runs) see it
+            st.rerun()
+
+    progress()
+
+
+def replay_gif_button(snapshots, frame, key: str) -> None:
+    """Download the replay as an animated GIF (made when clicked), if the reports carry a 2-D map."""
+    from lessons.common import export
+
+    frame = frame or (lambda snapshot: getattr(snapshot, "attention", None))
+    frames = [(frame(s), s) for s in snapshots]
+    frames = [(m, s) for m, s in frames if m is not None and getattr(m, "ndim", 0) == 2]
+    if len(frames) < 2:
+        return
+
+    def gif() -> bytes:
+        captions = [
+            f"step {getattr(s, 'step', '?')} · exact match {getattr(s, 'exact_match', 0):.0%}" for _, s in frames
+        ]
+        return export.replay_gif([m for m, _ in frames], captions)
+
+    st.download_button("Replay as GIF", gif, file_name=f"{export.file_stem(key)}-replay.gif", mime="image/gif",
+                       key=f"{key}.gif", on_click="ignore", icon=":material/animated_images:")  # fmt: skip
