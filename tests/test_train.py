@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 
+import minimodels.train as train_package
 from minimodels.checkpoints import check_tokenizers, load_checkpoint, save_checkpoint
 from minimodels.decode import greedy
 from minimodels.tasks import get_task
@@ -423,3 +424,50 @@ def test_cli_main_reports_bad_arguments_as_one_line(args, message, capsys):
     captured = capsys.readouterr()
     assert captured.err.startswith("error: ") and message in captured.err
     assert captured.out == ""
+
+
+# ------------------------------------------------------------------------------------------- package API
+# Every name the course imports from ``minimodels.train`` (lessons/, scripts/, bench/, minimodels/, tests/): the
+# package split into one module per concern, and ``from minimodels.train import ...`` stays the one way in.
+OLD_API = [
+    "MODEL_NAMES",
+    "Progress",
+    "TrainConfig",
+    "TrainResult",
+    "_WeightAverage",
+    "_backward",
+    "_length_slices",
+    "_lr_factor",
+    "_teacher_forced_exact_match",
+    "alignment_accuracy",
+    "build_model",
+    "default_train_config",
+    "evaluate",
+    "exact_match",
+    "main",
+    "main_map_name",
+    "model_config",
+    "model_from_config",
+    "stop_event",
+    "stop_requested",
+    "stop_when",
+    "train",
+]
+
+
+@pytest.mark.parametrize("name", OLD_API)
+def test_the_old_api_is_still_importable_from_minimodels_train(name):
+    assert hasattr(train_package, name), f"minimodels.train no longer exports {name}"
+    assert callable(getattr(train_package, name)) or name == "MODEL_NAMES"
+
+
+def test_every_name_in_all_is_defined_and_train_is_the_function():
+    assert set(train_package.__all__) <= set(vars(train_package))
+    assert callable(train_package.train) and train_package.train.__name__ == "train"  # not a submodule
+
+
+def test_cli_help_exits_0():
+    run = _cli("--help", timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("usage: python -m minimodels.train")
+    assert "--max-seconds" in run.stdout
