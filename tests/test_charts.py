@@ -3,7 +3,7 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
-from lessons import charts
+from lessons.common import charts
 
 
 def test_heatmap_keeps_repeated_tokens_apart_and_hovers_exact_values():
@@ -49,16 +49,20 @@ def test_training_curves_carry_every_report_and_are_valid_vega_lite():
     Report = namedtuple("Report", "step seconds loss exact_match")
     history = [Report(25, 0.5, 2.0, 0.1), Report(50, 1.0, 1.0, 0.6)]
     loss, accuracy = charts.training_curves(history)
-    assert loss["encoding"]["y"]["field"] == "loss" and accuracy["encoding"]["y"]["field"] == "exact match"
+    assert [(v["x"], v["mean"], v["n"]) for v in loss["data"]["values"]] == [(25, 2.0, 1), (50, 1.0, 1)]
+    assert [(v["x"], v["mean"], v["n"]) for v in accuracy["data"]["values"]] == [(25, 0.1, 1), (50, 0.6, 1)]
+    assert (loss["title"], accuracy["title"]) == ("Loss", "Exact match")
+    assert loss["layer"][0]["encoding"]["y"]["title"] == "training loss"
+    assert accuracy["layer"][0]["encoding"]["y"]["scale"] == {"domain": [0, 1]}  # exact match from 0% to 100%
     for chart in (loss, accuracy):
-        assert chart["data"]["values"] == [
-            {"step": 25, "seconds": 0.5, "loss": 2.0, "exact match": 0.1},
-            {"step": 50, "seconds": 1.0, "loss": 1.0, "exact match": 0.6},
-        ]
-        alt.Chart.from_dict(chart)  # Altair validates it against the Vega-Lite schema
+        assert [layer["mark"]["type"] for layer in chart["layer"]] == ["line"]  # one run: one line, no band
+        assert chart["encoding"]["color"]["legend"] is None  # and no legend for it
+        alt.LayerChart.from_dict(chart)  # Altair validates it against the Vega-Lite schema
         assert "view" not in chart.get("config", {})  # as st.altair_chart sends it: no 300 × 300 default view
+    assert loss["encoding"]["color"]["scale"]["range"] != accuracy["encoding"]["color"]["scale"]["range"]
     assert charts.training_curves([])[0]["data"]["values"] == []
     assert charts.training_curves(history[:1])[0]["data"]["values"] == loss["data"]["values"][:1]  # not shared
+    assert charts.training_curves(history, height=300)[0]["height"] == 300
 
 
 @pytest.mark.parametrize(("rows", "cols", "shared"), [(1, 3, False), (2, 4, True), (3, 1, True)])

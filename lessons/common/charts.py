@@ -8,7 +8,6 @@ Per-cell text is drawn only on small maps: above ~24×24 it costs seconds in the
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 from collections.abc import Sequence
@@ -208,38 +207,37 @@ def weight_bars(labels: Sequence[str], weights, *, title: str = "", value_name: 
 
 
 def training_curves(history: Sequence, *, height: int = 220) -> tuple[dict, dict]:
-    """Two Vega-Lite charts (for ``st.vega_lite_chart``), loss and held-out exact match against steps.
+    """Two Vega-Lite charts (for ``ui.vega``), loss and held-out exact match against steps, of one training run.
 
-    ``history`` holds objects with ``step``, ``seconds``, ``loss`` and ``exact_match`` (``minimodels.train``'s
-    ``Progress``). The charts are drawn by Altair once (:func:`_training_curve_specs`); each call only puts
-    ``history`` in as their data. A training run's page redraws them a few times a second, and building and
-    validating the two Altair charts every time cost ~40 ms of a class server's single interpreter.
+    ``history`` holds objects with ``step``, ``loss`` and ``exact_match`` (``minimodels.train``'s ``Progress``).
+    Drawn by the course's one chart of curves (``lessons.common.comparison.curves_chart``) as a run of one seed: a
+    solid line, no band. Its spec is written once per set of options and each call only puts ``history`` in: a
+    training run's page redraws the two charts a few times a second.
     """
-    values = [{"step": p.step, "seconds": p.seconds, "loss": p.loss, "exact match": p.exact_match} for p in history]
-    loss, accuracy = _training_curve_specs(height)
-    return with_values(loss, values), with_values(accuracy, values)
+    from lessons.common.comparison import curves_chart
 
-
-@functools.lru_cache(maxsize=4)
-def _training_curve_specs(height: int) -> tuple[str, str]:
-    """The Altair charts of :func:`training_curves`, as Vega-Lite JSON without their data."""
-    import altair as alt
-
-    base = alt.Chart(alt.Data(name="history")).encode(x=alt.X("step:Q", title="training step"))
-    tooltip = [alt.Tooltip("step:Q"), alt.Tooltip("seconds:Q", format=".1f"), alt.Tooltip("loss:Q", format=".4f"),
-               alt.Tooltip("exact match:Q", format=".1%")]  # fmt: skip
-    loss = base.mark_line(point=True, color="#d62728").encode(
-        y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(zero=True)), tooltip=tooltip
+    run = {"variant": "run", "label": "this run", "seed": 0}
+    loss = curves_chart(
+        [{**run, "x": p.step, "y": p.loss} for p in history],
+        y_title="training loss",
+        x_title="training step",
+        title="Loss",
+        height=height,
+        colors={"run": LOSS_COLOR},
     )
-    accuracy = base.mark_line(point=True, color="#1f77b4").encode(
-        y=alt.Y("exact match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%")),
-        tooltip=tooltip,
-    )  # fmt: skip
-    return (
-        json.dumps(vega_lite_spec(loss.properties(height=height, title="Loss"))),
-        json.dumps(vega_lite_spec(accuracy.properties(height=height, title="Exact match"))),
+    accuracy = curves_chart(
+        [{**run, "x": p.step, "y": p.exact_match} for p in history],
+        y_title="held-out exact match",
+        x_title="training step",
+        title="Exact match",
+        height=height,
+        percent=True,
+        colors={"run": ACCURACY_COLOR},
     )
+    return loss, accuracy
+
+
+LOSS_COLOR, ACCURACY_COLOR = "#d62728", "#1f77b4"  # the live panel's two curves
 
 
 def vega_lite_spec(chart) -> dict:
