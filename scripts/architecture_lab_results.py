@@ -30,7 +30,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons import archlab  # noqa: E402
+from lessons import architecture_lab as archlab  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from scripts.common import machine  # noqa: E402
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from lessons import bridge  # noqa: E402
+from lessons import attention_bridge as bridge  # noqa: E402
 from minimodels.bridge import (  # noqa: E402
     bridge_maps,
     evaluate_pair,

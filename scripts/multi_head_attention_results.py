@@ -28,7 +28,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons import multihead  # noqa: E402
+from lessons import multi_head_attention as multihead  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from scripts.common import Measurement, write_results  # noqa: E402
 

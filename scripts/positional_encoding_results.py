@@ -24,7 +24,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons import positional  # noqa: E402
+from lessons import positional_encoding as positional  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from minimodels.train import alignment_accuracy, build_model, default_train_config, evaluate, train  # noqa: E402
 from scripts.common import Measurement, write_results  # noqa: E402

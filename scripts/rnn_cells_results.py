@@ -19,7 +19,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons import rnn_training  # noqa: E402
+from lessons.rnn_cells import training as rnn_training  # noqa: E402
 from scripts.common import Measurement, write_results  # noqa: E402
 
 

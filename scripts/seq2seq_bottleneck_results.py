@@ -29,7 +29,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lessons import bottleneck  # noqa: E402
+from lessons import seq2seq_bottleneck as bottleneck  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,29 +1,32 @@
-"""Shared fixtures: a real `streamlit run` server and a real Chromium driven by Playwright."""
+"""Shared fixtures: a lesson page under AppTest, a real `streamlit run` server and a real Chromium driven by
+Playwright. Shared plain functions live in ``tests/helpers.py``."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 import pytest
 import torch
 
-from lessons import charts
+from lessons.common import charts
+from tests.helpers import ROOT, open_page
 
 # The tests' tensors are tiny: one torch thread keeps them fast while the Streamlit server and Chromium share
 # the 2 cores (with torch's default of 2 threads, one test file took 22 s instead of 5 s under contention).
 torch.set_num_threads(1)
 
 # Every figure the tests build (lesson builders, and pages under AppTest) is also built with Plotly's validation,
-# which the app skips for speed, and must come out the same (lessons.charts.figure).
+# which the app skips for speed, and must come out the same (lessons.common.charts.figure).
 charts.CHECK_FIGURES = True
 
-ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -34,6 +37,64 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+# Fixtures that need a real server or a real Chromium: a test that asks for one is a browser test, marked so
+# whether or not its module says it (``-m "not browser"`` must never start a server).
+BROWSER_FIXTURES = {"streamlit_server", "browser", "page", "screenshot_dir"}
+
+# The fast loop (``make fast``: ``-m "not slow and not browser"``) checks all pure code and opens every page once
+# under AppTest (tests/test_pages.py). What it leaves out is marked ``slow`` here, in one place, so that the test
+# files stay free to change: measured with ``--durations`` on the 2-core machine.
+SLOW_FILES = (
+    "test_page_*.py",  # a lesson's page walked control by control, with live training runs (5-15 s a file)
+    "test_hostile_inputs.py",  # every box and link parameter of every lesson, in several rounds (~15 s)
+)
+SLOW_TESTS = {  # file: tests (by function name) that train a model or start a Python process, 0.5-2.5 s each
+    "test_train.py": {
+        "test_training_learns_copy_and_reports_the_probe",
+        "test_training_stops_at_the_target",
+        "test_weight_average_follows_its_formula_and_is_what_training_returns",
+        "test_training_is_deterministic_for_a_seed_even_in_parallel_threads",
+        "test_alignment_accuracy_rewards_the_right_map",
+        "test_cli_prints_json_lines_and_saves_a_checkpoint",
+        "test_cli_rejects_an_unknown_model_without_a_traceback",
+        "test_cli_help_exits_0",
+    },
+    "test_lessons_scoring_functions.py": {
+        "test_taking_turns_trains_each_model_exactly_as_alone",
+        "test_a_tiny_seeded_race_of_one_score_learns",
+        "test_a_page_stop_reaches_every_model_of_the_race_within_its_turn",
+    },
+    "test_lessons_seq2seq_bottleneck.py": {
+        "test_a_tiny_seeded_training_without_attention_already_fails_on_long_strings"
+    },
+    "test_lessons_masking.py": {"test_a_live_run_reports_both_measures_and_stops_when_asked"},
+    "test_bridge.py": {"test_training_lowers_the_loss_and_reports"},
+}
+
+
+def pytest_collection_modifyitems(items):
+    seen: dict[str, set[str]] = {}
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        parametrized = set(callspec.params) if callspec else set()  # a parameter named `page` is not the fixture
+        if BROWSER_FIXTURES.intersection(set(getattr(item, "fixturenames", ())) - parametrized):
+            item.add_marker(pytest.mark.browser)
+        file, name = item.path.name, getattr(item, "originalname", item.name)
+        seen.setdefault(file, set()).add(name)
+        if any(fnmatch.fnmatch(file, pattern) for pattern in SLOW_FILES) or name in SLOW_TESTS.get(file, ()):
+            item.add_marker(pytest.mark.slow)
+    for file, names in SLOW_TESTS.items():  # a renamed test would silently join the fast loop: say so
+        gone = sorted(names - seen.get(file, names))
+        if gone:
+            warnings.warn(f"SLOW_TESTS (tests/conftest.py) names tests that {file} no longer has: {gone}", stacklevel=1)
+
+
+@pytest.fixture
+def at(request):
+    """A fresh session on the test module's lesson page (its ``PAGE``, ``"pages/<slug>.py"``), under AppTest."""
+    return open_page(request.module.PAGE)
 
 
 def _free_port() -> int:

@@ -6,7 +6,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.test_pages import plotly_array
+from tests.helpers import plotly_array
 
 
 def run(script: str, **params: str) -> AppTest:

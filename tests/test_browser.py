@@ -1,49 +1,18 @@
 """A real Chromium against a real `streamlit run` server: every page opened by its URL."""
 
-import time
-
 import pytest
 from playwright.sync_api import expect
 
-from lessons.catalog import COURSE, built_lessons
+from lessons.common.catalog import COURSE, built_lessons
+from tests.helpers import HEATMAP, SCRIPT_DONE, assert_no_exception, goto, plotly_heatmap, watch_redraws
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=30_000)
-
-SCRIPT_DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
-HEATMAP = ".js-plotly-plot g.hm image"  # plotly.js draws a heatmap's cells as one image per trace
 
 
 def link_to(lesson) -> str:
     """st.page_link writes a relative href ("queries_keys_values"); accept an absolute one too."""
     return f"a[href='{lesson.url_path}'], a[href$='/{lesson.url_path}']"
-
-
-def goto(page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_selector(SCRIPT_DONE, timeout=60_000)
-
-
-def assert_no_exception(page) -> None:
-    errors = page.locator("[data-testid=stException]")
-    assert errors.count() == 0, errors.first.inner_text()
-
-
-def watch_redraws(page, live, click_elsewhere, wanted: int = 3, timeout: float = 120.0) -> list[str]:
-    """While a run trains: the texts of ``live`` (a locator of the live figure's titles) each time they change,
-    until ``wanted`` states were seen; ``click_elsewhere()`` once after the second (the run must survive it)."""
-    seen: list[str] = []
-    clicked = False
-    deadline = time.monotonic() + timeout
-    while len(seen) < wanted and time.monotonic() < deadline:
-        state = " | ".join(t for t in live.all_text_contents() if t)
-        if state and (not seen or state != seen[-1]):
-            seen.append(state)
-        if len(seen) == 2 and not clicked:
-            click_elsewhere()
-            clicked = True
-        page.wait_for_timeout(250)
-    return seen
 
 
 def assert_course_map_in_sidebar(page) -> None:
@@ -87,7 +56,7 @@ def test_qkv_heatmap_follows_the_typed_sentence(page, streamlit_server):
     box = page.get_by_label("Your sentence")
     box.fill("I like <b>pizza</b>")
     box.press("Enter")
-    heatmap = page.locator(".js-plotly-plot", has=page.locator("g.hm")).filter(has_text="row i attends")
+    heatmap = plotly_heatmap(page, "row i attends")
     heatmap.locator("text", has_text="<b>pizza</b>").first.wait_for(timeout=30_000)
     assert_no_exception(page)
     # the typed markup is shown as text, never rendered: no <b> element was created from it
@@ -105,26 +74,14 @@ def test_live_training_redraws_the_heatmap_and_survives_clicks(page, streamlit_s
     select_option(page, "Task", "Written dates → ISO dates (character by character)")
     # The training panel's widgets are keyed by task: wait for the dates panel's own Train button, since a
     # click on the previous task's button while the page is still rerunning is dropped with that widget.
-    train = page.locator(".st-key-bahdanau-train-dates-train button")
+    train = page.locator(".st-key-bahdanau_attention-train-dates-train button")
     train.wait_for(timeout=60_000)
     train.click()
-    live_titles = page.locator(".js-plotly-plot .gtitle", has_text="on a fixed example after")
-    seen: list[str] = []
-    clicked_elsewhere = False
-    deadline = 90_000
-    while len(seen) < 4 and deadline > 0:
-        if live_titles.count():
-            title = live_titles.first.text_content()
-            if title and (not seen or title != seen[-1]):
-                seen.append(title)
-        if len(seen) == 2 and not clicked_elsewhere:
-            # a click elsewhere on the page while the model trains must not lose the run
-            page.locator("[data-testid=stMain]").get_by_role("button", name="Next token").click()
-            clicked_elsewhere = True
-        page.wait_for_timeout(250)
-        deadline -= 250
-    assert len(seen) >= 3, f"the live heatmap was redrawn only for {seen}"
-    assert clicked_elsewhere
+    live_title = page.locator(".js-plotly-plot .gtitle", has_text="on a fixed example after").first
+    # a click elsewhere on the page while the model trains must not lose the run
+    next_token = page.locator("[data-testid=stMain]").get_by_role("button", name="Next token")
+    seen = watch_redraws(page, live_title, next_token.click, wanted=4, timeout=90.0)
+    assert len(seen) >= 3, f"the live heatmap was redrawn only for {seen}"  # so Next token was clicked
     # the page stayed interactive: the click was answered while the model trained (step 1 -> 2)
     expect(page.locator(".js-plotly-plot .gtitle", has_text="α at step 2 over the source")).to_have_count(1)
     assert_no_exception(page)

@@ -6,12 +6,12 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from tests.test_browser import HEATMAP, SCRIPT_DONE, assert_no_exception
+from tests.helpers import BROWSER_WAIT as WAIT
+from tests.helpers import HEATMAP, SCRIPT_DONE, assert_no_exception, goto, plotly_heatmap
 
 pytestmark = pytest.mark.browser
 
 QKV = "/queries_keys_values"
-WAIT = 120_000  # ms: generous, the 2 cores are shared with other test runs
 SELF_ATTENTION = "row i attends"  # the title of the Q/K/V lesson's self-attention heatmap
 
 
@@ -24,13 +24,8 @@ def patient(page):
     page.set_default_timeout(WAIT)
 
 
-def goto(page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_selector(SCRIPT_DONE, timeout=WAIT)
-
-
 def self_attention(page):
-    return page.locator(".js-plotly-plot", has=page.locator("g.hm")).filter(has_text=SELF_ATTENTION)
+    return plotly_heatmap(page, SELF_ATTENTION)
 
 
 def test_a_link_opens_the_lesson_as_set_and_follows_the_widgets(page, streamlit_server):
@@ -91,7 +86,7 @@ def test_a_heatmap_downloads_as_png_csv_and_json_offline(page, streamlit_server,
         chart.locator('.modebar-btn[data-title="Download plot as a PNG"]').click()
     png_path = tmp_path / "heatmap.png"
     png.value.save_as(png_path)
-    assert png.value.suggested_filename == "qkv.heatmap.png"
+    assert png.value.suggested_filename == "queries-keys-values.heatmap.png"  # export.file_stem: no underscores
     assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     menus = page.get_by_role("button", name="Numbers")  # the first menu below the heatmap is its own

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 EXPECTED = {
     "client.showSidebarNavigation": False,

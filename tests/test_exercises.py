@@ -1,4 +1,4 @@
-from lessons.exercises import Exercise
+from lessons.common.exercises import Exercise
 
 
 def test_numeric_exercise_grading():

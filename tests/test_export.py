@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from lessons import charts, export
+from lessons.common import charts, export
 
 
 def attention_figure():
@@ -73,7 +73,8 @@ def numbers_menu_app():  # AppTest runs this function's body alone: everything i
     import numpy as np
 
     import ui
-    from lessons import charts, rnn_cells
+    from lessons import rnn_cells
+    from lessons.common import charts
 
     ui.plotly(rnn_cells.cell_figure(rnn_cells.trace_sentence("LSTM", ("the", "cat"), 4, 0), 1), key="lstm.gates")
     ui.plotly(charts.attention_heatmap(np.eye(2), ["a", "b"], ["a", "b"]), key="one")
@@ -89,7 +90,7 @@ def test_each_figure_has_one_numbers_menu_with_two_buttons():
     assert any("these" in c and "heatmaps" in c for c in captions) and any("this heatmap" in c for c in captions)
 
 
-@pytest.mark.parametrize("text", ["qkv.heatmap", "../../etc/passwd", "<script>", "", "é" * 200])
+@pytest.mark.parametrize("text", ["queries_keys_values.heatmap", "../../etc/passwd", "<script>", "", "é" * 200])
 def test_file_stems_are_safe(text):
     stem = export.file_stem(text)
     assert stem and len(stem) <= 60 and all(c.isascii() and (c.isalnum() or c in ".-") for c in stem)

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 PROBE = """
 import sys

@@ -12,8 +12,8 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons.catalog import built_lessons
-from tests.test_pages import ROOT, TIMEOUT
+from lessons.common.catalog import built_lessons
+from tests.helpers import open_page
 
 MARKER = "hostile-7f3a"  # in every markup value, to find it wherever it lands
 TEXTS = [
@@ -32,13 +32,6 @@ NUMBERS = [1e308, -1e308, float("nan"), -1.0, 1e12, 0.5]
 PARAMS = ["", "   ", "x" * 3000, f"<script>{MARKER}</script>", "nan", "-1e400", "🙂", "1; DROP TABLE x"]
 ROUNDS = 2
 LESSONS = built_lessons()
-
-
-def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-    at.query_params.update(params or {})
-    at.switch_page(page).run()
-    return at
 
 
 def assert_healthy(at: AppTest, title: str) -> None:

@@ -20,7 +20,7 @@ from bench.streamlit_client import Student
 from minimodels.tasks import get_task
 
 PAGE = "bahdanau_attention"
-SHIPPED_HEATMAP = "bahdanau.heatmap"  # the pretrained model's alignment of the default sentence
+SHIPPED_HEATMAP = "bahdanau_attention.heatmap"  # the pretrained model's alignment of the default sentence
 
 
 def _source_labels(spec: str) -> list[str]:
@@ -28,7 +28,7 @@ def _source_labels(spec: str) -> list[str]:
 
 
 def _live_specs(student: Student, task_name: str) -> list[str]:
-    prefix = f"bahdanau.train.{task_name}."
+    prefix = f"bahdanau_attention.train.{task_name}."
     return [spec for key, specs in student.charts.items() if key.startswith(prefix) for spec in specs]
 
 

@@ -1,15 +1,44 @@
-"""Imports run one way, pages -> lessons -> minimodels: lessons/ and minimodels/ never import streamlit."""
+"""Imports run one way, ``pages/ -> ui/ -> lessons/ -> minimodels/``: only pages/, app.py and the UI layer import
+streamlit, lessons/ never imports the UI layer, minimodels/ neither; and every chart on a page goes through the
+UI layer's one presenter path (``ui.plotly``, ``ui.vega``, ``ui.altair``), never straight to Streamlit's chart calls."""
 
 import ast
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 PURE = ("lessons", "minimodels")
+UI = ("ui.py", "ui")  # the UI layer: one module today, a package soon
+STREAMLIT_ALLOWED = ("app.py", "pages", *UI)
+OUTSIDE_THE_APP = ("tests", "bench")  # test and bench code may drive Streamlit; it is no part of the app
+# Streamlit's chart calls: the first three take a figure or a spec; the last four build a Vega-Lite chart themselves.
+CHART_CALLS = {"plotly_chart", "altair_chart", "vega_lite_chart", "line_chart", "bar_chart", "area_chart",
+               "scatter_chart"}  # fmt: skip
+
+
+def python_files(*names: str) -> list[Path]:
+    """Every .py file of these top-level files or folders (folders walked to any depth)."""
+    found: list[Path] = []
+    for name in names:
+        path = ROOT / name
+        found += sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []
+    return found
+
+
+def app_files() -> list[Path]:
+    """Every .py file of the app: the repository less its tests, benches and hidden or virtual-env folders."""
+    return [
+        path
+        for path in sorted(ROOT.rglob("*.py"))
+        if not any(part.startswith(".") for part in path.relative_to(ROOT).parts)
+        and path.relative_to(ROOT).parts[0] not in OUTSIDE_THE_APP
+    ]
 
 
 def _imported_modules(path: Path) -> set[str]:
+    """The top-level names of every absolute import in ``path``, at any depth (a function's own imports too)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
@@ -20,26 +49,84 @@ def _imported_modules(path: Path) -> set[str]:
     return names
 
 
+def _importers(files: list[Path], module: str) -> list[str]:
+    return [str(path.relative_to(ROOT)) for path in files if module in _imported_modules(path)]
+
+
+def _chart_calls(source: str, name: str) -> list[str]:
+    """Where ``source`` (the file ``name``) calls one of Streamlit's chart functions itself: ``st.plotly_chart(…)``,
+    ``cols[0].altair_chart(…)``, ``(box or st).vega_lite_chart(…)``, or one imported by name from streamlit."""
+    tree = ast.parse(source)
+    imported = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "streamlit"
+        for alias in node.names
+        if alias.name in CHART_CALLS
+    }
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (isinstance(func, ast.Attribute) and func.attr in CHART_CALLS) or (
+            isinstance(func, ast.Name) and func.id in imported
+        ):
+            found.append(f"{name}:{node.lineno} {ast.unparse(func)}")
+    return found
+
+
+def test_the_scans_reach_nested_packages():
+    pure = set(python_files(*PURE))
+    for folder in ("lessons/common", "minimodels/train"):  # packages inside packages are scanned too
+        inside = set((ROOT / folder).glob("*.py"))
+        assert inside and inside <= pure, folder
+    assert pure <= set(app_files())
+
+
 def test_no_streamlit_import_in_pure_packages():
-    offenders = [
-        str(path.relative_to(ROOT))
-        for package in PURE
-        for path in (ROOT / package).rglob("*.py")
-        if "streamlit" in _imported_modules(path)
+    assert _importers(python_files(*PURE), "streamlit") == []
+
+
+def test_only_pages_app_and_the_ui_layer_import_streamlit():
+    allowed = set(python_files(*STREAMLIT_ALLOWED))
+    assert _importers([p for p in app_files() if p not in allowed], "streamlit") == []
+
+
+def test_lessons_never_import_the_ui_layer():
+    assert _importers(python_files("lessons"), "ui") == []
+
+
+def test_minimodels_never_imports_lessons_or_the_ui_layer():
+    files = python_files("minimodels")
+    assert _importers(files, "lessons") == []
+    assert _importers(files, "ui") == []
+
+
+def test_the_chart_scan_finds_every_way_a_page_can_draw_a_chart():
+    page = (
+        "import streamlit as st\nfrom streamlit import altair_chart as draw\n"
+        "st.plotly_chart(fig)\ncols[0].altair_chart(chart)\n(box or st).vega_lite_chart(spec)\ndraw(chart)\n"
+        "st.line_chart(df)\nui.plotly(fig, key='k')\nst.markdown('st.plotly_chart(fig)')\n"
+    )
+    assert sorted(int(call.split(":")[1].split()[0]) for call in _chart_calls(page, "page.py")) == [3, 4, 5, 6, 7]
+
+
+def test_every_chart_on_a_page_goes_through_the_ui_layer():
+    """A page hands its figure to the UI layer, which alone sends it to Streamlit: presenter sizes, the download
+    menu, one key scheme. Only ``ui.py``/``ui/`` may call Streamlit's chart functions."""
+    calls = [
+        call
+        for path in python_files("app.py", "pages")
+        for call in _chart_calls(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
     ]
-    assert offenders == []
-
-
-def test_minimodels_never_imports_lessons():
-    offenders = [p.name for p in (ROOT / "minimodels").rglob("*.py") if "lessons" in _imported_modules(p)]
-    assert offenders == []
+    assert calls == [], "call ui.plotly / ui.vega / ui.altair instead:\n" + "\n".join(calls)
 
 
 def test_importing_every_pure_module_does_not_load_streamlit():
     modules = [
         ".".join(path.relative_to(ROOT).with_suffix("").parts)
-        for package in PURE
-        for path in (ROOT / package).rglob("*.py")
+        for path in python_files(*PURE)
         if path.name != "__main__.py"
     ]
     code = (

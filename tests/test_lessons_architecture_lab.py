@@ -4,25 +4,18 @@ paper's table (checked against the paper's text where the course's sources are a
 import json
 import re
 from pathlib import Path
-from xml.etree import ElementTree
 
 import numpy as np
 import pytest
 import torch
 
-from lessons import archlab
+from lessons import architecture_lab as archlab
 from minimodels.chains import ChainConfig, ChainModel, walk
 from minimodels.chains.language import format_chain
 from minimodels.tasks import get_task
+from tests.helpers import svg_parts
 
 SOURCES = Path("/work/shared/sources/sockeye-architecture-poster.txt")
-
-
-def svg_parts(svg: str) -> tuple[list[str], int]:
-    """The texts and the number of arrows of an SVG drawing, which must be well-formed XML."""
-    root = ElementTree.fromstring(svg)
-    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
-    return texts, sum(1 for element in root.iter() if element.get("marker-end"))
 
 
 def drawing(encoder, decoder) -> tuple[list[str], int]:
@@ -175,13 +168,13 @@ def test_the_shipped_results_are_complete_and_consistent():
         preset = archlab.PRESET_BY_KEY[key]
         model = ChainModel(archlab.chain_config(preset.encoder, preset.decoder, get_task(probe["task"])))
         assert [v.name for v in views] == [v.name for v in archlab.untrained_views(model, get_task(probe["task"]))]
-    assert "archlab_results.py" in results.meta["command"]
+    assert "architecture_lab_results.py" in results.meta["command"]
     assert archlab.observations(results, results.meta["tasks"][0])
 
 
 def test_broken_results_files_get_clear_errors(tmp_path):
-    with pytest.raises(FileNotFoundError, match="archlab_results.py"):
-        archlab.load_results(tmp_path / "archlab.json")
+    with pytest.raises(FileNotFoundError, match="architecture_lab_results.py"):
+        archlab.load_results(tmp_path / "architecture_lab.json")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"runs": []}), encoding="utf-8")
     with pytest.raises(ValueError, match="must have runs"):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import bridge
+from lessons import attention_bridge as bridge
 from minimodels.bridge import new_bridge
 from minimodels.tasks.multilingual import LANGUAGES, Parallel, get_multilingual
 
@@ -23,7 +23,7 @@ def model(corpus):
 
 
 def fake_results(plain=0.02, mono=0.4) -> dict:
-    """A results file shaped like scripts/bridge_results.py's, with chosen numbers."""
+    """A results file shaped like scripts/attention_bridge_results.py's, with chosen numbers."""
     runs = {}
     for e, zero in zip(bridge.EXPERIMENTS, (plain, mono, mono), strict=True):
         A = np.eye(3, 5) if e.penalty_weight else np.full((3, 5), 0.2)
@@ -45,7 +45,7 @@ def fake_results(plain=0.02, mono=0.4) -> dict:
             },  # fmt: skip
             "probe": {lang: {"A": A.tolist(), "tokens": ["a", "b", "c", "d", "</s>"]} for lang in LANGUAGES},
         }
-    return {"meta": {"command": "python scripts/bridge_results.py"}, "runs": runs}
+    return {"meta": {"command": "python scripts/attention_bridge_results.py"}, "runs": runs}
 
 
 # ------------------------------------------------------------------------------------------- experiments
@@ -155,7 +155,7 @@ def test_gram_heatmap():
 
 # ------------------------------------------------------------------------------------------- results
 def test_load_results_errors(tmp_path):
-    with pytest.raises(FileNotFoundError, match="bridge_results"):
+    with pytest.raises(FileNotFoundError, match="attention_bridge_results"):
         bridge.load_results(tmp_path / "missing.json")
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"runs": {"hub": {}}}))
@@ -170,7 +170,7 @@ def test_observations_follow_the_numbers(plain, mono, says):
     assert f"**{plain:.1%}**" in lines[0] and f"**{mono:.1%}**" in lines[0] and "4 of every 10" in lines[0]
     assert says in lines[1]
     assert "**0.50**" in lines[2] and "**2.00**" in lines[2]
-    zero_shot = next(e for e in bridge.exercises(fake_results(plain, mono)) if e.key == "bridge.ex.zero_shot")
+    zero_shot = next(e for e in bridge.exercises(fake_results(plain, mono)) if e.key == "attention_bridge.ex.zero_shot")
     assert zero_shot.choices[zero_shot.answer].startswith({"fi": "the model trained with", "li": "neither",
                                                            "do": "the model trained without"}[says[:2]])  # fmt: skip
 
@@ -199,11 +199,11 @@ def test_shipped_results_are_consistent():
 # ------------------------------------------------------------------------------------------- exercises
 def test_exercises_answers_are_computed():
     exercises = {e.key: e for e in bridge.exercises(None)}
-    assert exercises["bridge.ex.penalty"].check(1.0).correct
-    assert not exercises["bridge.ex.penalty"].check(0.0).correct
+    assert exercises["attention_bridge.ex.penalty"].check(1.0).correct
+    assert not exercises["attention_bridge.ex.penalty"].check(0.0).correct
     size = bridge.MODEL_OPTIONS["heads"] * 2 * bridge.MODEL_OPTIONS["encoder_size"]
-    assert exercises["bridge.ex.size"].check(size).correct
-    assert "bridge.ex.zero_shot" not in exercises
+    assert exercises["attention_bridge.ex.size"].check(size).correct
+    assert "attention_bridge.ex.zero_shot" not in exercises
 
 
 def test_live_run_reports(monkeypatch):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import bahdanau
-from lessons.pretrained import load_pretrained
+from lessons import bahdanau_attention as bahdanau
+from lessons.common.pretrained import load_pretrained
 from minimodels.decode import translate
 from minimodels.tasks import get_task
 from minimodels.tokenizers import EOS_ID
@@ -106,10 +106,10 @@ def test_exercise_answers_are_read_off_the_model(model, task, pizza):
     by_key = {ex.key: ex for ex in bahdanau.exercises(model)}
     pizza_step = next(t for t, piece in enumerate(pizza.target) if "pizza" in piece)
     looked_at = bahdanau.most_attended(pizza, pizza_step)
-    ex1 = by_key["bahdanau.ex1"]
+    ex1 = by_key["bahdanau_attention.ex1"]
     assert ex1.check(ex1.choices.index(looked_at)).correct
     assert not ex1.check((ex1.choices.index(looked_at) + 1) % len(ex1.choices)).correct
     D, A = model.config.decoder_size, model.config.attention_size
-    assert by_key["bahdanau.ex2"].check(2 * A * D + 2 * A).correct
-    assert not by_key["bahdanau.ex2"].check(2 * A * D).correct
-    assert by_key["bahdanau.ex3"].check(0).correct
+    assert by_key["bahdanau_attention.ex2"].check(2 * A * D + 2 * A).correct
+    assert not by_key["bahdanau_attention.ex2"].check(2 * A * D).correct
+    assert by_key["bahdanau_attention.ex3"].check(0).correct

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import masking, qkv
+from lessons import masking
+from lessons import queries_keys_values as qkv
 from minimodels.attention import causal_mask, masked_softmax
 from minimodels.tasks import get_task
 from minimodels.train import evaluate

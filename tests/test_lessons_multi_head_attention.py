@@ -9,8 +9,8 @@ import pytest
 import torch
 from torch import nn
 
-from lessons import multihead
-from lessons.pretrained import load_pretrained
+from lessons import multi_head_attention as multihead
+from lessons.common.pretrained import load_pretrained
 from minimodels.attention import MultiHeadAttention
 from minimodels.decode import Translation
 from minimodels.tasks import get_task
@@ -251,7 +251,7 @@ def fake_results(tmp_path, test_exact=(0.9, 0.95, 0.97, 0.93), worst=(0.9, 0.8, 
     probe = {str(h): {"seed": 0, "step": 800, "source": ["a", "</s>"], "target": ["x", "</s>"],
                       "maps": {"decoder.1.cross": np.full((h, 2, 2), 0.5).tolist()}}
              for h in multihead.RESULT_HEADS}  # fmt: skip
-    path = tmp_path / "multihead.json"
+    path = tmp_path / "multi_head_attention.json"
     path.write_text(json.dumps({"seeds": [0, 1], "runs": runs, "probe": probe}), encoding="utf-8")
     return multihead.load_results(path)
 
@@ -279,16 +279,16 @@ def test_results_table_and_observations(tmp_path):
 
 
 def test_results_that_are_missing_or_empty_name_the_script(tmp_path):
-    with pytest.raises(FileNotFoundError, match="multihead_results.py"):
+    with pytest.raises(FileNotFoundError, match="multi_head_attention_results.py"):
         multihead.load_results(tmp_path / "missing.json")
     (tmp_path / "empty.json").write_text("{}", encoding="utf-8")
-    with pytest.raises(ValueError, match="multihead_results.py"):
+    with pytest.raises(ValueError, match="multi_head_attention_results.py"):
         multihead.load_results(tmp_path / "empty.json")
 
 
 def test_shipped_results_when_present():
     if not multihead.RESULTS.exists():
-        pytest.skip("assets/results/multihead.json not measured yet")
+        pytest.skip("assets/results/multi_head_attention.json not measured yet")
     results = multihead.load_results()
     assert sorted(results.runs) == list(multihead.RESULT_HEADS)
     assert len({runs[0].parameters for runs in results.runs.values()}) == 1

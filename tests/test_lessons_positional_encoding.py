@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import positional
+from lessons import positional_encoding as positional
 from minimodels.attention import MultiHeadAttention
 from minimodels.positional import sinusoidal_encoding
 from minimodels.tasks import get_task
@@ -179,7 +179,7 @@ def test_shipped_results_parse_and_say_none_is_worst():
 
 
 def test_broken_results_are_refused(tmp_path):
-    with pytest.raises(FileNotFoundError, match="positional_results.py"):
+    with pytest.raises(FileNotFoundError, match="positional_encoding_results.py"):
         positional.load_results(tmp_path / "missing.json")
     with pytest.raises(ValueError, match="encodings"):
         positional.results_from_dict({})
@@ -192,13 +192,13 @@ def test_broken_results_are_refused(tmp_path):
 # ----------------------------------------------------------------------------------------- exercises
 def test_exercise_answers_are_computed():
     exercises = {ex.key: ex for ex in positional.exercises(positional.load_results(), positional.load_model("none")[0])}
-    assert exercises["positional.ex1"].answer == pytest.approx(5 * 10000 ** (-2 / 16))
-    assert exercises["positional.ex2"].answer == pytest.approx(math.cos(2) + math.cos(0.02), abs=1e-6)
-    ex3 = exercises["positional.ex3"]
+    assert exercises["positional_encoding.ex1"].answer == pytest.approx(5 * 10000 ** (-2 / 16))
+    assert exercises["positional_encoding.ex2"].answer == pytest.approx(math.cos(2) + math.cos(0.02), abs=1e-6)
+    ex3 = exercises["positional_encoding.ex3"]
     assert ex3.choices[ex3.answer] == "the same output"
-    ex4 = exercises["positional.ex4"]
+    ex4 = exercises["positional_encoding.ex4"]
     assert ex4.choices[ex4.answer] == positional.LABELS["none"]
-    assert {ex.key for ex in positional.exercises(None, None)} == {"positional.ex1", "positional.ex2"}
+    assert {ex.key for ex in positional.exercises(None, None)} == {"positional_encoding.ex1", "positional_encoding.ex2"}
 
 
 # ------------------------------------------------------------------------------------- live training

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from lessons import qkv
+from lessons import queries_keys_values as qkv
 from minimodels.attention import scaled_dot_product_attention
 
 
@@ -66,7 +66,7 @@ def test_self_attention_is_the_matrix_formula():
 
 def test_exercise_answers_come_from_the_computation():
     by_key = {ex.key: ex for ex in qkv.exercises()}
-    assert by_key["qkv.ex1"].check(0.12).correct
-    assert not by_key["qkv.ex1"].check(0.88).correct
-    assert by_key["qkv.ex2"].check(1 / (1 + math.exp(-1))).correct  # softmax(7, 6)[0]
-    assert by_key["qkv.ex4"].check(0).correct and not by_key["qkv.ex4"].check(1).correct
+    assert by_key["queries_keys_values.ex1"].check(0.12).correct
+    assert not by_key["queries_keys_values.ex1"].check(0.88).correct
+    assert by_key["queries_keys_values.ex2"].check(1 / (1 + math.exp(-1))).correct  # softmax(7, 6)[0]
+    assert by_key["queries_keys_values.ex4"].check(0).correct and not by_key["queries_keys_values.ex4"].check(1).correct

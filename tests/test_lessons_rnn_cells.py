@@ -8,7 +8,9 @@ import pytest
 import torch
 from torch import nn
 
-from lessons import export, qkv, rnn_cells
+from lessons import queries_keys_values as qkv
+from lessons import rnn_cells
+from lessons.common import export
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -277,10 +279,10 @@ def test_kinds_table_covers_the_lectures_examples():
 def test_exercise_answers_come_from_the_computation():
     exp = rnn_cells.vanishing_experiment(length=40, seeds=(0, 1))
     by_key = {ex.key: ex for ex in rnn_cells.exercises(exp)}
-    assert by_key["rnn.ex1"].check(0.67).correct and not by_key["rnn.ex1"].check(0.15).correct
-    assert by_key["rnn.ex2"].check(0.122).correct and not by_key["rnn.ex2"].check(0.9).correct
+    assert by_key["rnn_cells.ex1"].check(0.67).correct and not by_key["rnn_cells.ex1"].check(0.15).correct
+    assert by_key["rnn_cells.ex2"].check(0.122).correct and not by_key["rnn_cells.ex2"].check(0.9).correct
     smallest = min(exp.at(30), key=exp.at(30).get)
-    assert by_key["rnn.ex3"].check(smallest).correct
-    assert not by_key["rnn.ex3"].check(next(k for k in rnn_cells.CELLS if k != smallest)).correct
-    assert by_key["rnn.ex4"].check("many-to-many").correct
-    assert not by_key["rnn.ex4"].check("many-to-many, encoder–decoder").correct
+    assert by_key["rnn_cells.ex3"].check(smallest).correct
+    assert not by_key["rnn_cells.ex3"].check(next(k for k in rnn_cells.CELLS if k != smallest)).correct
+    assert by_key["rnn_cells.ex4"].check("many-to-many").correct
+    assert not by_key["rnn_cells.ex4"].check("many-to-many, encoder–decoder").correct

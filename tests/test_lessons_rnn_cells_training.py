@@ -1,11 +1,11 @@
-"""The RNN-cells lesson's agreement task and its three-cell training (lessons.rnn_training)."""
+"""The RNN-cells lesson's agreement task and its three-cell training (lessons.rnn_cells.training)."""
 
 import json
 
 import pytest
 import torch
 
-from lessons import rnn_training as rt
+from lessons.rnn_cells import training as rt
 
 
 def test_a_batch_is_a_subject_then_distractors_and_its_label_is_the_subject():
@@ -103,8 +103,8 @@ def test_the_shipped_results_load_and_cover_every_cell_distance_and_seed():
 
 
 def test_bad_results_are_refused_with_a_reason(tmp_path):
-    with pytest.raises(FileNotFoundError, match="rnn_results.py"):
-        rt.load_results(tmp_path / "rnn.json")
+    with pytest.raises(FileNotFoundError, match="rnn_cells_results.py"):
+        rt.load_results(tmp_path / "rnn_cells.json")
     data = json.loads(rt.RESULTS.read_text(encoding="utf-8"))
     del data["cells"]["GRU"]
     with pytest.raises(ValueError, match="cells"):

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import scaling, scoring
-from lessons.pretrained import CHECKPOINTS, load_pretrained
+from lessons import scaling
+from lessons import scoring_functions as scoring
+from lessons.common.pretrained import CHECKPOINTS, load_pretrained
 from minimodels.tasks import get_task
 
 

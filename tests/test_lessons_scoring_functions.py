@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import charts, scoring
+from lessons import scoring_functions as scoring
+from lessons.common import charts
 from minimodels.attention import AdditiveAttention, BilinearAttention, DotProductAttention, ScaledDotProductAttention
 from minimodels.tasks import get_task
 from minimodels.train import build_model, stop_when, train
@@ -318,7 +319,7 @@ def test_the_shipped_results_have_all_four_with_consistent_fields():
     data = json.loads(scoring.RESULTS.read_text(encoding="utf-8"))
     for key in ("command", "date", "machine", "seeds", "task", "budget_seconds", "train_config"):
         assert key in data, key
-    assert data["task"] == scoring.TASK and data["command"].startswith("python scripts/scoring_results.py")
+    assert data["task"] == scoring.TASK and data["command"].startswith("python scripts/scoring_functions_results.py")
     results = scoring.load_results()
     assert set(results.runs) == set(scoring.SCORES)
     for score in scoring.SCORES:
@@ -353,7 +354,7 @@ def test_results_that_do_not_fit_are_refused_with_a_reason():
     broken["models"]["dot"]["probe"]["target_tokens"].append("x")
     with pytest.raises(ValueError, match="does not match"):
         scoring.results_from_dict(broken)
-    with pytest.raises(FileNotFoundError, match="scoring_results.py"):
+    with pytest.raises(FileNotFoundError, match="scoring_functions_results.py"):
         scoring.load_results(scoring.RESULTS.with_name("nothing.json"))
 
 
@@ -361,16 +362,20 @@ def test_results_that_do_not_fit_are_refused_with_a_reason():
 def test_exercise_answers_are_computed():
     results = scoring.load_results()
     ex = {e.key: e for e in scoring.exercises(results)}
-    assert ex["scoring.ex1"].answer == pytest.approx(2.0)
-    assert ex["scoring.ex1"].check(2.0).correct and not ex["scoring.ex1"].check(4.0).correct
-    assert ex["scoring.ex2"].choices[ex["scoring.ex2"].answer] == "only bilinear and additive"
-    assert ex["scoring.ex3"].answer == 64 * 128
+    assert ex["scoring_functions.ex1"].answer == pytest.approx(2.0)
+    assert ex["scoring_functions.ex1"].check(2.0).correct and not ex["scoring_functions.ex1"].check(4.0).correct
+    assert ex["scoring_functions.ex2"].choices[ex["scoring_functions.ex2"].answer] == "only bilinear and additive"
+    assert ex["scoring_functions.ex3"].answer == 64 * 128
     steps = {
         s: np.median([r.reached["0.95"]["step"] for r in runs]) for s, runs in results.runs.items()
     }  # every score reaches 95% in the shipped race
     best = min(steps, key=steps.get)
-    assert ex["scoring.ex4"].choices[ex["scoring.ex4"].answer] == scoring.LABELS[best]
-    assert [e.key for e in scoring.exercises(None)] == ["scoring.ex1", "scoring.ex2", "scoring.ex3"]
+    assert ex["scoring_functions.ex4"].choices[ex["scoring_functions.ex4"].answer] == scoring.LABELS[best]
+    assert [e.key for e in scoring.exercises(None)] == [
+        "scoring_functions.ex1",
+        "scoring_functions.ex2",
+        "scoring_functions.ex3",
+    ]
 
 
 def test_observations_are_read_off_the_results():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import bottleneck
+from lessons import seq2seq_bottleneck as bottleneck
 from minimodels.tokenizers import EOS_ID, PAD_ID
 
 A, B, C, D = 4, 5, 6, 7  # character ids (0-3 are the specials)
@@ -88,7 +88,7 @@ def test_shipped_results_hold_every_model_and_context_size_and_say_how_they_were
             assert set(run.outputs) == set(bottleneck.EXAMPLES)
             assert run.seconds > 0 and run.parameters > 0
     meta = results.meta
-    assert meta["command"].startswith("python scripts/bottleneck_results.py")
+    assert meta["command"].startswith("python scripts/seq2seq_bottleneck_results.py")
     assert meta["task"] == {"name": bottleneck.TASK, "seed": bottleneck.TASK_SEED, "options": bottleneck.TASK_OPTIONS}
     for key in ("date", "torch", "threads", "train_config", "load_average_before"):
         assert key in meta
@@ -369,17 +369,25 @@ def test_grid_heatmap_has_a_row_per_context_size_and_a_column_per_length(results
 # ------------------------------------------------------------------------------------------- exercises
 def test_exercise_answers_are_computed(results):
     exercises = {ex.key: ex for ex in bottleneck.exercises(results)}
-    assert set(exercises) == {"bottleneck.ex1", "bottleneck.ex2", "bottleneck.ex3", "bottleneck.ex4"}
+    assert set(exercises) == {
+        "seq2seq_bottleneck.ex1",
+        "seq2seq_bottleneck.ex2",
+        "seq2seq_bottleneck.ex3",
+        "seq2seq_bottleneck.ex4",
+    }
     n = len(bottleneck.EXAMPLES[-1])
-    assert exercises["bottleneck.ex1"].answer == 32
-    assert exercises["bottleneck.ex2"].answer == (n + 1) * 32
+    assert exercises["seq2seq_bottleneck.ex1"].answer == 32
+    assert exercises["seq2seq_bottleneck.ex2"].answer == (n + 1) * 32
     reach = bottleneck.longest_length_above(results.run("gru-none", 64).accuracy)
-    assert exercises["bottleneck.ex3"].answer == reach
-    assert exercises["bottleneck.ex3"].check(reach).correct
-    assert not exercises["bottleneck.ex3"].check(reach + 1).correct
-    assert exercises["bottleneck.ex4"].check(0).correct and not exercises["bottleneck.ex4"].check(1).correct
+    assert exercises["seq2seq_bottleneck.ex3"].answer == reach
+    assert exercises["seq2seq_bottleneck.ex3"].check(reach).correct
+    assert not exercises["seq2seq_bottleneck.ex3"].check(reach + 1).correct
+    assert (
+        exercises["seq2seq_bottleneck.ex4"].check(0).correct
+        and not exercises["seq2seq_bottleneck.ex4"].check(1).correct
+    )
 
 
 def test_exercises_without_results_skip_the_one_that_needs_them():
     keys = [ex.key for ex in bottleneck.exercises(None)]
-    assert keys == ["bottleneck.ex1", "bottleneck.ex2", "bottleneck.ex4"]
+    assert keys == ["seq2seq_bottleneck.ex1", "seq2seq_bottleneck.ex2", "seq2seq_bottleneck.ex4"]

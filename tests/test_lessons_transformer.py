@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lessons import transformer as tr
-from lessons.pretrained import load_pretrained
+from lessons.common.pretrained import load_pretrained
 from minimodels.tasks import get_task
 from minimodels.transformer import TransformerConfig
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from lessons.live import TRAINING_NICENESS, TrainingRun
+from lessons.common.live import TRAINING_NICENESS, TrainingRun
 
 
 def counting(steps: int, delay: float = 0.0):
@@ -97,6 +97,6 @@ def test_stop_does_not_wait_for_the_next_report():
         time.sleep(0.01)
     time.sleep(0.2)
     run.stop()
-    assert run.wait(60.0)  # generous for a busy machine (the run's thread yields the cores: lessons.live)
+    assert run.wait(60.0)  # generous for a busy machine (the run's thread yields the cores: lessons.common.live)
     assert run.status == "stopped" and 0 < run.result.steps < 10_000
     assert run.result.stopped == "callback" and len(run.snapshots) == 1  # one look at the model it keeps

@@ -7,27 +7,15 @@ that starts one leaves it over.
 """
 
 import base64
-import json
 import re
 
 import pytest
 
-from lessons import archlab
+from lessons import architecture_lab as archlab
 from minimodels.tasks import get_task
-from tests.live_runs import wait_for_report, wait_for_run
-from tests.test_lessons_archlab import svg_parts
-from tests.test_pages import open_page
+from tests.helpers import open_page, plotly_specs, svg_parts, wait_for_report, wait_for_run
 
-PAGE = "pages/11_architecture_lab.py"
-
-
-@pytest.fixture
-def at():
-    return open_page(PAGE)
-
-
-def plotly_specs(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+PAGE = "pages/architecture_lab.py"
 
 
 def metrics(at) -> dict[str, str]:
@@ -53,7 +41,7 @@ def frame_with(at, column: str):
 def test_page_opens_with_the_transformer_its_drawing_count_and_untrained_maps(at):
     assert not at.exception
     assert at.title[0].value == "Architecture lab"
-    assert at.text_area(key="archlab.encoder").value == archlab.PRESETS[0].encoder
+    assert at.text_area(key="architecture_lab.encoder").value == archlab.PRESETS[0].encoder
     task = get_task("reverse")
     checked = archlab.check(archlab.PRESETS[0].encoder, archlab.PRESETS[0].decoder, task)
     assert metrics(at)["Parameters"] == f"{checked.parameters:,}"
@@ -63,18 +51,18 @@ def test_page_opens_with_the_transformer_its_drawing_count_and_untrained_maps(at
     assert len(untrained) == 1 and [d["type"] for d in untrained[0]["data"]] == ["heatmap"] * 6
     paper = frame_with(at, "IWSLT EN→DE")
     assert len(paper) == len(archlab.PAPER_COMBINATIONS)
-    assert at.button(key="archlab.train.train").disabled is False
+    assert at.button(key="architecture_lab.train.train").disabled is False
 
 
 def test_a_preset_replaces_both_chains_and_the_counts_follow(at):
     preset = archlab.PRESET_BY_KEY["cnn-cnn"]
-    at.selectbox(key="archlab.preset").set_value("cnn-cnn").run()
+    at.selectbox(key="architecture_lab.preset").set_value("cnn-cnn").run()
     assert not at.exception
-    assert at.text_area(key="archlab.encoder").value == preset.encoder
-    assert at.text_area(key="archlab.decoder").value == preset.decoder
+    assert at.text_area(key="architecture_lab.encoder").value == preset.encoder
+    assert at.text_area(key="architecture_lab.decoder").value == preset.decoder
     assert metrics(at)["Attention layers"] == "2"  # the decoder's two source attentions
-    at.selectbox(key="archlab.cell").set_value("lstm").run()
-    at.selectbox(key="archlab.preset").set_value("rnn-rnn").run()
+    at.selectbox(key="architecture_lab.cell").set_value("lstm").run()
+    at.selectbox(key="architecture_lab.preset").set_value("rnn-rnn").run()
     assert not at.exception
     lstm = archlab.check(archlab.PRESET_BY_KEY["rnn-rnn"].encoder, archlab.PRESET_BY_KEY["rnn-rnn"].decoder,
                          get_task("reverse"), "lstm")  # fmt: skip
@@ -100,43 +88,43 @@ BAD_CHAINS = [  # the page's share of the corpus; tests/test_chains.py checks ev
 def test_every_malformed_chain_gets_the_parsers_message_and_nothing_is_built(at):
     good = {"encoder": archlab.PRESETS[0].encoder, "decoder": archlab.PRESETS[0].decoder}
     for side, text, message in BAD_CHAINS:
-        at.text_area(key=f"archlab.{side}").set_value(text).run()
+        at.text_area(key=f"architecture_lab.{side}").set_value(text).run()
         assert not at.exception, text[:40]
         assert len(at.error) == 1 and message in at.error[0].value, (text[:40], [e.value for e in at.error])
         assert at.error[0].value.startswith("Nothing was built: `")  # shown as code, never rendered
         assert drawing(at) is None and not metrics(at)
         assert not [s for s in plotly_specs(at) if "UNTRAINED" in s["layout"]["title"]["text"]]
-        assert not [b for b in at.button if b.key == "archlab.train.train"]  # no training of a broken chain
+        assert not [b for b in at.button if b.key == "architecture_lab.train.train"]  # no training of a broken chain
         assert frame_with(at, "IWSLT EN→DE") is not None  # the rest of the page still works
-        at.text_area(key=f"archlab.{side}").set_value(good[side]).run()
+        at.text_area(key=f"architecture_lab.{side}").set_value(good[side]).run()
         assert not at.error and metrics(at)["Attention layers"] == "6"
 
 
 def test_the_caret_points_at_the_place_of_the_error(at):
-    at.text_area(key="archlab.decoder").set_value("pos->nrom").run()
+    at.text_area(key="architecture_lab.decoder").set_value("pos->nrom").run()
     assert "did you mean 'norm'" in at.error[0].value
     assert at.code[0].value == "pos->nrom\n     ^"
 
 
 def test_a_fixed_chain_is_built_again(at):
-    at.text_area(key="archlab.encoder").set_value("nope").run()
+    at.text_area(key="architecture_lab.encoder").set_value("nope").run()
     assert at.error
-    at.text_area(key="archlab.encoder").set_value("pos -> res(birnn) -> norm").run()
+    at.text_area(key="architecture_lab.encoder").set_value("pos -> res(birnn) -> norm").run()
     assert not at.error and not at.exception
     assert metrics(at)["Encoder layers"] == "3"
 
 
 def test_a_short_training_run_is_drawn_and_joins_the_comparison_table(at):
-    at.text_area(key="archlab.encoder").set_value("pos->res(mh_dot_self_att)").run()
-    at.text_area(key="archlab.decoder").set_value("pos->res(dot_self_att)->res(dot_src_att)").run()
-    at.select_slider(key="archlab.budget").set_value(10).run()
-    at.button(key="archlab.train.train").click().run()
+    at.text_area(key="architecture_lab.encoder").set_value("pos->res(mh_dot_self_att)").run()
+    at.text_area(key="architecture_lab.decoder").set_value("pos->res(dot_self_att)->res(dot_src_att)").run()
+    at.select_slider(key="architecture_lab.budget").set_value(10).run()
+    at.button(key="architecture_lab.train.train").click().run()
     assert not at.exception
     wait_for_report(at)
     live = [s for s in plotly_specs(at) if re.match(r"step \d+ · exact match", s["layout"]["title"]["text"])]
     assert live and [d["type"] for d in live[0]["data"]] == ["heatmap"] * 3  # encoder self, decoder self, source
-    if not at.button(key="archlab.train.stop").disabled:  # a busy machine may end the 10 s run first
-        at.button(key="archlab.train.stop").click().run()
+    if not at.button(key="architecture_lab.train.stop").disabled:  # a busy machine may end the 10 s run first
+        at.button(key="architecture_lab.train.stop").click().run()
     wait_for_run(at)
     at.run()
     assert not at.exception
@@ -145,7 +133,7 @@ def test_a_short_training_run_is_drawn_and_joins_the_comparison_table(at):
     assert len(mine) == 1
     row = mine.iloc[0]
     assert row["encoder"] == "pos->res(mh_dot_self_att)" and row["task"] == "reverse" and row["steps"] >= 25
-    at.button(key="archlab.clear").click().run()
+    at.button(key="architecture_lab.clear").click().run()
     assert not at.exception
     assert all("your chains" not in set(df.value["chains"]) for df in at.dataframe if "chains" in df.value.columns)
 
@@ -158,29 +146,29 @@ def test_the_shipped_runs_and_their_trained_maps_are_shown(at):
     assert len(trained) == 1
     key = next(iter(results.probes))
     assert len(trained[0]["data"]) == len(results.probes[key]["maps"])
-    assert any("archlab_results.py" in c.value for c in at.caption)
+    assert any("architecture_lab_results.py" in c.value for c in at.caption)
 
 
 def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(archlab, "RESULTS", tmp_path / "archlab.json")
+    monkeypatch.setattr(archlab, "RESULTS", tmp_path / "architecture_lab.json")
     at = open_page(PAGE)
     assert not at.exception
-    assert at.warning and "archlab_results.py" in at.warning[0].value
+    assert at.warning and "architecture_lab_results.py" in at.warning[0].value
     assert frame_with(at, "IWSLT EN→DE") is not None
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="archlab.ex1.answer").set_value(16640)
+    at.number_input(key="architecture_lab.ex1.answer").set_value(16640)
     at.button(key="FormSubmitter:archlab.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    at.radio(key="archlab.ex2.answer").set_value("rnn")
+    at.radio(key="architecture_lab.ex2.answer").set_value("rnn")
     at.button(key="FormSubmitter:archlab.ex2.form-Check").click().run()
     assert at.warning
 
 
 @pytest.mark.browser
 def test_in_a_browser_a_bad_chain_is_refused_and_a_short_run_draws_live_maps(page, streamlit_server):
-    from tests.test_browser import SCRIPT_DONE, assert_no_exception, goto
+    from tests.helpers import SCRIPT_DONE, assert_no_exception, goto
 
     goto(page, f"{streamlit_server}/architecture_lab")
     page.wait_for_selector(".js-plotly-plot g.hm image", state="attached", timeout=120_000)

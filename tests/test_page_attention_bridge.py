@@ -5,11 +5,10 @@ import json
 
 import pytest
 
-from lessons import bridge
-from tests.live_runs import progress_text, wait_for_run
-from tests.test_pages import open_page
+from lessons import attention_bridge as bridge
+from tests.helpers import open_page, progress_text, wait_for_run
 
-PAGE = "pages/12_attention_bridge.py"
+PAGE = "pages/attention_bridge.py"
 
 
 @pytest.fixture(scope="module")
@@ -49,20 +48,20 @@ def test_page_opens_with_the_shipped_model_and_results(at):
 
 def test_meaning_language_and_penalty_controls(at):
     before = at.dataframe[0].value["sentence"].tolist()
-    at.number_input(key="bridge.meaning").set_value(7).run()
+    at.number_input(key="attention_bridge.meaning").set_value(7).run()
     assert not at.exception
     assert at.dataframe[0].value["sentence"].tolist() != before
-    at.selectbox(key="bridge.lang").set_value("vf").run()
+    at.selectbox(key="attention_bridge.lang").set_value("vf").run()
     assert not at.exception
-    at.radio(key="bridge.penalty.lang").set_value("it").run()
+    at.radio(key="attention_bridge.penalty.lang").set_value("it").run()
     assert not at.exception
     assert any("λ = 0.0" in m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("text", ["", "😀 <b>bold</b>", "chien " * 300], ids=["empty", "emoji-html", "long"])
 def test_typed_sentences_never_break_the_page(at, text):
-    at.selectbox(key="bridge.lang").set_value("fr").run()
-    at.text_input(key="bridge.text.fr").input(text).run()
+    at.selectbox(key="attention_bridge.lang").set_value("fr").run()
+    at.text_input(key="attention_bridge.text.fr").input(text).run()
     assert not at.exception
     if not text.strip():
         assert at.warning and "Type" in at.warning[0].value
@@ -72,36 +71,36 @@ def test_typed_sentences_never_break_the_page(at, text):
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="bridge.ex.penalty.answer").set_value(1.0)
+    at.number_input(key="attention_bridge.ex.penalty.answer").set_value(1.0)
     at.button(key="FormSubmitter:bridge.ex.penalty.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
 
 
 def test_a_short_live_run_trains_and_ends(at):
-    at.checkbox(key="bridge.live.mono").uncheck()
-    at.select_slider(key="bridge.live.seconds").set_value(10).run()
-    at.button(key="bridge.live.train").click().run()
+    at.checkbox(key="attention_bridge.live.mono").uncheck()
+    at.select_slider(key="attention_bridge.live.seconds").set_value(10).run()
+    at.button(key="attention_bridge.live.train").click().run()
     assert not at.exception
     assert wait_for_run(at).startswith("done"), progress_text(at)
     assert any("zero-shot" in c.value and "Step" in c.value for c in at.caption)
 
 
 def test_missing_results_give_a_warning(monkeypatch, tmp_path):
-    monkeypatch.setattr(bridge, "RESULTS", tmp_path / "bridge.json")
+    monkeypatch.setattr(bridge, "RESULTS", tmp_path / "attention_bridge.json")
     at = open_page(PAGE)
     assert not at.exception
-    assert any("bridge_results" in w.value for w in at.warning)
+    assert any("attention_bridge_results" in w.value for w in at.warning)
 
 
 # ------------------------------------------------------------------------------------------- real browser
 def test_browser_opens_and_trains_live(page, streamlit_server, screenshot_dir):
-    from tests.test_browser import SCRIPT_DONE, assert_no_exception
+    from tests.helpers import SCRIPT_DONE, assert_no_exception
 
     page.goto(f"{streamlit_server}/attention_bridge")
     page.wait_for_selector(SCRIPT_DONE, timeout=180_000)
     page.locator(".js-plotly-plot g.hm image").first.wait_for(timeout=60_000)
     assert_no_exception(page)
-    train = page.locator(".st-key-bridge-live-train button")
+    train = page.locator(".st-key-attention_bridge-live-train button")
     train.wait_for(timeout=60_000)
     train.click()
     titles = page.locator(".js-plotly-plot .gtitle", has_text="A after")
@@ -117,7 +116,7 @@ def test_browser_opens_and_trains_live(page, streamlit_server, screenshot_dir):
     assert len(seen) >= 2, f"the live heads were drawn only for {seen}"
     assert_no_exception(page)
     page.screenshot(path=screenshot_dir / "bridge_training.png", full_page=True)
-    stop = page.locator(".st-key-bridge-live-stop button")
+    stop = page.locator(".st-key-attention_bridge-live-stop button")
     if stop.is_enabled():
         stop.click()
     assert_no_exception(page)

@@ -6,11 +6,12 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons import bahdanau, live
-from lessons.pretrained import load_pretrained
+from lessons import bahdanau_attention as bahdanau
+from lessons.common import live
+from lessons.common.pretrained import load_pretrained
 from minimodels.tasks import get_task
 
-PAGE = "pages/03_bahdanau_attention.py"
+PAGE = "pages/bahdanau_attention.py"
 
 
 def reported_steps(at: AppTest) -> int:
@@ -24,7 +25,7 @@ def open_page(task: str | None = None) -> AppTest:
     at.switch_page(PAGE).run()
     assert not at.exception, at.exception
     if task is not None:
-        at.selectbox(key="bahdanau.task").set_value(task).run()
+        at.selectbox(key="bahdanau_attention.task").set_value(task).run()
         assert not at.exception, at.exception
     return at
 
@@ -40,26 +41,26 @@ def test_opens_on_the_lecture_sentence_with_the_shipped_model():
 @pytest.mark.parametrize("task", list(bahdanau.TASKS))
 def test_every_task_decodes_and_steps(task):
     at = open_page(task)
-    at.button(key="bahdanau.next").click().run()
-    assert at.session_state["bahdanau.step"] == 2
-    at.slider(key="bahdanau.beam").set_value(5).run()
-    at.selectbox(key="bahdanau.force_step").set_value(1).run()
-    at.selectbox(key="bahdanau.force_source").set_value(0).run()
+    at.button(key="bahdanau_attention.next").click().run()
+    assert at.session_state["bahdanau_attention.step"] == 2
+    at.slider(key="bahdanau_attention.beam").set_value(5).run()
+    at.selectbox(key="bahdanau_attention.force_step").set_value(1).run()
+    at.selectbox(key="bahdanau_attention.force_source").set_value(0).run()
     assert not at.exception
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "x" * 500, "🙂🙂 <script>alert(1)</script>", "\u202eevil\x00"])
 def test_bad_input_gets_a_message_not_an_exception(bad):
     at = open_page()
-    at.text_input(key="bahdanau.text.toy-translation-it").set_value(bad).run()
+    at.text_input(key="bahdanau_attention.text.toy-translation-it").set_value(bad).run()
     assert not at.exception
     assert at.warning or at.info, "the student is told what happened to the text"
 
 
 def test_train_then_stop_keeps_the_partly_trained_model():
     at = open_page("dates")
-    at.number_input(key="bahdanau.seed").set_value(3).run()
-    at.button(key="bahdanau.train.dates.train").click().run()
+    at.number_input(key="bahdanau_attention.seed").set_value(3).run()
+    at.button(key="bahdanau_attention.train.dates.train").click().run()
     assert not at.exception
     # AppTest does not tick run_every fragments: rerun until the background run has reported twice (a replay
     # needs two reports; the dates run reports every 10 steps)
@@ -69,7 +70,7 @@ def test_train_then_stop_keeps_the_partly_trained_model():
         at.run()
     progress_text = " ".join(p.proto.text for p in at.get("progress"))
     assert "training" in progress_text and reported_steps(at) >= 2 * bahdanau.live_config(1).report_every
-    at.button(key="bahdanau.train.dates.stop").click().run()
+    at.button(key="bahdanau_attention.train.dates.stop").click().run()
     assert not at.exception
     # the run stops at its next report (Stop waits up to 2 s for it; a loaded machine may need a rerun or two)
     deadline = time.monotonic() + 30
@@ -78,13 +79,15 @@ def test_train_then_stop_keeps_the_partly_trained_model():
         at.run()
     assert "stopped" in " ".join(p.proto.text for p in at.get("progress"))
     # the run is over: the replay slider scrubs back through the reports to the first one
-    replay = at.slider(key="bahdanau.train.dates.replay")
+    replay = at.slider(key="bahdanau_attention.train.dates.replay")
     assert replay.value == replay.max >= 2
     replay.set_value(1).run()
     assert not at.exception
     # the model radio offers the student's own model, which the sections above then use
-    assert at.radio(key="bahdanau.use.dates").options[0].startswith("yours")
-    at.radio(key="bahdanau.use.dates").set_value(at.radio(key="bahdanau.use.dates").options[0]).run()
+    assert at.radio(key="bahdanau_attention.use.dates").options[0].startswith("yours")
+    at.radio(key="bahdanau_attention.use.dates").set_value(
+        at.radio(key="bahdanau_attention.use.dates").options[0]
+    ).run()
     assert not at.exception
     assert [m for m in at.markdown if m.value.startswith("**Output:**")]
 
@@ -92,8 +95,8 @@ def test_train_then_stop_keeps_the_partly_trained_model():
 def test_exercises_are_checked_against_the_model():
     at = open_page()
     model, _ = load_pretrained("toy-translation-it", bahdanau.MODEL)
-    ex = {e.key: e for e in bahdanau.exercises(model)}["bahdanau.ex2"]
-    at.number_input(key="bahdanau.ex2.answer").set_value(float(ex.answer))
+    ex = {e.key: e for e in bahdanau.exercises(model)}["bahdanau_attention.ex2"]
+    at.number_input(key="bahdanau_attention.ex2.answer").set_value(float(ex.answer))
     at.button(key="FormSubmitter:bahdanau.ex2.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
 
@@ -104,13 +107,13 @@ def test_a_run_says_queued_while_every_training_slot_is_taken():
     try:
         assert all(taken), "a slot was still held by an earlier run"
         at = open_page("dates")
-        at.button(key="bahdanau.train.dates.train").click().run()
+        at.button(key="bahdanau_attention.train.dates.train").click().run()
         assert not at.exception
         assert any(message.value.startswith("Queued") for message in at.info)
         assert "waiting for a free slot" in " ".join(p.proto.text for p in at.get("progress"))
-        at.button(key="bahdanau.train.dates.stop").click().run()
+        at.button(key="bahdanau_attention.train.dates.stop").click().run()
         assert not at.exception
-        assert not at.button(key="bahdanau.train.dates.train").disabled
+        assert not at.button(key="bahdanau_attention.train.dates.train").disabled
         assert not any(message.value.startswith("Queued") for message in at.info)
     finally:
         for held in taken:

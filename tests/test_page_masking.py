@@ -9,18 +9,11 @@ import json
 import re
 
 import numpy as np
-import pytest
 
 from lessons import masking
-from tests.live_runs import progress_text, train_and_stop_at_once, wait_for_run
-from tests.test_pages import open_page, plotly_array
+from tests.helpers import open_page, plotly_array, progress_text, train_and_stop_at_once, wait_for_run
 
-PAGE = "pages/07_masking.py"
-
-
-@pytest.fixture
-def at():
-    return open_page(PAGE)
+PAGE = "pages/masking.py"
 
 
 def heatmaps(at) -> dict[str, dict]:

@@ -10,21 +10,17 @@ import json
 
 import pytest
 
-from lessons import multihead
-from tests.live_runs import wait_for_report, wait_for_run
-from tests.test_pages import open_page
+from lessons import multi_head_attention as multihead
+from tests.helpers import open_page, wait_for_report, wait_for_run
+from tests.helpers import plotly_specs as specs
 
-PAGE = "pages/09_multi_head_attention.py"
+PAGE = "pages/multi_head_attention.py"
 
 
 @pytest.fixture(scope="module")
 def at():
     """One page for the tests that only move controls (each test leaves the controls it moved as it found them)."""
     return open_page(PAGE)
-
-
-def specs(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
 def heatmap_count(spec: dict) -> int:
@@ -61,101 +57,103 @@ def test_page_opens_with_the_lecture_split_and_the_trained_heads(at):
 
 
 def test_d_model_and_heads_change_the_shapes_and_an_impossible_split_is_reset(at):
-    at.select_slider(key="multihead.d_model").set_value(64).run()
-    at.select_slider(key="multihead.heads").set_value(16).run()
+    at.select_slider(key="multi_head_attention.d_model").set_value(64).run()
+    at.select_slider(key="multi_head_attention.heads").set_value(16).run()
     assert not at.exception
     assert list(at.dataframe[0].value["shape"])[2].startswith("16 × 2 × 2")
     assert metric(at, "parameters") == f"{4 * (64 * 64 + 64):,}"
-    at.select_slider(key="multihead.d_model").set_value(8).run()
+    at.select_slider(key="multi_head_attention.d_model").set_value(8).run()
     assert not at.exception
     assert at.info and "cannot be cut into 16 whole heads" in at.info[0].value
-    assert at.select_slider(key="multihead.heads").value == 8
+    assert at.select_slider(key="multi_head_attention.heads").value == 8
     assert "d_k = d_model / h = 8 / 8 = 1" in " ".join(m.value for m in at.markdown)
     before = specs(at)[1]["data"][0]["z"]
-    at.number_input(key="multihead.seed").set_value(5).run()
+    at.number_input(key="multi_head_attention.seed").set_value(5).run()
     assert specs(at)[1]["data"][0]["z"] != before
-    at.number_input(key="multihead.seed").set_value(0).run()
-    at.select_slider(key="multihead.d_model").set_value(512).run()
-    at.select_slider(key="multihead.heads").set_value(8).run()
+    at.number_input(key="multi_head_attention.seed").set_value(0).run()
+    at.select_slider(key="multi_head_attention.d_model").set_value(512).run()
+    at.select_slider(key="multi_head_attention.heads").set_value(8).run()
     assert not at.exception
 
 
 def test_the_students_words_bad_words_and_html(at):
-    box = at.text_input(key="multihead.sentence")
+    box = at.text_input(key="multi_head_attention.sentence")
     box.set_value("I like pizza").run()
-    assert at.session_state["multihead.tokens"] == ("I", "like", "pizza")
+    assert at.session_state["multi_head_attention.tokens"] == ("I", "like", "pizza")
     assert list(at.dataframe[0].value["shape"])[0] == "3 × 512"
     for bad in ["", "word " * 40]:
-        at.text_input(key="multihead.sentence").set_value(bad).run()
+        at.text_input(key="multi_head_attention.sentence").set_value(bad).run()
         assert not at.exception
         assert at.warning and "Showing the last sentence that worked" in at.warning[0].value
-        assert at.session_state["multihead.tokens"] == ("I", "like", "pizza")
-    at.text_input(key="multihead.sentence").set_value("<b>bold</b> 🙂 שלום").run()
+        assert at.session_state["multi_head_attention.tokens"] == ("I", "like", "pizza")
+    at.text_input(key="multi_head_attention.sentence").set_value("<b>bold</b> 🙂 שלום").run()
     assert not at.exception
-    assert at.session_state["multihead.tokens"] == ("<b>bold</b>", "🙂", "שלום")
+    assert at.session_state["multi_head_attention.tokens"] == ("<b>bold</b>", "🙂", "שלום")
     assert "&lt;b&gt;bold&lt;/b&gt;" in json.dumps(specs(at)[0])
-    at.text_input(key="multihead.sentence").set_value(multihead.DEFAULT_SENTENCE).run()
+    at.text_input(key="multi_head_attention.sentence").set_value(multihead.DEFAULT_SENTENCE).run()
 
 
 def test_the_trained_model_reads_typed_text_and_refuses_empty_text(at):
-    box = at.text_input(key="multihead.text.toy-translation")
+    box = at.text_input(key="multi_head_attention.text.toy-translation")
     box.set_value("Tom likes the red <b>cars</b>").run()
     assert not at.exception
     assert at.info and "unknown" in at.info[0].value  # "<b>" pieces are unknown to the tokenizer
-    at.text_input(key="multihead.text.toy-translation").set_value("   ").run()
+    at.text_input(key="multi_head_attention.text.toy-translation").set_value("   ").run()
     assert not at.exception
     assert any("Nothing to show" in w.value for w in at.warning)
     assert at.header[-1].value == "Check yourself"  # the rest of the page is still there
-    at.text_input(key="multihead.text.toy-translation").set_value(multihead.default_text("toy-translation")).run()
+    at.text_input(key="multi_head_attention.text.toy-translation").set_value(
+        multihead.default_text("toy-translation")
+    ).run()
 
 
 def test_show_only_one_kind_and_enlarge_any_head(at):
-    at.radio(key="multihead.kind").set_value("cross").run()
+    at.radio(key="multi_head_attention.kind").set_value("cross").run()
     assert heatmap_count(grid(at)) == 2 * 4
-    at.selectbox(key="multihead.enlarge.sublayer").set_value("encoder.0.self").run()
-    at.radio(key="multihead.enlarge.head").set_value("mean").run()
+    at.selectbox(key="multi_head_attention.enlarge.sublayer").set_value("encoder.0.self").run()
+    at.radio(key="multi_head_attention.enlarge.head").set_value("mean").run()
     assert not at.exception
     titles = [s["layout"].get("title", {}).get("text", "") for s in specs(at)]
     assert "encoder layer 1 · self-attention · mean of the heads" in titles
-    at.radio(key="multihead.enlarge.head").set_value(2).run()
+    at.radio(key="multi_head_attention.enlarge.head").set_value(2).run()
     assert "encoder layer 1 · self-attention · head 3" in [
         s["layout"].get("title", {}).get("text", "") for s in specs(at)
     ]
-    at.radio(key="multihead.kind").set_value("all").run()
+    at.radio(key="multi_head_attention.kind").set_value("all").run()
 
 
 def test_the_dates_model(at):
-    at.selectbox(key="multihead.task").set_value("dates").run()
+    at.selectbox(key="multi_head_attention.task").set_value("dates").run()
     assert not at.exception
     assert "2026-11-22" in " ".join(m.value for m in at.markdown)
     assert heatmap_count(grid(at)) == 6 * 4
-    at.selectbox(key="multihead.task").set_value("toy-translation").run()
+    at.selectbox(key="multi_head_attention.task").set_value("toy-translation").run()
 
 
 def test_shipped_comparison(at):
     if not multihead.RESULTS.exists():
-        pytest.skip("assets/results/multihead.json not measured yet")
+        pytest.skip("assets/results/multi_head_attention.json not measured yet")
     results = multihead.load_results()
     table = next(d.value for d in at.dataframe if "heads h" in d.value.columns)
     assert table.to_dict("records") == multihead.results_rows(results)
-    at.radio(key="multihead.shipped.heads").set_value(8).run()
+    at.radio(key="multi_head_attention.shipped.heads").set_value(8).run()
     assert not at.exception
     probe = [s for s in specs(at) if s["layout"].get("title", {}).get("text", "").startswith("h = 8")]
     assert probe and heatmap_count(probe[0]) == 2 * 8  # two cross-attention layers, eight heads
-    ex4 = next(e for e in multihead.exercises(results) if e.key == "multihead.ex4")
-    at.radio(key="multihead.ex4.answer").set_value(ex4.choices[ex4.answer])
+    ex4 = next(e for e in multihead.exercises(results) if e.key == "multi_head_attention.ex4")
+    at.radio(key="multi_head_attention.ex4.answer").set_value(ex4.choices[ex4.answer])
     at.button(key="FormSubmitter:multihead.ex4.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="multihead.ex1.answer").set_value(64)
+    at.number_input(key="multi_head_attention.ex1.answer").set_value(64)
     at.button(key="FormSubmitter:multihead.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="multihead.ex2.answer").set_value(4 * 512 * 512)
+    at.number_input(key="multi_head_attention.ex2.answer").set_value(4 * 512 * 512)
     at.button(key="FormSubmitter:multihead.ex2.form-Check").click().run()
     assert any("too low" in w.value for w in at.warning)
-    at.radio(key="multihead.ex3.answer").set_value("the same number")
+    at.radio(key="multi_head_attention.ex3.answer").set_value("the same number")
     at.button(key="FormSubmitter:multihead.ex3.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
 
@@ -163,26 +161,26 @@ def test_exercises_are_checked(at):
 def test_train_one_head_stop_it_and_read_a_sentence_with_it(monkeypatch):
     monkeypatch.setattr(multihead, "REPORT_EVERY", 5)  # the first report (and the Stop it waits for) comes sooner
     at = open_page(PAGE)
-    at.radio(key="multihead.live.heads").set_value(1).run()
-    at.button(key="multihead.train.train").click().run()
+    at.radio(key="multi_head_attention.live.heads").set_value(1).run()
+    at.button(key="multi_head_attention.train.train").click().run()
     assert not at.exception
     wait_for_report(at)
-    at.button(key="multihead.train.stop").click().run()
+    at.button(key="multi_head_attention.train.stop").click().run()
     assert wait_for_run(at).startswith("stopped")
     live = [s for s in specs(at) if "fixed example" in s["layout"].get("title", {}).get("text", "")]
     assert live and heatmap_count(live[-1]) == 2  # one head in each of the two cross-attention layers
     at.run()
-    mine = next(o for o in at.radio(key="multihead.use").options if o.startswith("yours"))
-    at.radio(key="multihead.use").set_value(mine).run()
+    mine = next(o for o in at.radio(key="multi_head_attention.use").options if o.startswith("yours"))
+    at.radio(key="multi_head_attention.use").set_value(mine).run()
     assert not at.exception
     assert heatmap_count(grid(at)) == 6 * 1
     assert not any("500 test sentences" in m.value for m in at.markdown)  # no gold check of a student's model
 
 
 def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(multihead, "RESULTS", tmp_path / "multihead.json")
+    monkeypatch.setattr(multihead, "RESULTS", tmp_path / "multi_head_attention.json")
     page = open_page(PAGE)
     assert not page.exception
-    assert any("multihead_results.py" in w.value for w in page.warning)
-    assert "multihead.ex4.answer" not in [r.key for r in page.radio]
-    assert page.button(key="multihead.train.train") is not None
+    assert any("multi_head_attention_results.py" in w.value for w in page.warning)
+    assert "multi_head_attention.ex4.answer" not in [r.key for r in page.radio]
+    assert page.button(key="multi_head_attention.train.train") is not None

@@ -5,25 +5,20 @@ AppTest sessions share Streamlit's session-scoped caches, so a student's run (``
 test: every test that starts one leaves it over, and none assumes there is none.
 """
 
-import json
 import time
 
 import pytest
 
-from lessons import positional
-from tests.live_runs import progress_text, wait_for_run
-from tests.test_pages import open_page, plotly_array, vega_rows
+from lessons import positional_encoding as positional
+from tests.helpers import open_page, plotly_array, progress_text, vega_rows, vega_specs, wait_for_run
+from tests.helpers import plotly_specs as specs
 
-PAGE = "pages/08_positional_encoding.py"
+PAGE = "pages/positional_encoding.py"
 
 
 @pytest.fixture(scope="module")
 def at():
     return open_page(PAGE)
-
-
-def specs(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
 def figure(at, title_part: str) -> dict:
@@ -33,10 +28,6 @@ def figure(at, title_part: str) -> dict:
         if any(title_part in t for t in texts):
             return spec
     raise AssertionError(f"no figure titled {title_part!r}")
-
-
-def vega_specs(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
 
 
 def chart_rows(at, key_field: str) -> list[dict]:
@@ -70,26 +61,26 @@ def test_page_opens_with_every_section_from_shipped_models_and_results(at):
     assert shipped.to_dict("records") == positional.results_rows(positional.load_results())
     # the curves of section 1, the dot product against the offset, and the shipped runs' loss and exact match
     assert len(at.get("vega_lite_chart")) == 4
-    assert at.button(key="positional.train.sinusoidal.train").disabled is False
+    assert at.button(key="positional_encoding.train.sinusoidal.train").disabled is False
 
 
 def test_table_controls(at):
-    at.select_slider(key="positional.d_model").set_value(8).run()
-    at.slider(key="positional.length").set_value(20).run()
+    at.select_slider(key="positional_encoding.d_model").set_value(8).run()
+    at.slider(key="positional_encoding.length").set_value(20).run()
     assert not at.exception
     assert plotly_array(figure(at, "PE for 20 positions × d_model = 8")["data"][0]["z"]).shape == (20, 8)
-    at.multiselect(key="positional.dims").set_value([0, 7]).run()
+    at.multiselect(key="positional_encoding.dims").set_value([0, 7]).run()
     rows = chart_rows(at, "position")
     assert sorted({r["dimension"].split(" (")[0] for r in rows}) == ["dim 0", "dim 7"]
     pe = positional.encoding_table(20, 8)
     assert [r["PE"] for r in rows if r["dimension"].startswith("dim 7 (cos")] == pytest.approx(list(pe[:, 7]))
-    at.multiselect(key="positional.dims").set_value([]).run()
+    at.multiselect(key="positional_encoding.dims").set_value([]).run()
     assert not at.exception and any("at least one dimension" in i.value for i in at.info)
 
 
 def test_similarity_controls(at):
-    at.select_slider(key="positional.sim_d_model").set_value(4).run()
-    at.slider(key="positional.sim_length").set_value(10).run()
+    at.select_slider(key="positional_encoding.sim_d_model").set_value(4).run()
+    at.slider(key="positional_encoding.sim_length").set_value(10).run()
     assert not at.exception
     sim = plotly_array(figure(at, "PE_p · PE_q")["data"][0]["z"])
     assert sim.shape == (10, 10) and sim[0, 0] == pytest.approx(2.0)
@@ -97,9 +88,9 @@ def test_similarity_controls(at):
 
 def test_offset_controls_keep_the_residual_at_rounding_level(at):
     for d, k, pos in ((128, 50, 100), (4, 0, 0), (32, 1, 7)):
-        at.select_slider(key="positional.offset_d_model").set_value(d)
-        at.slider(key="positional.k").set_value(k)
-        at.slider(key="positional.pos").set_value(pos).run()
+        at.select_slider(key="positional_encoding.offset_d_model").set_value(d)
+        at.slider(key="positional_encoding.k").set_value(k)
+        at.slider(key="positional_encoding.pos").set_value(pos).run()
         assert not at.exception
         residual = float(at.metric[0].value)
         assert residual <= 1e-6
@@ -109,28 +100,28 @@ def test_offset_controls_keep_the_residual_at_rounding_level(at):
 
 
 def test_the_students_string_and_every_shuffle(at):
-    at.text_input(key="positional.text").set_value("a3f9").run()
+    at.text_input(key="positional_encoding.text").set_value("a3f9").run()
     assert not at.warning
     for kind in positional.PERMUTATIONS[1:]:  # the first is the default, seen when the page opened
-        at.radio(key="positional.permutation").set_value(kind).run()
+        at.radio(key="positional_encoding.permutation").set_value(kind).run()
         assert not at.exception
         rows = equivariance_table(at).to_dict("records")
         assert rows[0]["equivariant?"] == "yes" and rows[1]["equivariant?"] == "no"
     shuffled = at.markdown[[m.value.startswith("The string") for m in at.markdown].index(True)].value
-    at.number_input(key="positional.shuffle_seed").set_value(5).run()
+    at.number_input(key="positional_encoding.shuffle_seed").set_value(5).run()
     assert not at.exception
     assert at.markdown[[m.value.startswith("The string") for m in at.markdown].index(True)].value != shuffled
     for encoding in ("sinusoidal", "learned"):
-        at.radio(key="positional.attention_of").set_value(encoding).run()
+        at.radio(key="positional_encoding.attention_of").set_value(encoding).run()
         pair = figure(at, "rows and columns put back")
         assert pair["layout"]["annotations"][0]["text"].startswith(positional.LABELS[encoding])
         assert plotly_array(pair["data"][0]["z"]).shape == (5, 5)  # "a3f9" and the end of the string
 
 
 def test_bad_strings_warn_and_keep_the_last_good_one(at):
-    at.text_input(key="positional.text").set_value("a3f9").run()
+    at.text_input(key="positional_encoding.text").set_value("a3f9").run()
     for bad in ["", "<b>x</b>", "😀😀", "שלום עולם", "abcdefghijklmnop", "x" * 5000]:
-        at.text_input(key="positional.text").set_value(bad).run()
+        at.text_input(key="positional_encoding.text").set_value(bad).run()
         assert not at.exception
         assert at.warning and "last string that worked" in at.warning[0].value, bad
         labels = figure(at, "rows and columns put back")["layout"]["xaxis"]["ticktext"]
@@ -138,20 +129,22 @@ def test_bad_strings_warn_and_keep_the_last_good_one(at):
 
 
 def test_curves_against_seconds(at):
-    at.radio(key="positional.axis").set_value("seconds").run()
+    at.radio(key="positional_encoding.axis").set_value("seconds").run()
     assert not at.exception
     assert any(spec["encoding"]["x"]["field"] == "seconds" for spec in vega_specs(at) if "encoding" in spec)
 
 
 def test_exercises_are_checked(at):
     exercises = {ex.key: ex for ex in positional.exercises(positional.load_results(), positional.load_model("none")[0])}
-    at.number_input(key="positional.ex1.answer").set_value(round(exercises["positional.ex1"].answer, 3))
+    at.number_input(key="positional_encoding.ex1.answer").set_value(
+        round(exercises["positional_encoding.ex1"].answer, 3)
+    )
     at.button(key="FormSubmitter:positional.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="positional.ex2.answer").set_value(2.0)
+    at.number_input(key="positional_encoding.ex2.answer").set_value(2.0)
     at.button(key="FormSubmitter:positional.ex2.form-Check").click().run()
     assert any("too high" in w.value for w in at.warning)
-    for key in ("positional.ex3", "positional.ex4"):
+    for key in ("positional_encoding.ex3", "positional_encoding.ex4"):
         ex = exercises[key]
         at.radio(key=f"{key}.answer").set_value(ex.choices[ex.answer])
         at.button(key=f"FormSubmitter:{key}.form-Check").click().run()
@@ -160,21 +153,21 @@ def test_exercises_are_checked(at):
 
 def test_live_training_reports_stops_and_replays(at):
     """One run covers the panel: Train, live reports, Stop, Train offered again, the replay slider."""
-    at.selectbox(key="positional.live_encoding").set_value("learned").run()
-    at.select_slider(key="positional.budget").set_value(60).run()
-    at.button(key="positional.train.learned.train").click().run()
+    at.selectbox(key="positional_encoding.live_encoding").set_value("learned").run()
+    at.select_slider(key="positional_encoding.budget").set_value(60).run()
+    at.button(key="positional_encoding.train.learned.train").click().run()
     assert not at.exception
     deadline = time.monotonic() + 120
     while " step " not in progress_text(at) or int(progress_text(at).split(" step ")[1].split()[0]) < 20:
         assert time.monotonic() < deadline, f"no second report: {progress_text(at)!r}"
         time.sleep(0.3)
         at.run()
-    assert at.button(key="positional.train.learned.train").disabled  # one run at a time
-    at.button(key="positional.train.learned.stop").click().run()
+    assert at.button(key="positional_encoding.train.learned.train").disabled  # one run at a time
+    at.button(key="positional_encoding.train.learned.stop").click().run()
     assert wait_for_run(at, timeout=60).startswith("stopped")
     at.run()  # the panel drew its buttons before the stop took effect: the next rerun offers Train again
-    assert at.button(key="positional.train.learned.train").disabled is False
-    replay = at.slider(key="positional.train.learned.replay")
+    assert at.button(key="positional_encoding.train.learned.train").disabled is False
+    replay = at.slider(key="positional_encoding.train.learned.replay")
     assert replay.max >= 2
     replay.set_value(1).run()
     assert not at.exception
@@ -183,9 +176,9 @@ def test_live_training_reports_stops_and_replays(at):
 
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(positional, "RESULTS", tmp_path / "positional.json")
+    monkeypatch.setattr(positional, "RESULTS", tmp_path / "positional_encoding.json")
     at = open_page(PAGE)
     assert not at.exception
-    assert at.warning and "positional_results.py" in at.warning[0].value
-    assert "positional.ex4.answer" not in [r.key for r in at.radio]
+    assert at.warning and "positional_encoding_results.py" in at.warning[0].value
+    assert "positional_encoding.ex4.answer" not in [r.key for r in at.radio]
     assert len(at.get("vega_lite_chart")) == 2  # sections 1 and 2's curves; no shipped runs to draw

@@ -2,9 +2,9 @@
 
 import json
 
-from tests.test_pages import open_page, plotly_array
+from tests.helpers import open_page, plotly_array
 
-QKV = "pages/05_queries_keys_values.py"
+QKV = "pages/queries_keys_values.py"
 STRIPS = ["Q = XW^Q", "K = XW^K", "V = XW^V"]
 
 
@@ -16,15 +16,15 @@ def figure_titles(at) -> list[str]:
 def test_the_matrices_are_drawn_only_while_their_expander_is_open():
     at = open_page(QKV)
     assert not any(title in figure_titles(at) for title in STRIPS)  # closed: moving d_k redraws one heatmap only
-    at.session_state["qkv.show_matrices"] = True
-    at.select_slider(key="qkv.matrix_d_k").set_value(4).run()
+    at.session_state["queries_keys_values.show_matrices"] = True
+    at.select_slider(key="queries_keys_values.matrix_d_k").set_value(4).run()
     assert not at.exception, at.exception
     specs = {(spec["layout"].get("title") or {}).get("text"): spec for spec in map(json.loads, (
         chart.proto.spec for chart in at.get("plotly_chart")))}  # fmt: skip
-    tokens = at.session_state["qkv.tokens"]
+    tokens = at.session_state["queries_keys_values.tokens"]
     for title in STRIPS:
         assert plotly_array(specs[title]["data"][0]["z"]).shape == (len(tokens), 4)  # one row per token, d_k columns
         assert specs[title]["layout"]["xaxis"]["title"]["text"] == "dimension"
-    at.session_state["qkv.show_matrices"] = False
+    at.session_state["queries_keys_values.show_matrices"] = False
     at.run()
     assert not any(title in figure_titles(at) for title in STRIPS)

@@ -6,16 +6,10 @@ import numpy as np
 import pytest
 
 from lessons import rnn_cells
-from tests.live_runs import train_and_stop_at_once, wait_for_run
-from tests.test_pages import open_page, plotly_array
+from tests.helpers import open_page, plotly_array, train_and_stop_at_once, wait_for_run
 
-PAGE = "pages/01_rnn_cells.py"
+PAGE = "pages/rnn_cells.py"
 KEPT = "Showing the last sentence that worked"
-
-
-@pytest.fixture
-def at():
-    return open_page(PAGE)
 
 
 def cell_figure(at) -> dict:
@@ -28,9 +22,9 @@ def cell_figure(at) -> dict:
 def test_page_opens_on_the_lecture_sentence_fully_read(at):
     assert not at.exception
     assert at.title[0].value == "RNN cells"
-    tokens = at.session_state["rnn.tokens"]
+    tokens = at.session_state["rnn_cells.tokens"]
     assert tokens == rnn_cells.parse_sentence(rnn_cells.DEFAULT_SENTENCE).tokens
-    assert at.slider(key="rnn.step").value == len(tokens)
+    assert at.slider(key="rnn_cells.step").value == len(tokens)
     fig = cell_figure(at)
     assert [d["type"] for d in fig["data"]] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"]) + ["scatter"]  # + outline
     assert f"step {len(tokens)} of {len(tokens)}" in fig["layout"]["title"]["text"]
@@ -40,7 +34,7 @@ def test_page_opens_on_the_lecture_sentence_fully_read(at):
 
 @pytest.mark.parametrize("kind", list(rnn_cells.CELLS))
 def test_each_cell_draws_its_own_gates(at, kind):
-    at.radio(key="rnn.kind").set_value(kind).run()
+    at.radio(key="rnn_cells.kind").set_value(kind).run()
     assert not at.exception
     fig = cell_figure(at)
     assert sum(d["type"] == "heatmap" for d in fig["data"]) == len(rnn_cells.PANELS[kind])
@@ -48,47 +42,47 @@ def test_each_cell_draws_its_own_gates(at, kind):
 
 
 def test_hidden_size_and_seed_change_the_figure(at):
-    T = len(at.session_state["rnn.tokens"])
+    T = len(at.session_state["rnn_cells.tokens"])
     before = plotly_array(cell_figure(at)["data"][0]["z"])
     for h in (2, 4, 16, 32):
-        at.select_slider(key="rnn.hidden").set_value(h).run()
+        at.select_slider(key="rnn_cells.hidden").set_value(h).run()
         assert not at.exception
         assert plotly_array(cell_figure(at)["data"][0]["z"]).shape == (h, T)
-    at.select_slider(key="rnn.hidden").set_value(8).run()
+    at.select_slider(key="rnn_cells.hidden").set_value(8).run()
     assert np.array_equal(plotly_array(cell_figure(at)["data"][0]["z"]), before)
-    at.number_input(key="rnn.seed").set_value(7).run()
+    at.number_input(key="rnn_cells.seed").set_value(7).run()
     assert not at.exception
     assert not np.array_equal(plotly_array(cell_figure(at)["data"][0]["z"]), before)
 
 
 def test_step_buttons_and_slider_move_through_the_sentence_and_stop_at_the_ends(at):
-    T = len(at.session_state["rnn.tokens"])
-    at.button(key="rnn.next").click().run()
-    assert at.slider(key="rnn.step").value == T  # already at the end
-    at.slider(key="rnn.step").set_value(2).run()
+    T = len(at.session_state["rnn_cells.tokens"])
+    at.button(key="rnn_cells.next").click().run()
+    assert at.slider(key="rnn_cells.step").value == T  # already at the end
+    at.slider(key="rnn_cells.step").set_value(2).run()
     assert "step 2 of" in cell_figure(at)["layout"]["title"]["text"]
-    at.button(key="rnn.back").click().run()
-    assert at.slider(key="rnn.step").value == 1
-    at.button(key="rnn.back").click().run()
-    assert at.slider(key="rnn.step").value == 1
-    at.button(key="rnn.next").click().run()
-    assert at.slider(key="rnn.step").value == 2
+    at.button(key="rnn_cells.back").click().run()
+    assert at.slider(key="rnn_cells.step").value == 1
+    at.button(key="rnn_cells.back").click().run()
+    assert at.slider(key="rnn_cells.step").value == 1
+    at.button(key="rnn_cells.next").click().run()
+    assert at.slider(key="rnn_cells.step").value == 2
     assert not at.exception
     z = plotly_array(cell_figure(at)["data"][0]["z"])
     assert np.isnan(z[:, 2:]).all() and not np.isnan(z[:, :2]).any()  # tokens not read yet are blank
 
 
 def test_a_new_sentence_is_read_from_start_to_end(at):
-    at.slider(key="rnn.step").set_value(3).run()
-    at.text_input(key="rnn.sentence").set_value("Jane visite l'Afrique en septembre").run()
+    at.slider(key="rnn_cells.step").set_value(3).run()
+    at.text_input(key="rnn_cells.sentence").set_value("Jane visite l'Afrique en septembre").run()
     assert not at.exception and not at.warning
-    assert at.session_state["rnn.tokens"] == ("Jane", "visite", "l'Afrique", "en", "septembre")
-    assert at.slider(key="rnn.step").value == 5
-    at.text_input(key="rnn.sentence").set_value("Hello").run()  # one token: no step slider to draw
+    assert at.session_state["rnn_cells.tokens"] == ("Jane", "visite", "l'Afrique", "en", "septembre")
+    assert at.slider(key="rnn_cells.step").value == 5
+    at.text_input(key="rnn_cells.sentence").set_value("Hello").run()  # one token: no step slider to draw
     assert not at.exception
     assert "step 1 of 1" in cell_figure(at)["layout"]["title"]["text"]
-    at.text_input(key="rnn.sentence").set_value("I like pizza").run()
-    assert not at.exception and at.slider(key="rnn.step").value == 3
+    at.text_input(key="rnn_cells.sentence").set_value("I like pizza").run()
+    assert not at.exception and at.slider(key="rnn_cells.step").value == 3
 
 
 HOSTILE = [
@@ -105,19 +99,19 @@ HOSTILE = [
 
 @pytest.mark.parametrize("bad", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_sentences_warn_and_keep_the_last_good_one(at, bad):
-    at.text_input(key="rnn.sentence").set_value("I like pizza").run()
-    at.text_input(key="rnn.sentence").set_value(bad).run()
+    at.text_input(key="rnn_cells.sentence").set_value("I like pizza").run()
+    at.text_input(key="rnn_cells.sentence").set_value(bad).run()
     assert not at.exception
     assert at.warning and KEPT in at.warning[0].value
-    assert at.session_state["rnn.tokens"] == ("I", "like", "pizza")
+    assert at.session_state["rnn_cells.tokens"] == ("I", "like", "pizza")
     assert "step 3 of 3" in cell_figure(at)["layout"]["title"]["text"]
     assert "<script>" not in at.warning[0].value and "javascript" not in at.warning[0].value
 
 
 def test_markdown_link_syntax_is_read_as_plain_punctuation_tokens(at):
-    at.text_input(key="rnn.sentence").set_value("[click](javascript:alert(1))").run()
+    at.text_input(key="rnn_cells.sentence").set_value("[click](javascript:alert(1))").run()
     assert not at.exception and not at.warning  # brackets are punctuation; tokens only reach escaped chart labels
-    assert at.session_state["rnn.tokens"][:3] == ("[", "click", "]")
+    assert at.session_state["rnn_cells.tokens"][:3] == ("[", "click", "]")
 
 
 def summary_of(at) -> str:
@@ -127,28 +121,28 @@ def summary_of(at) -> str:
 
 def test_gradient_controls_rerun_and_tell_what_the_numbers_show(at):
     assert "RNN's gradient is the smallest" in summary_of(at)
-    at.slider(key="rnn.length").set_value(30).run()
-    at.slider(key="rnn.gate_bias").set_value(3.0).run()
+    at.slider(key="rnn_cells.length").set_value(30).run()
+    at.slider(key="rnn_cells.gate_bias").set_value(3.0).run()
     assert not at.exception
     assert "At distance 29" in summary_of(at) and "Γ_f = 0.9" in summary_of(at)
-    at.select_slider(key="rnn.scale").set_value(4.0).run()
+    at.select_slider(key="rnn_cells.scale").set_value(4.0).run()
     assert not at.exception
     assert "explodes instead of vanishing" in summary_of(at)
-    at.select_slider(key="rnn.scale").set_value(0.5).run()
+    at.select_slider(key="rnn_cells.scale").set_value(0.5).run()
     assert not at.exception and "explodes" not in summary_of(at)
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="rnn.ex1.answer").set_value(0.67)
+    at.number_input(key="rnn_cells.ex1.answer").set_value(0.67)
     at.button(key="FormSubmitter:rnn.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="rnn.ex2.answer").set_value(0.9)
+    at.number_input(key="rnn_cells.ex2.answer").set_value(0.9)
     at.button(key="FormSubmitter:rnn.ex2.form-Check").click().run()
     assert any("too high" in w.value for w in at.warning)
-    at.radio(key="rnn.ex3.answer").set_value("RNN")
+    at.radio(key="rnn_cells.ex3.answer").set_value("RNN")
     at.button(key="FormSubmitter:rnn.ex3.form-Check").click().run()
     assert sum(s.value.startswith("Right") for s in at.success) == 1  # ex1's feedback is gone after the rerun
-    at.radio(key="rnn.ex4.answer").set_value("one-to-many")
+    at.radio(key="rnn_cells.ex4.answer").set_value("one-to-many")
     at.button(key="FormSubmitter:rnn.ex4.form-Check").click().run()
     assert not at.exception and any("outputs" in w.value for w in at.warning)
 
@@ -164,7 +158,7 @@ def figure_titled(at, start: str) -> dict:
 
 
 def test_the_shipped_table_is_shown_at_once_and_says_how_it_was_made(at):
-    from lessons import rnn_training
+    from lessons.rnn_cells import training as rnn_training
 
     results = rnn_training.load_results()
     spec = figure_titled(at, "Held-out accuracy after training")
@@ -172,14 +166,14 @@ def test_the_shipped_table_is_shown_at_once_and_says_how_it_was_made(at):
     assert [d["name"] for d in lines] == list(rnn_training.KINDS)
     assert lines[0]["y"] == [results.median("RNN", d) for d in results.distances]
     assert any(m.value == rnn_training.results_summary(results) for m in at.markdown)
-    assert any("scripts/rnn_results.py" in c.value for c in at.caption)
-    assert at.button(key="rnn.train.train").disabled is False
+    assert any("scripts/rnn_cells_results.py" in c.value for c in at.caption)
+    assert at.button(key="rnn_cells.train.train").disabled is False
 
 
 def test_train_with_a_tiny_budget_trains_the_three_and_replays(at):
-    at.select_slider(key="rnn.train.distance").set_value(10).run()
-    at.select_slider(key="rnn.train.budget").set_value(5).run()
-    at.button(key="rnn.train.train").click().run()
+    at.select_slider(key="rnn_cells.train.distance").set_value(10).run()
+    at.select_slider(key="rnn_cells.train.budget").set_value(5).run()
+    at.button(key="rnn_cells.train.train").click().run()
     assert not at.exception
     assert wait_for_run(at).startswith("done")
     curves = figure_titled(at, "Held-out accuracy while it trains")
@@ -187,32 +181,32 @@ def test_train_with_a_tiny_budget_trains_the_three_and_replays(at):
     gates = figure_titled(at, "Keep gates on one fixed example")
     assert [d["type"] for d in gates["data"]] == ["heatmap", "heatmap"]
     assert plotly_array(gates["data"][1]["z"]).shape == (16, 11)  # H units × (cat + 10 distractors)
-    replay = at.slider(key="rnn.train.replay")  # seed 0 at T = 10: the RNN needs a second report
+    replay = at.slider(key="rnn_cells.train.replay")  # seed 0 at T = 10: the RNN needs a second report
     assert replay.value == replay.max >= 2
     replay.set_value(1).run()
     assert not at.exception and "at step 25" in figure_titled(at, "Keep gates")["layout"]["title"]["text"]
 
 
 def test_stop_ends_the_run_and_train_is_offered_again(at):
-    at.select_slider(key="rnn.train.distance").set_value(40).run()
-    train_and_stop_at_once(at, "rnn.train")
+    at.select_slider(key="rnn_cells.train.distance").set_value(40).run()
+    train_and_stop_at_once(at, "rnn_cells.train")
 
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    from lessons import rnn_training
+    from lessons.rnn_cells import training as rnn_training
 
-    monkeypatch.setattr(rnn_training, "RESULTS", tmp_path / "rnn.json")
+    monkeypatch.setattr(rnn_training, "RESULTS", tmp_path / "rnn_cells.json")
     at = open_page(PAGE)
     assert not at.exception
-    assert any("rnn_results.py" in w.value for w in at.warning)
-    assert at.button(key="rnn.train.train").disabled is False
+    assert any("rnn_cells_results.py" in w.value for w in at.warning)
+    assert at.button(key="rnn_cells.train.train").disabled is False
 
 
 @pytest.mark.browser
 def test_in_a_browser_training_redraws_the_gates_and_survives_a_click_elsewhere(page, streamlit_server):
     import re
 
-    from tests.test_browser import assert_no_exception, goto, watch_redraws
+    from tests.helpers import assert_no_exception, goto, watch_redraws
 
     goto(page, f"{streamlit_server}/rnn_cells")
     distance = page.locator("[data-testid=stSlider]", has_text="Distance T").get_by_role("slider")

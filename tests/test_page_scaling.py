@@ -12,20 +12,21 @@ import math
 import numpy as np
 import pytest
 
-from lessons import scaling, scoring
-from tests.live_runs import RUN_OVER, progress_text, rerun_until, wait_for_run
-from tests.test_pages import open_page, plotly_array, vega_rows
+from lessons import scaling
+from lessons import scoring_functions as scoring
+from tests.helpers import (
+    RUN_OVER,
+    markdown_starting,
+    open_page,
+    plotly_array,
+    progress_text,
+    rerun_until,
+    vega_rows,
+    wait_for_run,
+)
+from tests.helpers import plotly_specs as figures
 
-PAGE = "pages/06_scaling.py"
-
-
-@pytest.fixture
-def at():
-    return open_page(PAGE)
-
-
-def figures(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+PAGE = "pages/scaling.py"
 
 
 def figure(at, title_start: str) -> dict:
@@ -60,10 +61,6 @@ def variance_trace(at) -> np.ndarray:
 
 def trained(at) -> dict:
     return figure(at, scaling.LABELS["dot"] + " · ")
-
-
-def markdown_starting(at, start: str) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith(start))
 
 
 def test_page_opens_with_every_figure_and_the_pretrained_models(at):
@@ -187,9 +184,9 @@ def test_train_stop_and_look_at_your_own_models(at):
 
 
 def test_missing_shipped_files_get_messages_and_the_rest_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(scoring, "RESULTS", tmp_path / "scoring.json")
+    monkeypatch.setattr(scoring, "RESULTS", tmp_path / "scoring_functions.json")
     at = open_page(PAGE)
     assert not at.exception
-    assert any("scoring_results.py" in w.value for w in at.warning)
+    assert any("scoring_functions_results.py" in w.value for w in at.warning)
     assert not any(m.value.startswith("The same two models raced") for m in at.markdown)
     assert one_query_map(at).shape[0] == len(scaling.HEATMAP_DS)

@@ -10,20 +10,10 @@ import re
 
 import pytest
 
-from lessons import scoring
-from tests.live_runs import train_and_stop_at_once, wait_for_run
-from tests.test_pages import open_page, vega_rows
+from lessons import scoring_functions as scoring
+from tests.helpers import open_page, plotly_specs, train_and_stop_at_once, vega_rows, wait_for_run
 
-PAGE = "pages/04_scoring_functions.py"
-
-
-@pytest.fixture
-def at():
-    return open_page(PAGE)
-
-
-def plotly_specs(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+PAGE = "pages/scoring_functions.py"
 
 
 def figure_with(at, trace_type: str, count: int) -> dict:
@@ -61,33 +51,33 @@ def test_page_opens_with_the_example_and_the_shipped_race(at):
     every_seed = at.dataframe[2].value
     assert len(every_seed) == 4 * len(results.meta["seeds"])
     assert len(at.get("vega_lite_chart")) == 5  # the scores, spread and peak of the scaling, loss and exact match
-    assert at.button(key="scoring.race.train").disabled is False
+    assert at.button(key="scoring_functions.race.train").disabled is False
 
 
 def test_size_keys_and_seed_change_the_example(at):
     before = example_table(at)
-    at.select_slider(key="scoring.d").set_value(512).run()
+    at.select_slider(key="scoring_functions.d").set_value(512).run()
     assert not at.exception
     assert list(example_table(at)["parameters (d = 512)"])[2] == 512 * 512
-    at.slider(key="scoring.keys").set_value(12).run()
+    at.slider(key="scoring_functions.keys").set_value(12).run()
     assert {r["key"] for r in score_bars(at)} == {f"k{i + 1}" for i in range(12)}
-    at.select_slider(key="scoring.d").set_value(16).run()
-    at.slider(key="scoring.keys").set_value(5).run()
+    at.select_slider(key="scoring_functions.d").set_value(16).run()
+    at.slider(key="scoring_functions.keys").set_value(5).run()
     assert example_table(at).equals(before)
-    at.number_input(key="scoring.seed").set_value(7).run()
+    at.number_input(key="scoring_functions.seed").set_value(7).run()
     assert not at.exception
     assert not example_table(at).equals(before)
 
 
 def test_a_query_copied_from_a_key_is_found_and_reset_when_the_key_goes(at):
-    at.select_slider(key="scoring.d").set_value(64).run()
-    at.selectbox(key="scoring.query").set_value("a copy of k5").run()
+    at.select_slider(key="scoring_functions.d").set_value(64).run()
+    at.selectbox(key="scoring_functions.query").set_value("a copy of k5").run()
     rows = {r["score"]: r for r in example_table(at).to_dict("records")}
     assert rows["dot"]["on key"] == rows["scaled dot"]["on key"] == "k5 = q"
-    at.slider(key="scoring.keys").set_value(3).run()
+    at.slider(key="scoring_functions.keys").set_value(3).run()
     assert not at.exception
     assert at.info and "only 3 keys" in at.info[0].value
-    assert at.selectbox(key="scoring.query").value == "a random vector"
+    assert at.selectbox(key="scoring_functions.query").value == "a random vector"
     assert "k5 = q" not in str(example_table(at).to_dict("records"))
 
 
@@ -96,42 +86,42 @@ def test_curves_can_be_drawn_against_seconds(at):
         return [json.loads(c.proto.spec)["encoding"]["x"]["field"] for c in at.get("vega_lite_chart")[1:]]
 
     assert x_fields()[2:] == ["step", "step"]  # after the example's scores and the two scaling charts
-    at.radio(key="scoring.axis").set_value("seconds").run()
+    at.radio(key="scoring_functions.axis").set_value("seconds").run()
     assert not at.exception
     assert x_fields()[2:] == ["seconds", "seconds"]
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="scoring.ex1.answer").set_value(2.0)
+    at.number_input(key="scoring_functions.ex1.answer").set_value(2.0)
     at.button(key="FormSubmitter:scoring.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="scoring.ex3.answer").set_value(64)
+    at.number_input(key="scoring_functions.ex3.answer").set_value(64)
     at.button(key="FormSubmitter:scoring.ex3.form-Check").click().run()
     assert any("too low" in w.value for w in at.warning)
-    at.radio(key="scoring.ex2.answer").set_value("only bilinear and additive")
+    at.radio(key="scoring_functions.ex2.answer").set_value("only bilinear and additive")
     at.button(key="FormSubmitter:scoring.ex2.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    ex4 = next(e for e in scoring.exercises(scoring.load_results()) if e.key == "scoring.ex4")
-    at.radio(key="scoring.ex4.answer").set_value(ex4.choices[ex4.answer])
+    ex4 = next(e for e in scoring.exercises(scoring.load_results()) if e.key == "scoring_functions.ex4")
+    at.radio(key="scoring_functions.ex4.answer").set_value(ex4.choices[ex4.answer])
     at.button(key="FormSubmitter:scoring.ex4.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    at.radio(key="scoring.ex4.answer").set_value(ex4.choices[ex4.answer - 1])
+    at.radio(key="scoring_functions.ex4.answer").set_value(ex4.choices[ex4.answer - 1])
     at.button(key="FormSubmitter:scoring.ex4.form-Check").click().run()
     assert not at.success and at.warning
 
 
 def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
-    at.select_slider(key="scoring.budget").set_value(3).run()
-    at.button(key="scoring.race.train").click().run()
+    at.select_slider(key="scoring_functions.budget").set_value(3).run()
+    at.button(key="scoring_functions.race.train").click().run()
     assert not at.exception
     at.run()
-    assert at.button(key="scoring.race.train").disabled  # one race at a time
+    assert at.button(key="scoring_functions.race.train").disabled  # one race at a time
     assert wait_for_run(at).startswith("done")
-    assert at.button(key="scoring.race.train").disabled is False
+    assert at.button(key="scoring_functions.race.train").disabled is False
     table = at.dataframe[-1].value
     assert list(table["score"]) == [scoring.LABELS[s] for s in scoring.SCORES]
     assert "–" not in set(table["test exact"])  # every model finished and was checked
-    replay = at.slider(key="scoring.race.replay")
+    replay = at.slider(key="scoring_functions.race.replay")
     assert replay.value == replay.max > 4
     replay.set_value(1).run()
     assert not at.exception
@@ -141,28 +131,28 @@ def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
 
 
 def test_stop_ends_the_race_and_train_is_offered_again(at):
-    at.select_slider(key="scoring.budget").set_value(15).run()
-    train_and_stop_at_once(at, "scoring.race")
+    at.select_slider(key="scoring_functions.budget").set_value(15).run()
+    train_and_stop_at_once(at, "scoring_functions.race")
     assert set(at.dataframe[-1].value["test exact"]) == {"–"}  # no final checks on stopped models
 
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(scoring, "RESULTS", tmp_path / "scoring.json")
+    monkeypatch.setattr(scoring, "RESULTS", tmp_path / "scoring_functions.json")
     at = open_page(PAGE)
     assert not at.exception
-    assert at.warning and "scoring_results.py" in at.warning[0].value
+    assert at.warning and "scoring_functions_results.py" in at.warning[0].value
     assert not any("parameters" in df.value.columns for df in at.dataframe)  # no shipped table
     assert not any(len(spec["data"]) == 4 and "seed" in spec["layout"]["annotations"][0]["text"]
                    for spec in plotly_specs(at) if spec["data"][0]["type"] == "heatmap")  # fmt: skip
-    assert "scoring.ex4.answer" not in [r.key for r in at.radio]
-    (tmp_path / "scoring.json").write_text("{}", encoding="utf-8")
+    assert "scoring_functions.ex4.answer" not in [r.key for r in at.radio]
+    (tmp_path / "scoring_functions.json").write_text("{}", encoding="utf-8")
     at = open_page(PAGE)
     assert at.warning and "must have models" in at.warning[0].value
 
 
 @pytest.mark.browser
 def test_in_a_browser_the_race_redraws_its_maps_and_survives_a_click_elsewhere(page, streamlit_server):
-    from tests.test_browser import assert_no_exception, goto, watch_redraws
+    from tests.helpers import assert_no_exception, goto, watch_redraws
 
     goto(page, f"{streamlit_server}/scoring_functions")
     budget = page.locator("[data-testid=stSlider]", has_text="Seconds per model").get_by_role("slider")

@@ -1,26 +1,17 @@
 """The bottleneck page under AppTest: every control, hostile strings, one Train for both models and Stop, exercises."""
 
 import html
-import json
 
 import numpy as np
 import pytest
 
-from lessons import bottleneck
-from lessons.live import TrainingRun
-from tests.test_pages import open_page, plotly_array
+from lessons import seq2seq_bottleneck as bottleneck
+from lessons.common.live import TrainingRun
+from tests.helpers import plotly_array
+from tests.helpers import plotly_specs as figures
 
-PAGE = "pages/02_seq2seq_bottleneck.py"
+PAGE = "pages/seq2seq_bottleneck.py"
 KEPT = "Showing the last string that worked"
-
-
-@pytest.fixture
-def at():
-    return open_page(PAGE)
-
-
-def figures(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
 def figure(at, title_start: str) -> dict:
@@ -67,15 +58,15 @@ def test_page_opens_with_the_squeeze_the_shipped_curves_and_the_exercises(at):
 
 
 def test_a_new_string_is_read_and_hostile_ones_keep_the_last_good_one(at):
-    at.text_input(key="bottleneck.text").set_value("Attention").run()
+    at.text_input(key="seq2seq_bottleneck.text").set_value("Attention").run()
     assert not at.exception and not at.warning
-    assert at.session_state["bottleneck.kept"] == "attention"
+    assert at.session_state["seq2seq_bottleneck.kept"] == "attention"
     assert states_labels(at)[-1] == "h10 · </s>"
     for bad in ["", "   ", "🙂🙂", "<>!?"]:
-        at.text_input(key="bottleneck.text").set_value(bad).run()
+        at.text_input(key="seq2seq_bottleneck.text").set_value(bad).run()
         assert not at.exception
         assert at.warning and KEPT in at.warning[0].value
-        assert at.session_state["bottleneck.kept"] == "attention"
+        assert at.session_state["seq2seq_bottleneck.kept"] == "attention"
         assert states_labels(at)[-1] == "h10 · </s>"
 
 
@@ -89,7 +80,7 @@ def test_a_new_string_is_read_and_hostile_ones_keep_the_last_good_one(at):
     ],
 )
 def test_long_or_odd_strings_are_used_with_a_note(at, typed, note):
-    at.text_input(key="bottleneck.text").set_value(typed).run()
+    at.text_input(key="seq2seq_bottleneck.text").set_value(typed).run()
     assert not at.exception and not at.warning
     assert at.info and note in at.info[0].value
     assert len(states_labels(at)) <= bottleneck.MAX_LEN + 1
@@ -99,7 +90,7 @@ def test_long_or_odd_strings_are_used_with_a_note(at, typed, note):
 
 def test_the_demo_context_size_changes_the_vector_not_the_rows(at):
     for d in bottleneck.CONTEXT_SIZES:
-        at.select_slider(key="bottleneck.demo_d").set_value(d).run()
+        at.select_slider(key="seq2seq_bottleneck.demo_d").set_value(d).run()
         assert not at.exception
         states, context, _ = figure(at, "Encoder states")["data"]
         assert plotly_array(states["z"]).shape == (19, d) and plotly_array(context["z"]).shape == (1, d)
@@ -108,11 +99,11 @@ def test_the_demo_context_size_changes_the_vector_not_the_rows(at):
 def test_the_experiment_controls_redraw_the_curves_and_the_summary(at):
     results = bottleneck.load_results()
     for d in bottleneck.CONTEXT_SIZES:
-        at.select_slider(key="bottleneck.d").set_value(d).run()
+        at.select_slider(key="seq2seq_bottleneck.d").set_value(d).run()
         assert not at.exception
         assert summary_of(at) == bottleneck.summary(results, d, "exact_match")
         figure(at, f"exact match by source length, D = {d}")
-    at.radio(key="bottleneck.metric").set_value("token_accuracy").run()
+    at.radio(key="seq2seq_bottleneck.metric").set_value("token_accuracy").run()
     assert not at.exception
     curves = figure(at, f"token accuracy by source length, D = {bottleneck.CONTEXT_SIZES[-1]}")
     expected = results.run("gru-none", bottleneck.CONTEXT_SIZES[-1]).accuracy.token_accuracy
@@ -121,21 +112,21 @@ def test_the_experiment_controls_redraw_the_curves_and_the_summary(at):
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="bottleneck.ex1.answer").set_value(32)
+    at.number_input(key="seq2seq_bottleneck.ex1.answer").set_value(32)
     at.button(key="FormSubmitter:bottleneck.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="bottleneck.ex2.answer").set_value(32)
+    at.number_input(key="seq2seq_bottleneck.ex2.answer").set_value(32)
     at.button(key="FormSubmitter:bottleneck.ex2.form-Check").click().run()
     assert any("too low" in w.value for w in at.warning)
     reach = bottleneck.longest_length_above(bottleneck.load_results().run("gru-none", 64).accuracy)
-    at.number_input(key="bottleneck.ex3.answer").set_value(reach)
+    at.number_input(key="seq2seq_bottleneck.ex3.answer").set_value(reach)
     at.button(key="FormSubmitter:bottleneck.ex3.form-Check").click().run()
     assert any(s.value.startswith(f"Right: {reach:.3f}") for s in at.success)
-    options = at.radio(key="bottleneck.ex4.answer").options
-    at.radio(key="bottleneck.ex4.answer").set_value(options[1])
+    options = at.radio(key="seq2seq_bottleneck.ex4.answer").options
+    at.radio(key="seq2seq_bottleneck.ex4.answer").set_value(options[1])
     at.button(key="FormSubmitter:bottleneck.ex4.form-Check").click().run()
     assert any("same D" in w.value for w in at.warning)
-    at.radio(key="bottleneck.ex4.answer").set_value(options[0])
+    at.radio(key="seq2seq_bottleneck.ex4.answer").set_value(options[0])
     at.button(key="FormSubmitter:bottleneck.ex4.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
     assert not at.exception
@@ -173,9 +164,9 @@ def dashed(fig: dict) -> dict[str, np.ndarray]:
 
 
 def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the_replay(at, started, tiny):
-    at.select_slider(key="bottleneck.train_d").set_value(16).run()
-    at.number_input(key="bottleneck.seed").set_value(3).run()
-    at.button(key="bottleneck.train.train").click().run()
+    at.select_slider(key="seq2seq_bottleneck.train_d").set_value(16).run()
+    at.number_input(key="seq2seq_bottleneck.seed").set_value(3).run()
+    at.button(key="seq2seq_bottleneck.train.train").click().run()
     assert not at.exception
     assert len(started) == 1, "one click, one run for both models"
     run = started[0]
@@ -189,8 +180,8 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
     assert run.latest.seed == 3
     at.run()
     assert not at.exception
-    assert not at.button(key="bottleneck.train.train").disabled
-    assert at.slider(key="bottleneck.train.replay").value == 4
+    assert not at.button(key="seq2seq_bottleneck.train.train").disabled
+    assert at.slider(key="seq2seq_bottleneck.train.replay").value == 4
     # the last report: both models' length curves, dashed, over the shipped ones at the same D
     lengths = figure(at, "Exact match by source length: yours (dashed) and shipped (solid), D = 16")
     assert [t["name"] for t in lengths["data"]][:2] == [
@@ -210,12 +201,12 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
     assert any("no heatmap to draw" in c.value for c in at.caption)
     assert [b.proto.label for b in at.get("download_button")].count("Replay as GIF") == 1
     # scrub back to the first report: only the model with attention had started
-    at.slider(key="bottleneck.train.replay").set_value(1).run()
+    at.slider(key="seq2seq_bottleneck.train.replay").set_value(1).run()
     assert not at.exception
     assert list(dashed(figure(at, "Exact match by source length: yours"))) == ["yours: with attention, D = 16, 4 steps"]
     figure(at, "With attention, step 4")
     assert any("starts when the one with attention has finished" in i.value for i in at.info)
-    at.slider(key="bottleneck.train.replay").set_value(3).run()
+    at.slider(key="seq2seq_bottleneck.train.replay").set_value(3).run()
     assert not at.exception
     assert sorted(dashed(figure(at, "Exact match by source length: yours"))) == [
         "yours: with attention, D = 16, 8 steps",
@@ -223,17 +214,20 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
     ]
     figure(at, "With attention, step 8")  # its training is over: its final map
     # the trained model without attention is offered to section 1
-    at.radio(key="bottleneck.encoder").set_value("yours, trained below").run()
+    at.radio(key="seq2seq_bottleneck.encoder").set_value("yours, trained below").run()
     assert not at.exception
     assert plotly_array(figure(at, "Encoder states")["data"][0]["z"]).shape == (19, 16)
 
 
 def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, started, monkeypatch):
     monkeypatch.setattr(bottleneck, "LIVE_REPORT_EVERY", 2)  # a report, hence a chance to stop, every 2 steps
-    at.select_slider(key="bottleneck.train_d").set_value(16).run()
-    at.button(key="bottleneck.train.train").click().run()
-    assert at.button(key="bottleneck.train.train").disabled and not at.button(key="bottleneck.train.stop").disabled
-    at.button(key="bottleneck.train.stop").click().run()
+    at.select_slider(key="seq2seq_bottleneck.train_d").set_value(16).run()
+    at.button(key="seq2seq_bottleneck.train.train").click().run()
+    assert (
+        at.button(key="seq2seq_bottleneck.train.train").disabled
+        and not at.button(key="seq2seq_bottleneck.train.stop").disabled
+    )
+    at.button(key="seq2seq_bottleneck.train.stop").click().run()
     assert not at.exception
     run = started[0]
     assert run.wait(120)
@@ -241,20 +235,23 @@ def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, star
     assert run.latest.turn == "gru-additive" and run.latest.step < bottleneck.LIVE_STEPS
     at.run()
     assert not at.exception
-    assert not at.button(key="bottleneck.train.train").disabled
-    assert at.button(key="bottleneck.train.stop").disabled
+    assert not at.button(key="seq2seq_bottleneck.train.train").disabled
+    assert at.button(key="seq2seq_bottleneck.train.stop").disabled
     figure(at, f"With attention, step {run.latest.step}")  # the partly trained model's map stays on the page
     # the model without attention never trained, so section 1 does not offer it
-    assert "bottleneck.encoder" not in [r.key for r in at.radio]
-    assert "bottleneck.demo_d" in [s.key for s in at.select_slider]
+    assert "seq2seq_bottleneck.encoder" not in [r.key for r in at.radio]
+    assert "seq2seq_bottleneck.demo_d" in [s.key for s in at.select_slider]
 
 
 def test_the_training_controls_rerun_the_section_cleanly_and_start_nothing(at, started):
     for d in bottleneck.CONTEXT_SIZES:
-        at.select_slider(key="bottleneck.train_d").set_value(d).run()
+        at.select_slider(key="seq2seq_bottleneck.train_d").set_value(d).run()
         assert not at.exception
     for seed in (0, 9999):
-        at.number_input(key="bottleneck.seed").set_value(seed).run()
+        at.number_input(key="seq2seq_bottleneck.seed").set_value(seed).run()
         assert not at.exception
     assert not started
-    assert not at.button(key="bottleneck.train.train").disabled and at.button(key="bottleneck.train.stop").disabled
+    assert (
+        not at.button(key="seq2seq_bottleneck.train.train").disabled
+        and at.button(key="seq2seq_bottleneck.train.stop").disabled
+    )

@@ -8,24 +8,13 @@ test: every test that trains leaves its run over, and none assumes there is no r
 import json
 
 import numpy as np
-import pytest
 
 from lessons import transformer as tr
-from lessons.pretrained import load_pretrained
+from lessons.common.pretrained import load_pretrained
 from minimodels.tasks import get_task
-from tests.live_runs import wait_for_run
-from tests.test_pages import open_page, plotly_array
+from tests.helpers import open_page, plotly_array, plotly_specs, wait_for_run
 
-PAGE = "pages/10_transformer.py"
-
-
-@pytest.fixture
-def at():
-    return open_page(PAGE)
-
-
-def plotly_specs(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+PAGE = "pages/transformer.py"
 
 
 def diagram(at) -> str:

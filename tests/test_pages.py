@@ -1,46 +1,17 @@
 """Every page runs under Streamlit's AppTest without an exception, and its controls answer."""
 
-import base64
-from pathlib import Path
-
-import numpy as np
-import pyarrow as pa
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from lessons.catalog import built_lessons
+from lessons.common.catalog import built_lessons
+from tests.helpers import ROOT, answer_exercise, open_page
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
-TIMEOUT = 60
-
-
-def open_page(page: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-    assert not at.exception, at.exception
-    if page is not None:
-        at.switch_page(page).run()
-    return at
-
-
-def plotly_array(value) -> np.ndarray:
-    """A trace's array from a figure's JSON: Plotly 6 sends numpy arrays as base64 typed arrays ("bdata", with
-    their shape when they have more than one dimension), lists as they are."""
-    if isinstance(value, dict):
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        return flat.reshape([int(n) for n in value["shape"].split(",")]) if "shape" in value else flat
-    return np.asarray(value, dtype=float)
-
-
-def vega_rows(chart) -> list[dict]:
-    """The rows of a Vega-Lite chart under AppTest: Streamlit sends a chart's data apart from its spec, as Arrow."""
-    return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist()
 
 
 def test_home_page_lists_every_lesson():
     at = open_page()
     text = " ".join(m.value for m in at.markdown)
-    from lessons.catalog import COURSE, all_lessons
+    from lessons.common.catalog import COURSE, all_lessons
 
     assert [h.value for h in at.header] == [part.title for part in COURSE]  # the three parts, in order
     links = {link.proto.page: link.proto.label for link in at.main.get("page_link")}
@@ -63,7 +34,7 @@ def test_page_runs_without_exception(page):
     assert at.title, "a lesson page starts with its title"
 
 
-QKV = "pages/05_queries_keys_values.py"
+QKV = "pages/queries_keys_values.py"
 
 
 def test_qkv_shows_the_lecture_numbers():
@@ -75,40 +46,40 @@ def test_qkv_shows_the_lecture_numbers():
 
 def test_qkv_sentence_input_refuses_empty_and_long_text_and_keeps_the_last_one():
     at = open_page(QKV)
-    at.text_input(key="qkv.sentence").set_value("I like pizza").run()
+    at.text_input(key="queries_keys_values.sentence").set_value("I like pizza").run()
     assert not at.warning
-    assert at.session_state["qkv.tokens"] == ("I", "like", "pizza")
+    assert at.session_state["queries_keys_values.tokens"] == ("I", "like", "pizza")
     for bad in ["", "   ", "word " * 200]:
-        at.text_input(key="qkv.sentence").set_value(bad).run()
+        at.text_input(key="queries_keys_values.sentence").set_value(bad).run()
         assert not at.exception
         assert at.warning and "Showing the last sentence that worked" in at.warning[0].value
-        assert at.session_state["qkv.tokens"] == ("I", "like", "pizza")
+        assert at.session_state["queries_keys_values.tokens"] == ("I", "like", "pizza")
 
 
 def test_qkv_hostile_text_is_accepted_as_plain_tokens():
     at = open_page(QKV)
-    at.text_input(key="qkv.sentence").set_value("<script>alert(1)</script> 🙂 שלום '; DROP TABLE x;--").run()
+    at.text_input(key="queries_keys_values.sentence").set_value(
+        "<script>alert(1)</script> 🙂 שלום '; DROP TABLE x;--"
+    ).run()
     assert not at.exception and not at.warning
-    assert at.session_state["qkv.tokens"][0] == "<script>alert(1)</script>"
+    assert at.session_state["queries_keys_values.tokens"][0] == "<script>alert(1)</script>"
 
 
 def test_qkv_controls_rerun_cleanly():
     at = open_page(QKV)
-    at.select_slider(key="qkv.d_k").set_value(256).run()
+    at.select_slider(key="queries_keys_values.d_k").set_value(256).run()
     assert [m.value for m in at.metric] == ["0.731", "0.269"]
-    at.selectbox(key="qkv.query").set_value("people").run()
-    at.slider(key="qkv.sharpness").set_value(20.0).run()
-    at.select_slider(key="qkv.d_model").set_value(64).run()
-    at.select_slider(key="qkv.matrix_d_k").set_value(2).run()
-    at.number_input(key="qkv.seed").set_value(7).run()
+    at.selectbox(key="queries_keys_values.query").set_value("people").run()
+    at.slider(key="queries_keys_values.sharpness").set_value(20.0).run()
+    at.select_slider(key="queries_keys_values.d_model").set_value(64).run()
+    at.select_slider(key="queries_keys_values.matrix_d_k").set_value(2).run()
+    at.number_input(key="queries_keys_values.seed").set_value(7).run()
     assert not at.exception
 
 
 def test_qkv_exercises_are_checked():
     at = open_page(QKV)
-    at.number_input(key="qkv.ex1.answer").set_value(0.12)
-    at.button(key="FormSubmitter:qkv.ex1.form-Check").click().run()
+    answer_exercise(at, "queries_keys_values.ex1", 0.12)
     assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="qkv.ex2.answer").set_value(0.5)
-    at.button(key="FormSubmitter:qkv.ex2.form-Check").click().run()
+    answer_exercise(at, "queries_keys_values.ex2", 0.5)
     assert any("too low" in w.value for w in at.warning)

@@ -6,20 +6,11 @@ import json
 from streamlit.testing.v1 import AppTest
 
 import ui
-from lessons import charts
-from tests.test_pages import ROOT, TIMEOUT
+from lessons.common import charts
+from tests.helpers import open_page
 
-QKV = "pages/05_queries_keys_values.py"
+QKV = "pages/queries_keys_values.py"
 INTRO = "Attention is a **soft lookup**"  # the Q/K/V lesson's first explanation
-
-
-def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
-    """A new session opened on a link with ``params`` (the session's first page decides the mode)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.query_params.update(params or {})
-    at.run().switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
 
 
 def stylesheet_on(at: AppTest) -> bool:
@@ -54,7 +45,7 @@ def test_present_link_turns_it_on_and_keeps_every_control():
 
 def test_it_follows_the_teacher_to_the_next_page_and_switches_off():
     at = open_page(QKV, {"present": "true"})
-    at.switch_page("pages/01_rnn_cells.py").run()
+    at.switch_page("pages/rnn_cells.py").run()
     assert not at.exception and stylesheet_on(at)
     assert at.query_params.get("present") == "1"  # the address bar says so: a copied link presents too
     at.toggle(key="ui.present.toggle").set_value(False).run()
@@ -81,8 +72,8 @@ def test_vega_charts_get_presenter_sizes_too():
             if (t if isinstance(t, str) else t["text"]).endswith("of softmax")
         ]
 
-    plain = softmax_specs(open_page("pages/06_scaling.py"))
-    shown = softmax_specs(open_page("pages/06_scaling.py", {"present": "1"}))
+    plain = softmax_specs(open_page("pages/scaling.py"))
+    shown = softmax_specs(open_page("pages/scaling.py", {"present": "1"}))
     assert len(plain) == len(shown) == 3
     for before, after in zip(plain, shown, strict=True):
         assert "labelFontSize" not in before["encoding"]["x"]["axis"]

@@ -1,23 +1,15 @@
 """Shareable state: a lesson's settings come from its link, refused values fall back with a note, and the
-link follows the widgets (lessons.url_state, ui.linked)."""
+link follows the widgets (lessons.common.url_state, ui.linked)."""
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons import url_state
-from lessons.url_state import LinkValueError
-from tests.test_pages import ROOT, TIMEOUT
+from lessons.common import url_state
+from lessons.common.url_state import LinkValueError
+from tests.helpers import open_page as open_with
 
-QKV = "pages/05_queries_keys_values.py"
-BAHDANAU = "pages/03_bahdanau_attention.py"
-
-
-def open_with(page: str, params: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-    at.query_params.update(params)
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
+QKV = "pages/queries_keys_values.py"
+BAHDANAU = "pages/bahdanau_attention.py"
 
 
 def link_notes(at: AppTest) -> list[str]:
@@ -80,13 +72,13 @@ def test_a_link_opens_the_lesson_as_set():
     params = {"matrix_d_k": "16", "d_model": "32", "seed": "7", "query": "people", "sharpness": "4.5",
               "d_k": "4", "sentence": "I like pizza"}  # fmt: skip
     at = open_with(QKV, params)
-    assert at.select_slider(key="qkv.matrix_d_k").value == 16
-    assert at.select_slider(key="qkv.d_model").value == 32
-    assert at.number_input(key="qkv.seed").value == 7
-    assert at.selectbox(key="qkv.query").value == "people"
-    assert at.slider(key="qkv.sharpness").value == 4.5
-    assert at.select_slider(key="qkv.d_k").value == 4
-    assert at.session_state["qkv.tokens"] == ("I", "like", "pizza")
+    assert at.select_slider(key="queries_keys_values.matrix_d_k").value == 16
+    assert at.select_slider(key="queries_keys_values.d_model").value == 32
+    assert at.number_input(key="queries_keys_values.seed").value == 7
+    assert at.selectbox(key="queries_keys_values.query").value == "people"
+    assert at.slider(key="queries_keys_values.sharpness").value == 4.5
+    assert at.select_slider(key="queries_keys_values.d_k").value == 4
+    assert at.session_state["queries_keys_values.tokens"] == ("I", "like", "pizza")
     assert not link_notes(at)
     assert at.query_params["matrix_d_k"] == "16"  # kept in the link
 
@@ -95,10 +87,10 @@ def test_refused_link_values_fall_back_to_defaults_with_a_note():
     params = {"matrix_d_k": "abc", "seed": "1e400", "query": "<script>alert(1)</script>", "sharpness": "nan",
               "d_k": "-1", "d_model": "99999999999999999999", "sentence": "x" * 5000}  # fmt: skip
     at = open_with(QKV, params)
-    assert at.select_slider(key="qkv.matrix_d_k").value == 8
-    assert at.number_input(key="qkv.seed").value == 0
-    assert at.slider(key="qkv.sharpness").value == 3.0
-    assert at.select_slider(key="qkv.d_model").value == 16
+    assert at.select_slider(key="queries_keys_values.matrix_d_k").value == 8
+    assert at.number_input(key="queries_keys_values.seed").value == 0
+    assert at.slider(key="queries_keys_values.sharpness").value == 3.0
+    assert at.select_slider(key="queries_keys_values.d_model").value == 16
     notes = link_notes(at)
     assert len(notes) == len(params), notes
     assert any("`seed=1e400`" in n and "not a finite number" in n for n in notes)
@@ -108,17 +100,17 @@ def test_refused_link_values_fall_back_to_defaults_with_a_note():
 
 def test_the_link_follows_the_widgets_and_drops_defaults():
     at = open_with(QKV, {})
-    at.select_slider(key="qkv.matrix_d_k").set_value(32).run()
-    at.number_input(key="qkv.seed").set_value(12).run()
+    at.select_slider(key="queries_keys_values.matrix_d_k").set_value(32).run()
+    at.number_input(key="queries_keys_values.seed").set_value(12).run()
     assert at.query_params["matrix_d_k"] == "32" and at.query_params["seed"] == "12"
-    at.select_slider(key="qkv.matrix_d_k").set_value(8).run()  # back to the default: out of the link
+    at.select_slider(key="queries_keys_values.matrix_d_k").set_value(8).run()  # back to the default: out of the link
     assert "matrix_d_k" not in at.query_params and at.query_params["seed"] == "12"
 
 
 def test_a_task_link_uses_the_short_task_name():
     at = open_with(BAHDANAU, {"task": "dates", "beam": "2"})
-    assert at.selectbox(key="bahdanau.task").value == "dates"
-    assert at.slider(key="bahdanau.beam").value == 2
+    assert at.selectbox(key="bahdanau_attention.task").value == "dates"
+    assert at.slider(key="bahdanau_attention.beam").value == 2
     assert not link_notes(at)
 
 

@@ -109,7 +109,7 @@ def training_panel(
         st.progress(1.0 if run.status == "finished" else fraction, text=label)
         if latest is None:
             return
-        from lessons import charts  # here, not at the top: the home page imports ui and must stay light
+        from lessons.common import charts  # here, not at the top: the home page imports ui and must stay light
 
         loss_chart, accuracy_chart = charts.training_curves(run.snapshots)
         chart_cols = st.columns(2)

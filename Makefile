@@ -1,0 +1,18 @@
+# The house's everyday commands. `make fast` is the loop to run while editing: all pure code and one AppTest
+# run of every page, under a minute on 2 cores; `make test` is the full suite (real Chromium included).
+PYTHON ?= python
+
+.PHONY: fast test run lint
+
+fast:
+	$(PYTHON) -m pytest -m "not slow and not browser"
+
+test:
+	$(PYTHON) -m pytest
+
+run:
+	streamlit run app.py
+
+lint:
+	ruff check .
+	ruff format --check .

@@ -1,0 +1,170 @@
+"""What more than one test file needs: opening a page under AppTest and reading its charts, waiting for a
+training panel's run, reading an SVG drawing, and driving a page in a real Chromium.
+
+Fixtures live in ``tests/conftest.py``; these are plain functions and constants, imported by name.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from pathlib import Path
+from xml.etree import ElementTree
+
+import numpy as np
+import pyarrow as pa
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 60  # s: AppTest's limit for one script run (a lesson's first run loads its pretrained models)
+
+
+# --- AppTest: open a page, read its charts ----------------------------------------------------------------
+def open_page(page: str | None = None, params: dict[str, str] | None = None) -> AppTest:
+    """A new session: the home page, then ``page`` (``"pages/<slug>.py"``) when given, as a student opens them.
+
+    ``params`` are the link's query parameters, there from the session's first run (the first page decides
+    presenter mode; a lesson reads its settings from them)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update(params or {})
+    at.run()
+    assert not at.exception, at.exception
+    if page is not None:
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+    return at
+
+
+def plotly_specs(at: AppTest) -> list[dict]:
+    """Every Plotly figure on the page, as its JSON (AppTest returns Plotly charts as unknown elements)."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def vega_specs(at: AppTest) -> list[dict]:
+    """Every Vega-Lite chart's spec on the page (its data comes apart: :func:`vega_rows`)."""
+    return [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+
+
+def plotly_array(value) -> np.ndarray:
+    """A trace's array from a figure's JSON: Plotly 6 sends numpy arrays as base64 typed arrays ("bdata", with
+    their shape when they have more than one dimension), lists as they are."""
+    if isinstance(value, dict):
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        return flat.reshape([int(n) for n in value["shape"].split(",")]) if "shape" in value else flat
+    return np.asarray(value, dtype=float)
+
+
+def vega_rows(chart) -> list[dict]:
+    """The rows of a Vega-Lite chart under AppTest: Streamlit sends a chart's data apart from its spec, as Arrow."""
+    return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist()
+
+
+def markdown_starting(at: AppTest, start: str) -> str:
+    """The first paragraph of the page that starts with ``start`` (a summary, an output line)."""
+    found = [m.value for m in at.markdown if m.value.startswith(start)]
+    assert found, f"no paragraph starting {start!r}"
+    return found[0]
+
+
+def answer_exercise(at: AppTest, key: str, value) -> AppTest:
+    """Answer the check-yourself question ``key`` (``"<lesson>.exN"``) with ``value`` and press its Check: the
+    answer box is ``{key}.answer`` (a number box or a radio) in the form ``{key}.form`` (``ui.exercise``)."""
+    box = next((w for w in (*at.number_input, *at.radio) if w.key == f"{key}.answer"), None)
+    assert box is not None, f"no answer box {key}.answer"
+    box.set_value(value)
+    at.button(key=f"FormSubmitter:{key}.form-Check").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def svg_parts(svg: str) -> tuple[list[str], int]:
+    """The texts and the number of arrows of an SVG drawing, which must be well-formed XML."""
+    root = ElementTree.fromstring(svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    return texts, sum(1 for element in root.iter() if element.get("marker-end"))
+
+
+# --- AppTest: a lesson's training panel (``ui.training_panel``) ---------------------------------------------
+# AppTest does not tick the panel's polling fragment, so a test reruns the page itself until the run has
+# reported, or is over, reading the panel's progress bar as a student would.
+RUN_OVER = ("done", "stopped", "failed")  # how the progress bar's text starts once a run has ended
+
+
+def progress_text(at: AppTest) -> str:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def rerun_until(at: AppTest, done, timeout: float = 240.0, what: str = "the run did not end") -> str:
+    """Rerun the page every half second until ``done(at)``; returns the progress bar's text then."""
+    deadline = time.monotonic() + timeout
+    while not done(at):
+        assert time.monotonic() < deadline, f"{what}: {progress_text(at)!r}"
+        time.sleep(0.5)
+        at.run()
+        assert not at.exception, at.exception
+    return progress_text(at)
+
+
+def wait_for_run(at: AppTest, timeout: float = 240.0) -> str:
+    """Rerun until the run is over; returns the progress bar's text ("done …", "stopped …" or "failed …")."""
+    return rerun_until(at, lambda at: progress_text(at).startswith(RUN_OVER), timeout)
+
+
+def wait_for_report(at: AppTest, timeout: float = 240.0) -> str:
+    """Rerun until the run has made its first training report (the bar shows its step)."""
+    return rerun_until(at, lambda at: "step" in progress_text(at), timeout, "no training report")
+
+
+def train_and_stop_at_once(at: AppTest, panel: str, timeout: float = 60.0) -> None:
+    """Press the panel's Train, then Stop at once: the run ends "stopped" and the panel offers Train again.
+
+    ``panel`` is the key given to ``ui.training_panel`` (its buttons are ``{panel}.train`` and ``{panel}.stop``).
+    """
+    at.button(key=f"{panel}.train").click().run()
+    at.button(key=f"{panel}.stop").click().run()
+    assert not at.exception
+    assert wait_for_run(at, timeout=timeout).startswith("stopped")
+    at.run()  # the panel drew its buttons before the stop took effect: the next rerun offers Train again
+    assert at.button(key=f"{panel}.train").disabled is False
+    assert at.button(key=f"{panel}.stop").disabled
+
+
+# --- a real Chromium (Playwright's sync API; the ``page`` and ``streamlit_server`` fixtures) -------------------
+SCRIPT_DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
+HEATMAP = ".js-plotly-plot g.hm image"  # plotly.js draws a heatmap's cells as one image per trace
+BROWSER_WAIT = 120_000  # ms: generous, the 2 cores are shared with the server, Chromium and other test runs
+
+
+def goto(page, url: str, timeout: float = BROWSER_WAIT) -> None:
+    """Open ``url`` and wait until its script has finished."""
+    page.goto(url)
+    page.wait_for_selector(SCRIPT_DONE, timeout=timeout)
+
+
+def assert_no_exception(page) -> None:
+    errors = page.locator("[data-testid=stException]")
+    assert errors.count() == 0, errors.first.inner_text()
+
+
+def plotly_heatmap(page, title: str):
+    """The Plotly figure that draws a heatmap and shows ``title`` (a locator)."""
+    return page.locator(".js-plotly-plot", has=page.locator("g.hm")).filter(has_text=title)
+
+
+def watch_redraws(page, live, click_elsewhere, wanted: int = 3, timeout: float = 120.0) -> list[str]:
+    """While a run trains: the texts of ``live`` (a locator of the live figure's titles) each time they change,
+    until ``wanted`` states were seen; ``click_elsewhere()`` once after the second (the run must survive it)."""
+    seen: list[str] = []
+    clicked = False
+    deadline = time.monotonic() + timeout
+    while len(seen) < wanted and time.monotonic() < deadline:
+        state = " | ".join(t for t in live.all_text_contents() if t)
+        if state and (not seen or state != seen[-1]):
+            seen.append(state)
+        if len(seen) == 2 and not clicked:
+            click_elsewhere()
+            clicked = True
+        page.wait_for_timeout(250)
+    return seen
