@@ -124,7 +124,7 @@ from lessons import thirteenth
 lesson = ui.lesson("thirteenth")
 st.markdown("Two scores, one softmax.")
 ui.vega(thirteenth.chart([1.0, 2.0]), key="thirteenth.chart")
-ui.page_tail(lesson, exercises_=thirteenth.exercises())
+ui.page_tail(lesson, exercises=thirteenth.exercises())
 '''
 
 DRIVER = """

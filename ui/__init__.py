@@ -19,7 +19,7 @@ from ui.page import HOME, PAGE_THREADS, lesson, page, sidebar
 from ui.presenter import PRESENT_KEY, PRESENT_PARAM, PRESENTER_CSS, PRESENTER_SCALE, explain, literal, presenting
 from ui.pretrained import pretrained
 from ui.results import provenance, provenance_text, shipped_results
-from ui.tail import exercise, exercises, page_tail, show_code
+from ui.tail import check_yourself, exercise, page_tail, show_code
 from ui.training import (
     POLL_SECONDS,
     current_run,
@@ -31,7 +31,7 @@ from ui.training import (
 
 __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
-    "altair", "current_run", "exercise", "exercises", "explain", "heatmap_downloads", "lesson", "linked", "literal",
+    "altair", "check_yourself", "current_run", "exercise", "explain", "heatmap_downloads", "lesson", "linked", "literal",
     "model_choice", "page", "page_tail", "plotly", "pretrained", "presenting", "provenance", "provenance_text",
     "replay_gif_button", "sentence_input", "shipped_results", "show_code", "sidebar", "trained_model",
     "training_panel", "vega",

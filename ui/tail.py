@@ -39,24 +39,24 @@ def exercise(ex: Exercise) -> None:
             (st.success if feedback.correct else st.warning)(feedback.message)
 
 
-def exercises(items, header: str = "Check yourself") -> None:
+def check_yourself(items, header: str = "Check yourself") -> None:
     """The lesson's check-yourself section: its header and each question in turn."""
     st.header(header, divider="gray")
     for ex in items:
         exercise(ex)
 
 
-def page_tail(lesson, *, code=(), exercises_=None) -> None:
+def page_tail(lesson, *, code=(), exercises=None) -> None:
     """The end of every lesson page, in one order: the code that ran, the questions, the sources, the next lesson.
 
-    ``code``: ``(label, objects)`` pairs for :func:`show_code`; ``exercises_``: the lesson's exercises (None: no
+    ``code``: ``(label, objects)`` pairs for :func:`show_code`; ``exercises``: the lesson's exercises (None: no
     check-yourself section). The sources and the next lesson come from the catalog entry."""
     from lessons.common import catalog
 
     for label, objects in code:
         show_code(*objects, label=label)
-    if exercises_ is not None:
-        exercises(exercises_)
+    if exercises is not None:
+        check_yourself(exercises)
     if lesson.sources:
         st.caption(lesson.sources)
     following = catalog.next_lesson(lesson.slug)
