@@ -31,7 +31,8 @@ from ui.training import (
 
 __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
-    "altair", "check_yourself", "current_run", "exercise", "explain", "heatmap_downloads", "lesson", "linked", "literal",
+    "altair", "check_yourself", "current_run", "exercise", "explain", "heatmap_downloads", "lesson", "linked",
+    "literal",
     "model_choice", "page", "page_tail", "plotly", "pretrained", "presenting", "provenance", "provenance_text",
     "replay_gif_button", "sentence_input", "shipped_results", "show_code", "sidebar", "trained_model",
     "training_panel", "vega",
