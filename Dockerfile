@@ -11,7 +11,8 @@ COPY requirements.txt .
 # PyTorch's CPU wheels: the default Linux wheel brings gigabytes of CUDA libraries a CPU server never loads.
 RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -r requirements.txt
 
-COPY app.py ui.py ./
+COPY app.py ./
+COPY ui ui
 COPY .streamlit .streamlit
 COPY pages pages
 COPY lessons lessons

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.helpers import ROOT
 
 PURE = ("lessons", "minimodels")
-UI = ("ui.py", "ui")  # the UI layer: one module today, a package soon
+UI = ("ui",)  # the UI layer: the ui/ package
 STREAMLIT_ALLOWED = ("app.py", "pages", *UI)
 OUTSIDE_THE_APP = ("tests", "bench")  # test and bench code may drive Streamlit; it is no part of the app
 # Streamlit's chart calls: the first three take a figure or a spec; the last four build a Vega-Lite chart themselves.
@@ -114,7 +114,7 @@ def test_the_chart_scan_finds_every_way_a_page_can_draw_a_chart():
 
 def test_every_chart_on_a_page_goes_through_the_ui_layer():
     """A page hands its figure to the UI layer, which alone sends it to Streamlit: presenter sizes, the download
-    menu, one key scheme. Only ``ui.py``/``ui/`` may call Streamlit's chart functions."""
+    menu, one key scheme. Only ``ui/`` may call Streamlit's chart functions."""
     calls = [
         call
         for path in python_files("app.py", "pages")
