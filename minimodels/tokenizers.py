@@ -112,19 +112,25 @@ class Tokenizer(ABC):
         )
 
 
-class CharTokenizer(Tokenizer):
-    """One id per character of ``alphabet`` (ids 4, 5, ... in alphabet order); anything else is UNK."""
+class VocabularyTokenizer(Tokenizer):
+    """One id per unit of a fixed vocabulary (ids 4, 5, ... in the order given, after the four specials); any other
+    unit is UNK. Subclasses say what a unit is (:meth:`units`) and how decoded units are joined (``joiner``)."""
 
-    def __init__(self, alphabet: str):
-        if len(set(alphabet)) != len(alphabet):
-            raise ValueError(f"alphabet has repeated characters: {alphabet!r}")
-        self.alphabet = alphabet
-        self._ids = {c: len(SPECIAL_PIECES) + k for k, c in enumerate(alphabet)}
-        self._pieces = list(SPECIAL_PIECES) + list(alphabet)
+    joiner = ""
+
+    def __init__(self, vocabulary: Sequence[str], what: str):
+        if len(set(vocabulary)) != len(vocabulary):
+            raise ValueError(f"{what} has repeated entries: {list(vocabulary)!r}")
+        self._ids = {unit: len(SPECIAL_PIECES) + k for k, unit in enumerate(vocabulary)}
+        self._pieces = [*SPECIAL_PIECES, *vocabulary]
         self.vocab_size = len(self._pieces)
 
+    @abstractmethod
+    def units(self, text: str) -> Sequence[str]:
+        """``text`` cut into the vocabulary's units (characters, words)."""
+
     def encode(self, text: str) -> list[int]:
-        return [self._ids.get(c, UNK_ID) for c in text]
+        return [self._ids.get(unit, UNK_ID) for unit in self.units(text)]
 
     def id_to_piece(self, i: int) -> str:
         if not 0 <= i < self.vocab_size:
@@ -132,7 +138,18 @@ class CharTokenizer(Tokenizer):
         return self._pieces[i]
 
     def _decode_known(self, ids: list[int]) -> str:
-        return "".join(self.id_to_piece(i) for i in ids)
+        return self.joiner.join(self.id_to_piece(i) for i in ids)
+
+
+class CharTokenizer(VocabularyTokenizer):
+    """One id per character of ``alphabet`` (ids 4, 5, ... in alphabet order); anything else is UNK."""
+
+    def __init__(self, alphabet: str):
+        super().__init__(alphabet, "alphabet")
+        self.alphabet = alphabet
+
+    def units(self, text: str) -> str:
+        return text
 
     def __repr__(self) -> str:
         return f"CharTokenizer({self.alphabet!r})"

@@ -42,7 +42,7 @@ import torch
 from minimodels.tasks.core import Alignment
 from minimodels.tasks.grammar import Meaning, sample_meaning, translate
 from minimodels.tasks.lexicon import NAMES
-from minimodels.tokenizers import BOS_ID, EOS_ID, PAD_ID, SPECIAL_PIECES, UNK_ID, Tokenizer
+from minimodels.tokenizers import BOS_ID, EOS_ID, PAD_ID, Tokenizer, VocabularyTokenizer
 
 LANGUAGES: tuple[str, ...] = ("en", "fr", "it", "vf")
 LANGUAGE_NAMES = {"en": "English", "fr": "French-like", "it": "Italian-like", "vf": "Verb-final (invented)"}
@@ -111,27 +111,17 @@ def sample_parallel(rng: random.Random) -> Parallel:
 
 
 # ---------------------------------------------------------------- words <-> ids
-class WordTokenizer(Tokenizer):
+class WordTokenizer(VocabularyTokenizer):
     """One id per known word (ids 4, 5, ... in the order given, after the four specials); others are UNK."""
 
+    joiner = " "
+
     def __init__(self, words: Sequence[str], name: str = ""):
-        if len(set(words)) != len(words):
-            raise ValueError("a vocabulary lists each word once")
+        super().__init__(list(words), "a vocabulary")
         self.name = name
-        self._pieces = [*SPECIAL_PIECES, *words]
-        self._ids = {w: len(SPECIAL_PIECES) + k for k, w in enumerate(words)}
-        self.vocab_size = len(self._pieces)
 
-    def encode(self, text: str) -> list[int]:
-        return [self._ids.get(w, UNK_ID) for w in text.split()]
-
-    def id_to_piece(self, i: int) -> str:
-        if not 0 <= i < self.vocab_size:
-            raise ValueError(f"id {i} is outside this vocabulary of {self.vocab_size}")
-        return self._pieces[i]
-
-    def _decode_known(self, ids: list[int]) -> str:
-        return " ".join(self.id_to_piece(i) for i in ids)
+    def units(self, text: str) -> list[str]:
+        return text.split()
 
     def __repr__(self) -> str:
         return f"WordTokenizer({self.name!r}, {self.vocab_size} ids)"
