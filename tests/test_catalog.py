@@ -70,23 +70,9 @@ def test_an_unknown_slug_names_the_known_ones():
 THIRTEENTH_ENTRY = """
 
 # Added by tests/test_catalog.py in a throwaway copy of the app.
-COURSE = (
-    *COURSE,
-    Part(
-        "Part 4 · Beyond",
-        (
-            Lesson(
-                slug="thirteenth",
-                title="A thirteenth lesson",
-                promise="Added by writing a catalog entry, a lessons module and a short page.",
-                icon=":material/add:",
-                tab_icon="➕",
-                introduces=("testing",),
-                sources="Sources: the README's section on adding a lesson.",
-            ),
-        ),
-    ),
-)
+THIRTEENTH = Lesson(slug="thirteenth", title="A thirteenth lesson", promise="Added by writing a catalog entry.",
+                    icon=":material/add:", tab_icon="➕", sources="Sources: the README on adding a lesson.")
+COURSE = (*COURSE, Part("Part 4 · Beyond", (THIRTEENTH,)))
 """
 
 THIRTEENTH_MODULE = '''
