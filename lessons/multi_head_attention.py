@@ -24,11 +24,8 @@ streamlit.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import json
 import math
-import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,12 +39,14 @@ from torch import nn
 from lessons.common.charts import (
     DIVERGING_COLORSCALE,
     GridRow,
+    attention_heatmap,
     figure,
     head_grid,
     safe_label,
 )
+from lessons.common.comparison import Comparison, Run, curves_chart, first_reached
 from lessons.common.exercises import Exercise
-from lessons.common.live import THREADS_PER_RUN
+from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from lessons.queries_keys_values import ParsedSentence, parse_sentence, word_embedding
 from minimodels.attention import MultiHeadAttention, scaled_dot_product_attention
 from minimodels.decode import Translation, translate
@@ -525,6 +524,38 @@ def specialisation_notes(reading: Reading, alignment: Mapping[str, Sequence[floa
     return notes
 
 
+def shipped_note(model: nn.Module, info: Mapping) -> str:
+    """The caption under the model picker: the shipped model's size and how it was trained."""
+    training = info.get("training", {})
+    return (
+        f"Shipped model: {parameter_count(model):,} parameters, {model.config.n_heads} heads per sublayer, trained "
+        f"{training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) to "
+        f"{training.get('test_exact_match', 0):.0%} test exact match."
+    )
+
+
+def read_text(model: nn.Module, task_name: str, text: str) -> Reading | str:
+    """:func:`read_sentence` by the task's name (what the page caches for the shipped model)."""
+    return read_sentence(model, get_task(task_name), text)
+
+
+def task_alignment(model: nn.Module, task_name: str) -> dict[str, list[float]]:
+    """:func:`head_alignment` by the task's name (what the page caches for the shipped model)."""
+    return head_alignment(model, get_task(task_name))
+
+
+def enlarged_figure(reading: Reading, name: str, head: int | str) -> go.Figure:
+    """One head of sublayer ``name`` (``"mean"``: the heads' mean map) drawn large."""
+    weights = reading.maps[name].mean(0) if head == "mean" else reading.maps[name][head]
+    x, y, x_title, y_title = axes(reading, name)
+    return attention_heatmap(weights, x, y, x_title=x_title, y_title=y_title, value_name="α",
+                             title=f"{sublayer_label(name)} · {head_label(head)}")  # fmt: skip
+
+
+def head_label(head: int | str) -> str:
+    return "mean of the heads" if head == "mean" else f"head {head + 1}"
+
+
 # ------------------------------------------------------------------------------------------------------
 # 3. 1, 2, 4, 8 heads with the same budget
 # ------------------------------------------------------------------------------------------------------
@@ -553,32 +584,20 @@ def parameter_count(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-@dataclass(frozen=True)
-class HeadRun:
-    """One training of the comparison, as the shipped JSON holds it."""
-
-    heads: int
-    seed: int  # initial weights and batch order
-    steps: int
-    seconds: float  # wall time of the training, held-out checks included
-    cpu_seconds: float  # CPU time of the process meanwhile: steadier than wall time on a shared machine
-    exact_match: float  # held-out exact match (200 validation sentences) at the end
-    test_exact_match: float  # the whole test split, greedy
-    alignment: float  # the last decoder layer's cross-attention, heads averaged: argmax on a gold token (test)
-    head_alignment: list[float]  # the same for each head of that layer
-    parameters: int  # the whole model's
-    curve: list[dict]  # every report: {"step", "seconds", "loss", "exact_match"}
-
-    def reached(self, level: float) -> int | None:
-        """The first reported step at or above ``level`` held-out exact match, or None."""
-        return next((int(p["step"]) for p in self.curve if p["exact_match"] >= level), None)
+# The shipped comparison is a :class:`~lessons.common.comparison.Comparison`: one variant per head count
+# ("h = 1" … "h = 8"), one run per seed, each run's final metrics named as the table's columns.
+RESULT_SCRIPT = "scripts/multi_head_attention_results.py"
+STEPS_TO = {level: f"steps to {level:.0%}" for level in LEVELS}  # level -> final metric
+WORST, AVERAGED = "alignment, worst head", "alignment, heads averaged"
+TABLE = {  # final metric -> its format in the table (every cell: mean ± sd over the seeds, and n)
+    **{name: ".0f" for name in STEPS_TO.values()}, "CPU s": ".1f", "wall s": ".1f", "held-out exact": ".1%",
+    "test exact": ".1%", AVERAGED: ".1%", "alignment, best head": ".1%", WORST: ".1%",
+}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Results:
-    meta: dict  # command, date, machine, load, budget
-    runs: dict[int, list[HeadRun]]  # heads -> one run per seed
-    probe: dict[int, dict]  # heads -> the first seed's final maps of the probe: {"source", "target", "maps"}
+def variant(heads: int) -> str:
+    """The comparison's name (and label) of ``heads`` heads: ``"h = 4"``."""
+    return f"h = {heads}"
 
 
 def curve_of(history: Sequence[Progress]) -> list[dict]:
@@ -589,8 +608,22 @@ def curve_of(history: Sequence[Progress]) -> list[dict]:
     ]  # fmt: skip
 
 
-def measure(task: Task, heads: int, seed: int, steps: int, threads: int = 1) -> tuple[HeadRun, dict]:
-    """Train one model of the comparison and check it (test split, alignment): its run and its probe maps."""
+def head_run(heads: int, seed: int, *, steps: int, seconds: float, cpu_seconds: float, exact_match: float,
+             test_exact_match: float, head_alignment: Sequence[float], alignment: float, parameters: int,
+             curve: Sequence[Mapping], probe: Mapping | None = None) -> Run:  # fmt: skip
+    """One run of the comparison, from what one training measured (the script's and the shipped file's figures)."""
+    final = {
+        **{name: first_reached(curve, "exact_match", level) for level, name in STEPS_TO.items()},
+        "CPU s": cpu_seconds, "wall s": seconds, "held-out exact": exact_match, "test exact": test_exact_match,
+        AVERAGED: alignment, "alignment, best head": max(head_alignment), WORST: min(head_alignment),
+        "steps": steps, "parameters": parameters,
+    }  # fmt: skip
+    extra = {"head_alignment": list(head_alignment), **({"probe": dict(probe)} if probe else {})}
+    return Run(variant(heads), seed, {"heads": heads, "d_k": RESULT_D_MODEL // heads}, tuple(curve), final, extra)
+
+
+def measure_heads(task: Task, heads: int, seed: int, steps: int, threads: int = 1) -> Run:
+    """Train one model of the comparison and check it (test split, alignment): its run, probe maps in ``extra``."""
     model = new_model(task, heads, seed)
     cpu = time.process_time()
     result = train_model(model, task, results_config(seed, steps, threads))
@@ -600,13 +633,6 @@ def measure(task: Task, heads: int, seed: int, steps: int, threads: int = 1) -> 
     alignment = head_alignment(model, task)
     last = sublayers(list(alignment))[-1]
     final = result.history[-1]
-    run = HeadRun(
-        heads=heads, seed=seed, steps=result.steps, seconds=round(result.seconds, 3),
-        cpu_seconds=round(cpu, 3), exact_match=result.exact_match,
-        test_exact_match=test, alignment=round(alignment[last][-1], 4),
-        head_alignment=[round(v, 4) for v in alignment[last][:-1]], parameters=parameter_count(model),
-        curve=curve_of(result.history),
-    )  # fmt: skip
     probe = {
         "seed": seed,
         "step": final.step,
@@ -615,138 +641,134 @@ def measure(task: Task, heads: int, seed: int, steps: int, threads: int = 1) -> 
         "prediction": final.prediction,
         "maps": {name: np.round(m, 4).tolist() for name, m in final.attention_maps.items() if name.endswith("cross")},
     }
-    return run, probe
+    return head_run(
+        heads, seed, steps=result.steps, seconds=round(result.seconds, 3), cpu_seconds=round(cpu, 3),
+        exact_match=result.exact_match, test_exact_match=test, alignment=round(alignment[last][-1], 4),
+        head_alignment=[round(v, 4) for v in alignment[last][:-1]], parameters=parameter_count(model),
+        curve=curve_of(result.history), probe=probe,
+    )  # fmt: skip
 
 
-def load_results(path: Path | str | None = None) -> Results:
+def load_results(path: Path | str | None = None) -> Comparison:
     """Read the shipped comparison; ``ValueError``/``FileNotFoundError`` name the script that makes it."""
-    path = Path(path or RESULTS)
-    if not path.exists():
-        raise FileNotFoundError(
-            f"{path.name} is missing: run `python scripts/multi_head_attention_results.py` to measure it."
-        )
-    document = json.loads(path.read_text(encoding="utf-8"))
-    if not document.get("runs"):
-        raise ValueError(f"{path.name} must have runs: re-run `python scripts/multi_head_attention_results.py`.")
-    fields = {f.name for f in dataclasses.fields(HeadRun)}
-    runs: dict[int, list[HeadRun]] = {}
-    for raw in document["runs"]:
-        run = HeadRun(**{k: v for k, v in raw.items() if k in fields})
-        runs.setdefault(run.heads, []).append(run)
-    meta = {k: v for k, v in document.items() if k not in ("runs", "probe")}
-    probe = {int(h): p for h, p in document.get("probe", {}).items()}
-    return Results(meta, dict(sorted(runs.items())), probe)
+    return Comparison.load(path or RESULTS, script=RESULT_SCRIPT)
 
 
-def _median(values: Sequence[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return statistics.median(present) if present and len(present) == len(values) else None
-
-
-def results_rows(results: Results) -> list[dict]:
-    """One row per head count: medians over the seeds."""
+def results_rows(c: Comparison) -> list[dict]:
+    """One row per head count: d_k, parameters and steps, then every measure as mean ± sd over the seeds."""
     rows = []
-    for heads, runs in results.runs.items():
-        row = {
-            "heads h": heads,
-            "d_k": RESULT_D_MODEL // heads,
-            "parameters": runs[0].parameters,
-            "steps": runs[0].steps,
+    for row, name in zip(c.table(TABLE, variant_header="heads h"), c.variants, strict=True):
+        first = c.runs_of(name)[0]
+        size = {
+            "d_k": first.params["d_k"],
+            "parameters": int(first.final["parameters"]),
+            "steps": int(first.final["steps"]),
         }
-        for level in LEVELS:
-            reached = _median([r.reached(level) for r in runs])
-            row[f"steps to {level:.0%}"] = "not reached" if reached is None else f"{reached:g}"
-        row["CPU s"] = round(statistics.median(r.cpu_seconds for r in runs), 1)
-        row["wall s"] = round(statistics.median(r.seconds for r in runs), 1)
-        row["held-out exact"] = f"{statistics.median(r.exact_match for r in runs):.1%}"
-        row["test exact"] = f"{statistics.median(r.test_exact_match for r in runs):.1%}"
-        row["alignment, heads averaged"] = f"{statistics.median(r.alignment for r in runs):.1%}"
-        row["alignment, best head"] = f"{statistics.median(max(r.head_alignment) for r in runs):.1%}"
-        row["alignment, worst head"] = f"{statistics.median(min(r.head_alignment) for r in runs):.1%}"
-        rows.append(row)
+        rows.append({"heads h": row.pop("heads h"), **size, **row})
     return rows
 
 
-def curves_chart(runs: Mapping[int, Sequence[HeadRun]], height: int = 260):
-    """Held-out exact match against steps, one line per head count and seed (Altair)."""
-    import altair as alt
-    import pandas as pd
-
-    records = [
-        {"heads": f"h = {r.heads}", "seed": r.seed, "step": p["step"], "exact match": p["exact_match"],
-         "loss": p["loss"]}
-        for rs in runs.values() for r in rs for p in r.curve
-    ]  # fmt: skip
-    frame = pd.DataFrame(records or [{"heads": "", "seed": 0, "step": 0, "exact match": 0.0, "loss": 0.0}])
-    domain = [f"h = {h}" for h in runs]
-    color = alt.Color(
-        "heads:N", scale=alt.Scale(domain=domain, range=[HEAD_COLORS.get(h, "#555") for h in runs]),
-        legend=alt.Legend(orient="bottom", title=None),
-    )  # fmt: skip
-    base = alt.Chart(frame).encode(
-        x=alt.X("step:Q", title="training step"), color=color, detail="seed:N",
-        tooltip=["heads", "seed", "step", alt.Tooltip("exact match:Q", format=".1%"),
-                 alt.Tooltip("loss:Q", format=".4f")],
-    )  # fmt: skip
-    accuracy = base.mark_line(point=True).encode(
-        y=alt.Y(
-            "exact match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")
-        )
-    )
-    loss = base.mark_line().encode(y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(type="log")))
-    return loss.properties(height=height, title="Loss"), accuracy.properties(height=height, title="Exact match")
+def curves(c: Comparison, height: int = 260) -> tuple[dict, dict]:
+    """Training loss and held-out exact match against steps: mean over seeds, ± sd band, each seed faint."""
+    colors = {variant(h): color for h, color in HEAD_COLORS.items()}
+    loss = curves_chart(c.curve_points("loss"), y_title="training loss", x_title="training step", title="Loss",
+                        height=height, log_y=True, colors=colors)  # fmt: skip
+    accuracy = curves_chart(c.curve_points("exact_match"), y_title="held-out exact match", x_title="training step",
+                            title="Exact match", height=height, percent=True, colors=colors)  # fmt: skip
+    return loss, accuracy
 
 
-def observations(results: Results) -> list[str]:
-    """What the shipped table says, in sentences computed from it."""
+def _means(c: Comparison, metric: str) -> dict[str, float]:
+    """Variant -> mean of ``metric``, for the variants where every seed has a value."""
+    return {v: s.mean for v, s in c.spreads(metric).items() if not s.missing}
+
+
+def _gap(verdict) -> str:
+    return "a gap larger than the spread over seeds" if verdict.clear else f"too close to call, {verdict.reason}"
+
+
+def observations(c: Comparison) -> list[str]:
+    """What the shipped table says, in sentences computed from it (each comparison by ``Comparison.compare``)."""
     lines = []
-    level = LEVELS[0]
-    reached = {h: _median([r.reached(level) for r in runs]) for h, runs in results.runs.items()}
-    done = {h: s for h, s in reached.items() if s is not None}
+    metric = STEPS_TO[LEVELS[0]]
+    done = _means(c, metric)
     if done:
         fast, slow = min(done, key=done.get), max(done, key=done.get)
+        text = (
+            f"Fewest steps to {LEVELS[0]:.0%}: **{c.label(fast)}**, {c.spread(metric, fast).text('.0f')}; most: "
+            f"{c.label(slow)}, {c.spread(metric, slow).text('.0f')}"
+        )
         lines.append(
-            f"Fewest steps to {level:.0%}: **h = {fast}** ({done[fast]:g}, median); most: h = {slow} ({done[slow]:g})."
+            text + (f": {_gap(c.compare(fast, slow, metric, higher_is_better=False))}." if fast != slow else ".")
         )
-    test = {h: statistics.median(r.test_exact_match for r in runs) for h, runs in results.runs.items()}
-    spread = max(test.values()) - min(test.values())
-    seed_spread = max(max(r.test_exact_match for r in runs) - min(r.test_exact_match for r in runs)
-                      for runs in results.runs.values())  # fmt: skip
-    text = f"At the end of the budget, test exact match runs from {min(test.values()):.1%} to {max(test.values()):.1%}"
-    if spread <= seed_spread:
-        text += (
-            f": no more than two seeds of the same h differ (up to {seed_spread:.1%}). On this toy task the number "
-            "of heads hardly matters."
-        )
-    lines.append(text + ("" if spread <= seed_spread else "."))
-    worst = {h: statistics.median(min(r.head_alignment) for r in runs) for h, runs in results.runs.items()}
-    mean = {h: statistics.median(r.alignment for r in runs) for h, runs in results.runs.items()}
-    lines.append(
-        "Following the gold alignment, the worst single head of the last cross-attention layer: "
-        + ", ".join(f"h = {h}: {v:.0%}" for h, v in worst.items())
-        + "; the heads' average map: "
-        + ", ".join(f"{v:.0%}" for v in mean.values())
-        + ". With more heads, some heads drift away from the alignment while their average still follows it: "
-        "those heads are free to do something else (what, this table cannot say)."
+    test = _means(c, "test exact")
+    best, worst = max(test, key=test.get), min(test, key=test.get)
+    verdict = c.compare(best, worst, "test exact")
+    text = (
+        f"At the end of the budget, test exact match runs from {test[worst]:.1%} ({c.label(worst)}) to "
+        f"{test[best]:.1%} ({c.label(best)})"
     )
-    per_step = {h: statistics.median(r.cpu_seconds / max(r.steps, 1) for r in runs) for h, runs in results.runs.items()}
+    if verdict.clear:
+        lines.append(f"{text}: {c.label(best)} is ahead by more than the spread over seeds.")
+    else:
+        lines.append(f"{text}: {_gap(verdict)}. On this toy task the number of heads hardly matters.")
+    lowest, averaged = _means(c, WORST), _means(c, AVERAGED)
+    text = (
+        "Following the gold alignment, the worst single head of the last cross-attention layer: "
+        + ", ".join(f"{c.label(v)}: {m:.0%}" for v, m in lowest.items())
+        + "; the heads' average map: "
+        + ", ".join(f"{m:.0%}" for m in averaged.values())
+        + "."
+    )
+    few, many = c.variants[0], c.variants[-1]
+    drift = c.compare(few, many, WORST)
+    if drift.outcome == "better":
+        best_head = c.spread("alignment, best head", many).mean
+        text += (
+            " With more heads, some heads drift away from the alignment"
+            + (
+                " while their average still follows it"
+                if averaged.get(many, 0.0) >= best_head
+                else " and so does their average"
+            )
+            + ": those heads are free to do something else (what, this table cannot say)."
+        )
+    else:
+        text += f" With more heads, the worst single head does not clearly drift further from it: {_gap(drift)}."
+    lines.append(text)
+    per_step = {
+        v: float(np.mean([r.value("CPU s") / max(r.value("steps"), 1) for r in c.runs_of(v)])) for v in c.variants
+    }
     lines.append(
         "CPU time per step, checks included: "
-        + ", ".join(f"h = {h}: {1000 * s:.0f} ms" for h, s in per_step.items())
+        + ", ".join(f"{c.label(v)}: {1000 * s:.0f} ms" for v, s in per_step.items())
         + ". The arithmetic is the same for every h; more heads mean more, smaller matrix products."
     )
-    params = {runs[0].parameters for runs in results.runs.values()}
+    params = {r.value("parameters") for r in c.runs}
     if len(params) == 1:
-        lines.append(f"Every model has exactly {params.pop():,} parameters: splitting d_model into heads is free.")
+        lines.append(f"Every model has exactly {int(params.pop()):,} parameters: splitting d_model into heads is free.")
     return lines
 
 
-def probe_rows(results: Results, heads: int) -> list[GridRow]:
+def probe(c: Comparison, name: str) -> Mapping:
+    """The probe kept with ``name``'s first run that has one: ``{"seed", "step", "source", "target", "maps"}``."""
+    found = next((r.extra["probe"] for r in c.runs_of(name) if "probe" in r.extra), None)
+    if found is None:
+        raise KeyError(f"no run of {name} kept its probe maps")
+    return found
+
+
+def probe_variants(c: Comparison) -> list[str]:
+    """The head counts whose probe maps were kept."""
+    return [v for v in c.variants if any("probe" in r.extra for r in c.runs_of(v))]
+
+
+def probe_rows(c: Comparison, name: str) -> list[GridRow]:
     """The shipped model's cross-attention heads on the task's probe sentence, one grid row per layer."""
-    probe = results.probe[heads]
+    kept = probe(c, name)
     return [
-        GridRow(sublayer_label(name), np.asarray(m, dtype=float), probe["source"], probe["target"])
-        for name, m in sorted(probe["maps"].items())
+        GridRow(sublayer_label(layer), np.asarray(m, dtype=float), kept["source"], kept["target"])
+        for layer, m in sorted(kept["maps"].items())
     ]
 
 
@@ -770,6 +792,12 @@ def new_training(heads: int, seed: int, budget_seconds: float) -> tuple[nn.Modul
     return model, lambda on_progress: train_model(model, task, config, on_progress)
 
 
+def new_run(heads: int, seed: int, budget_seconds: float) -> TrainingRun:
+    """The training panel's run: :func:`new_training`'s model and trainer, named for its head count."""
+    fresh, train_fn = new_training(heads, seed, budget_seconds)
+    return TrainingRun(train_fn, model=fresh, name=f"multihead-h{heads}")
+
+
 def snapshot_rows(snapshot: Progress) -> list[GridRow]:
     """A training report's probe maps: every cross-attention layer, head by head."""
     return [
@@ -780,7 +808,7 @@ def snapshot_rows(snapshot: Progress) -> list[GridRow]:
 
 
 # ------------------------------------------------------------------------------------------- exercises
-def exercises(results: Results | None = None) -> list[Exercise]:
+def exercises(results: Comparison | None = None) -> list[Exercise]:
     """Check-yourself questions; every answer is computed by the modules or read off the shipped results."""
     d, h = LECTURE_D_MODEL, LECTURE_HEADS
     d_k = MultiHeadAttention(d, h).d_k
@@ -815,20 +843,21 @@ def exercises(results: Results | None = None) -> list[Exercise]:
         ),
     ]
     if results is not None:
-        worst = {hh: statistics.median(min(r.head_alignment) for r in runs) for hh, runs in results.runs.items()}
+        worst = _means(results, WORST)
         lowest = min(worst.values())
-        losers = [hh for hh, v in worst.items() if v == lowest]
+        losers = [v for v, m in worst.items() if m == lowest]
         if len(losers) == 1:
-            choices = tuple(f"h = {hh}" for hh in worst)
+            choices = tuple(results.label(v) for v in worst)
+            loser = results.label(losers[0])
             out.append(
                 Exercise(
                     key="multi_head_attention.ex4",
                     prompt="In the measured comparison above, which head count has the single head that follows the "
-                    "gold alignment **least** (median over the seeds)? Read it off the table.",
+                    "gold alignment **least** (mean over the seeds)? Read it off the table.",
                     choices=choices,
-                    answer=choices.index(f"h = {losers[0]}"),
-                    explanation=f"h = {losers[0]}: its worst head lands on a gold source token {lowest:.1%} of the "
-                    "time, while the heads' average map still follows the alignment.",
+                    answer=choices.index(loser),
+                    explanation=f"{loser}: its worst head lands on a gold source token {lowest:.1%} of the time, "
+                    f"while the heads' average map does so {_means(results, AVERAGED)[losers[0]]:.1%} of the time.",
                     hint="Look at the column “alignment, worst head”.",
                 )
             )

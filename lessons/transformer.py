@@ -22,7 +22,6 @@ Letters: S source positions (EOS included), T decoded positions, d d_model, h he
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -33,9 +32,10 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from lessons.common.charts import GridRow, figure, head_grid, safe_label
+from lessons.common.charts import GridRow, attention_heatmap, figure, head_grid, safe_label
+from lessons.common.comparison import Comparison, Run, curves_chart, first_reached
 from lessons.common.exercises import Exercise
-from lessons.common.live import THREADS_PER_RUN
+from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from minimodels.decode import Translation, translate
 from minimodels.tasks import Task, get_task, lecture_examples
 from minimodels.train import TrainConfig, build_model, default_train_config, train
@@ -408,6 +408,26 @@ def heads_grid(
     return head_grid(rows, value_name=value_name, row_height=row_height)
 
 
+ALL_HEADS, MEAN = "all heads", "average of the heads"  # section 2's head choices besides "head j"
+
+
+def head_choices(config: TransformerConfig) -> list[str]:
+    return [ALL_HEADS, *(f"head {j + 1}" for j in range(config.n_heads)), MEAN]
+
+
+def layer_figure(w: Walk, kind: Kind | str, layer: int, head: str) -> go.Figure:
+    """Section 2's figure: every head of one layer side by side (:data:`ALL_HEADS`), or one head (or their mean)
+    drawn large."""
+    kind = KIND[kind] if isinstance(kind, str) else kind
+    rows, columns = w.labels(kind)
+    weights = w.weights(kind, layer)
+    if head == ALL_HEADS:
+        return heads_grid([(f"layer {layer + 1}", weights, rows, columns)])
+    single = weights.mean(axis=0) if head == MEAN else weights[head_choices(w.config).index(head) - 1]
+    return attention_heatmap(single, columns, rows, x_title=kind.columns, y_title=kind.rows,
+                             title=f"{kind.label}, layer {layer + 1}, {head}")  # fmt: skip
+
+
 def layer_panels(w: Walk, kind: Kind | str) -> list[tuple[str, np.ndarray, list[str], list[str]]]:
     """Every layer of one kind, as :func:`heads_grid` panels."""
     kind = KIND[kind] if isinstance(kind, str) else kind
@@ -508,6 +528,23 @@ def pronoun_check(model: nn.Module, task: Task) -> PronounCheck | None:
     )
 
 
+def it_checks(translator: nn.Module) -> tuple[LectureCheck, PronounCheck | None]:
+    """Section 3's two measurements, for the shipped toy translator: the lecture's sentence, and "I see it"."""
+    task = get_task("toy-translation")
+    return lecture_it(task), pronoun_check(translator, task)
+
+
+def shipped_note(model: nn.Module, info: Mapping) -> str:
+    """The caption under the model picker: the shipped model's shape and how it was trained."""
+    c, training = model.config, info.get("training", {})
+    return (
+        f"Shipped model: {c.encoder_layers} encoder and {c.decoder_layers} decoder layers, {c.n_heads} heads, "
+        f"d_model {c.d_model}, d_ff {c.d_ff}, {sum(p.numel() for p in model.parameters()):,} parameters, trained "
+        f"{training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) on one CPU thread to "
+        f"{training.get('test_exact_match', 0):.1%} exact match on held-out test sentences."
+    )
+
+
 # --------------------------------------------------------------------------------------- the ablations
 VARIANTS: dict[str, dict] = {
     "full": {},
@@ -535,126 +572,121 @@ def results_config(steps: int, seed: int = 0, threads: int = 1) -> TrainConfig:
     )
 
 
-@dataclass(frozen=True)
-class Results:
-    meta: dict  # command, date, machine, load, budget
-    runs: dict[str, dict]  # variant -> {steps, seconds, exact_match, test_exact_match, history: [...]}
+# The shipped ablation is a :class:`~lessons.common.comparison.Comparison`: one variant per arrangement, one run per
+# seed, each run's final metrics named as the table's columns.
+RESULT_SCRIPT = "scripts/transformer_results.py"
+STEPS_TO, SECONDS_TO = f"steps to {LEVEL:.0%}", f"seconds to {LEVEL:.0%}"
+TABLE = {  # final metric -> its format in the table
+    STEPS_TO: ".0f", SECONDS_TO: ".1f", "final loss": ".4f", "held-out exact": ".1%", "test exact": ".1%",
+    "steps": ".0f", "seconds": ".1f",
+}  # fmt: skip
 
 
-def results_from_dict(document: dict) -> Results:
-    runs = document.get("runs")
-    if not isinstance(runs, dict) or not runs:
-        raise ValueError("the results file must have runs: run python scripts/transformer_results.py")
-    unknown = sorted(set(runs) - set(VARIANTS))
+def ablation_run(variant: str, seed: int, measured: Mapping) -> Run:
+    """One run of the ablation from what one training measured: ``{"parameters", "steps", "seconds", "exact_match",
+    "test_exact_match", "history": [{"step", "seconds", "loss", "exact_match"}, …]}``."""
+    history = list(measured["history"])
+    final = {
+        STEPS_TO: first_reached(history, "exact_match", LEVEL),
+        SECONDS_TO: first_reached(history, "exact_match", LEVEL, x="seconds"),
+        "final loss": history[-1]["loss"], "held-out exact": measured["exact_match"],
+        "test exact": measured["test_exact_match"], "steps": measured["steps"], "seconds": measured["seconds"],
+        "parameters": measured["parameters"],
+    }  # fmt: skip
+    return Run(variant, seed, dict(VARIANTS[variant]), tuple(history), final)
+
+
+def load_results(path: Path | str | None = None) -> Comparison:
+    """The shipped measurements; ``FileNotFoundError`` or ``ValueError`` naming the script when unusable."""
+    c = Comparison.load(path or RESULTS, script=RESULT_SCRIPT)
+    unknown = sorted(set(c.variants) - set(VARIANTS))
     if unknown:
-        raise ValueError(f"the results file has unknown variants: {', '.join(unknown)}")
-    return Results({k: v for k, v in document.items() if k != "runs"}, runs)
+        raise ValueError(f"the results file has unknown variants: {', '.join(unknown)}: run python {RESULT_SCRIPT}")
+    return c
 
 
-def load_results(path: Path | str | None = None) -> Results:
-    """The shipped measurements; ``FileNotFoundError`` or ``ValueError`` with a message when unusable."""
-    path = Path(path) if path is not None else RESULTS
-    if not path.is_file():
-        raise FileNotFoundError(f"{path.name} is not shipped; run python scripts/transformer_results.py to make it")
-    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
-
-
-def first_reaching(history: Sequence[Mapping], level: float) -> Mapping | None:
-    """The first report at or above ``level`` held-out exact match, or None."""
-    return next((p for p in history if p["exact_match"] >= level), None)
-
-
-def table_rows(results: Results) -> list[dict]:
+def table_rows(c: Comparison) -> list[dict]:
     """One row per variant: steps and seconds to :data:`LEVEL`, and where the fixed budget left it."""
-    rows = []
-    for variant in VARIANTS:
-        run = results.runs.get(variant)
-        if run is None:
-            continue
-        reached = first_reaching(run["history"], LEVEL)
-        rows.append(
-            {
-                "variant": VARIANT_LABELS[variant],
-                f"steps to {LEVEL:.0%}": f"{reached['step']}" if reached else "never",  # one type per column
-                f"seconds to {LEVEL:.0%}": f"{reached['seconds']:.1f}" if reached else "never",
-                "final loss": round(run["history"][-1]["loss"], 4),
-                "held-out exact": f"{run['exact_match']:.1%}",
-                "test exact": f"{run['test_exact_match']:.1%}",
-                "steps": run["steps"],
-                "seconds": round(run["seconds"], 1),
-            }
-        )
-    return rows
+    return c.table(TABLE, missing="never")
 
 
-def observations(results: Results) -> list[str]:
-    """What the table says, in sentences computed from it."""
-    runs = results.runs
+def _value(c: Comparison, metric: str, variant: str, fmt: str) -> str:
+    """``metric`` of ``variant``: one run's value as it is, several runs' as mean ± sd (n)."""
+    spread = c.spread(metric, variant)
+    if spread.total > 1:
+        return spread.text(fmt, missing="never")
+    return "never" if spread.mean is None else format(spread.mean, fmt)
+
+
+def observations(c: Comparison) -> list[str]:
+    """What the table says, in sentences computed from it (each variant against the full model)."""
+    if "full" not in c.variants:
+        return []
     lines = []
-    full = runs.get("full")
-    if full is None:
-        return lines
     for variant in ("no residual", "no layer norm", "post-LN"):
-        run = runs.get(variant)
-        if run is None:
+        if variant not in c.variants or not c.runs_of(variant):
             continue
-        ours, theirs = first_reaching(full["history"], LEVEL), first_reaching(run["history"], LEVEL)
-        if theirs is None:
-            pace = f"never reached {LEVEL:.0%} in {run['steps']} steps"
-        elif ours is None:
-            pace = f"reached {LEVEL:.0%} at step {theirs['step']}, which the full model never did"
+        ours, theirs = c.spread(STEPS_TO, "full"), c.spread(STEPS_TO, variant)
+        if theirs.n == 0:
+            pace = f"never reached {LEVEL:.0%} in {c.spread('steps', variant).max:.0f} steps"
+        elif ours.n == 0:
+            pace = f"reached {LEVEL:.0%} at step {_value(c, STEPS_TO, variant, '.0f')}, which the full model never did"
         else:
-            pace = f"reached {LEVEL:.0%} at step {theirs['step']} (full model: step {ours['step']})"
+            pace = (
+                f"reached {LEVEL:.0%} at step {_value(c, STEPS_TO, variant, '.0f')} (full model: step "
+                f"{_value(c, STEPS_TO, 'full', '.0f')})"
+            )
+        text = (
+            f"**{variant}** {pace}; it ended at {_value(c, 'test exact', variant, '.1%')} test exact match against the "
+            f"full model's {_value(c, 'test exact', 'full', '.1%')}, with a final loss of "
+            f"{_value(c, 'final loss', variant, '.3f')} against {_value(c, 'final loss', 'full', '.3f')}."
+        )
+        verdict = c.compare(variant, "full", "test exact")
+        if verdict.clear:
+            side = "ahead of" if verdict.outcome == "better" else "behind"
+            text += f" On test exact match it is {side} the full model by more than the spread over seeds."
+        elif len(c.seeds) > 1:
+            text += f" On test exact match the two are too close to call ({verdict.reason})."
+        lines.append(text)
+    if lines and len(c.seeds) == 1:
         lines.append(
-            f"**{variant}** {pace}; it ended at {run['test_exact_match']:.1%} test exact match against the full "
-            f"model's {full['test_exact_match']:.1%}, with a final loss of {run['history'][-1]['loss']:.3f} "
-            f"against {full['history'][-1]['loss']:.3f}."
+            f"One seed ({c.seeds[0]}) per variant: each line is a single run, so no gap here is measured against the "
+            "spread over seeds."
         )
     return lines
 
 
-def worst_variant(results: Results) -> str:
-    """The variant with the lowest test exact match (ties: the higher final loss)."""
-    return min(
-        results.runs, key=lambda v: (results.runs[v]["test_exact_match"], -results.runs[v]["history"][-1]["loss"])
-    )
+def worst_variant(c: Comparison) -> str:
+    """The variant with the lowest mean test exact match (ties: the higher final loss)."""
+    return min(c.variants, key=lambda v: (c.spread("test exact", v).mean, -c.spread("final loss", v).mean))
 
 
-def ablation_curves(results: Results, x: str = "step", height: int = 240):
-    """Two Altair charts, training loss and held-out exact match, one line per variant, against ``x``."""
-    import altair as alt
-    import pandas as pd
-
+def ablation_curves(c: Comparison, x: str = "step", height: int = 240) -> tuple[dict, dict]:
+    """Training loss and held-out exact match, one line per variant (mean ± sd where there are several seeds),
+    against ``x``: two Vega-Lite specs."""
     if x not in ("step", "seconds"):
         raise ValueError(f"x must be 'step' or 'seconds', not {x!r}")
-    frame = pd.DataFrame(
-        [
-            {"variant": v, **p} | {"exact match": p["exact_match"]}
-            for v, run in results.runs.items()
-            for p in run["history"]
-        ]
-    )
-    present = [v for v in VARIANTS if v in results.runs]
-    color = alt.Color(
-        "variant:N",
-        scale=alt.Scale(domain=present, range=[COLORS[v] for v in present]),
-        legend=alt.Legend(orient="bottom", title=None),
-    )
-    base = alt.Chart(frame).encode(
-        x=alt.X(f"{x}:Q", title="training step" if x == "step" else "seconds"),
-        color=color,
-        tooltip=["variant", "step", alt.Tooltip("seconds:Q", format=".1f"), alt.Tooltip("loss:Q", format=".4f"),
-                 alt.Tooltip("exact match:Q", format=".1%")],
-    )  # fmt: skip
-    loss = base.mark_line(point={"size": 12}).encode(
-        y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(type="log"))
-    )
-    accuracy = base.mark_line(point={"size": 12}).encode(
-        y=alt.Y("exact match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%"))
-    )  # fmt: skip
-    return loss.properties(height=height, title="Loss (log scale)"), accuracy.properties(
-        height=height, title="Exact match"
+    x_title = "training step" if x == "step" else "seconds"
+
+    def points(metric: str) -> list[dict]:  # the legend names the variant, the table its arrangement
+        return [p | {"label": p["variant"]} for p in c.curve_points(metric, x=x)]
+
+    loss = curves_chart(points("loss"), y_title="training loss", x_title=x_title, title="Loss (log scale)",
+                        height=height, log_y=True, colors=COLORS)  # fmt: skip
+    accuracy = curves_chart(points("exact_match"), y_title="held-out exact match", x_title=x_title,
+                            title="Exact match", height=height, percent=True, colors=COLORS)  # fmt: skip
+    return loss, accuracy
+
+
+def provenance_note(meta: Mapping) -> str:
+    """What the provenance caption adds for the ablation: the task, the budget, the checks and the one recipe."""
+    return (
+        f"Task `{meta.get('task', '?')}`, {meta.get('max_steps', '?')} steps each; held-out exact match on 200 "
+        f"validation sentences every 25 steps, test exact match on the {meta.get('test_size', '?')} test sentences "
+        "at the end. The machine was shared, so the seconds are slower than on a quiet one; the steps are not "
+        "affected. One recipe for all four, the one tuned for the full model: a variant might do better with its own "
+        "learning rate or warm-up (post-LN is known to want a longer warm-up), so this compares the pieces, not their "
+        "best runs."
     )
 
 
@@ -676,6 +708,12 @@ def new_training(task_name: str, variant: str, seed: int, budget_seconds: float)
     return model, lambda on_progress: train(model, task, config, on_progress)
 
 
+def new_run(task_name: str, variant: str, seed: int, budget_seconds: float) -> TrainingRun:
+    """The training panel's run: :func:`new_training`'s model and trainer, named for the task."""
+    fresh, train_fn = new_training(task_name, variant, seed, float(budget_seconds))
+    return TrainingRun(train_fn, model=fresh, name=f"transformer-{task_name}")
+
+
 # ---------------------------------------------------------------------------------------------- exercises
 def feed_forward_parameters(config: TransformerConfig) -> int:
     """Parameters of one position-wise feed-forward network, counted on a module built from ``config``."""
@@ -684,7 +722,7 @@ def feed_forward_parameters(config: TransformerConfig) -> int:
     return sum(p.numel() for p in FeedForward(config.d_model, config.d_ff).parameters())
 
 
-def exercises(model: nn.Module, task: Task, results: Results | None = None) -> list[Exercise]:
+def exercises(model: nn.Module, task: Task, results: Comparison | None = None) -> list[Exercise]:
     """Questions about the shipped model (and the shipped ablation), their answers computed by code."""
     c = model.config
     probe = task.probe or task.valid[0]
@@ -741,8 +779,8 @@ def exercises(model: nn.Module, task: Task, results: Results | None = None) -> l
             hint="What must a decoder not read while it writes position t?",
         ),
     ]
-    if results is not None and len(results.runs) > 1:
-        present = [v for v in VARIANTS if v in results.runs]
+    if results is not None and len(results.variants) > 1:
+        present = list(results.variants)
         worst = worst_variant(results)
         out.append(
             Exercise(
@@ -751,7 +789,7 @@ def exercises(model: nn.Module, task: Task, results: Results | None = None) -> l
                 "lowest test exact match?",
                 choices=tuple(VARIANT_LABELS[v] for v in present),
                 answer=present.index(worst),
-                explanation=f"{VARIANT_LABELS[worst]}: {results.runs[worst]['test_exact_match']:.1%} test exact match.",
+                explanation=f"{VARIANT_LABELS[worst]}: {_value(results, 'test exact', worst, '.1%')} test exact match.",
                 hint="Read the table's “test exact” column.",
             )
         )

@@ -3,16 +3,11 @@
 import streamlit as st
 
 import ui
-from lessons import multi_head_attention as multihead
-from lessons.common import charts
-from lessons.common.live import TrainingRun
-from lessons.common.pretrained import load_pretrained
+from lessons import multi_head_attention
+from lessons.common.charts import head_grid
 from minimodels.attention import MultiHeadAttention
-from minimodels.tasks import get_task
 
-ui.page("Multi-head attention", icon="🐙")
-
-st.title("Multi-head attention")
+lesson = ui.lesson("multi_head_attention")
 st.markdown(
     "One attention layer gives every word **one** distribution over the others. But a word may need several "
     "things at once: the word before it, the subject of its verb, the source word it translates. Multi-head "
@@ -36,30 +31,22 @@ st.markdown(
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def split(tokens: tuple[str, ...], d_model: int, n_heads: int, seed: int) -> multihead.SplitExample:
-    return multihead.split_example(tokens, d_model, n_heads, seed)
+def split(tokens: tuple[str, ...], d_model: int, n_heads: int, seed: int) -> multi_head_attention.SplitExample:
+    return multi_head_attention.split_example(tokens, d_model, n_heads, seed)
 
 
 @st.fragment
 def the_split() -> None:
-    tokens = ui.sentence_input(
-        f"Your words (up to {multihead.MAX_TOKENS})",
-        multihead.DEFAULT_SENTENCE,
-        "multi_head_attention.sentence",
-        multihead.parse,
-        tokens_key="multi_head_attention.tokens",
-    )
+    tokens = ui.sentence_input(f"Your words (up to {multi_head_attention.MAX_TOKENS})",
+                               multi_head_attention.DEFAULT_SENTENCE, "multi_head_attention.sentence",
+                               multi_head_attention.parse, tokens_key="multi_head_attention.tokens")  # fmt: skip
     c = st.columns([3, 3, 1])
-    d_model = c[0].select_slider(
-        "d_model", multihead.D_MODEL_CHOICES, value=multihead.LECTURE_D_MODEL, key="multi_head_attention.d_model"
-    )
-    choices = multihead.head_choices(d_model)
-    st.session_state.setdefault("multi_head_attention.heads", multihead.LECTURE_HEADS)
-    if st.session_state["multi_head_attention.heads"] not in choices:
-        st.info(
-            f"d_model = {d_model} cannot be cut into {st.session_state['multi_head_attention.heads']} whole heads: "
-            f"h = {max(choices)} instead."
-        )
+    d_model = c[0].select_slider("d_model", multi_head_attention.D_MODEL_CHOICES, key="multi_head_attention.d_model",
+                                 value=multi_head_attention.LECTURE_D_MODEL)  # fmt: skip
+    choices = multi_head_attention.head_choices(d_model)
+    st.session_state.setdefault("multi_head_attention.heads", multi_head_attention.LECTURE_HEADS)
+    if (wanted := st.session_state["multi_head_attention.heads"]) not in choices:
+        st.info(f"d_model = {d_model} cannot be cut into {wanted} whole heads: h = {max(choices)} instead.")
         st.session_state["multi_head_attention.heads"] = max(choices)
     n_heads = c[1].select_slider("heads h", choices, key="multi_head_attention.heads")
     seed = int(c[2].number_input("Seed", 0, 9999, 0, key="multi_head_attention.seed"))
@@ -68,28 +55,25 @@ def the_split() -> None:
     except ValueError as error:
         st.error(str(error))
         return
-    hb = example.heads
-    st.markdown(
-        f"**d_k = d_model / h = {d_model} / {n_heads} = {hb.d_k}.** Each head sees {hb.d_k} of the "
-        f"{d_model} numbers of every word's query, key and value."
-    )
-    st.dataframe(multihead.shape_rows(example), hide_index=True, width="stretch")
-    ui.plotly(multihead.projection_figure(example), key="multi_head_attention.projections")
+    d_k = example.heads.d_k
+    st.markdown(f"**d_k = d_model / h = {d_model} / {n_heads} = {d_k}.** Each head sees {d_k} of the {d_model} "
+                "numbers of every word's query, key and value.")  # fmt: skip
+    st.dataframe(multi_head_attention.shape_rows(example), hide_index=True, width="stretch")
+    ui.plotly(multi_head_attention.projection_figure(example), key="multi_head_attention.projections")
     st.caption(
         "Steps 2–3: the three projections of the whole layer, one row per word. The black lines cut the columns "
         "into heads: head i's Qᵢ is nothing but its own block of d_k columns (hover for values)."
     )
-    ui.plotly(multihead.split_grid(example), key="multi_head_attention.split.heads")
+    ui.plotly(multi_head_attention.split_grid(example), key="multi_head_attention.split.heads")
     st.caption("Step 4: each head scores its own Qᵢ against its own Kᵢ, so each has its own map. Rows sum to 1.")
-    ui.plotly(multihead.concat_figure(example), key="multi_head_attention.concat")
+    ui.plotly(multi_head_attention.concat_figure(example), key="multi_head_attention.concat")
     st.caption(
         "Step 5: the heads' Zᵢ side by side, then W^O mixes them back into one d_model vector per word: every "
         "output column reads every head, so the output has no head blocks any more."
     )
-    diffs = example.differences
-    cols = st.columns(len(diffs) + 1)
+    cols = st.columns(len(example.differences) + 1)
     cols[0].metric("parameters of W^Q, W^K, W^V, W^O", f"{sum(example.parameters.values()):,}")
-    for col, (name, value) in zip(cols[1:], diffs.items(), strict=True):
+    for col, (name, value) in zip(cols[1:], example.differences.items(), strict=True):
         col.metric(f"vs {name}", f"{value:.1e}", help=f"Largest absolute difference from {name}")
     st.caption(
         "The hand-made computation (head by head, concatenate, W^O) against `minimodels.attention.MultiHeadAttention` "
@@ -107,54 +91,31 @@ st.markdown(
     "attention sublayers) reads your sentence. Every map it computed is below: one row per sublayer, one "
     "column per head. Pick one to enlarge it."
 )
-
-
-@st.cache_resource(show_spinner="Loading the pretrained model…")
-def pretrained(task_name: str):
-    """Shared read-only by every student: never trained or modified."""
-    return load_pretrained(task_name, multihead.MODEL)
+TRAIN_KEY = "multi_head_attention.train"
 
 
 @st.cache_data(max_entries=4, show_spinner="Checking every head against the gold alignment…")
 def alignment(task_name: str) -> dict[str, list[float]]:
-    model, _ = pretrained(task_name)
-    return multihead.head_alignment(model, get_task(task_name))
+    return multi_head_attention.task_alignment(ui.pretrained(task_name, multi_head_attention.MODEL)[0], task_name)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def shipped_reading(task_name: str, text: str) -> multihead.Reading | str:
-    """The shipped model's reading of a sentence: the same for every student, so computed once (~60 ms a run)."""
-    model, _ = pretrained(task_name)
-    return multihead.read_sentence(model, get_task(task_name), text)
+@st.cache_data(max_entries=16, show_spinner=False)  # the same for every student: computed once (~60 ms a run)
+def shipped_reading(task_name: str, text: str) -> multi_head_attention.Reading | str:
+    return multi_head_attention.read_text(ui.pretrained(task_name, multi_head_attention.MODEL)[0], task_name, text)
 
 
-TRAIN_KEY = "multi_head_attention.train"
-
-
-def enlarge(reading: multihead.Reading, names: list[str]) -> None:
+def enlarge(reading: multi_head_attention.Reading, names: list[str]) -> None:
     """One head (or the heads' mean) of one sublayer drawn large, with each head's numbers below."""
     c = st.columns([2, 3])
-    name = c[0].selectbox("Enlarge: sublayer", names, index=len(names) - 1, format_func=multihead.sublayer_label,
-                          key="multi_head_attention.enlarge.sublayer")  # fmt: skip
-    h = reading.maps[name].shape[0]
-    options = [*range(h), "mean"]
+    name = c[0].selectbox("Enlarge: sublayer", names, index=len(names) - 1, key="multi_head_attention.enlarge.sublayer",
+                          format_func=multi_head_attention.sublayer_label)  # fmt: skip
+    options = [*range(reading.maps[name].shape[0]), "mean"]
     if st.session_state.get("multi_head_attention.enlarge.head", 0) not in options:
         st.session_state["multi_head_attention.enlarge.head"] = 0
-    head = c[1].radio(
-        "head", options, horizontal=True, key="multi_head_attention.enlarge.head",
-        format_func=lambda j: "mean of the heads" if j == "mean" else f"head {j + 1}",
-    )  # fmt: skip
-    weights = reading.maps[name].mean(0) if head == "mean" else reading.maps[name][head]
-    x, y, x_title, y_title = multihead.axes(reading, name)
-    label = "mean of the heads" if head == "mean" else f"head {head + 1}"
-    ui.plotly(
-        charts.attention_heatmap(
-            weights, x, y, x_title=x_title, y_title=y_title, value_name="α",
-            title=f"{multihead.sublayer_label(name)} · {label}",
-        ),
-        key="multi_head_attention.enlarged",
-    )  # fmt: skip
-    st.dataframe(multihead.head_rows(reading, name), hide_index=True, width="stretch")
+    head = c[1].radio("head", options, horizontal=True, key="multi_head_attention.enlarge.head",
+                      format_func=multi_head_attention.head_label)  # fmt: skip
+    ui.plotly(multi_head_attention.enlarged_figure(reading, name, head), key="multi_head_attention.enlarged")
+    st.dataframe(multi_head_attention.head_rows(reading, name), hide_index=True, width="stretch")
     st.caption(
         "Per head of this sublayer, on your sentence: entropy of each row (0 bits: all weight on one token), the "
         "mean of each row's largest weight, where most rows put their largest weight, and the token that gets "
@@ -165,48 +126,34 @@ def enlarge(reading: multihead.Reading, names: list[str]) -> None:
 @st.fragment  # the task, the model and the sentence redraw this section only, not the whole lesson
 def every_head() -> None:
     cols = st.columns([2, 3])
-    task_name = cols[0].selectbox(
-        "Task", list(multihead.TASKS), format_func=multihead.TASKS.get, key="multi_head_attention.task"
-    )
-    task = get_task(task_name)
-    try:
-        shipped, meta = pretrained(task_name)
-    except (LookupError, ValueError) as error:
-        st.error(f"The pretrained model for this task cannot be loaded: {error}")
+    task_name = cols[0].selectbox("Task", list(multi_head_attention.TASKS), format_func=multi_head_attention.TASKS.get,
+                                  key="multi_head_attention.task")  # fmt: skip
+    if (loaded := ui.pretrained(task_name, multi_head_attention.MODEL)) is None:
         return
-
-    own = ui.trained_model(TRAIN_KEY) if task_name == multihead.LIVE_TASK else None
+    shipped, info = loaded
+    own = ui.trained_model(TRAIN_KEY) if task_name == multi_head_attention.LIVE_TASK else None
     heads = own.config.n_heads if own is not None else 0
     model = ui.model_choice(shipped, own, key="multi_head_attention.use",
                             yours_label=f"yours, trained on this page ({heads} head{'s' * (heads > 1)})")  # fmt: skip
-    model_is_shipped = model is shipped
-    training = meta.get("training", {})
-    st.caption(
-        f"Shipped model: {multihead.parameter_count(shipped):,} parameters, {shipped.config.n_heads} heads per "
-        "sublayer, "
-        f"trained {training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) to "
-        f"{training.get('test_exact_match', 0):.0%} test exact match."
-    )
-    text = cols[1].text_input(
-        "Source sentence",
-        value=multihead.default_text(task_name),
-        key=f"multi_head_attention.text.{task_name}",
-        max_chars=500,
-        help="Type your own. Words the model never saw become <unk>.",
-    )
-    reading = shipped_reading(task_name, text) if model_is_shipped else multihead.read_sentence(model, task, text)
+    st.caption(multi_head_attention.shipped_note(shipped, info))
+    text = cols[1].text_input("Source sentence", value=multi_head_attention.default_text(task_name),
+                              key=f"multi_head_attention.text.{task_name}", max_chars=500,
+                              help="Type your own. Words the model never saw become <unk>.")  # fmt: skip
+    if model is shipped:
+        reading = shipped_reading(task_name, text)
+    else:
+        reading = multi_head_attention.read_text(model, task_name, text)
     if isinstance(reading, str):
         st.warning(f"{reading} Nothing to show until the model can read it.")
         return
     if reading.translation.message:
         st.info(reading.translation.message)
     st.markdown(f"**Output:** {ui.literal(reading.translation.text)}")
-    names = multihead.sublayers(list(reading.maps))
-    kind = st.radio(
-        "Show", list(multihead.KINDS), format_func=multihead.KINDS.get, horizontal=True, key="multi_head_attention.kind"
-    )
-    shown = multihead.sublayers(names, kind)
-    ui.plotly(multihead.head_grid(multihead.grid_rows(reading, shown)), key="multi_head_attention.grid")
+    names = multi_head_attention.sublayers(list(reading.maps))
+    kind = st.radio("Show", list(multi_head_attention.KINDS), format_func=multi_head_attention.KINDS.get,
+                    horizontal=True, key="multi_head_attention.kind")  # fmt: skip
+    shown = multi_head_attention.sublayers(names, kind)
+    ui.plotly(head_grid(multi_head_attention.grid_rows(reading, shown)), key="multi_head_attention.grid")
     st.caption(
         "Encoder rows: each source token (down) reads the source (across). Decoder self-attention: each output "
         "step reads what the decoder has written so far (never the future: the upper triangle is empty). "
@@ -214,7 +161,7 @@ def every_head() -> None:
     )
     st.fragment(enlarge)(reading, names)
     st.subheader("Do the heads divide the work?")
-    notes = multihead.specialisation_notes(reading, alignment(task_name) if model_is_shipped else None)
+    notes = multi_head_attention.specialisation_notes(reading, alignment(task_name) if model is shipped else None)
     st.markdown("\n".join(f"- {line}" for line in notes))
     st.caption(
         "Be careful with stories about heads: a tiny model on a toy task needs little of what 8 heads of a "
@@ -227,60 +174,36 @@ every_head()
 # --- 3. 1, 2, 4, 8 heads -----------------------------------------------------------------------------------
 st.header("3 · 1, 2, 4 or 8 heads for the same budget", divider="gray")
 st.markdown(
-    f"The same Transformer (d_model = {multihead.RESULT_D_MODEL}) with 1, 2, 4 or 8 heads, so d_k = 64, 32, 16 "
-    "or 8: same seed, same batches, same number of steps, and exactly the same number of parameters, because "
+    f"The same Transformer (d_model = {multi_head_attention.RESULT_D_MODEL}) with 1, 2, 4 or 8 heads, so d_k = 64, "
+    "32, 16 or 8: same seed, same batches, same number of steps, and exactly the same number of parameters, because "
     "the heads only cut W^Q, W^K and W^V into slices. Trained on English → French-like sentences."
 )
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def shipped_results(path: str, mtime: float) -> multihead.Results:
-    """Keyed on the file's time stamp, so a re-measured file is read again."""
-    return multihead.load_results(path)
-
-
-try:
-    stamp = multihead.RESULTS.stat().st_mtime if multihead.RESULTS.exists() else 0.0
-    results = shipped_results(str(multihead.RESULTS), stamp)
-except (FileNotFoundError, ValueError) as error:
-    results = None
-    st.warning(f"The measured comparison cannot be shown: {error}")
+results = ui.shipped_results(lesson, what="The measured comparison")
 
 
 @st.fragment
 def measured() -> None:
-    m = results.meta
-    st.dataframe(multihead.results_rows(results), hide_index=True, width="stretch")
-    seeds = ", ".join(str(s) for s in m.get("seeds", []))
+    st.dataframe(multi_head_attention.results_rows(results), hide_index=True, width="stretch")
     st.caption(
-        f"Medians over seeds {seeds}. “Steps to 90%”: the first check (every {multihead.REPORT_EVERY} steps, 200 "
-        "held-out sentences) at or above it. Test exact: the 500 test sentences at the end. Alignment: how often "
-        "the last decoder layer's cross-attention puts its largest weight on a source token the output token "
-        "comes from (test split), for the heads' average map and for the best and worst single head."
+        f"Mean ± sd over the seeds (n: how many). “Steps to 90%”: the first check (every "
+        f"{multi_head_attention.REPORT_EVERY} steps, 200 held-out sentences) at or above it. Test exact: the 500 test "
+        "sentences at the end. Alignment: how often the last decoder layer's cross-attention puts its largest weight "
+        "on a source token the output token comes from (test split), for the heads' average map and for the best "
+        "and worst single head."
     )
-    st.markdown("\n".join(f"- {line}" for line in multihead.observations(results)))
-    loss, accuracy = multihead.curves_chart(results.runs)
+    st.markdown("\n".join(f"- {line}" for line in multi_head_attention.observations(results)))
+    loss, accuracy = multi_head_attention.curves(results)
     c = st.columns(2)
-    c[0].altair_chart(loss, width="stretch", height=300, key="multi_head_attention.shipped.loss")
-    c[1].altair_chart(accuracy, width="stretch", height=300, key="multi_head_attention.shipped.accuracy")
-    heads = st.radio(
-        "Cross-attention heads on the fixed example, at the end of training, for", list(results.probe),
-        format_func=lambda h: f"h = {h}", horizontal=True, key="multi_head_attention.shipped.heads",
-    )  # fmt: skip
-    probe = results.probe[heads]
-    ui.plotly(
-        multihead.head_grid(multihead.probe_rows(results, heads), title=f"h = {heads}, seed {probe['seed']}"),
-        key="multi_head_attention.shipped.maps",
-    )
-    machine = m.get("machine", {})
-    st.caption(
-        f"Measured {m.get('date', '?')[:10]} with {ui.literal(m.get('command', '?'))} on "
-        f"{machine.get('cpu_count', '?')} CPU cores ({machine.get('processor', '?')}, "
-        f"torch {machine.get('torch', '?')}, "
-        f"{machine.get('torch_threads', '?')} thread), 1-minute load average {m.get('load_1min_before', '?')} before "
-        f"and {m.get('load_1min_after', '?')} after: the machine was shared, so wall seconds are inflated by waiting "
-        "for the cores; CPU seconds count this process's own compute, and steps do not depend on the machine."
-    )
+    ui.vega(loss, key="multi_head_attention.shipped.loss", height=300, container=c[0])
+    ui.vega(accuracy, key="multi_head_attention.shipped.accuracy", height=300, container=c[1])
+    name = st.radio("Cross-attention heads on the fixed example, at the end of training, for",
+                    multi_head_attention.probe_variants(results), horizontal=True,
+                    key="multi_head_attention.shipped.heads")  # fmt: skip
+    title = f"{name}, seed {multi_head_attention.probe(results, name)['seed']}"
+    ui.plotly(head_grid(multi_head_attention.probe_rows(results, name), title=title),
+              key="multi_head_attention.shipped.maps")  # fmt: skip
+    ui.provenance(results.meta, note="The machine was shared, so wall seconds are inflated by waiting for the cores; "
+                  "CPU seconds count this process's own compute, and steps do not depend on the machine.")  # fmt: skip
 
 
 if results is not None:
@@ -290,44 +213,45 @@ st.subheader("Train one yourself")
 LIVE_BUDGET = 60.0
 st.markdown(
     f"Train a fresh model with the number of heads you choose, for you alone (at most {LIVE_BUDGET:g} s, or until "
-    f"{multihead.LIVE_TARGET:.0%} of held-out sentences come out right). Watch each head's cross-attention on a "
-    "fixed example sort itself out; afterwards, your model can read your sentence in section 2."
+    f"{multi_head_attention.LIVE_TARGET:.0%} of held-out sentences come out right). Watch each head's "
+    "cross-attention on a fixed example sort itself out; afterwards, your model can read your sentence in section 2."
 )
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
 def train_yourself() -> None:
     c = st.columns([3, 1])
-    live_heads = c[0].radio(
-        "Heads", multihead.RESULT_HEADS, index=2, horizontal=True, format_func=lambda h: f"h = {h}",
-        key="multi_head_attention.live.heads",
-    )  # fmt: skip
+    live_heads = c[0].radio("Heads", multi_head_attention.RESULT_HEADS, index=2, horizontal=True,
+                            format_func=lambda h: f"h = {h}", key="multi_head_attention.live.heads")  # fmt: skip
     live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="multi_head_attention.live.seed"))
-
-    def make_run() -> TrainingRun:
-        fresh, train_fn = multihead.new_training(live_heads, live_seed, LIVE_BUDGET)
-        return TrainingRun(train_fn, model=fresh, name=f"multihead-h{live_heads}")
 
     def draw(snapshot, key: str) -> None:
         title = f"cross-attention heads on a fixed example after {snapshot.step} steps"
-        ui.plotly(multihead.head_grid(multihead.snapshot_rows(snapshot), title=title), key=key)
+        ui.plotly(head_grid(multi_head_attention.snapshot_rows(snapshot), title=title), key=key)
         st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
 
-    ui.training_panel(TRAIN_KEY, make_run, draw, budget_seconds=LIVE_BUDGET, target=multihead.LIVE_TARGET)
+    ui.training_panel(
+        TRAIN_KEY,
+        lambda: multi_head_attention.new_run(live_heads, live_seed, LIVE_BUDGET),
+        draw,
+        budget_seconds=LIVE_BUDGET,
+        target=multi_head_attention.LIVE_TARGET,
+    )
 
 
 train_yourself()
 
-ui.show_code(multihead.heads_by_hand, MultiHeadAttention, label="The code: by hand, and the module every model uses")
-ui.show_code(multihead.read_sentence, multihead.head_rows, multihead.head_distance, label="The code of section 2")
-
-# --- Check yourself ------------------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
-for ex in multihead.exercises(results):
-    ui.exercise(ex)
-
-st.caption(
-    "Sources: the Transformer lecture (“What is multi-head self-attention”: Thinking Machines split into 8 heads, "
-    "concatenate and multiply by W^O; “Why multi-head self-attention”); Vaswani et al., *Attention Is All You "
-    "Need*, NeurIPS 2017, §3.2.2."
+ui.page_tail(
+    lesson,
+    code=[
+        (
+            "The code: by hand, and the module every model uses",
+            (multi_head_attention.heads_by_hand, MultiHeadAttention),
+        ),
+        (
+            "The code of section 2",
+            (multi_head_attention.read_sentence, multi_head_attention.head_rows, multi_head_attention.head_distance),
+        ),
+    ],  # fmt: skip
+    exercises=multi_head_attention.exercises(results),
 )

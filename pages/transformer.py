@@ -3,16 +3,11 @@
 import streamlit as st
 
 import ui
-from lessons import transformer as tr
-from lessons.common import charts
-from lessons.common.live import TrainingRun
-from lessons.common.pretrained import load_pretrained
+from lessons import transformer
 from minimodels.tasks import get_task
 from minimodels.transformer import DecoderLayer, EncoderLayer, FeedForward, _Residual
 
-ui.page("The Transformer", icon="🤖")
-
-st.title("The Transformer")
+lesson = ui.lesson("transformer")
 st.markdown(
     "Put every piece of the last lessons together and you have the Transformer (Vaswani et al. 2017). An "
     "**encoder** of identical layers reads the whole source at once: in each layer every token looks at every "
@@ -42,42 +37,28 @@ st.caption(
     "(post-LN). Section 4 trains both, and the same model without its residuals or without its layer norms."
 )
 
-
-@st.cache_resource(show_spinner="Loading the pretrained model…")
-def pretrained(task_name: str):
-    """Shared read-only by every student: never trained or modified."""
-    return load_pretrained(task_name, tr.MODEL)
-
-
 cols = st.columns([2, 3])
-task_name = cols[0].selectbox("Task", list(tr.TASKS), format_func=tr.TASKS.get, key="transformer.task")
+task_name = cols[0].selectbox(
+    "Task", list(transformer.TASKS), format_func=transformer.TASKS.get, key="transformer.task"
+)
 task = get_task(task_name)
-try:
-    shipped, meta = pretrained(task_name)
-except (LookupError, ValueError) as error:
-    st.error(f"The pretrained model for this task cannot be loaded: {error}")
+if (loaded := ui.pretrained(task_name, transformer.MODEL)) is None:
     st.stop()
+shipped, info = loaded
 
 model = ui.model_choice(shipped, ui.trained_model(f"transformer.train.{task_name}"), key=f"transformer.use.{task_name}")
-training = meta.get("training", {})
-c = shipped.config
-st.caption(
-    f"Shipped model: {c.encoder_layers} encoder and {c.decoder_layers} decoder layers, {c.n_heads} heads, "
-    f"d_model {c.d_model}, d_ff {c.d_ff}, {sum(p.numel() for p in shipped.parameters()):,} parameters, trained "
-    f"{training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) on one CPU thread to "
-    f"{training.get('test_exact_match', 0):.1%} exact match on held-out test sentences."
-)
+st.caption(transformer.shipped_note(shipped, info))
 
 with cols[1]:
     words = ui.sentence_input(
         "Your sentence",
-        tr.DEFAULT_TEXT[task_name],
+        transformer.DEFAULT_TEXT[task_name],
         key=f"transformer.text.{task_name}",
-        parse=tr.parser(task_name),
+        parse=transformer.parser(task_name),
         tokens_key=f"transformer.tokens.{task_name}",
     )
 text = " ".join(words)
-w = tr.walk(model, task, text)
+w = transformer.walk(model, task, text)
 if isinstance(w, str):  # cannot happen for a sentence the parser accepted; said plainly if it does
     st.warning(w)
     st.stop()
@@ -93,10 +74,10 @@ st.markdown(
     "The encoder runs once; its output is the keys and values of *every* decoder layer's encoder–decoder "
     "attention. The decoder runs once per output token, fed its own previous outputs."
 )
-ui.plotly(tr.diagram_figure(tr.block_diagram(w)), key="transformer.diagram")
+ui.plotly(transformer.diagram_figure(transformer.block_diagram(w)), key="transformer.diagram")
 st.caption(
-    f"{tr.maps_per_sentence(w.config)} attention maps in all for one sentence: {w.config.n_heads} heads in each "
-    f"of {w.config.encoder_layers} encoder self-attention, {w.config.decoder_layers} masked self-attention and "
+    f"{transformer.maps_per_sentence(w.config)} attention maps in all for one sentence: {w.config.n_heads} heads in "
+    f"each of {w.config.encoder_layers} encoder self-attention, {w.config.decoder_layers} masked self-attention and "
     f"{w.config.decoder_layers} encoder–decoder attention sublayers. Section 2 shows every one."
 )
 
@@ -107,38 +88,22 @@ st.markdown(
     "Heads of one layer run side by side on the same input, each with its own W^Q, W^K, W^V: compare what they "
     "pick."
 )
-ALL_HEADS, MEAN = "all heads", "average of the heads"
 
 
 @st.fragment
 def every_head() -> None:
     c = st.columns([3, 1, 2])
-    kind = tr.KIND[
-        c[0].radio(
-            "Attention", [k.key for k in tr.KINDS], format_func=lambda k: tr.KIND[k].label, key="transformer.kind"
-        )
-    ]
-    layers = tr.layer_count(w.config, kind)
+    kind = transformer.KIND[c[0].radio("Attention", [k.key for k in transformer.KINDS], key="transformer.kind",
+                                       format_func=lambda k: transformer.KIND[k].label)]  # fmt: skip
+    layers = transformer.layer_count(w.config, kind)
     layer = c[1].selectbox("Layer", range(layers), format_func=lambda i: f"{i + 1}", key="transformer.layer")
-    heads = [ALL_HEADS, *(f"head {j + 1}" for j in range(w.config.n_heads)), MEAN]
-    head = c[2].selectbox("Head", heads, key="transformer.head")
+    head = c[2].selectbox("Head", transformer.head_choices(w.config), key="transformer.head")
     st.caption(kind.note)
-    rows, columns = w.labels(kind)
-    weights = w.weights(kind, layer)
-    if head == ALL_HEADS:
-        ui.plotly(tr.heads_grid([(f"layer {layer + 1}", weights, rows, columns)]), key="transformer.heads")
-    else:
-        single = weights.mean(axis=0) if head == MEAN else weights[heads.index(head) - 1]
-        ui.plotly(
-            charts.attention_heatmap(
-                single, columns, rows, x_title=kind.columns, y_title=kind.rows,
-                title=f"{kind.label}, layer {layer + 1}, {head}",
-            ),
-            key="transformer.head_map",
-        )  # fmt: skip
-    st.dataframe(tr.head_summary(w, kind, layer), hide_index=True, width="stretch")
-    if st.toggle(f"Show all {tr.maps_per_sentence(w.config)} maps at once", key="transformer.every_map"):
-        ui.plotly(tr.heads_grid(tr.every_map(w), row_height=230), key="transformer.every")
+    key = "transformer.heads" if head == transformer.ALL_HEADS else "transformer.head_map"
+    ui.plotly(transformer.layer_figure(w, kind, layer, head), key=key)
+    st.dataframe(transformer.head_summary(w, kind, layer), hide_index=True, width="stretch")
+    if st.toggle(f"Show all {transformer.maps_per_sentence(w.config)} maps at once", key="transformer.every_map"):
+        ui.plotly(transformer.heads_grid(transformer.every_map(w), row_height=230), key="transformer.every")
 
 
 every_head()
@@ -153,15 +118,13 @@ st.header("3 · What does “it” refer to? An honest look", divider="gray")
 
 
 @st.cache_resource(show_spinner=False)
-def it_checks():
-    translation_task = get_task("toy-translation")
-    translator, _ = pretrained("toy-translation")
-    return tr.lecture_it(translation_task), tr.pronoun_check(translator, translation_task)
+def it_checks() -> tuple[transformer.LectureCheck, transformer.PronounCheck | None]:
+    return transformer.it_checks(ui.pretrained("toy-translation", transformer.MODEL)[0])
 
 
 lecture, pronoun = it_checks()
 st.markdown(
-    f"The lecture's example of self-attention is *“{tr.LECTURE_SENTENCE}”*: a trained model's encoder, at "
+    f"The lecture's example of self-attention is *“{transformer.LECTURE_SENTENCE}”*: a trained model's encoder, at "
     "“it”, puts much of its attention on “animal”. Our toy translator cannot show you that, and here is why, "
     f"measured: its tokenizer cuts the sentence into **{lecture.tokens}** pieces, but the model reads at most "
     f"**{lecture.limit}** (so “it” is {'read' if lecture.it_is_read else '**cut off**'}); "
@@ -190,49 +153,26 @@ st.markdown(
     "and gives gradients a straight path down; layer norm keeps every sublayer's input at a steady scale. "
     "Switch one off and train the same model again, same seed, same batches, same number of steps:"
 )
-for column, variant in zip(st.columns(len(tr.VARIANTS)), tr.VARIANTS, strict=True):
+for column, variant in zip(st.columns(len(transformer.VARIANTS)), transformer.VARIANTS, strict=True):
     column.markdown(f"**{variant}**")
-    column.caption(tr.VARIANT_LABELS[variant].split(": ", 1)[1])
+    column.caption(transformer.VARIANT_LABELS[variant].split(": ", 1)[1])
 
 
-CHART_HEIGHT = 380  # pixels for an Altair chart with its title and legend (the chart's own height is its plot's)
+CHART_HEIGHT = 380  # pixels for a chart with its title and legend (the spec's own height is its plot's)
 
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def shipped_results(path: str, mtime: float) -> tr.Results:
-    """Keyed on the file's time stamp, so a re-measured file is read again."""
-    return tr.load_results(path)
-
-
-try:
-    results = shipped_results(str(tr.RESULTS), tr.RESULTS.stat().st_mtime if tr.RESULTS.exists() else 0.0)
-except (FileNotFoundError, ValueError) as error:
-    results = None
-    st.warning(f"The measured results cannot be shown: {error}")
+results = ui.shipped_results(lesson)
 
 
 @st.fragment
 def measured() -> None:
-    meta = results.meta
-    st.dataframe(tr.table_rows(results), hide_index=True, width="stretch")
-    st.markdown("\n".join(f"- {line}" for line in tr.observations(results)))
+    st.dataframe(transformer.table_rows(results), hide_index=True, width="stretch")
+    st.markdown("\n".join(f"- {line}" for line in transformer.observations(results)))
     axis = st.radio("Curves against", ["training step", "seconds"], horizontal=True, key="transformer.axis")
-    loss, accuracy = tr.ablation_curves(results, x="step" if axis == "training step" else "seconds")
+    loss, accuracy = transformer.ablation_curves(results, x="step" if axis == "training step" else "seconds")
     cols = st.columns(2)
-    cols[0].altair_chart(loss, width="stretch", height=CHART_HEIGHT, key="transformer.ablation.loss")
-    cols[1].altair_chart(accuracy, width="stretch", height=CHART_HEIGHT, key="transformer.ablation.accuracy")
-    machine = meta.get("machine", {})
-    st.caption(
-        f"Task {ui.literal(meta.get('task', '?'))}, seed {meta.get('seed', '?')}, {meta.get('max_steps', '?')} steps "
-        f"each; held-out exact match on 200 validation sentences every 25 steps, test exact match on the "
-        f"{meta.get('test_size', '?')} test sentences at the end. Measured {meta.get('date', '?')[:10]} with "
-        f"{ui.literal(meta.get('command', '?'))} on {machine.get('cpu_count', '?')} CPU cores (torch "
-        f"{machine.get('torch', '?')}, {machine.get('torch_threads', '?')} thread), 1-minute load average "
-        f"{meta.get('load_1min_before', '?')} before and {meta.get('load_1min_after', '?')} after (the machine "
-        "was shared, so the seconds are slower than on a quiet one; the steps are not affected). One recipe for "
-        "all four, the one tuned for the full model: a variant might do better with its own learning rate or "
-        "warm-up (post-LN is known to want a longer warm-up), so this compares the pieces, not their best runs."
-    )
+    ui.vega(loss, key="transformer.ablation.loss", height=CHART_HEIGHT, container=cols[0])
+    ui.vega(accuracy, key="transformer.ablation.accuracy", height=CHART_HEIGHT, container=cols[1])
+    ui.provenance(results.meta, note=transformer.provenance_note(results.meta))
 
 
 if results is not None:
@@ -241,7 +181,7 @@ if results is not None:
 # --- Train it yourself ---------------------------------------------------------------------------------
 st.header("5 · Train it yourself", divider="gray")
 st.markdown(
-    f"Train a fresh Transformer on **{tr.TASKS[task_name].split(' (')[0]}** for you alone, with or without "
+    f"Train a fresh Transformer on **{transformer.TASKS[task_name].split(' (')[0]}** for you alone, with or without "
     "residuals and layer norm, and watch the last decoder layer's encoder–decoder attention, head by head, on a "
     "fixed example form: from a uniform haze to sharp alignments, or not. It stops at 98% held-out exact match or at "
     "the end of its budget; afterwards, replay the run and use your model in the sections above."
@@ -251,37 +191,35 @@ st.markdown(
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
 def train_yourself() -> None:
     c = st.columns([2, 1, 2])
-    variant = c[0].selectbox("Variant", list(tr.VARIANTS), format_func=tr.VARIANT_LABELS.get, key="transformer.variant")
+    variant = c[0].selectbox(
+        "Variant", list(transformer.VARIANTS), format_func=transformer.VARIANT_LABELS.get, key="transformer.variant"
+    )
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="transformer.seed"))
     budget = c[2].select_slider("Seconds at most", [5, 15, 30, 60, 120], value=60, key="transformer.budget")
 
-    def make_run() -> TrainingRun:
-        fresh, train_fn = tr.new_training(task_name, variant, seed, float(budget))
-        return TrainingRun(train_fn, model=fresh, name=f"transformer-{task_name}")
-
     def draw(snapshot, key: str) -> None:
-        ui.plotly(tr.heads_grid(tr.probe_panels(snapshot), row_height=300), key=key)
+        ui.plotly(transformer.heads_grid(transformer.probe_panels(snapshot), row_height=300), key=key)
         st.caption(
             f"Encoder–decoder attention on the fixed example after {snapshot.step} steps (teacher forced: rows are "
             f"the correct output). The model's own output for it now: {ui.literal(snapshot.prediction)}"
         )
 
-    ui.training_panel(f"transformer.train.{task_name}", make_run, draw, budget_seconds=float(budget), target=0.98)
+    ui.training_panel(
+        f"transformer.train.{task_name}",
+        lambda: transformer.new_run(task_name, variant, seed, budget),
+        draw,
+        budget_seconds=float(budget),
+        target=0.98,
+    )
 
 
 train_yourself()
 
-ui.show_code(EncoderLayer, DecoderLayer, _Residual, FeedForward, label="The model's code (minimodels.transformer)")
-ui.show_code(tr.walk, tr.block_diagram, tr.new_training, label="The code of this page")
-
-# --- Check yourself ----------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
-for ex in tr.exercises(shipped, task, results):
-    ui.exercise(ex)
-
-st.caption(
-    "Sources: the Transformer lecture (overall architecture, self-attention and “The animal didn't cross the "
-    "street because it was too tired”, encoder–decoder attention, masking, residuals); Vaswani et al., "
-    "*Attention Is All You Need*, NeurIPS 2017; Xiong et al., *On Layer Normalization in the Transformer "
-    "Architecture*, ICML 2020; He et al., *Deep Residual Learning for Image Recognition*, CVPR 2016."
+ui.page_tail(
+    lesson,
+    code=[
+        ("The model's code (minimodels.transformer)", (EncoderLayer, DecoderLayer, _Residual, FeedForward)),
+        ("The code of this page", (transformer.walk, transformer.block_diagram, transformer.new_training)),
+    ],
+    exercises=transformer.exercises(shipped, task, results),
 )

@@ -4,13 +4,12 @@
     python scripts/multi_head_attention_results.py --threads 1 --seeds 0 1 2 --steps 300
 
 For each seed and head count, a TinyTransformer with d_model 64 (so d_k = 64, 32, 16, 8) is trained on
-``toy-translation`` for the same number of steps, with the same batches and the same
-recipe
+``toy-translation`` for the same number of steps, with the same batches and the same recipe
 (``lessons.multi_head_attention.results_config``); every model has the same number of parameters. Then, untimed:
-exact match
-on the whole test split, and how often each head of the last decoder layer's cross-attention puts its largest
-weight on a source token the output token comes from (gold alignment, test split). The first seed's final
-cross-attention maps on the task's probe sentence are kept for the page.
+exact match on the whole test split, and how often each head of the last decoder layer's cross-attention puts its
+largest weight on a source token the output token comes from (gold alignment, test split). Each run's final
+cross-attention maps on the task's probe sentence are kept with it (``Run.extra["probe"]``) for the page. The runs
+make one ``lessons.common.comparison.Comparison`` (variants "h = 1" … "h = 8", one run per seed).
 
 Figures are only what was measured: the command, date, machine, torch threads and the load average before and
 after are written with them. Run it on a calm machine (a busy one makes every "seconds" figure larger).
@@ -28,49 +27,52 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons import multi_head_attention as multihead  # noqa: E402
+from lessons import multi_head_attention  # noqa: E402
+from lessons.common.comparison import measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import Measurement, write_results  # noqa: E402
+from scripts.common import Measurement  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one training per seed and head count")
-    p.add_argument("--heads", type=int, nargs="+", default=list(multihead.RESULT_HEADS))
+    p.add_argument("--heads", type=int, nargs="+", default=list(multi_head_attention.RESULT_HEADS))
     p.add_argument("--steps", type=int, default=300, help="training steps of every model (the shared budget)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
-    p.add_argument("--out", default=str(multihead.RESULTS), help="where to write the JSON")
+    p.add_argument("--out", default=str(multi_head_attention.RESULTS), help="where to write the JSON")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    task = get_task(multihead.RESULT_TASK)
+    task = get_task(multi_head_attention.RESULT_TASK)
     for split in ("train", "valid", "test"):
         task.encoded(split)  # tokenize before any clock starts
     measured = Measurement("multi_head_attention_results.py", argv, args.threads)
-    runs, probes = [], {}
-    for seed in args.seeds:
-        for heads in args.heads:
-            run, probe = multihead.measure(task, heads, seed, args.steps, args.threads)
-            runs.append(dataclasses.asdict(run))
-            probes.setdefault(str(heads), probe)
-            print(
-                f"seed {seed} h={heads}: {run.steps} steps, {run.seconds:.1f} s, held-out {run.exact_match:.1%}, "
-                f"test {run.test_exact_match:.1%}, alignment {run.alignment:.1%} (heads {run.head_alignment})",
-                flush=True,
-            )
-    document = {
-        "lesson": "multihead",
-        "task": multihead.RESULT_TASK,
-        "task_seed": 0,
-        "d_model": multihead.RESULT_D_MODEL,
-        "heads": args.heads,
-        "seeds": args.seeds,
-        "steps": args.steps,
-        "train_config": dataclasses.asdict(multihead.results_config(args.seeds[0], args.steps, args.threads)),
-        **measured.provenance(),
-        "runs": runs,
-        "probe": probes,
-    }
-    write_results(args.out, document, multihead.load_results)  # what was written must read back
+    heads = {multi_head_attention.variant(h): h for h in args.heads}
+
+    def run_one(variant: str, seed: int):
+        return multi_head_attention.measure_heads(task, heads[variant], seed, args.steps, args.threads)
+
+    def progress(run, done: int, total: int) -> None:
+        f = run.final
+        print(
+            f"[{done}/{total}] seed {run.seed} {run.variant}: {f['steps']:.0f} steps, {f['wall s']:.1f} s, held-out "
+            f"{f['held-out exact']:.1%}, test {f['test exact']:.1%}, alignment {f['alignment, heads averaged']:.1%} "
+            f"(heads {run.extra['head_alignment']})",
+            flush=True,
+        )
+
+    config = multi_head_attention.results_config(args.seeds[0], args.steps, args.threads)
+    meta = {
+        "lesson": "multi_head_attention", "script": multi_head_attention.RESULT_SCRIPT,
+        "task": multi_head_attention.RESULT_TASK, "task_seed": 0, "d_model": multi_head_attention.RESULT_D_MODEL,
+        "heads": args.heads, "seeds": args.seeds, "steps": args.steps, "train_config": dataclasses.asdict(config),
+    }  # fmt: skip
+    comparison = measure(list(heads), args.seeds, run_one, meta, on_run=progress)
+    provenance = measured.provenance()
+    provenance["seconds"] = provenance.pop("wall_seconds")
+    comparison = dataclasses.replace(comparison, meta={**comparison.meta, **provenance})
+    out = comparison.save(args.out)
+    multi_head_attention.load_results(out)  # what was written must read back
+    print(f"wrote {out} in {provenance['seconds']} s")
     return 0
 
 

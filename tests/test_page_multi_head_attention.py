@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from lessons import multi_head_attention as multihead
-from tests.helpers import open_page, wait_for_report, wait_for_run
+from lessons import multi_head_attention
+from tests.helpers import open_page, vega_specs, wait_for_report, wait_for_run
 from tests.helpers import plotly_specs as specs
 
 PAGE = "pages/multi_head_attention.py"
@@ -90,7 +90,7 @@ def test_the_students_words_bad_words_and_html(at):
     assert not at.exception
     assert at.session_state["multi_head_attention.tokens"] == ("<b>bold</b>", "🙂", "שלום")
     assert "&lt;b&gt;bold&lt;/b&gt;" in json.dumps(specs(at)[0])
-    at.text_input(key="multi_head_attention.sentence").set_value(multihead.DEFAULT_SENTENCE).run()
+    at.text_input(key="multi_head_attention.sentence").set_value(multi_head_attention.DEFAULT_SENTENCE).run()
 
 
 def test_the_trained_model_reads_typed_text_and_refuses_empty_text(at):
@@ -103,7 +103,7 @@ def test_the_trained_model_reads_typed_text_and_refuses_empty_text(at):
     assert any("Nothing to show" in w.value for w in at.warning)
     assert at.header[-1].value == "Check yourself"  # the rest of the page is still there
     at.text_input(key="multi_head_attention.text.toy-translation").set_value(
-        multihead.default_text("toy-translation")
+        multi_head_attention.default_text("toy-translation")
     ).run()
 
 
@@ -131,35 +131,40 @@ def test_the_dates_model(at):
 
 
 def test_shipped_comparison(at):
-    if not multihead.RESULTS.exists():
-        pytest.skip("assets/results/multi_head_attention.json not measured yet")
-    results = multihead.load_results()
+    results = multi_head_attention.load_results()
     table = next(d.value for d in at.dataframe if "heads h" in d.value.columns)
-    assert table.to_dict("records") == multihead.results_rows(results)
-    at.radio(key="multi_head_attention.shipped.heads").set_value(8).run()
+    assert table.to_dict("records") == multi_head_attention.results_rows(results)
+    observations = multi_head_attention.observations(results)
+    assert "\n".join(f"- {line}" for line in observations) in [m.value for m in at.markdown]
+    charts = vega_specs(at)
+    assert [c["title"] for c in charts] == ["Loss", "Exact match"]
+    assert any(c.value.startswith("Measured by `python scripts/multi_head_attention_results.py") for c in at.caption)
+    at.radio(key="multi_head_attention.shipped.heads").set_value("h = 8").run()
     assert not at.exception
     probe = [s for s in specs(at) if s["layout"].get("title", {}).get("text", "").startswith("h = 8")]
     assert probe and heatmap_count(probe[0]) == 2 * 8  # two cross-attention layers, eight heads
-    ex4 = next(e for e in multihead.exercises(results) if e.key == "multi_head_attention.ex4")
+    ex4 = next(e for e in multi_head_attention.exercises(results) if e.key == "multi_head_attention.ex4")
     at.radio(key="multi_head_attention.ex4.answer").set_value(ex4.choices[ex4.answer])
-    at.button(key="FormSubmitter:multihead.ex4.form-Check").click().run()
+    at.button(key="FormSubmitter:multi_head_attention.ex4.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
 
 
 def test_exercises_are_checked(at):
     at.number_input(key="multi_head_attention.ex1.answer").set_value(64)
-    at.button(key="FormSubmitter:multihead.ex1.form-Check").click().run()
+    at.button(key="FormSubmitter:multi_head_attention.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
     at.number_input(key="multi_head_attention.ex2.answer").set_value(4 * 512 * 512)
-    at.button(key="FormSubmitter:multihead.ex2.form-Check").click().run()
+    at.button(key="FormSubmitter:multi_head_attention.ex2.form-Check").click().run()
     assert any("too low" in w.value for w in at.warning)
     at.radio(key="multi_head_attention.ex3.answer").set_value("the same number")
-    at.button(key="FormSubmitter:multihead.ex3.form-Check").click().run()
+    at.button(key="FormSubmitter:multi_head_attention.ex3.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
 
 
 def test_train_one_head_stop_it_and_read_a_sentence_with_it(monkeypatch):
-    monkeypatch.setattr(multihead, "REPORT_EVERY", 5)  # the first report (and the Stop it waits for) comes sooner
+    monkeypatch.setattr(
+        multi_head_attention, "REPORT_EVERY", 5
+    )  # the first report (and the Stop it waits for) comes sooner
     at = open_page(PAGE)
     at.radio(key="multi_head_attention.live.heads").set_value(1).run()
     at.button(key="multi_head_attention.train.train").click().run()
@@ -178,7 +183,9 @@ def test_train_one_head_stop_it_and_read_a_sentence_with_it(monkeypatch):
 
 
 def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(multihead, "RESULTS", tmp_path / "multi_head_attention.json")
+    import ui.results
+
+    monkeypatch.setattr(ui.results, "ROOT", tmp_path)  # the catalog's assets/results/… is looked for under tmp_path
     page = open_page(PAGE)
     assert not page.exception
     assert any("multi_head_attention_results.py" in w.value for w in page.warning)

@@ -9,10 +9,10 @@ import json
 
 import numpy as np
 
-from lessons import transformer as tr
+from lessons import transformer
 from lessons.common.pretrained import load_pretrained
 from minimodels.tasks import get_task
-from tests.helpers import open_page, plotly_array, plotly_specs, wait_for_run
+from tests.helpers import open_page, plotly_array, plotly_specs, vega_rows, wait_for_run
 
 PAGE = "pages/transformer.py"
 
@@ -30,21 +30,21 @@ def output(at) -> str:
 def test_opens_on_a_trained_model_with_its_diagram_and_maps(at):
     assert not at.exception
     assert at.title[0].value == "The Transformer"
-    model, _ = load_pretrained("toy-translation", tr.MODEL)
-    w = tr.walk(model, get_task("toy-translation"), tr.DEFAULT_TEXT["toy-translation"])
+    model, _ = load_pretrained("toy-translation", transformer.MODEL)
+    w = transformer.walk(model, get_task("toy-translation"), transformer.DEFAULT_TEXT["toy-translation"])
     assert output(at) == f"**Output:** `{w.translation.text}`" == "**Output:** `je le vois`"
     assert "4 maps of 4 × 4 (future masked)" in diagram(at)
     grid = plotly_specs(at)[1]  # encoder self-attention, layer 1, every head (after the diagram)
     assert [d["type"] for d in grid["data"]] == ["heatmap"] * 4
     np.testing.assert_allclose(plotly_array(grid["data"][0]["z"]), w.weights("encoder_self", 0)[0], rtol=1e-6)
     assert len(at.dataframe[0].value) == 4  # one row per head
-    assert len(at.dataframe[1].value) == len(tr.VARIANTS)  # the shipped ablation table
+    assert len(at.dataframe[1].value) == len(transformer.VARIANTS)  # the shipped ablation table
     assert len(at.get("vega_lite_chart")) == 2
     assert at.button(key="transformer.train.toy-translation.train").disabled is False
 
 
 def test_every_kind_layer_and_head_can_be_shown(at):
-    for kind in tr.KINDS:
+    for kind in transformer.KINDS:
         at.radio(key="transformer.kind").set_value(kind.key).run()
         at.selectbox(key="transformer.layer").set_value(1).run()
         assert not at.exception
@@ -58,7 +58,10 @@ def test_every_kind_layer_and_head_can_be_shown(at):
     at.toggle(key="transformer.every_map").set_value(True).run()
     assert len(plotly_specs(at)[2]["data"]) == 24
     at.radio(key="transformer.axis").set_value("seconds").run()
-    assert json.loads(at.get("vega_lite_chart")[0].proto.spec)["encoding"]["x"]["field"] == "seconds"
+    assert json.loads(at.get("vega_lite_chart")[0].proto.spec)["encoding"]["x"]["title"] == "seconds"
+    full = transformer.load_results().runs_of("full")[0]
+    rows = [r for r in vega_rows(at.get("vega_lite_chart")[1]) if r["label"] == "full"]
+    assert [r["x"] for r in rows] == [p["seconds"] for p in full.curve]
     assert not at.exception
 
 
@@ -66,7 +69,7 @@ def test_the_sentence_and_the_task_change_the_model_shown(at):
     at.text_input(key="transformer.text.toy-translation").set_value("Jane visits Africa in September").run()
     assert output(at) == "**Output:** `Jane visite l'Afrique en septembre`"
     assert "6 tokens (5 + &lt;/s&gt;)" in diagram(at)
-    for bad in ["", "   ", tr.LECTURE_SENTENCE, "word " * 500]:
+    for bad in ["", "   ", transformer.LECTURE_SENTENCE, "word " * 500]:
         at.text_input(key="transformer.text.toy-translation").set_value(bad).run()
         assert not at.exception
         assert at.warning and "Showing the last sentence that worked" in at.warning[0].value
@@ -105,8 +108,10 @@ def test_train_an_ablated_model_replay_it_and_use_it_then_stop_a_second_run(at):
 
 
 def test_exercises_are_checked(at):
-    model, _ = load_pretrained("toy-translation", tr.MODEL)
-    exercises = {e.key: e for e in tr.exercises(model, get_task("toy-translation"), tr.load_results())}
+    model, _ = load_pretrained("toy-translation", transformer.MODEL)
+    exercises = {
+        e.key: e for e in transformer.exercises(model, get_task("toy-translation"), transformer.load_results())
+    }
     at.number_input(key="transformer.ex1.answer").set_value(24.0)
     at.button(key="FormSubmitter:transformer.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
@@ -119,8 +124,18 @@ def test_exercises_are_checked(at):
     assert any(s.value.startswith("Right") for s in at.success)
 
 
+def test_shipped_ablation_table_sentences_and_provenance(at):
+    results = transformer.load_results()
+    assert at.dataframe[1].value.to_dict("records") == transformer.table_rows(results)
+    lines = transformer.observations(results)
+    assert "\n".join(f"- {line}" for line in lines) in [m.value for m in at.markdown]
+    assert any(c.value.startswith("Measured by `python scripts/transformer_results.py") for c in at.caption)
+
+
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(tr, "RESULTS", tmp_path / "transformer.json")
+    import ui.results
+
+    monkeypatch.setattr(ui.results, "ROOT", tmp_path)  # the catalog's assets/results/… is looked for under tmp_path
     at = open_page(PAGE)
     assert not at.exception
     assert at.warning and "transformer_results.py" in at.warning[0].value
