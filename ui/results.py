@@ -66,7 +66,7 @@ def provenance_text(meta: Mapping) -> str:
     if load:
         first = load[0] if isinstance(load, list | tuple) else load
         bits.append(f"at a load of {float(first):.1f}")
-    seconds = meta.get("seconds")
+    seconds = meta.get("seconds") or meta.get("wall_seconds")
     if seconds:
         bits.append(f"in {float(seconds):.0f} s")
     return " ".join(bits) + "."
