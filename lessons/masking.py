@@ -18,7 +18,6 @@ must generate on its own. This module never imports streamlit.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,10 +30,12 @@ from torch import nn
 
 from lessons import queries_keys_values as qkv
 from lessons.common.charts import attention_coloraxis, figure, hover_pairs, safe_label
+from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import measure as compare_runs
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN
 from minimodels.attention import causal_mask, masked_softmax, padding_mask, scaled_dot_product_attention
-from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained_path
+from minimodels.checkpoints import PRETRAINED, check_tokenizers, load_checkpoint, pretrained_path
 from minimodels.decode import greedy, teacher_forced
 from minimodels.tasks import Batch, Example, get_task, make_batch
 from minimodels.tokenizers import PAD_ID
@@ -108,6 +109,35 @@ class PaddingDemo:
             float((outputs[b, : len(alone)] - alone).abs().max()) for b, alone in enumerate(self.alone)
         ]  # fmt: skip
 
+    def leak(self, b: int, masked: bool) -> float:
+        """Sentence ``b``: the weight its words' rows give to ``<pad>``, on average (0 with the mask)."""
+        return float(self.pad_weight(masked)[b][self.mask[b]].mean())
+
+    def labels(self) -> list[str]:
+        """How the page names each sentence: "2: Jane visits Africa…"."""
+        return [f"{b + 1}: {' '.join(s)}" for b, s in enumerate(self.sentences)]
+
+    def table(self) -> dict[str, list[str]]:
+        """The padded batch as a table: one row per sentence, one column per position."""
+        S = len(self.tokens[0])
+        rows = [f"sentence {b + 1}" for b in range(len(self.tokens))]
+        return {"": rows, **{f"position {j + 1}": [row[j] for row in self.tokens] for j in range(S)}}
+
+    def note(self, b: int) -> str:
+        """What the page says under sentence ``b``'s two maps."""
+        pads = len(self.tokens[b]) - int(self.lengths[b])  # every sentence is padded to the batch's length S
+        if not pads:
+            return (
+                "This sentence is the longest, so it has no padding and both maps are the same. Pick a shorter one, "
+                "or add a longer sentence to the batch and watch this one get padded."
+            )
+        return (
+            f"This sentence carries **{pads}** `<pad>`. With the mask, each `<pad>` column is exactly 0 and the "
+            "words' outputs equal the sentence attended alone, up to float rounding (≈10⁻⁷). Without it they "
+            "differ: the result depends on the batch. The `<pad>` *rows* are computed either way and thrown "
+            "away (the training loss ignores them)."
+        )
+
 
 def padding_attention(
     sentences: tuple[tuple[str, ...], ...], d_model: int = 16, d_k: int = 8, seed: int = 0
@@ -150,6 +180,15 @@ class MaskedRow:
     scores: torch.Tensor  # (T,) raw scores
     masked_scores: torch.Tensor  # (T,) −inf after position t
     weights: torch.Tensor  # (T,) masked_softmax: exactly 0 after position t
+
+    def table(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        """The row as the page shows it: each key (labelled by ``keys``), its score, masked score and weight."""
+        return {
+            "key": [f"{j + 1}: {tok}" for j, tok in enumerate(keys)],
+            "score": [f"{v:.2f}" for v in self.scores.tolist()],
+            "future → −∞": [f"{v:.2f}" for v in self.masked_scores.tolist()],
+            "softmax": [f"{v:.3f}" for v in self.weights.tolist()],
+        }
 
 
 def causal_row(T: int, position: int, seed: int = 0) -> MaskedRow:
@@ -277,6 +316,19 @@ def look(model: nn.Module, example: Example) -> DecoderView:
     )
 
 
+def outputs_table(normal: DecoderView, cheater: DecoderView) -> list[dict]:
+    """Section 3's table: each decoder's gold, teacher-forced and free-running outputs on one example."""
+    return [
+        {
+            "decoder": LABELS[causal],
+            "gold": view.target,
+            "teacher forced: next token at each position": "".join(view.teacher_forced[:-1]),
+            "generating on its own (greedy)": view.free_running,
+        }
+        for causal, view in ((True, normal), (False, cheater))
+    ]
+
+
 def head_map(view: DecoderView, layer: int, head: int | None) -> np.ndarray:
     """``(T, T)``: one head's self-attention, or the mean of the heads (``head=None``)."""
     m = view.self_attention[layer]  # (h, T, T)
@@ -343,52 +395,79 @@ def pair_figure(
 
 
 # ------------------------------------------------------------------------------------- shipped results
-MEASURES = ("teacher_forced_accuracy", "teacher_forced_exact", "free_running_accuracy", "free_running_exact")
+# The two shipped decoders measured on the same sentences (``scripts/masking_results.py``): a Comparison of two
+# variants with one run each, the checkpoints' own seed. n = 1: it describes these two models, it proves nothing
+# about decoders in general (Comparison.compare would call any difference "too close").
+SCRIPT = "scripts/masking_results.py"
+VARIANTS = (CHECKPOINTS[True], CHECKPOINTS[False])  # the variant keys: the shipped checkpoints' names
+VARIANT_LABELS = {CHECKPOINTS[c]: LABELS[c] for c in (True, False)}
+METRICS = {  # the four final metrics, as the table heads them -> the Scores field each comes from
+    "teacher-forced token accuracy": "teacher_forced_accuracy",
+    "teacher-forced exact match": "teacher_forced_exact",
+    "free-running token accuracy": "free_running_accuracy",
+    "free-running exact match": "free_running_exact",
+}
 
 
-def results_table(results: dict) -> list[dict]:
-    """Rows for the page: one per model, the four measures as percentages."""
-    rows = []
-    for causal in (True, False):
-        r = results["models"][CHECKPOINTS[causal]]
-        rows.append(
-            {
-                "decoder": LABELS[causal],
-                "teacher-forced token accuracy": f"{r['teacher_forced_accuracy']:.1%}",
-                "teacher-forced exact match": f"{r['teacher_forced_exact']:.1%}",
-                "free-running token accuracy": f"{r['free_running_accuracy']:.1%}",
-                "free-running exact match": f"{r['free_running_exact']:.1%}",
-            }
-        )
-    return rows
+def shipped_run(name: str, seed: int, batch: Batch) -> Run:
+    """Shipped checkpoint ``name`` measured on ``batch``: one run, its seed the checkpoint's training seed."""
+    causal = {v: k for k, v in CHECKPOINTS.items()}[name]
+    model, meta = load_model(causal)
+    if meta.get("seed") != seed:
+        raise ValueError(f"checkpoint {name} was trained from seed {meta.get('seed')}, not {seed}")
+    scores = measure(model, batch)
+    command = "python -m minimodels.train " + " ".join(PRETRAINED[name])
+    return Run(
+        name, seed, params={"causal": causal, "steps": meta["training"].get("steps")},
+        final={metric: getattr(scores, field) for metric, field in METRICS.items()},
+        extra={"sentences": scores.sentences, "train_command": command},
+    )  # fmt: skip
 
 
-def load_results(path: Path = RESULTS) -> dict:
-    """The measured table written by ``scripts/masking_results.py``; ``ValueError`` when it is not usable."""
-    path = Path(path)
-    data = json.loads(path.read_text(encoding="utf-8"))
-    models = data.get("models") if isinstance(data, dict) else None
-    missing = [
-        name for name in CHECKPOINTS.values()
-        if not isinstance(models, dict) or not isinstance(models.get(name), dict) or set(MEASURES) - set(models[name])
-    ]  # fmt: skip
-    if missing or not isinstance(data.get("meta"), dict):
-        names = ", ".join(missing) or "its meta"
-        raise ValueError(f"{path.name} lacks the results of {names}: re-run scripts/masking_results.py")
-    return data
-
-
-def measure_shipped(split: str = "test", limit: int | None = None) -> dict:
+def measure_shipped(meta: dict, split: str = "test", limit: int | None = None, seed: int = 0) -> Comparison:
     """Both shipped models measured on ``split`` (its first ``limit`` sentences): what the results file holds."""
-    task = get_task(TASK)
-    batch = task.encoded(split)
+    batch = get_task(TASK).encoded(split)
     if limit is not None:
         batch = batch.select(torch.arange(min(limit, len(batch))))
-    models = {}
-    for causal, name in CHECKPOINTS.items():
-        model, meta = load_model(causal)
-        models[name] = {**vars(measure(model, batch)), "causal": causal, "steps": meta["training"].get("steps")}
-    return {"split": split, "models": models}
+    meta = {**meta, "split": split, "task": TASK, "seeds": [seed], "script": SCRIPT}
+    return compare_runs(VARIANTS, [seed], lambda name, s: shipped_run(name, s, batch), meta, labels=VARIANT_LABELS)
+
+
+def load_results(path: Path | str = RESULTS) -> Comparison:
+    """The comparison written by ``scripts/masking_results.py``; ``ValueError`` when it is not usable."""
+    path = Path(path)
+    results = Comparison.load(path, script=SCRIPT)
+    lacking = [
+        name for name in VARIANTS
+        if name not in results.variants or not results.runs_of(name)
+        or any(metric not in run.final for run in results.runs_of(name) for metric in METRICS)
+    ]  # fmt: skip
+    if lacking:
+        raise ValueError(f"{path.name} lacks the results of {', '.join(lacking)}: re-run {SCRIPT}")
+    return results
+
+
+def results_table(results: Comparison) -> list[dict]:
+    """Rows for the page: one per decoder, n and the four measures as percentages."""
+    return results.table({metric: ".1%" for metric in METRICS}, variant_header="decoder")
+
+
+def results_intro(results: Comparison) -> str:
+    """What the table was measured on, read from the runs."""
+    sentences = results.runs_of(CHECKPOINTS[True])[0].extra.get("sentences", "?")
+    return f"Measured on **{sentences}** dates of the {results.meta.get('split', '?')} split:"
+
+
+def train_commands(results: Comparison) -> list[str]:
+    """How each shipped decoder was trained, in the table's order."""
+    return [results.runs_of(name)[0].extra.get("train_command", "?") for name in VARIANTS]
+
+
+def cheat_gap(results: Comparison) -> float:
+    """The cheating decoder's teacher-forced token accuracy minus its free-running exact match (means over runs)."""
+    cheater = CHECKPOINTS[False]
+    spread = results.spread
+    return spread("teacher-forced token accuracy", cheater).mean - spread("free-running exact match", cheater).mean
 
 
 # --------------------------------------------------------------------------------------------------
@@ -481,7 +560,7 @@ def two_measures_chart(history: list[MaskingProgress], *, height: int = 150):
 # --------------------------------------------------------------------------------------------------
 
 
-def exercises(results: dict | None) -> list[Exercise]:
+def exercises(results: Comparison | None) -> list[Exercise]:
     demo = padding_attention(parse_batch(DEFAULT_SENTENCES).sentences)
     hello = len(demo.sentences) - 1  # "Hello": one word, the most padding
     leak = float(demo.pad_weight(masked=False)[hello, 0])
@@ -536,7 +615,6 @@ def exercises(results: dict | None) -> list[Exercise]:
         ),
     ]
     if results is not None:
-        cheater = results["models"][CHECKPOINTS[False]]
         items.append(
             Exercise(
                 key="masking.ex5",
@@ -544,7 +622,7 @@ def exercises(results: dict | None) -> list[Exercise]:
                     "From the measured table: how far apart are the cheating decoder's teacher-forced token "
                     "accuracy and its free-running exact match? (as a fraction, two decimals)"
                 ),
-                answer=cheater["teacher_forced_accuracy"] - cheater["free_running_exact"],
+                answer=cheat_gap(results),
                 tolerance=0.01,
                 explanation="That gap is the whole lesson: the number training shows you is not the number "
                 "that matters when the model must generate.",

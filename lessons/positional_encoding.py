@@ -19,11 +19,9 @@ Letters: T positions, d d_model, i a frequency pair, k an offset, S source posit
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
-import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -36,6 +34,7 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons.common.charts import ATTENTION_COLORSCALE, safe_label, vega_lite_spec, with_values
+from lessons.common.comparison import Comparison, curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, check_budget
 from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained_path
@@ -125,6 +124,15 @@ def offset_matrix(d_model: int, k: int) -> np.ndarray:
     for i, omega in enumerate(frequencies(d_model)):
         M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = rotation(float(omega), k)
     return M
+
+
+OFFSET_FORMATS = {  # how the page shows OffsetCheck.rows()'s numbers (printf formats)
+    "ω_i": "%.6f",
+    "wavelength 2π/ω_i": "%.1f",
+    "angle k·ω_i (rad)": "%.4f",
+    "angle (degrees, mod 360)": "%.2f",
+    "max residual": "%.1e",
+}
 
 
 @dataclass(frozen=True)
@@ -348,6 +356,38 @@ def cross_attention(model: nn.Module, task: Task, positional: str, text: str) ->
     )
 
 
+def shipped_models() -> dict[str, nn.Module]:
+    """The three shipped models by encoding (``FileNotFoundError``/``ValueError`` when one cannot be loaded)."""
+    return {name: load_model(name)[0] for name in ENCODINGS}
+
+
+def shipped_steps() -> str:
+    """How long each shipped model was trained: "none 600, sinusoidal 600, learned 600"."""
+    return ", ".join(f"{name} {load_model(name)[1]['training'].get('steps', '?')}" for name in ENCODINGS)
+
+
+def shipped_checks(text: str, order: tuple[int, ...]) -> list[Equivariance]:
+    """Each shipped model on a string and its shuffle."""
+    return [equivariance(load_model(name)[0], get_task(TASK), name, text, order) for name in ENCODINGS]
+
+
+def shipped_cross_attention(text: str) -> list[CrossAttention]:
+    """Each shipped model's cross-attention while reversing ``text``."""
+    return [cross_attention(load_model(name)[0], get_task(TASK), name, text) for name in ENCODINGS]
+
+
+def snapshot_cross_attention(snapshot, positional: str) -> CrossAttention:
+    """A live run's report (a ``minimodels.train.Progress``) as the cross-attention map the figures draw."""
+    return CrossAttention(
+        positional=positional,
+        source_tokens=snapshot.source_tokens,
+        target_tokens=snapshot.target_tokens,
+        weights=snapshot.attention,
+        prediction=snapshot.prediction,
+        anti_diagonal=None,
+    )
+
+
 # ---------------------------------------------------------------------------------------- live training
 def live_config(budget_seconds: float, seed: int) -> TrainConfig:
     """The shipped checkpoints' recipe (Adam, warm-up 50, decay), reporting every 10 steps, on one thread."""
@@ -374,130 +414,84 @@ def new_training(positional: str, seed: int, budget_seconds: float):
 
 
 # --------------------------------------------------------------------------------------- shipped results
-@dataclass(frozen=True)
-class RunSummary:
-    """One training run of the comparison (``scripts/positional_encoding_results.py``)."""
-
-    seed: int
-    steps: int
-    seconds: float  # wall time of the run, the held-out checks included
-    exact_match: float  # held-out subset (200 validation strings) at the end
-    test_exact_match: float  # the whole test split at the end
-    alignment_accuracy: float  # cross-attention argmax on the source character it reverses (test split)
-    reached: dict  # level ("0.9") -> {"step", "seconds"} of the first check at or above it, or None
-    curve: list  # [{"step", "seconds", "loss", "exact_match"}] every report
+# ``scripts/positional_encoding_results.py``: the same Transformer trained on ``reverse`` with each encoding and seed
+# for a fixed number of steps, a Comparison of ENCODINGS × seeds. A run's curve: {"step", "seconds", "loss",
+# "exact_match"} at every held-out check; its final metrics: FINAL (and the seconds to each level); its extra: the
+# model's trainable parameters.
+SCRIPT = "scripts/positional_encoding_results.py"
 
 
-RUN_FIELDS = {f.name for f in dataclasses.fields(RunSummary)}
+def reached_metric(level: float, x: str = "step") -> str:
+    """The final metric "steps to 90%" (or "seconds to 90%"): the first held-out check at or above ``level``."""
+    return f"{'steps' if x == 'step' else 'seconds'} to {level:.0%}"
 
 
-@dataclass(frozen=True)
-class Results:
-    runs: dict[str, list[RunSummary]]  # encoding -> one summary per seed
-    parameters: dict[str, int]  # encoding -> the model's trainable parameters
-    meta: dict  # task, seeds, steps, command, date, machine, load
+FINAL = {  # the table's columns: final metric -> format
+    **{reached_metric(level): ".0f" for level in LEVELS},
+    "steps": ".0f",
+    "seconds": ".1f",  # wall time of the run, the held-out checks included
+    "held-out exact": ".1%",  # the held-out subset (200 validation strings) at the end
+    "test exact": ".1%",  # the whole test split at the end
+    "anti-diagonal": ".1%",  # cross-attention argmax on the source character it reverses (test split)
+}
 
 
-def level_key(level: float) -> str:
-    return f"{level:g}"
-
-
-def results_from_dict(data: Mapping) -> Results:
-    """Parse and check a results document; ``ValueError`` naming what is missing or inconsistent."""
-    encodings = data.get("encodings")
-    if not isinstance(encodings, Mapping) or set(encodings) != set(ENCODINGS):
-        raise ValueError(f"results must have encodings {', '.join(ENCODINGS)}")
-    seeds = list(data.get("seeds", ()))
-    runs, parameters = {}, {}
-    for name in ENCODINGS:
-        entry = encodings[name]
-        these = []
-        for raw in entry.get("runs", ()):
-            missing = RUN_FIELDS - set(raw)
-            if missing:
-                raise ValueError(f"{name}: a run lacks {', '.join(sorted(missing))}")
-            these.append(RunSummary(**{k: raw[k] for k in RUN_FIELDS}))
-        if not these or [r.seed for r in these] != seeds:
-            raise ValueError(f"{name}: runs for seeds {[r.seed for r in these]}, expected {seeds}")
-        runs[name], parameters[name] = these, int(entry.get("parameters", 0))
-    return Results(runs, parameters, {k: v for k, v in data.items() if k != "encodings"})
-
-
-def load_results(path: Path | str | None = None) -> Results:
-    """The shipped results (``RESULTS`` by default); ``FileNotFoundError``/``ValueError`` with a clear message."""
+def load_results(path: Path | str | None = None) -> Comparison:
+    """The shipped comparison (``RESULTS`` by default); ``FileNotFoundError``/``ValueError`` naming the script."""
     path = Path(path) if path is not None else RESULTS
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path.name} is not shipped; run python scripts/positional_encoding_results.py to make it"
-        )
-    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
+    results = Comparison.load(path, script=SCRIPT)
+    if set(results.variants) != set(ENCODINGS):
+        raise ValueError(f"{path.name} must compare the encodings {', '.join(ENCODINGS)}: re-run {SCRIPT}")
+    for run in results.runs:
+        lacking = sorted(set(FINAL) - set(run.final)) + ([] if run.curve else ["curve"])
+        lacking += [] if "parameters" in run.extra else ["parameters"]
+        if lacking:
+            raise ValueError(f"{path.name}: {run.variant} seed {run.seed} lacks {', '.join(lacking)}: re-run {SCRIPT}")
+    return results
 
 
-def _median(values: Sequence[float | None]) -> float | None:
-    return statistics.median(values) if values and all(v is not None for v in values) else None
+def parameters(results: Comparison, encoding: str) -> int:
+    """The trainable parameters of the model with ``encoding`` (the same for every seed)."""
+    return int(results.runs_of(encoding)[0].extra["parameters"])
 
 
-def results_rows(results: Results) -> list[dict]:
-    """The comparison table: medians over seeds, one row per encoding."""
-    rows = []
-    for name in ENCODINGS:
-        runs = results.runs[name]
-        row = {"encoding": LABELS[name], "parameters": results.parameters[name]}
-        for level in LEVELS:
-            key = level_key(level)
-            step = _median([r.reached.get(key) and r.reached[key]["step"] for r in runs])
-            row[f"steps to {level:.0%}"] = "never" if step is None else f"{step:g}"
-        row["steps"] = f"{_median([r.steps for r in runs]):g}"
-        row["seconds"] = round(_median([r.seconds for r in runs]), 1)
-        row["held-out exact"] = f"{_median([r.exact_match for r in runs]):.1%}"
-        row["test exact"] = f"{_median([r.test_exact_match for r in runs]):.1%}"
-        row["anti-diagonal"] = f"{_median([r.alignment_accuracy for r in runs]):.1%}"
-        rows.append(row)
-    return rows
+def results_rows(results: Comparison) -> list[dict]:
+    """The comparison table: one row per encoding, its parameters, n and each metric as mean ± sd."""
+    rows = results.table(FINAL, variant_header="encoding", missing="never")
+    return [{"encoding": row["encoding"], "parameters": parameters(results, encoding), **row}
+            for encoding, row in zip(results.variants, rows, strict=True)]  # fmt: skip
 
 
-def observations(results: Results) -> list[str]:
-    """Sentences computed from the table, so a re-measured file rewrites them."""
-    test = {n: _median([r.test_exact_match for r in results.runs[n]]) for n in ENCODINGS}
-    best = max(test, key=test.get)
-    lines = [f"Best test exact match: **{LABELS[best]}**, {test[best]:.1%}; without positions: **{test['none']:.1%}**."]
-    key = level_key(LEVELS[-1])
-    steps = {n: _median([r.reached.get(key) and r.reached[key]["step"] for r in results.runs[n]]) for n in ENCODINGS}
-    reached = {n: s for n, s in steps.items() if s is not None}
-    never = [LABELS[n] for n, s in steps.items() if s is None]
-    if reached:
-        fastest = min(reached, key=reached.get)
-        lines.append(f"First to {LEVELS[-1]:.0%} held-out: **{LABELS[fastest]}** ({reached[fastest]:g} steps, median).")
+def observations(results: Comparison) -> list[str]:
+    """The page's sentences about the comparison, each computed by ``Comparison.compare`` from the loaded numbers
+    (so a file where the result goes the other way says so)."""
+    test = "test exact"
+    lines = [results.compare(e, "none", test).sentence(".1%", "test exact match") for e in ("sinusoidal", "learned")]
+    lines.append(results.compare("sinusoidal", "learned", test).sentence(".1%", "test exact match"))
+    key = reached_metric(LEVELS[-1])
+    faster = results.compare("sinusoidal", "learned", key, higher_is_better=False)
+    lines.append(faster.sentence(".0f", f"steps to {LEVELS[-1]:.0%} held-out (fewer is better)", missing="never"))
+    never = [results.label(e) for e, spread in results.spreads(key).items() if spread.n == 0]
     if never:
         lines.append(f"Never reached {LEVELS[-1]:.0%} within the budget: {', '.join(never)}.")
     return lines
 
 
-def results_curves(results: Results, x: str = "step"):
-    """Altair: held-out exact match and loss against ``x`` ("step" or "seconds"), one line per encoding and seed."""
-    import altair as alt
-    import pandas as pd
-
-    frame = pd.DataFrame(
-        [
-            {"encoding": name, "seed": r.seed, **point}
-            for name in ENCODINGS
-            for r in results.runs[name]
-            for point in r.curve
-        ]
-    )
-    color = alt.Color("encoding:N", scale=alt.Scale(domain=list(ENCODINGS), range=[COLORS[n] for n in ENCODINGS]))
+def results_curves(results: Comparison, x: str = "step") -> tuple[dict, dict]:
+    """Held-out exact match and loss against ``x`` ("step" or "seconds"): per encoding the mean over seeds, its
+    band and each seed (``curves_chart``, Vega-Lite specs for ``ui.vega``)."""
     title = {"step": "training step", "seconds": "seconds"}[x]
-    base = alt.Chart(frame).encode(
-        x=alt.X(f"{x}:Q", title=title), color=color, detail="seed:N", tooltip=["encoding", "seed", "step", "seconds"]
-    )
-    accuracy = base.mark_line(point=True).encode(
-        y=alt.Y(
-            "exact_match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")
-        )
-    )
-    loss = base.mark_line(point=True).encode(y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(zero=True)))
-    return accuracy.properties(title="Exact match on reverse"), loss.properties(title="Loss")
+    common = {"x_title": title, "height": 300, "colors": COLORS}
+    accuracy = curves_chart(results.curve_points("exact_match", x=x), y_title="held-out exact match",
+                            title="Exact match on reverse", percent=True, **common)  # fmt: skip
+    loss = curves_chart(results.curve_points("loss", x=x), y_title="training loss", title="Loss", **common)
+    return accuracy, loss
+
+
+def lowest_test_exact(results: Comparison) -> str:
+    """The encoding with the lowest mean test exact match."""
+    means = {e: spread.mean for e, spread in results.spreads("test exact").items()}
+    return min(means, key=means.get)
 
 
 # ------------------------------------------------------------------------------------------ the figures
@@ -719,7 +713,7 @@ EX_D, EX_PAIR, EX_K = 16, 1, 5  # exercise 1: the angle pair i turns for offset 
 EX_SMALL_D, EX_P, EX_Q = 4, 3, 5  # exercise 2: a dot product by hand
 
 
-def exercises(results: Results | None, none_model: nn.Module | None) -> list[Exercise]:
+def exercises(results: Comparison | None, none_model: nn.Module | None) -> list[Exercise]:
     """Check-yourself questions; every answer is computed by this module's functions, by the shipped model
     without positions (``none_model``) or read off the results. A question whose source is missing is left out."""
     angle = float(offset_check(EX_D, EX_K).angles[EX_PAIR])
@@ -781,8 +775,7 @@ def exercises(results: Results | None, none_model: nn.Module | None) -> list[Exe
             )
         )
     if results is not None:
-        test = {n: _median([r.test_exact_match for r in results.runs[n]]) for n in ENCODINGS}
-        worst = min(test, key=test.get)
+        worst = lowest_test_exact(results)
         options = tuple(LABELS[n] for n in ENCODINGS)
         out.append(
             Exercise(
@@ -790,7 +783,7 @@ def exercises(results: Results | None, none_model: nn.Module | None) -> list[Exe
                 prompt="In the measured comparison above, which encoding has the **lowest** test exact match?",
                 choices=options,
                 answer=options.index(LABELS[worst]),
-                explanation=f"{LABELS[worst]}: {test[worst]:.1%}.",
+                explanation=f"{LABELS[worst]}: {results.spread('test exact', worst).text('.1%')}.",
                 hint="Read the column “test exact”.",
             )
         )

@@ -3,14 +3,12 @@
 import streamlit as st
 
 import ui
-from lessons import positional_encoding as positional
+from lessons import positional_encoding
 from lessons.common.live import TrainingRun
 from minimodels.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, sinusoidal_encoding
 from minimodels.tasks import get_task
 
-ui.page("Positional encoding", icon="📍")
-
-st.title("Positional encoding")
+lesson = ui.lesson("positional_encoding")
 st.markdown(
     "Self-attention compares every token with every other **by content alone**: the score of a query with a key "
     "does not depend on where either of them sits. So, as the Transformer lecture puts it, *position information "
@@ -28,19 +26,16 @@ st.markdown(
     "of a clock that has many hands."
 )
 
-task = get_task(positional.TASK)
+task = get_task(positional_encoding.TASK)
 
 
-@st.cache_resource(show_spinner="Loading the pretrained models…")
-def pretrained(encoding: str):
-    """Shared read-only by every student: never trained or modified."""
-    return positional.load_model(encoding)
+shipped_models = st.cache_resource(show_spinner="Loading the pretrained models…")(positional_encoding.shipped_models)
 
 
 def pretrained_models() -> dict | None:
-    """The three shipped models by encoding, or None (with a warning) when one cannot be loaded."""
+    """The three shipped models by encoding (shared read-only), or None with a warning when one cannot be loaded."""
     try:
-        return {name: pretrained(name)[0] for name in positional.ENCODINGS}
+        return shipped_models()
     except (FileNotFoundError, ValueError) as error:
         st.warning(f"The shipped models cannot be loaded ({error}); run python -m minimodels.checkpoints to make them.")
         return None
@@ -48,20 +43,16 @@ def pretrained_models() -> dict | None:
 
 # --- 1. The table -------------------------------------------------------------------------------------
 st.header("1 · The sinusoid matrix", divider="gray")
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def table(length: int, d_model: int):
-    return positional.encoding_table(length, d_model)
+table = st.cache_data(max_entries=32, show_spinner=False)(positional_encoding.encoding_table)
 
 
 @st.fragment
 def the_table() -> None:
     c = st.columns(2)
-    d_model = c[0].select_slider("d_model", positional.D_CHOICES, value=64, key="positional_encoding.d_model")
-    length = c[1].slider("Positions", 8, positional.MAX_LENGTH, 100, key="positional_encoding.length")
+    d_model = c[0].select_slider("d_model", positional_encoding.D_CHOICES, value=64, key="positional_encoding.d_model")
+    length = c[1].slider("Positions", 8, positional_encoding.MAX_LENGTH, 100, key="positional_encoding.length")
     pe = table(length, d_model)
-    ui.plotly(positional.table_figure(pe), key="positional_encoding.table")
+    ui.plotly(positional_encoding.table_figure(pe), key="positional_encoding.table")
     st.caption(
         "Rows are positions, columns dimensions. The left columns (fast frequencies) stripe quickly; towards the "
         "right the waves are so slow that the values barely change over a hundred positions: sin ≈ 0 and cos ≈ 1. "
@@ -73,7 +64,7 @@ def the_table() -> None:
         key="positional_encoding.dims", max_selections=8,
     )  # fmt: skip
     if dims:
-        ui.vega(positional.dimension_curves(pe, dims), key="positional_encoding.curves")
+        ui.vega(positional_encoding.dimension_curves(pe, dims), key="positional_encoding.curves")
     else:
         st.info("Pick at least one dimension to draw its curve.")
 
@@ -92,13 +83,15 @@ st.markdown(
 @st.fragment
 def the_similarity() -> None:
     c = st.columns(2)
-    d_model = c[0].select_slider("d_model", positional.D_CHOICES, value=64, key="positional_encoding.sim_d_model")
+    d_model = c[0].select_slider(
+        "d_model", positional_encoding.D_CHOICES, value=64, key="positional_encoding.sim_d_model"
+    )
     length = c[1].slider("Positions", 8, 100, 50, key="positional_encoding.sim_length")
-    sim = positional.similarity(length, d_model)
+    sim = positional_encoding.similarity(length, d_model)
     left, right = st.columns([0.45, 0.55])
     with left:
-        ui.plotly(positional.similarity_figure(sim), key="positional_encoding.similarity")
-    ui.vega(positional.offset_curve(positional.similarity_by_offset(d_model, length - 1)),
+        ui.plotly(positional_encoding.similarity_figure(sim), key="positional_encoding.similarity")
+    ui.vega(positional_encoding.offset_curve(positional_encoding.similarity_by_offset(d_model, length - 1)),
             "positional_encoding.by_offset", container=right)  # fmt: skip
     st.caption(
         f"Left: every pair of positions; each diagonal holds one value (here PE_p·PE_p = d/2 = {d_model // 2}). "
@@ -129,11 +122,13 @@ st.markdown(
 @st.fragment
 def the_offset() -> None:
     c = st.columns(3)
-    d_model = c[0].select_slider("d_model", positional.D_CHOICES, value=16, key="positional_encoding.offset_d_model")
+    d_model = c[0].select_slider(
+        "d_model", positional_encoding.D_CHOICES, value=16, key="positional_encoding.offset_d_model"
+    )
     k = c[1].slider("Offset k", 0, 50, 5, key="positional_encoding.k")
     pos = c[2].slider("Position pos (for the vectors on the right)", 0, 100, 3, key="positional_encoding.pos")
-    check = positional.offset_check(d_model, k, pos, n_positions=positional.MAX_LENGTH)
-    ui.plotly(positional.offset_figure(check), key="positional_encoding.offset")
+    check = positional_encoding.offset_check(d_model, k, pos, n_positions=positional_encoding.MAX_LENGTH)
+    ui.plotly(positional_encoding.offset_figure(check), key="positional_encoding.offset")
     cols = st.columns(3)
     cols[0].metric(f"max |PE_(p+{k}) − M_k PE_p|, every p", f"{check.residual:.1e}")
     cols[1].metric("rows checked", f"{check.n_positions - k}")
@@ -142,18 +137,8 @@ def the_offset() -> None:
         "The residual is rounding error of float64 arithmetic (about 1e-16 per operation): the identity is exact. "
         "Each pair turns by its own angle k·ω_i:"
     )
-    st.dataframe(
-        check.rows(),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "ω_i": st.column_config.NumberColumn(format="%.6f"),
-            "wavelength 2π/ω_i": st.column_config.NumberColumn(format="%.1f"),
-            "angle k·ω_i (rad)": st.column_config.NumberColumn(format="%.4f"),
-            "angle (degrees, mod 360)": st.column_config.NumberColumn(format="%.2f"),
-            "max residual": st.column_config.NumberColumn(format="%.1e"),
-        },
-    )
+    formats = {name: st.column_config.NumberColumn(format=f) for name, f in positional_encoding.OFFSET_FORMATS.items()}
+    st.dataframe(check.rows(), hide_index=True, width="stretch", column_config=formats)
     st.caption(
         "Why it helps: a model can learn to attend “k places to the left” with one linear map, the same at every "
         "position, instead of learning it separately for position 3, position 4, and so on."
@@ -174,64 +159,53 @@ st.markdown(
 )
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def shipped_checks(text: str, order: tuple[int, ...]) -> list[positional.Equivariance]:
-    """The shipped models on a string and its shuffle: the same for every student, so computed once."""
-    return [positional.equivariance(pretrained(name)[0], task, name, text, order) for name in positional.ENCODINGS]
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def shipped_cross_attention(text: str) -> list[positional.CrossAttention]:
-    return [positional.cross_attention(pretrained(name)[0], task, name, text) for name in positional.ENCODINGS]
+shipped_checks = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_checks)
+shipped_cross_attention = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_cross_attention)
 
 
 @st.fragment
 def the_permutation() -> None:
-    st.session_state.setdefault("positional_encoding.text_ok", positional.DEFAULT_TEXT)
+    st.session_state.setdefault("positional_encoding.text_ok", positional_encoding.DEFAULT_TEXT)
     c = st.columns([2, 2, 1])
     typed = c[0].text_input(
-        f"Your string ({positional.MIN_CHARS}–{positional.MAX_CHARS} digits or lowercase letters)",
-        value=positional.DEFAULT_TEXT,
-        key="positional_encoding.text",
-        max_chars=200,
-    )
-    parsed = positional.parse_text(typed)
+        f"Your string ({positional_encoding.MIN_CHARS}–{positional_encoding.MAX_CHARS} digits or lowercase letters)",
+        value=positional_encoding.DEFAULT_TEXT, key="positional_encoding.text", max_chars=200,
+    )  # fmt: skip
+    parsed = positional_encoding.parse_text(typed)
     if parsed.error:
         st.warning(f"{parsed.error} Showing the last string that worked.")
     else:
         st.session_state["positional_encoding.text_ok"] = parsed.text
     text = st.session_state["positional_encoding.text_ok"]
-    kind = c[1].radio("Shuffle", positional.PERMUTATIONS, horizontal=True, key="positional_encoding.permutation")
+    kind = c[1].radio(
+        "Shuffle", positional_encoding.PERMUTATIONS, horizontal=True, key="positional_encoding.permutation"
+    )
     seed = int(c[2].number_input("Shuffle seed", 0, 9999, 0, key="positional_encoding.shuffle_seed",
                                  disabled=kind != "random shuffle"))  # fmt: skip
-    order = positional.permutation(kind, len(text), seed)
+    order = positional_encoding.permutation(kind, len(text), seed)
     models = pretrained_models()
     if models is None:
         return
     checks = shipped_checks(text, tuple(order))
-    steps = ", ".join(f"{name} {pretrained(name)[1]['training'].get('steps', '?')}" for name in positional.ENCODINGS)
-    st.caption(f"The shipped models: {positional.architecture()}, training steps: {steps}.")
+    steps = positional_encoding.shipped_steps()
+    st.caption(f"The shipped models: {positional_encoding.architecture()}, training steps: {steps}.")
     st.markdown(f"The string {ui.literal(text)} shuffled: {ui.literal(checks[0].shuffled)}.")
-    st.dataframe(
-        positional.equivariance_rows(checks),
-        hide_index=True,
-        width="stretch",
-        column_config={"max |f(shuffled) − shuffled f|": st.column_config.NumberColumn(format="%.2e")},
-    )
+    difference = {"max |f(shuffled) − shuffled f|": st.column_config.NumberColumn(format="%.2e")}
+    st.dataframe(positional_encoding.equivariance_rows(checks), hide_index=True, width="stretch",
+                 column_config=difference)  # fmt: skip
     st.caption(
         "f: the encoder's output vectors (d = 64) for every character and the end-of-string token, which stays last. "
         "“correct?”: whether each output is the reverse of its input."
     )
     shown = st.radio(
         "Self-attention of the first encoder layer (heads averaged) for",
-        positional.ENCODINGS,
-        format_func=positional.LABELS.get,
+        positional_encoding.ENCODINGS,
+        format_func=positional_encoding.LABELS.get,
         horizontal=True,
         key="positional_encoding.attention_of",
     )
-    ui.plotly(
-        positional.attention_pair_figure(checks[positional.ENCODINGS.index(shown)]), key="positional_encoding.pair"
-    )
+    pair = positional_encoding.attention_pair_figure(checks[positional_encoding.ENCODINGS.index(shown)])
+    ui.plotly(pair, key="positional_encoding.pair")
     st.caption(
         "Without positions the two maps are the same up to rounding: the shuffle only renamed the rows and columns. "
         "With positions, the shuffled string is a different input and gets a different map."
@@ -244,7 +218,7 @@ def the_permutation() -> None:
     # --- 5. Trained on reverse: the shipped models' cross-attention on this string
     st.subheader("Where each model looks when it reverses your string")
     maps = shipped_cross_attention(text)
-    ui.plotly(positional.cross_attention_figure(maps), key="positional_encoding.cross")
+    ui.plotly(positional_encoding.cross_attention_figure(maps), key="positional_encoding.cross")
     st.caption(
         f"The last decoder layer's cross-attention (heads averaged) while writing the reverse of {ui.literal(text)} "
         "(teacher forced: rows are the correct output characters). Reversing means output character t reads source "
@@ -259,51 +233,34 @@ the_permutation()
 # --- 5. Measured -------------------------------------------------------------------------------------
 st.header("5 · none, sinusoidal, learned: trained on reverse", divider="gray")
 st.markdown(
-    f"The same Transformer ({positional.architecture()}) trained on **reverse** "
+    f"The same Transformer ({positional_encoding.architecture()}) trained on **reverse** "
     f"(“a3f9” → “{task.aligner.pair('a3f9').target}”, up to "
     f"{task.max_source_len} characters) three ways: no position information, the fixed sinusoids, or a **learned** "
     "vector per position "
     "(as in BERT and GPT: more parameters, and nothing beyond the longest training position)."
 )
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def shipped(path: str, mtime: float) -> positional.Results:
-    """Keyed on the file's time stamp, so a re-measured file is read again."""
-    return positional.load_results(path)
-
-
-try:
-    results = shipped(
-        str(positional.RESULTS), positional.RESULTS.stat().st_mtime if positional.RESULTS.exists() else 0.0
-    )
-except (FileNotFoundError, ValueError) as error:
-    results = None
-    st.warning(f"The measured results cannot be shown: {error}")
+results = ui.shipped_results(lesson)
 
 
 @st.fragment
 def measured() -> None:
     meta = results.meta
-    seeds = ", ".join(str(s) for s in meta["seeds"])
-    st.dataframe(positional.results_rows(results), hide_index=True, width="stretch")
-    st.markdown("\n".join(f"- {line}" for line in positional.observations(results)))
+    st.dataframe(positional_encoding.results_rows(results), hide_index=True, width="stretch")
+    st.markdown("\n".join(f"- {line}" for line in positional_encoding.observations(results)))
     axis = st.radio("Curves against", ["training step", "seconds"], horizontal=True, key="positional_encoding.axis")
-    accuracy, loss = positional.results_curves(results, x="step" if axis == "training step" else "seconds")
+    accuracy, loss = positional_encoding.results_curves(results, x="step" if axis == "training step" else "seconds")
     cols = st.columns(2)
-    cols[0].altair_chart(accuracy, width="stretch", height=300, key="positional_encoding.shipped.accuracy")
-    cols[1].altair_chart(loss, width="stretch", height=300, key="positional_encoding.shipped.loss")
+    ui.vega(accuracy, "positional_encoding.shipped.accuracy", container=cols[0])
+    ui.vega(loss, "positional_encoding.shipped.loss", container=cols[1])
     machine = meta.get("machine", {})
-    st.caption(
-        f"Medians over seeds {seeds}, {meta.get('steps')} steps each, a held-out check (200 strings) every "
+    ui.provenance(
+        meta,
+        note=f"Means ± sd over the seeds, {meta.get('steps')} steps each, a held-out check (200 strings) every "
         f"{meta.get('report_every')} steps. “Steps to 90%”: the first check at or above it. Test exact: the 500 test "
         "strings at the end. Anti-diagonal: how often the cross-attention's argmax falls on the source character the "
-        f"output character comes from (test split). Measured {meta.get('date', '?')[:10]} with "
-        f"{ui.literal(meta.get('command', '?'))} on {machine.get('cpu_count', '?')} CPU cores "
-        f"({machine.get('processor', '?')}, torch {machine.get('torch', '?')}, {machine.get('torch_threads', '?')} "
-        f"thread), 1-minute load average {meta.get('load_1min_before', '?')} before and "
-        f"{meta.get('load_1min_after', '?')} after (the machine was shared: the seconds are inflated, the steps "
-        "are not)."
+        f"output character comes from (test split). {machine.get('processor', '?')}, torch "
+        f"{machine.get('torch', '?')}; 1-minute load average {meta.get('load_1min_after', '?')} after (the machine "
+        "was shared: the seconds are inflated, the steps are not).",
     )
 
 
@@ -322,26 +279,21 @@ st.markdown(
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
 def train_yourself() -> None:
     c = st.columns([2, 1, 2])
-    live_encoding = c[0].selectbox("Encoding", positional.ENCODINGS, index=1, format_func=positional.LABELS.get,
-                                   key="positional_encoding.live_encoding")  # fmt: skip
+    live_encoding = c[0].selectbox(
+        "Encoding", positional_encoding.ENCODINGS, index=1, key="positional_encoding.live_encoding",
+        format_func=positional_encoding.LABELS.get,
+    )  # fmt: skip
     live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="positional_encoding.live_seed"))
     budget = c[2].select_slider("Seconds", [5, 10, 20, 30, 60], value=20, key="positional_encoding.budget")
 
     def make_run() -> TrainingRun:
-        fresh, train_fn = positional.new_training(live_encoding, live_seed, float(budget))
+        fresh, train_fn = positional_encoding.new_training(live_encoding, live_seed, float(budget))
         return TrainingRun(train_fn, model=fresh, name=f"positional-{live_encoding}")
 
     def draw(snapshot, key: str) -> None:
-        m = positional.CrossAttention(
-            positional=live_encoding,
-            source_tokens=snapshot.source_tokens,
-            target_tokens=snapshot.target_tokens,
-            weights=snapshot.attention,
-            prediction=snapshot.prediction,
-            anti_diagonal=None,
-        )
-        title = f"{positional.LABELS[live_encoding]} · step {snapshot.step}"
-        ui.plotly(positional.cross_attention_figure([m], titles=[title]), key=key)
+        m = positional_encoding.snapshot_cross_attention(snapshot, live_encoding)
+        title = f"{positional_encoding.LABELS[live_encoding]} · step {snapshot.step}"
+        ui.plotly(positional_encoding.cross_attention_figure([m], titles=[title]), key=key)
         st.caption(f"After {snapshot.step} steps the model outputs {ui.literal(snapshot.prediction)}.")
 
     ui.training_panel(
@@ -351,23 +303,12 @@ def train_yourself() -> None:
 
 train_yourself()
 
-ui.show_code(sinusoidal_encoding, SinusoidalPositionalEncoding, LearnedPositionalEmbedding)
-ui.show_code(
-    positional.rotation,
-    positional.offset_matrix,
-    positional.offset_check,
-    positional.equivariance,
-    label="The code of this page's checks",
-)
-
-# --- Check yourself ------------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
 models = pretrained_models()
-for ex in positional.exercises(results, models and models["none"]):
-    ui.exercise(ex)
-
-st.caption(
-    "Sources: the Transformer lecture (“Positional encoding”: the two formulas and “for any fixed offset k, "
-    "PE_{pos+k} can be represented as a linear function of PE_pos”); Vaswani et al., *Attention Is All You Need*, "
-    "NeurIPS 2017, §3.5."
-)
+ui.page_tail(
+    lesson,
+    code=[("The code that computes this", (sinusoidal_encoding, SinusoidalPositionalEncoding,
+                                           LearnedPositionalEmbedding)),
+          ("The code of this page's checks", (positional_encoding.rotation, positional_encoding.offset_matrix,
+                                              positional_encoding.offset_check, positional_encoding.equivariance))],
+    exercises=positional_encoding.exercises(results, models and models["none"]),
+)  # fmt: skip

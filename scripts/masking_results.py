@@ -1,19 +1,20 @@
 """Measure the two shipped dates Transformers of the masking lesson: ``assets/results/masking.json``.
 
-    python scripts/masking_results.py [--split test] [--limit N]
+    python scripts/masking_results.py [--split test] [--limit N] [--out PATH]
 
 ``dates-transformer`` (decoder with the causal mask) and ``dates-transformer-no-causal`` (the "cheating
 decoder", trained without it) are each measured twice on the same sentences (``lessons.masking.measure``):
 fed the gold prefix (teacher forcing, what training optimises) and fed their own previous output (greedy
-decoding, what using the model means), as token accuracy and as exact match of whole dates. Accuracies do not
-depend on the machine's speed; the command, date and torch version are written with them.
+decoding, what using the model means), as token accuracy and as exact match of whole dates. The file is a
+``lessons.common.comparison.Comparison`` of the two checkpoints, one run each (their training seed): it
+describes these two models (n = 1). Accuracies do not depend on the machine's speed; the command, date,
+machine and torch version are written with them.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons import masking  # noqa: E402
-from minimodels.checkpoints import PRETRAINED  # noqa: E402
+from scripts.common import Measurement  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,21 +34,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(masking.RESULTS))
     args = p.parse_args(argv)
     torch.set_num_threads(1)
-    data = masking.measure_shipped(args.split, args.limit)
-    for name, row in data["models"].items():
-        row.update({k: round(v, 4) for k, v in row.items() if isinstance(v, float)})
-        row["train_command"] = "python -m minimodels.train " + " ".join(PRETRAINED[name])
-    data["meta"] = {
-        "command": " ".join(["python scripts/masking_results.py", *(sys.argv[1:] if argv is None else argv)]),
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "torch": torch.__version__,
-        "task": masking.TASK,
-    }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    masking.load_results(out)  # what was written reads back
-    print(json.dumps(data, indent=1))
+    measured = Measurement("masking_results.py", argv, threads=1)
+    results = masking.measure_shipped({}, args.split, args.limit)
+    meta = {**results.meta, **measured.provenance(), "torch": torch.__version__}
+    meta["seconds"] = meta.pop("wall_seconds")
+    out = dataclasses.replace(results, meta=meta).save(args.out)
+    for row in masking.results_table(masking.load_results(out)):  # what was written reads back
+        print(row)
+    print(f"wrote {out} in {meta['seconds']} s")
     return 0
 
 

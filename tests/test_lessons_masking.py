@@ -1,6 +1,7 @@
 """The masking lesson's numbers: masked weights exactly 0, padding that changes nothing once masked, the causal
 mask on a trained decoder, and the cheating decoder's two scores."""
 
+import dataclasses
 import json
 from functools import cache
 
@@ -10,6 +11,7 @@ import torch
 
 from lessons import masking
 from lessons import queries_keys_values as qkv
+from lessons.common.comparison import Comparison, Run
 from minimodels.attention import causal_mask, masked_softmax
 from minimodels.tasks import get_task
 from minimodels.train import evaluate
@@ -77,6 +79,15 @@ def test_with_the_mask_a_sentence_gives_the_same_result_as_alone_and_without_it_
     assert torch.allclose(demo.weights_on[0, :3, :3], alone.weights, atol=1e-6)
 
 
+def test_the_page_reads_the_padded_batch_from_the_demo():
+    demo = masking.padding_attention(DEFAULT)
+    assert demo.labels()[2] == "3: Hello"
+    assert demo.table()["position 2"] == ["like", "visits", masking.PAD]
+    assert demo.leak(2, masked=True) == 0.0 and demo.leak(2, masked=False) > 0.01
+    assert demo.leak(1, masked=False) == 0.0  # the longest sentence has nothing to leak onto
+    assert "**4** `<pad>`" in demo.note(2) and "no padding" in demo.note(1)
+
+
 def test_padding_attention_refuses_an_empty_batch():
     with pytest.raises(ValueError):
         masking.padding_attention(())
@@ -138,22 +149,49 @@ def test_measure_agrees_with_train_evaluate_and_shows_the_cheat():
 
 
 def test_the_shipped_results_hold_the_claim_the_page_makes():
+    """Section 3 says, of these two shipped models (n = 1 each: a description, not a general claim), that the
+    cheater is near-perfect teacher forced and generates almost no date right, and the normal decoder does."""
     results = masking.load_results()
-    normal, cheater = (results["models"][masking.CHECKPOINTS[c]] for c in (True, False))
-    assert cheater["teacher_forced_accuracy"] > 0.95 and cheater["free_running_exact"] < 0.1
-    assert normal["free_running_exact"] > 0.9
-    assert normal["sentences"] == len(get_task(masking.TASK).test)
+    normal, cheater = (results.runs_of(masking.CHECKPOINTS[c]) for c in (True, False))
+    assert len(normal) == len(cheater) == 1 and results.seeds == (0,)  # one run each: the checkpoints' seed
+    assert cheater[0].value("teacher-forced token accuracy") > 0.95
+    assert cheater[0].value("free-running exact match") < 0.1
+    assert normal[0].value("free-running exact match") > 0.9
+    assert normal[0].extra["sentences"] == len(get_task(masking.TASK).test)
+    assert results.meta["script"] == masking.SCRIPT and results.meta["command"]
     rows = masking.results_table(results)
     assert [r["decoder"] for r in rows] == [masking.LABELS[True], masking.LABELS[False]]
-    assert rows[1]["free-running exact match"] == f"{cheater['free_running_exact']:.1%}"
+    assert [r["n"] for r in rows] == [1, 1]
+    assert rows[1]["free-running exact match"] == f"{cheater[0].value('free-running exact match'):.1%} (n = 1)"
+    assert masking.results_intro(results) == "Measured on **500** dates of the test split:"
+    assert masking.cheat_gap(results) == pytest.approx(1.0)
+
+
+def test_a_comparison_of_one_run_each_is_never_a_clear_verdict():
+    """n = 1: whatever the numbers, Comparison.compare calls it too close; the page states no such verdict."""
+    verdict = masking.load_results().compare(*masking.VARIANTS, "free-running exact match")
+    assert verdict.outcome == "too close" and "one seed" in verdict.reason
+
+
+def test_the_cheat_gap_follows_the_numbers():
+    """The exercise's answer is computed: a file where the cheater generates as well as it is taught says 0."""
+    results = masking.load_results()
+    honest = [
+        Run(r.variant, r.seed, r.params, final={**r.final, "free-running exact match": 1.0}) for r in results.runs
+    ]
+    assert masking.cheat_gap(dataclasses.replace(results, runs=tuple(honest))) == pytest.approx(0.0)
+    assert masking.exercises(dataclasses.replace(results, runs=tuple(honest)))[-1].answer == pytest.approx(0.0)
 
 
 def test_unusable_results_files_are_refused_with_a_message(tmp_path):
     path = tmp_path / "masking.json"
-    for content in ("{}", "[]", json.dumps({"models": {"dates-transformer": {}}, "meta": {}})):
+    lacking = Comparison(("dates-transformer",), (Run("dates-transformer", 0, final={"x": 1.0}),)).to_dict()
+    for content in ("{}", "[]", json.dumps({"models": {"dates-transformer": {}}, "meta": {}}), json.dumps(lacking)):
         path.write_text(content, encoding="utf-8")
         with pytest.raises(ValueError, match="masking_results.py"):
             masking.load_results(path)
+    with pytest.raises(FileNotFoundError, match="masking_results.py"):
+        masking.load_results(tmp_path / "missing.json")
 
 
 # ------------------------------------------------------------------------------------------- live training
@@ -180,9 +218,9 @@ def test_exercise_answers_come_from_the_lesson():
     assert by_key["masking.ex2"].answer == 66  # 11 positions: 11·12/2
     assert by_key["masking.ex2"].check(66).correct and not by_key["masking.ex2"].check(121).correct
     assert by_key["masking.ex3"].choices[by_key["masking.ex3"].answer].startswith("where j > i")
-    cheater = masking.load_results()["models"][masking.CHECKPOINTS[False]]
+    cheater = masking.load_results().runs_of(masking.CHECKPOINTS[False])[0]
     assert by_key["masking.ex5"].answer == pytest.approx(
-        cheater["teacher_forced_accuracy"] - cheater["free_running_exact"]
+        cheater.value("teacher-forced token accuracy") - cheater.value("free-running exact match")
     )
     assert "masking.ex5" not in {ex.key for ex in masking.exercises(None)}
 

@@ -10,8 +10,9 @@ import re
 
 import numpy as np
 
+import ui.results
 from lessons import masking
-from tests.helpers import open_page, plotly_array, progress_text, train_and_stop_at_once, wait_for_run
+from tests.helpers import answer_exercise, open_page, plotly_array, progress_text, train_and_stop_at_once, wait_for_run
 
 PAGE = "pages/masking.py"
 
@@ -67,6 +68,9 @@ def test_page_opens_with_every_figure_and_the_shipped_results(at):
     assert cheater[np.triu_indices(11, 1)].sum() > 1
     results = masking.load_results()
     assert at.dataframe[-1].value.to_dict("records") == masking.results_table(results)
+    assert masking.results_intro(results) in [m.value for m in at.markdown]
+    provenance = [c.value for c in at.caption if c.value.startswith("Measured by `python scripts/masking_results.py`")]
+    assert provenance and "(n = 1)" in provenance[0] and "--set causal=false" in provenance[0]
     examples = at.dataframe[-2].value.to_dict("records")
     assert [r["generating on its own (greedy)"] == r["gold"] for r in examples] == [True, False]
     assert at.button(key="masking.train.causal.train").disabled is False
@@ -119,33 +123,27 @@ def test_example_position_layer_and_head_change_the_decoder_maps(at):
 
 
 def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(masking, "RESULTS", tmp_path / "masking.json")
+    monkeypatch.setattr(ui.results, "ROOT", tmp_path)  # the catalog's results path, under an empty folder
     at = open_page(PAGE)
     assert not at.exception
-    assert at.warning and "cannot be shown" in at.warning[0].value
+    assert at.warning and "cannot be shown" in at.warning[0].value and "masking_results.py" in at.warning[0].value
     assert heatmap_titled(at, masking.LABELS[False])  # the decoders still load and draw
     assert "masking.ex5.answer" not in [n.key for n in at.number_input]
-    (tmp_path / "masking.json").write_text('{"models": []}', encoding="utf-8")
+    broken = tmp_path / "assets" / "results" / "masking.json"
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"models": []}', encoding="utf-8")  # the old format is refused too
     at = open_page(PAGE)
     assert not at.exception and at.warning and "masking_results.py" in at.warning[0].value
 
 
 def test_exercises_are_checked(at):
     by_key = {ex.key: ex for ex in masking.exercises(masking.load_results())}
-    at.number_input(key="masking.ex1.answer").set_value(by_key["masking.ex1"].answer)
-    at.button(key="FormSubmitter:masking.ex1.form-Check").click().run()
-    assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="masking.ex2.answer").set_value(121)
-    at.button(key="FormSubmitter:masking.ex2.form-Check").click().run()
+    right = {key: ex.choices[ex.answer] if ex.is_choice else ex.answer for key, ex in by_key.items()}
+    for key, value in right.items():  # only the question just checked shows its feedback
+        assert any(s.value.startswith("Right") for s in answer_exercise(at, key, value).success), key
+    answer_exercise(at, "masking.ex2", 121)
     assert any("too high" in w.value for w in at.warning)
-    for key in ("masking.ex3", "masking.ex4"):
-        ex = by_key[key]
-        at.radio(key=f"{key}.answer").set_value(ex.choices[ex.answer])
-        at.button(key=f"FormSubmitter:{key}.form-Check").click().run()
-        assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="masking.ex5.answer").set_value(by_key["masking.ex5"].answer)
-    at.button(key="FormSubmitter:masking.ex5.form-Check").click().run()
-    assert not at.exception and any(s.value.startswith("Right") for s in at.success)
+    assert set(right) == {f"masking.ex{i}" for i in range(1, 6)}
 
 
 def test_the_cheating_decoder_trains_live_to_the_end_and_replays(at):

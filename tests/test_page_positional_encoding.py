@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from lessons import positional_encoding as positional
-from tests.helpers import open_page, plotly_array, progress_text, vega_rows, vega_specs, wait_for_run
+import ui.results
+from lessons import positional_encoding
+from tests.helpers import answer_exercise, open_page, plotly_array, progress_text, vega_rows, vega_specs, wait_for_run
 from tests.helpers import plotly_specs as specs
 
 PAGE = "pages/positional_encoding.py"
@@ -50,15 +51,19 @@ def test_page_opens_with_every_section_from_shipped_models_and_results(at):
     assert plotly_array(table["data"][0]["z"]).shape == (100, 64)
     assert plotly_array(figure(at, "PE_p · PE_q")["data"][0]["z"]).shape == (50, 50)
     by_offset = [r["dot product"] for r in chart_rows(at, "k")]
-    assert by_offset == pytest.approx(list(positional.similarity_by_offset(64, 49)))
+    assert by_offset == pytest.approx(list(positional_encoding.similarity_by_offset(64, 49)))
     assert figure(at, "M_k for k = 5")["data"][0]["type"] == "heatmap"
     rows = equivariance_table(at).to_dict("records")
     assert [r["equivariant?"] for r in rows] == ["yes", "no", "no"]
     assert rows[0]["output for the string"] == rows[0]["output for the shuffle"]  # none: anagrams look alike
     cross = figure(at, "argmax on the right character")
     assert len(cross["data"]) == 3
+    results = positional_encoding.load_results()
     shipped = next(df.value for df in at.dataframe if "test exact" in df.value.columns)
-    assert shipped.to_dict("records") == positional.results_rows(positional.load_results())
+    assert shipped.to_dict("records") == positional_encoding.results_rows(results)
+    said = " ".join(m.value for m in at.markdown)
+    assert all(line in said for line in positional_encoding.observations(results))  # computed, not typed
+    assert any(c.value.startswith("Measured by `python scripts/positional_encoding_results.py") for c in at.caption)
     # the curves of section 1, the dot product against the offset, and the shipped runs' loss and exact match
     assert len(at.get("vega_lite_chart")) == 4
     assert at.button(key="positional_encoding.train.sinusoidal.train").disabled is False
@@ -72,7 +77,7 @@ def test_table_controls(at):
     at.multiselect(key="positional_encoding.dims").set_value([0, 7]).run()
     rows = chart_rows(at, "position")
     assert sorted({r["dimension"].split(" (")[0] for r in rows}) == ["dim 0", "dim 7"]
-    pe = positional.encoding_table(20, 8)
+    pe = positional_encoding.encoding_table(20, 8)
     assert [r["PE"] for r in rows if r["dimension"].startswith("dim 7 (cos")] == pytest.approx(list(pe[:, 7]))
     at.multiselect(key="positional_encoding.dims").set_value([]).run()
     assert not at.exception and any("at least one dimension" in i.value for i in at.info)
@@ -102,7 +107,7 @@ def test_offset_controls_keep_the_residual_at_rounding_level(at):
 def test_the_students_string_and_every_shuffle(at):
     at.text_input(key="positional_encoding.text").set_value("a3f9").run()
     assert not at.warning
-    for kind in positional.PERMUTATIONS[1:]:  # the first is the default, seen when the page opened
+    for kind in positional_encoding.PERMUTATIONS[1:]:  # the first is the default, seen when the page opened
         at.radio(key="positional_encoding.permutation").set_value(kind).run()
         assert not at.exception
         rows = equivariance_table(at).to_dict("records")
@@ -114,7 +119,7 @@ def test_the_students_string_and_every_shuffle(at):
     for encoding in ("sinusoidal", "learned"):
         at.radio(key="positional_encoding.attention_of").set_value(encoding).run()
         pair = figure(at, "rows and columns put back")
-        assert pair["layout"]["annotations"][0]["text"].startswith(positional.LABELS[encoding])
+        assert pair["layout"]["annotations"][0]["text"].startswith(positional_encoding.LABELS[encoding])
         assert plotly_array(pair["data"][0]["z"]).shape == (5, 5)  # "a3f9" and the end of the string
 
 
@@ -128,27 +133,26 @@ def test_bad_strings_warn_and_keep_the_last_good_one(at):
         assert labels == ["a", "3", "f", "9", "&lt;/s&gt;"]
 
 
+def shipped_curves(at) -> list[dict]:
+    return [spec for spec in vega_specs(at) if spec.get("title") in ("Exact match on reverse", "Loss")]
+
+
 def test_curves_against_seconds(at):
+    assert [spec["encoding"]["x"]["title"] for spec in shipped_curves(at)] == ["training step"] * 2
     at.radio(key="positional_encoding.axis").set_value("seconds").run()
     assert not at.exception
-    assert any(spec["encoding"]["x"]["field"] == "seconds" for spec in vega_specs(at) if "encoding" in spec)
+    assert [spec["encoding"]["x"]["title"] for spec in shipped_curves(at)] == ["seconds"] * 2
 
 
 def test_exercises_are_checked(at):
-    exercises = {ex.key: ex for ex in positional.exercises(positional.load_results(), positional.load_model("none")[0])}
-    at.number_input(key="positional_encoding.ex1.answer").set_value(
-        round(exercises["positional_encoding.ex1"].answer, 3)
-    )
-    at.button(key="FormSubmitter:positional.ex1.form-Check").click().run()
-    assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="positional_encoding.ex2.answer").set_value(2.0)
-    at.button(key="FormSubmitter:positional.ex2.form-Check").click().run()
+    shipped = positional_encoding.load_results(), positional_encoding.load_model("none")[0]
+    by_key = {ex.key: ex for ex in positional_encoding.exercises(*shipped)}
+    right = {key: ex.choices[ex.answer] if ex.is_choice else round(ex.answer, 3) for key, ex in by_key.items()}
+    for key, value in right.items():  # only the question just checked shows its feedback
+        assert any(s.value.startswith("Right") for s in answer_exercise(at, key, value).success), key
+    answer_exercise(at, "positional_encoding.ex2", 2.0)
     assert any("too high" in w.value for w in at.warning)
-    for key in ("positional_encoding.ex3", "positional_encoding.ex4"):
-        ex = exercises[key]
-        at.radio(key=f"{key}.answer").set_value(ex.choices[ex.answer])
-        at.button(key=f"FormSubmitter:{key}.form-Check").click().run()
-        assert any(s.value.startswith("Right") for s in at.success)
+    assert set(right) == {f"positional_encoding.ex{i}" for i in range(1, 5)}
 
 
 def test_live_training_reports_stops_and_replays(at):
@@ -176,7 +180,7 @@ def test_live_training_reports_stops_and_replays(at):
 
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(positional, "RESULTS", tmp_path / "positional_encoding.json")
+    monkeypatch.setattr(ui.results, "ROOT", tmp_path)  # the catalog's results path, under an empty folder
     at = open_page(PAGE)
     assert not at.exception
     assert at.warning and "positional_encoding_results.py" in at.warning[0].value
