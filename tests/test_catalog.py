@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lessons.common import catalog
+from lessons.common import catalog, pretrained
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,6 +37,7 @@ def test_every_lesson_has_one_name_in_every_layer():
             assert (ROOT / entry.results_script).is_file(), entry.results_script
         for task, model in entry.pretrained:
             assert (ROOT / "assets" / "checkpoints" / f"{task}-{model}").is_dir(), (task, model)
+            assert (task, model) in pretrained.available(), (task, model)  # what ui.pretrained(task, model) loads
 
 
 def _shared_results() -> set[str]:
@@ -125,7 +126,7 @@ page.switch_page("pages/thirteenth.py").run()
 out["page_exception"] = [e.value for e in page.exception]
 out["page_title"] = [t.value for t in page.title]
 out["page_links"] = [link.proto.label for link in page.get("page_link")]
-from lessons.common import catalog
+from lessons.common import catalog, pretrained
 out["after_twelve"] = catalog.next_lesson("attention_bridge").slug
 print(json.dumps(out))
 """

@@ -21,16 +21,16 @@ CHECKPOINTS = Path(__file__).resolve().parents[2] / "assets" / "checkpoints"
 
 @cache
 def _index() -> dict[tuple[str, str], Path]:
-    found = {}
+    """``(task, model) -> folder``. A checkpoint answers under its folder's name (``dates-transformer-no-causal``
+    is ``("dates", "transformer-no-causal")``, as the catalog names it) and, unless a plain ``TASK-MODEL`` folder
+    exists, under the model name it records (``("dates", "transformer")``)."""
+    found: dict[tuple[str, str], Path] = {}
     for config in sorted(CHECKPOINTS.glob("*/config.json")):
         meta = json.loads(config.read_text(encoding="utf-8"))
-        key = (meta["task"], meta["model"])
-        # the plain "TASK-MODEL" checkpoint answers for the pair, not a variant such as
-        # "dates-transformer-no-causal" (which sorts first: "-" < "/")
-        if config.parent.name == f"{key[0]}-{key[1]}":
-            found[key] = config.parent
-        else:
-            found.setdefault(key, config.parent)
+        task, folder = meta["task"], config.parent
+        if folder.name.startswith(f"{task}-"):
+            found[(task, folder.name[len(task) + 1 :])] = folder
+        found.setdefault((task, meta["model"]), folder)
     return found
 
 
