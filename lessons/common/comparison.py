@@ -589,7 +589,7 @@ def _curves_template(
                                      {"field": "y", "type": "quantitative", "title": y_title, "format": number}]},
         }  # fmt: skip
         layers = [band, seeds, mean]
-    legend = {"orient": "bottom", "title": None}
+    legend = {"orient": "bottom", "title": None, "labelLimit": 0, "columns": 2}  # whole labels, two a row
     x = {"field": "x", "type": "quantitative", "title": x_title, "scale": {"type": "log"} if log_x else {"zero": False}}
     spec = {
         "height": height,
