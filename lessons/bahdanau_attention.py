@@ -17,8 +17,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from lessons.common import charts
 from lessons.common.exercises import Exercise
-from lessons.common.live import THREADS_PER_RUN
+from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from minimodels.decode import Translation, translate
 from minimodels.tasks import Task, get_task, lecture_examples
 from minimodels.tokenizers import EOS_ID
@@ -109,12 +110,67 @@ def most_attended(decoding: Decoding, step: int) -> str:
     return decoding.source[int(decoding.weights[step].argmax())]
 
 
+def beam_note(beam: Decoding, greedy: Decoding) -> str:
+    """Whether the beam's best hypothesis is the greedy output, said from the two decodings."""
+    if beam.translation.text == greedy.translation.text:
+        return "The best beam hypothesis is the greedy output."
+    return "Beam search found a different output than greedy decoding."
+
+
+def shipped_caption(model: nn.Module, info: dict) -> str:
+    """What the shipped model is, read off the model and its checkpoint's training record."""
+    training = info.get("training", {})
+    return (
+        f"Shipped model: GRU encoder–decoder with additive attention, {sum(p.numel() for p in model.parameters()):,} "
+        f"parameters, trained {training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) to "
+        f"{training.get('exact_match', 0):.0%} held-out exact match."
+    )
+
+
+# -------------------------------------------------------------------------------------------- figures
+def _alignment(weights, source: list[str], target: list[str], title: str):
+    """An α heatmap: output tokens down, source tokens across, the exact α on hover."""
+    return charts.attention_heatmap(
+        weights, source, target, x_title="source token", y_title="output token", value_name="α", title=title
+    )
+
+
+def alignment_figure(decoding: Decoding, title: str):
+    """The alignment of one decoding: row t is the α that wrote output token t."""
+    return _alignment(decoding.weights, decoding.source, decoding.target, title)
+
+
+def snapshot_figure(snapshot):
+    """The alignment of the training run's fixed example at one report (``minimodels.train.Progress``)."""
+    title = f"α on a fixed example after {snapshot.step} steps"
+    return _alignment(snapshot.attention, snapshot.source_tokens, snapshot.target_tokens, title)
+
+
+def step_figures(decoding: Decoding, t: int):
+    """Decoder step ``t`` (1-based): the bars of its α over the source, and the strip of its context c_t."""
+    alpha = charts.weight_bars(
+        decoding.source, decoding.weights[t - 1], title=f"α at step {t} over the source", value_name="α"
+    )
+    context = charts.vector_strip(
+        decoding.contexts[t - 1],
+        [f"c_{t}"],
+        title=f"context vector c_{t} (D = {decoding.contexts.shape[1]})",
+        height=140,
+    )
+    return alpha, context
+
+
 def additive_parameters(model: nn.Module) -> int:
     """Parameters of the score function alone: W_q, W_k (with its bias) and v."""
     return sum(p.numel() for p in model.attention.parameters())
 
 
 # -------------------------------------------------------------------------------------- live training
+def budget_seconds(task_name: str) -> float:
+    """A student's training budget: the dates task learns in seconds, the translations need longer."""
+    return 15.0 if task_name == "dates" else 90.0
+
+
 def live_config(budget_seconds: float) -> TrainConfig:
     """The measured recipe for ``gru-additive`` (batch 128, Adam 1.25e-2 with the weights averaged, clipping at
     1: ``minimodels.train.default_train_config``), reporting often enough to watch."""
@@ -129,6 +185,12 @@ def new_training(task_name: str, seed: int, budget_seconds: float):
     model = build_model(MODEL, task, seed=seed)
     config = live_config(budget_seconds)
     return model, lambda on_progress: train(model, task, config, on_progress)
+
+
+def new_run(task_name: str, seed: int, budget_seconds: float) -> TrainingRun:
+    """One student's run, not yet started: a fresh model of their own and the thread that will train it."""
+    model, train_fn = new_training(task_name, seed, budget_seconds)
+    return TrainingRun(train_fn, model=model, name=f"bahdanau-{task_name}")
 
 
 # ------------------------------------------------------------------------------------------ exercises

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from lessons.common import charts
 from lessons.common.exercises import Exercise
 from minimodels.attention import masked_softmax, scaled_dot_product_attention
 
@@ -90,6 +91,29 @@ def thinking_machines(seed: int = 0, d_k: int = LECTURE_D_K) -> WorkedExample:
     )
 
 
+def worked_table(example: WorkedExample) -> dict[str, list[str]]:
+    """The lecture's table, one column per word: the score, the scaled score, the softmax, the weighted value."""
+    table = {"": ["Score  q₁·kᵢ", f"Divide by √d_k = {example.d_k**0.5:g}", "Softmax", "Softmax × value"]}
+    for i, token in enumerate(example.tokens):
+        w = float(example.weights[i])
+        table[token] = [f"{example.scores[i]:g}", f"{example.scaled[i]:g}", f"{w:.2f}", f"{w:.2f} · v{'₁₂'[i]}"]
+    return table
+
+
+def vectors_figure(example: WorkedExample):
+    """q₁, both keys, both values and the answer z₁ as strips, every dimension (values on hover)."""
+    return charts.vector_strip(
+        [example.q1, example.keys[0], example.keys[1], example.values[0], example.values[1], example.z1],
+        ["q₁ (Thinking)", "k₁ (Thinking)", "k₂ (Machines)", "v₁ (Thinking)", "v₂ (Machines)", "z₁ = Σ αᵢ vᵢ"],
+        title=f"The vectors, all {example.d_k} dimensions (hover for values)",
+    )
+
+
+def weights_at(example: WorkedExample, d_k: int) -> torch.Tensor:
+    """The example's softmax weights had the same dot products been scaled by √d_k of another width."""
+    return masked_softmax(example.scores / math.sqrt(d_k))
+
+
 # --------------------------------------------------------------------------------------------------
 # 2. The database analogy
 # --------------------------------------------------------------------------------------------------
@@ -155,6 +179,12 @@ def soft_lookup(query: str, sharpness: float = 3.0) -> Lookup:
     )
 
 
+def lookup_figure(lookup: Lookup):
+    """p(i | q) as one bar per row of the table, labelled "key → value"."""
+    labels = [f"{k} → {v}" for k, v in zip(lookup.keys, lookup.values, strict=True)]
+    return charts.weight_bars(labels, lookup.weights, title=f"p(i | “{lookup.query}”)")
+
+
 # --------------------------------------------------------------------------------------------------
 # 3. The matrix form on the student's own sentence
 # --------------------------------------------------------------------------------------------------
@@ -216,6 +246,19 @@ def self_attention(tokens: tuple[str, ...], d_model: int = 16, d_k: int = 8, see
     return SelfAttention(tokens, X, Q, K, V, Q @ K.T / math.sqrt(d_k), weights, Z)
 
 
+def attention_figure(result: SelfAttention):
+    """The attention matrix as a heatmap: row i is the attention of word i over every word."""
+    return charts.attention_heatmap(
+        result.weights, result.tokens, result.tokens, title="softmax(QKᵀ/√d_k): row i attends"
+    )
+
+
+def matrix_figures(result: SelfAttention) -> dict[str, object]:
+    """Q, K and V as strips, one row per word, keyed by their titles."""
+    matrices = {"Q = XW^Q": result.Q, "K = XW^K": result.K, "V = XW^V": result.V}
+    return {name: charts.vector_strip(matrix, result.tokens, title=name) for name, matrix in matrices.items()}
+
+
 # --------------------------------------------------------------------------------------------------
 # Exercises, their answers computed from the same functions the figures use
 # --------------------------------------------------------------------------------------------------
@@ -223,7 +266,7 @@ def self_attention(tokens: tuple[str, ...], d_model: int = 16, d_k: int = 8, see
 
 def exercises() -> list[Exercise]:
     ex = thinking_machines()
-    wider = masked_softmax(ex.scores / math.sqrt(256))
+    wider = weights_at(ex, 256)
     mammals = soft_lookup("words for mammals", sharpness=3.0)
     sheep_bull = float(mammals.weights[0] + mammals.weights[3])
     return [

@@ -3,13 +3,10 @@
 import streamlit as st
 
 import ui
-from lessons import queries_keys_values as qkv
-from lessons.common import charts
+from lessons import queries_keys_values
 from minimodels.attention import masked_softmax, scaled_dot_product_attention
 
-ui.page("Queries, keys and values", icon="🔑")
-
-st.title("Queries, keys and values")
+lesson = ui.lesson("queries_keys_values")
 ui.explain(
     "Attention is a **soft lookup**. Each word asks a question (its *query*), every word offers a label "
     "(its *key*) and a content (its *value*). The query is compared with every key; the better a key "
@@ -20,39 +17,16 @@ st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{
 
 # --- 1. The lecture's worked example -------------------------------------------------------------------
 st.header("1 · “Thinking Machines”, step by step", divider="gray")
-example = qkv.thinking_machines()
+example = queries_keys_values.thinking_machines()
 ui.explain(
     f"The Transformer lecture works one query through by hand: the input *Thinking Machines*, "
     f"d_k = {example.d_k}. The lecture does not print the vectors, so we chose q₁, k₁ and k₂ (small "
     "integers, seeded) so that its dot products come out exactly; v₁ and v₂ are random. Everything below is "
     "computed by `minimodels.attention.scaled_dot_product_attention`."
 )
+st.table(queries_keys_values.worked_table(example))
+ui.plotly(queries_keys_values.vectors_figure(example), key="queries_keys_values.vectors")
 w = example.weights
-st.table(
-    {
-        "": ["Score  q₁·kᵢ", f"Divide by √d_k = {example.d_k**0.5:g}", "Softmax", "Softmax × value"],
-        example.tokens[0]: [
-            f"{example.scores[0]:g}",
-            f"{example.scaled[0]:g}",
-            f"{w[0]:.2f}",
-            f"{w[0]:.2f} · v₁",
-        ],
-        example.tokens[1]: [
-            f"{example.scores[1]:g}",
-            f"{example.scaled[1]:g}",
-            f"{w[1]:.2f}",
-            f"{w[1]:.2f} · v₂",
-        ],
-    }
-)
-ui.plotly(
-    charts.vector_strip(
-        [example.q1, example.keys[0], example.keys[1], example.values[0], example.values[1], example.z1],
-        ["q₁ (Thinking)", "k₁ (Thinking)", "k₂ (Machines)", "v₁ (Thinking)", "v₂ (Machines)", "z₁ = Σ αᵢ vᵢ"],
-        title=f"The vectors, all {example.d_k} dimensions (hover for values)",
-    ),
-    key="queries_keys_values.vectors",
-)
 ui.explain(
     f"z₁ leans towards v₁: {w[0]:.0%} of it is *Thinking*'s value and {w[1]:.0%} *Machines*'s. "
     "Try it: how would the split change if the vectors were wider but the dot products the same?"
@@ -68,7 +42,7 @@ def what_if_d_k() -> None:
         value=64,
         key="queries_keys_values.d_k",
     )
-    weights = masked_softmax(example.scores / d_k**0.5)
+    weights = queries_keys_values.weights_at(example, d_k)
     cols = st.columns(2)
     cols[0].metric("weight on Thinking", f"{weights[0]:.3f}")
     cols[1].metric("weight on Machines", f"{weights[1]:.3f}")
@@ -84,7 +58,7 @@ ui.explain(
     "translations). A database returns the value whose key *equals* the query. Attention returns every value, "
     "each weighted by how *similar* its key is to the query: p(i | q) ∝ exp(sharpness · sim(q, kᵢ)). "
     "Here Enc(·) is a hand-written feature vector per word ("
-    + ", ".join(qkv.FEATURES)
+    + ", ".join(queries_keys_values.FEATURES)
     + "), so you can read why each row scores as it does."
 )
 
@@ -92,7 +66,7 @@ ui.explain(
 @st.fragment
 def database() -> None:
     cols = st.columns([2, 2])
-    query = ui.linked(cols[0].selectbox, "Query", list(qkv.QUERIES), key="queries_keys_values.query")
+    query = ui.linked(cols[0].selectbox, "Query", list(queries_keys_values.QUERIES), key="queries_keys_values.query")
     sharpness = ui.linked(
         cols[1].slider,
         "Sharpness (1 / temperature)",
@@ -103,9 +77,8 @@ def database() -> None:
         key="queries_keys_values.sharpness",
         help="0 weighs every row equally; a large value turns the soft lookup into a hard one.",
     )
-    lookup = qkv.soft_lookup(query, sharpness)
-    labels = [f"{k} → {v}" for k, v in zip(lookup.keys, lookup.values, strict=True)]
-    ui.plotly(charts.weight_bars(labels, lookup.weights, title=f"p(i | “{query}”)"), key="queries_keys_values.lookup")
+    lookup = queries_keys_values.soft_lookup(query, sharpness)
+    ui.plotly(queries_keys_values.lookup_figure(lookup), key="queries_keys_values.lookup")
     key, value, weight = lookup.best()
     st.markdown(f"The row that weighs most: **{key} → {value}** with {weight:.0%} of the weight.")
 
@@ -124,10 +97,10 @@ ui.explain(
 @st.fragment
 def matrix_form() -> None:
     tokens = ui.sentence_input(
-        f"Your sentence (up to {qkv.MAX_TOKENS} words)",
-        qkv.DEFAULT_SENTENCE,
+        f"Your sentence (up to {queries_keys_values.MAX_TOKENS} words)",
+        queries_keys_values.DEFAULT_SENTENCE,
         "queries_keys_values.sentence",
-        qkv.parse_sentence,
+        queries_keys_values.parse_sentence,
         tokens_key="queries_keys_values.tokens",
     )
     cols = st.columns(3)
@@ -136,30 +109,31 @@ def matrix_form() -> None:
     )
     d_k = ui.linked(cols[1].select_slider, "d_k", [2, 4, 8, 16, 32, 64], value=8, key="queries_keys_values.matrix_d_k")
     seed = int(ui.linked(cols[2].number_input, "seed of W^Q, W^K, W^V", 0, 10_000, 0, key="queries_keys_values.seed"))
-    result = qkv.self_attention(tokens, d_model=d_model, d_k=d_k, seed=seed)
-    ui.plotly(
-        charts.attention_heatmap(result.weights, tokens, tokens, title="softmax(QKᵀ/√d_k): row i attends"),
-        key="queries_keys_values.heatmap",
-    )
+    result = queries_keys_values.self_attention(tokens, d_model=d_model, d_k=d_k, seed=seed)
+    ui.plotly(queries_keys_values.attention_figure(result), key="queries_keys_values.heatmap")
     st.caption("Each row sums to 1. Hover a cell for its exact weight.")
     matrices = st.expander("Q, K and V for this sentence", key="queries_keys_values.show_matrices", on_change="rerun")
     if matrices.open:  # drawn only while open: a closed expander's three figures would redraw on every move
         with matrices:
-            for name, matrix in (("Q = XW^Q", result.Q), ("K = XW^K", result.K), ("V = XW^V", result.V)):
-                ui.plotly(charts.vector_strip(matrix, tokens, title=name), key=f"queries_keys_values.matrix.{name}")
+            for name, figure in queries_keys_values.matrix_figures(result).items():
+                ui.plotly(figure, key=f"queries_keys_values.matrix.{name}")
 
 
 matrix_form()
 
-ui.show_code(scaled_dot_product_attention, masked_softmax, qkv.thinking_machines, qkv.soft_lookup, qkv.self_attention)
-
-# --- Check yourself ------------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
-for ex in qkv.exercises():
-    ui.exercise(ex)
-
-st.caption(
-    "Sources: the Transformer lecture's “Thinking Machines” walk-through; the NLP lecture's "
-    "query/key/value database analogy (English → Turkish table); Vaswani et al., *Attention Is All You Need*, "
-    "2017, eq. 1."
+ui.page_tail(
+    lesson,
+    code=[
+        (
+            "The code that computes this",
+            (
+                scaled_dot_product_attention,
+                masked_softmax,
+                queries_keys_values.thinking_machines,
+                queries_keys_values.soft_lookup,
+                queries_keys_values.self_attention,
+            ),
+        )
+    ],
+    exercises=queries_keys_values.exercises(),
 )
