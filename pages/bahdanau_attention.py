@@ -63,13 +63,7 @@ text = ui.linked(
     max_chars=500,
     help="Type your own. Words the model never saw become <unk>.",
 )
-decoding = decode(text)
-if isinstance(decoding, str):  # nothing to decode: the student is told why
-    st.warning(decoding)
-    st.stop()
-if decoding.translation.message:
-    st.info(decoding.translation.message)
-st.markdown(f"**Output:** {ui.literal(decoding.translation.text)}")
+decoding = ui.model_output(decode(text))  # nothing to decode: the student is told why
 
 # --- Step by step -----------------------------------------------------------------------------------
 st.header("1 · One output token at a time", divider="gray")

@@ -58,13 +58,7 @@ with cols[1]:
         tokens_key=f"transformer.tokens.{task_name}",
     )
 text = " ".join(words)
-w = transformer.walk(model, task, text)
-if isinstance(w, str):  # cannot happen for a sentence the parser accepted; said plainly if it does
-    st.warning(w)
-    st.stop()
-if w.translation.message:
-    st.info(w.translation.message)
-st.markdown(f"**Output:** {ui.literal(w.translation.text)}")
+w = ui.model_output(transformer.walk(model, task, text))  # a refusal cannot happen for parsed text; said if it does
 
 # --- The diagram -------------------------------------------------------------------------------------
 st.header("1 · Your sentence through the model", divider="gray")

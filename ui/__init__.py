@@ -16,7 +16,16 @@ Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 from ui.charts import altair, heatmap_downloads, plotly, vega
 from ui.links import linked, sentence_input
 from ui.page import HOME, PAGE_THREADS, lesson, page, sidebar
-from ui.presenter import PRESENT_KEY, PRESENT_PARAM, PRESENTER_CSS, PRESENTER_SCALE, explain, literal, presenting
+from ui.presenter import (
+    PRESENT_KEY,
+    PRESENT_PARAM,
+    PRESENTER_CSS,
+    PRESENTER_SCALE,
+    explain,
+    literal,
+    model_output,
+    presenting,
+)
 from ui.pretrained import pretrained
 from ui.results import provenance, provenance_text, shipped_results
 from ui.tail import check_yourself, exercise, page_tail, show_code
@@ -32,8 +41,7 @@ from ui.training import (
 __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
     "altair", "check_yourself", "current_run", "exercise", "explain", "heatmap_downloads", "lesson", "linked",
-    "literal",
-    "model_choice", "page", "page_tail", "plotly", "pretrained", "presenting", "provenance", "provenance_text",
-    "replay_gif_button", "sentence_input", "shipped_results", "show_code", "sidebar", "trained_model",
-    "training_panel", "vega",
+    "literal", "model_choice", "model_output", "page", "page_tail", "plotly", "presenting", "pretrained",
+    "provenance", "provenance_text", "replay_gif_button", "sentence_input", "shipped_results", "show_code", "sidebar",
+    "trained_model", "training_panel", "vega",
 ]  # fmt: skip

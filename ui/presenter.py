@@ -63,3 +63,16 @@ def explain(markdown: str) -> None:
 def literal(text: str) -> str:
     """User or model text as an inline code span in markdown: shown verbatim, never formatted or rendered."""
     return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
+
+
+def model_output(result):
+    """A model's reading of the student's sentence, shown the same way on every page: a refusal (a string: why
+    the text cannot be read) is a warning and ends the page's run; otherwise the decoder's note, if any, and
+    "**Output:**" with the model's text shown verbatim. Returns ``result``."""
+    if isinstance(result, str):
+        st.warning(result)
+        st.stop()
+    if result.translation.message:
+        st.info(result.translation.message)
+    st.markdown(f"**Output:** {literal(result.translation.text)}")
+    return result
