@@ -39,10 +39,10 @@ Letters: B batch, S source positions (characters + EOS), T target positions, D c
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
-import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +52,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lessons.common.charts import ATTENTION_COLORSCALE, DIVERGING_COLORSCALE, attention_heatmap, figure, safe_label
+from lessons.common.comparison import Comparison, Run
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN
 from minimodels.decode import greedy
@@ -146,23 +147,6 @@ class LengthAccuracy:
             raise ValueError(f"unknown metric {name!r}; choose from {', '.join(METRICS)}")
         return getattr(self, name)
 
-    def as_json(self) -> dict:
-        return {
-            "lengths": list(self.lengths),
-            "exact_match": [round(v, 4) for v in self.exact_match],
-            "token_accuracy": [round(v, 4) for v in self.token_accuracy],
-            "counts": list(self.counts),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict) -> LengthAccuracy:
-        return cls(
-            tuple(int(v) for v in data["lengths"]),
-            tuple(float(v) for v in data["exact_match"]),
-            tuple(float(v) for v in data["token_accuracy"]),
-            tuple(int(v) for v in data["counts"]),
-        )
-
 
 def accuracy_by_length(
     predicted: torch.Tensor, target_out: torch.Tensor, source_lengths: torch.Tensor
@@ -227,90 +211,86 @@ def copy_text(model: nn.Module, text: str) -> str:
 
 
 # --------------------------------------------------------------------------------------- shipped results
-@dataclass(frozen=True)
-class Run:
-    """One trained model of the experiment and how it scored."""
-
-    model: str  # "gru-none" | "gru-additive"
-    hidden_size: int  # D
-    seed: int
-    steps: int
-    seconds: float  # wall time of training (evaluation at reports included)
-    loss: float  # training loss at the last report
-    parameters: int
-    accuracy: LengthAccuracy  # on the whole test split
-    outputs: dict[str, str] = field(default_factory=dict)  # EXAMPLES -> what the model wrote
-
-    @property
-    def label(self) -> str:
-        return f"{MODELS.get(self.model, self.model)}, D = {self.hidden_size}"
+# ``assets/results/seq2seq_bottleneck.json``: a :class:`~lessons.common.comparison.Comparison` of the two models
+# (variants, :data:`MODELS`) over seeds, one run per model, seed and context size (``params={"hidden_size": D}``),
+# measured by ``scripts/seq2seq_bottleneck_results.py``. A run's ``curve`` is its score by source length, one point
+# per length (``{"length", "exact_match", "token_accuracy", "count"}``), on the whole test split after training;
+# its ``final``: the training loss at the last report, the steps and the seconds it trained; its ``extra``: its
+# parameter count, why it stopped and what it wrote for :data:`EXAMPLES`.
+SCRIPT = "scripts/seq2seq_bottleneck_results.py"
 
 
-@dataclass(frozen=True)
-class Results:
-    """The shipped experiment: every run, and how the file was made."""
-
-    runs: tuple[Run, ...]
-    meta: dict
-
-    def run(self, model: str, hidden_size: int) -> Run:
-        for r in self.runs:
-            if r.model == model and r.hidden_size == hidden_size:
-                return r
-        raise LookupError(f"no shipped run of {model} with D = {hidden_size}")
-
-    @property
-    def hidden_sizes(self) -> tuple[int, ...]:
-        return tuple(sorted({r.hidden_size for r in self.runs}))
+def measured_run(
+    model_name: str, model: nn.Module, result, accuracy: LengthAccuracy, outputs: dict, seed: int = SEED
+) -> Run:
+    """One run of the shipped comparison: ``model`` trained from ``seed`` (``result``: its
+    ``minimodels.train.TrainResult``), scored by length on the test split, and its copies of :data:`EXAMPLES`."""
+    curve = tuple(
+        {"length": n, "exact_match": round(e, 4), "token_accuracy": round(t, 4), "count": c}
+        for n, e, t, c in zip(accuracy.lengths, accuracy.exact_match, accuracy.token_accuracy, accuracy.counts,
+                              strict=True)
+    )  # fmt: skip
+    final = {"loss": round(result.loss, 4), "seconds": round(result.seconds, 2), "steps": result.steps}
+    extra = {"parameters": sum(p.numel() for p in model.parameters()), "stopped": result.stopped, "outputs": outputs}
+    return Run(model_name, seed, {"hidden_size": model.config.hidden_size}, curve, final, extra)
 
 
-def run_record(model_name: str, model: nn.Module, result, accuracy: LengthAccuracy, outputs: dict) -> dict:
-    """The JSON of one run (``result`` is ``minimodels.train.TrainResult``)."""
-    return {
-        "model": model_name,
-        "hidden_size": model.config.hidden_size,
-        "seed": SEED,
-        "steps": result.steps,
-        "seconds": round(result.seconds, 2),
-        "loss": round(result.loss, 4),
-        "stopped": result.stopped,
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "accuracy": accuracy.as_json(),
-        "outputs": outputs,
-    }
-
-
-def parse_results(data: dict) -> Results:
-    """Results from the JSON written by ``scripts/seq2seq_bottleneck_results.py``; ``ValueError`` if malformed."""
-    try:
-        runs = tuple(
-            Run(
-                model=str(r["model"]),
-                hidden_size=int(r["hidden_size"]),
-                seed=int(r["seed"]),
-                steps=int(r["steps"]),
-                seconds=float(r["seconds"]),
-                loss=float(r["loss"]),
-                parameters=int(r["parameters"]),
-                accuracy=LengthAccuracy.from_json(r["accuracy"]),
-                outputs={str(k): str(v) for k, v in r.get("outputs", {}).items()},
-            )
-            for r in data["runs"]
+def load_results(path: Path | str = RESULTS_PATH) -> Comparison:
+    """The shipped comparison; ``FileNotFoundError`` or ``ValueError`` naming the script that makes it."""
+    results = Comparison.load(path, script=SCRIPT)
+    if set(results.variants) != set(MODELS) or not results.param_values("hidden_size"):
+        raise ValueError(
+            f"{Path(path).name} must compare {', '.join(MODELS)} over context sizes: run `python {SCRIPT}`"
         )
-    except (KeyError, TypeError, ValueError) as error:
-        raise ValueError(f"the results file is malformed: {type(error).__name__}: {error}") from error
+    return results
+
+
+def hidden_sizes(results: Comparison) -> tuple[int, ...]:
+    """The context sizes D the comparison measured."""
+    return results.param_values("hidden_size")
+
+
+def shipped_run(results: Comparison, model: str, hidden_size: int) -> Run:
+    """The first run (seed) of ``model`` at D = ``hidden_size``; ``LookupError`` if there is none."""
+    runs = results.runs_of(model, {"hidden_size": hidden_size})
     if not runs:
-        raise ValueError("the results file has no runs")
-    return Results(runs, {k: v for k, v in data.items() if k != "runs"})
+        raise LookupError(f"no shipped run of {model} with D = {hidden_size}")
+    return runs[0]
 
 
-def load_results(path: Path = RESULTS_PATH) -> Results:
-    """The shipped results; ``FileNotFoundError`` or ``ValueError`` with a readable message otherwise."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"the results file is not valid JSON: {error}") from error
-    return parse_results(data)
+def accuracy_of(results: Comparison, model: str, hidden_size: int) -> LengthAccuracy:
+    """``model``'s scores by source length at D = ``hidden_size``: the mean over its seeds at each length."""
+    runs = results.runs_of(model, {"hidden_size": hidden_size})
+    if not runs:
+        raise LookupError(f"no shipped run of {model} with D = {hidden_size}")
+    first = runs[0].curve
+
+    def mean(metric: str) -> tuple[float, ...]:
+        return tuple(float(np.mean([r.curve[i][metric] for r in runs])) for i in range(len(first)))
+
+    return LengthAccuracy(tuple(int(p["length"]) for p in first), mean("exact_match"), mean("token_accuracy"),
+                          tuple(int(p["count"]) for p in first))  # fmt: skip
+
+
+def run_label(model: str, hidden_size: int) -> str:
+    return f"{MODELS.get(model, model)}, D = {hidden_size}"
+
+
+def example_rows(results: Comparison, hidden_size: int) -> list[dict]:
+    """The lecture's growing sentence and what each shipped model wrote for it at D = ``hidden_size``."""
+    none, attn = (shipped_run(results, m, hidden_size).extra.get("outputs", {}) for m in MODELS)
+    return [{"string": text, "length": len(text), "without attention wrote": none.get(text, "?"),
+             "with attention wrote": attn.get(text, "?")} for text in EXAMPLES]  # fmt: skip
+
+
+def provenance_note(results: Comparison, hidden_size: int) -> str:
+    """What the provenance caption adds at D = ``hidden_size``: steps, training seconds and parameters."""
+    none, attn = (shipped_run(results, m, hidden_size) for m in MODELS)
+    return (
+        f"{none.final['steps']:.0f} steps each; training took {none.final['seconds']:.0f} s without attention and "
+        f"{attn.final['seconds']:.0f} s with it at D = {hidden_size} ({none.extra['parameters']:,} and "
+        f"{attn.extra['parameters']:,} parameters). The scores depend only on the seeds."
+    )
 
 
 def longest_length_above(accuracy: LengthAccuracy, metric: str = "exact_match", level: float = 0.5) -> int:
@@ -331,10 +311,9 @@ def mean_over(accuracy: LengthAccuracy, lengths: Sequence[int], metric: str = "e
     return float(np.mean(values))
 
 
-def summary(results: Results, hidden_size: int, metric: str = "exact_match") -> str:
+def summary(results: Comparison, hidden_size: int, metric: str = "exact_match") -> str:
     """One markdown sentence that says what the curves at this D show, with the measured numbers."""
-    none = results.run("gru-none", hidden_size).accuracy
-    attn = results.run("gru-additive", hidden_size).accuracy
+    none, attn = accuracy_of(results, "gru-none", hidden_size), accuracy_of(results, "gru-additive", hidden_size)
     short, long = none.lengths[:3], none.lengths[-3:]
     name = METRICS[metric]
     reach_none = longest_length_above(none, metric)
@@ -350,7 +329,7 @@ def summary(results: Results, hidden_size: int, metric: str = "exact_match") -> 
 
 # ----------------------------------------------------------------------------------------------- charts
 def length_chart(
-    results: Results | None,
+    results: Comparison | None,
     hidden_size: int,
     metric: str = "exact_match",
     own: Sequence[tuple[str, LengthAccuracy]] = (),
@@ -362,24 +341,24 @@ def length_chart(
     """Score against source length: both shipped models at D (solid), the other D's without attention (faint),
     and the student's own runs (``own``: ``(label, accuracy)`` pairs, dashed). ``results`` None: only ``own``."""
     traces = []  # built as plain dicts (lessons.common.charts.figure): Plotly's checks cost ten times the rest
-    if others and results is not None:
-        for d in results.hidden_sizes:
+    sizes = hidden_sizes(results) if results is not None else ()
+    if others:
+        for d in sizes:
             if d == hidden_size:
                 continue
-            acc = results.run("gru-none", d).accuracy
+            acc = accuracy_of(results, "gru-none", d)
             traces.append(
                 {"type": "scatter", "x": list(acc.lengths), "y": list(acc.metric(metric)), "mode": "lines",
                  "name": f"without attention, D = {d}", "line": {"color": COLORS["gru-none"], "width": 1},
-                 "opacity": 0.25 + 0.1 * results.hidden_sizes.index(d),
+                 "opacity": 0.25 + 0.1 * sizes.index(d),
                  "hovertemplate": f"D = {d}<br>length %{{x}}<br>%{{y:.0%}}<extra></extra>"}
             )  # fmt: skip
     for model in MODELS if results is not None else ():
-        run = results.run(model, hidden_size)
-        acc = run.accuracy
+        acc, label = accuracy_of(results, model, hidden_size), run_label(model, hidden_size)
         traces.append(
             {"type": "scatter", "x": list(acc.lengths), "y": list(acc.metric(metric)), "mode": "lines+markers",
-             "name": f"shipped: {run.label}", "line": {"color": COLORS[model], "width": 3},
-             "hovertemplate": f"{html.escape(run.label)}<br>length %{{x}}<br>%{{y:.1%}}<extra></extra>"}
+             "name": f"shipped: {label}", "line": {"color": COLORS[model], "width": 3},
+             "hovertemplate": f"{html.escape(label)}<br>length %{{x}}<br>%{{y:.1%}}<extra></extra>"}
         )  # fmt: skip
     for i, (label, acc) in enumerate(own):
         model = "gru-additive" if "with attention" in label and "without" not in label else "gru-none"
@@ -400,12 +379,23 @@ def length_chart(
     return figure(traces, layout)
 
 
-def grid_heatmap(results: Results, metric: str = "exact_match", height: int = 330) -> go.Figure:
+def live_length_chart(results: Comparison | None, report: PairReport, height: int = 380) -> go.Figure:
+    """A student's run: each started model's exact match by length now (dashed), over the shipped ones at its D."""
+    own = [
+        (f"yours: {MODELS[name]}, D = {report.hidden_size}, {live.step} steps", live.accuracy)
+        for name in MODELS
+        if (live := report.latest(name)) is not None
+    ]
+    title = f"Exact match by source length: yours (dashed) and shipped (solid), D = {report.hidden_size}"
+    return length_chart(results, report.hidden_size, "exact_match", own, others=False, title=title, height=height)
+
+
+def grid_heatmap(results: Comparison, metric: str = "exact_match", height: int = 330) -> go.Figure:
     """Two heatmaps side by side, without and with attention: rows D, columns source length, colour = score."""
-    sizes = results.hidden_sizes
+    sizes = hidden_sizes(results)
     data, layout, annotations = [], {}, []
     for col, model in enumerate(MODELS):
-        accs = [results.run(model, d).accuracy for d in sizes]
+        accs = [accuracy_of(results, model, d) for d in sizes]
         z = np.array([acc.metric(metric) for acc in accs])  # (len(sizes), len(lengths))
         n = "" if col == 0 else "2"
         data.append(
@@ -733,6 +723,12 @@ def probe_heatmap(report: LiveReport) -> go.Figure:
 
 
 # ------------------------------------------------------------------------------------------- exercises
+@functools.cache
+def decoder_numbers(model_name: str, hidden_size: int, text: str) -> int:
+    """:func:`numbers_given_to_decoder` of a fresh model (the count does not depend on its weights), once per server."""
+    return numbers_given_to_decoder(build(model_name, hidden_size), text)
+
+
 @torch.inference_mode()
 def numbers_given_to_decoder(model: nn.Module, text: str) -> int:
     """How many numbers about the source the decoder can read at each step: c alone, or every h_t'."""
@@ -742,11 +738,10 @@ def numbers_given_to_decoder(model: nn.Module, text: str) -> int:
     return memory.context.numel() if model.config.attention == "none" else memory.states.numel()
 
 
-def exercises(results: Results | None) -> list[Exercise]:
+def exercises(results: Comparison | None) -> list[Exercise]:
     """Questions whose answers are read off the models and the shipped results (skipped when there are none)."""
     d = 32
     text = EXAMPLES[-1]
-    none, attn = build("gru-none", d), build("gru-additive", d)
     out = [
         Exercise(
             key="seq2seq_bottleneck.ex1",
@@ -754,7 +749,7 @@ def exercises(results: Results | None) -> list[Exercise]:
                 f"A GRU encoder–decoder **without attention**, D = {d}, copies the {len(text)}-character string "
                 f"*{text}*. How many numbers about the source can its decoder read when it writes a character?"
             ),
-            answer=numbers_given_to_decoder(none, text),
+            answer=decoder_numbers("gru-none", d, text),
             tolerance=0,
             explanation=f"Only c = h_S: D = {d} numbers, whatever the length of the source.",
             hint="Not the characters, not the states: one vector.",
@@ -765,14 +760,14 @@ def exercises(results: Results | None) -> list[Exercise]:
                 f"The same string with **attention**, D = {d}. Counting the end-of-sentence step, how many numbers "
                 "about the source can the decoder read (through its attention weights) at each step?"
             ),
-            answer=numbers_given_to_decoder(attn, text),
+            answer=decoder_numbers("gru-additive", d, text),
             tolerance=0,
             explanation=f"Every encoder state h_1 … h_S: ({len(text)} + 1) × {d} numbers, growing with the source.",
             hint="One state per source position, EOS included, each of D numbers.",
         ),
     ]
     if results is not None:
-        reach = longest_length_above(results.run("gru-none", 64).accuracy)
+        reach = longest_length_above(accuracy_of(results, "gru-none", 64))
         out.append(
             Exercise(
                 key="seq2seq_bottleneck.ex3",

@@ -8,9 +8,7 @@ from lessons.common.live import TrainingRun
 from lessons.rnn_cells import training as rnn_training
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
-ui.page("RNN cells", icon="🔁")
-
-# --- Session state, initialised in one place -------------------------------------------------------------
+lesson = ui.lesson("rnn_cells")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -23,7 +21,6 @@ def experiment(length: int, gate_bias: float, recurrent_scale: float) -> rnn_cel
     return rnn_cells.vanishing_experiment(length, gate_bias, recurrent_scale)
 
 
-st.title("RNN cells")
 ui.explain(
     "A recurrent network reads a sentence one token at a time and carries what it has read in a **hidden "
     "state**: a few numbers, rewritten at every step from the old state and the new token. In *“The cat, "
@@ -196,31 +193,13 @@ ui.explain(
 )
 
 
-@st.cache_data(max_entries=2, show_spinner=False)
-def rnn_cells_results(path: str, mtime: float) -> rnn_training.Results:
-    """Keyed on the file's time stamp, so a re-measured file is read again."""
-    return rnn_training.load_results(path)
-
-
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
 def train_three() -> None:
-    path = rnn_training.RESULTS
-    try:
-        shipped = rnn_cells_results(str(path), path.stat().st_mtime if path.exists() else 0.0)
-    except (FileNotFoundError, ValueError) as error:
-        st.warning(f"The measured results cannot be shown: {error}")
-    else:
-        ui.plotly(rnn_training.results_figure(shipped), key="rnn_cells.train.shipped")
+    shipped = ui.shipped_results(lesson)
+    if shipped is not None:
+        ui.vega(rnn_training.results_chart(shipped), key="rnn_cells.train.shipped")
         st.markdown(rnn_training.results_summary(shipped))
-        meta, machine = shipped.meta, shipped.meta.get("machine", {})
-        st.caption(
-            f"Measured {meta.get('date', '?')[:10]} with {ui.literal(meta.get('command', '?'))} on "
-            f"{machine.get('cpu_count', '?')} CPU cores (torch {machine.get('torch', '?')}, "
-            f"{machine.get('torch_threads', '?')} thread, 1-minute load average {meta.get('load_1min_before', '?')}): "
-            f"seeds {', '.join(map(str, shipped.seeds))}, at most {meta.get('recipe', {}).get('max_steps', '?')} "
-            f"steps per cell, a cell stopping at {rnn_training.TARGET:.0%} on {rnn_training.EVAL_SIZE} held-out "
-            "sequences. The accuracies depend only on the seeds."
-        )
+        ui.provenance(shipped.meta, note=rnn_training.provenance_note(shipped))
 
     c = st.columns([3, 1, 2])
     distance = c[0].select_slider(
@@ -261,15 +240,8 @@ ui.explain(
     "such gate: *cat* must survive T multiplications by W_aa, and its gradient (section 2) fades with T. Try "
     "T = 5, then T = 40, and compare with the measured table above."
 )
-ui.show_code(rnn_training.AgreementModel, rnn_training.gate_map, rnn_training.train)
-
-# --- Check yourself ------------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
-for ex in rnn_cells.exercises(experiment(rnn_cells.DEFAULT_LENGTH, 0.0, 1.0)):
-    ui.exercise(ex)
-
-st.caption(
-    "Sources: the Transformer lecture's “RNN cells” slides (RNN, GRU and LSTM equations; “The cat, which "
-    "already ate …, was full.”) and “Different types of RNNs”; the NLP lecture's note that attention helps "
-    "with the vanishing gradient through a shortcut to far-away states."
+ui.page_tail(
+    lesson,
+    code=[("The code that computes this", (rnn_training.AgreementModel, rnn_training.gate_map, rnn_training.train))],
+    exercises=rnn_cells.exercises(experiment(rnn_cells.DEFAULT_LENGTH, 0.0, 1.0)),
 )

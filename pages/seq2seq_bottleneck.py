@@ -3,43 +3,24 @@
 import streamlit as st
 
 import ui
-from lessons import seq2seq_bottleneck as bottleneck
+from lessons import seq2seq_bottleneck
 from lessons.common.live import TrainingRun
 from minimodels.seq2seq import Seq2Seq
 
-ui.page("Seq2seq and the fixed-size context", icon="🗜️")
-
-# --- Session state, initialised in one place -------------------------------------------------------------
-st.session_state.setdefault("seq2seq_bottleneck.kept", bottleneck.DEFAULT_TEXT)  # the last string that could be read
-
+lesson = ui.lesson("seq2seq_bottleneck")
+st.session_state.setdefault("seq2seq_bottleneck.kept", seq2seq_bottleneck.DEFAULT_TEXT)  # the last string read
 TRAIN_KEY = "seq2seq_bottleneck.train"  # one run trains both models
-
-
-@st.cache_data(max_entries=1, show_spinner=False)
-def shipped_results() -> bottleneck.Results | str:
-    """The shipped experiment, or a message saying why it cannot be read."""
-    try:
-        return bottleneck.load_results()
-    except (OSError, ValueError) as error:
-        return f"The shipped results cannot be read ({error}). Run `python scripts/seq2seq_bottleneck_results.py`."
 
 
 @st.cache_resource(show_spinner=False)
 def random_encoder(hidden_size: int):
     """A seeded, untrained model without attention, shared read-only by every student."""
-    return bottleneck.build("gru-none", hidden_size).eval()
+    return seq2seq_bottleneck.build("gru-none", hidden_size).eval()
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def squeeze_random(text: str, hidden_size: int) -> bottleneck.Squeeze:
-    return bottleneck.squeeze(random_encoder(hidden_size), text)
-
-
-@st.cache_data(max_entries=1, show_spinner=False)
-def exercise_list() -> list:
-    """The check-yourself questions, their answers computed once per server."""
-    results = shipped_results()
-    return bottleneck.exercises(None if isinstance(results, str) else results)
+def squeeze_random(text: str, hidden_size: int) -> seq2seq_bottleneck.Squeeze:
+    return seq2seq_bottleneck.squeeze(random_encoder(hidden_size), text)
 
 
 def own_model(model_name: str):
@@ -50,9 +31,6 @@ def own_model(model_name: str):
     return models[model_name]
 
 
-results = shipped_results()
-
-st.title("Seq2seq and the fixed-size context")
 ui.explain(
     "An encoder–decoder translates *“Jane visite l'Afrique en septembre”* into *“Jane is visiting Africa in "
     "September”* in two halves. The **encoder** RNN reads the source one token at a time; its last hidden state "
@@ -92,13 +70,13 @@ def squeeze_section() -> None:
     cols = st.columns([3, 2])
     text = ui.linked(
         cols[0].text_input,
-        f"Your string (letters and spaces, up to {bottleneck.MAX_LEN} characters)",
-        value=bottleneck.DEFAULT_TEXT,
+        f"Your string (letters and spaces, up to {seq2seq_bottleneck.MAX_LEN} characters)",
+        value=seq2seq_bottleneck.DEFAULT_TEXT,
         key="seq2seq_bottleneck.text",
         max_chars=500,
         help="Upper case is read as lower case; anything else that is not a letter or a space becomes <unk>.",
     )
-    parsed = bottleneck.parse_text(text)
+    parsed = seq2seq_bottleneck.parse_text(text)
     if not parsed.text:
         st.warning(f"{parsed.message} Showing the last string that worked.")
     else:
@@ -110,30 +88,19 @@ def squeeze_section() -> None:
     own = own_model("gru-none")
     use_own = False
     if own is not None:
-        choice = cols[1].radio(
-            "Encoder",
-            ["yours, trained below", "random weights"],
-            horizontal=True,
-            key="seq2seq_bottleneck.encoder",
-        )
+        choice = cols[1].radio("Encoder", ["yours, trained below", "random weights"], horizontal=True,
+                               key="seq2seq_bottleneck.encoder")  # fmt: skip
         use_own = choice.startswith("yours")
     if use_own:
         hidden = own.config.hidden_size
-        result = bottleneck.squeeze(own, kept)
+        result = seq2seq_bottleneck.squeeze(own, kept)
         cols[1].caption(f"Your model without attention, D = {hidden}, trained on this page.")
     else:
-        hidden = ui.linked(
-            cols[1].select_slider,
-            "Context size D",
-            list(bottleneck.CONTEXT_SIZES),
-            value=32,
-            key="seq2seq_bottleneck.demo_d",
-        )
+        hidden = ui.linked(cols[1].select_slider, "Context size D", list(seq2seq_bottleneck.CONTEXT_SIZES), value=32,
+                           key="seq2seq_bottleneck.demo_d")  # fmt: skip
         result = squeeze_random(kept, hidden)
     S = len(result.tokens)
-    ui.plotly(
-        bottleneck.squeeze_figure(result), key="seq2seq_bottleneck.states"
-    )  # the states, c and the bars: one figure
+    ui.plotly(seq2seq_bottleneck.squeeze_figure(result), key="seq2seq_bottleneck.states")  # states, c, bars: one figure
     st.markdown(
         f"{ui.literal(kept)} is {S - 1} characters (+ the end mark) read into {S} × {hidden} = {S * hidden} numbers; "
         f"the decoder receives **{result.context.size}** of them. Type a longer string: the states grow by one "
@@ -153,65 +120,41 @@ def squeeze_section() -> None:
 
 
 squeeze_section()
-ui.show_code(Seq2Seq.forward, bottleneck.squeeze)
+ui.show_code(Seq2Seq.forward, seq2seq_bottleneck.squeeze)
 
 # --- 2. The experiment ------------------------------------------------------------------------------------
 st.header("2 · Where it breaks: accuracy against length", divider="gray")
 ui.explain(
-    f"The experiment: the copy task, strings of {bottleneck.MIN_LEN} to {bottleneck.MAX_LEN} characters, trained "
-    "**without attention** and **with Bahdanau's additive attention** (the next lessons), each for the same "
-    f"{bottleneck.STEPS} steps with the same seed and data, for each context size D. Then about "
-    f"{bottleneck.PER_LENGTH} test strings of every length, never seen in training, are decoded and scored. "
+    f"The experiment: the copy task, strings of {seq2seq_bottleneck.MIN_LEN} to {seq2seq_bottleneck.MAX_LEN} "
+    "characters, trained **without attention** and **with Bahdanau's additive attention** (the next lessons), each "
+    f"for the same {seq2seq_bottleneck.STEPS} steps with the same seed and data, for each context size D. Then about "
+    f"{seq2seq_bottleneck.PER_LENGTH} test strings of every length, never seen in training, are decoded and scored. "
     "These are the shipped results, measured once; section 3 re-runs them for you."
 )
+results = ui.shipped_results(lesson, what="The shipped results")
 
 
 @st.fragment
 def experiment_section() -> None:
-    if isinstance(results, str):
-        st.error(results)
+    if results is None:
         return
     cols = st.columns(2)
     hidden = ui.linked(
-        cols[0].select_slider,
-        "Context size D (hidden_size)",
-        list(results.hidden_sizes),
-        value=64,
-        key="seq2seq_bottleneck.d",
-    )
+        cols[0].select_slider, "Context size D (hidden_size)", list(seq2seq_bottleneck.hidden_sizes(results)),
+        value=64, key="seq2seq_bottleneck.d",
+    )  # fmt: skip
     metric = ui.linked(
-        cols[1].radio,
-        "Score",
-        list(bottleneck.METRICS),
-        format_func=bottleneck.METRICS.get,
-        horizontal=True,
-        key="seq2seq_bottleneck.metric",
+        cols[1].radio, "Score", list(seq2seq_bottleneck.METRICS), format_func=seq2seq_bottleneck.METRICS.get,
+        horizontal=True, key="seq2seq_bottleneck.metric",
         help="Exact match: the whole string right. Token accuracy: the share of characters (and end marks) right.",
-    )
-    ui.plotly(bottleneck.length_chart(results, hidden, metric), key="seq2seq_bottleneck.curves")
-    st.markdown(bottleneck.summary(results, hidden, metric))
-    rows = [
-        {
-            "string": text,
-            "length": len(text),
-            "without attention wrote": results.run("gru-none", hidden).outputs.get(text, "?"),
-            "with attention wrote": results.run("gru-additive", hidden).outputs.get(text, "?"),
-        }
-        for text in bottleneck.EXAMPLES
-    ]
+    )  # fmt: skip
+    ui.plotly(seq2seq_bottleneck.length_chart(results, hidden, metric), key="seq2seq_bottleneck.curves")
+    st.markdown(seq2seq_bottleneck.summary(results, hidden, metric))
     st.markdown(f"The lecture's sentence, growing, copied by the shipped models with D = {hidden}:")
-    st.dataframe(rows, hide_index=True, width="stretch")
+    st.dataframe(seq2seq_bottleneck.example_rows(results, hidden), hide_index=True, width="stretch")
     st.markdown("Every context size at once (hover a cell for its score):")
-    ui.plotly(bottleneck.grid_heatmap(results, metric), key="seq2seq_bottleneck.grid")
-    none, attn = results.run("gru-none", hidden), results.run("gru-additive", hidden)
-    meta = results.meta
-    st.caption(
-        f"Measured by `{meta.get('command', '?')}` on {meta.get('date', '?')} (torch {meta.get('torch', '?')}, "
-        f"{meta.get('threads', '?')} CPU thread of {meta.get('cpus', '?')}, load average "
-        f"{(meta.get('load_average_before') or ['?'])[0]} at the start): {none.steps} steps each; training took "
-        f"{none.seconds:.0f} s without attention and {attn.seconds:.0f} s with it at D = {hidden} "
-        f"({none.parameters:,} and {attn.parameters:,} parameters). The scores depend only on the seeds."
-    )
+    ui.plotly(seq2seq_bottleneck.grid_heatmap(results, metric), key="seq2seq_bottleneck.grid")
+    ui.provenance(results.meta, note=seq2seq_bottleneck.provenance_note(results, hidden))
 
 
 experiment_section()
@@ -221,78 +164,63 @@ ui.explain(
     "reads all the encoder states again at every step; nothing has to fit in one vector, and the curve stays "
     "high. That is why attention was invented (Bahdanau, Cho & Bengio 2015)."
 )
-ui.show_code(bottleneck.accuracy_by_length, bottleneck.evaluate_by_length)
+ui.show_code(seq2seq_bottleneck.accuracy_by_length, seq2seq_bottleneck.evaluate_by_length)
 
 # --- 3. Re-run it yourself --------------------------------------------------------------------------------
 st.header("3 · Re-run it yourself", divider="gray")
 ui.explain(
-    f"One click trains the pair for you alone: two fresh models with the same seed, data, D and recipe, one after "
-    f"the other. First the model **with attention**, for {bottleneck.LIVE_STEPS} steps (the shipped ones had "
-    f"{bottleneck.STEPS}), then the one **without**, for exactly as many steps; both together take at most "
-    f"{bottleneck.LIVE_BUDGET_SECONDS:g} s, so on a busy server both get fewer steps (the charts say how many). At "
-    f"every report the models are scored on {bottleneck.LIVE_PER_LENGTH} test strings of each length: your curves "
-    "are dashed, the shipped results at the same D solid. The heatmap is the attention of the model with attention "
-    f"while it copies {ui.literal(bottleneck.PROBE_TEXT)}: watch it turn from a blur into a diagonal. The bar and "
-    "the two curves right under the buttons follow the run as one timeline, so they jump back up when the second "
-    "model starts from scratch."
+    "One click trains the pair for you alone: two fresh models with the same seed, data, D and recipe, one after "
+    f"the other. First the model **with attention**, for {seq2seq_bottleneck.LIVE_STEPS} steps (the shipped ones "
+    f"had {seq2seq_bottleneck.STEPS}), then the one **without**, for exactly as many steps; both together take at "
+    f"most {seq2seq_bottleneck.LIVE_BUDGET_SECONDS:g} s, so on a busy server both get fewer steps (the charts say "
+    f"how many). At every report the models are scored on {seq2seq_bottleneck.LIVE_PER_LENGTH} test strings of each "
+    "length: your curves are dashed, the shipped results at the same D solid. The heatmap is the attention of the "
+    f"model with attention while it copies {ui.literal(seq2seq_bottleneck.PROBE_TEXT)}: watch it turn from a blur "
+    "into a diagonal. The bar and the two curves right under the buttons follow the run as one timeline, so they "
+    "jump back up when the second model starts from scratch."
 )
 
 
-def own_label(model_name: str, report: bottleneck.LiveReport) -> str:
-    return f"yours: {bottleneck.MODELS[model_name]}, D = {report.hidden_size}, {report.step} steps"
-
-
-def draw(report: bottleneck.PairReport, key: str) -> None:
+def draw(report: seq2seq_bottleneck.PairReport, key: str) -> None:
     """Both models' progress: their length curves, held-out exact match, and the attention on the probe."""
-    started = [(name, live) for name in bottleneck.MODELS if (live := report.latest(name)) is not None]
-    ui.plotly(
-        bottleneck.length_chart(
-            None if isinstance(results, str) else results,
-            report.hidden_size,
-            "exact_match",
-            own=[(own_label(name, live), live.accuracy) for name, live in started],
-            others=False,
-            title=f"Exact match by source length: yours (dashed) and shipped (solid), D = {report.hidden_size}",
-            height=380,
-        ),
-        key=f"{key}.lengths",  # ui.training_panel's replay slider already uses `key` itself
-    )
+    ui.plotly(seq2seq_bottleneck.live_length_chart(results, report), key=f"{key}.lengths")  # `key`: the replay's
+    started = [(name, live) for name in seq2seq_bottleneck.MODELS if (live := report.latest(name)) is not None]
     st.markdown(
         "  \n".join(
-            f"**{bottleneck.MODELS[name].capitalize()}** after {live.step} steps copies "
-            f"{ui.literal(bottleneck.PROBE_TEXT)} as {ui.literal(live.prediction)}"
+            f"**{seq2seq_bottleneck.MODELS[name].capitalize()}** after {live.step} steps copies "
+            f"{ui.literal(seq2seq_bottleneck.PROBE_TEXT)} as {ui.literal(live.prediction)}"
             for name, live in started
         )
     )
     cols = st.columns([2, 3])
     with cols[0]:
-        ui.plotly(bottleneck.progress_chart(report), key=f"{key}.progress")
+        ui.plotly(seq2seq_bottleneck.progress_chart(report), key=f"{key}.progress")
         if report.latest("gru-none") is None:
             st.info("The model without attention starts when the one with attention has finished.")
         st.caption("Without attention there is no heatmap to draw: its decoder has no attention weights, only c.")
     attended = report.latest("gru-additive")
     if attended is not None:
         with cols[1]:
-            ui.plotly(bottleneck.probe_heatmap(attended), key=f"{key}.attention")
+            ui.plotly(seq2seq_bottleneck.probe_heatmap(attended), key=f"{key}.attention")
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
 def train_yourself() -> None:
     cols = st.columns(2)
     train_d = ui.linked(
-        cols[0].select_slider, "Context size D of your models", list(bottleneck.CONTEXT_SIZES), value=32,
+        cols[0].select_slider, "Context size D of your models", list(seq2seq_bottleneck.CONTEXT_SIZES), value=32,
         key="seq2seq_bottleneck.train_d",
     )  # fmt: skip
-    seed = int(ui.linked(cols[1].number_input, "Seed", 0, 9999, bottleneck.SEED, key="seq2seq_bottleneck.seed"))
+    seed = int(ui.linked(cols[1].number_input, "Seed", 0, 9999, seq2seq_bottleneck.SEED, key="seq2seq_bottleneck.seed"))
 
     def make_run() -> TrainingRun:
-        fresh, train_fn = bottleneck.new_training(
+        fresh, train_fn = seq2seq_bottleneck.new_training(
             train_d,
             seed=seed,
-            steps=bottleneck.LIVE_STEPS,
-            budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
-            per_length=bottleneck.LIVE_PER_LENGTH,
-            report_every=bottleneck.LIVE_REPORT_EVERY,
+            steps=seq2seq_bottleneck.LIVE_STEPS,
+            budget_seconds=seq2seq_bottleneck.LIVE_BUDGET_SECONDS,
+            per_length=seq2seq_bottleneck.LIVE_PER_LENGTH,
+            report_every=seq2seq_bottleneck.LIVE_REPORT_EVERY,
         )
         return TrainingRun(train_fn, model=fresh, name="bottleneck-pair")
 
@@ -300,22 +228,15 @@ def train_yourself() -> None:
         TRAIN_KEY,
         make_run,
         draw,
-        budget_seconds=bottleneck.LIVE_BUDGET_SECONDS,
+        budget_seconds=seq2seq_bottleneck.LIVE_BUDGET_SECONDS,
         train_label="Train both",
         replay_frame=lambda report: report.attention if report.turn == "gru-additive" else None,  # frames it learns
     )
 
 
 train_yourself()
-ui.show_code(bottleneck.new_training)
-
-# --- Check yourself ---------------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
-for ex in exercise_list():
-    ui.exercise(ex)
-
-st.caption(
-    "Sources: the Transformer lecture's encoder–decoder slides (“Jane visite l'Afrique en septembre”, and the "
-    "long sentence where “it is not perfect”); the NLP lecture's “Problem 2: fixed-size sequence embedding” "
-    "(the bottleneck); Sutskever, Vinyals & Le 2014; Cho et al. 2014; Bahdanau, Cho & Bengio 2015."
+ui.page_tail(
+    lesson,
+    code=[("The code that computes this", (seq2seq_bottleneck.new_training,))],
+    exercises=seq2seq_bottleneck.exercises(results),
 )

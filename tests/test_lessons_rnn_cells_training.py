@@ -5,6 +5,7 @@ import json
 import pytest
 import torch
 
+from lessons.common.comparison import Comparison, Run
 from lessons.rnn_cells import training as rt
 
 
@@ -91,25 +92,81 @@ def test_new_run_checks_its_inputs():
 
 def test_the_shipped_results_load_and_cover_every_cell_distance_and_seed():
     results = rt.load_results()
-    assert results.distances == rt.DISTANCES
+    assert results.variants == rt.KINDS and results.seeds == (0, 1, 2)
+    assert results.param_values("distance") == rt.DISTANCES
+    assert results.meta["script"] == rt.SCRIPT and results.meta["command"].startswith("python " + rt.SCRIPT)
+    for key in ("date", "machine", "seeds", "recipe"):
+        assert key in results.meta
     for kind in rt.KINDS:
-        for d in results.distances:
-            assert len(results.accuracy[kind][d]) == len(results.seeds)
-            assert all(0 <= a <= 1 for a in results.accuracy[kind][d])
-            assert all(s <= results.meta["recipe"]["max_steps"] for s in results.steps[kind][d])
-    fig = rt.results_figure(results)
-    assert len(fig.data) == 2 * len(rt.KINDS)
-    assert "At T = 40" in rt.results_summary(results)
+        for d in rt.DISTANCES:
+            runs = results.runs_of(kind, {"distance": d})
+            assert sorted(r.seed for r in runs) == list(results.seeds)
+            assert all(0 <= r.value(rt.ACCURACY) <= 1 for r in runs)
+            assert all(r.value("steps") <= results.meta["recipe"]["max_steps"] for r in runs)
+    # the numbers measured before the move to one comparison type, carried over exactly
+    assert [r.value(rt.ACCURACY) for r in results.runs_of("RNN", {"distance": 20})] == [0.8164, 1.0, 1.0]
+    assert [r.value(rt.ACCURACY) for r in results.runs_of("LSTM", {"distance": 40})] == [0.4922, 1.0, 0.5078]
+
+
+def test_the_shipped_chart_draws_every_seed_and_the_mean_over_a_chance_line():
+    results = rt.load_results()
+    spec = rt.results_chart(results)
+    curves, rule, text = spec["layer"]
+    assert rule["mark"]["type"] == "rule" and rule["encoding"]["y"]["datum"] == 0.5 and text["mark"]["text"] == "chance"
+    means = {(v["label"], v["x"]): v["mean"] for v in spec["data"]["values"] if v["kind"] == "mean"}
+    seeds = [v for v in spec["data"]["values"] if v["kind"] == "seed"]
+    assert len(seeds) == len(rt.KINDS) * len(rt.DISTANCES) * 3
+    assert means[("RNN", 20.0)] == pytest.approx((0.8164 + 1 + 1) / 3)
+    assert "encoding" not in spec  # the chance line must not take the curves' x and colour
+    assert curves["encoding"]["color"]["scale"]["range"] == [rt.COLORS[k] for k in rt.KINDS]
+
+
+def comparison(accuracy: dict[str, list[float]], distance: int = 40) -> Comparison:
+    """A constructed comparison: each cell's accuracy per seed at one distance."""
+    runs = [
+        Run(kind, seed, {"distance": distance}, final={rt.ACCURACY: a, "steps": 300, "seconds": 1.0})
+        for kind, values in accuracy.items()
+        for seed, a in enumerate(values)
+    ]
+    return Comparison(rt.KINDS, tuple(runs), {"script": rt.SCRIPT})
+
+
+def test_the_summary_says_what_the_numbers_say_whichever_way_they_go():
+    shipped = rt.results_summary(rt.load_results())
+    assert shipped.startswith("GRU beats RNN on held-out accuracy at T = 40: 100% ± 0% (n = 3)")
+    assert "LSTM and RNN are too close to call" in shipped  # seeds 0 and 2 of the LSTM failed at T = 40
+    gated_win = rt.results_summary(comparison({"RNN": [0.5, 0.52, 0.49], "GRU": [1, 1, 0.99], "LSTM": [0.98, 1, 1]}))
+    assert "GRU beats RNN" in gated_win and "LSTM beats RNN" in gated_win
+    assert "GRU at T = 40; LSTM at T = 40" in gated_win and "RNN at T = none" in gated_win
+    rnn_win = rt.results_summary(comparison({"RNN": [1, 1, 0.99], "GRU": [0.5, 0.52, 0.49], "LSTM": [0.6, 0.5, 0.55]}))
+    assert "GRU does not beat RNN" in rnn_win and "LSTM does not beat RNN" in rnn_win and "beats" not in rnn_win
+    assert "RNN at T = 40;" in rnn_win and "GRU at T = none" in rnn_win
+    one_seed = rt.results_summary(comparison({"RNN": [0.5], "GRU": [1.0], "LSTM": [1.0]}))
+    assert "GRU and RNN are too close to call" in one_seed and "beats" not in one_seed  # one seed: an anecdote
+
+
+def test_a_measured_run_is_the_cell_trained_beside_the_others():
+    """The script trains each cell alone; the page trains the three in turn on the same batches: the same run."""
+    together = rt.train(rt.new_models(1), 10, seed=1, steps=50)
+    for kind in rt.KINDS:
+        run = rt.measured_run(kind, 1, 10, steps=50)
+        assert (run.variant, run.seed, run.params) == (kind, 1, {"distance": 10})
+        assert [p["accuracy"] for p in run.curve] == [p.accuracy for p in together[kind]]
+        assert run.value(rt.ACCURACY) == round(together[kind][-1].accuracy, 4)
+        assert run.value("steps") == together[kind][-1].step
 
 
 def test_bad_results_are_refused_with_a_reason(tmp_path):
     with pytest.raises(FileNotFoundError, match="rnn_cells_results.py"):
         rt.load_results(tmp_path / "rnn_cells.json")
     data = json.loads(rt.RESULTS.read_text(encoding="utf-8"))
-    del data["cells"]["GRU"]
-    with pytest.raises(ValueError, match="cells"):
-        rt.results_from_dict(data)
+    data["variants"].remove("GRU")
+    data["runs"] = [r for r in data["runs"] if r["variant"] != "GRU"]
+    (tmp_path / "two.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="RNN, GRU, LSTM"):
+        rt.load_results(tmp_path / "two.json")
     data = json.loads(rt.RESULTS.read_text(encoding="utf-8"))
-    data["cells"]["LSTM"]["accuracy"].popitem()
-    with pytest.raises(ValueError, match="LSTM"):
-        rt.results_from_dict(data)
+    data["runs"][3]["final"]["accuracy"] = "high"
+    (tmp_path / "bad.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="rnn_cells_results.py"):
+        rt.load_results(tmp_path / "bad.json")

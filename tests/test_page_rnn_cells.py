@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lessons import rnn_cells
-from tests.helpers import open_page, plotly_array, train_and_stop_at_once, wait_for_run
+from tests.helpers import answer_exercise, open_page, plotly_array, train_and_stop_at_once, vega_rows, wait_for_run
 
 PAGE = "pages/rnn_cells.py"
 KEPT = "Showing the last sentence that worked"
@@ -28,7 +28,8 @@ def test_page_opens_on_the_lecture_sentence_fully_read(at):
     fig = cell_figure(at)
     assert [d["type"] for d in fig["data"]] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"]) + ["scatter"]  # + outline
     assert f"step {len(tokens)} of {len(tokens)}" in fig["layout"]["title"]["text"]
-    assert len(at.get("vega_lite_chart")) == 1  # the gradient curves
+    titles = [json.loads(c.proto.spec)["title"] for c in at.get("vega_lite_chart")]
+    assert len(titles) == 2 and titles[0].startswith("‖∂a")  # the gradient curves, then the shipped accuracies
     assert len(at.latex) >= 4  # RNN, GRU, LSTM and the chain rule
 
 
@@ -133,18 +134,14 @@ def test_gradient_controls_rerun_and_tell_what_the_numbers_show(at):
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="rnn_cells.ex1.answer").set_value(0.67)
-    at.button(key="FormSubmitter:rnn.ex1.form-Check").click().run()
+    answer_exercise(at, "rnn_cells.ex1", 0.67)
     assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="rnn_cells.ex2.answer").set_value(0.9)
-    at.button(key="FormSubmitter:rnn.ex2.form-Check").click().run()
+    answer_exercise(at, "rnn_cells.ex2", 0.9)
     assert any("too high" in w.value for w in at.warning)
-    at.radio(key="rnn_cells.ex3.answer").set_value("RNN")
-    at.button(key="FormSubmitter:rnn.ex3.form-Check").click().run()
+    answer_exercise(at, "rnn_cells.ex3", "RNN")
     assert sum(s.value.startswith("Right") for s in at.success) == 1  # ex1's feedback is gone after the rerun
-    at.radio(key="rnn_cells.ex4.answer").set_value("one-to-many")
-    at.button(key="FormSubmitter:rnn.ex4.form-Check").click().run()
-    assert not at.exception and any("outputs" in w.value for w in at.warning)
+    answer_exercise(at, "rnn_cells.ex4", "one-to-many")
+    assert any("outputs" in w.value for w in at.warning)
 
 
 # --- 4. Train the three cells -------------------------------------------------------------------------------
@@ -161,12 +158,17 @@ def test_the_shipped_table_is_shown_at_once_and_says_how_it_was_made(at):
     from lessons.rnn_cells import training as rnn_training
 
     results = rnn_training.load_results()
-    spec = figure_titled(at, "Held-out accuracy after training")
-    lines = [d for d in spec["data"] if d["mode"] == "lines+markers"]
-    assert [d["name"] for d in lines] == list(rnn_training.KINDS)
-    assert lines[0]["y"] == [results.median("RNN", d) for d in results.distances]
+    (chart,) = [
+        c for c in at.get("vega_lite_chart") if json.loads(c.proto.spec).get("title", "").startswith("Held-out")
+    ]
+    rows = vega_rows(chart)
+    means = {(r["label"], r["x"]): r["mean"] for r in rows if r["kind"] == "mean"}
+    assert {label for label, _ in means} == set(rnn_training.KINDS)
+    for d in rnn_training.DISTANCES:
+        assert means[("RNN", d)] == pytest.approx(results.spread(rnn_training.ACCURACY, "RNN", {"distance": d}).mean)
+    assert sum(r["kind"] == "seed" for r in rows) == len(results.runs)  # every seed drawn, not only a summary
     assert any(m.value == rnn_training.results_summary(results) for m in at.markdown)
-    assert any("scripts/rnn_cells_results.py" in c.value for c in at.caption)
+    assert any("scripts/rnn_cells_results.py" in c.value and "n = 3" in c.value for c in at.caption)
     assert at.button(key="rnn_cells.train.train").disabled is False
 
 
@@ -193,12 +195,17 @@ def test_stop_ends_the_run_and_train_is_offered_again(at):
 
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    from lessons.rnn_cells import training as rnn_training
+    import dataclasses
 
-    monkeypatch.setattr(rnn_training, "RESULTS", tmp_path / "rnn_cells.json")
+    from lessons.common import catalog
+
+    entry = catalog.lesson("rnn_cells")
+    moved = dataclasses.replace(entry, results=(str(tmp_path / "rnn_cells.json"),))
+    monkeypatch.setattr(catalog, "lesson", lambda slug: moved if slug == "rnn_cells" else entry)
     at = open_page(PAGE)
     assert not at.exception
     assert any("rnn_cells_results.py" in w.value for w in at.warning)
+    assert not any(json.loads(c.proto.spec).get("title", "").startswith("Held-out") for c in at.get("vega_lite_chart"))
     assert at.button(key="rnn_cells.train.train").disabled is False
 
 

@@ -5,9 +5,9 @@ import html
 import numpy as np
 import pytest
 
-from lessons import seq2seq_bottleneck as bottleneck
+from lessons import seq2seq_bottleneck
 from lessons.common.live import TrainingRun
-from tests.helpers import plotly_array
+from tests.helpers import answer_exercise, open_page, plotly_array
 from tests.helpers import plotly_specs as figures
 
 PAGE = "pages/seq2seq_bottleneck.py"
@@ -47,13 +47,15 @@ def test_page_opens_with_the_squeeze_the_shipped_curves_and_the_exercises(at):
     ]
     grid = figures(at)[-1]
     assert [t["type"] for t in grid["data"]] == ["heatmap", "heatmap"]
-    results = bottleneck.load_results()
-    assert summary_of(at) == bottleneck.summary(results, 64, "exact_match")
+    results = seq2seq_bottleneck.load_results()
+    assert summary_of(at) == seq2seq_bottleneck.summary(results, 64, "exact_match")
     table = at.dataframe[0].value
-    assert list(table["string"]) == list(bottleneck.EXAMPLES)
-    assert list(table["with attention wrote"]) == [
-        results.run("gru-additive", 64).outputs[t] for t in bottleneck.EXAMPLES
-    ]
+    assert list(table["string"]) == list(seq2seq_bottleneck.EXAMPLES)
+    outputs = seq2seq_bottleneck.shipped_run(results, "gru-additive", 64).extra["outputs"]
+    assert list(table["with attention wrote"]) == [outputs[t] for t in seq2seq_bottleneck.EXAMPLES]
+    provenance = [c.value for c in at.caption if c.value.startswith("Measured by")]
+    assert len(provenance) == 1 and "scripts/seq2seq_bottleneck_results.py" in provenance[0]
+    assert "(n = 1)" in provenance[0] and "800 steps each" in provenance[0]
     assert len(at.get("form")) == 4
 
 
@@ -83,13 +85,13 @@ def test_long_or_odd_strings_are_used_with_a_note(at, typed, note):
     at.text_input(key="seq2seq_bottleneck.text").set_value(typed).run()
     assert not at.exception and not at.warning
     assert at.info and note in at.info[0].value
-    assert len(states_labels(at)) <= bottleneck.MAX_LEN + 1
+    assert len(states_labels(at)) <= seq2seq_bottleneck.MAX_LEN + 1
     raw = figure(at, "Encoder states")["layout"]["yaxis"]["ticktext"]
     assert not any("<" in label for label in raw)  # escaped labels: no markup reaches the chart
 
 
 def test_the_demo_context_size_changes_the_vector_not_the_rows(at):
-    for d in bottleneck.CONTEXT_SIZES:
+    for d in seq2seq_bottleneck.CONTEXT_SIZES:
         at.select_slider(key="seq2seq_bottleneck.demo_d").set_value(d).run()
         assert not at.exception
         states, context, _ = figure(at, "Encoder states")["data"]
@@ -97,39 +99,53 @@ def test_the_demo_context_size_changes_the_vector_not_the_rows(at):
 
 
 def test_the_experiment_controls_redraw_the_curves_and_the_summary(at):
-    results = bottleneck.load_results()
-    for d in bottleneck.CONTEXT_SIZES:
+    results = seq2seq_bottleneck.load_results()
+    for d in seq2seq_bottleneck.CONTEXT_SIZES:
         at.select_slider(key="seq2seq_bottleneck.d").set_value(d).run()
         assert not at.exception
-        assert summary_of(at) == bottleneck.summary(results, d, "exact_match")
+        assert summary_of(at) == seq2seq_bottleneck.summary(results, d, "exact_match")
         figure(at, f"exact match by source length, D = {d}")
     at.radio(key="seq2seq_bottleneck.metric").set_value("token_accuracy").run()
     assert not at.exception
-    curves = figure(at, f"token accuracy by source length, D = {bottleneck.CONTEXT_SIZES[-1]}")
-    expected = results.run("gru-none", bottleneck.CONTEXT_SIZES[-1]).accuracy.token_accuracy
+    curves = figure(at, f"token accuracy by source length, D = {seq2seq_bottleneck.CONTEXT_SIZES[-1]}")
+    expected = seq2seq_bottleneck.accuracy_of(results, "gru-none", seq2seq_bottleneck.CONTEXT_SIZES[-1]).token_accuracy
     np.testing.assert_allclose(plotly_array(curves["data"][-2]["y"]), expected)
-    assert summary_of(at).startswith(f"With D = {bottleneck.CONTEXT_SIZES[-1]}, **without attention** token accuracy")
+    assert summary_of(at).startswith(
+        f"With D = {seq2seq_bottleneck.CONTEXT_SIZES[-1]}, **without attention** token accuracy"
+    )
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="seq2seq_bottleneck.ex1.answer").set_value(32)
-    at.button(key="FormSubmitter:bottleneck.ex1.form-Check").click().run()
+    answer_exercise(at, "seq2seq_bottleneck.ex1", 32)
     assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="seq2seq_bottleneck.ex2.answer").set_value(32)
-    at.button(key="FormSubmitter:bottleneck.ex2.form-Check").click().run()
+    answer_exercise(at, "seq2seq_bottleneck.ex2", 32)
     assert any("too low" in w.value for w in at.warning)
-    reach = bottleneck.longest_length_above(bottleneck.load_results().run("gru-none", 64).accuracy)
-    at.number_input(key="seq2seq_bottleneck.ex3.answer").set_value(reach)
-    at.button(key="FormSubmitter:bottleneck.ex3.form-Check").click().run()
+    results = seq2seq_bottleneck.load_results()
+    reach = seq2seq_bottleneck.longest_length_above(seq2seq_bottleneck.accuracy_of(results, "gru-none", 64))
+    answer_exercise(at, "seq2seq_bottleneck.ex3", reach)
     assert any(s.value.startswith(f"Right: {reach:.3f}") for s in at.success)
     options = at.radio(key="seq2seq_bottleneck.ex4.answer").options
-    at.radio(key="seq2seq_bottleneck.ex4.answer").set_value(options[1])
-    at.button(key="FormSubmitter:bottleneck.ex4.form-Check").click().run()
+    answer_exercise(at, "seq2seq_bottleneck.ex4", options[1])
     assert any("same D" in w.value for w in at.warning)
-    at.radio(key="seq2seq_bottleneck.ex4.answer").set_value(options[0])
-    at.button(key="FormSubmitter:bottleneck.ex4.form-Check").click().run()
+    answer_exercise(at, "seq2seq_bottleneck.ex4", options[0])
     assert any(s.value.startswith("Right") for s in at.success)
+
+
+def test_missing_results_get_a_warning_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
+    import dataclasses
+
+    from lessons.common import catalog
+
+    entry = catalog.lesson("seq2seq_bottleneck")
+    moved = dataclasses.replace(entry, results=(str(tmp_path / "seq2seq_bottleneck.json"),))
+    monkeypatch.setattr(catalog, "lesson", lambda slug: moved if slug == "seq2seq_bottleneck" else entry)
+    at = open_page(PAGE)
     assert not at.exception
+    assert any("seq2seq_bottleneck_results.py" in w.value for w in at.warning)
+    assert "seq2seq_bottleneck.d" not in [s.key for s in at.select_slider]  # no shipped curves to choose from
+    figure(at, "Encoder states")  # section 1 does not need them
+    assert len(at.get("form")) == 3  # the question read off the shipped results is left out
+    assert not at.button(key="seq2seq_bottleneck.train.train").disabled
 
 
 # ------------------------------------------------------------------------------------------ live training
@@ -153,9 +169,9 @@ def started(monkeypatch):
 @pytest.fixture
 def tiny(monkeypatch):
     """A tiny budget: a few steps per model, a report every few, two strings of each length."""
-    monkeypatch.setattr(bottleneck, "LIVE_STEPS", 8)
-    monkeypatch.setattr(bottleneck, "LIVE_REPORT_EVERY", 4)
-    monkeypatch.setattr(bottleneck, "LIVE_PER_LENGTH", 2)
+    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_STEPS", 8)
+    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_REPORT_EVERY", 4)
+    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_PER_LENGTH", 2)
 
 
 def dashed(fig: dict) -> dict[str, np.ndarray]:
@@ -175,7 +191,7 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
     assert [(r.turn, r.step) for r in run.snapshots] == [
         ("gru-additive", 4), ("gru-additive", 8), ("gru-none", 12), ("gru-none", 16),
     ]  # fmt: skip
-    assert set(run.model) == set(bottleneck.MODELS)
+    assert set(run.model) == set(seq2seq_bottleneck.MODELS)
     assert {m.config.hidden_size for m in run.model.values()} == {16}
     assert run.latest.seed == 3
     at.run()
@@ -193,11 +209,11 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
     np.testing.assert_allclose(own["yours: without attention, D = 16, 8 steps"], none.accuracy.exact_match)
     np.testing.assert_allclose(own["yours: with attention, D = 16, 8 steps"], attn.accuracy.exact_match)
     progress = figure(at, "Held-out exact match as each model trains")
-    assert [t["name"] for t in progress["data"]] == list(bottleneck.MODELS.values())
+    assert [t["name"] for t in progress["data"]] == list(seq2seq_bottleneck.MODELS.values())
     heatmap = figure(at, "With attention, step 8")
     z = plotly_array(heatmap["data"][0]["z"])
     np.testing.assert_allclose(z, attn.attention, rtol=1e-6)
-    assert z.shape == (len(bottleneck.PROBE_TEXT) + 1,) * 2
+    assert z.shape == (len(seq2seq_bottleneck.PROBE_TEXT) + 1,) * 2
     assert any("no heatmap to draw" in c.value for c in at.caption)
     assert [b.proto.label for b in at.get("download_button")].count("Replay as GIF") == 1
     # scrub back to the first report: only the model with attention had started
@@ -220,7 +236,7 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
 
 
 def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, started, monkeypatch):
-    monkeypatch.setattr(bottleneck, "LIVE_REPORT_EVERY", 2)  # a report, hence a chance to stop, every 2 steps
+    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_REPORT_EVERY", 2)  # a report, hence a chance to stop, every 2 steps
     at.select_slider(key="seq2seq_bottleneck.train_d").set_value(16).run()
     at.button(key="seq2seq_bottleneck.train.train").click().run()
     assert (
@@ -232,7 +248,7 @@ def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, star
     run = started[0]
     assert run.wait(120)
     assert run.status == "stopped" and run.snapshots
-    assert run.latest.turn == "gru-additive" and run.latest.step < bottleneck.LIVE_STEPS
+    assert run.latest.turn == "gru-additive" and run.latest.step < seq2seq_bottleneck.LIVE_STEPS
     at.run()
     assert not at.exception
     assert not at.button(key="seq2seq_bottleneck.train.train").disabled
@@ -244,7 +260,7 @@ def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, star
 
 
 def test_the_training_controls_rerun_the_section_cleanly_and_start_nothing(at, started):
-    for d in bottleneck.CONTEXT_SIZES:
+    for d in seq2seq_bottleneck.CONTEXT_SIZES:
         at.select_slider(key="seq2seq_bottleneck.train_d").set_value(d).run()
         assert not at.exception
     for seed in (0, 9999):

@@ -29,6 +29,7 @@ from lessons.common.charts import safe_label, vega_lite_spec, with_values
 from lessons.common.exercises import Exercise
 from lessons.queries_keys_values import ParsedSentence, word_embedding
 from lessons.queries_keys_values import parse_sentence as parse_words
+from lessons.rnn_cells.training import load_results as load_results  # the shipped comparison, for ui.shipped_results
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
 CELLS: dict[str, type[nn.Module]] = {"RNN": RNNCell, "GRU": GRUCell, "LSTM": LSTMCell}

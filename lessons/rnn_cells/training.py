@@ -13,7 +13,6 @@ Letters: B batch, T distance (distractors between the subject and the verb), E e
 from __future__ import annotations
 
 import dataclasses
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +26,7 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons.common.charts import safe_label
+from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.live import THREADS_PER_RUN, check_budget
 from minimodels.cells import GRUCell, LSTMCell
 
@@ -300,76 +300,82 @@ def gates_figure(gates: Mapping[str, np.ndarray], tokens: Sequence[str], *, titl
 
 
 # ------------------------------------------------------------------------------------------------ shipped results
-@dataclass(frozen=True)
-class Results:
-    """``assets/results/rnn_cells.json``: accuracy against distance, measured by ``scripts/rnn_cells_results.py``."""
-
-    distances: tuple[int, ...]
-    seeds: tuple[int, ...]
-    accuracy: dict[str, dict[int, list[float]]]  # cell -> distance -> final held-out accuracy per seed
-    steps: dict[str, dict[int, list[int]]]  # cell -> distance -> steps trained per seed
-    seconds: dict[str, dict[int, list[float]]]  # cell -> distance -> own compute seconds per seed
-    meta: dict
-
-    def median(self, kind: str, distance: int) -> float:
-        return float(np.median(self.accuracy[kind][distance]))
+# ``assets/results/rnn_cells.json``: a :class:`~lessons.common.comparison.Comparison` of the three cells (variants)
+# over seeds, one run per cell, seed and distance (``params={"distance": T}``), measured by
+# ``scripts/rnn_cells_results.py``. Each run's ``final``: its held-out accuracy, its steps and its own seconds.
+SCRIPT = "scripts/rnn_cells_results.py"
+ACCURACY = "accuracy"  # the final metric the lesson compares: held-out accuracy when training ended
+SOLVED = 0.95  # a distance counts as solved by a cell when every seed reaches this
+DISTANCE_TITLE = "distance T (distractor words between subject and verb)"
 
 
-def results_from_dict(data: Mapping) -> Results:
-    """Parse and check a results document; ``ValueError`` naming what is missing or inconsistent."""
-    cells = data.get("cells")
-    if not isinstance(cells, Mapping) or set(cells) != set(KINDS):
-        raise ValueError(f"results must have cells {', '.join(KINDS)}")
-    distances, seeds = tuple(data.get("distances", ())), tuple(data.get("seeds", ()))
-    if not distances or not seeds:
-        raise ValueError("results must name their distances and seeds")
-    tables = {}
-    for field in ("accuracy", "steps", "seconds"):
-        tables[field] = {}
-        for kind in KINDS:
-            raw = cells[kind].get(field, {})
-            table = {int(d): list(v) for d, v in raw.items()}
-            if set(table) != set(distances) or any(len(v) != len(seeds) for v in table.values()):
-                raise ValueError(f"{kind}: {field} does not have one value per distance and seed")
-            tables[field][kind] = table
-    meta = {k: v for k, v in data.items() if k != "cells"}
-    return Results(distances, seeds, tables["accuracy"], tables["steps"], tables["seconds"], meta)
+def measured_run(kind: str, seed: int, distance: int, steps: int = STEPS) -> Run:
+    """Train one cell alone, exactly as the page's Train trains it beside the others (the same seeded weights and
+    batches; no time budget), and measure it: one run of the shipped comparison."""
+    model = new_models(seed)[kind]
+    history = train({kind: model}, distance, seed=seed, steps=steps)[kind]
+    last = history[-1]
+    curve = tuple(dataclasses.asdict(p) for p in history)  # step, seconds, loss, accuracy at every report
+    final = {ACCURACY: round(last.accuracy, 4), "steps": last.step, "seconds": round(last.seconds, 2)}
+    return Run(kind, seed, {"distance": distance}, curve, final)
 
 
-def load_results(path: Path | str | None = None) -> Results:
-    path = Path(path) if path is not None else RESULTS
-    if not path.is_file():
-        raise FileNotFoundError(f"{path.name} is not shipped; run python scripts/rnn_cells_results.py to make it")
-    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
+def load_results(path: Path | str | None = None) -> Comparison:
+    """The shipped comparison; ``FileNotFoundError``/``ValueError`` naming the script that makes it."""
+    results = Comparison.load(RESULTS if path is None else path, script=SCRIPT)
+    if set(results.variants) != set(KINDS) or not results.param_values("distance"):
+        raise ValueError(f"{Path(path or RESULTS).name} must compare the cells {', '.join(KINDS)} over distances")
+    return results
 
 
-def results_figure(results: Results, *, height: int = 340) -> go.Figure:
-    """Final held-out accuracy against distance: the median over seeds, each seed a faint dot."""
-    fig = go.Figure()
-    for kind in KINDS:
-        fig.add_trace(go.Scatter(x=list(results.distances), y=[results.median(kind, d) for d in results.distances],
-                                 name=kind, mode="lines+markers", line={"color": COLORS[kind]},
-                                 hovertemplate=f"{kind} · T = %{{x}}: %{{y:.1%}} (median)<extra></extra>"))  # fmt: skip
-        xs = [d for d in results.distances for _ in results.accuracy[kind][d]]
-        ys = [a for d in results.distances for a in results.accuracy[kind][d]]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", showlegend=False, opacity=0.35,
-                                 marker={"color": COLORS[kind], "size": 6},
-                                 hovertemplate=f"{kind} · T = %{{x}}: %{{y:.1%}} (a seed)<extra></extra>"))  # fmt: skip
-    fig.add_hline(y=0.5, line_dash="dot", line_color="gray", annotation_text="chance")
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      title="Held-out accuracy after training, against the distance T",
-                      xaxis_title="distance T (distractor words between subject and verb)",
-                      yaxis={"range": [0.3, 1.02], "tickformat": ".0%"})  # fmt: skip
-    return fig
+def results_chart(results: Comparison, *, height: int = 380) -> dict:
+    """Final held-out accuracy against the distance T: per cell the mean over seeds, a band of ± one sd and each
+    seed faintly (:func:`~lessons.common.comparison.curves_chart`), over a dotted line at chance (50%)."""
+    spec = curves_chart(
+        results.sweep_points(ACCURACY, "distance"), y_title="held-out accuracy", x_title=DISTANCE_TITLE,
+        title="Held-out accuracy after training, against the distance T", height=height, percent=True, colors=COLORS,
+    )  # fmt: skip
+    curves = {"encoding": spec.pop("encoding"), "layer": spec.pop("layer")}  # the rule must not inherit x and colour
+    chance = {"values": [{}]}
+    rule = {"data": chance, "mark": {"type": "rule", "strokeDash": [4, 4], "color": "gray", "tooltip": "chance: 50%"},
+            "encoding": {"y": {"datum": 0.5, "type": "quantitative"}}}  # fmt: skip
+    text = {"data": chance, "mark": {"type": "text", "text": "chance", "align": "left", "baseline": "bottom",
+                                     "dx": 4, "dy": -2, "color": "gray"},
+            "encoding": {"x": {"value": 0}, "y": {"datum": 0.5, "type": "quantitative"}}}  # fmt: skip
+    return spec | {"layer": [curves, rule, text]}
 
 
-def results_summary(results: Results) -> str:
-    """What the shipped table says, computed from it."""
-    longest = max(results.distances)
-    parts = [f"{kind} {results.median(kind, longest):.0%}" for kind in KINDS]
-    solved = {kind: [d for d in results.distances if results.median(kind, d) >= 0.95] for kind in KINDS}
-    reach = "; ".join(f"{kind} at T = {', '.join(map(str, ds)) or 'none'}" for kind, ds in solved.items())
-    return f"At T = {longest}: {', '.join(parts)} (median over seeds). Solved (median ≥ 95%): {reach}."
+def solved_at(results: Comparison, kind: str) -> list[int]:
+    """The distances at which every seed of ``kind`` reached :data:`SOLVED`."""
+    return [
+        d for d in results.param_values("distance")
+        if (s := results.spread(ACCURACY, kind, {"distance": d})).n and s.min >= SOLVED and not s.missing
+    ]  # fmt: skip
+
+
+def results_summary(results: Comparison) -> str:
+    """What the shipped comparison says, computed from it: at the longest distance, each gated cell against the
+    plain RNN (:meth:`~lessons.common.comparison.Comparison.compare`: "beats", "does not beat" or "too close to
+    call"), then the distances each cell solved."""
+    longest = max(results.param_values("distance"))
+    verdicts = [
+        results.compare(kind, "RNN", ACCURACY, where={"distance": longest}).sentence(
+            ".0%", f"held-out accuracy at T = {longest}"
+        )
+        for kind in KINDS
+        if kind != "RNN"
+    ]
+    solved = "; ".join(f"{kind} at T = {', '.join(map(str, solved_at(results, kind))) or 'none'}" for kind in KINDS)
+    return f"{' '.join(verdicts)} Solved (every seed ≥ {SOLVED:.0%}): {solved}."
+
+
+def provenance_note(results: Comparison) -> str:
+    """What the provenance caption adds for this comparison: the recipe's limits."""
+    steps = results.meta.get("recipe", {}).get("max_steps", STEPS)
+    return (
+        f"At most {steps} steps per cell, a cell stopping at {TARGET:.0%} on {EVAL_SIZE} held-out sequences; "
+        "each seed a faint line, the band ± one sd. The accuracies depend only on the seeds."
+    )
 
 
 def as_dict(histories: Mapping[str, Sequence[Point]]) -> dict:
