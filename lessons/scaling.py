@@ -29,6 +29,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import altair as alt
 import numpy as np
@@ -48,8 +49,10 @@ from lessons.common.charts import (
     vega_lite_spec,
     with_values,
 )
+from lessons.common.comparison import Comparison
 from lessons.common.exercises import Exercise
 from lessons.common.live import check_budget
+from lessons.common.pretrained import CHECKPOINTS
 from minimodels.attention import masked_softmax
 from minimodels.decode import greedy
 from minimodels.tasks import Task, get_task, make_batch
@@ -204,6 +207,20 @@ def variance_rows(points: Sequence[VariancePoint], z: float = 1.96) -> list[dict
     ]
 
 
+def variance_summary(points: Sequence[VariancePoint], z: float = 1.96) -> str:
+    """What the measured sweep says, computed from it: at how many sizes the theory lies inside the interval, and
+    the largest d_k's variance before and after the division."""
+    rows = variance_rows(points, z)
+    inside = sum(r["theory inside"] for r in rows)
+    big = points[-1]
+    return (
+        f"With {big.samples:,} pairs per d_k, the theory Var = d_k lies inside the 95% interval at **{inside} of "
+        f"{len(rows)}** sizes. At d_k = {big.d_k} the measured variance is **{big.variance:.0f} ± "
+        f"{z * big.variance_se:.0f}**: a standard deviation of about {big.variance**0.5:.0f}. Divided by "
+        f"√{big.d_k}, the same sample has variance **{big.scaled_variance:.3f}**."
+    )
+
+
 # ----------------------------------------------------------------------------------- softmax of N scores
 def softmax_jacobian(weights: torch.Tensor) -> torch.Tensor:
     r"""The softmax's Jacobian :math:`\partial\alpha_i/\partial e_j = \alpha_i(\delta_{ij} - \alpha_j)` for rows
@@ -287,6 +304,19 @@ def softmax_charts(rows: Sequence[dict], n_keys: int) -> list[dict]:
         values += [{"d_k": d, "series": UNIFORM, "value": uniform[panel]} for d in ds]  # largest α: its floor, 1/N
         charts.append(with_values(_softmax_chart_spec(panel), values))
     return charts
+
+
+def saturation_summary(rows: Sequence[dict]) -> str:
+    """What the softmax sweep says at its largest d_k, computed from its rows: the share of saturated rows and the
+    gradient unscaled, against the gradient scaled."""
+    worst = max((r for r in rows if r["score"] == LABELS["dot"]), key=lambda r: r["d_k"])
+    scaled = next(r for r in rows if r["score"] == LABELS["scaled_dot"] and r["d_k"] == worst["d_k"])
+    return (
+        f"At d_k = {worst['d_k']}, unscaled, **{worst['saturated rows']:.0%}** of the softmax rows put more than "
+        f"{SATURATED} on one key and the gradient is **{worst['gradient ‖∂α/∂e‖']:.3f}**, against "
+        f"**{scaled['gradient ‖∂α/∂e‖']:.3f}** scaled: that is the training stall. Scaled, every curve is flat: "
+        "the softmax sees the same distribution of scores whatever d_k is."
+    )
 
 
 @functools.cache
@@ -587,6 +617,30 @@ def fresh_spread(score: str, seed: int = 0) -> ScoreSpread:
     return score_spread(build_model(MODEL_NAMES[score], task, seed=seed).eval(), task, score)
 
 
+def read_models(models: Mapping[str, nn.Module], text: str) -> dict[str, Alignment] | str:
+    """:func:`align` of ``text`` by each model (score -> model), or the message for the student when it is refused."""
+    task = get_task(TASK)
+    alignments = {score: align(models[score], task, text) for score in SCORES}
+    return next((a for a in alignments.values() if isinstance(a, str)), alignments)
+
+
+def spreads_of(models: Mapping[str, nn.Module]) -> dict[str, ScoreSpread]:
+    """:func:`score_spread` of each model (score -> model)."""
+    task = get_task(TASK)
+    return {score: score_spread(models[score], task, score) for score in SCORES}
+
+
+def untrained_note(start: ScoreSpread) -> str:
+    """Why the unscaled model did not stall here, with the untrained model's figures (:func:`fresh_spread`)."""
+    return (
+        "Here, the unscaled model did not stall. Before training, its GRU's states are small (components with "
+        f"standard deviations of {start.q_std:.2f} and {start.k_std:.2f}), so its first raw scores spread by only "
+        f"{start.raw_std:.2f} and its softmax starts almost uniform (mean largest α {start.largest:.2f}); and dates "
+        "reward sharp attention. The stall needs unit-variance q and k at a large d_k, as in a Transformer whose "
+        "queries and keys are projections of normalised embeddings: sections 2 and 3."
+    )
+
+
 def spread_rows(spreads: Mapping[str, ScoreSpread]) -> list[dict]:
     return [
         {
@@ -651,27 +705,21 @@ def training_records(manifest: Mapping[str, Mapping]) -> list[dict]:
     return rows
 
 
-def race_runs(results: scoring.Results) -> dict[str, list[scoring.RunSummary]]:
+def load_training_records(path: Path | None = None) -> list[dict] | str:
+    """:func:`training_records` of the shipped manifest (``CHECKPOINTS/manifest.json`` by default), or a message for
+    the student when it cannot be read."""
+    path = path if path is not None else CHECKPOINTS / "manifest.json"
+    try:
+        return training_records(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as error:
+        return f"The checkpoints' training record cannot be read: {error}"
+
+
+def load_results(path: Path | str | None = None) -> Comparison:
     """The scoring lesson's shipped race (``assets/results/scoring_functions.json``), its two dot-product models
-    only."""
-    return {score: results.runs[score] for score in SCORES if score in results.runs}
-
-
-def race_curves(runs: Mapping[str, Sequence[scoring.RunSummary]], x: str = "step"):
-    """``lessons.scoring_functions.race_curves`` with a legend of the two dot-product scores only (its colour scale
-    names
-    all four)."""
-    import altair as alt
-
-    present = [s for s in SCORES if s in runs]
-    charts = []
-    for chart in scoring.race_curves(runs, x=x):
-        color = chart.encoding.color.copy()
-        color.scale = alt.Scale(domain=[scoring.LABELS[s] for s in present], range=[scoring.COLORS[s] for s in present])
-        chart = chart.copy()
-        chart.encoding.color = color
-        charts.append(chart)
-    return tuple(charts)
+    only: the same runs, seeds and meta (``ValueError``/``FileNotFoundError`` as ``scoring.load_results``)."""
+    race = scoring.load_results(path)
+    return Comparison(SCORES, tuple(r for r in race.runs if r.variant in SCORES), race.meta, race.labels)
 
 
 # ------------------------------------------------------------------------------------------- live race

@@ -22,7 +22,6 @@ import dataclasses
 import functools
 import json
 import math
-import statistics
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +35,7 @@ from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons.common.charts import attention_coloraxis, hover_pairs, safe_label, vega_lite_spec, with_values
+from lessons.common.comparison import Comparison, Run, curves_chart, first_reached
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, check_budget
 from minimodels.attention import (
@@ -370,25 +370,33 @@ def scaling_charts(rows: list[dict]):
     )
 
 
+@functools.cache
+def _shared_scaling_scores() -> dict[int, dict[str, torch.Tensor]]:
+    return scaling_scores()
+
+
+def scaling_specs(n_keys: int) -> list[dict]:
+    """The two scaling charts as Vega-Lite specs, over one draw of random queries and keys shared by every N: building
+    and validating the Altair charts costs more than the rest of the section, and moving d does not change them."""
+    return [vega_lite_spec(chart) for chart in scaling_charts(scaling_curve(n_keys, scores=_shared_scaling_scores()))]
+
+
 # ------------------------------------------------------------------------------------------- run figures
-@dataclass(frozen=True)
-class RunSummary:
-    """One model's training, as the results table and the shipped JSON hold it."""
-
-    score: str  # "dot" | "scaled_dot" | "bilinear" | "additive"
-    seed: int  # initial weights and batch order
-    steps: int  # optimizer steps done
-    seconds: float  # its own compute seconds (held-out checks included, waiting for its turn excluded)
-    exact_match: float  # held-out exact match (the first eval_size validation sentences) at the end
-    stopped: str  # "target" | "budget" | "stopped" | "max_steps"
-    reached: dict[str, dict | None]  # "0.9" -> {"step", "seconds"} of the first report at or above it, or None
-    curve: list[dict]  # every report: {"step", "seconds", "loss", "exact_match"}
-    test_exact_match: float | None = None  # on the whole test split, once finished (None when stopped)
-    alignment_accuracy: float | None = None  # attention argmax on a gold source token, test split
+# A model's race is one ``Run`` of a ``Comparison`` (``lessons.common.comparison``): variant = the score, its
+# reports as its curve ({"step", "seconds", "loss", "exact_match"}: seconds of its own compute, the held-out
+# checks included, waiting for its turn excluded), these final figures, and ``extra["stopped"]``: "target",
+# "budget", "max_steps", "stopped" (by the student) or "running" (a live race's model still training).
+def level_metric(what: str, level: float) -> str:
+    """The final metric of the first report at or above a held-out exact match ``level``: "steps to 95%"."""
+    return f"{what} to {level:.0%}"
 
 
-def level_key(level: float) -> str:
-    return f"{level:g}"
+TIMED = {  # the table's speed columns and their formats; "not reached" where a seed never got there
+    **{level_metric(what, level): fmt for level in LEVELS for what, fmt in (("steps", ".0f"), ("seconds", ".1f"))},
+    "seconds per 100 steps": ".1f",
+}
+CHECKED = {"test exact match": ".1%", "alignment accuracy": ".1%"}  # measured once a model finishes, else None
+RUN_METRICS = (*TIMED, "steps", "seconds", "held-out exact match", *CHECKED)  # every seed's row, in this order
 
 
 def curve_of(history: Sequence[Progress]) -> list[dict]:
@@ -399,12 +407,26 @@ def curve_of(history: Sequence[Progress]) -> list[dict]:
     ]  # fmt: skip
 
 
-def first_reached(curve: Sequence[Mapping], level: float) -> dict | None:
-    """The first report whose held-out exact match is at least ``level``: its step and seconds."""
-    for point in curve:
-        if point["exact_match"] >= level:
-            return {"step": int(point["step"]), "seconds": float(point["seconds"])}
-    return None
+def run_of(
+    score: str,
+    seed: int,
+    curve: Sequence[Mapping],
+    stopped: str,
+    test_exact_match: float | None = None,
+    alignment: float | None = None,
+    extra: Mapping | None = None,
+) -> Run:
+    """One model's race as a :class:`Run`: its reports, and the final figures the tables show, all read off the
+    curve but the two final checks (the whole test split's exact match and the alignment accuracy, None when the
+    model was stopped before them)."""
+    last = curve[-1] if curve else {"step": 0, "seconds": 0.0, "exact_match": 0.0}
+    final = {"steps": last["step"], "seconds": last["seconds"], "held-out exact match": last["exact_match"]}
+    for level in LEVELS:
+        final[level_metric("steps", level)] = first_reached(curve, "exact_match", level)
+        final[level_metric("seconds", level)] = first_reached(curve, "exact_match", level, x="seconds")
+    final["seconds per 100 steps"] = 100 * last["seconds"] / max(last["step"], 1)
+    final |= {"test exact match": test_exact_match, "alignment accuracy": alignment}
+    return Run(score, seed, curve=tuple(curve), final=final, extra={"stopped": stopped, **(extra or {})})
 
 
 def summarize(
@@ -414,134 +436,45 @@ def summarize(
     stopped: str,
     test_exact_match: float | None = None,
     alignment: float | None = None,
-) -> RunSummary:
-    curve = curve_of(history)
-    last = curve[-1] if curve else {"step": 0, "seconds": 0.0, "exact_match": 0.0}
-    return RunSummary(
-        score=score,
-        seed=seed,
-        steps=int(last["step"]),
-        seconds=round(float(last["seconds"]), 3),
-        exact_match=float(last["exact_match"]),
-        stopped=stopped,
-        reached={level_key(level): first_reached(curve, level) for level in LEVELS},
-        curve=curve,
-        test_exact_match=test_exact_match,
-        alignment_accuracy=alignment,
-    )
+) -> Run:
+    return run_of(score, seed, curve_of(history), stopped, test_exact_match, alignment)
 
 
-def _median(values: Sequence[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return statistics.median(present) if present else None
-
-
-def _spread(values: Sequence[float | None], fmt: str, ranges: bool = True) -> str:
-    """The median, and (``ranges``) the range over seeds when there are several: "150 (140–170)"; "not reached"
-    when a seed never got there."""
-    if not values:
-        return "–"
-    if any(v is None for v in values):
-        missing = sum(v is None for v in values)
-        return "not reached" if missing == len(values) else f"not reached by {missing} of {len(values)}"
-    text = format(statistics.median(values), fmt)
-    if ranges and len(values) > 1:
-        text += f" ({format(min(values), fmt)}–{format(max(values), fmt)})"
-    return text
-
-
-def table_rows(
-    runs: Mapping[str, Sequence[RunSummary]], parameters: Mapping[str, int] | None = None, ranges: bool = True
-) -> list[dict]:
-    """The steps-to-accuracy table: one row per score, medians over seeds (with their range when ``ranges``)."""
+def table_rows(c: Comparison) -> list[dict]:
+    """One row per score: where it attends from, its score function's parameters (when the comparison records
+    them), n, and mean ± sd over its seeds of the steps and seconds to each level, its speed and the final checks
+    ("not measured" for a model stopped before them)."""
+    timed = c.table(TIMED, variant_header="score")
+    checked = c.table(CHECKED, variant_header="score", missing="not measured")
+    models = c.meta.get("models", {})
     rows = []
-    for score in SCORES:
-        these = list(runs.get(score, ()))
-        if not these:
-            continue
-        row = {"score": LABELS[score], "attends from": QUERY[score]}
-        if parameters is not None and score in parameters:
-            row["parameters"] = parameters[score]
-        for level in LEVELS:
-            hits = [r.reached.get(level_key(level)) for r in these]
-            row[f"steps to {level:.0%}"] = _spread([h and h["step"] for h in hits], "g", ranges)
-            row[f"s to {level:.0%}"] = _spread([h and h["seconds"] for h in hits], ".1f", ranges)
-        row["s per 100 steps"] = _spread([100 * r.seconds / max(r.steps, 1) for r in these], ".1f", ranges)
-        test = [r.test_exact_match for r in these]
-        row["test exact"] = "–" if _median(test) is None else _spread(test, ".1%", ranges)
-        align = [r.alignment_accuracy for r in these]
-        row["alignment"] = "–" if _median(align) is None else _spread(align, ".1%", ranges)
-        rows.append(row)
+    for score, speed, checks in zip([v for v in c.variants if c.runs_of(v)], timed, checked, strict=True):
+        row = {"score": speed.pop("score"), "attends from": QUERY.get(score, "?")}
+        if score in models:
+            row["parameters"] = models[score]["parameters"]["score"]
+        rows.append(row | speed | {k: v for k, v in checks.items() if k not in ("score", "n")})
     return rows
 
 
-def run_rows(runs: Mapping[str, Sequence[RunSummary]]) -> list[dict]:
-    """Every run of every score, one row each: the table's figures before taking medians."""
-    rows = []
-    for score in SCORES:
-        for r in runs.get(score, ()):
-            row = {"score": LABELS[score], "seed": r.seed}
-            for level in LEVELS:
-                hit = r.reached.get(level_key(level))
-                row[f"steps to {level:.0%}"] = hit["step"] if hit else None
-                row[f"seconds to {level:.0%}"] = hit["seconds"] if hit else None
-            row.update(
-                {
-                    "steps": r.steps,
-                    "seconds": r.seconds,
-                    "held-out exact match": r.exact_match,
-                    "test exact match": r.test_exact_match,
-                    "alignment accuracy": r.alignment_accuracy,
-                    "stopped by": r.stopped,
-                }
-            )
-            rows.append(row)
-    return rows
+def seed_rows(c: Comparison) -> list[dict]:
+    """Every run, one row: the table's figures before taking means, and why it stopped."""
+    rows = c.run_rows(RUN_METRICS)
+    return [{"score": row.pop("variant"), **row, "stopped by": run.extra.get("stopped")}
+            for row, run in zip(rows, c.runs, strict=True)]  # fmt: skip
 
 
-def curves_frame(runs: Mapping[str, Sequence[RunSummary]]):
-    """Every report of every run, long format, for Altair: score, seed, step, seconds, loss, exact match."""
-    import pandas as pd
-
-    records = [
-        {"score": LABELS[score], "seed": r.seed, **point}
-        for score in SCORES
-        for r in runs.get(score, ())
-        for point in r.curve
-    ]
-    columns = ["score", "seed", "step", "seconds", "loss", "exact_match"]
-    return pd.DataFrame.from_records(records, columns=columns).rename(columns={"exact_match": "exact match"})
-
-
-def race_curves(runs: Mapping[str, Sequence[RunSummary]], x: str = "step", height: int = 240):
-    """Two Altair charts, loss and held-out exact match, one coloured line per score (one per seed and score
-    when there are several seeds), against ``x`` ("step" or "seconds")."""
-    import altair as alt
-
+def race_charts(c: Comparison, x: str = "step", height: int = 240) -> tuple[dict, dict]:
+    """Two Vega-Lite charts (``lessons.common.comparison.curves_chart``), loss and held-out exact match against
+    ``x`` ("step" or "seconds"): per score its mean over seeds with a ± sd band and each seed faint (one seed: one
+    line), in the scores' own colours."""
     if x not in ("step", "seconds"):
         raise ValueError(f"x must be 'step' or 'seconds', not {x!r}")
-    frame = curves_frame(runs)
-    color = alt.Color(
-        "score:N",
-        scale=alt.Scale(domain=[LABELS[s] for s in SCORES], range=[COLORS[s] for s in SCORES]),
-        legend=alt.Legend(orient="bottom", title=None),
-    )
     x_title = "training step" if x == "step" else "seconds of its own training"
-    base = alt.Chart(frame).encode(
-        x=alt.X(f"{x}:Q", title=x_title),
-        color=color,
-        detail="seed:N",
-        tooltip=["score", "seed", "step", alt.Tooltip("seconds:Q", format=".1f"),
-                 alt.Tooltip("loss:Q", format=".4f"), alt.Tooltip("exact match:Q", format=".1%")],
-    )  # fmt: skip
-    loss = base.mark_line(point={"size": 12}, strokeWidth=1.5).encode(
-        y=alt.Y("loss:Q", title="training loss", scale=alt.Scale(zero=True))
-    )
-    accuracy = base.mark_line(point={"size": 12}, strokeWidth=1.5).encode(
-        y=alt.Y("exact match:Q", title="held-out exact match", scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%"))
-    )  # fmt: skip
-    return loss.properties(height=height, title="Loss"), accuracy.properties(height=height, title="Exact match")
+    loss = curves_chart(c.curve_points("loss", x=x), y_title="training loss", x_title=x_title, title="Loss",
+                        height=height, colors=COLORS)  # fmt: skip
+    accuracy = curves_chart(c.curve_points("exact_match", x=x), y_title="held-out exact match", x_title=x_title,
+                            title="Exact match", height=height, percent=True, colors=COLORS)  # fmt: skip
+    return loss, accuracy
 
 
 def display_token(token: str) -> str:
@@ -601,20 +534,16 @@ class RaceReport:
     loss: float
     exact_match: float
     histories: dict[str, tuple[Progress, ...]]  # score -> that model's reports so far (seconds: its own compute)
-    summaries: dict[str, RunSummary]  # score -> final figures, for the models that have finished
+    summaries: dict[str, Run]  # score -> final figures, for the models that have finished
     turn: str  # the score whose report this is
     seed: int  # the seed every model of the race started from
 
-    @property
-    def runs(self) -> dict[str, list[RunSummary]]:
-        """Each model's figures so far (final ones where finished), for :func:`table_rows`/:func:`race_curves`."""
-        out = {}
-        for score, history in self.histories.items():
-            if score in self.summaries:
-                out[score] = [self.summaries[score]]
-            elif history:
-                out[score] = [summarize(score, self.seed, history, "running")]
-        return out
+    def comparison(self) -> Comparison:
+        """The race so far as a comparison with one seed per score: each model's figures (final ones where it
+        finished), for :func:`table_rows` and :func:`race_charts`."""
+        runs = [self.summaries[score] if score in self.summaries else summarize(score, self.seed, history, "running")
+                for score, history in self.histories.items() if score in self.summaries or history]  # fmt: skip
+        return Comparison(tuple(self.histories), tuple(runs), {"task": TASK, "seeds": [self.seed]}, LABELS)
 
     def maps(self) -> dict[str, dict]:
         """Each model's latest attention map of the probe, for :func:`attention_grid`."""
@@ -646,7 +575,7 @@ def race(
     budget_seconds: float | None,
     on_progress: Callable[[RaceReport], bool | None] | None = None,
     final_checks: bool = True,
-) -> dict[str, RunSummary]:
+) -> dict[str, Run]:
     """Train every model of ``models`` (score -> model) on ``task`` with ``config``, taking turns.
 
     Each model trains in its own thread with :func:`minimodels.train.train`; a turn is ``config.report_every``
@@ -657,7 +586,7 @@ def race(
     A model stops at ``config.target_exact_match``, after ``budget_seconds`` of its own compute, after
     ``config.max_steps``, or when ``on_progress`` (called after every turn) returns False, which stops them
     all at their next turn. ``final_checks``: once a model finishes (not when stopped), measure its whole-test
-    exact match and alignment accuracy. Returns each model's :class:`RunSummary`.
+    exact match and alignment accuracy. Returns each model's :class:`Run`.
     """
     if config.max_seconds is not None:
         raise ValueError("a race budgets compute seconds with budget_seconds; set config.max_seconds=None")
@@ -665,7 +594,7 @@ def race(
     turns = _Turns(names)
     stop = threading.Event()
     histories: dict[str, list[Progress]] = {name: [] for name in names}
-    summaries: dict[str, RunSummary] = {}
+    summaries: dict[str, Run] = {}
     errors: dict[str, BaseException] = {}
     done: set[str] = set()
 
@@ -742,7 +671,7 @@ def race(
     return summaries
 
 
-def _report(histories: dict[str, list[Progress]], summaries: dict[str, RunSummary], turn: str, seed: int) -> RaceReport:
+def _report(histories: dict[str, list[Progress]], summaries: dict[str, Run], turn: str, seed: int) -> RaceReport:
     latest = [h[-1] for h in histories.values() if h]
     return RaceReport(
         step=max(p.step for p in latest),
@@ -797,104 +726,117 @@ def score_parameters(model: nn.Module) -> int:
 
 
 # --------------------------------------------------------------------------------------- shipped results
-@dataclass(frozen=True)
-class Results:
-    """``assets/results/scoring_functions.json``: the race as measured by ``scripts/scoring_functions_results.py``."""
-
-    runs: dict[str, list[RunSummary]]  # score -> one summary per seed
-    probe: dict[str, dict]  # score -> {"seed", "attention", "source_tokens", "target_tokens", "prediction"}
-    parameters: dict[str, dict[str, int]]  # score -> {"score": …, "model": …}
-    meta: dict  # task, command, seeds, date, machine, config, budget
-
-    @property
-    def score_parameters(self) -> dict[str, int]:
-        return {s: p["score"] for s, p in self.parameters.items()}
+SCRIPT = "scripts/scoring_functions_results.py"
 
 
-RUN_FIELDS = {f.name for f in dataclasses.fields(RunSummary)}
-
-
-def results_from_dict(data: Mapping) -> Results:
-    """Parse and check a results document; ``ValueError`` naming what is missing or inconsistent."""
-    models = data.get("models")
-    if not isinstance(models, Mapping) or set(models) != set(SCORES):
-        raise ValueError(f"results must have models {', '.join(SCORES)}")
-    seeds = list(data.get("seeds", ()))
-    runs, probe, parameters = {}, {}, {}
-    for score in SCORES:
-        entry = models[score]
-        these = []
-        for raw in entry.get("runs", ()):
-            missing = RUN_FIELDS - set(raw)
-            if missing:
-                raise ValueError(f"{score}: a run lacks {', '.join(sorted(missing))}")
-            these.append(RunSummary(**{k: raw[k] for k in RUN_FIELDS}))
-        if [r.seed for r in these] != seeds:
-            raise ValueError(f"{score}: runs for seeds {[r.seed for r in these]}, expected {seeds}")
-        p = entry.get("probe", {})
-        z = np.asarray(p.get("attention", []), dtype=float)
-        if z.shape != (len(p.get("target_tokens", ())), len(p.get("source_tokens", ()))):
-            raise ValueError(f"{score}: the probe's attention does not match its tokens")
-        runs[score], probe[score], parameters[score] = these, dict(p), dict(entry.get("parameters", {}))
-    meta = {k: v for k, v in data.items() if k != "models"}
-    return Results(runs, probe, parameters, meta)
-
-
-def load_results(path: Path | str | None = None) -> Results:
-    """The shipped results (``RESULTS`` by default); ``FileNotFoundError`` or ``ValueError`` with a clear message
-    when unusable."""
+def load_results(path: Path | str | None = None) -> Comparison:
+    """The shipped race (``RESULTS`` by default): the four scores over seeds, checked; ``FileNotFoundError`` or
+    ``ValueError`` naming the file and the script that makes it when it is unusable."""
     path = Path(path) if path is not None else RESULTS
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path.name} is not shipped; run python scripts/scoring_functions_results.py to make it"
-        )
-    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
+    results = Comparison.load(path, script=SCRIPT)
+    problem = results_problem(results)
+    if problem:
+        raise ValueError(f"{path.name}: {problem}: run `python {SCRIPT}` again")
+    return results
 
 
-def _medians(results: Results, value: Callable[[RunSummary], float | None]) -> dict[str, float]:
-    """Each score's median of ``value`` over its runs, for the scores where every run has one."""
-    out = {}
-    for score, runs in results.runs.items():
-        values = [value(r) for r in runs]
-        if values and all(v is not None for v in values):
-            out[score] = statistics.median(values)
-    return out
+def results_problem(c: Comparison) -> str | None:
+    """What makes a measured race unfit for the page (its scores, seeds, figures, probes), or None."""
+    if set(c.variants) != set(SCORES):
+        return f"it must compare the scores {', '.join(SCORES)}, not {', '.join(c.variants)}"
+    seeds = list(c.meta.get("seeds", ()))
+    for score in SCORES:
+        runs = c.runs_of(score)
+        if [r.seed for r in runs] != seeds:
+            return f"{score} has runs for seeds {[r.seed for r in runs]}, expected {seeds}"
+        for r in runs:
+            missing = [m for m in RUN_METRICS if m not in r.final]
+            if missing:
+                return f"{score} seed {r.seed} lacks {', '.join(missing)}"
+        probes = [r.extra["probe"] for r in runs if "probe" in r.extra]
+        if len(probes) != 1:
+            return f"{score} must keep one probe map, not {len(probes)}"
+        z = np.asarray(probes[0].get("attention", []), dtype=float)
+        if z.shape != (len(probes[0].get("target_tokens", ())), len(probes[0].get("source_tokens", ()))):
+            return f"{score}: the probe's attention does not match its tokens"
+    return None
 
 
-def observations(results: Results) -> list[str]:
-    """What the measured table says, in sentences computed from it (so a re-measured file rewrites them)."""
-    level = LEVELS[-1]
-    key = level_key(level)
+def shipped_maps(c: Comparison) -> dict[str, dict]:
+    """Each score's attention on the probe sentence at the end of the run that kept it, for :func:`attention_grid`."""
+    maps = {}
+    for score in c.variants:
+        for run in c.runs_of(score):
+            if "probe" in run.extra:
+                p = run.extra["probe"]
+                maps[score] = {**p, "seed": run.seed,
+                               "title": f"{LABELS[score]} · seed {run.seed} · step {p.get('step', '?')}"}  # fmt: skip
+    return maps
+
+
+def provenance_note(meta: Mapping) -> str:
+    """What the page adds to ``ui.provenance``'s caption of the shipped race: the machine and how busy it was."""
+    machine = meta.get("machine", {})
+    return (
+        f"Processor {machine.get('processor', '?')}, torch {machine.get('torch', '?')}; 1-minute load average "
+        f"{meta.get('load_1min_before', '?')} before and {meta.get('load_1min_after', '?')} after (the machine was "
+        "shared). Your laptop's seconds will differ; the steps hardly at all."
+    )
+
+
+def ranked(c: Comparison, metric: str, *, lower_is_better: bool) -> list[str]:
+    """The scores every run of which has ``metric`` (every seed reached the level), best mean first."""
+    spreads = {v: s for v, s in c.spreads(metric).items() if s.n and not s.missing}
+    return sorted(spreads, key=lambda v: spreads[v].mean, reverse=not lower_is_better)
+
+
+def leaders(c: Comparison, metric: str, order: Sequence[str]) -> list[str]:
+    """The scores of ``order`` (:func:`ranked`) whose mean equals the best one's: a tie lists them all."""
+    spreads = c.spreads(metric)
+    return [v for v in order if math.isclose(spreads[v].mean, spreads[order[0]].mean, rel_tol=1e-9)]
+
+
+def sole_leader(c: Comparison, metric: str) -> str | None:
+    """The one score with the lowest mean ``metric`` (steps, seconds), every seed of it there; None on a tie."""
+    order = ranked(c, metric, lower_is_better=True)
+    return order[0] if order and len(leaders(c, metric, order)) == 1 else None
+
+
+def observations(c: Comparison) -> list[str]:
+    """What the measured table says, in sentences computed from it (a re-measured file rewrites them): which score
+    is best on average, and whether it is clearly ahead (``Comparison.compare``: the gap larger than the spread over
+    seeds, never on one seed) or too close to call."""
     lines = []
-    steps = _medians(results, lambda r: r.reached[key] and r.reached[key]["step"])
-    seconds = _medians(results, lambda r: r.reached[key] and r.reached[key]["seconds"])
-    per_step = _medians(results, lambda r: r.seconds / max(r.steps, 1))
-    align = _medians(results, lambda r: r.alignment_accuracy)
-    if steps:
-        best = min(steps, key=steps.get)
-        lines.append(f"Fewest steps to {level:.0%}: **{LABELS[best]}** ({steps[best]:g}, median).")
-    if seconds:
-        best = min(seconds, key=seconds.get)
-        lines.append(f"Fewest seconds to {level:.0%}: **{LABELS[best]}** ({seconds[best]:.1f} s, median).")
-    if per_step:
-        slow, fast = max(per_step, key=per_step.get), min(per_step, key=per_step.get)
+    for what, fmt in (("steps", ".0f"), ("seconds", ".1f")):
+        metric = level_metric(what, LEVELS[-1])
+        order = ranked(c, metric, lower_is_better=True)
+        if len(order) >= 2:
+            tied = leaders(c, metric, order)
+            best = " and ".join(f"**{c.label(v)}**" for v in tied) + (", tied" if len(tied) > 1 else "")
+            verdict = c.compare(order[0], order[1], metric, higher_is_better=False)
+            claim = verdict.sentence(fmt, f"{metric} (fewer is better)")
+            lines.append(f"Fewest {metric}, on average: {best}. {claim}")
+    speed = "seconds per 100 steps"
+    order = ranked(c, speed, lower_is_better=True)
+    if len(order) >= 2:
+        fast, slow = order[0], order[-1]
+        spreads = c.spreads(speed)
         lines.append(
-            f"Slowest step: **{LABELS[slow]}**, {per_step[slow] / per_step[fast]:.1f}× the time of {LABELS[fast]}'s."
+            f"Slowest step: **{c.label(slow)}**, {spreads[slow].mean / spreads[fast].mean:.1f}× the time of "
+            f"{c.label(fast)}'s on average. "
+            + c.compare(fast, slow, speed, higher_is_better=False).sentence(".1f", f"{speed} (fewer is better)")
         )
-    if align:
-        hi, lo = max(align, key=align.get), min(align, key=align.get)
+    align = "alignment accuracy"
+    order = ranked(c, align, lower_is_better=False)
+    if len(order) >= 2:
+        hi, lo = order[0], order[-1]
+        spreads = c.spreads(align)
         lines.append(
-            f"Sharpest alignment with the gold one: **{LABELS[hi]}** ({align[hi]:.0%} of output characters look "
-            f"most at a source character they come from), against {align[lo]:.0%} for {LABELS[lo]}."
+            f"Sharpest alignment with the gold one, on average: **{c.label(hi)}** ({spreads[hi].mean:.0%} of output "
+            f"characters look most at a source character they come from), against {spreads[lo].mean:.0%} for "
+            f"{c.label(lo)}. " + c.compare(hi, lo, align).sentence(".0%")
         )
     return lines
-
-
-def shipped_maps(results: Results) -> dict[str, dict]:
-    return {
-        score: {**p, "title": f"{LABELS[score]} · seed {p.get('seed', 0)} · step {p.get('step', '?')}"}
-        for score, p in results.probe.items()
-    }
 
 
 # ------------------------------------------------------------------------------------------- exercises
@@ -902,7 +844,7 @@ HAND_QUERY = (2.0, 0.0, 1.0, 1.0)
 HAND_KEY = (1.0, 1.0, 1.0, 1.0)
 
 
-def exercises(results: Results | None) -> list[Exercise]:
+def exercises(results: Comparison | None) -> list[Exercise]:
     """Check-yourself questions; every answer is computed by the modules or read off the shipped results."""
     q, k = torch.tensor([[HAND_QUERY]]), torch.tensor([[HAND_KEY]])
     scaled = float(ScaledDotProductAttention().score(q, k))
@@ -950,27 +892,22 @@ def exercises(results: Results | None) -> list[Exercise]:
             hint="W has one row per query dimension and one column per key dimension.",
         ),
     ]
-    if results is not None:
-        level = level_key(LEVELS[-1])
-        fewest = {}
-        for score, runs in results.runs.items():
-            steps = [r.reached[level]["step"] for r in runs if r.reached.get(level)]
-            if len(steps) == len(runs):
-                fewest[score] = statistics.median(steps)
-        if fewest:
-            best = min(fewest, key=fewest.get)
-            order = tuple(LABELS[s] for s in SCORES)
-            out.append(
-                Exercise(
-                    key="scoring_functions.ex4",
-                    prompt=(
-                        f"In the measured race above, which score reached {LEVELS[-1]:.0%} held-out exact match in "
-                        "the **fewest training steps** (median over the seeds)? Read it off the table."
-                    ),
-                    choices=order,
-                    answer=order.index(LABELS[best]),
-                    explanation=f"{LABELS[best]}: {fewest[best]:g} steps (median).",
-                    hint="Look at the column “steps to 95%”.",
-                )
+    # the highest level at which one score alone took the fewest steps on average (a tie has no one answer)
+    fewest = {lv: sole_leader(results, level_metric("steps", lv)) for lv in LEVELS} if results is not None else {}
+    level = next((lv for lv in reversed(LEVELS) if fewest.get(lv)), None)
+    if level is not None:
+        metric, best, order = level_metric("steps", level), fewest[level], tuple(LABELS[s] for s in SCORES)
+        out.append(
+            Exercise(
+                key="scoring_functions.ex4",
+                prompt=(
+                    f"In the measured race above, which score reached {level:.0%} held-out exact match in the "
+                    "**fewest training steps** (mean over the seeds)? Read it off the table."
+                ),
+                choices=order,
+                answer=order.index(LABELS[best]),
+                explanation=f"{LABELS[best]}: {results.spread(metric, best).text('.0f')} steps.",
+                hint=f"Look at the column “{metric}”.",
             )
+        )
     return out

@@ -1,19 +1,13 @@
 """Lesson: scaling the dot product by √d_k (Part 2)."""
 
-import json
-
 import streamlit as st
 
 import ui
 from lessons import scaling
-from lessons import scoring_functions as scoring
+from lessons import scoring_functions as scoring  # the race and its figures, which this lesson reuses
 from lessons.common.live import TrainingRun
-from lessons.common.pretrained import CHECKPOINTS, load_pretrained
-from minimodels.tasks import get_task
 
-ui.page("Scaling by √d_k", icon="📐")
-
-st.title("Scaling by √d_k")
+lesson = ui.lesson("scaling")
 st.markdown(
     "Attention scores a key by the dot product q·k, a sum of d_k products. The more terms, the larger the sum "
     "can get, and the softmax turns large differences between scores into weights of almost exactly 0 and 1. "
@@ -83,18 +77,10 @@ def softmax_section() -> None:
         "multiplies every gradient on its way to the scores."
     )
     rows = softmax_sweep(n_keys, seed)
-    for column, panel, spec in zip(
-        st.columns(3), scaling.SOFTMAX_PANELS, scaling.softmax_charts(rows, n_keys), strict=True
-    ):
+    specs = scaling.softmax_charts(rows, n_keys)
+    for column, panel, spec in zip(st.columns(3), scaling.SOFTMAX_PANELS, specs, strict=True):
         ui.vega(spec, key=f"scaling.softmax.{panel}", container=column)
-    worst = max((r for r in rows if r["score"] == scaling.LABELS["dot"]), key=lambda r: r["d_k"])
-    scaled = next(r for r in rows if r["score"] == scaling.LABELS["scaled_dot"] and r["d_k"] == worst["d_k"])
-    st.markdown(
-        f"At d_k = {worst['d_k']}, unscaled, **{worst['saturated rows']:.0%}** of the softmax rows put more than "
-        f"{scaling.SATURATED} on one key and the gradient is **{worst['gradient ‖∂α/∂e‖']:.3f}**, against "
-        f"**{scaled['gradient ‖∂α/∂e‖']:.3f}** scaled: that is the training stall. Scaled, every curve is flat: "
-        "the softmax sees the same distribution of scores whatever d_k is."
-    )
+    st.markdown(scaling.saturation_summary(rows))
     with st.expander("Every figure", icon=":material/table_rows:"):
         st.dataframe(rows, hide_index=True, width="stretch")
 
@@ -118,24 +104,14 @@ def variance_sweep(samples: int, seed: int) -> list[scaling.VariancePoint]:
 @st.fragment
 def variance_section() -> None:
     c = st.columns([3, 1, 3])
-    samples = c[0].select_slider(
-        "Pairs (q, k) per d_k", scaling.SAMPLE_CHOICES, value=2000, key="scaling.samples",
-        help="More pairs, smaller error bars.",
-    )  # fmt: skip
+    samples = c[0].select_slider("Pairs (q, k) per d_k", scaling.SAMPLE_CHOICES, value=2000, key="scaling.samples",
+                                 help="More pairs, smaller error bars.")  # fmt: skip
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="scaling.variance_seed"))
     points = variance_sweep(samples, seed)
     ui.vega(scaling.variance_chart(points), key="scaling.variance", height=420)
-    rows = scaling.variance_rows(points)
-    inside = sum(r["theory inside"] for r in rows)
-    big = points[-1]
-    st.markdown(
-        f"With {samples:,} pairs per d_k, the theory Var = d_k lies inside the 95% interval at **{inside} of "
-        f"{len(rows)}** sizes. At d_k = {big.d_k} the measured variance is **{big.variance:.0f} ± "
-        f"{1.96 * big.variance_se:.0f}**: a standard deviation of about {big.variance**0.5:.0f}. Divided by "
-        f"√{big.d_k}, the same sample has variance **{big.scaled_variance:.3f}**."
-    )
+    st.markdown(scaling.variance_summary(points))
     with st.expander("Every figure", icon=":material/table_rows:"):
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(scaling.variance_rows(points), hide_index=True, width="stretch")
 
 
 variance_section()
@@ -148,22 +124,18 @@ st.markdown(
     "steps. The only difference: one scores q·k, the other q·k / √64. The query is the decoder's state sₜ, the "
     "keys are the encoder's states hᵢ."
 )
-
-
-@st.cache_resource(show_spinner="Loading the pretrained models…")
-def pretrained() -> dict:
-    """Shared read-only by every student: never trained or modified."""
-    return {score: load_pretrained(scaling.TASK, scaling.MODEL_NAMES[score])[0] for score in scaling.SCORES}
+shipped = {s: ui.pretrained(scaling.TASK, scaling.MODEL_NAMES[s]) for s in scaling.SCORES}  # shared, read-only
+shipped = None if None in shipped.values() else {s: model for s, (model, _) in shipped.items()}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def shipped_alignment(score: str, text: str) -> scaling.Alignment | str:
-    return scaling.align(pretrained()[score], get_task(scaling.TASK), text)
+def shipped_alignments(text: str) -> dict[str, scaling.Alignment] | str:
+    return scaling.read_models(shipped, text)
 
 
-@st.cache_data(max_entries=4, show_spinner="Measuring the scores on held-out dates…")
-def shipped_spread(score: str) -> scaling.ScoreSpread:
-    return scaling.score_spread(pretrained()[score], get_task(scaling.TASK), score)
+@st.cache_data(max_entries=1, show_spinner="Measuring the scores on held-out dates…")
+def shipped_spreads() -> dict[str, scaling.ScoreSpread]:
+    return scaling.spreads_of(shipped)
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
@@ -171,16 +143,10 @@ def fresh_spread() -> scaling.ScoreSpread:
     return scaling.fresh_spread("dot")
 
 
-try:
-    shipped_models = pretrained()
-except (LookupError, ValueError) as error:
-    shipped_models = None
-    st.error(f"The pretrained models cannot be loaded: {error}")
-
 race = ui.current_run("scaling.race")
 own = race.model if race is not None and not race.active and race.snapshots else None
 spreads = None
-if shipped_models is not None:
+if shipped is not None:
     c = st.columns([3, 2])
     text = c[0].text_input("A date, written any way", value=scaling.DEFAULT_DATE, key="scaling.date", max_chars=200)
     view = c[1].radio(
@@ -189,23 +155,16 @@ if shipped_models is not None:
     )  # fmt: skip
     which = "the shipped pretrained ones"
     if own is not None:
-        which = st.radio(
-            "Models", ["the shipped pretrained ones", "yours, raced below"], horizontal=True, key="scaling.which"
-        )
-    task = get_task(scaling.TASK)
+        which = st.radio("Models", [which, "yours, raced below"], horizontal=True, key="scaling.which")
     if which.startswith("yours"):
-        alignments = {s: scaling.align(own[s], task, text) for s in scaling.SCORES}
-        spreads = {s: scaling.score_spread(own[s], task, s) for s in scaling.SCORES}
+        alignments, spreads = scaling.read_models(own, text), scaling.spreads_of(own)
     else:
-        alignments = {s: shipped_alignment(s, text) for s in scaling.SCORES}
-        spreads = {s: shipped_spread(s) for s in scaling.SCORES}
-    refused = next((a for a in alignments.values() if isinstance(a, str)), None)
-    if refused:
-        st.warning(refused)
+        alignments, spreads = shipped_alignments(text), shipped_spreads()
+    if isinstance(alignments, str):
+        st.warning(alignments)
     else:
-        note = alignments["dot"].message
-        if note:
-            st.caption(note)
+        if alignments["dot"].message:
+            st.caption(alignments["dot"].message)
         ui.plotly(scaling.alignment_figure(alignments, view), key="scaling.trained")
         scale = "" if view == "weights" else " Both models share one red–blue scale, so their sizes compare."
         st.caption(
@@ -220,34 +179,13 @@ if shipped_models is not None:
     )
     st.dataframe(scaling.spread_rows(spreads), hide_index=True, width="stretch")
     st.markdown("\n".join(f"- {line}" for line in scaling.spread_observations(spreads)))
-    start = fresh_spread()
-    st.markdown(
-        "Here, the unscaled model did not stall. Before training, its GRU's states are small (components with "
-        f"standard deviations of {start.q_std:.2f} and {start.k_std:.2f}), so its first raw scores spread by only "
-        f"{start.raw_std:.2f} and its softmax starts almost uniform (mean largest α {start.largest:.2f}); and dates "
-        "reward sharp attention. The stall needs unit-variance q and k at a large d_k, as in a Transformer whose "
-        "queries and keys are projections of normalised embeddings: sections 2 and 3."
-    )
-
-
-@st.cache_data(max_entries=1, show_spinner=False)
-def manifest(mtime: float) -> dict:
-    """Keyed on the file's time stamp, so a rebuilt checkpoint is read again."""
-    return json.loads((CHECKPOINTS / "manifest.json").read_text(encoding="utf-8"))
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def shipped_race(path: str, mtime: float) -> scoring.Results:
-    return scoring.load_results(path)
-
+    st.markdown(scaling.untrained_note(fresh_spread()))
 
 st.subheader("Their training record")
-try:
-    records = scaling.training_records(manifest((CHECKPOINTS / "manifest.json").stat().st_mtime))
-except (FileNotFoundError, ValueError) as error:
-    records = []
-    st.warning(f"The checkpoints' training record cannot be read: {error}")
-if records:
+records = scaling.load_training_records()
+if isinstance(records, str):
+    st.warning(records)
+elif records:
     st.dataframe(records, hide_index=True, width="stretch")
     st.caption(
         "From assets/checkpoints/manifest.json, written when the checkpoints were trained "
@@ -255,23 +193,19 @@ if records:
         "match and alignment accuracy (how often the attention's argmax falls on a character the output comes "
         "from) on the test split. Seconds are wall time on a shared machine."
     )
-try:
-    results = shipped_race(str(scoring.RESULTS), scoring.RESULTS.stat().st_mtime if scoring.RESULTS.exists() else 0)
-except (FileNotFoundError, ValueError) as error:
-    results = None
-    st.warning(f"The measured race cannot be shown: {error}")
+results = ui.shipped_results(lesson, what="The measured race")
 if results is not None:
-    runs = scaling.race_runs(results)
-    seeds = ", ".join(str(s) for s in results.meta["seeds"])
     st.markdown(
-        f"The same two models raced from seeds {seeds} in the *Scoring functions* lesson's measurement "
-        "(assets/results/scoring_functions.json, stop at 98% held-out exact match): every curve of every seed."
+        f"The same two models raced from seeds {', '.join(map(str, results.seeds))} in the *Scoring functions* "
+        "lesson's measurement (assets/results/scoring_functions.json, stop at 98% held-out exact match): each "
+        "seed's curve faint, their mean as a line and ± one sd as a band."
     )
-    loss, accuracy = scaling.race_curves(runs)
+    loss, accuracy = scoring.race_charts(results)
     cols = st.columns(2)
-    cols[0].altair_chart(loss, width="stretch", height=300, key="scaling.shipped.loss")
-    cols[1].altair_chart(accuracy, width="stretch", height=300, key="scaling.shipped.accuracy")
-    st.dataframe(scoring.table_rows(runs), hide_index=True, width="stretch")
+    ui.vega(loss, key="scaling.shipped.loss", height=300, container=cols[0])
+    ui.vega(accuracy, key="scaling.shipped.accuracy", height=300, container=cols[1])
+    st.dataframe(scoring.table_rows(results), hide_index=True, width="stretch")
+    ui.provenance(results.meta)
 
 # --- Race them yourself ----------------------------------------------------------------------------------
 st.header("5 · Train both yourself", divider="gray")
@@ -294,11 +228,12 @@ def train_yourself() -> None:
         return TrainingRun(train_fn, model=models, name="scaling-race")
 
     def draw(report: scoring.RaceReport, key: str) -> None:
-        loss, accuracy = scaling.race_curves(report.runs)
+        race = report.comparison()  # one seed per model
+        loss, accuracy = scoring.race_charts(race)
         cols = st.columns(2)
-        cols[0].altair_chart(loss, width="stretch", height=300, key=f"{key}.loss")
-        cols[1].altair_chart(accuracy, width="stretch", height=300, key=f"{key}.accuracy")
-        st.dataframe(scoring.table_rows(report.runs), hide_index=True, width="stretch", key=f"{key}.table")
+        ui.vega(loss, key=f"{key}.loss", height=300, container=cols[0])
+        ui.vega(accuracy, key=f"{key}.accuracy", height=300, container=cols[1])
+        st.dataframe(scoring.table_rows(race), hide_index=True, width="stretch", key=f"{key}.table")
         maps = report.maps()
         if maps:
             ui.plotly(scoring.attention_grid(maps, height=420), key=f"{key}.maps")
@@ -308,16 +243,12 @@ def train_yourself() -> None:
 
 train_yourself()
 
-ui.show_code(scaling.dot_products, scaling.variance_with_error, scaling.softmax_jacobian, scaling.softmax_statistics)
-ui.show_code(scaling.align, scaling.score_spread, label="The code that reads the trained models' scores")
-
-# --- Check yourself ---------------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
-for ex in scaling.exercises(spreads):
-    ui.exercise(ex)
-
-st.caption(
-    "Sources: the Transformer lecture (“What about √d_k?”, the “Thinking Machines” example); Vaswani et al., "
-    "*Attention Is All You Need*, NeurIPS 2017, §3.2.1; the NLP lecture on attention (“Scaled dot product "
-    "attention”, sim(q, k) = qᵀk / √d′)."
-)
+ui.page_tail(
+    lesson,
+    code=[
+        ("The code that computes this",
+         (scaling.dot_products, scaling.variance_with_error, scaling.softmax_jacobian, scaling.softmax_statistics)),
+        ("The code that reads the trained models' scores", (scaling.align, scaling.score_spread)),
+    ],
+    exercises=scaling.exercises(spreads),
+)  # fmt: skip

@@ -3,19 +3,12 @@
 import streamlit as st
 
 import ui
-from lessons import scoring_functions as scoring
+from lessons import scoring_functions
 from lessons.common import charts
 from lessons.common.live import TrainingRun
-from minimodels.attention import (
-    AdditiveAttention,
-    BilinearAttention,
-    DotProductAttention,
-    ScaledDotProductAttention,
-)
+from minimodels.attention import AdditiveAttention, BilinearAttention, DotProductAttention, ScaledDotProductAttention
 
-ui.page("Scoring functions", icon="⚖️")
-
-st.title("Scoring functions")
+lesson = ui.lesson("scoring_functions")
 ui.explain(
     "Every attention you will meet does the same three things: **score** each key against the query, turn the "
     "scores into a distribution with a **softmax**, and read the **weighted sum** of the values. Only the first "
@@ -30,12 +23,12 @@ st.latex(
 
 # --- The four scores --------------------------------------------------------------------------------
 st.header("1 · Four ways to score a key", divider="gray")
-for pair in (scoring.SCORES[:2], scoring.SCORES[2:]):
+for pair in (scoring_functions.SCORES[:2], scoring_functions.SCORES[2:]):
     for column, name in zip(st.columns(2), pair, strict=True):
         with column.container(border=True):
-            st.markdown(f"**{scoring.LABELS[name]}**")
-            st.latex(scoring.EQUATIONS[name])
-            st.caption(scoring.NOTES[name])
+            st.markdown(f"**{scoring_functions.LABELS[name]}**")
+            st.latex(scoring_functions.EQUATIONS[name])
+            st.caption(scoring_functions.NOTES[name])
 ui.explain(
     "q has d entries and k has d′; the additive score's hidden layer has d″ units. The dot scores have nothing "
     "to learn; bilinear and additive learn *what* a good match is, which costs parameters (counted below on "
@@ -52,53 +45,42 @@ ui.explain(
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def comparison(d: int, n_keys: int, seed: int, copy_of: int | None) -> scoring.ScoreComparison:
-    return scoring.compare_scores(d, n_keys, seed, copy_of)
-
-
-@st.cache_data(max_entries=1, show_spinner=False)
-def scaling_scores() -> dict:
-    return scoring.scaling_scores()
+def example(d: int, n_keys: int, seed: int, copy_of: int | None) -> scoring_functions.ScoreComparison:
+    return scoring_functions.compare_scores(d, n_keys, seed, copy_of)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def scaling_specs(n_keys: int) -> list[dict]:
-    """The two scaling charts as Vega-Lite specs, made once per N: building and validating the Altair charts cost
-    more than the rest of the section, and moving d does not change them."""
-    curve = scoring.scaling_curve(n_keys, scores=scaling_scores())
-    return [charts.vega_lite_spec(chart) for chart in scoring.scaling_charts(curve)]
+    return scoring_functions.scaling_specs(n_keys)
 
 
 RANDOM_QUERY = "a random vector"
-CHART_HEIGHT = 330  # pixels for an Altair chart with its title and legend (the chart's own height is its plot's)
+CHART_HEIGHT = 330  # pixels for a chart with its title and legend (the chart's own height is its plot's)
 
 
 @st.fragment
 def one_query() -> None:
     c = st.columns([2, 2, 1, 2])
-    d = ui.linked(c[0].select_slider, "Size d of q and k", scoring.D_CHOICES, value=16, key="scoring_functions.d")
-    n_keys = ui.linked(c[1].slider, "Number of keys N", 2, scoring.MAX_KEYS, 5, key="scoring_functions.keys")
+    d = ui.linked(c[0].select_slider, "Size d of q and k", scoring_functions.D_CHOICES, value=16,
+                  key="scoring_functions.d")  # fmt: skip
+    n_keys = ui.linked(c[1].slider, "Number of keys N", 2, scoring_functions.MAX_KEYS, 5, key="scoring_functions.keys")
     seed = int(ui.linked(c[2].number_input, "Seed", 0, 9999, 0, key="scoring_functions.seed"))
     options = [RANDOM_QUERY] + [f"a copy of k{i + 1}" for i in range(n_keys)]
-    chosen = st.session_state.get("scoring_functions.query", RANDOM_QUERY)
-    if chosen not in options:
+    if st.session_state.get("scoring_functions.query", RANDOM_QUERY) not in options:
         st.info(f"There are only {n_keys} keys now, so the query is {RANDOM_QUERY} again.")
         st.session_state["scoring_functions.query"] = RANDOM_QUERY
     query = c[3].selectbox("The query is", options, key="scoring_functions.query")
-    copy_of = None if query == RANDOM_QUERY else options.index(query) - 1
     try:
-        example = comparison(d, n_keys, seed, copy_of)
+        shown = example(d, n_keys, seed, None if query == RANDOM_QUERY else options.index(query) - 1)
     except ValueError as error:
         st.error(str(error))
         return
-    st.dataframe(scoring.comparison_rows(example), hide_index=True, width="stretch")
-    ui.vega(scoring.comparison_chart(example), key="scoring_functions.bars", width="content")  # panels of a fixed width
-    rows, labels = scoring.context_rows(example)
-    ui.plotly(
-        charts.vector_strip(rows, labels, title=f"the query and the four contexts c = Σ αᵢ kᵢ (d = {d})"),
-        key="scoring_functions.contexts",
-    )
-    dot, scaled = example.scores["dot"], example.scores["scaled_dot"]
+    st.dataframe(scoring_functions.comparison_rows(shown), hide_index=True, width="stretch")
+    ui.vega(scoring_functions.comparison_chart(shown), key="scoring_functions.bars", width="content")  # fixed panels
+    rows, labels = scoring_functions.context_rows(shown)
+    title = f"the query and the four contexts c = Σ αᵢ kᵢ (d = {d})"
+    ui.plotly(charts.vector_strip(rows, labels, title=title), key="scoring_functions.contexts")
+    dot, scaled = shown.scores["dot"], shown.scores["scaled_dot"]
     st.markdown(
         f"**What scaling does.** Here the dot scores have a standard deviation of **{dot.std():.2f}**; divided "
         f"by √d = {d**0.5:.2f} they have **{scaled.std():.2f}**. For random vectors with unit-variance entries a "
@@ -106,10 +88,8 @@ def one_query() -> None:
         "scores puts nearly all its weight on one key (and its gradient vanishes). Scaling keeps the spread "
         "near 1 whatever d is. Averaged over 256 random queries with the same number of keys:"
     )
-    spread, peak = scaling_specs(n_keys)
-    cols = st.columns(2)
-    ui.vega(spread, key="scoring_functions.spread", height=CHART_HEIGHT, container=cols[0])
-    ui.vega(peak, key="scoring_functions.peak", height=CHART_HEIGHT, container=cols[1])
+    for column, spec, name in zip(st.columns(2), scaling_specs(n_keys), ("spread", "peak"), strict=True):
+        ui.vega(spec, key=f"scoring_functions.{name}", height=CHART_HEIGHT, container=column)
 
 
 one_query()
@@ -125,59 +105,39 @@ ui.explain(
     "compares two published designs, not the score alone; Bahdanau's decoder must also run step by step in "
     "training, which is why its steps take longer."
 )
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def shipped(path: str, mtime: float) -> scoring.Results:
-    """Keyed on the file's time stamp, so a re-measured file is read again."""
-    return scoring.load_results(path)
-
-
-try:
-    results = shipped(str(scoring.RESULTS), scoring.RESULTS.stat().st_mtime if scoring.RESULTS.exists() else 0.0)
-except (FileNotFoundError, ValueError) as error:
-    results = None
-    st.warning(f"The measured results cannot be shown: {error}")
+results = ui.shipped_results(lesson)
 
 
 @st.fragment
 def measured() -> None:
-    meta = results.meta
-    seeds = ", ".join(str(s) for s in meta["seeds"])
-    table = scoring.table_rows(results.runs, results.score_parameters, ranges=False)
-    st.dataframe(table, hide_index=True, width="stretch")
+    seeds = ", ".join(str(s) for s in results.seeds)
+    st.dataframe(scoring_functions.table_rows(results), hide_index=True, width="stretch")
     with st.expander(f"Every seed ({seeds})", icon=":material/table_rows:"):
-        st.dataframe(scoring.run_rows(results.runs), hide_index=True, width="stretch")
+        st.dataframe(scoring_functions.seed_rows(results), hide_index=True, width="stretch")
     st.caption(
-        f"Medians over seeds {seeds}. “Steps/s to 90%”: the first check (every {scoring.REPORT_EVERY} steps, "
-        "200 held-out sentences) at or above 90% exact match; s are seconds of each model's own training, the "
-        "checks included. Parameters: the score function's own. Test exact: the whole test split at the end. "
-        "Alignment: how often the attention's argmax falls on a source character the output character comes "
-        "from (test split)."
+        f"Mean ± sd over seeds {seeds} (n: how many seeds). “Steps/seconds to 90%”: the first check (every "
+        f"{scoring_functions.REPORT_EVERY} steps, 200 held-out sentences) at or above 90% exact match; seconds are "
+        "each model's own training, the checks included. Parameters: the score function's own. Test exact match: "
+        "the whole test split at the end. Alignment accuracy: how often the attention's argmax falls on a source "
+        "character the output character comes from (test split)."
     )
-    st.markdown("\n".join(f"- {line}" for line in scoring.observations(results)))
+    st.markdown("\n".join(f"- {line}" for line in scoring_functions.observations(results)))
     axis = ui.linked(
         st.radio, "Curves against", ["training step", "seconds"], horizontal=True, key="scoring_functions.axis"
     )
-    loss, accuracy = scoring.race_curves(results.runs, x="step" if axis == "training step" else "seconds")
+    loss, accuracy = scoring_functions.race_charts(results, x="step" if axis == "training step" else "seconds")
     cols = st.columns(2)
-    cols[0].altair_chart(loss, width="stretch", height=CHART_HEIGHT, key="scoring_functions.shipped.loss")
-    cols[1].altair_chart(accuracy, width="stretch", height=CHART_HEIGHT, key="scoring_functions.shipped.accuracy")
-    ui.plotly(scoring.attention_grid(scoring.shipped_maps(results)), key="scoring_functions.shipped.maps")
-    probe = results.probe[scoring.SCORES[0]]
+    ui.vega(loss, key="scoring_functions.shipped.loss", height=CHART_HEIGHT, container=cols[0])
+    ui.vega(accuracy, key="scoring_functions.shipped.accuracy", height=CHART_HEIGHT, container=cols[1])
+    maps = scoring_functions.shipped_maps(results)
+    ui.plotly(scoring_functions.attention_grid(maps), key="scoring_functions.shipped.maps")
+    probe = maps[scoring_functions.SCORES[0]]
     st.caption(
         f"Each model's attention on the fixed example {ui.literal(''.join(probe['source_tokens'][:-1]))} at the "
         f"end of its seed-{probe['seed']} run (rows: output characters; columns: source characters, ␣ a space). "
         "Hover a cell for its exact α."
     )
-    machine = meta.get("machine", {})
-    st.caption(
-        f"Measured {meta.get('date', '?')[:10]} with {ui.literal(meta.get('command', '?'))} on "
-        f"{machine.get('cpu_count', '?')} CPU cores ({machine.get('processor', '?')}, torch "
-        f"{machine.get('torch', '?')}, {machine.get('torch_threads', '?')} thread), 1-minute load average "
-        f"{meta.get('load_1min_before', '?')} before and {meta.get('load_1min_after', '?')} after (the machine "
-        "was shared). Your laptop's seconds will differ; the steps hardly at all."
-    )
+    ui.provenance(results.meta, note=scoring_functions.provenance_note(results.meta))
 
 
 if results is not None:
@@ -187,10 +147,10 @@ if results is not None:
 st.header("4 · Race them yourself", divider="gray")
 ui.explain(
     f"One click trains four fresh models for you alone, from the seed you choose. They take turns, "
-    f"{scoring.REPORT_EVERY} steps each, so their curves grow side by side on a single core; each stops at "
-    f"{scoring.TARGET:.0%} held-out exact match or when its own time budget is spent. The bar and the first two "
-    "curves follow the four together (their mean loss and exact match, their seconds added up); below them, each "
-    "model's own curves, its steps to accuracy and its attention on the fixed example."
+    f"{scoring_functions.REPORT_EVERY} steps each, so their curves grow side by side on a single core; each stops "
+    f"at {scoring_functions.TARGET:.0%} held-out exact match or when its own time budget is spent. The bar and the "
+    "first two curves follow the four together (their mean loss and exact match, their seconds added up); below "
+    "them, each model's own curves, its steps to accuracy and its attention on the fixed example."
 )
 
 
@@ -203,36 +163,33 @@ def train_yourself() -> None:
     )
 
     def make_run() -> TrainingRun:
-        models, train_fn = scoring.new_race(race_seed, float(budget))
+        models, train_fn = scoring_functions.new_race(race_seed, float(budget))
         return TrainingRun(train_fn, model=models, name="scoring-race")
 
-    def draw(report: scoring.RaceReport, key: str) -> None:
-        runs = report.runs
-        loss, accuracy = scoring.race_curves(runs)
+    def draw(report: scoring_functions.RaceReport, key: str) -> None:
+        race = report.comparison()  # one seed per score
+        loss, accuracy = scoring_functions.race_charts(race)
         cols = st.columns(2)
-        cols[0].altair_chart(loss, width="stretch", height=CHART_HEIGHT, key=f"{key}.loss")
-        cols[1].altair_chart(accuracy, width="stretch", height=CHART_HEIGHT, key=f"{key}.accuracy")
-        st.dataframe(scoring.table_rows(runs), hide_index=True, width="stretch", key=f"{key}.table")
+        ui.vega(loss, key=f"{key}.loss", height=CHART_HEIGHT, container=cols[0])
+        ui.vega(accuracy, key=f"{key}.accuracy", height=CHART_HEIGHT, container=cols[1])
+        st.dataframe(scoring_functions.table_rows(race), hide_index=True, width="stretch", key=f"{key}.table")
         maps = report.maps()
         if maps:
-            ui.plotly(scoring.attention_grid(maps), key=f"{key}.maps")
+            ui.plotly(scoring_functions.attention_grid(maps), key=f"{key}.maps")
 
-    ui.training_panel("scoring_functions.race", make_run, draw, budget_seconds=4 * budget, target=scoring.TARGET)
+    ui.training_panel(
+        "scoring_functions.race", make_run, draw, budget_seconds=4 * budget, target=scoring_functions.TARGET
+    )
 
 
 train_yourself()
 
-ui.show_code(DotProductAttention, ScaledDotProductAttention, BilinearAttention, AdditiveAttention)
-ui.show_code(scoring.compare_scores, scoring.race, label="The code of this page's example and race")
-
-# --- Check yourself ----------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
-for ex in scoring.exercises(results):
-    ui.exercise(ex)
-
-st.caption(
-    "Sources: the NLP lecture on attention (“Similarity between query and key”: bilinear, MLP, dot product, "
-    "scaled dot product); Luong, Pham & Manning, *Effective Approaches to Attention-based Neural Machine "
-    "Translation*, EMNLP 2015; Bahdanau, Cho & Bengio, ICLR 2015; Vaswani et al., *Attention Is All You Need*, "
-    "NeurIPS 2017."
+SCORE_MODULES = (DotProductAttention, ScaledDotProductAttention, BilinearAttention, AdditiveAttention)
+ui.page_tail(
+    lesson,
+    code=[
+        ("The code that computes this", SCORE_MODULES),
+        ("The code of this page's example and race", (scoring_functions.compare_scores, scoring_functions.race)),
+    ],
+    exercises=scoring_functions.exercises(results),
 )

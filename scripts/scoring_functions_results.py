@@ -4,13 +4,14 @@
 
 For each seed, the four GRU encoder–decoders (dot, scaled dot, bilinear, additive) start from that seed and race
 on ``dates`` exactly as the page's Train button does (``lessons.scoring_functions.race``: turns of ten steps, each
-model's
-own compute seconds counted, stop at 98% held-out exact match or after ``--budget`` seconds). Then, untimed:
-exact match on the whole test split and alignment accuracy against the gold alignment. The first seed's final
-attention on the task's probe sentence is kept for the page's heatmaps.
+model's own compute seconds counted, stop at 98% held-out exact match or after ``--budget`` seconds). Then,
+untimed: exact match on the whole test split and alignment accuracy against the gold alignment. The first seed's
+final attention on the task's probe sentence is kept (in that run's ``extra``) for the page's heatmaps.
 
-Figures are only what was measured: the command, date, machine, torch threads and the load average before and
-after are written with them. Run it on a calm machine (a busy one makes every "seconds" figure larger).
+The result is one ``lessons.common.comparison.Comparison`` (variants: the scores; one run per seed), written with
+``Comparison.save``. Figures are only what was measured: the command, date, machine, torch threads and the load
+average before and after are written with them. Run it on a calm machine (a busy one makes every "seconds" figure
+larger).
 """
 
 from __future__ import annotations
@@ -25,37 +26,35 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons import scoring_functions as scoring  # noqa: E402
+from lessons import scoring_functions  # noqa: E402
+from lessons.common.comparison import Run, measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import Measurement, write_results  # noqa: E402
+from scripts.common import Measurement  # noqa: E402
 
 
-def measure(seed: int, budget: float, threads: int) -> tuple[dict[str, scoring.RunSummary], dict, dict]:
-    """One race from ``seed``: each score's summary, its final probe map and its parameter counts."""
-    task = get_task(scoring.TASK)
+def race_once(seed: int, budget: float, threads: int, probe: bool) -> tuple[dict[str, Run], dict]:
+    """One race from ``seed``: each score's run (with its final probe map when ``probe``) and its models' sizes."""
+    task = get_task(scoring_functions.TASK)
     for split in ("train", "valid", "test"):
         task.encoded(split)  # tokenize before any clock starts
-    models = scoring.new_models(task, seed)
-    latest: list[scoring.RaceReport] = []
-    config = scoring.race_config(seed, threads=threads)
-    summaries = scoring.race(models, task, config, budget_seconds=budget, on_progress=latest.append)
-    report = latest[-1]
-    probes = {}
-    for score, history in report.histories.items():
-        last = history[-1]
-        probes[score] = {
-            "seed": seed,
-            "step": last.step,
-            "attention": [[round(float(v), 4) for v in row] for row in last.attention],
-            "source_tokens": list(last.source_tokens),
-            "target_tokens": list(last.target_tokens),
-            "prediction": last.prediction,
-        }
-    parameters = {
-        score: {"score": scoring.score_parameters(m), "model": scoring.parameter_count(m)}
+    models = scoring_functions.new_models(task, seed)
+    latest: list[scoring_functions.RaceReport] = []
+    config = scoring_functions.race_config(seed, threads=threads)
+    runs = scoring_functions.race(models, task, config, budget_seconds=budget, on_progress=latest.append)
+    if probe:
+        for score, history in latest[-1].histories.items():
+            last = history[-1]
+            attention = [[round(float(v), 4) for v in row] for row in last.attention]
+            probe_map = {"step": last.step, "attention": attention, "source_tokens": list(last.source_tokens),
+                         "target_tokens": list(last.target_tokens), "prediction": last.prediction}  # fmt: skip
+            runs[score] = dataclasses.replace(runs[score], extra={**runs[score].extra, "probe": probe_map})
+    sizes = {
+        score: {"model": scoring_functions.model_name(score), "attends_from": scoring_functions.QUERY[score],
+                "parameters": {"score": scoring_functions.score_parameters(m),
+                               "model": scoring_functions.parameter_count(m)}}
         for score, m in models.items()
-    }
-    return summaries, probes, parameters
+    }  # fmt: skip
+    return runs, sizes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,45 +62,42 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one race per seed")
     p.add_argument("--budget", type=float, default=30.0, help="compute seconds per model and seed, at most")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
-    p.add_argument("--out", default=str(scoring.RESULTS), help="where to write the JSON")
+    p.add_argument("--out", default=str(scoring_functions.RESULTS), help="where to write the JSON")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     measured = Measurement("scoring_functions_results.py", argv, args.threads)
-    runs: dict[str, list[dict]] = {s: [] for s in scoring.SCORES}
-    probes, parameters = {}, {}
-    for seed in args.seeds:
-        summaries, seed_probes, parameters = measure(seed, args.budget, args.threads)
-        if not probes:
-            probes = seed_probes
-        for score in scoring.SCORES:
-            runs[score].append(dataclasses.asdict(summaries[score]))
-            s = summaries[score]
-            print(
-                f"seed {seed} {score:>10}: {s.steps} steps, {s.seconds:.1f} s, held-out {s.exact_match:.1%}, "
-                f"test {s.test_exact_match:.1%}, alignment {s.alignment_accuracy:.1%} ({s.stopped})",
-                flush=True,
-            )
-    document = {
-        "lesson": "scoring",
-        "task": scoring.TASK,
+    races: dict[int, dict[str, Run]] = {}
+    models: dict[str, dict] = {}
+
+    def run_one(score: str, seed: int) -> Run:  # a race trains the four scores of a seed together, once
+        if seed not in races:
+            races[seed], sizes = race_once(seed, args.budget, args.threads, probe=seed == args.seeds[0])
+            models.update(sizes)
+        return races[seed][score]
+
+    def on_run(run: Run, done: int, total: int) -> None:
+        f = run.final
+        print(f"[{done}/{total}] seed {run.seed} {run.variant:>10}: {f['steps']:.0f} steps, {f['seconds']:.1f} s, "
+              f"held-out {f['held-out exact match']:.1%}, test {f['test exact match']:.1%}, alignment "
+              f"{f['alignment accuracy']:.1%} ({run.extra['stopped']})", flush=True)  # fmt: skip
+
+    meta = {
+        "lesson": "scoring_functions",
+        "script": scoring_functions.SCRIPT,
+        "task": scoring_functions.TASK,
         "task_seed": 0,
         "seeds": args.seeds,
-        "levels": list(scoring.LEVELS),
+        "levels": list(scoring_functions.LEVELS),
         "budget_seconds": args.budget,
-        "train_config": dataclasses.asdict(scoring.race_config(args.seeds[0], threads=args.threads)),
-        **measured.provenance(),
-        "models": {
-            score: {
-                "model": scoring.model_name(score),
-                "attends_from": scoring.QUERY[score],
-                "parameters": parameters[score],
-                "runs": runs[score],
-                "probe": probes[score],
-            }
-            for score in scoring.SCORES
-        },
+        "train_config": dataclasses.asdict(scoring_functions.race_config(args.seeds[0], threads=args.threads)),
     }
-    write_results(args.out, document, scoring.load_results)  # what was written must read back
+    comparison = measure(scoring_functions.SCORES, args.seeds, run_one, meta, on_run, scoring_functions.LABELS)
+    provenance = measured.provenance()
+    provenance["seconds"] = provenance.pop("wall_seconds")
+    comparison = dataclasses.replace(comparison, meta={**comparison.meta, **provenance, "models": models})
+    out = comparison.save(args.out)
+    scoring_functions.load_results(out)  # what was written must read back
+    print(f"wrote {out} in {provenance['seconds']} s")
     return 0
 
 

@@ -188,6 +188,12 @@ def test_the_two_checkpoints_differ_only_in_the_scale(models):
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_read_models_aligns_with_each_or_passes_the_refusal_on(models):
+    alignments = scaling.read_models(models, scaling.DEFAULT_DATE)
+    assert [a.output for a in alignments.values()] == ["2026-11-22", "2026-11-22"]
+    assert "Type a date" in scaling.read_models(models, "  ")
+
+
 def test_align_recomputes_the_scores_behind_the_weights(models):
     task = get_task(scaling.TASK)
     for score, model in models.items():
@@ -243,14 +249,39 @@ def test_training_records_come_from_the_manifest():
     assert scaling.training_records({}) == []
 
 
-def test_race_curves_name_only_the_two_scores():
-    runs = scaling.race_runs(scoring.load_results())
-    assert set(runs) == set(scaling.SCORES)
-    loss, accuracy = scaling.race_curves(runs, x="seconds")
-    for chart in (loss, accuracy):
-        spec = chart.to_dict()
-        assert spec["encoding"]["color"]["scale"]["domain"] == [scoring.LABELS[s] for s in scaling.SCORES]
-        assert spec["encoding"]["x"]["field"] == "seconds"
+def test_the_shipped_race_of_the_two_is_the_scoring_lessons_own_runs(tmp_path):
+    race, everything = scaling.load_results(), scoring.load_results()
+    assert race.variants == scaling.SCORES and race.seeds == everything.seeds and race.meta == everything.meta
+    assert race.runs == tuple(r for r in everything.runs if r.variant in scaling.SCORES)
+    for chart in scoring.race_charts(race, x="seconds"):
+        assert chart["encoding"]["color"]["scale"]["domain"] == [scoring.LABELS[s] for s in scaling.SCORES]
+        assert chart["encoding"]["x"]["title"] == "seconds of its own training"
+    assert [r["score"] for r in scoring.table_rows(race)] == [scoring.LABELS[s] for s in scaling.SCORES]
+    with pytest.raises(FileNotFoundError, match="scoring_functions_results.py"):
+        scaling.load_results(tmp_path / "scoring_functions.json")
+
+
+def test_training_records_that_cannot_be_read_give_a_message(tmp_path):
+    assert [r["checkpoint"] for r in scaling.load_training_records()] == ["dates-gru-dot", "dates-gru-scaled_dot"]
+    assert "cannot be read" in scaling.load_training_records(tmp_path / "manifest.json")
+    (tmp_path / "manifest.json").write_text("{", encoding="utf-8")
+    assert "cannot be read" in scaling.load_training_records(tmp_path / "manifest.json")
+
+
+def test_the_summaries_are_computed_from_the_figures():
+    points = scaling.variance_sweep(ds=(1, 16, 256), samples=500)
+    inside = sum(r["theory inside"] for r in scaling.variance_rows(points))
+    text = scaling.variance_summary(points)
+    assert text.startswith(
+        f"With 500 pairs per d_k, the theory Var = d_k lies inside the 95% interval at **{inside} of 3"
+    )
+    assert f"At d_k = 256 the measured variance is **{points[-1].variance:.0f} ±" in text
+    rows = scaling.softmax_sweep(8, ds=(1, 1024), samples=200)
+    worst = next(r for r in rows if r["d_k"] == 1024 and r["score"] == scaling.LABELS["dot"])
+    text = scaling.saturation_summary(rows)
+    assert text.startswith(f"At d_k = 1024, unscaled, **{worst['saturated rows']:.0%}**")
+    start = scaling.fresh_spread("dot")
+    assert f"spread by only {start.raw_std:.2f}" in scaling.untrained_note(start)
 
 
 def test_new_race_checks_its_budget():

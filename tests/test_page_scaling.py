@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+import ui.results
 from lessons import scaling
 from lessons import scoring_functions as scoring
 from tests.helpers import (
@@ -85,6 +86,15 @@ def test_page_opens_with_every_figure_and_the_pretrained_models(at):
     assert list(records["checkpoint"]) == ["dates-gru-dot", "dates-gru-scaled_dot"]
     # the softmax's three statistics, the measured variance, and the shipped race's loss and exact match
     assert len(at.get("vega_lite_chart")) == 6
+    race = scaling.load_results()
+    shipped = next(df.value for df in at.dataframe if "attends from" in df.value.columns)
+    assert shipped.to_dict("records") == scoring.table_rows(race)  # the two dot-product models of the scoring race
+    loss = chart_rows(at, '"Loss"')
+    assert {r["label"] for r in loss} == {scoring.LABELS[s] for s in scaling.SCORES}
+    assert {(r["seed"], r["x"]) for r in loss if r["kind"] == "seed"} == {
+        (run.seed, p["step"]) for run in race.runs for p in run.curve
+    }
+    assert markdown_starting(at, "The same two models raced from seeds 0, 1, 2")
     assert at.button(key="scaling.race.train").disabled is False
     assert "scaling.which" not in [r.key for r in at.radio]  # no own models yet
     assert len(at.get("form")) == 4
@@ -184,9 +194,11 @@ def test_train_stop_and_look_at_your_own_models(at):
 
 
 def test_missing_shipped_files_get_messages_and_the_rest_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(scoring, "RESULTS", tmp_path / "scoring_functions.json")
+    monkeypatch.setattr(ui.results, "ROOT", tmp_path)  # where ui.shipped_results looks for the catalog's file
+    monkeypatch.setattr(scaling, "CHECKPOINTS", tmp_path)
     at = open_page(PAGE)
     assert not at.exception
     assert any("scoring_functions_results.py" in w.value for w in at.warning)
+    assert any("training record cannot be read" in w.value for w in at.warning)
     assert not any(m.value.startswith("The same two models raced") for m in at.markdown)
     assert one_query_map(at).shape[0] == len(scaling.HEATMAP_DS)

@@ -10,8 +10,9 @@ import re
 
 import pytest
 
-from lessons import scoring_functions as scoring
-from tests.helpers import open_page, plotly_specs, train_and_stop_at_once, vega_rows, wait_for_run
+import ui.results
+from lessons import scoring_functions
+from tests.helpers import markdown_starting, open_page, plotly_specs, train_and_stop_at_once, vega_rows, wait_for_run
 
 PAGE = "pages/scoring_functions.py"
 
@@ -36,20 +37,26 @@ def test_page_opens_with_the_example_and_the_shipped_race(at):
     assert at.title[0].value == "Scoring functions"
     assert len(at.latex) >= 5  # the softmax and the four scores
     table = example_table(at)
-    assert list(table["score"]) == [scoring.LABELS[s] for s in scoring.SCORES]
+    assert list(table["score"]) == [scoring_functions.LABELS[s] for s in scoring_functions.SCORES]
     assert list(table["parameters (d = 16)"]) == [0, 0, 16 * 16, 2 * 16 * 16 + 2 * 16]
     bars = score_bars(at)  # raw scores and softmax for each score, 5 keys
-    assert {r["score"] for r in bars} == {scoring.LABELS[s] for s in scoring.SCORES} and len(bars) == 2 * 4 * 5
+    assert {r["score"] for r in bars} == {scoring_functions.LABELS[s] for s in scoring_functions.SCORES} and len(
+        bars
+    ) == 2 * 4 * 5
     figure_with(at, "heatmap", 1)  # the query and the contexts
     grid = figure_with(at, "heatmap", 4)  # the shipped race's attention maps
     assert [a["text"].split(" · ")[0] for a in grid["layout"]["annotations"]] == [
-        scoring.LABELS[s] for s in scoring.SCORES
+        scoring_functions.LABELS[s] for s in scoring_functions.SCORES
     ]
-    results = scoring.load_results()
+    results = scoring_functions.load_results()
     shipped = at.dataframe[1].value
-    assert shipped.to_dict("records") == scoring.table_rows(results.runs, results.score_parameters, ranges=False)
+    assert shipped.to_dict("records") == scoring_functions.table_rows(results)
+    assert list(shipped["parameters"]) == [0, 0, 64 * 64, 8320] and set(shipped["n"]) == {3}
     every_seed = at.dataframe[2].value
     assert len(every_seed) == 4 * len(results.meta["seeds"])
+    lines = markdown_starting(at, "- Fewest steps").split("\n")
+    assert lines == [f"- {line}" for line in scoring_functions.observations(results)]  # computed, never typed
+    assert any(c.value.startswith("Measured by `python scripts/scoring_functions_results.py") for c in at.caption)
     assert len(at.get("vega_lite_chart")) == 5  # the scores, spread and peak of the scaling, loss and exact match
     assert at.button(key="scoring_functions.race.train").disabled is False
 
@@ -82,31 +89,35 @@ def test_a_query_copied_from_a_key_is_found_and_reset_when_the_key_goes(at):
 
 
 def test_curves_can_be_drawn_against_seconds(at):
-    def x_fields():
-        return [json.loads(c.proto.spec)["encoding"]["x"]["field"] for c in at.get("vega_lite_chart")[1:]]
+    def x_titles():
+        return [json.loads(c.proto.spec)["encoding"]["x"]["title"] for c in at.get("vega_lite_chart")[1:]]
 
-    assert x_fields()[2:] == ["step", "step"]  # after the example's scores and the two scaling charts
+    assert x_titles()[2:] == ["training step", "training step"]  # after the example's scores and the scaling charts
+    before = vega_rows(at.get("vega_lite_chart")[3])
     at.radio(key="scoring_functions.axis").set_value("seconds").run()
     assert not at.exception
-    assert x_fields()[2:] == ["seconds", "seconds"]
+    assert x_titles()[2:] == ["seconds of its own training"] * 2
+    assert vega_rows(at.get("vega_lite_chart")[3]) != before
 
 
 def test_exercises_are_checked(at):
     at.number_input(key="scoring_functions.ex1.answer").set_value(2.0)
-    at.button(key="FormSubmitter:scoring.ex1.form-Check").click().run()
+    at.button(key="FormSubmitter:scoring_functions.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
     at.number_input(key="scoring_functions.ex3.answer").set_value(64)
-    at.button(key="FormSubmitter:scoring.ex3.form-Check").click().run()
+    at.button(key="FormSubmitter:scoring_functions.ex3.form-Check").click().run()
     assert any("too low" in w.value for w in at.warning)
     at.radio(key="scoring_functions.ex2.answer").set_value("only bilinear and additive")
-    at.button(key="FormSubmitter:scoring.ex2.form-Check").click().run()
+    at.button(key="FormSubmitter:scoring_functions.ex2.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    ex4 = next(e for e in scoring.exercises(scoring.load_results()) if e.key == "scoring_functions.ex4")
+    ex4 = next(
+        e for e in scoring_functions.exercises(scoring_functions.load_results()) if e.key == "scoring_functions.ex4"
+    )
     at.radio(key="scoring_functions.ex4.answer").set_value(ex4.choices[ex4.answer])
-    at.button(key="FormSubmitter:scoring.ex4.form-Check").click().run()
+    at.button(key="FormSubmitter:scoring_functions.ex4.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
     at.radio(key="scoring_functions.ex4.answer").set_value(ex4.choices[ex4.answer - 1])
-    at.button(key="FormSubmitter:scoring.ex4.form-Check").click().run()
+    at.button(key="FormSubmitter:scoring_functions.ex4.form-Check").click().run()
     assert not at.success and at.warning
 
 
@@ -119,8 +130,9 @@ def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
     assert wait_for_run(at).startswith("done")
     assert at.button(key="scoring_functions.race.train").disabled is False
     table = at.dataframe[-1].value
-    assert list(table["score"]) == [scoring.LABELS[s] for s in scoring.SCORES]
-    assert "–" not in set(table["test exact"])  # every model finished and was checked
+    assert list(table["score"]) == [scoring_functions.LABELS[s] for s in scoring_functions.SCORES]
+    assert set(table["n"]) == {1}  # a live race: one seed per score
+    assert not any("not measured" in v for v in table["test exact match"])  # every model finished and was checked
     replay = at.slider(key="scoring_functions.race.replay")
     assert replay.value == replay.max > 4
     replay.set_value(1).run()
@@ -133,11 +145,11 @@ def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
 def test_stop_ends_the_race_and_train_is_offered_again(at):
     at.select_slider(key="scoring_functions.budget").set_value(15).run()
     train_and_stop_at_once(at, "scoring_functions.race")
-    assert set(at.dataframe[-1].value["test exact"]) == {"–"}  # no final checks on stopped models
+    assert set(at.dataframe[-1].value["test exact match"]) == {"not measured (1 of 1)"}  # no checks once stopped
 
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(scoring, "RESULTS", tmp_path / "scoring_functions.json")
+    monkeypatch.setattr(ui.results, "ROOT", tmp_path)  # where ui.shipped_results looks for the catalog's file
     at = open_page(PAGE)
     assert not at.exception
     assert at.warning and "scoring_functions_results.py" in at.warning[0].value
@@ -145,9 +157,10 @@ def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatc
     assert not any(len(spec["data"]) == 4 and "seed" in spec["layout"]["annotations"][0]["text"]
                    for spec in plotly_specs(at) if spec["data"][0]["type"] == "heatmap")  # fmt: skip
     assert "scoring_functions.ex4.answer" not in [r.key for r in at.radio]
-    (tmp_path / "scoring_functions.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "assets" / "results").mkdir(parents=True)
+    (tmp_path / "assets" / "results" / "scoring_functions.json").write_text("{}", encoding="utf-8")
     at = open_page(PAGE)
-    assert at.warning and "must have models" in at.warning[0].value
+    assert at.warning and '"format"' in at.warning[0].value and "scoring_functions_results.py" in at.warning[0].value
 
 
 @pytest.mark.browser
