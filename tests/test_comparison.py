@@ -330,3 +330,13 @@ def test_curves_chart_specs_are_fresh_copies():
     first = curves_chart(points, y_title="loss", x_title="step")
     first["layer"][0]["mark"]["type"] = "bar"
     assert curves_chart(points, y_title="loss", x_title="step")["layer"][0]["mark"]["type"] == "line"
+
+
+def test_a_too_close_sentence_gives_its_reason_in_the_sentences_own_format():
+    tie = Comparison(("a", "b"), (Run("a", 0, final={"m": 0.5}), Run("a", 1, final={"m": 0.7}),
+                                  Run("b", 0, final={"m": 0.7}), Run("b", 1, final={"m": 0.5})))  # fmt: skip
+    assert tie.compare("a", "b", "m").sentence(".0%").endswith("the means are equal.")
+    near = Comparison(("a", "b"), (Run("a", 0, final={"m": 0.50}), Run("a", 1, final={"m": 0.70}),
+                                   Run("b", 0, final={"m": 0.55}), Run("b", 1, final={"m": 0.75})))  # fmt: skip
+    sentence = near.compare("a", "b", "m").sentence(".0%")
+    assert "the gap 5% is within the spread over seeds (sd 14% + 14%)" in sentence

@@ -194,7 +194,19 @@ class Verdict:
             return f"{self.a_label} beats {self.b_label} on {name}: {numbers}."
         if self.outcome == "worse":
             return f"{self.a_label} does not beat {self.b_label} on {name}; {self.b_label} is ahead: {numbers}."
-        return f"{self.a_label} and {self.b_label} are too close to call on {name}: {numbers}; {self.reason}."
+        return f"{self.a_label} and {self.b_label} are too close to call on {name}: {numbers}; {self._why(fmt)}."
+
+    def _why(self, fmt: str) -> str:
+        """Why a comparison is too close to call, its numbers in the sentence's own format."""
+        a, b = self.a_spread, self.b_spread
+        if a.total < 2 or b.total < 2 or a.missing or b.missing:
+            return self.reason
+        gap = abs(a.mean - b.mean)
+        if gap == 0:
+            return "the means are equal"
+        if gap <= a.sd + b.sd:
+            return f"the gap {gap:{fmt}} is within the spread over seeds (sd {a.sd:{fmt}} + {b.sd:{fmt}})"
+        return self.reason
 
 
 def verdict(
