@@ -216,7 +216,7 @@ def train_three() -> None:
         return TrainingRun(train_fn, model=models, name="rnn-three-cells")
 
     def draw(report: rnn_training.Report, key: str) -> None:
-        ui.plotly(rnn_training.curves_figure(report.histories), key=f"{key}.curves")
+        ui.vega(rnn_training.live_curves(report.histories), key=f"{key}.curves")
         sentence = " ".join(report.tokens)
         ui.plotly(
             rnn_training.gates_figure(

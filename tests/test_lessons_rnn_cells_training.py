@@ -170,3 +170,17 @@ def test_bad_results_are_refused_with_a_reason(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ValueError, match="rnn_cells_results.py"):
         rt.load_results(tmp_path / "bad.json")
+
+
+def test_the_live_curves_are_one_seed_per_cell_over_the_chance_line():
+    histories = {kind: (rt.Point(0, 0.0, 0.7, 0.5), rt.Point(25, 1.0, 0.5, 0.5 + 0.1 * i))
+                 for i, kind in enumerate(rt.KINDS)}  # fmt: skip
+    spec = rt.live_curves(histories)
+    curves, rule, _ = spec["layer"]
+    rows = spec["data"]["values"]
+    assert rule["encoding"]["y"]["datum"] == 0.5  # chance
+    assert curves["encoding"]["color"]["scale"]["range"] == [rt.COLORS[k] for k in rt.KINDS]
+    assert {row["kind"] for row in rows} == {"mean"}  # one seed a cell: no band, no faint seed lines
+    assert {(r["label"], r["x"], r["mean"]) for r in rows} == {
+        (k, s, acc) for i, k in enumerate(rt.KINDS) for s, acc in ((0, 0.5), (25, 0.5 + 0.1 * i))
+    }

@@ -265,18 +265,17 @@ def replay_frame(snapshot: Report) -> np.ndarray | None:
 
 
 # ------------------------------------------------------------------------------------------------ figures
-def curves_figure(histories: Mapping[str, Sequence[Point]], *, height: int = 320) -> go.Figure:
-    """Each cell's held-out accuracy against training steps."""
-    fig = go.Figure()
-    for kind, history in histories.items():
-        fig.add_trace(go.Scatter(x=[p.step for p in history], y=[p.accuracy for p in history], name=kind,
-                                 mode="lines+markers", line={"color": COLORS[kind]},
-                                 hovertemplate=f"{kind} · step %{{x}}: %{{y:.1%}}<extra></extra>"))  # fmt: skip
-    fig.add_hline(y=0.5, line_dash="dot", line_color="gray", annotation_text="chance")
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      title="Held-out accuracy while it trains", xaxis_title="training step",
-                      yaxis={"range": [0.3, 1.02], "tickformat": ".0%"})  # fmt: skip
-    return fig
+def live_curves(histories: Mapping[str, Sequence[Point]], *, height: int = 320) -> dict:
+    """Each cell's held-out accuracy against training steps, as it trains: one seed per cell, drawn by the one
+    curve builder (:func:`~lessons.common.comparison.curves_chart`) over the chance line."""
+    points = [
+        {"variant": kind, "label": kind, "order": KINDS.index(kind), "seed": 0, "x": p.step, "y": p.accuracy}
+        for kind, history in histories.items()
+        for p in history
+    ]
+    spec = curves_chart(points, y_title="held-out accuracy", x_title="training step", percent=True, height=height,
+                        title="Held-out accuracy while it trains", colors=COLORS)  # fmt: skip
+    return with_chance(spec)
 
 
 def gates_figure(gates: Mapping[str, np.ndarray], tokens: Sequence[str], *, title: str = "", height: int = 360):
@@ -335,6 +334,11 @@ def results_chart(results: Comparison, *, height: int = 380) -> dict:
         results.sweep_points(ACCURACY, "distance"), y_title="held-out accuracy", x_title=DISTANCE_TITLE,
         title="Held-out accuracy after training, against the distance T", height=height, percent=True, colors=COLORS,
     )  # fmt: skip
+    return with_chance(spec)
+
+
+def with_chance(spec: dict) -> dict:
+    """A curves chart over a dotted line at chance (50%), labelled."""
     curves = {"encoding": spec.pop("encoding"), "layer": spec.pop("layer")}  # the rule must not inherit x and colour
     chance = {"values": [{}]}
     rule = {"data": chance, "mark": {"type": "rule", "strokeDash": [4, 4], "color": "gray", "tooltip": "chance: 50%"},
