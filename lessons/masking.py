@@ -30,7 +30,7 @@ from torch import nn
 
 from lessons import queries_keys_values as qkv
 from lessons.common.charts import attention_coloraxis, figure, hover_pairs, safe_label
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.comparison import measure as compare_runs
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN
@@ -524,35 +524,19 @@ def snapshot_map(snapshot: Progress) -> tuple[np.ndarray, list[str]]:
     return m.mean(0), [BOS_LABEL, *snapshot.target_tokens[:-1]]
 
 
-def two_measures_chart(history: list[MaskingProgress], *, height: int = 150):
-    """Altair lines: teacher-forced token accuracy and free-running exact match against the training step."""
-    import altair as alt
-    import pandas as pd
+MEASURES = ("teacher-forced token accuracy", "free-running exact match")
 
-    frame = pd.DataFrame(
-        [
-            {"step": p.step, "measure": name, "value": value}
-            for p in history
-            for name, value in (
-                ("teacher-forced token accuracy", p.teacher_forced_accuracy),
-                ("free-running exact match", p.exact_match),
-            )
-        ],
-        columns=["step", "measure", "value"],
-    )
-    return (
-        alt.Chart(frame)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("step:Q", title="training step"),
-            y=alt.Y("value:Q", title="held-out", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
-            color=alt.Color(
-                "measure:N", legend=alt.Legend(orient="top", direction="vertical", title=None, labelLimit=0)
-            ),
-            tooltip=["step", "measure", alt.Tooltip("value:Q", format=".1%")],
-        )
-        .properties(height=height, title="The two measures")
-    )
+
+def two_measures_chart(history: list[MaskingProgress], *, height: int = 150) -> dict:
+    """Teacher-forced token accuracy and free-running exact match against the training step, one line each, drawn
+    by the one curve builder (:func:`~lessons.common.comparison.curves_chart`; one run, so no band)."""
+    points = [
+        {"variant": name, "label": name, "order": order, "seed": 0, "x": p.step, "y": value}
+        for p in history
+        for order, (name, value) in enumerate(zip(MEASURES, (p.teacher_forced_accuracy, p.exact_match), strict=True))
+    ]
+    return curves_chart(points, y_title="held-out", x_title="training step", title="The two measures",
+                        height=height, percent=True)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------

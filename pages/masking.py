@@ -220,7 +220,7 @@ def train_yourself() -> None:
         cols[1].metric("free-running exact match", f"{snapshot.exact_match:.1%}")
         run = ui.current_run(panel_key)
         history = [s for s in run.snapshots if s.step <= snapshot.step] if run is not None else [snapshot]
-        ui.altair(masking.two_measures_chart(history), key=f"{key}.measures", container=cols[2])
+        ui.vega(masking.two_measures_chart(history), key=f"{key}.measures", container=cols[2])
         weights, labels = masking.snapshot_map(snapshot)
         title = f"decoder self-attention (last layer, heads averaged) at step {snapshot.step}"
         ui.plotly(charts.attention_heatmap(weights, labels, labels, title=title), key=key)

@@ -206,8 +206,11 @@ def test_a_live_run_reports_both_measures_and_stops_when_asked():
     assert 0 <= report.teacher_forced_accuracy <= 1 and 0 <= report.exact_match <= 1
     weights, labels = masking.snapshot_map(report)
     assert weights.shape == (len(labels), len(labels)) and labels[0] == masking.BOS_LABEL
-    chart = masking.two_measures_chart(reports).to_dict()
-    assert len(chart["datasets"][next(iter(chart["datasets"]))]) == 2  # one point per measure
+    rows = masking.two_measures_chart(reports)["data"]["values"]
+    assert [(r["label"], r["mean"]) for r in rows] == [  # one point per measure, through the one curve builder
+        (masking.MEASURES[0], report.teacher_forced_accuracy),
+        (masking.MEASURES[1], report.exact_match),
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ exercises
