@@ -57,18 +57,13 @@ def look_at(demo: masking.PaddingDemo) -> None:
 
 @st.fragment
 def padding() -> None:
-    st.session_state.setdefault("masking.batch", masking.parse_batch(masking.DEFAULT_SENTENCES).sentences)
-    text = ui.linked(
+    batch = ui.checked_text(
         st.text_area,
         f"Your batch: one sentence per line (at most {masking.MAX_SENTENCES} sentences of {masking.MAX_WORDS} words)",
-        value=masking.DEFAULT_SENTENCES, key="masking.sentences", max_chars=masking.MAX_CHARS, height=110,
+        masking.DEFAULT_SENTENCES, key="masking.sentences", parse=masking.parse_batch, keep="sentences", what="batch",
+        ok_key="masking.batch", max_chars=masking.MAX_CHARS, height=110,
     )  # fmt: skip
-    parsed = masking.parse_batch(text)
-    if parsed.error:
-        st.warning(f"{parsed.error} Showing the last batch that worked.")
-    else:
-        st.session_state["masking.batch"] = parsed.sentences
-    demo = padding_demo(st.session_state["masking.batch"])
+    demo = padding_demo(batch)
     S, rows = len(demo.tokens[0]), [f"sentence {b + 1}" for b in range(len(demo.tokens))]
     st.markdown(f"Padded to **S = {S}** positions; the padding mask is True (1) where there is a real word:")
     cols = st.columns([3, 2])

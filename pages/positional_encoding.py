@@ -165,18 +165,13 @@ shipped_cross_attention = st.cache_data(max_entries=64, show_spinner=False)(posi
 
 @st.fragment
 def the_permutation() -> None:
-    st.session_state.setdefault("positional_encoding.text_ok", positional_encoding.DEFAULT_TEXT)
     c = st.columns([2, 2, 1])
-    typed = c[0].text_input(
+    text = ui.checked_text(
+        c[0].text_input,
         f"Your string ({positional_encoding.MIN_CHARS}–{positional_encoding.MAX_CHARS} digits or lowercase letters)",
-        value=positional_encoding.DEFAULT_TEXT, key="positional_encoding.text", max_chars=200,
+        positional_encoding.DEFAULT_TEXT, key="positional_encoding.text", parse=positional_encoding.parse_text,
+        keep="text", what="string", ok_key="positional_encoding.text_ok", link=False, max_chars=200,
     )  # fmt: skip
-    parsed = positional_encoding.parse_text(typed)
-    if parsed.error:
-        st.warning(f"{parsed.error} Showing the last string that worked.")
-    else:
-        st.session_state["positional_encoding.text_ok"] = parsed.text
-    text = st.session_state["positional_encoding.text_ok"]
     kind = c[1].radio(
         "Shuffle", positional_encoding.PERMUTATIONS, horizontal=True, key="positional_encoding.permutation"
     )

@@ -14,7 +14,7 @@ Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 """
 
 from ui.charts import altair, heatmap_downloads, plotly, vega
-from ui.links import linked, sentence_input
+from ui.links import checked_text, linked, sentence_input
 from ui.page import HOME, PAGE_THREADS, lesson, page, sidebar
 from ui.presenter import (
     PRESENT_KEY,
@@ -40,8 +40,8 @@ from ui.training import (
 
 __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
-    "altair", "check_yourself", "current_run", "exercise", "explain", "heatmap_downloads", "lesson", "linked",
-    "literal", "model_choice", "model_output", "page", "page_tail", "plotly", "presenting", "pretrained",
+    "altair", "check_yourself", "checked_text", "current_run", "exercise", "explain", "heatmap_downloads", "lesson",
+    "linked", "literal", "model_choice", "model_output", "page", "page_tail", "plotly", "presenting", "pretrained",
     "provenance", "provenance_text", "replay_gif_button", "sentence_input", "shipped_results", "show_code", "sidebar",
     "trained_model", "training_panel", "vega",
 ]  # fmt: skip

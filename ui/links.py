@@ -97,14 +97,27 @@ def linked(widget, *args, key: str, param: str | None = None, **kwargs):
     return value
 
 
-def sentence_input(label: str, default: str, key: str, parse, tokens_key: str) -> tuple[str, ...]:
-    """A text box for the student's sentence. ``parse(text)`` returns an object with ``tokens`` and ``error``;
-    refused text gets a warning and the last sentence that worked stays in ``st.session_state[tokens_key]``.
-    The sentence is part of the page's link (:func:`linked`)."""
-    st.session_state.setdefault(tokens_key, parse(default).tokens)
-    parsed = parse(linked(st.text_input, label, value=default, key=key, max_chars=2000))
+def checked_text(widget, label: str, default: str, *, key: str, parse, keep: str = "tokens", what: str = "sentence",
+                 ok_key: str | None = None, link: bool = True, **kwargs):  # fmt: skip
+    """A text box (``st.text_input``, ``st.text_area``, or a column's) whose text the lesson checks.
+
+    ``parse(text)`` returns an object with ``error`` (None when the text is usable) and the attribute ``keep`` (the
+    tokens, the sentences…). Refused text gets a warning and the last value that worked, kept in
+    ``st.session_state[ok_key]``, is returned, so the figures below never see unusable input. With ``link`` the
+    text is part of the page's link (:func:`linked`)."""
+    ok_key = ok_key or f"{key}.ok"
+    st.session_state.setdefault(ok_key, getattr(parse(default), keep))
+    text = (
+        linked(widget, label, value=default, key=key, **kwargs) if link else widget(label, default, key=key, **kwargs)
+    )
+    parsed = parse(text)
     if parsed.error:
-        st.warning(f"{parsed.error} Showing the last sentence that worked.")
+        st.warning(f"{parsed.error} Showing the last {what} that worked.")
     else:
-        st.session_state[tokens_key] = parsed.tokens
-    return st.session_state[tokens_key]
+        st.session_state[ok_key] = getattr(parsed, keep)
+    return st.session_state[ok_key]
+
+
+def sentence_input(label: str, default: str, key: str, parse, tokens_key: str | None = None) -> tuple[str, ...]:
+    """A text box for the student's sentence, in the page's link: :func:`checked_text` of its tokens."""
+    return checked_text(st.text_input, label, default, key=key, parse=parse, ok_key=tokens_key, max_chars=2000)
