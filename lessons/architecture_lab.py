@@ -9,7 +9,6 @@ No streamlit here: the page calls these functions.
 from __future__ import annotations
 
 import html
-import json
 import math
 import threading
 from collections.abc import Mapping, Sequence
@@ -21,12 +20,13 @@ import plotly.graph_objects as go
 import torch
 
 from lessons.common.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.common.comparison import Comparison, Run
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, check_budget
 from minimodels.chains import ChainConfig, ChainError, ChainModel, check_config
 from minimodels.chains.language import LAYERS, Chain, Layer, Repeat, Residual
 from minimodels.chains.model import _layer_parameters
-from minimodels.tasks import Task, make_batch
+from minimodels.tasks import Task, get_task, make_batch
 from minimodels.tokenizers import EOS_ID
 from minimodels.train import Progress, TrainConfig, TrainResult
 from minimodels.train import train as train_model
@@ -435,6 +435,16 @@ def untrained_views(model: ChainModel, task: Task) -> list[MapView]:
     return map_views({k: v[0].numpy() for k, v in out.attention.items()}, source_tokens, target_tokens)
 
 
+def untrained_maps(encoder: str, decoder: str, task_name: str, cell: str = "gru", seed: int = 0) -> list[MapView]:
+    """The maps of a freshly built model of these chains on the task's probe (a new model each time: nothing
+    shared is ever trained); ``ValueError`` when the chains cannot be built."""
+    task = get_task(task_name)
+    checked = check(encoder, decoder, task, cell)
+    if checked.config is None:
+        raise ValueError(checked.error)
+    return untrained_views(build(checked.config, seed), task)
+
+
 def snapshot_views(snapshot: Progress) -> list[MapView]:
     """Every map of a training report's probe."""
     return map_views(snapshot.attention_maps, snapshot.source_tokens, snapshot.target_tokens)
@@ -511,75 +521,132 @@ def label_for(encoder: str, decoder: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------ shipped results
-@dataclass(frozen=True)
-class Results:
-    """``assets/results/architecture_lab.json``: the presets trained by ``scripts/architecture_lab_results.py``."""
+# ``assets/results/architecture_lab.json`` is a :class:`Comparison` made by ``scripts/architecture_lab_results.py``:
+# variants are preset keys, one run per (preset, seed, task) with params {"task"}; finals below; extra holds the
+# chains, cell, parameters, why it stopped and, for one run per preset, its final attention on the task's probe.
+STEPS_TO, SECONDS_TO, FINAL = f"steps to {TARGET:.0%}", f"seconds to {TARGET:.0%}", "final exact match"
+METRICS = (STEPS_TO, SECONDS_TO, FINAL, "steps", "seconds")  # every run's finals
+TABLE_FORMATS = {STEPS_TO: ".0f", SECONDS_TO: ".1f", FINAL: ".1%", "steps": ".0f", "seconds": ".1f"}
 
-    runs: list[dict]  # one run_row per (preset, task, seed)
-    probes: dict[str, dict]  # preset key -> {"task", "seed", "step", "source_tokens", "target_tokens", "maps"}
-    meta: dict  # command, date, machine, config, budget, seeds, tasks
+
+def shipped_run(preset: Preset, task_name: str, seed: int, result: TrainResult, parameters: int, *,
+                probe: bool = False) -> Run:  # fmt: skip
+    """One measured run of ``preset`` as the comparison keeps it: its reports, the finals of :func:`run_row`, and
+    with ``probe`` its final attention on the task's probe sentence."""
+    row = run_row(preset.label, preset.encoder, preset.decoder, "gru", task_name, parameters, result)
+    curve = tuple({"step": p.step, "seconds": round(p.seconds, 2), "loss": round(p.loss, 4),
+                   "exact_match": round(p.exact_match, 4)} for p in result.history)  # fmt: skip
+    extra = {k: row[k] for k in ("encoder", "decoder", "cell", "parameters", "stopped")}
+    if probe:
+        last = result.history[-1]
+        maps = {name: [[[round(float(v), 4) for v in r] for r in head] for head in m]
+                for name, m in last.attention_maps.items()}  # fmt: skip
+        extra["probe"] = {"step": last.step, "source_tokens": list(last.source_tokens), "maps": maps,
+                          "order": list(maps),  # the order computed: a saved comparison sorts its keys
+                          "target_tokens": list(last.target_tokens), "prediction": last.prediction}  # fmt: skip
+    return Run(preset.key, seed, {"task": task_name}, curve, {m: row[m] for m in METRICS}, extra)
 
 
-def results_from_dict(data: Mapping) -> Results:
-    """Parse and check a results document; ``ValueError`` naming what is missing."""
-    runs = data.get("runs")
-    if not isinstance(runs, list) or not runs:
-        raise ValueError("results must have runs")
-    needed = {"chains", "encoder", "decoder", "task", "parameters", "final exact match", "steps", "seconds"}
-    for run in runs:
-        missing = needed - set(run)
+def load_results(path: Path | str | None = None) -> Comparison:
+    """The shipped comparison; ``FileNotFoundError`` / ``ValueError`` naming the script when unusable."""
+    script = "scripts/architecture_lab_results.py"
+    results = Comparison.load(path if path is not None else RESULTS, script=script)
+    unknown = [v for v in results.variants if v not in PRESET_BY_KEY]
+    if unknown:
+        raise ValueError(f"{Path(path or RESULTS).name} has runs of unknown presets {unknown}: run `python {script}`")
+    for run in results.runs:
+        missing = [m for m in METRICS if m not in run.final] + [k for k in ("task",) if k not in run.params]
         if missing:
-            raise ValueError(f"a run lacks {', '.join(sorted(missing))}")
-    probes = data.get("probes", {})
-    for key, probe in probes.items():
-        if key not in PRESET_BY_KEY:
-            raise ValueError(f"probe of an unknown preset {key!r}")
-        if not {"source_tokens", "target_tokens", "maps"} <= set(probe):
-            raise ValueError(f"probe {key} lacks its tokens or maps")
-    return Results(runs, dict(probes), dict(data.get("meta", {})))
+            raise ValueError(f"run {run.variant} seed {run.seed} lacks {', '.join(missing)}: run `python {script}`")
+        probe = run.extra.get("probe")
+        if probe is not None and (not {"source_tokens", "target_tokens", "maps", "order"} <= set(probe)
+                                  or sorted(probe["order"]) != sorted(probe["maps"])):  # fmt: skip
+            raise ValueError(f"the probe of {run.variant} lacks its tokens or maps: run `python {script}`")
+    return results
 
 
-def load_results(path: Path | str | None = None) -> Results:
-    """The shipped results; ``FileNotFoundError`` / ``ValueError`` with a clear message when unusable."""
-    path = Path(path) if path is not None else RESULTS
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path.name} is not shipped; run python scripts/architecture_lab_results.py to make it"
-        )
-    return results_from_dict(json.loads(path.read_text(encoding="utf-8")))
+def probes(results: Comparison) -> dict[str, dict]:
+    """Preset -> its first run's probe (with that run's task and seed): the trained maps the page can show."""
+    found = {}
+    for run in results.runs:
+        if "probe" in run.extra and run.variant not in found:
+            found[run.variant] = {"task": run.params["task"], "seed": run.seed, **run.extra["probe"]}
+    return found
 
 
-def shipped_views(results: Results, key: str) -> list[MapView]:
-    probe = results.probes[key]
-    maps = {name: np.asarray(m, dtype=float) for name, m in probe["maps"].items()}
+def shipped_views(results: Comparison, key: str) -> list[MapView]:
+    probe = probes(results)[key]
+    maps = {name: np.asarray(probe["maps"][name], dtype=float) for name in probe["order"]}
     return map_views(maps, probe["source_tokens"], probe["target_tokens"])
 
 
-def table_rows(runs: Sequence[Mapping]) -> list[dict]:
-    """Runs for display: the chains' label, the task and the measured columns (the chains' text elided)."""
-    shown = []
-    for r in runs:
-        shown.append({k: v for k, v in r.items() if k not in ("encoder", "decoder")})
-    return shown
+def probe_caption(results: Comparison, key: str) -> str:
+    probe = probes(results)[key]
+    return f"TRAINED ({probe['task']}, seed {probe['seed']}, step {probe['step']}): writes {probe['prediction']!r}"
 
 
-def observations(results: Results, task: str) -> list[str]:
-    """What the shipped table says about ``task``, computed from it."""
-    runs = [r for r in results.runs if r["task"] == task]
-    if not runs:
+def table_rows(results: Comparison) -> list[dict]:
+    """One row per preset and task: its size, then mean ± sd over seeds and n of every final, and how its runs
+    stopped."""
+    rows = []
+    for row in results.table(TABLE_FORMATS, by="task", variant_header="chains"):
+        variant = next(v for v in results.variants if results.label(v) == row["chains"])
+        runs = results.runs_of(variant, {"task": row["task"]})
+        stopped = ", ".join(sorted({str(r.extra.get("stopped")) for r in runs}))
+        head = {"chains": row.pop("chains"), "task": row.pop("task"), "parameters": runs[0].extra.get("parameters")}
+        rows.append({**head, **row, "stopped": stopped})
+    return rows
+
+
+def _ranked(results: Comparison, metric: str, task: str, higher_is_better: bool) -> list[str]:
+    """The presets with runs on ``task``, best mean first; those with no value at all last."""
+    spreads = results.spreads(metric, {"task": task})
+    sign = -1 if higher_is_better else 1
+    return sorted(spreads, key=lambda v: (spreads[v].mean is None, sign * (spreads[v].mean or 0.0)))
+
+
+def observations(results: Comparison, task: str) -> list[str]:
+    """What the shipped comparison says about ``task``, computed from it: the fewest steps to the target and the best
+    final exact match, each set against the runner-up by :meth:`Comparison.compare` (one seed is never a clear win),
+    and who did not get there."""
+    where = {"task": task}
+    ranked = _ranked(results, STEPS_TO, task, higher_is_better=False)
+    if not ranked:
         return []
-    key = f"steps to {TARGET:.0%}"
-    got_there = [r for r in runs if r.get(key) is not None]
     lines = []
-    if got_there:
-        fastest = min(got_there, key=lambda r: r[key])
-        lines.append(f"Fewest steps to {TARGET:.0%} on {task}: **{fastest['chains']}** ({fastest[key]} steps).")
-    missed = [r["chains"] for r in runs if r.get(key) is None]
+    spreads = results.spreads(STEPS_TO, where)
+    if spreads[ranked[0]].n:
+        lines.append(_leader(results, ranked, STEPS_TO, where, ".0f", higher_is_better=False))
+    missed = [f"{results.label(v)}{'' if s.n == 0 else f' ({s.missing} of {s.total} runs)'}"
+              for v, s in spreads.items() if s.missing]  # fmt: skip
     if missed:
         lines.append(f"Did not reach {TARGET:.0%} within the budget: {', '.join(missed)}.")
-    best = max(runs, key=lambda r: r["final exact match"])
-    lines.append(f"Best final exact match: **{best['chains']}** ({best['final exact match']:.0%}).")
+    lines.append(_leader(results, _ranked(results, FINAL, task, higher_is_better=True), FINAL, where, ".1%",
+                         higher_is_better=True))  # fmt: skip
     return lines
+
+
+def _leader(results: Comparison, ranked: list[str], metric: str, where: dict, fmt: str, *,
+            higher_is_better: bool) -> str:  # fmt: skip
+    """The leader on ``metric``, set against the runner-up as :meth:`Verdict.sentence` says it."""
+    name = f"{metric} on {where['task']}"
+    lead = f"{'Fewest' if not higher_is_better else 'Best'} {name}: **{results.label(ranked[0])}**"
+    if len(ranked) < 2:
+        return f"{lead} ({results.spread(metric, ranked[0], where).text(fmt)})."
+    verdict = results.compare(ranked[0], ranked[1], metric, higher_is_better=higher_is_better, where=where)
+    return f"{lead}. {verdict.sentence(fmt, metric_name=name)}"
+
+
+def provenance_note(meta: Mapping) -> str:
+    """What the page adds to the provenance caption: the recipe, what "steps to 90%" means, the machine's load."""
+    machine = meta.get("machine", {})
+    return (
+        f"Each preset trained with this page's recipe for at most {meta.get('max_steps', '?')} steps, stopping at "
+        f"{meta.get('stop_at', 0):.0%}; “{STEPS_TO}” is the first check at or above it. Torch "
+        f"{machine.get('torch', '?')} on {machine.get('processor', '?')}, 1-minute load average "
+        f"{meta.get('load_1min_after', '?')} after: the machine was shared, so the seconds are slower than yours will "
+        "be; the steps are what to compare."
+    )
 
 
 # ------------------------------------------------------------------------------------------------ exercises

@@ -9,8 +9,7 @@ the live run and the exercises.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import plotly.graph_objects as go
 import torch
 
 from lessons.common import charts
+from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.exercises import Exercise
 from minimodels.bridge import (
     BridgeModel,
@@ -45,7 +45,7 @@ from minimodels.tokenizers import EOS_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "assets" / "results" / "attention_bridge.json"
-SHIPPED_MODEL = ROOT / "assets" / "bridge" / "hub-mono"
+SHIPPED_MODEL = ROOT / "assets" / "attention_bridge" / "hub-mono"
 
 HUB = "fr"  # the one language every trained direction goes into or out of (the paper's English)
 SEED = 0
@@ -178,6 +178,7 @@ def translation_rows(model: BridgeModel, tokenizers: dict, sentences: dict[str, 
     return rows
 
 
+@torch.inference_mode()
 def meaning_view(model: BridgeModel, corpus: MultilingualCorpus, index: int) -> dict:
     """Everything section 1 shows for held-out meaning ``index``: sentences, A per language, what each head
     reads, head agreement and the translations (plain data, cacheable)."""
@@ -220,12 +221,6 @@ def read_sentence(model: BridgeModel, tokenizers: dict, lang: str, text: str) ->
     return SentenceReading(None, encoded.message, A[0].numpy(), [*encoded.pieces, "</s>"], translations)
 
 
-def probe_map(results: dict, run: str, lang: str) -> tuple[np.ndarray, list[str]]:
-    """The shipped run's final A on the probe meaning in ``lang``, with its tokens."""
-    probe = results["runs"][run]["probe"][lang]
-    return np.asarray(probe["A"], dtype=float), list(probe["tokens"])
-
-
 # ------------------------------------------------------------------------------------------- figures
 def heads_side_by_side(maps: dict[str, tuple[np.ndarray, list[str]]], *, title: str = "") -> go.Figure:
     """One k × S heatmap of A per language, side by side, tokens on the x axis, head j on row j."""
@@ -262,20 +257,33 @@ def gram_heatmap(A: np.ndarray, *, title: str = "") -> go.Figure:
 
 
 # ------------------------------------------------------------------------------------------- shipped things
-def load_results(path: Path | str | None = None) -> dict:
-    """The shipped measurements; ``FileNotFoundError``/``ValueError`` with a clear message when unusable."""
+# ``assets/results/attention_bridge.json`` is a :class:`Comparison` made by ``scripts/attention_bridge_results.py``:
+# variants are the EXPERIMENTS' names, params {"monolingual", "penalty_weight"}, the curve every validation report
+# (step, seconds, loss, penalty, exact_match, zero_shot), the finals below (test sentences, weights as shipped), and
+# extra the directions trained and held out, the steps, seconds and parameters, each direction's test scores
+# ("test") and the final A on the probe meaning in every language ("probe").
+FINALS = ("trained_exact", "trained_tokens", "zero_shot_exact", "zero_shot_tokens", "redundancy", "agreement")
+ZERO_SHOT_TABLE = {  # column -> (final, format)
+    "trained directions: exact match": ("trained_exact", ".1%"),
+    "zero-shot: exact match": ("zero_shot_exact", ".1%"),
+    "zero-shot: token accuracy": ("zero_shot_tokens", ".1%"),
+}
+SCRIPT = "scripts/attention_bridge_results.py"
+
+
+def load_results(path: Path | str | None = None) -> Comparison:
+    """The shipped measurements; ``FileNotFoundError``/``ValueError`` naming the script when unusable."""
     path = Path(path) if path is not None else RESULTS
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path.name} is not shipped; run python scripts/attention_bridge_results.py to make it"
-        )
-    data = json.loads(path.read_text(encoding="utf-8"))
-    missing = [e.name for e in EXPERIMENTS if e.name not in data.get("runs", {})]
+    results = Comparison.load(path, script=SCRIPT)
+    missing = [e.name for e in EXPERIMENTS if e.name not in results.variants or not results.runs_of(e.name)]
     if missing:
-        raise ValueError(
-            f"{path.name} has no run {', '.join(missing)}; run python scripts/attention_bridge_results.py again"
-        )
-    return data
+        raise ValueError(f"{path.name} has no run {', '.join(missing)}; run `python {SCRIPT}` again")
+    for run in results.runs:
+        lacks = [m for m in FINALS if m not in run.final] + [k for k in ("test", "probe") if k not in run.extra]
+        if lacks:
+            raise ValueError(f"{path.name}: {run.variant} seed {run.seed} lacks {', '.join(lacks)}; run `python "
+                             f"{SCRIPT}` again")  # fmt: skip
+    return results
 
 
 def load_shipped(directory: Path | str = SHIPPED_MODEL) -> tuple[BridgeModel, MultilingualCorpus, dict]:
@@ -287,65 +295,139 @@ def load_shipped(directory: Path | str = SHIPPED_MODEL) -> tuple[BridgeModel, Mu
     return model, corpus, info
 
 
-def zero_shot_rows(results: dict) -> list[dict]:
-    """One row per experiment: mean test exact match/token accuracy on the trained and on the zero-shot directions."""
+def experiment_run(experiment: Experiment, seed: int, history: Sequence[Mapping], test: Mapping[str, Mapping],
+                   summary: Mapping[str, float], **extra) -> Run:  # fmt: skip
+    """One measured experiment as the comparison keeps it (``extra``: pairs, held_out, steps, seconds, parameters,
+    probe)."""
+    params = {"monolingual": experiment.monolingual, "penalty_weight": experiment.penalty_weight}
+    return Run(experiment.name, seed, params, tuple(history), dict(summary), {"test": dict(test), **extra})
+
+
+def zero_shot_rows(results: Comparison) -> list[dict]:
+    """One row per experiment: test exact match/token accuracy on the trained and on the zero-shot directions,
+    mean ± sd over seeds and n."""
     rows = []
     for e in EXPERIMENTS:
-        run = results["runs"][e.name]
-        rows.append({
-            "training data": e.label,
-            "penalty λ": e.penalty_weight,
-            "trained directions: exact match": run["summary"]["trained_exact"],
-            "zero-shot: exact match": run["summary"]["zero_shot_exact"],
-            "zero-shot: token accuracy": run["summary"]["zero_shot_tokens"],
-        })  # fmt: skip
-    return rows
-
-
-def direction_rows(results: dict) -> list[dict]:
-    """Test exact match of every direction in every experiment (zero-shot ones marked)."""
-    held = {pair_name(p) for p in zero_shot_pairs()}
-    names = list(results["runs"][EXPERIMENTS[0].name]["test"])
-    rows = []
-    for name in names:
-        row = {"direction": name + (" (zero-shot)" if name in held else "")}
-        for e in EXPERIMENTS:
-            row[e.label] = results["runs"][e.name]["test"][name]["exact_match"]
+        row = {"training data": results.label(e.name), "penalty λ": e.penalty_weight, "n": len(results.runs_of(e.name))}
+        for column, (metric, fmt) in ZERO_SHOT_TABLE.items():
+            row[column] = results.spread(metric, e.name).text(fmt)
         rows.append(row)
     return rows
 
 
-def observations(results: dict) -> list[str]:
-    """What the shipped table says, written from its numbers (a re-measured file rewrites them)."""
-    runs = results["runs"]
-    plain, mono = runs["hub"]["summary"], runs["hub-mono"]["summary"]
-    off = runs["hub-mono-nopenalty"]["summary"]
+def direction_rows(results: Comparison) -> list[dict]:
+    """Test exact match of every direction in every experiment (zero-shot ones marked), the mean over seeds."""
+    held = {pair_name(p) for p in zero_shot_pairs()}
+    names = list(results.runs_of(EXPERIMENTS[0].name)[0].extra["test"])
+    rows = []
+    for name in names:
+        row = {"direction": name + (" (zero-shot)" if name in held else "")}
+        for e in EXPERIMENTS:
+            row[results.label(e.name)] = float(np.mean([r.extra["test"][name]["exact_match"]
+                                                        for r in results.runs_of(e.name)]))  # fmt: skip
+        rows.append(row)
+    return rows
+
+
+def probe_map(results: Comparison, experiment: str, lang: str) -> tuple[np.ndarray, list[str]]:
+    """The shipped experiment's final A on the probe meaning in ``lang`` (its first seed), with its tokens."""
+    probe = results.runs_of(experiment)[0].extra["probe"][lang]
+    return np.asarray(probe["A"], dtype=float), list(probe["tokens"])
+
+
+def _mean(results: Comparison, metric: str, experiment: str, fmt: str) -> str:
+    """A final's mean over seeds, with its sd when there are several: "24.6%", "24.6% ± 1.2%"."""
+    spread = results.spread(metric, experiment)
+    return format(spread.mean, fmt) + (f" ± {format(spread.sd, fmt)}" if spread.n > 1 else "")
+
+
+MIN_GAP = 0.05  # token accuracy: a gap of 5 points or less is "little difference", whatever the seeds say
+
+
+def zero_shot_finding(results: Comparison) -> str:
+    """Whether monolingual pairs lift zero-shot here, as the paper found: :meth:`Comparison.compare` of token
+    accuracy (the paper's BLEU also counts partial matches), with or without monolingual pairs."""
+    verdict = results.compare("hub-mono", "hub", "zero_shot_tokens", min_gap=MIN_GAP)
+    numbers = f"{verdict.a_spread.text('.0%')} against {verdict.b_spread.text('.0%')} of tokens"
+    if verdict.outcome == "better":
+        rare = results.spread("zero_shot_exact", "hub-mono").mean < 0.1
+        return ("By token accuracy the paper's finding holds here too: monolingual pairs lift the unseen directions "
+                f"({numbers})." + (" Whole sentences right stay rare at this amount of training, so the effect is "
+                                   "partial, not a fix." if rare else ""))  # fmt: skip
+    if verdict.outcome == "worse":
+        return ("So on the toy languages the paper's finding does **not** hold: monolingual pairs hurt zero-shot "
+                f"({numbers}).")  # fmt: skip
+    if abs(verdict.a_spread.mean - verdict.b_spread.mean) <= MIN_GAP:
+        return ("So on the toy languages monolingual pairs make little difference to zero-shot, unlike the paper "
+                f"({numbers}).")  # fmt: skip
+    lift = verdict.a_spread.mean > verdict.b_spread.mean
+    return (f"By token accuracy monolingual pairs {'lift' if lift else 'lower'} the unseen directions in these runs "
+            f"({numbers}), {'as' if lift else 'unlike'} the paper found; but {verdict.reason}, so this is a hint, not "
+            "yet a finding.")  # fmt: skip
+
+
+def observations(results: Comparison) -> list[str]:
+    """What the shipped comparison says, written from its numbers (a re-measured file rewrites them)."""
     n_mono, n_all = len(LANGUAGES), len(hub_pairs(True))
+    seeds = {len(results.runs_of(e.name)) for e in EXPERIMENTS}
+    over = "one seed per model" if seeds == {1} else f"mean ± sd over {'/'.join(map(str, sorted(seeds)))} seeds"
+    plain_trained, mono_trained = (results.spread("trained_exact", v).mean for v in ("hub", "hub-mono"))
+    why = {-1: ": with the same number of steps,", 0: "; with the same number of steps,", 1: ", even though"}[
+        int(np.sign(mono_trained - plain_trained))]  # fmt: skip
+
+    def m(metric: str, experiment: str, fmt: str = ".0%") -> str:
+        return _mean(results, metric, experiment, fmt)
+
     lines = [
-        f"Without monolingual pairs the zero-shot directions reach **{plain['zero_shot_exact']:.1%}** exact match "
-        f"(**{plain['zero_shot_tokens']:.0%}** of tokens); with them, **{mono['zero_shot_exact']:.1%}** "
-        f"(**{mono['zero_shot_tokens']:.0%}** of tokens). The trained directions reach {plain['trained_exact']:.0%} "
-        f"and {mono['trained_exact']:.0%}: with the same number of steps, the monolingual pairs take {n_mono} of "
-        f"every {n_all} minibatches away from them.",
+        f"Without monolingual pairs the zero-shot directions reach **{m('zero_shot_exact', 'hub', '.1%')}** exact "
+        f"match (**{m('zero_shot_tokens', 'hub')}** of tokens); with them, **{m('zero_shot_exact', 'hub-mono', '.1%')}"
+        f"** (**{m('zero_shot_tokens', 'hub-mono')}** of tokens). The trained directions reach "
+        f"{m('trained_exact', 'hub')} and {m('trained_exact', 'hub-mono')}{why} the monolingual pairs take {n_mono} "
+        f"of every {n_all} minibatches away from them ({over}).",
+        zero_shot_finding(results),
+        f"Head redundancy ‖AAᵀ − I‖_F on the test sentences: **{m('redundancy', 'hub-mono', '.2f')}** with the "
+        f"penalty, **{m('redundancy', 'hub-mono-nopenalty', '.2f')}** without it; trained-direction exact match "
+        f"{m('trained_exact', 'hub-mono')} and {m('trained_exact', 'hub-mono-nopenalty')}. A head finds the same "
+        "concept in another language (its top word there expresses an English word its top English word expresses) "
+        f"in {m('agreement', 'hub-mono')} of cases with the penalty and {m('agreement', 'hub-mono-nopenalty')} "
+        f"without ({AGREEMENT_MEANINGS} test meanings).",
     ]
-    gain = mono["zero_shot_tokens"] - plain["zero_shot_tokens"]  # the paper's BLEU also counts partial matches
-    if gain > 0.05:
-        lines.append(
-            "By token accuracy the paper's finding holds here too: monolingual pairs lift the unseen directions. "
-            "Whole sentences right stay rare at this amount of training, so the effect is partial, not a fix."
-        )
-    elif gain < -0.05:
-        lines.append("So on the toy languages the paper's finding does **not** hold: monolingual pairs hurt zero-shot.")
-    else:
-        lines.append("So on the toy languages monolingual pairs make little difference to zero-shot, unlike the paper.")
-    lines.append(
-        f"Head redundancy ‖AAᵀ − I‖_F on the test sentences: **{mono['redundancy']:.2f}** with the penalty, "
-        f"**{off['redundancy']:.2f}** without it; trained-direction exact match {mono['trained_exact']:.0%} and "
-        f"{off['trained_exact']:.0%}. A head finds the same concept in another language (its top word there "
-        f"expresses an English word its top English word expresses) in {mono['agreement']:.0%} of cases with the "
-        f"penalty and {off['agreement']:.0%} without (100 test meanings)."
-    )
     return lines
+
+
+HISTORY_HEIGHT = 340  # each chart, legend and titles included (Streamlit fits the whole chart in it)
+
+
+def history_charts(results: Comparison) -> list[tuple[str, dict]]:
+    """Validation exact match against steps, every experiment a colour: the zero-shot directions and the trained
+    ones, one chart each on the same 0–100% scale (:func:`curves_chart`)."""
+    return [
+        (
+            metric,
+            curves_chart(
+                results.curve_points(metric),
+                y_title="exact match",
+                x_title="training step",
+                title=title,
+                height=HISTORY_HEIGHT,
+                percent=True,
+            ),
+        )  # fmt: skip
+        for metric, title in (
+            ("zero_shot", "Zero-shot directions (validation)"),
+            ("exact_match", "Trained directions (validation)"),
+        )  # fmt: skip
+    ]
+
+
+def provenance_note(meta: Mapping) -> str:
+    """What the page adds to the provenance caption: how much was trained and tested, as shipped."""
+    return (
+        f"{meta.get('steps')} steps of {meta.get('batch_size')} sentences per model, {meta.get('test_sentences')} "
+        "test meanings per direction, weights rounded to float16 as shipped; one torch thread per model, 1-minute "
+        f"load {meta.get('load_1min_after', '?')} after (a shared machine). Step counts decide what is trained, so "
+        "the figures do not depend on the load."
+    )
 
 
 # ------------------------------------------------------------------------------------------- live training
@@ -374,31 +456,6 @@ def live_caption(report: BridgeProgress) -> str:
     )
 
 
-def history_chart(results: dict):
-    """Zero-shot exact match (validation, every report) against steps, one line per experiment."""
-    import altair as alt
-    import pandas as pd
-
-    rows = [
-        {"step": h["step"], "model": e.label, "zero-shot": h["zero_shot"], "trained": h["exact_match"]}
-        for e in EXPERIMENTS
-        for h in results["runs"][e.name]["history"]
-    ]
-    frame = pd.DataFrame(rows).melt(["step", "model"], var_name="directions", value_name="exact match")
-    return (
-        alt.Chart(frame)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("step:Q", title="training step"),
-            y=alt.Y("exact match:Q", axis=alt.Axis(format="%")),
-            color="model:N",
-            strokeDash="directions:N",
-            tooltip=["step", "model", "directions", alt.Tooltip("exact match:Q", format=".1%")],
-        )  # fmt: skip
-        .properties(height=280, title="Exact match on validation sentences during training")
-    )
-
-
 def live_maps(report: BridgeProgress) -> dict[str, tuple[np.ndarray, list[str]]]:
     return {lang: (report.probe_maps[lang], report.probe_tokens[lang]) for lang in report.probe_maps}
 
@@ -408,7 +465,7 @@ def score_directions(model: BridgeModel, corpus: MultilingualCorpus, pairs: Sequ
 
 
 # ------------------------------------------------------------------------------------------- exercises
-def exercises(results: dict | None) -> list[Exercise]:
+def exercises(results: Comparison | None) -> list[Exercise]:
     two_heads = np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]])
     out = [
         Exercise(
@@ -428,10 +485,10 @@ def exercises(results: dict | None) -> list[Exercise]:
         ),
     ]
     if results is not None:
-        plain = results["runs"]["hub"]["summary"]["zero_shot_tokens"]
-        mono = results["runs"]["hub-mono"]["summary"]["zero_shot_tokens"]
+        plain = results.spread("zero_shot_tokens", "hub").mean
+        mono = results.spread("zero_shot_tokens", "hub-mono").mean
         choices = ("the model trained with monolingual pairs", "the model trained without them", "neither: equal")
-        answer = 2 if abs(mono - plain) <= 0.05 else (0 if mono > plain else 1)
+        answer = 2 if abs(mono - plain) <= MIN_GAP else (0 if mono > plain else 1)
         out.append(
             Exercise(
                 key="attention_bridge.ex.zero_shot",

@@ -1,17 +1,16 @@
 """Lesson: the architecture lab (Part 4), after Sockeye's "How much attention do you need?" (ACL 2018)."""
 
+import functools
+
 import streamlit as st
-import torch
 
 import ui
-from lessons import architecture_lab as archlab
+from lessons import architecture_lab
 from lessons.common.live import TrainingRun
 from minimodels.chains import language, model
 from minimodels.tasks import get_task
 
-ui.page("Architecture lab", icon="🧪")
-
-st.title("Architecture lab")
+lesson = ui.lesson("architecture_lab")
 st.markdown(
     "Is it the attention that makes the Transformer good, or everything around it? Domhan's *How much attention "
     "do you need?* (ACL 2018) answered by writing encoders and decoders as **chains of layers** in a small "
@@ -29,7 +28,7 @@ st.latex(
     r"\to\texttt{res}(\texttt{norm}\to\texttt{ff}))\to\texttt{norm}}_{\text{a Transformer encoder}}"
 )
 with st.expander("The language: every layer, and what it costs", icon=":material/menu_book:"):
-    st.dataframe(archlab.layer_table(), hide_index=True, width="stretch")
+    st.dataframe(architecture_lab.layer_table(), hide_index=True, width="stretch")
     st.markdown(
         "Structures: `repeat(n, chain)` with 1 ≤ n ≤ 12; `res(chain)`; the paper's shorthands `res_nd(l)` = "
         "`res(norm->l->dropout)` and `res_d(l)` = `res(l->dropout)`. Layers are joined by `->` (or →). In a "
@@ -44,36 +43,25 @@ with st.expander("The language: every layer, and what it costs", icon=":material
 
 # --- state, in one place -------------------------------------------------------------------------------
 def _use_preset() -> None:
-    preset = archlab.PRESET_BY_KEY[st.session_state["architecture_lab.preset"]]
+    preset = architecture_lab.PRESET_BY_KEY[st.session_state["architecture_lab.preset"]]
     st.session_state["architecture_lab.encoder"] = preset.encoder
     st.session_state["architecture_lab.decoder"] = preset.decoder
 
 
-st.session_state.setdefault("architecture_lab.preset", archlab.PRESETS[0].key)
-st.session_state.setdefault("architecture_lab.encoder", archlab.PRESETS[0].encoder)
-st.session_state.setdefault("architecture_lab.decoder", archlab.PRESETS[0].decoder)
+st.session_state.setdefault("architecture_lab.preset", architecture_lab.PRESETS[0].key)
+st.session_state.setdefault("architecture_lab.encoder", architecture_lab.PRESETS[0].encoder)
+st.session_state.setdefault("architecture_lab.decoder", architecture_lab.PRESETS[0].decoder)
 st.session_state.setdefault("architecture_lab.runs", [])  # this student's finished runs: rows of the comparison table
 
 
-@st.cache_resource(show_spinner=False)
-def task_of(name: str):
-    return get_task(name)
+untrained = st.cache_data(max_entries=32, show_spinner=False)(architecture_lab.untrained_maps)  # fresh models only
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def untrained(encoder: str, decoder: str, task_name: str, cell: str, seed: int) -> list[archlab.MapView]:
-    """The maps of a freshly built chain on the probe (a new model each time; nothing cached is trained)."""
-    task = task_of(task_name)
-    checked = archlab.check(encoder, decoder, task, cell)
-    with torch.inference_mode():
-        return archlab.untrained_views(archlab.build(checked.config, seed), task)
-
-
-def show_error(checked: archlab.Checked, texts: dict[str, str]) -> None:
+def show_error(checked: architecture_lab.Checked, texts: dict[str, str]) -> None:
     """The parser's message, and the text with a caret under the place (all shown as code: never rendered)."""
     st.error(f"Nothing was built: {ui.literal(checked.error)}", icon=":material/error:")
     if checked.side and checked.line is not None:
-        st.code(archlab.caret(texts[checked.side], checked.line, checked.column), language=None)
+        st.code(architecture_lab.caret(texts[checked.side], checked.line, checked.column), language=None)
 
 
 # --- write the chains -------------------------------------------------------------------------------------
@@ -87,21 +75,17 @@ st.markdown(
 @st.fragment  # the chains, task and cell redraw sections 1 and 2 only, not the comparison below
 def write_and_train() -> None:
     c = st.columns([3, 1, 1])
-    c[0].selectbox(
-        "Preset",
-        [p.key for p in archlab.PRESETS],
-        format_func=lambda k: archlab.PRESET_BY_KEY[k].label,
-        key="architecture_lab.preset",
-        on_change=_use_preset,
-    )
-    task_name = c[1].selectbox("Task", archlab.TASKS, index=archlab.TASKS.index("reverse"), key="architecture_lab.task")
+    c[0].selectbox("Preset", list(architecture_lab.PRESET_BY_KEY), key="architecture_lab.preset", on_change=_use_preset,
+                   format_func=lambda k: architecture_lab.PRESET_BY_KEY[k].label)  # fmt: skip
+    tasks = architecture_lab.TASKS
+    task_name = c[1].selectbox("Task", tasks, index=tasks.index("reverse"), key="architecture_lab.task")
     cell = c[2].selectbox("RNN cell", model.CELLS, format_func=str.upper, key="architecture_lab.cell")
-    st.caption(archlab.PRESET_BY_KEY[st.session_state["architecture_lab.preset"]].note)
+    st.caption(architecture_lab.PRESET_BY_KEY[st.session_state["architecture_lab.preset"]].note)
     encoder_text = st.text_area("Encoder chain", key="architecture_lab.encoder", height=80, max_chars=4000)
     decoder_text = st.text_area("Decoder chain", key="architecture_lab.decoder", height=80, max_chars=4000)
 
-    task = task_of(task_name)
-    checked = archlab.check(encoder_text, decoder_text, task, cell)
+    task = get_task(task_name)
+    checked = architecture_lab.check(encoder_text, decoder_text, task, cell)
     if checked.error:
         show_error(checked, {"encoder": encoder_text, "decoder": decoder_text})
         st.info("Fix the chain (or pick a preset) to see its drawing, its size and its attention.")
@@ -110,62 +94,58 @@ def write_and_train() -> None:
         m[0].metric("Parameters", f"{checked.parameters:,}")
         m[1].metric("Encoder layers", language.count_layers(checked.encoder))
         m[2].metric("Decoder layers", language.count_layers(checked.decoder))
-        m[3].metric("Attention layers", archlab.attention_layers(checked.encoder + checked.decoder))
+        m[3].metric("Attention layers", architecture_lab.attention_layers(checked.encoder + checked.decoder))
         left, right = st.columns([2, 3])
         with left:
             st.markdown("**The architecture** (data flows up; × n: repeated n times, each copy its own weights)")
-            st.image(archlab.architecture_svg(checked.encoder, checked.decoder), width="stretch")
+            st.image(architecture_lab.architecture_svg(checked.encoder, checked.decoder), width="stretch")
         with right:
-            views = untrained(encoder_text, decoder_text, task_name, cell, 0)
+            views = untrained(encoder_text, decoder_text, task_name, cell)
             if views:
                 caption = "UNTRAINED (random weights, seed 0): every attention layer on the task's example"
-                ui.plotly(archlab.attention_figure(views, caption=caption, columns=2), key="architecture_lab.untrained")
+                figure = architecture_lab.attention_figure(views, caption=caption, columns=2)
+                ui.plotly(figure, key="architecture_lab.untrained")
                 st.caption(
                     "Rows attend to columns; multi-head maps are averaged over heads. Untrained attention is close to "
                     "uniform over what each row may see (the decoder's self-attention: only earlier tokens). Train "
                     "the model below to watch the maps take shape."
                 )
-            if len(views) > archlab.MAX_MAPS:
-                st.caption(f"The first {archlab.MAX_MAPS} of {len(views)} attention layers are drawn.")
+            if len(views) > architecture_lab.MAX_MAPS:
+                st.caption(f"The first {architecture_lab.MAX_MAPS} of {len(views)} attention layers are drawn.")
 
     # --- train it ---------------------------------------------------------------------------------------------
     st.header("2 · Train it", divider="gray")
     st.markdown(
-        f"The recipe is the same for every chain: Adam, learning rate 10⁻² after a 50-step warm-up, then decaying "
-        f"as 1/√step, batches of 128. Every {archlab.REPORT_EVERY} steps, 200 held-out examples are decoded greedily; "
-        f"training stops at {archlab.STOP_AT:.0%} exact match or when the time is up. Each finished run joins your "
-        "comparison table below."
+        "The recipe is the same for every chain: Adam, learning rate 10⁻² after a 50-step warm-up, then decaying "
+        f"as 1/√step, batches of 128. Every {architecture_lab.REPORT_EVERY} steps, 200 held-out examples are decoded "
+        f"greedily; training stops at {architecture_lab.STOP_AT:.0%} exact match or when the time is up. Each "
+        "finished run joins your comparison table below."
     )
 
     @st.fragment  # moving these controls reruns this section only, not the whole lesson
     def train_yourself() -> None:
         c = st.columns([1, 2, 3])
         seed = int(c[0].number_input("Seed", 0, 9999, 0, key="architecture_lab.seed"))
-        budget = c[1].select_slider("Seconds", archlab.BUDGETS, value=30, key="architecture_lab.budget")
+        budget = c[1].select_slider("Seconds", architecture_lab.BUDGETS, value=30, key="architecture_lab.budget")
 
         def make_run() -> TrainingRun:
-            trained, train_fn = archlab.new_run(checked, task, seed, float(budget))
-            run = TrainingRun(train_fn, model=trained, name="archlab")
-            st.session_state["architecture_lab.pending"] = {  # recorded in the table once the run is over
-                "run": run,
-                "label": archlab.label_for(encoder_text, decoder_text),
-                "encoder": encoder_text,
-                "decoder": decoder_text,
-                "cell": cell,
-                "task": task_name,
-                "parameters": checked.parameters,
-            }
+            trained, train_fn = architecture_lab.new_run(checked, task, seed, float(budget))
+            run = TrainingRun(train_fn, model=trained, name="architecture_lab")
+            row = functools.partial(architecture_lab.run_row, architecture_lab.label_for(encoder_text, decoder_text),
+                                    encoder_text, decoder_text, cell, task_name, checked.parameters)  # fmt: skip
+            st.session_state["architecture_lab.pending"] = (run, row)  # recorded in the table once the run is over
             return run
 
         def draw(snapshot, key: str) -> None:
-            views = archlab.snapshot_views(snapshot)
+            views = architecture_lab.snapshot_views(snapshot)
             caption = f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes {snapshot.prediction!r}"
-            ui.plotly(archlab.attention_figure(views, caption=caption), key=key)
+            ui.plotly(architecture_lab.attention_figure(views, caption=caption), key=key)
 
         if checked.error:
             st.info("Fix the chains above to train them.")
         else:
-            ui.training_panel("architecture_lab.train", make_run, draw, budget_seconds=budget, target=archlab.STOP_AT)
+            stop_at = architecture_lab.STOP_AT
+            ui.training_panel("architecture_lab.train", make_run, draw, budget_seconds=budget, target=stop_at)
 
     train_yourself()
 
@@ -173,11 +153,9 @@ def write_and_train() -> None:
 write_and_train()
 
 pending = st.session_state.get("architecture_lab.pending")
-if pending is not None and not pending["run"].active and pending["run"].result is not None:
+if pending is not None and not pending[0].active and pending[0].result is not None:
     del st.session_state["architecture_lab.pending"]
-    row = archlab.run_row(pending["label"], pending["encoder"], pending["decoder"], pending["cell"],
-                          pending["task"], pending["parameters"], pending["run"].result)  # fmt: skip
-    st.session_state["architecture_lab.runs"].append(row)
+    st.session_state["architecture_lab.runs"].append(pending[1](pending[0].result))
 
 # --- compare ----------------------------------------------------------------------------------------------
 st.header("3 · Compare", divider="gray")
@@ -193,64 +171,38 @@ else:
     st.caption("Nothing yet: every run you train above is added here, with its chains, size and speed.")
 
 
-@st.cache_data(max_entries=2, show_spinner=False)
-def shipped(path: str, mtime: float) -> archlab.Results:
-    """Keyed on the file's time stamp, so a re-measured file is read again."""
-    return archlab.load_results(path)
-
-
 @st.fragment  # picking a model redraws its maps only
-def shipped_maps(results: archlab.Results) -> None:
-    key = st.selectbox("Attention of the trained model", list(results.probes), key="architecture_lab.shipped_preset",
-                       format_func=lambda k: archlab.PRESET_BY_KEY[k].label)  # fmt: skip
-    probe = results.probes[key]
-    caption = f"TRAINED ({probe['task']}, seed {probe['seed']}, step {probe['step']}): writes {probe['prediction']!r}"
-    ui.plotly(archlab.attention_figure(archlab.shipped_views(results, key), caption=caption),
-              key="architecture_lab.shipped_maps")  # fmt: skip
+def shipped_maps(results) -> None:
+    probes = architecture_lab.probes(results)
+    key = st.selectbox("Attention of the trained model", list(probes), key="architecture_lab.shipped_preset",
+                       format_func=lambda k: architecture_lab.PRESET_BY_KEY[k].label)  # fmt: skip
+    figure = architecture_lab.attention_figure(architecture_lab.shipped_views(results, key),
+                                               caption=architecture_lab.probe_caption(results, key))  # fmt: skip
+    ui.plotly(figure, key="architecture_lab.shipped_maps")
 
 
 st.subheader("The paper's combinations, trained here")
-try:
-    results = shipped(str(archlab.RESULTS), archlab.RESULTS.stat().st_mtime if archlab.RESULTS.exists() else 0.0)
-except (FileNotFoundError, ValueError) as error:
-    results = None
-    st.warning(f"The shipped runs cannot be shown: {error}")
-
+results = ui.shipped_results(lesson, architecture_lab.RESULTS, what="The shipped runs")
 if results is not None:
-    meta = results.meta
-    st.dataframe(archlab.table_rows(results.runs), hide_index=True, width="stretch", key="architecture_lab.shipped")
-    for tname in meta.get("tasks", []):
-        st.markdown("\n".join(f"- {line}" for line in archlab.observations(results, tname)))
-    machine = meta.get("machine", {})
-    st.caption(
-        f"Measured {meta.get('date', '?')[:10]} with {ui.literal(meta.get('command', '?'))}: each preset trained "
-        f"with this page's recipe for at most {meta.get('max_steps', '?')} steps, stopping at "
-        f"{meta.get('stop_at', 0):.0%}; “steps to {archlab.TARGET:.0%}” is the first check at or above it. On "
-        f"{machine.get('cpu_count', '?')} CPU cores ({machine.get('processor', '?')}, torch "
-        f"{machine.get('torch', '?')}, {machine.get('torch_threads', '?')} thread), 1-minute load average "
-        f"{meta.get('load_1min_before', '?')} before and {meta.get('load_1min_after', '?')} after: the machine "
-        "was shared, so the seconds are slower than yours will be; the steps are what to compare."
-    )
-    if results.probes:
+    st.dataframe(architecture_lab.table_rows(results), hide_index=True, width="stretch", key="architecture_lab.shipped")
+    for task_name in results.param_values("task"):
+        st.markdown("\n".join(f"- {line}" for line in architecture_lab.observations(results, task_name)))
+    ui.provenance(results.meta, note=architecture_lab.provenance_note(results.meta))
+    if architecture_lab.probes(results):
         shipped_maps(results)
 
 st.subheader("The paper's own numbers")
-st.dataframe(archlab.paper_rows(), hide_index=True, width="stretch", key="architecture_lab.paper")
+st.dataframe(architecture_lab.paper_rows(), hide_index=True, width="stretch", key="architecture_lab.paper")
 st.caption(
-    archlab.PAPER_CREDIT + " Not comparable with the accuracies above: BLEU on real translation with 6-layer "
-    "models of 512 units, against exact match on a toy task with 2-layer models of 64."
+    architecture_lab.PAPER_CREDIT + " Not comparable with the accuracies above: BLEU on real translation with "
+    "6-layer models of 512 units, against exact match on a toy task with 2-layer models of 64."
 )
 
-ui.show_code(language._Parser, label="The parser: a tokenizer with columns and recursive descent, no eval")
-ui.show_code(model._Attention, model._GatedConvolution, model.ChainModel, label="The layers and the model")
-
-# --- check yourself ---------------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
-for ex in archlab.exercises():
-    ui.exercise(ex)
-
-st.caption(
-    "Source: T. Domhan, *How Much Attention Do You Need? A Granular Analysis of Neural Machine Translation "
-    "Architectures*, ACL 2018 (Sockeye; its layer-chain language and tables). Gated convolutions: Gehring et al., "
-    "*Convolutional Sequence to Sequence Learning*, ICML 2017. The Transformer: Vaswani et al., NeurIPS 2017."
+ui.page_tail(
+    lesson,
+    code=[
+        ("The parser: a tokenizer with columns and recursive descent, no eval", (language._Parser,)),
+        ("The layers and the model", (model._Attention, model._GatedConvolution, model.ChainModel)),
+    ],
+    exercises=architecture_lab.exercises(),
 )

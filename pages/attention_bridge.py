@@ -1,17 +1,14 @@
 """Lesson: the attention bridge (research lab, Vázquez et al.)."""
 
 import streamlit as st
-import torch
 
 import ui
-from lessons import attention_bridge as bridge
+from lessons import attention_bridge
 from lessons.common.live import TrainingRun
 from minimodels.bridge import AttentionBridge, BridgeModel, redundancy, train_bridge
 from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES
 
-ui.page("The attention bridge", icon="🌉")
-
-st.title("The attention bridge")
+lesson = ui.lesson("attention_bridge")
 st.markdown(
     "One translator for many languages: every language gets its **own encoder and decoder**, and between them "
     "sits **one attention layer shared by all** of them, the *attention bridge* (Vázquez et al., "
@@ -39,43 +36,35 @@ st.markdown(
     "copying each language to itself (see section 3)."
 )
 
-
-@st.cache_resource(show_spinner="Loading the shipped bridge model…")
-def shipped():
-    return bridge.load_shipped()
+shipped = st.cache_resource(show_spinner="Loading the shipped bridge model…")(attention_bridge.load_shipped)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def meaning_maps(index: int) -> dict:
-    model, corpus, _ = shipped()
-    with torch.inference_mode():
-        return bridge.meaning_view(model, corpus, index)
+def meaning_view(index: int) -> dict:
+    return attention_bridge.meaning_view(*shipped()[:2], index)
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
 def overall_agreement() -> float:
-    model, corpus, _ = shipped()
-    with torch.inference_mode():
-        return bridge.mean_agreement(model, corpus, n=bridge.AGREEMENT_MEANINGS)
+    return attention_bridge.mean_agreement(*shipped()[:2], n=attention_bridge.AGREEMENT_MEANINGS)
 
 
 try:
     model, corpus, info = shipped()
 except (FileNotFoundError, OSError, ValueError, KeyError) as error:
     model = corpus = info = None
-    st.warning(f"The shipped bridge model cannot be loaded ({error}); run python scripts/attention_bridge_results.py.")
+    st.warning(f"The shipped bridge model cannot be loaded ({error}); run python {attention_bridge.SCRIPT}.")
 
 
 @st.fragment
 def one_meaning() -> None:
     c = st.columns([1, 3])
-    index = int(
-        c[0].number_input("Held-out meaning no.", 0, bridge.SHOWN_MEANINGS - 1, 0, key="attention_bridge.meaning")
-    )
-    view = meaning_maps(index)
+    last = attention_bridge.SHOWN_MEANINGS - 1
+    index = int(c[0].number_input("Held-out meaning no.", 0, last, 0, key="attention_bridge.meaning"))
+    view = meaning_view(index)
     c[1].dataframe(view["sentences"], hide_index=True, width="stretch")
-    ui.plotly(bridge.heads_side_by_side(view["maps"], title="A: each head's weights over the words, per language"),
-              key="attention_bridge.heads")  # fmt: skip
+    title = "A: each head's weights over the words, per language"
+    ui.plotly(attention_bridge.heads_side_by_side(view["maps"], title=title), key="attention_bridge.heads")
     st.markdown(
         "Does head j find **the same concept** in every language? Each cell names the word the head weighs most "
         "and, in brackets, the English words it expresses (from the grammar's gold alignment)."
@@ -83,7 +72,7 @@ def one_meaning() -> None:
     st.dataframe(view["reading"], hide_index=True, width="stretch")
     st.markdown(
         f"On this meaning **{view['agreement']:.0%}** of (head, language) pairs have the top word mean what the "
-        f"head's top word means in English; over {bridge.AGREEMENT_MEANINGS} held-out meanings, "
+        f"head's top word means in English; over {attention_bridge.AGREEMENT_MEANINGS} held-out meanings, "
         f"**{overall_agreement():.0%}**. What the decoders make of each sentence (✱: a zero-shot direction, never "
         "trained; into its own language: the monolingual copy):"
     )
@@ -101,14 +90,13 @@ if model is not None:
         default = corpus.probe.sentences[lang]
         text = c[1].text_input("Sentence (words from the toy vocabulary)", default, max_chars=500,
                                key=f"attention_bridge.text.{lang}")  # fmt: skip
-        read = bridge.read_sentence(model, corpus.tokenizers, lang, text)
+        read = attention_bridge.read_sentence(model, corpus.tokenizers, lang, text)
         if read.error:
             st.warning(read.error)
             return
         if read.message:
             st.info(read.message)
-        with torch.inference_mode():
-            ui.plotly(bridge.heads_side_by_side({lang: (read.A, read.tokens)}), key="attention_bridge.own.heads")
+        ui.plotly(attention_bridge.heads_side_by_side({lang: (read.A, read.tokens)}), key="attention_bridge.own.heads")
         st.dataframe(read.translations, hide_index=True, width="stretch")
 
     your_sentence()
@@ -121,18 +109,7 @@ st.markdown(
     "rows of M. Two models, identical except for λ, on the probe sentence:"
 )
 
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def results_file(path: str, mtime: float) -> dict:
-    """Keyed on the file's time stamp, so a re-measured file is read again."""
-    return bridge.load_results(path)
-
-
-try:
-    results = results_file(str(bridge.RESULTS), bridge.RESULTS.stat().st_mtime if bridge.RESULTS.exists() else 0.0)
-except (FileNotFoundError, ValueError) as error:
-    results = None
-    st.warning(f"The measured results cannot be shown: {error}")
+results = ui.shipped_results(lesson, attention_bridge.RESULTS)
 
 
 @st.fragment
@@ -141,15 +118,15 @@ def penalty() -> None:
                     key="attention_bridge.penalty.lang")  # fmt: skip
     cols = st.columns(2)
     for column, name in zip(cols, ("hub-mono", "hub-mono-nopenalty"), strict=True):
-        run = results["runs"][name]
-        A, tokens = bridge.probe_map(results, name, lang)
+        weight = results.runs_of(name)[0].params["penalty_weight"]
+        A, tokens = attention_bridge.probe_map(results, name, lang)
         with column:
-            st.markdown(f"**λ = {run['penalty_weight']}** · ‖AAᵀ − I‖²_F = **{bridge.penalty_value(A):.3f}** here")
-            ui.plotly(
-                bridge.gram_heatmap(A, title=f"A Aᵀ, λ = {run['penalty_weight']}"), key=f"attention_bridge.gram.{name}"
-            )
-            ui.plotly(bridge.heads_side_by_side({lang: (A, tokens)}), key=f"attention_bridge.penalty.heads.{name}")
-    st.markdown(f"- {bridge.observations(results)[-1]}")
+            st.markdown(f"**λ = {weight}** · ‖AAᵀ − I‖²_F = **{attention_bridge.penalty_value(A):.3f}** here")
+            gram = attention_bridge.gram_heatmap(A, title=f"A Aᵀ, λ = {weight}")
+            ui.plotly(gram, key=f"attention_bridge.gram.{name}")
+            heads = attention_bridge.heads_side_by_side({lang: (A, tokens)})
+            ui.plotly(heads, key=f"attention_bridge.penalty.heads.{name}")
+    st.markdown(f"- {attention_bridge.observations(results)[-1]}")
 
 
 if results is not None:
@@ -168,25 +145,16 @@ st.markdown(
 
 @st.fragment
 def zero_shot() -> None:
-    percent = st.column_config.NumberColumn(format="percent")
-    rows = bridge.zero_shot_rows(results)
-    st.dataframe(rows, hide_index=True, width="stretch",
-                 column_config={k: percent for k in rows[0] if k not in ("training data", "penalty λ")})  # fmt: skip
-    st.markdown("\n".join(f"- {line}" for line in bridge.observations(results)[:-1]))
+    rows = attention_bridge.zero_shot_rows(results)
+    st.dataframe(rows, hide_index=True, width="stretch")
+    st.markdown("\n".join(f"- {line}" for line in attention_bridge.observations(results)[:-1]))
     with st.expander("Every direction", icon=":material/table_rows:"):
-        st.dataframe(bridge.direction_rows(results), hide_index=True, width="stretch",
-                     column_config={e.label: percent for e in bridge.EXPERIMENTS})  # fmt: skip
-    st.altair_chart(bridge.history_chart(results), width="stretch", key="attention_bridge.history")
-    meta = results["meta"]
-    machine = meta.get("machine", {})
-    st.caption(
-        f"Measured {meta.get('date', '?')[:10]} with {ui.literal(meta.get('command', '?'))}: "
-        f"{meta.get('steps')} steps of {meta.get('batch_size')} sentences per model, seed {meta.get('seed')}, "
-        f"{meta.get('test_sentences')} test meanings per direction, weights rounded to float16 as shipped; "
-        f"{machine.get('cpu_count', '?')} CPU cores, torch {machine.get('torch', '?')}, one thread per model, "
-        f"1-minute load {meta.get('load_1min_before', '?')} before and {meta.get('load_1min_after', '?')} after "
-        "(a shared machine). Step counts decide what is trained, so the figures do not depend on the load."
-    )
+        percent = st.column_config.NumberColumn(format="percent")
+        st.dataframe(attention_bridge.direction_rows(results), hide_index=True, width="stretch",
+                     column_config={results.label(v): percent for v in results.variants})  # fmt: skip
+    for metric, spec in attention_bridge.history_charts(results):
+        ui.vega(spec, key=f"attention_bridge.history.{metric}", height=spec["height"])
+    ui.provenance(results.meta, note=attention_bridge.provenance_note(results.meta))
 
 
 if results is not None:
@@ -210,29 +178,26 @@ def train_yourself() -> None:
     seconds = c[2].select_slider("Seconds", [10, 30, 60, 120], value=30, key="attention_bridge.live.seconds")
 
     def make_run() -> TrainingRun:
-        model, _, train_fn = bridge.new_run(mono, penalty_on, seconds=float(seconds))
-        return TrainingRun(train_fn, model=model, name="bridge")
+        model, _, train_fn = attention_bridge.new_run(mono, penalty_on, seconds=float(seconds))
+        return TrainingRun(train_fn, model=model, name="attention_bridge")
 
     def draw(report, key: str) -> None:
-        ui.plotly(bridge.heads_side_by_side(bridge.live_maps(report), title=f"A after {report.step} steps"),
-                  key=f"{key}.heads")  # fmt: skip
-        st.caption(bridge.live_caption(report))
+        title = f"A after {report.step} steps"
+        ui.plotly(
+            attention_bridge.heads_side_by_side(attention_bridge.live_maps(report), title=title), key=f"{key}.heads"
+        )
+        st.caption(attention_bridge.live_caption(report))
 
     ui.training_panel("attention_bridge.live", make_run, draw, budget_seconds=float(seconds))
 
 
 train_yourself()
 
-ui.show_code(AttentionBridge, redundancy, BridgeModel.encode, label="The bridge and its penalty")
-ui.show_code(train_bridge, label="Training: one direction per minibatch, in rotation")
-
-# --- Check yourself ---------------------------------------------------------------------------------
-st.header("Check yourself", divider="gray")
-for ex in bridge.exercises(results):
-    ui.exercise(ex)
-
-st.caption(
-    "Source: Vázquez, Raganato, Tiedemann & Creutz, *Multilingual NMT with a language-independent attention "
-    "bridge* (RepL4NLP 2019): equations 1–3, Table 1 (zero-shot with and without monolingual data) and Table 3 "
-    "(the penalty). Lin et al. 2017 introduced the structured self-attention and its penalty."
+ui.page_tail(
+    lesson,
+    code=[
+        ("The bridge and its penalty", (AttentionBridge, redundancy, BridgeModel.encode)),
+        ("Training: one direction per minibatch, in rotation", (train_bridge,)),
+    ],
+    exercises=attention_bridge.exercises(results),
 )

@@ -2,7 +2,7 @@
 
     python scripts/attention_bridge_results.py --steps 2000 --jobs 3
 
-Three models, the same seed, data and batches, as in the paper's Table 1 (centre) and Table 3, with the
+Three models, the same seeds, data and batches, as in the paper's Table 1 (centre) and Table 3, with the
 French-like language as the hub (the paper's English):
 
 - ``hub``: only the directions into and out of the hub (en↔fr, it↔fr, vf↔fr);
@@ -16,7 +16,8 @@ token accuracy on 300 held-out test meanings in every direction, the six that av
 same thing in every language. ``hub-mono`` is saved to ``assets/attention_bridge/hub-mono/`` for the page.
 
 Step counts, not seconds, decide what is trained, so the figures do not depend on how busy the machine was;
-the seconds are recorded with the machine's load.
+the seconds are recorded with the machine's load. The file is a ``lessons.common.comparison.Comparison``: the three
+experiments × ``--seeds``, each run with its reports, its test figures and its probe maps.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from lessons import attention_bridge as bridge  # noqa: E402
+from lessons import attention_bridge  # noqa: E402
+from lessons.common.comparison import Run, measure  # noqa: E402
 from minimodels.bridge import (  # noqa: E402
     bridge_maps,
     evaluate_pair,
@@ -53,17 +55,18 @@ from minimodels.tasks.multilingual import LANGUAGES, get_multilingual  # noqa: E
 TEST_SENTENCES = 300
 BATCH_SIZE = 128
 LEARNING_RATE = 1e-2
+SCRIPT = "scripts/attention_bridge_results.py"
 
 
-def run_experiment(name: str, steps: int, seed: int, out_dir: str | None) -> dict:
+def run_experiment(name: str, steps: int, seed: int, out_dir: str | None) -> Run:
     """Train one experiment from scratch and measure it (runs in a worker process, on one torch thread)."""
     torch.set_num_threads(1)
-    experiment = next(e for e in bridge.EXPERIMENTS if e.name == name)
-    corpus = get_multilingual(bridge.SEED, **bridge.CORPUS_SIZES)
+    experiment = next(e for e in attention_bridge.EXPERIMENTS if e.name == name)
+    corpus = get_multilingual(attention_bridge.SEED, **attention_bridge.CORPUS_SIZES)
     torch.manual_seed(seed)
-    model = new_bridge(corpus, **bridge.MODEL_OPTIONS, penalty_weight=experiment.penalty_weight)
-    config = bridge.train_config(experiment, steps, seed, batch_size=BATCH_SIZE, learning_rate=LEARNING_RATE,
-                                 report_every=250, eval_sentences=64)  # fmt: skip
+    model = new_bridge(corpus, **attention_bridge.MODEL_OPTIONS, penalty_weight=experiment.penalty_weight)
+    options = {"batch_size": BATCH_SIZE, "learning_rate": LEARNING_RATE, "report_every": 250, "eval_sentences": 64}
+    config = attention_bridge.train_config(experiment, steps, seed, **options)
     start = time.monotonic()
     history = train_bridge(model, corpus, config, lambda report: print(name, report.step, f"{report.loss:.3f}",
                                                                        flush=True))  # fmt: skip
@@ -89,40 +92,26 @@ def run_experiment(name: str, steps: int, seed: int, out_dir: str | None) -> dic
     if out_dir is not None:
         save_bridge(model, corpus.tokenizers, out_dir, experiment=name, steps=steps, seed=seed,
                     pairs=[list(p) for p in config.pairs], held_out=[list(p) for p in config.held_out])  # fmt: skip
-    return {
-        "label": experiment.label,
-        "monolingual": experiment.monolingual,
-        "penalty_weight": experiment.penalty_weight,
-        "pairs": [list(p) for p in config.pairs],
-        "held_out": [list(p) for p in config.held_out],
-        "steps": history[-1].step,
-        "seconds": round(seconds, 1),
-        "parameters": model.parameter_count(),
-        "history": [
-            {
-                "step": r.step,
-                "seconds": round(r.seconds, 1),
-                "loss": round(r.loss, 4),
-                "penalty": round(r.penalty, 4),
-                "exact_match": round(r.exact_match, 4),
-                "zero_shot": round(float(np.mean(list(r.zero_shot.values()))), 4),
-            }
-            for r in history
-        ],  # fmt: skip
-        "test": test,
-        "summary": {
-            "trained_exact": round(float(np.mean([test[n]["exact_match"] for n in trained])), 4),
-            "trained_tokens": round(float(np.mean([test[n]["token_accuracy"] for n in trained])), 4),
-            "zero_shot_exact": round(float(np.mean([test[n]["exact_match"] for n in held])), 4),
-            "zero_shot_tokens": round(float(np.mean([test[n]["token_accuracy"] for n in held])), 4),
-            "redundancy": round(float(np.mean(frobenius)), 4),
-            "agreement": round(bridge.mean_agreement(model, corpus, n=100), 4),
-        },
-        "probe": {
-            lang: {"A": [[round(float(v), 4) for v in row] for row in A], "tokens": tokens}
-            for lang, (A, tokens) in maps.items()
-        },  # fmt: skip
+    history = [
+        {"step": r.step, "seconds": round(r.seconds, 1), "loss": round(r.loss, 4), "penalty": round(r.penalty, 4),
+         "exact_match": round(r.exact_match, 4), "zero_shot": round(float(np.mean(list(r.zero_shot.values()))), 4)}
+        for r in history
+    ]  # fmt: skip
+    summary = {
+        "trained_exact": round(float(np.mean([test[n]["exact_match"] for n in trained])), 4),
+        "trained_tokens": round(float(np.mean([test[n]["token_accuracy"] for n in trained])), 4),
+        "zero_shot_exact": round(float(np.mean([test[n]["exact_match"] for n in held])), 4),
+        "zero_shot_tokens": round(float(np.mean([test[n]["token_accuracy"] for n in held])), 4),
+        "redundancy": round(float(np.mean(frobenius)), 4),
+        "agreement": round(attention_bridge.mean_agreement(model, corpus, n=attention_bridge.AGREEMENT_MEANINGS), 4),
     }
+    probe = {lang: {"A": [[round(float(v), 4) for v in row] for row in A], "tokens": tokens}
+             for lang, (A, tokens) in maps.items()}  # fmt: skip
+    return attention_bridge.experiment_run(
+        experiment, seed, history, test, summary, pairs=[list(p) for p in config.pairs],
+        held_out=[list(p) for p in config.held_out], steps=history[-1]["step"], seconds=round(seconds, 1),
+        parameters=model.parameter_count(), probe=probe,
+    )  # fmt: skip
 
 
 def load_average() -> float | None:
@@ -132,65 +121,69 @@ def load_average() -> float | None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=2000, help="training steps per experiment")
-    p.add_argument("--seed", type=int, default=bridge.SEED)
+    p.add_argument("--seeds", "--seed", type=int, nargs="+", default=[attention_bridge.SEED],
+                   help="initial weights and batch order; the first seed's hub-mono is the shipped model")  # fmt: skip
     p.add_argument("--jobs", type=int, default=1, help="experiments trained at once (each on one torch thread)")
-    p.add_argument("--out", default=str(bridge.RESULTS), help="where to write the JSON")
-    p.add_argument("--model-dir", default=str(bridge.SHIPPED_MODEL), help="where to save the hub-mono model")
+    p.add_argument("--out", default=str(attention_bridge.RESULTS), help="where to write the JSON")
+    p.add_argument("--model-dir", default=str(attention_bridge.SHIPPED_MODEL), help="where to save the hub-mono model")
     args = p.parse_args(argv)
     started = datetime.datetime.now(datetime.UTC)
     load_before = load_average()
     begin = time.monotonic()
-    names = [e.name for e in bridge.EXPERIMENTS]
+    names = [e.name for e in attention_bridge.EXPERIMENTS]
+    shipped = ("hub-mono", args.seeds[0])  # the run whose model the page loads
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=get_context("spawn")) as pool:
         futures = {
-            name: pool.submit(
-                run_experiment, name, args.steps, args.seed, args.model_dir if name == "hub-mono" else None
-            )  # fmt: skip
+            (name, seed): pool.submit(run_experiment, name, args.steps, seed,
+                                      args.model_dir if (name, seed) == shipped else None)
             for name in names
+            for seed in args.seeds
+        }  # fmt: skip
+        meta = {
+            "script": SCRIPT,
+            "command": f"python {SCRIPT} " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "date": started.isoformat(timespec="seconds"),
+            "seeds": args.seeds,
+            "steps": args.steps,
+            "batch_size": BATCH_SIZE,
+            "learning_rate": LEARNING_RATE,
+            "corpus": attention_bridge.CORPUS_SIZES,
+            "model": attention_bridge.MODEL_OPTIONS,
+            "hub": attention_bridge.HUB,
+            "test_sentences": TEST_SENTENCES,
+            "jobs": args.jobs,
+            "load_1min_before": load_before,
+            "machine": {
+                "platform": platform.platform(),
+                "cpu_count": os.cpu_count(),
+                "python": platform.python_version(),
+                "torch": torch.__version__,
+                "torch_threads": 1,
+            },
         }
-        runs = {name: future.result() for name, future in futures.items()}
-    meta = {
-        "command": "python scripts/attention_bridge_results.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "date": started.isoformat(timespec="seconds"),
-        "seconds": round(time.monotonic() - begin, 1),
-        "seed": args.seed,
-        "steps": args.steps,
-        "batch_size": BATCH_SIZE,
-        "learning_rate": LEARNING_RATE,
-        "corpus": bridge.CORPUS_SIZES,
-        "model": bridge.MODEL_OPTIONS,
-        "hub": bridge.HUB,
-        "test_sentences": TEST_SENTENCES,
-        "jobs": args.jobs,
-        "load_1min_before": load_before,
-        "load_1min_after": load_average(),
-        "machine": {
-            "platform": platform.platform(),
-            "cpu_count": os.cpu_count(),
-            "python": platform.python_version(),
-            "torch": torch.__version__,
-            "torch_threads": 1,
-        },  # fmt: skip
-    }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"meta": meta, "runs": runs}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    shipped = runs["hub-mono"]
+        labels = {e.name: e.label for e in attention_bridge.EXPERIMENTS}
+        results = measure(names, args.seeds, lambda name, seed: futures[name, seed].result(), meta, labels=labels,
+                          on_run=lambda run, done, total: print(f"[{done}/{total}]", run.variant, run.seed,
+                                                                json.dumps(run.final), flush=True))  # fmt: skip
+    results.meta.update(seconds=round(time.monotonic() - begin, 1), load_1min_after=load_average())
+    results.save(args.out)
+    attention_bridge.load_results(args.out)  # the page's loader reads it back
+    print(f"wrote {args.out}", flush=True)
+    run = results.runs_of("hub-mono", {"monolingual": True})[0]
     readme = Path(args.model_dir).parent / "README.md"
     readme.write_text(
         "# The attention bridge lesson's shipped model\n\n"
-        f"`hub-mono/`: made by `{meta['command']}` on {meta['date'][:10]} (seed {args.seed}, "
-        f"{shipped['steps']} steps of batch {BATCH_SIZE}, {shipped['seconds']} s on one torch thread, "
-        f"{shipped['parameters']} parameters stored in float16; 1-minute load average {meta['load_1min_before']} "
-        f"before and {meta['load_1min_after']} after, on a shared {meta['machine']['cpu_count']}-core machine).\n\n"
+        f"`hub-mono/`: made by `{results.meta['command']}` on {results.meta['date'][:10]} (seed {run.seed}, "
+        f"{run.extra['steps']} steps of batch {BATCH_SIZE}, {run.extra['seconds']} s on one torch thread, "
+        f"{run.extra['parameters']} parameters stored in float16; 1-minute load average "
+        f"{results.meta['load_1min_before']} before and {results.meta['load_1min_after']} after, on a shared "
+        f"{results.meta['machine']['cpu_count']}-core machine).\n\n"
         "Trained on the directions into and out of the French-like hub plus monolingual pairs "
         "(`lessons.attention_bridge.EXPERIMENTS`, `hub-mono`); test exact match of the trained directions "
-        f"{shipped['summary']['trained_exact']:.1%}, of the six zero-shot directions "
-        f"{shipped['summary']['zero_shot_exact']:.1%}. Every figure is in `assets/results/attention_bridge.json`.\n",
+        f"{run.final['trained_exact']:.1%}, of the six zero-shot directions {run.final['zero_shot_exact']:.1%}. Every "
+        "figure is in `assets/results/attention_bridge.json`.\n",
         encoding="utf-8",
     )
-    for name, run in runs.items():
-        print(name, json.dumps(run["summary"]))
     return 0
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import attention_bridge as bridge
+from lessons import attention_bridge
+from lessons.common.comparison import Comparison, Run
 from minimodels.bridge import new_bridge
 from minimodels.tasks.multilingual import LANGUAGES, Parallel, get_multilingual
 
@@ -22,38 +23,37 @@ def model(corpus):
     return new_bridge(corpus, embedding_size=8, encoder_size=6, heads=3, bridge_hidden=10).eval()
 
 
-def fake_results(plain=0.02, mono=0.4) -> dict:
-    """A results file shaped like scripts/attention_bridge_results.py's, with chosen numbers."""
-    runs = {}
-    for e, zero in zip(bridge.EXPERIMENTS, (plain, mono, mono), strict=True):
+def fake_results(plain=0.02, mono=0.4, seeds=(0,)) -> Comparison:
+    """A comparison shaped like scripts/attention_bridge_results.py's, with chosen zero-shot numbers (each seed a
+    little apart from the next, so that several seeds have a spread)."""
+    runs = []
+    for e, zero in zip(attention_bridge.EXPERIMENTS, (plain, mono, mono), strict=True):
         A = np.eye(3, 5) if e.penalty_weight else np.full((3, 5), 0.2)
-        runs[e.name] = {
-            "label": e.label,
-            "penalty_weight": e.penalty_weight,
-            "history": [{"step": 10, "exact_match": 0.5, "zero_shot": zero}],
-            "test": {
-                "en→it": {"exact_match": zero, "token_accuracy": zero},
+        for seed in seeds:
+            z = zero + 0.01 * seed
+            test = {
+                "en→it": {"exact_match": z, "token_accuracy": z},
                 "fr→en": {"exact_match": 0.9, "token_accuracy": 0.95},
-            },  # fmt: skip
-            "summary": {
-                "trained_exact": 0.9,
-                "trained_tokens": 0.95,
-                "zero_shot_exact": zero,
-                "zero_shot_tokens": zero + 0.1,
-                "redundancy": 0.5 if e.penalty_weight else 2.0,
-                "agreement": 0.6,
-            },  # fmt: skip
-            "probe": {lang: {"A": A.tolist(), "tokens": ["a", "b", "c", "d", "</s>"]} for lang in LANGUAGES},
-        }
-    return {"meta": {"command": "python scripts/attention_bridge_results.py"}, "runs": runs}
+            }
+            summary = {"trained_exact": 0.9, "trained_tokens": 0.95, "zero_shot_exact": z, "zero_shot_tokens": z + 0.1,
+                       "redundancy": 0.5 if e.penalty_weight else 2.0, "agreement": 0.6}  # fmt: skip
+            probe = {lang: {"A": A.tolist(), "tokens": ["a", "b", "c", "d", "</s>"]} for lang in LANGUAGES}
+            history = [
+                {"step": 10, "exact_match": 0.5, "zero_shot": z},
+                {"step": 20, "exact_match": 0.6, "zero_shot": z},
+            ]
+            runs.append(attention_bridge.experiment_run(e, seed, history, test, summary, probe=probe))
+    meta = {"command": "python scripts/attention_bridge_results.py", "seeds": list(seeds)}
+    return Comparison(tuple(e.name for e in attention_bridge.EXPERIMENTS), tuple(runs), meta,
+                      {e.name: e.label for e in attention_bridge.EXPERIMENTS})  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------- experiments
 def test_hub_experiments_leave_every_non_hub_direction_for_zero_shot():
-    plain, mono = bridge.hub_pairs(False), bridge.hub_pairs(True)
-    assert len(plain) == 6 and all(bridge.HUB in p for p in plain)
+    plain, mono = attention_bridge.hub_pairs(False), attention_bridge.hub_pairs(True)
+    assert len(plain) == 6 and all(attention_bridge.HUB in p for p in plain)
     assert set(mono) - set(plain) == {(lang, lang) for lang in LANGUAGES}
-    held = bridge.zero_shot_pairs()
+    held = attention_bridge.zero_shot_pairs()
     assert len(held) == 6 and not set(held) & set(mono)
     assert set(held) | set(plain) == {(a, b) for a in LANGUAGES for b in LANGUAGES if a != b}
 
@@ -79,23 +79,23 @@ def one_hot(k_positions, S):
 def test_head_agreement_counts_heads_that_find_the_same_concept():
     # head 1 on "dog" everywhere, head 2 on "see" (vedo = I + see) and on "I" in vf: a miss there
     A = {"en": one_hot([3, 1], 5), "fr": one_hot([3, 1], 5), "it": one_hot([2, 0], 4), "vf": one_hot([1, 0], 4)}
-    assert bridge.head_agreement(A, P) == pytest.approx(5 / 6)
+    assert attention_bridge.head_agreement(A, P) == pytest.approx(5 / 6)
     A["vf"] = one_hot([1, 2], 4)  # vf word 2 means "see"
-    assert bridge.head_agreement(A, P) == 1.0
+    assert attention_bridge.head_agreement(A, P) == 1.0
     eos = {lang: one_hot([len(P.words(lang))], len(P.words(lang)) + 1) for lang in LANGUAGES}
-    assert bridge.head_agreement(eos, P) == 1.0  # EOS is the same "concept" everywhere
+    assert attention_bridge.head_agreement(eos, P) == 1.0  # EOS is the same "concept" everywhere
 
 
 def test_head_reading_names_the_top_word_and_its_english():
     A = {"en": one_hot([3], 5), "it": one_hot([0], 4)}
-    rows = bridge.head_reading(A, P)
+    rows = attention_bridge.head_reading(A, P)
     assert rows == [{"head": 1, "en": "dog (dog) 100%", "it": "vedo (I see) 100%"}]
 
 
 def test_gram_and_penalty():
     A = one_hot([0, 2], 3)
-    assert np.array_equal(bridge.gram(A), np.eye(2)) and bridge.penalty_value(A) == 0.0
-    assert bridge.penalty_value(np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]])) == pytest.approx(1.0)
+    assert np.array_equal(attention_bridge.gram(A), np.eye(2)) and attention_bridge.penalty_value(A) == 0.0
+    assert attention_bridge.penalty_value(np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]])) == pytest.approx(1.0)
 
 
 def test_mean_agreement_equals_the_mean_of_single_meanings(model, corpus):
@@ -104,13 +104,13 @@ def test_mean_agreement_equals_the_mean_of_single_meanings(model, corpus):
     single = []
     for p in corpus.test[:5]:
         maps = bridge_maps(model, p.sentences, corpus.tokenizers)
-        single.append(bridge.head_agreement({lang: A for lang, (A, _) in maps.items()}, p))
-    assert bridge.mean_agreement(model, corpus, n=5) == pytest.approx(np.mean(single), abs=1e-9)
+        single.append(attention_bridge.head_agreement({lang: A for lang, (A, _) in maps.items()}, p))
+    assert attention_bridge.mean_agreement(model, corpus, n=5) == pytest.approx(np.mean(single), abs=1e-9)
 
 
 # ------------------------------------------------------------------------------------------- views
 def test_meaning_view(model, corpus):
-    view = bridge.meaning_view(model, corpus, 1)
+    view = attention_bridge.meaning_view(model, corpus, 1)
     assert [row["sentence"] for row in view["sentences"]] == [corpus.test[1].sentences[lang] for lang in LANGUAGES]
     for A, tokens in view["maps"].values():
         assert A.shape == (3, len(tokens)) and tokens[-1] == "</s>"
@@ -126,7 +126,7 @@ def test_meaning_view(model, corpus):
     ids=["empty", "blank", "emoji-html", "rtl", "long"],
 )
 def test_read_sentence_never_raises(model, corpus, text):
-    read = bridge.read_sentence(model, corpus.tokenizers, "fr", text)
+    read = attention_bridge.read_sentence(model, corpus.tokenizers, "fr", text)
     if not text.strip():
         assert read.error and read.A is None
     else:
@@ -136,83 +136,138 @@ def test_read_sentence_never_raises(model, corpus, text):
 
 
 def test_read_sentence_of_known_words(model, corpus):
-    read = bridge.read_sentence(model, corpus.tokenizers, "en", corpus.test[0].sentences["en"])
+    read = attention_bridge.read_sentence(model, corpus.tokenizers, "en", corpus.test[0].sentences["en"])
     assert read.error is None and read.message is None and "<unk>" not in read.tokens
 
 
 def test_heads_side_by_side_escapes_labels():
     maps = {"en": (np.eye(2, 3), ["<b>x</b>", "y", "</s>"]), "vf": (np.eye(2, 4), ["a", "b", "c", "</s>"])}
-    fig = bridge.heads_side_by_side(maps, title="t")
+    fig = attention_bridge.heads_side_by_side(maps, title="t")
     assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
     assert "&lt;b&gt;x&lt;/b&gt;" in fig.layout.xaxis.ticktext
     assert fig.data[1].z.shape == (2, 4)
 
 
 def test_gram_heatmap():
-    fig = bridge.gram_heatmap(np.full((2, 4), 0.25))
+    fig = attention_bridge.gram_heatmap(np.full((2, 4), 0.25))
     assert np.allclose(fig.data[0].z, 0.25)
 
 
 # ------------------------------------------------------------------------------------------- results
 def test_load_results_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="attention_bridge_results"):
-        bridge.load_results(tmp_path / "missing.json")
+        attention_bridge.load_results(tmp_path / "missing.json")
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps({"runs": {"hub": {}}}))
-    with pytest.raises(ValueError, match="hub-mono"):
-        bridge.load_results(broken)
-
-
-@pytest.mark.parametrize(("plain", "mono", "says"), [(0.0, 0.4, "finding holds"), (0.3, 0.31, "little difference"),
-                                                     (0.5, 0.1, "does **not** hold")])  # fmt: skip
-def test_observations_follow_the_numbers(plain, mono, says):
-    lines = bridge.observations(fake_results(plain, mono))
-    assert f"**{plain:.1%}**" in lines[0] and f"**{mono:.1%}**" in lines[0] and "4 of every 10" in lines[0]
-    assert says in lines[1]
-    assert "**0.50**" in lines[2] and "**2.00**" in lines[2]
-    zero_shot = next(e for e in bridge.exercises(fake_results(plain, mono)) if e.key == "attention_bridge.ex.zero_shot")
-    assert zero_shot.choices[zero_shot.answer].startswith({"fi": "the model trained with", "li": "neither",
-                                                           "do": "the model trained without"}[says[:2]])  # fmt: skip
-
-
-def test_tables_and_chart():
+    with pytest.raises(ValueError, match="format.*attention_bridge_results"):
+        attention_bridge.load_results(broken)
     results = fake_results()
-    rows = bridge.zero_shot_rows(results)
-    assert [r["zero-shot: exact match"] for r in rows] == [0.02, 0.4, 0.4]
-    directions = bridge.direction_rows(results)
+    Comparison(results.variants, results.runs_of("hub"), results.meta).save(broken)
+    with pytest.raises(ValueError, match="no run hub-mono, hub-mono-nopenalty"):
+        attention_bridge.load_results(broken)
+    run = results.runs[0]
+    lacking = Run(run.variant, run.seed, run.params, run.curve, run.final, {"test": run.extra["test"]})
+    Comparison(results.variants, (lacking, *results.runs[1:]), results.meta).save(broken)
+    with pytest.raises(ValueError, match="hub seed 0 lacks probe"):
+        attention_bridge.load_results(broken)
+
+
+@pytest.mark.parametrize(
+    ("plain", "mono", "seeds", "says"),
+    [
+        (0.0, 0.4, (0, 1, 2), "finding holds here too"),
+        (0.5, 0.1, (0, 1, 2), "does **not** hold"),
+        (0.3, 0.31, (0, 1, 2), "little difference"),
+        (0.3, 0.31, (0,), "little difference"),
+        (0.0, 0.4, (0,), "lift the unseen directions in these runs"),
+        (0.4, 0.0, (0,), "lower the unseen directions in these runs"),
+    ],
+)  # fmt: skip
+def test_the_zero_shot_finding_follows_the_numbers_and_the_seeds(plain, mono, seeds, says):
+    results = fake_results(plain, mono, seeds)
+    lines = attention_bridge.observations(results)
+    assert says in lines[1] and lines[1] == attention_bridge.zero_shot_finding(results)
+    if len(seeds) == 1:  # one seed is never a finding, whichever way it goes
+        assert "one seed is an anecdote" in lines[1] or "little difference" in lines[1]
+        assert f"**{plain:.1%}**" in lines[0] and f"**{mono:.1%}**" in lines[0] and "(one seed per model)" in lines[0]
+    else:
+        assert "mean ± sd over 3 seeds" in lines[0] and f"**{plain + 0.01:.1%} ± 1.0%**" in lines[0]
+    assert "4 of every 10" in lines[0]
+    assert "**0.50" in lines[2] and "**2.00" in lines[2]  # redundancy with the penalty and without
+    zero_shot = next(e for e in attention_bridge.exercises(results) if e.key == "attention_bridge.ex.zero_shot")
+    expected = (
+        "neither"
+        if abs(mono - plain) <= 0.05
+        else ("the model trained with" if mono > plain else "the model trained without")
+    )
+    assert zero_shot.choices[zero_shot.answer].startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("plain_trained", "mono_trained", "says"),
+    [(0.6, 0.3, ": with the same number of steps,"), (0.3, 0.6, ", even though the monolingual")],
+)
+def test_the_cost_of_monolingual_pairs_is_said_only_when_they_cost(plain_trained, mono_trained, says):
+    results = fake_results()
+    runs = [Run(r.variant, r.seed, r.params, r.curve, {**r.final, "trained_exact": plain_trained if r.variant == "hub"
+                                                       else mono_trained}, r.extra) for r in results.runs]  # fmt: skip
+    line = attention_bridge.observations(Comparison(results.variants, tuple(runs), results.meta, results.labels))[0]
+    assert f"reach {plain_trained:.0%} and {mono_trained:.0%}{says}" in line
+
+
+def test_tables_and_charts():
+    results = fake_results(seeds=(0, 1))
+    rows = attention_bridge.zero_shot_rows(results)
+    assert [r["zero-shot: exact match"] for r in rows] == ["2.5% ± 0.7% (n = 2)", "40.5% ± 0.7% (n = 2)",
+                                                           "40.5% ± 0.7% (n = 2)"]  # fmt: skip
+    assert [r["penalty λ"] for r in rows] == [0.1, 0.1, 0.0] and {r["n"] for r in rows} == {2}
+    directions = attention_bridge.direction_rows(results)
     assert directions[0]["direction"] == "en→it (zero-shot)" and directions[1]["direction"] == "fr→en"
-    A, tokens = bridge.probe_map(results, "hub-mono-nopenalty", "it")
+    assert directions[0]["hub pairs only"] == pytest.approx(0.025)  # the mean over seeds
+    A, tokens = attention_bridge.probe_map(results, "hub-mono-nopenalty", "it")
     assert A.shape == (3, 5) and tokens[-1] == "</s>"
-    assert bridge.history_chart(results).to_dict()["mark"]["type"] == "line"
+    charts = dict(attention_bridge.history_charts(results))
+    assert list(charts) == ["zero_shot", "exact_match"]
+    means = [v for v in charts["zero_shot"]["data"]["values"] if v["kind"] == "mean"]
+    assert {v["label"] for v in means} == {e.label for e in attention_bridge.EXPERIMENTS}
+    assert [v["mean"] for v in means if v["label"] == "hub pairs only"] == pytest.approx([0.025, 0.025])
+    trained = [v["mean"] for v in charts["exact_match"]["data"]["values"] if v["kind"] == "mean"]
+    assert trained == pytest.approx([0.5, 0.6] * 3) and charts["exact_match"]["title"].startswith("Trained")
 
 
 def test_shipped_results_are_consistent():
-    results = bridge.load_results()
-    for e in bridge.EXPERIMENTS:
-        run = results["runs"][e.name]
-        held = [f"{a}→{b}" for a, b in bridge.zero_shot_pairs()]
-        mean = np.mean([run["test"][n]["exact_match"] for n in held])
-        assert run["summary"]["zero_shot_exact"] == pytest.approx(mean, abs=1e-3)
-        assert run["penalty_weight"] == e.penalty_weight and run["monolingual"] == e.monolingual
+    results = attention_bridge.load_results()
+    assert (
+        results.meta["script"] == "scripts/attention_bridge_results.py" and list(results.seeds) == results.meta["seeds"]
+    )
+    held = [f"{a}→{b}" for a, b in attention_bridge.zero_shot_pairs()]
+    for e in attention_bridge.EXPERIMENTS:
+        assert results.label(e.name) == e.label
+        for run in results.runs_of(e.name):
+            mean = np.mean([run.extra["test"][n]["exact_match"] for n in held])
+            assert run.value("zero_shot_exact") == pytest.approx(mean, abs=1e-3)
+            assert run.params == {"penalty_weight": e.penalty_weight, "monolingual": e.monolingual}
+            assert run.curve and run.curve[-1]["step"] == run.extra["steps"] == results.meta["steps"]
+    assert attention_bridge.SHIPPED_MODEL.is_dir()  # the model the page loads is the one the script saved
 
 
 # ------------------------------------------------------------------------------------------- exercises
 def test_exercises_answers_are_computed():
-    exercises = {e.key: e for e in bridge.exercises(None)}
+    exercises = {e.key: e for e in attention_bridge.exercises(None)}
     assert exercises["attention_bridge.ex.penalty"].check(1.0).correct
     assert not exercises["attention_bridge.ex.penalty"].check(0.0).correct
-    size = bridge.MODEL_OPTIONS["heads"] * 2 * bridge.MODEL_OPTIONS["encoder_size"]
+    size = attention_bridge.MODEL_OPTIONS["heads"] * 2 * attention_bridge.MODEL_OPTIONS["encoder_size"]
     assert exercises["attention_bridge.ex.size"].check(size).correct
     assert "attention_bridge.ex.zero_shot" not in exercises
 
 
 def test_live_run_reports(monkeypatch):
-    monkeypatch.setattr(bridge, "LIVE_SIZES", {"n_train": 40, "n_valid": 8, "n_test": 12})
-    monkeypatch.setattr(bridge, "MODEL_OPTIONS", {"embedding_size": 8, "encoder_size": 6, "heads": 3,
+    monkeypatch.setattr(attention_bridge, "LIVE_SIZES", {"n_train": 40, "n_valid": 8, "n_test": 12})
+    monkeypatch.setattr(attention_bridge, "MODEL_OPTIONS", {"embedding_size": 8, "encoder_size": 6, "heads": 3,
                                                   "bridge_hidden": 8})  # fmt: skip
-    model, corpus, train_fn = bridge.new_run(monolingual=False, penalty=False, seconds=60.0, steps=3)
+    model, corpus, train_fn = attention_bridge.new_run(monolingual=False, penalty=False, seconds=60.0, steps=3)
     reports = []
     history = train_fn(reports.append)
     assert model.config.penalty_weight == 0.0 and [r.step for r in history] == [3]
-    assert set(bridge.live_maps(history[-1])) == set(LANGUAGES)
-    assert "zero-shot" in bridge.live_caption(history[-1])
+    assert set(attention_bridge.live_maps(history[-1])) == set(LANGUAGES)
+    assert "zero-shot" in attention_bridge.live_caption(history[-1])

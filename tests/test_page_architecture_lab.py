@@ -7,15 +7,19 @@ that starts one leaves it over.
 """
 
 import base64
+import html
 import re
 
 import pytest
 
-from lessons import architecture_lab as archlab
+from lessons import architecture_lab
+from lessons.common import catalog
 from minimodels.tasks import get_task
-from tests.helpers import open_page, plotly_specs, svg_parts, wait_for_report, wait_for_run
+from tests.helpers import answer_exercise, open_page, plotly_specs, svg_parts, wait_for_report, wait_for_run
 
 PAGE = "pages/architecture_lab.py"
+lesson = catalog.lesson("architecture_lab")
+CODE = ["The parser: a tokenizer with columns and recursive descent, no eval", "The layers and the model"]
 
 
 def metrics(at) -> dict[str, str]:
@@ -41,21 +45,21 @@ def frame_with(at, column: str):
 def test_page_opens_with_the_transformer_its_drawing_count_and_untrained_maps(at):
     assert not at.exception
     assert at.title[0].value == "Architecture lab"
-    assert at.text_area(key="architecture_lab.encoder").value == archlab.PRESETS[0].encoder
+    assert at.text_area(key="architecture_lab.encoder").value == architecture_lab.PRESETS[0].encoder
     task = get_task("reverse")
-    checked = archlab.check(archlab.PRESETS[0].encoder, archlab.PRESETS[0].decoder, task)
+    checked = architecture_lab.check(architecture_lab.PRESETS[0].encoder, architecture_lab.PRESETS[0].decoder, task)
     assert metrics(at)["Parameters"] == f"{checked.parameters:,}"
     assert metrics(at)["Attention layers"] == "6"
     assert {"mh_dot_self_att", "mh_dot_src_att", "× 2"} <= set(drawing(at))
     untrained = [s for s in plotly_specs(at) if "UNTRAINED" in s["layout"]["title"]["text"]]
     assert len(untrained) == 1 and [d["type"] for d in untrained[0]["data"]] == ["heatmap"] * 6
     paper = frame_with(at, "IWSLT EN→DE")
-    assert len(paper) == len(archlab.PAPER_COMBINATIONS)
+    assert len(paper) == len(architecture_lab.PAPER_COMBINATIONS)
     assert at.button(key="architecture_lab.train.train").disabled is False
 
 
 def test_a_preset_replaces_both_chains_and_the_counts_follow(at):
-    preset = archlab.PRESET_BY_KEY["cnn-cnn"]
+    preset = architecture_lab.PRESET_BY_KEY["cnn-cnn"]
     at.selectbox(key="architecture_lab.preset").set_value("cnn-cnn").run()
     assert not at.exception
     assert at.text_area(key="architecture_lab.encoder").value == preset.encoder
@@ -64,8 +68,8 @@ def test_a_preset_replaces_both_chains_and_the_counts_follow(at):
     at.selectbox(key="architecture_lab.cell").set_value("lstm").run()
     at.selectbox(key="architecture_lab.preset").set_value("rnn-rnn").run()
     assert not at.exception
-    lstm = archlab.check(archlab.PRESET_BY_KEY["rnn-rnn"].encoder, archlab.PRESET_BY_KEY["rnn-rnn"].decoder,
-                         get_task("reverse"), "lstm")  # fmt: skip
+    rnn = architecture_lab.PRESET_BY_KEY["rnn-rnn"]
+    lstm = architecture_lab.check(rnn.encoder, rnn.decoder, get_task("reverse"), "lstm")
     assert metrics(at)["Parameters"] == f"{lstm.parameters:,}"
 
 
@@ -86,7 +90,7 @@ BAD_CHAINS = [  # the page's share of the corpus; tests/test_chains.py checks ev
 
 
 def test_every_malformed_chain_gets_the_parsers_message_and_nothing_is_built(at):
-    good = {"encoder": archlab.PRESETS[0].encoder, "decoder": archlab.PRESETS[0].decoder}
+    good = {"encoder": architecture_lab.PRESETS[0].encoder, "decoder": architecture_lab.PRESETS[0].decoder}
     for side, text, message in BAD_CHAINS:
         at.text_area(key=f"architecture_lab.{side}").set_value(text).run()
         assert not at.exception, text[:40]
@@ -139,31 +143,39 @@ def test_a_short_training_run_is_drawn_and_joins_the_comparison_table(at):
 
 
 def test_the_shipped_runs_and_their_trained_maps_are_shown(at):
-    results = archlab.load_results()
-    shipped = frame_with(at, "final exact match")
-    assert len(shipped) == len(results.runs)
+    results = architecture_lab.load_results()
+    shipped = frame_with(at, "n")
+    assert shipped.to_dict("records") == architecture_lab.table_rows(results)  # mean ± sd (n) per preset and task
+    text = " ".join(m.value for m in at.markdown)
+    for line in architecture_lab.observations(results, results.meta["tasks"][0]):
+        assert line in text  # the sentences are the comparison's, as computed
     trained = [s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("TRAINED")]
     assert len(trained) == 1
-    key = next(iter(results.probes))
-    assert len(trained[0]["data"]) == len(results.probes[key]["maps"])
-    assert any("architecture_lab_results.py" in c.value for c in at.caption)
+    key, probe = next(iter(architecture_lab.probes(results).items()))
+    assert len(trained[0]["data"]) == len(probe["maps"])
+    assert trained[0]["layout"]["title"]["text"] == html.escape(architecture_lab.probe_caption(results, key))
+    assert any("architecture_lab_results.py" in c.value and "steps to 90%" in c.value for c in at.caption)
+    other = list(architecture_lab.probes(results))[-1]
+    at.selectbox(key="architecture_lab.shipped_preset").set_value(other).run()
+    trained = [s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("TRAINED")]
+    assert len(trained[0]["data"]) == len(architecture_lab.probes(results)[other]["maps"])
 
 
 def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(archlab, "RESULTS", tmp_path / "architecture_lab.json")
+    monkeypatch.setattr(architecture_lab, "RESULTS", tmp_path / "architecture_lab.json")
     at = open_page(PAGE)
     assert not at.exception
     assert at.warning and "architecture_lab_results.py" in at.warning[0].value
     assert frame_with(at, "IWSLT EN→DE") is not None
 
 
-def test_exercises_are_checked(at):
-    at.number_input(key="architecture_lab.ex1.answer").set_value(16640)
-    at.button(key="FormSubmitter:archlab.ex1.form-Check").click().run()
+def test_exercises_are_checked_and_the_tail_links_on(at):
+    answer_exercise(at, "architecture_lab.ex1", 16640)
     assert any(s.value.startswith("Right") for s in at.success)
-    at.radio(key="architecture_lab.ex2.answer").set_value("rnn")
-    at.button(key="FormSubmitter:archlab.ex2.form-Check").click().run()
+    answer_exercise(at, "architecture_lab.ex2", "rnn")
     assert at.warning
+    assert any(c.value == lesson.sources for c in at.caption)  # the catalog's sources
+    assert [e.label for e in at.expander][-2:] == CODE  # the code that runs, read from the source
 
 
 @pytest.mark.browser

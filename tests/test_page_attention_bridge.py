@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from lessons import attention_bridge as bridge
-from tests.helpers import open_page, progress_text, wait_for_run
+from lessons import attention_bridge
+from lessons.common import catalog
+from tests.helpers import answer_exercise, open_page, progress_text, vega_rows, wait_for_run
 
 PAGE = "pages/attention_bridge.py"
 
@@ -34,16 +35,18 @@ def test_page_opens_with_the_shipped_model_and_results(at):
     assert len(at.latex) == 2
     figures = heatmap_figures(at)
     four = [f for f in figures if len(f["data"]) == 4]  # one heatmap of A per language, side by side
-    assert four and z_shape(four[0]["data"][0]["z"])[0] == bridge.MODEL_OPTIONS["heads"]
-    results = bridge.load_results()
+    assert four and z_shape(four[0]["data"][0]["z"])[0] == attention_bridge.MODEL_OPTIONS["heads"]
+    results = attention_bridge.load_results()
     assert at.dataframe[0].value["sentence"].tolist() == [
-        bridge.load_shipped()[1].test[0].sentences[lang] for lang in ("en", "fr", "it", "vf")
+        attention_bridge.load_shipped()[1].test[0].sentences[lang] for lang in ("en", "fr", "it", "vf")
     ]
     tables = [d.value for d in at.dataframe]
-    assert any(t.to_dict("records") == bridge.zero_shot_rows(results) for t in tables)
+    assert any(t.to_dict("records") == attention_bridge.zero_shot_rows(results) for t in tables)
     text = " ".join(m.value for m in at.markdown)
-    assert bridge.observations(results)[0] in text
+    for line in attention_bridge.observations(results):  # every sentence about the comparison, as computed
+        assert line in text
     assert not at.warning
+    assert any("attention_bridge_results.py" in c.value and "float16" in c.value for c in at.caption)
 
 
 def test_meaning_language_and_penalty_controls(at):
@@ -70,10 +73,25 @@ def test_typed_sentences_never_break_the_page(at, text):
         assert not any("<b>" in m.value for m in at.markdown)
 
 
-def test_exercises_are_checked(at):
-    at.number_input(key="attention_bridge.ex.penalty.answer").set_value(1.0)
-    at.button(key="FormSubmitter:bridge.ex.penalty.form-Check").click().run()
+def test_the_training_curves_are_the_comparisons(at):
+    results = attention_bridge.load_results()
+    charts = [c for c in at.get("vega_lite_chart") if c.proto.spec and "validation" in c.proto.spec]
+    assert len(charts) == 2  # zero-shot and trained directions, through ui.vega
+    for chart, (metric, spec) in zip(charts, attention_bridge.history_charts(results), strict=True):
+        means = [r for r in vega_rows(chart) if r["kind"] == "mean"]
+        assert len(means) == sum(len(r.curve) for r in results.runs)  # one seed each: every report is a mean
+        assert {r["label"] for r in means} == {e.label for e in attention_bridge.EXPERIMENTS}
+        assert metric in ("zero_shot", "exact_match") and spec["title"] in chart.proto.spec
+
+
+def test_exercises_are_checked_and_the_tail_links_on(at):
+    answer_exercise(at, "attention_bridge.ex.penalty", 1.0)
     assert any(s.value.startswith("Right") for s in at.success)
+    answer_exercise(at, "attention_bridge.ex.penalty", 0.0)
+    assert at.warning
+    assert any(c.value == catalog.lesson("attention_bridge").sources for c in at.caption)
+    assert [e.label for e in at.expander][-2:] == ["The bridge and its penalty",
+                                                  "Training: one direction per minibatch, in rotation"]  # fmt: skip
 
 
 def test_a_short_live_run_trains_and_ends(at):
@@ -86,7 +104,7 @@ def test_a_short_live_run_trains_and_ends(at):
 
 
 def test_missing_results_give_a_warning(monkeypatch, tmp_path):
-    monkeypatch.setattr(bridge, "RESULTS", tmp_path / "attention_bridge.json")
+    monkeypatch.setattr(attention_bridge, "RESULTS", tmp_path / "attention_bridge.json")
     at = open_page(PAGE)
     assert not at.exception
     assert any("attention_bridge_results" in w.value for w in at.warning)
