@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
-import json
 import os
 import platform
 import sys
@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
+
+from lessons.common.comparison import Comparison
 
 
 def machine(threads: int) -> dict:
@@ -35,21 +37,23 @@ class Measurement:
         self.start = time.perf_counter()
 
     def provenance(self) -> dict:
-        """The command, date, machine, load average before and after, and wall seconds since the start."""
+        """The command, date, machine, load average before and after, and wall-clock seconds since the start."""
         return {
             "command": self.command.strip(),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "machine": machine(self.threads),
             "load_1min_before": round(self.load_before, 2),
             "load_1min_after": round(os.getloadavg()[0], 2),
-            "wall_seconds": round(time.perf_counter() - self.start, 1),
+            "seconds": round(time.perf_counter() - self.start, 1),
         }
 
 
-def write_results(out: str | Path, document: dict, read_back: Callable[[Path], object]) -> None:
-    """Write a results script's JSON, check that the lesson's own loader reads it back, and say where it went."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+def save_comparison(comparison: Comparison, measured: Measurement, out: str | Path, read_back: Callable[[Path], object],
+                    **meta) -> Path:  # fmt: skip
+    """Stamp a measured comparison with how it was made (and ``meta``), save it, check that the lesson's own loader
+    reads it back, and say where it went."""
+    stamped = {**comparison.meta, **measured.provenance(), **meta}
+    out = dataclasses.replace(comparison, meta=stamped).save(out)
     read_back(out)
-    print(f"wrote {out} in {document['wall_seconds']} s")
+    print(f"wrote {out} in {stamped['seconds']} s", flush=True)
+    return out

@@ -14,7 +14,6 @@ machine and torch version are written with them.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons import masking  # noqa: E402
-from scripts.common import Measurement  # noqa: E402
+from scripts.common import Measurement, save_comparison  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,12 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     measured = Measurement("masking_results.py", argv, threads=1)
     results = masking.measure_shipped({}, args.split, args.limit)
-    meta = {**results.meta, **measured.provenance(), "torch": torch.__version__}
-    meta["seconds"] = meta.pop("wall_seconds")
-    out = dataclasses.replace(results, meta=meta).save(args.out)
-    for row in masking.results_table(masking.load_results(out)):  # what was written reads back
+    out = save_comparison(results, measured, args.out, masking.load_results, torch=torch.__version__)
+    for row in masking.results_table(masking.load_results(out)):
         print(row)
-    print(f"wrote {out} in {meta['seconds']} s")
     return 0
 
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from lessons import multi_head_attention  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import Measurement  # noqa: E402
+from scripts.common import Measurement, save_comparison  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,12 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         "heads": args.heads, "seeds": args.seeds, "steps": args.steps, "train_config": dataclasses.asdict(config),
     }  # fmt: skip
     comparison = measure(list(heads), args.seeds, run_one, meta, on_run=progress)
-    provenance = measured.provenance()
-    provenance["seconds"] = provenance.pop("wall_seconds")
-    comparison = dataclasses.replace(comparison, meta={**comparison.meta, **provenance})
-    out = comparison.save(args.out)
-    multi_head_attention.load_results(out)  # what was written must read back
-    print(f"wrote {out} in {provenance['seconds']} s")
+    save_comparison(comparison, measured, args.out, multi_head_attention.load_results)
     return 0
 
 

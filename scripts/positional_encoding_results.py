@@ -31,7 +31,7 @@ from lessons import positional_encoding  # noqa: E402
 from lessons.common.comparison import Run, first_reached, measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from minimodels.train import alignment_accuracy, build_model, default_train_config, evaluate, train  # noqa: E402
-from scripts.common import Measurement  # noqa: E402
+from scripts.common import Measurement, save_comparison  # noqa: E402
 
 
 def config(seed: int, steps: int, report_every: int):
@@ -95,12 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         "task_seed": 0, "model": positional_encoding.MODEL, "seeds": args.seeds, "steps": args.steps,
         "report_every": args.report_every, "levels": list(positional_encoding.LEVELS),
         "train_config": dataclasses.asdict(config(args.seeds[0], args.steps, args.report_every)),
-        **measured.provenance(),
     }  # fmt: skip
-    meta["seconds"] = meta.pop("wall_seconds")
-    out = dataclasses.replace(results, meta=meta).save(args.out)
-    positional_encoding.load_results(out)  # what was written must read back
-    print(f"wrote {out} in {meta['seconds']} s")
+    save_comparison(results, measured, args.out, positional_encoding.load_results, **meta)
     return 0
 
 

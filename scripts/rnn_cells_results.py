@@ -14,7 +14,6 @@ accuracy, steps and own compute seconds; and the command, date, machine, torch t
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -25,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from lessons.common.comparison import measure  # noqa: E402
 from lessons.rnn_cells import training as rnn_training  # noqa: E402
-from scripts.common import Measurement  # noqa: E402
+from scripts.common import Measurement, save_comparison  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,10 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         },
     }
     results = measure(rnn_training.KINDS, args.seeds, run_one, meta, on_run=progress)
-    results = dataclasses.replace(results, meta={**results.meta, **measured.provenance()})
-    out = results.save(args.out)
-    rnn_training.load_results(out)  # what was written must read back
-    print(f"wrote {out} in {results.meta['wall_seconds']} s")
+    save_comparison(results, measured, args.out, rnn_training.load_results)
     return 0
 
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from lessons import scoring_functions  # noqa: E402
 from lessons.common.comparison import Run, measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import Measurement  # noqa: E402
+from scripts.common import Measurement, save_comparison  # noqa: E402
 
 
 def race_once(seed: int, budget: float, threads: int, probe: bool) -> tuple[dict[str, Run], dict]:
@@ -92,12 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         "train_config": dataclasses.asdict(scoring_functions.race_config(args.seeds[0], threads=args.threads)),
     }
     comparison = measure(scoring_functions.SCORES, args.seeds, run_one, meta, on_run, scoring_functions.LABELS)
-    provenance = measured.provenance()
-    provenance["seconds"] = provenance.pop("wall_seconds")
-    comparison = dataclasses.replace(comparison, meta={**comparison.meta, **provenance, "models": models})
-    out = comparison.save(args.out)
-    scoring_functions.load_results(out)  # what was written must read back
-    print(f"wrote {out} in {provenance['seconds']} s")
+    save_comparison(comparison, measured, args.out, scoring_functions.load_results, models=models)
     return 0
 
 

@@ -29,7 +29,7 @@ from lessons import transformer  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from minimodels.train import build_model, evaluate, train  # noqa: E402
-from scripts.common import Measurement  # noqa: E402
+from scripts.common import Measurement, save_comparison  # noqa: E402
 
 
 def train_variant(variant: str, seed: int, steps: int, threads: int) -> dict:
@@ -84,12 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             "task_seed": 0, "seeds": args.seeds, "max_steps": args.steps, "test_size": len(task.test),
             "train_config": dataclasses.asdict(config)}  # fmt: skip
     comparison = measure(args.variants, args.seeds, run_one, meta, on_run=progress, labels=transformer.VARIANT_LABELS)
-    provenance = measured.provenance()
-    provenance["seconds"] = provenance.pop("wall_seconds")
-    comparison = dataclasses.replace(comparison, meta={**comparison.meta, **provenance})
-    out = comparison.save(args.out)
-    transformer.load_results(out)  # what was written must read back
-    print(f"wrote {out} in {provenance['seconds']} s")
+    save_comparison(comparison, measured, args.out, transformer.load_results)
     return 0
 
 
