@@ -25,15 +25,13 @@ import sys
 import time
 from pathlib import Path
 
-import torch
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons import architecture_lab  # noqa: E402
 from lessons.common.comparison import Comparison, Run, measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import machine  # noqa: E402
+from scripts.common import machine, parse  # noqa: E402
 
 SCRIPT = "scripts/architecture_lab_results.py"
 
@@ -70,8 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--presets", nargs="+", default=[p.key for p in architecture_lab.PRESETS],
                    choices=[p.key for p in architecture_lab.PRESETS])  # fmt: skip
     p.add_argument("--out", default=str(architecture_lab.RESULTS))
-    args = p.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    args = parse(p, argv)
     before, start = load(), time.perf_counter()
 
     def run_one(key: str, seed: int) -> list[Run]:

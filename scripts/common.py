@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import datetime
 import os
@@ -14,6 +15,13 @@ from pathlib import Path
 import torch
 
 from lessons.common.comparison import Comparison
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """A results script's arguments, with torch set to the threads they ask for (``--threads``, else one)."""
+    args = parser.parse_args(argv)
+    torch.set_num_threads(getattr(args, "threads", 1))
+    return args
 
 
 def machine(threads: int) -> dict:

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons import masking  # noqa: E402
-from scripts.common import Measurement, save_comparison  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,8 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", default="test", choices=["valid", "test"])
     p.add_argument("--limit", type=int, default=None, help="only the split's first N sentences")
     p.add_argument("--out", default=str(masking.RESULTS))
-    args = p.parse_args(argv)
-    torch.set_num_threads(1)
+    args = parse(p, argv)
     measured = Measurement("masking_results.py", argv, threads=1)
     results = masking.measure_shipped({}, args.split, args.limit)
     out = save_comparison(results, measured, args.out, masking.load_results, torch=torch.__version__)

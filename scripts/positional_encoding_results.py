@@ -31,7 +31,7 @@ from lessons import positional_encoding  # noqa: E402
 from lessons.common.comparison import Run, first_reached, measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from minimodels.train import alignment_accuracy, build_model, default_train_config, evaluate, train  # noqa: E402
-from scripts.common import Measurement, save_comparison  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison  # noqa: E402
 
 
 def config(seed: int, steps: int, report_every: int):
@@ -82,8 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report-every", type=int, default=25, help="steps between held-out checks")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
     p.add_argument("--out", default=str(positional_encoding.RESULTS), help="where to write the JSON")
-    args = p.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    args = parse(p, argv)
     measured = Measurement("positional_encoding_results.py", argv, args.threads)
     results = measure(
         positional_encoding.ENCODINGS, args.seeds,

@@ -17,14 +17,12 @@ import argparse
 import sys
 from pathlib import Path
 
-import torch
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons.common.comparison import measure  # noqa: E402
 from lessons.rnn_cells import training as rnn_training  # noqa: E402
-from scripts.common import Measurement, save_comparison  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,8 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=rnn_training.STEPS, help="at most this many steps per cell")
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", default=str(rnn_training.RESULTS), help="where to write the JSON")
-    args = p.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    args = parse(p, argv)
     measured = Measurement("rnn_cells_results.py", argv, args.threads)
 
     def run_one(kind: str, seed: int):

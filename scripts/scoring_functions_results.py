@@ -21,15 +21,13 @@ import dataclasses
 import sys
 from pathlib import Path
 
-import torch
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons import scoring_functions  # noqa: E402
 from lessons.common.comparison import Run, measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import Measurement, save_comparison  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison  # noqa: E402
 
 
 def race_once(seed: int, budget: float, threads: int, probe: bool) -> tuple[dict[str, Run], dict]:
@@ -63,8 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget", type=float, default=30.0, help="compute seconds per model and seed, at most")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
     p.add_argument("--out", default=str(scoring_functions.RESULTS), help="where to write the JSON")
-    args = p.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    args = parse(p, argv)
     measured = Measurement("scoring_functions_results.py", argv, args.threads)
     races: dict[int, dict[str, Run]] = {}
     models: dict[str, dict] = {}
