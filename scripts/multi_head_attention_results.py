@@ -27,8 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from lessons import multi_head_attention  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
-from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison, tokenized  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,9 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
     p.add_argument("--out", default=str(multi_head_attention.RESULTS), help="where to write the JSON")
     args = parse(p, argv)
-    task = get_task(multi_head_attention.RESULT_TASK)
-    for split in ("train", "valid", "test"):
-        task.encoded(split)  # tokenize before any clock starts
+    task = tokenized(multi_head_attention.RESULT_TASK)
     measured = Measurement("multi_head_attention_results.py", argv, args.threads)
     heads = {multi_head_attention.variant(h): h for h in args.heads}
 

@@ -29,7 +29,7 @@ from lessons import transformer  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from minimodels.train import build_model, evaluate, train  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison, tokenized  # noqa: E402
 
 
 def train_variant(variant: str, seed: int, steps: int, threads: int) -> dict:
@@ -62,9 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variants", nargs="+", default=list(transformer.VARIANTS), choices=list(transformer.VARIANTS))
     p.add_argument("--out", default=str(transformer.RESULTS), help="where to write the JSON")
     args = parse(p, argv)
-    task = get_task(transformer.ABLATION_TASK)
-    for split in ("train", "valid", "test"):
-        task.encoded(split)  # tokenize before any clock starts
+    task = tokenized(transformer.ABLATION_TASK)
     measured = Measurement("transformer_results.py", argv, args.threads)
 
     def run_one(variant: str, seed: int):

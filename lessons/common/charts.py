@@ -117,24 +117,17 @@ def attention_heatmap(
         "title": {"text": html.escape(title), "y": 0.99, "yref": "container", "yanchor": "top"} if title else None,
         "margin": {"l": 10, "r": 10, "t": 120 if title else 90, "b": 10},
         "height": height or max(300, 28 * len(ys) + 160),
-        "xaxis": {
-            "title": {"text": x_title},
-            "tickmode": "array",
-            "tickvals": list(range(len(xs))),
-            "ticktext": xs,
-            "side": "top",
-            "tickangle": -45 if len(xs) > 6 else 0,
-        },
-        "yaxis": {
-            "title": {"text": y_title},
-            "tickmode": "array",
-            "tickvals": list(range(len(ys))),
-            "ticktext": ys,
-            "autorange": "reversed",
-        },
+        "xaxis": _token_axis(x_title, xs, side="top", tickangle=-45 if len(xs) > 6 else 0),
+        "yaxis": _token_axis(y_title, ys, autorange="reversed"),
     }
     # one dict: building the trace and then update_layout() took ~16 ms of CPU per figure
     return figure([heatmap], layout)
+
+
+def _token_axis(title: str, labels: Sequence[str], **more) -> dict:
+    """A heatmap axis with one tick per token, labelled with the tokens."""
+    return {"title": {"text": title}, "tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": labels,
+            **more}  # fmt: skip
 
 
 def hover_pairs(row_labels: Sequence[str], column_labels: Sequence[str]) -> np.ndarray:
