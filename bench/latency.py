@@ -87,9 +87,18 @@ def start(script: str):
             time.sleep(0.02)
 
 
-def stop(proc) -> None:
-    proc.terminate()
-    proc.wait(timeout=10)
+def stop(*procs) -> None:
+    """Stop the servers a bench started."""
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def with_ratio(row: dict, rows: list[dict], measured: str) -> None:
+    """Add a row's ratio (its ``measured`` ms over the bare page's), print it and keep it."""
+    row["ratio"] = round(row[measured] / row["bare_ms"], 2)
+    print(json.dumps(row), flush=True)
+    rows.append(row)
 
 
 def settle(page, quiet_ms: float = 150.0) -> float:
@@ -248,12 +257,9 @@ def latency(browser, moves: int, only: list[str] | None = None) -> list[dict]:
                 "bare_ms": round(1000 * statistics.median(bare_times), 1),
                 "drawn_once": f"{once[0]}/{once[1]}",
             }
-            row["ratio"] = round(row["lesson_ms"] / row["bare_ms"], 2)
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+            with_ratio(row, rows, "lesson_ms")
     finally:
-        stop(app)
-        stop(bare)
+        stop(app, bare)
     return rows
 
 

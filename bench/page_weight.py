@@ -20,7 +20,7 @@ import json
 import statistics
 
 from bench.classroom import machine, store
-from bench.latency import seed_moves, start, stop
+from bench.latency import seed_moves, start, stop, with_ratio
 
 SIZES = (0, 25, 50, 100, 200)
 
@@ -59,12 +59,9 @@ def main() -> None:
             for n in SIZES:
                 row = {"static": n, "page_ms": median_ms(f"{weighted_url}/?rows=8&cols=8&static={n}"),
                        "bare_ms": median_ms(f"{bare_url}/?rows=8&cols=8")}  # fmt: skip
-                row["ratio"] = round(row["page_ms"] / row["bare_ms"], 2)
-                print(json.dumps(row), flush=True)
-                rows.append(row)
+                with_ratio(row, rows, "page_ms")
     finally:
-        stop(weighted)
-        stop(bare)
+        stop(weighted, bare)
     elements = lesson_sizes()
     print(json.dumps({"lesson_elements": elements}), flush=True)
     if args.write:
