@@ -135,3 +135,15 @@ def test_importing_every_pure_module_does_not_load_streamlit():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_importing_the_ui_layer_starts_no_work():
+    """``import ui`` (the home page does it) starts no thread and loads no torch: the server's one-off work (freezing
+    the collector, warming up training, handing memory back) starts on the first lesson page's run."""
+    code = (
+        "import sys, threading\nbefore = threading.active_count()\nimport ui\n"
+        "print(threading.active_count() - before, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "False"]
