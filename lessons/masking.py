@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -29,11 +30,11 @@ import torch
 from torch import nn
 
 from lessons import queries_keys_values as qkv
-from lessons.common.charts import attention_coloraxis, figure, hover_pairs, safe_label
+from lessons.common.charts import attention_coloraxis, attention_heatmap, figure, hover_pairs, safe_label
 from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.comparison import measure as compare_runs
 from lessons.common.exercises import Exercise
-from lessons.common.live import THREADS_PER_RUN
+from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from minimodels.attention import causal_mask, masked_softmax, padding_mask, scaled_dot_product_attention
 from minimodels.checkpoints import PRETRAINED, check_tokenizers, load_checkpoint, pretrained_path
 from minimodels.decode import greedy, teacher_forced
@@ -167,6 +168,21 @@ def padding_attention(
     )  # fmt: skip
 
 
+def padding_mask_figure(demo: PaddingDemo) -> go.Figure:
+    """The batch's padding mask as a map: one row per sentence, 1 where a position holds a real word."""
+    S, rows = len(demo.tokens[0]), [f"sentence {b + 1}" for b in range(len(demo.tokens))]
+    return attention_heatmap(demo.mask.float(), [str(j + 1) for j in range(S)], rows, title="padding_mask(lengths, S)",
+                             value_name="allowed", x_title="position", y_title="sentence",
+                             height=160 + 34 * len(rows))  # fmt: skip
+
+
+def padding_pair_figure(demo: PaddingDemo, b: int) -> go.Figure:
+    """Sentence ``b``'s self-attention with the padding mask off and on, side by side."""
+    maps = [("padding mask OFF: weight leaks onto <pad>", demo.weights_off[b]),
+            ("padding mask ON: <pad> columns exactly 0", demo.weights_on[b])]  # fmt: skip
+    return pair_figure(maps, demo.tokens[b], demo.tokens[b])
+
+
 # --------------------------------------------------------------------------------------------------
 # 2. The causal (sequence) mask
 # --------------------------------------------------------------------------------------------------
@@ -200,6 +216,21 @@ def causal_row(T: int, position: int, seed: int = 0) -> MaskedRow:
     return MaskedRow(position, scores, scores.masked_fill(~allowed, -math.inf), masked_softmax(scores, allowed))
 
 
+def causal_mask_figure(inputs: Sequence[str]) -> go.Figure:
+    """``causal_mask(T)`` as a map over the decoder's input tokens: 1 where query i may read key j."""
+    T = len(inputs)
+    return attention_heatmap(causal_mask(T).float(), inputs, inputs, title=f"causal_mask({T}): 1 = allowed",
+                             value_name="allowed")  # fmt: skip
+
+
+def causal_row_caption(row: MaskedRow, token: str, quote=repr) -> str:
+    """Under the table of one query's scores; ``quote`` shows the (model's) token verbatim."""
+    return (
+        f"Random scores (seeded) for query {row.position + 1} ({quote(token)}): keys after it get −∞ and "
+        "then weight exactly 0; the allowed ones share all of it."
+    )
+
+
 def future_weight(self_attention: torch.Tensor | np.ndarray) -> float:
     """Mean over query rows (and heads) of the weight on *later* positions, the part above the diagonal.
 
@@ -222,8 +253,13 @@ LABELS = {True: "causal mask (normal decoder)", False: "no causal mask (cheating
 BOS_LABEL = "<s>"
 
 
+PRETRAINED_KEYS = {c: (TASK, name.removeprefix(f"{TASK}-")) for c, name in CHECKPOINTS.items()}  # ui.pretrained's keys
+
+
+@cache
 def load_model(causal: bool) -> tuple[nn.Module, dict]:
-    """``(model, meta)`` of the shipped dates Transformer with or without the causal mask (eval mode, CPU)."""
+    """``(model, meta)`` of the shipped dates Transformer with or without the causal mask (eval mode, CPU), loaded
+    once per process and shared read-only: never train or modify it."""
     model, meta = load_checkpoint(pretrained_path(CHECKPOINTS[causal]))
     if model.config.causal != causal:
         raise ValueError(f"checkpoint {CHECKPOINTS[causal]} has causal={model.config.causal}, expected {causal}")
@@ -313,6 +349,19 @@ def look(model: nn.Module, example: Example) -> DecoderView:
         self_attention=maps,
         teacher_forced=[tokenizer.id_to_piece(i) for i in forced.tokens[0].tolist()],
         free_running=tokenizer.decode(generated.tokens[0].tolist()),
+    )
+
+
+def shipped_view(causal: bool, index: int) -> DecoderView:
+    """The shipped decoder (with or without the causal mask) on the example at ``index`` of :func:`examples`."""
+    return look(load_model(causal)[0], examples()[index])
+
+
+def outputs_caption(source: str, quote=repr) -> str:
+    """Under section 3's table: what each column was fed; ``quote`` shows the example verbatim."""
+    return (
+        f"The example {quote(source)}. Teacher forced, each character is predicted from the gold "
+        "characters before it (and, for the cheater, after it); generating, from the model's own."
     )
 
 
@@ -463,6 +512,18 @@ def train_commands(results: Comparison) -> list[str]:
     return [results.runs_of(name)[0].extra.get("train_command", "?") for name in VARIANTS]
 
 
+def provenance_note(results: Comparison, quote=repr) -> str:
+    """The note beside the shipped table's provenance: what the measures mean and how the models were trained."""
+    commands = "; ".join(quote(command) for command in train_commands(results))
+    return (
+        "One run of each shipped model (n = 1): a description of these two decoders. Token accuracy: share of "
+        "output characters (the end-of-sequence included) right; exact match: share of dates with every character "
+        "right. Teacher forced: fed the gold prefix; free-running: fed its own output, greedily (what "
+        f"`minimodels.train.evaluate` and the training curves report). Torch {results.meta.get('torch', '?')}; the "
+        f"models were trained with {commands}."
+    )
+
+
 def cheat_gap(results: Comparison) -> float:
     """The cheating decoder's teacher-forced token accuracy minus its free-running exact match (means over runs)."""
     cheater = CHECKPOINTS[False]
@@ -517,11 +578,27 @@ def new_training(causal: bool, seed: int, budget_seconds: float):
     return model, train_fn
 
 
+RUN_NAMES = {True: "causal", False: "cheat"}  # causal -> the run's name (and its training panel's key)
+
+
+def new_run(causal: bool, seed: int, budget_seconds: float) -> TrainingRun:
+    """The training panel's run: :func:`new_training`'s model and trainer, named for the decoder."""
+    fresh, train_fn = new_training(causal, seed, float(budget_seconds))
+    return TrainingRun(train_fn, model=fresh, name=f"masking-{RUN_NAMES[causal]}")
+
+
 def snapshot_map(snapshot: Progress) -> tuple[np.ndarray, list[str]]:
     """The probe's last decoder layer self-attention, heads averaged ``(T, T)``, and its input labels."""
     layers = sorted(int(k.split(".")[1]) for k in snapshot.attention_maps if k.endswith(".self") and "decoder" in k)
     m = snapshot.attention_maps[f"decoder.{layers[-1]}.self"]  # (h, T, T)
     return m.mean(0), [BOS_LABEL, *snapshot.target_tokens[:-1]]
+
+
+def snapshot_figure(snapshot: Progress) -> go.Figure:
+    """A live run's report as the probe's decoder self-attention map, titled with its step."""
+    weights, labels = snapshot_map(snapshot)
+    title = f"decoder self-attention (last layer, heads averaged) at step {snapshot.step}"
+    return attention_heatmap(weights, labels, labels, title=title)
 
 
 MEASURES = ("teacher-forced token accuracy", "free-running exact match")

@@ -36,7 +36,7 @@ from torch import nn
 from lessons.common.charts import ATTENTION_COLORSCALE, safe_label, vega_lite_spec, with_values
 from lessons.common.comparison import Comparison, curves_chart
 from lessons.common.exercises import Exercise
-from lessons.common.live import THREADS_PER_RUN, check_budget
+from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
 from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained_path
 from minimodels.decode import greedy
 from minimodels.positional import sinusoidal_encoding
@@ -61,6 +61,9 @@ LEVELS: tuple[float, ...] = (0.5, 0.9)  # held-out exact-match levels whose firs
 def checkpoint_name(positional: str) -> str:
     """The shipped checkpoint of the Transformer trained on ``reverse`` with encoding ``positional``."""
     return f"{TASK}-{MODEL}-{positional}"
+
+
+PRETRAINED_KEYS = {name: (TASK, f"{MODEL}-{name}") for name in ENCODINGS}  # encoding -> ui.pretrained's (task, model)
 
 
 # ------------------------------------------------------------------------------------------ 1. the table
@@ -356,11 +359,6 @@ def cross_attention(model: nn.Module, task: Task, positional: str, text: str) ->
     )
 
 
-def shipped_models() -> dict[str, nn.Module]:
-    """The three shipped models by encoding (``FileNotFoundError``/``ValueError`` when one cannot be loaded)."""
-    return {name: load_model(name)[0] for name in ENCODINGS}
-
-
 def shipped_steps() -> str:
     """How long each shipped model was trained: "none 600, sinusoidal 600, learned 600"."""
     return ", ".join(f"{name} {load_model(name)[1]['training'].get('steps', '?')}" for name in ENCODINGS)
@@ -411,6 +409,12 @@ def new_training(positional: str, seed: int, budget_seconds: float):
     model = build_model(MODEL, task, seed=seed, positional=positional)
     config = live_config(budget_seconds, seed)
     return model, lambda on_progress: train(model, task, config, on_progress)
+
+
+def new_run(positional: str, seed: int, budget_seconds: float) -> TrainingRun:
+    """The training panel's run: :func:`new_training`'s model and trainer, named for the encoding."""
+    fresh, train_fn = new_training(positional, seed, float(budget_seconds))
+    return TrainingRun(train_fn, model=fresh, name=f"positional-{positional}")
 
 
 # --------------------------------------------------------------------------------------- shipped results
@@ -706,6 +710,88 @@ def cross_attention_figure(maps: Sequence[CrossAttention], titles: Sequence[str]
     fig.update_annotations(yshift=30)  # the titles above the top axis's tick labels
     fig.update_layout(height=460, margin={"l": 10, "r": 10, "t": 110, "b": 10})
     return fig
+
+
+# ------------------------------------------------------------------------------ what the figures show
+TABLE_CAPTION = (
+    "Rows are positions, columns dimensions. The left columns (fast frequencies) stripe quickly; towards the "
+    "right the waves are so slow that the values barely change over a hundred positions: sin ≈ 0 and cos ≈ 1. "
+    "Every row is different, and nearby rows are similar."
+)
+OFFSET_CAPTION = (
+    "The residual is rounding error of float64 arithmetic (about 1e-16 per operation): the identity is exact. "
+    "Each pair turns by its own angle k·ω_i:"
+)
+OFFSET_WHY = (
+    "Why it helps: a model can learn to attend “k places to the left” with one linear map, the same at every "
+    "position, instead of learning it separately for position 3, position 4, and so on."
+)
+EQUIVARIANCE_CAPTION = (
+    "f: the encoder's output vectors (d = 64) for every character and the end-of-string token, which stays last. "
+    "“correct?”: whether each output is the reverse of its input."
+)
+PAIR_CAPTION = (
+    "Without positions the two maps are the same up to rounding: the shuffle only renamed the rows and columns. "
+    "With positions, the shuffled string is a different input and gets a different map."
+)
+
+
+def default_dims(d_model: int) -> list[int]:
+    """The dimensions the table's curves show first: fast, middle and slow ones that exist for ``d_model``."""
+    return sorted({j for j in (0, 1, 6, 20, d_model - 2) if j < d_model})
+
+
+def shipped_caption() -> str:
+    """Above the equivariance table: the shipped models' shape and how long each was trained."""
+    return f"The shipped models: {architecture()}, training steps: {shipped_steps()}."
+
+
+def similarity_caption(d_model: int) -> str:
+    """Under the similarity figures: what the diagonal holds for this ``d_model``."""
+    return (
+        f"Left: every pair of positions; each diagonal holds one value (here PE_p·PE_p = d/2 = {d_model // 2}). "
+        "Right: the same numbers against the offset k."
+    )
+
+
+def offset_metrics(check: OffsetCheck) -> list[tuple[str, str]]:
+    """The three numbers under the offset figure, ``(label, value)``: the residual over every row, how many rows,
+    and the residual at ``check.pos``."""
+    k, pos = check.k, check.pos
+    return [
+        (f"max |PE_(p+{k}) − M_k PE_p|, every p", f"{check.residual:.1e}"),
+        ("rows checked", f"{check.n_positions - k}"),
+        (f"|PE_{pos + k} − M_k PE_{pos}| at pos = {pos}", f"{abs(check.pe_target - check.rotated).max():.1e}"),
+    ]
+
+
+def cross_attention_caption(text: str, maps: Sequence[CrossAttention], quote=repr) -> str:
+    """Under the shipped models' cross-attention on ``text``; ``quote`` shows user and model text verbatim."""
+    outputs = ", ".join(f"{m.positional} → {quote(m.prediction)}" for m in maps)
+    return (
+        f"The last decoder layer's cross-attention (heads averaged) while writing the reverse of {quote(text)} "
+        "(teacher forced: rows are the correct output characters). Reversing means output character t reads source "
+        f"character S − 1 − t: the anti-diagonal. Greedy outputs: {outputs}."
+    )
+
+
+def provenance_note(meta: dict) -> str:
+    """How the shipped comparison was measured, read from its ``meta``: the page's note beside the provenance."""
+    machine = meta.get("machine", {})
+    return (
+        f"Means ± sd over the seeds, {meta.get('steps')} steps each, a held-out check (200 strings) every "
+        f"{meta.get('report_every')} steps. “Steps to 90%”: the first check at or above it. Test exact: the 500 test "
+        "strings at the end. Anti-diagonal: how often the cross-attention's argmax falls on the source character the "
+        f"output character comes from (test split). {machine.get('processor', '?')}, torch "
+        f"{machine.get('torch', '?')}; 1-minute load average {meta.get('load_1min_after', '?')} after (the machine "
+        "was shared: the seconds are inflated, the steps are not)."
+    )
+
+
+def snapshot_figure(snapshot, positional: str) -> go.Figure:
+    """A live run's report as its cross-attention map, titled with the encoding and the step."""
+    title = f"{LABELS[positional]} · step {snapshot.step}"
+    return cross_attention_figure([snapshot_cross_attention(snapshot, positional)], titles=[title])
 
 
 # ------------------------------------------------------------------------------------------- exercises

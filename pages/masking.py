@@ -4,8 +4,6 @@ import streamlit as st
 
 import ui
 from lessons import masking
-from lessons.common import charts
-from lessons.common.live import TrainingRun
 from minimodels.attention import causal_mask, masked_softmax, padding_mask
 from minimodels.transformer import TinyTransformer
 
@@ -45,9 +43,7 @@ def look_at(demo: masking.PaddingDemo) -> None:
         "Sentence to look at", range(len(labels)), index=index, format_func=labels.__getitem__, key="masking.pick"
     )
     st.session_state["masking.sentence"] = b
-    maps = [("padding mask OFF: weight leaks onto <pad>", demo.weights_off[b]),
-            ("padding mask ON: <pad> columns exactly 0", demo.weights_on[b])]  # fmt: skip
-    ui.plotly(masking.pair_figure(maps, demo.tokens[b], demo.tokens[b]), key="masking.padding.maps")  # one draw
+    ui.plotly(masking.padding_pair_figure(demo, b), key="masking.padding.maps")  # both maps in one draw
     for column, masked in zip(st.columns(2), (False, True), strict=True):
         metrics = column.columns(2)
         metrics[0].metric("weight on <pad>, mean of the word rows", f"{demo.leak(b, masked):.3f}")
@@ -64,15 +60,12 @@ def padding() -> None:
         ok_key="masking.batch", max_chars=masking.MAX_CHARS, height=110,
     )  # fmt: skip
     demo = padding_demo(batch)
-    S, rows = len(demo.tokens[0]), [f"sentence {b + 1}" for b in range(len(demo.tokens))]
+    S = len(demo.tokens[0])
     st.markdown(f"Padded to **S = {S}** positions; the padding mask is True (1) where there is a real word:")
     cols = st.columns([3, 2])
     cols[0].dataframe(demo.table(), hide_index=True)
-    mask_map = charts.attention_heatmap(demo.mask.float(), [str(j + 1) for j in range(S)], rows,
-                                        title="padding_mask(lengths, S)", value_name="allowed", x_title="position",
-                                        y_title="sentence", height=160 + 34 * len(rows))  # fmt: skip
     with cols[1]:
-        ui.plotly(mask_map, key="masking.padding_mask")
+        ui.plotly(masking.padding_mask_figure(demo), key="masking.padding_mask")
     look_at(demo)
 
 
@@ -86,41 +79,21 @@ ui.explain(
     "is the answer to position t − 1. So query i may attend to keys j ≤ i only: the mask is the lower triangle. "
     "Here on the dates task (“Sunday, November 22, 2026” → “2026-11-22”, character by character)."
 )
-
-
-@st.cache_resource(show_spinner="Loading the two pretrained decoders…")
-def decoders() -> dict:
-    """Shared read-only by every student: never trained or modified."""
-    return {causal: masking.load_model(causal)[0] for causal in (True, False)}
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def decoder_view(causal: bool, index: int) -> masking.DecoderView:
-    return masking.look(decoders()[causal], masking.examples()[index])
-
-
-try:
-    decoders()
-except (FileNotFoundError, ValueError) as error:
-    st.error(f"The pretrained decoders cannot be loaded: {error}")
+if not all(ui.pretrained(*masking.PRETRAINED_KEYS[causal]) for causal in (True, False)):
     st.stop()
+decoder_view = st.cache_data(max_entries=64, show_spinner=False)(masking.shipped_view)
 
 
 @st.fragment
 def causal_demo(normal: masking.DecoderView, T: int, example_index: int) -> None:
     cols = st.columns(2)
     with cols[0]:
-        ui.plotly(charts.attention_heatmap(causal_mask(T).float(), normal.inputs, normal.inputs,
-                                           title=f"causal_mask({T}): 1 = allowed", value_name="allowed"),
-                  key="masking.causal_mask")  # fmt: skip
+        ui.plotly(masking.causal_mask_figure(normal.inputs), key="masking.causal_mask")
     with cols[1]:
         t = ui.linked(st.slider, "Query position", 1, T, 4, key="masking.position", help="1 is <s>.") - 1
         row = masking.causal_row(T, t, seed=example_index)
         st.dataframe(row.table(normal.inputs), hide_index=True, height=36 * (T + 1) + 3)
-        st.caption(
-            f"Random scores (seeded) for query {t + 1} ({ui.literal(normal.inputs[t])}): keys after it get −∞ and "
-            "then weight exactly 0; the allowed ones share all of it."
-        )
+        st.caption(masking.causal_row_caption(row, normal.inputs[t], quote=ui.literal))
 
 
 @st.fragment
@@ -164,10 +137,7 @@ def on_the_example() -> None:
         "written so far, the future it learned to copy does not exist, and the dates come out wrong."
     )
     st.dataframe(masking.outputs_table(normal, cheater), hide_index=True, width="stretch")
-    st.caption(
-        f"The example {ui.literal(normal.source)}. Teacher forced, each character is predicted from the gold "
-        "characters before it (and, for the cheater, after it); generating, from the model's own."
-    )
+    st.caption(masking.outputs_caption(normal.source, quote=ui.literal))
 
 
 on_the_example()
@@ -176,15 +146,7 @@ results = ui.shipped_results(lesson)
 if results is not None:
     st.markdown(masking.results_intro(results))
     st.dataframe(masking.results_table(results), hide_index=True, width="stretch")
-    commands = "; ".join(ui.literal(command) for command in masking.train_commands(results))
-    ui.provenance(
-        results.meta,
-        note="One run of each shipped model (n = 1): a description of these two decoders. Token accuracy: share of "
-        "output characters (the end-of-sequence included) right; exact match: share of dates with every character "
-        "right. Teacher forced: fed the gold prefix; free-running: fed its own output, greedily (what "
-        f"`minimodels.train.evaluate` and the training curves report). Torch {results.meta.get('torch', '?')}; the "
-        f"models were trained with {commands}.",
-    )
+    ui.provenance(results.meta, note=masking.provenance_note(results, quote=ui.literal))
 
 # --- 4. Train both yourself ----------------------------------------------------------------------------------
 st.header("4 · Train both yourself", divider="gray")
@@ -203,11 +165,7 @@ def train_yourself() -> None:
     live_causal = c[0].radio("Decoder", [True, False], format_func=masking.LABELS.get, key="masking.live_causal")
     live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="masking.seed"))
     budget = c[2].select_slider("Seconds of training", [5, 10, 20, 30, 60], value=30, key="masking.budget")
-    panel_key = f"masking.train.{'causal' if live_causal else 'cheat'}"
-
-    def make_run() -> TrainingRun:
-        fresh, train_fn = masking.new_training(live_causal, live_seed, float(budget))
-        return TrainingRun(train_fn, model=fresh, name=f"masking-{'causal' if live_causal else 'cheat'}")
+    panel_key = f"masking.train.{masking.RUN_NAMES[live_causal]}"
 
     def draw(snapshot: masking.MaskingProgress, key: str) -> None:
         cols = st.columns([1, 1, 3])
@@ -216,13 +174,12 @@ def train_yourself() -> None:
         run = ui.current_run(panel_key)
         history = [s for s in run.snapshots if s.step <= snapshot.step] if run is not None else [snapshot]
         ui.vega(masking.two_measures_chart(history), key=f"{key}.measures", container=cols[2])
-        weights, labels = masking.snapshot_map(snapshot)
-        title = f"decoder self-attention (last layer, heads averaged) at step {snapshot.step}"
-        ui.plotly(charts.attention_heatmap(weights, labels, labels, title=title), key=key)
+        ui.plotly(masking.snapshot_figure(snapshot), key=key)
         st.caption(f"Its output for {ui.literal(masking.examples()[0].source)} now: {ui.literal(snapshot.prediction)}")
 
     ui.training_panel(
-        panel_key, make_run, draw, budget_seconds=budget, target=masking.LIVE_TARGET if live_causal else None,
+        panel_key, lambda: masking.new_run(live_causal, live_seed, budget), draw, budget_seconds=budget,
+        target=masking.LIVE_TARGET if live_causal else None,
         replay_frame=lambda snapshot: masking.snapshot_map(snapshot)[0],
     )  # fmt: skip
 

@@ -4,7 +4,6 @@ import streamlit as st
 
 import ui
 from lessons import positional_encoding
-from lessons.common.live import TrainingRun
 from minimodels.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, sinusoidal_encoding
 from minimodels.tasks import get_task
 
@@ -26,21 +25,6 @@ st.markdown(
     "of a clock that has many hands."
 )
 
-task = get_task(positional_encoding.TASK)
-
-
-shipped_models = st.cache_resource(show_spinner="Loading the pretrained models…")(positional_encoding.shipped_models)
-
-
-def pretrained_models() -> dict | None:
-    """The three shipped models by encoding (shared read-only), or None with a warning when one cannot be loaded."""
-    try:
-        return shipped_models()
-    except (FileNotFoundError, ValueError) as error:
-        st.warning(f"The shipped models cannot be loaded ({error}); run python -m minimodels.checkpoints to make them.")
-        return None
-
-
 # --- 1. The table -------------------------------------------------------------------------------------
 st.header("1 · The sinusoid matrix", divider="gray")
 table = st.cache_data(max_entries=32, show_spinner=False)(positional_encoding.encoding_table)
@@ -53,16 +37,9 @@ def the_table() -> None:
     length = c[1].slider("Positions", 8, positional_encoding.MAX_LENGTH, 100, key="positional_encoding.length")
     pe = table(length, d_model)
     ui.plotly(positional_encoding.table_figure(pe), key="positional_encoding.table")
-    st.caption(
-        "Rows are positions, columns dimensions. The left columns (fast frequencies) stripe quickly; towards the "
-        "right the waves are so slow that the values barely change over a hundred positions: sin ≈ 0 and cos ≈ 1. "
-        "Every row is different, and nearby rows are similar."
-    )
-    defaults = [j for j in (0, 1, 6, 20, d_model - 2) if j < d_model]
-    dims = st.multiselect(
-        "Dimensions to draw as curves", list(range(d_model)), default=sorted(set(defaults)),
-        key="positional_encoding.dims", max_selections=8,
-    )  # fmt: skip
+    st.caption(positional_encoding.TABLE_CAPTION)
+    dims = st.multiselect("Dimensions to draw as curves", list(range(d_model)), key="positional_encoding.dims",
+                          default=positional_encoding.default_dims(d_model), max_selections=8)  # fmt: skip
     if dims:
         ui.vega(positional_encoding.dimension_curves(pe, dims), key="positional_encoding.curves")
     else:
@@ -83,9 +60,8 @@ st.markdown(
 @st.fragment
 def the_similarity() -> None:
     c = st.columns(2)
-    d_model = c[0].select_slider(
-        "d_model", positional_encoding.D_CHOICES, value=64, key="positional_encoding.sim_d_model"
-    )
+    d_model = c[0].select_slider("d_model", positional_encoding.D_CHOICES, value=64,
+                                 key="positional_encoding.sim_d_model")  # fmt: skip
     length = c[1].slider("Positions", 8, 100, 50, key="positional_encoding.sim_length")
     sim = positional_encoding.similarity(length, d_model)
     left, right = st.columns([0.45, 0.55])
@@ -93,10 +69,7 @@ def the_similarity() -> None:
         ui.plotly(positional_encoding.similarity_figure(sim), key="positional_encoding.similarity")
     ui.vega(positional_encoding.offset_curve(positional_encoding.similarity_by_offset(d_model, length - 1)),
             "positional_encoding.by_offset", container=right)  # fmt: skip
-    st.caption(
-        f"Left: every pair of positions; each diagonal holds one value (here PE_p·PE_p = d/2 = {d_model // 2}). "
-        "Right: the same numbers against the offset k."
-    )
+    st.caption(positional_encoding.similarity_caption(d_model))
 
 
 the_similarity()
@@ -122,33 +95,26 @@ st.markdown(
 @st.fragment
 def the_offset() -> None:
     c = st.columns(3)
-    d_model = c[0].select_slider(
-        "d_model", positional_encoding.D_CHOICES, value=16, key="positional_encoding.offset_d_model"
-    )
+    d_model = c[0].select_slider("d_model", positional_encoding.D_CHOICES, value=16,
+                                 key="positional_encoding.offset_d_model")  # fmt: skip
     k = c[1].slider("Offset k", 0, 50, 5, key="positional_encoding.k")
     pos = c[2].slider("Position pos (for the vectors on the right)", 0, 100, 3, key="positional_encoding.pos")
     check = positional_encoding.offset_check(d_model, k, pos, n_positions=positional_encoding.MAX_LENGTH)
     ui.plotly(positional_encoding.offset_figure(check), key="positional_encoding.offset")
-    cols = st.columns(3)
-    cols[0].metric(f"max |PE_(p+{k}) − M_k PE_p|, every p", f"{check.residual:.1e}")
-    cols[1].metric("rows checked", f"{check.n_positions - k}")
-    cols[2].metric(f"|PE_{pos + k} − M_k PE_{pos}| at pos = {pos}", f"{abs(check.pe_target - check.rotated).max():.1e}")
-    st.caption(
-        "The residual is rounding error of float64 arithmetic (about 1e-16 per operation): the identity is exact. "
-        "Each pair turns by its own angle k·ω_i:"
-    )
+    for column, (label, value) in zip(st.columns(3), positional_encoding.offset_metrics(check), strict=True):
+        column.metric(label, value)
+    st.caption(positional_encoding.OFFSET_CAPTION)
     formats = {name: st.column_config.NumberColumn(format=f) for name, f in positional_encoding.OFFSET_FORMATS.items()}
     st.dataframe(check.rows(), hide_index=True, width="stretch", column_config=formats)
-    st.caption(
-        "Why it helps: a model can learn to attend “k places to the left” with one linear map, the same at every "
-        "position, instead of learning it separately for position 3, position 4, and so on."
-    )
+    st.caption(positional_encoding.OFFSET_WHY)
 
 
 the_offset()
 
 # --- 4. Why positions are needed ---------------------------------------------------------------------------
 st.header("4 · Without positions, attention reads a bag of tokens", divider="gray")
+shipped_checks = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_checks)
+shipped_cross_attention = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_cross_attention)
 st.markdown(
     "Shuffle the input of a self-attention layer and its outputs come back shuffled **the same way**, nothing "
     "else changes: it is *permutation-equivariant*. Each output is a weighted sum over all tokens, with weights "
@@ -157,10 +123,6 @@ st.markdown(
     "shipped Transformers trained to **reverse** a string, identical except for the positional encoding. Type a "
     "string, shuffle it, and compare the encoder's outputs f(shuffled) with f(string) shuffled the same way."
 )
-
-
-shipped_checks = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_checks)
-shipped_cross_attention = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_cross_attention)
 
 
 @st.fragment
@@ -172,39 +134,25 @@ def the_permutation() -> None:
         positional_encoding.DEFAULT_TEXT, key="positional_encoding.text", parse=positional_encoding.parse_text,
         keep="text", what="string", ok_key="positional_encoding.text_ok", link=False, max_chars=200,
     )  # fmt: skip
-    kind = c[1].radio(
-        "Shuffle", positional_encoding.PERMUTATIONS, horizontal=True, key="positional_encoding.permutation"
-    )
+    kind = c[1].radio("Shuffle", positional_encoding.PERMUTATIONS, horizontal=True,
+                      key="positional_encoding.permutation")  # fmt: skip
     seed = int(c[2].number_input("Shuffle seed", 0, 9999, 0, key="positional_encoding.shuffle_seed",
                                  disabled=kind != "random shuffle"))  # fmt: skip
-    order = positional_encoding.permutation(kind, len(text), seed)
-    models = pretrained_models()
-    if models is None:
+    if not all(ui.pretrained(*positional_encoding.PRETRAINED_KEYS[name]) for name in positional_encoding.ENCODINGS):
         return
-    checks = shipped_checks(text, tuple(order))
-    steps = positional_encoding.shipped_steps()
-    st.caption(f"The shipped models: {positional_encoding.architecture()}, training steps: {steps}.")
+    checks = shipped_checks(text, tuple(positional_encoding.permutation(kind, len(text), seed)))
+    st.caption(positional_encoding.shipped_caption())
     st.markdown(f"The string {ui.literal(text)} shuffled: {ui.literal(checks[0].shuffled)}.")
     difference = {"max |f(shuffled) − shuffled f|": st.column_config.NumberColumn(format="%.2e")}
     st.dataframe(positional_encoding.equivariance_rows(checks), hide_index=True, width="stretch",
                  column_config=difference)  # fmt: skip
-    st.caption(
-        "f: the encoder's output vectors (d = 64) for every character and the end-of-string token, which stays last. "
-        "“correct?”: whether each output is the reverse of its input."
-    )
-    shown = st.radio(
-        "Self-attention of the first encoder layer (heads averaged) for",
-        positional_encoding.ENCODINGS,
-        format_func=positional_encoding.LABELS.get,
-        horizontal=True,
-        key="positional_encoding.attention_of",
-    )
+    st.caption(positional_encoding.EQUIVARIANCE_CAPTION)
+    shown = st.radio("Self-attention of the first encoder layer (heads averaged) for", positional_encoding.ENCODINGS,
+                     format_func=positional_encoding.LABELS.get, horizontal=True,
+                     key="positional_encoding.attention_of")  # fmt: skip
     pair = positional_encoding.attention_pair_figure(checks[positional_encoding.ENCODINGS.index(shown)])
     ui.plotly(pair, key="positional_encoding.pair")
-    st.caption(
-        "Without positions the two maps are the same up to rounding: the shuffle only renamed the rows and columns. "
-        "With positions, the shuffled string is a different input and gets a different map."
-    )
+    st.caption(positional_encoding.PAIR_CAPTION)
     st.markdown(
         "The cost shows in the outputs: without positions the decoder's cross-attention reads the encoder's "
         "outputs as a *set*, so every anagram of a string gets the same output, and reversing is impossible."
@@ -214,32 +162,25 @@ def the_permutation() -> None:
     st.subheader("Where each model looks when it reverses your string")
     maps = shipped_cross_attention(text)
     ui.plotly(positional_encoding.cross_attention_figure(maps), key="positional_encoding.cross")
-    st.caption(
-        f"The last decoder layer's cross-attention (heads averaged) while writing the reverse of {ui.literal(text)} "
-        "(teacher forced: rows are the correct output characters). Reversing means output character t reads source "
-        "character S − 1 − t: the anti-diagonal. Greedy outputs: "
-        + ", ".join(f"{m.positional} → {ui.literal(m.prediction)}" for m in maps)
-        + "."
-    )
+    st.caption(positional_encoding.cross_attention_caption(text, maps, quote=ui.literal))
 
 
 the_permutation()
 
 # --- 5. Measured -------------------------------------------------------------------------------------
 st.header("5 · none, sinusoidal, learned: trained on reverse", divider="gray")
+task = get_task(positional_encoding.TASK)
 st.markdown(
-    f"The same Transformer ({positional_encoding.architecture()}) trained on **reverse** "
-    f"(“a3f9” → “{task.aligner.pair('a3f9').target}”, up to "
-    f"{task.max_source_len} characters) three ways: no position information, the fixed sinusoids, or a **learned** "
-    "vector per position "
-    "(as in BERT and GPT: more parameters, and nothing beyond the longest training position)."
+    f"The same Transformer ({positional_encoding.architecture()}) trained on **reverse** (“a3f9” → "
+    f"“{task.aligner.pair('a3f9').target}”, up to {task.max_source_len} characters) three ways: no position "
+    "information, the fixed sinusoids, or a **learned** vector per position (as in BERT and GPT: more parameters, "
+    "and nothing beyond the longest training position)."
 )
 results = ui.shipped_results(lesson)
 
 
 @st.fragment
 def measured() -> None:
-    meta = results.meta
     st.dataframe(positional_encoding.results_rows(results), hide_index=True, width="stretch")
     st.markdown("\n".join(f"- {line}" for line in positional_encoding.observations(results)))
     axis = st.radio("Curves against", ["training step", "seconds"], horizontal=True, key="positional_encoding.axis")
@@ -247,16 +188,7 @@ def measured() -> None:
     cols = st.columns(2)
     ui.vega(accuracy, "positional_encoding.shipped.accuracy", container=cols[0])
     ui.vega(loss, "positional_encoding.shipped.loss", container=cols[1])
-    machine = meta.get("machine", {})
-    ui.provenance(
-        meta,
-        note=f"Means ± sd over the seeds, {meta.get('steps')} steps each, a held-out check (200 strings) every "
-        f"{meta.get('report_every')} steps. “Steps to 90%”: the first check at or above it. Test exact: the 500 test "
-        "strings at the end. Anti-diagonal: how often the cross-attention's argmax falls on the source character the "
-        f"output character comes from (test split). {machine.get('processor', '?')}, torch "
-        f"{machine.get('torch', '?')}; 1-minute load average {meta.get('load_1min_after', '?')} after (the machine "
-        "was shared: the seconds are inflated, the steps are not).",
-    )
+    ui.provenance(results.meta, note=positional_encoding.provenance_note(results.meta))
 
 
 if results is not None:
@@ -281,29 +213,23 @@ def train_yourself() -> None:
     live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="positional_encoding.live_seed"))
     budget = c[2].select_slider("Seconds", [5, 10, 20, 30, 60], value=20, key="positional_encoding.budget")
 
-    def make_run() -> TrainingRun:
-        fresh, train_fn = positional_encoding.new_training(live_encoding, live_seed, float(budget))
-        return TrainingRun(train_fn, model=fresh, name=f"positional-{live_encoding}")
-
     def draw(snapshot, key: str) -> None:
-        m = positional_encoding.snapshot_cross_attention(snapshot, live_encoding)
-        title = f"{positional_encoding.LABELS[live_encoding]} · step {snapshot.step}"
-        ui.plotly(positional_encoding.cross_attention_figure([m], titles=[title]), key=key)
+        ui.plotly(positional_encoding.snapshot_figure(snapshot, live_encoding), key=key)
         st.caption(f"After {snapshot.step} steps the model outputs {ui.literal(snapshot.prediction)}.")
 
-    ui.training_panel(
-        f"positional_encoding.train.{live_encoding}", make_run, draw, budget_seconds=float(budget), target=0.98
-    )
+    ui.training_panel(f"positional_encoding.train.{live_encoding}",
+                      lambda: positional_encoding.new_run(live_encoding, live_seed, budget), draw,
+                      budget_seconds=float(budget), target=0.98)  # fmt: skip
 
 
 train_yourself()
 
-models = pretrained_models()
+none = ui.pretrained(*positional_encoding.PRETRAINED_KEYS["none"])
 ui.page_tail(
     lesson,
     code=[("The code that computes this", (sinusoidal_encoding, SinusoidalPositionalEncoding,
                                            LearnedPositionalEmbedding)),
           ("The code of this page's checks", (positional_encoding.rotation, positional_encoding.offset_matrix,
                                               positional_encoding.offset_check, positional_encoding.equivariance))],
-    exercises=positional_encoding.exercises(results, models and models["none"]),
+    exercises=positional_encoding.exercises(results, none and none[0]),
 )  # fmt: skip

@@ -4,6 +4,7 @@ mask on a trained decoder, and the cheating decoder's two scores."""
 import dataclasses
 import json
 from functools import cache
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -242,3 +243,55 @@ def test_pair_figure_draws_the_maps_side_by_side_on_one_pair_of_axes():
     assert [a["text"] for a in fig["layout"]["annotations"]] == ["off", "mask:<br>&lt;b&gt;on&lt;/b&gt;"]
     with pytest.raises(ValueError, match="does not match"):
         masking.pair_figure([("off", off)], ["a", "b"], ["a", "b"])
+
+
+# ------------------------------------------------------------------- what the page shows, computed here
+def test_padding_figures_show_the_mask_and_each_sentences_two_maps():
+    demo = masking.padding_attention(DEFAULT)
+    mask = masking.padding_mask_figure(demo)
+    np.testing.assert_array_equal(np.asarray(mask.data[0].z, dtype=float), demo.mask.float().numpy())
+    pair = masking.padding_pair_figure(demo, 0)
+    assert [t.name for t in pair.data] == ["padding mask OFF: weight leaks onto &lt;pad&gt;",
+                                           "padding mask ON: &lt;pad&gt; columns exactly 0"]  # fmt: skip
+    np.testing.assert_allclose(pair.data[1].z, demo.weights_on[0].numpy(), atol=1e-7)
+
+
+def test_causal_mask_figure_and_row_caption():
+    fig = masking.causal_mask_figure(["<s>", "2", "0"])
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z, dtype=float), np.tril(np.ones((3, 3))))
+    assert fig.layout.title.text == "causal_mask(3): 1 = allowed"
+    caption = masking.causal_row_caption(masking.causal_row(3, 1), "2", quote=lambda t: f"[{t}]")
+    assert caption.startswith("Random scores (seeded) for query 2 ([2]): keys after it get −∞")
+
+
+def test_shipped_view_and_pretrained_keys():
+    from lessons.common.pretrained import load_pretrained
+
+    for causal, key in masking.PRETRAINED_KEYS.items():
+        assert "-".join(key) == masking.CHECKPOINTS[causal]
+        assert load_pretrained(*key)[0].config.causal == causal
+    view = masking.shipped_view(True, 0)
+    assert view.source == masking.examples()[0].source
+    assert view.free_running == masking.look(shipped(True), masking.examples()[0]).free_running
+    assert masking.future_weight(masking.head_map(view, max(view.self_attention), None)) == 0.0
+    assert masking.load_model(True) is masking.load_model(True)  # loaded once, shared
+
+
+def test_captions_and_provenance_note_quote_what_they_are_given():
+    assert masking.outputs_caption("Sunday", quote=lambda t: f"[{t}]").startswith("The example [Sunday]. Teacher")
+    results = masking.load_results()
+    note = masking.provenance_note(results, quote=lambda t: f"[{t}]")
+    assert all(f"[{command}]" in note for command in masking.train_commands(results))
+    assert note.startswith("One run of each shipped model (n = 1)")
+
+
+def test_snapshot_figure_and_new_run():
+    snapshot = SimpleNamespace(step=20, attention_maps={"decoder.0.self": np.ones((2, 3, 3)) / 3,
+                                                        "decoder.1.self": np.eye(3)[None].repeat(2, 0)},
+                               target_tokens=["2", "0", "</s>"])  # fmt: skip
+    fig = masking.snapshot_figure(snapshot)
+    assert fig.layout.title.text == "decoder self-attention (last layer, heads averaged) at step 20"
+    np.testing.assert_allclose(np.asarray(fig.data[0].z, dtype=float), np.eye(3))
+    for causal in (True, False):
+        run = masking.new_run(causal, 0, 5)
+        assert run.status == "queued" and run.model.config.causal == causal

@@ -4,6 +4,7 @@ equivariance (on MultiHeadAttention and on TinyTransformer encoders), the shippe
 import dataclasses
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -272,3 +273,60 @@ def test_live_training_refuses_bad_arguments_and_builds_the_chosen_encoding():
     assert model.config.positional == "learned" and callable(train_fn)
     config = positional_encoding.live_config(10.0, 3)
     assert config.max_seconds == 10.0 and config.seed == 3 and config.threads == 1
+
+
+# ------------------------------------------------------------------- what the page shows, computed here
+def test_default_dims_exist_for_every_d_model():
+    assert positional_encoding.default_dims(64) == [0, 1, 6, 20, 62]
+    assert positional_encoding.default_dims(4) == [0, 1, 2]  # d − 2 = 2; 6 and 20 do not exist
+    for d in positional_encoding.D_CHOICES:
+        assert all(0 <= j < d for j in positional_encoding.default_dims(d))
+
+
+def test_captions_follow_their_figures_numbers():
+    assert "d/2 = 32" in positional_encoding.similarity_caption(64)
+    assert "d/2 = 2" in positional_encoding.similarity_caption(4)
+    check = positional_encoding.offset_check(16, 5, 3)
+    (residual, rows, at_pos) = positional_encoding.offset_metrics(check)
+    assert residual == ("max |PE_(p+5) − M_k PE_p|, every p", f"{check.residual:.1e}")
+    assert rows == ("rows checked", str(positional_encoding.MAX_LENGTH - 5))
+    assert at_pos[0] == "|PE_8 − M_k PE_3| at pos = 3" and float(at_pos[1]) < 1e-12
+    caption = positional_encoding.shipped_caption()
+    assert positional_encoding.architecture() in caption and "sinusoidal" in caption
+
+
+def test_cross_attention_caption_quotes_the_text_and_every_output():
+    maps = [positional_encoding.CrossAttention(e, [], [], np.zeros((1, 1)), f"out-{e}", None)
+            for e in positional_encoding.ENCODINGS]  # fmt: skip
+    caption = positional_encoding.cross_attention_caption("a3f9", maps, quote=lambda t: f"[{t}]")
+    assert "reverse of [a3f9]" in caption
+    assert caption.endswith(
+        "Greedy outputs: none → [out-none], sinusoidal → [out-sinusoidal], learned → [out-learned]."
+    )
+
+
+def test_provenance_note_reads_the_meta_and_survives_a_bare_one():
+    meta = {"steps": 600, "report_every": 50, "machine": {"processor": "x86", "torch": "2.9"}, "load_1min_after": 1.5}
+    note = positional_encoding.provenance_note(meta)
+    assert "600 steps each" in note and "every 50 steps" in note and "x86, torch 2.9" in note and "1.5 after" in note
+    assert "?, torch ?" in positional_encoding.provenance_note({})
+
+
+def test_pretrained_keys_name_the_shipped_checkpoints():
+    from lessons.common.pretrained import load_pretrained
+
+    for encoding, key in positional_encoding.PRETRAINED_KEYS.items():
+        assert "-".join(key) == positional_encoding.checkpoint_name(encoding)
+        assert load_pretrained(*key)[0].config.positional == encoding
+
+
+def test_snapshot_figure_and_new_run():
+    snapshot = SimpleNamespace(step=30, source_tokens=["a", "b", "</s>"], target_tokens=["b", "a", "</s>"],
+                               attention=np.eye(3), prediction="ba")  # fmt: skip
+    fig = positional_encoding.snapshot_figure(snapshot, "learned")
+    assert fig.layout.annotations[0].text == "learned (one vector each) · step 30"
+    np.testing.assert_array_equal(fig.data[0].z, np.eye(3))
+    run = positional_encoding.new_run("none", 0, 5)
+    assert run.status == "queued" and run.model.config.positional == "none"
+    with pytest.raises(ValueError, match="unknown encoding"):
+        positional_encoding.new_run("rotary", 0, 5)
