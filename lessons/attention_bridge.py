@@ -20,6 +20,7 @@ import torch
 from lessons.common import charts
 from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.live import TrainingRun
 from minimodels.bridge import (
     BridgeModel,
     BridgeProgress,
@@ -445,6 +446,17 @@ def new_run(monolingual: bool, penalty: bool, seconds: float, steps: int = 3000,
         return train_bridge(model, corpus, config, on_progress)
 
     return model, corpus, train_fn
+
+
+def live_run(monolingual: bool, penalty: bool, seconds: float) -> TrainingRun:
+    """The training panel's run: :func:`new_run`'s fresh model and its trainer."""
+    model, _, train_fn = new_run(monolingual, penalty, seconds=seconds)
+    return TrainingRun(train_fn, model=model, name="attention_bridge")
+
+
+def live_figure(report: BridgeProgress) -> go.Figure:
+    """The probe's heads in every language at one live report (:func:`heads_side_by_side`), titled with its step."""
+    return heads_side_by_side(live_maps(report), title=f"A after {report.step} steps")
 
 
 def live_caption(report: BridgeProgress) -> str:

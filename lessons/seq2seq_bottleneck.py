@@ -54,7 +54,7 @@ from torch import nn
 from lessons.common.charts import ATTENTION_COLORSCALE, DIVERGING_COLORSCALE, attention_heatmap, figure, safe_label
 from lessons.common.comparison import Comparison, Run
 from lessons.common.exercises import Exercise
-from lessons.common.live import THREADS_PER_RUN
+from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from minimodels.decode import greedy
 from minimodels.tasks import Batch, Task, get_task, make_batch
 from minimodels.tasks.core import Example
@@ -426,6 +426,16 @@ class ParsedText:
     tokens: tuple[str, ...]  # one label per character ("<unk>" for one the model does not know)
     message: str | None  # a note (cut, unknown characters) or, when ``text`` is "", why it is refused
 
+    @property
+    def error(self) -> str | None:
+        """Why the text is refused (``ui.checked_text`` keeps the last string that worked), or None."""
+        return None if self.text else self.message
+
+    @property
+    def note(self) -> str | None:
+        """What was changed in a usable text (cut, unknown characters), or None."""
+        return self.message if self.text else None
+
 
 def parse_text(text: object) -> ParsedText:
     """Read what the student typed: lower-cased, letters and spaces only, at most :data:`MAX_LEN` characters.
@@ -493,6 +503,34 @@ def squeeze(model: nn.Module, text: str, replacements: str = "aeiostxz ") -> Squ
     sensitivity = torch.stack([relative[owners_t == i].mean() for i in range(len(text))])  # (S - 1,)
     tokens = (*("<unk>" if i == UNK_ID else task.source_tokenizer.id_to_piece(i) for i in ids), "</s>")
     return Squeeze(tokens, states.numpy(), context.numpy(), sensitivity.numpy())
+
+
+@functools.cache
+def random_encoder(hidden_size: int) -> nn.Module:
+    """A seeded, untrained model without attention, built once and shared read-only (eval mode)."""
+    return build("gru-none", hidden_size).eval()
+
+
+def squeeze_random(text: str, hidden_size: int) -> Squeeze:
+    """:func:`squeeze` through the seeded, untrained encoder of context size ``hidden_size``."""
+    return squeeze(random_encoder(hidden_size), text)
+
+
+def squeeze_caption(trained: bool) -> str:
+    """The caption under :func:`squeeze_figure`: how to read the bars, for trained or random weights."""
+    bars = (
+        "The bars beside the states: a character whose replacement barely moves c is nearly forgotten, and the "
+        "decoder cannot copy what c no longer holds. "
+    )
+    if trained:
+        return bars + (
+            "These are your trained weights: training teaches the encoder to keep what copying needs, as far as "
+            "D numbers allow."
+        )
+    return bars + (
+        "These weights are random (seeded), not trained: each new character overwrites part of the state, so the "
+        "earliest ones fade most. Train a model in section 3 and come back to see what training keeps."
+    )
 
 
 def squeeze_figure(result: Squeeze) -> go.Figure:
@@ -601,6 +639,28 @@ def probe_attention(model: nn.Module, text: str = PROBE_TEXT) -> np.ndarray | No
     batch = make_batch([Example(text, text)], lesson_task())
     maps = model(batch.source, batch.source_lengths, batch.target_in).attention
     return maps["cross"][0].float().numpy() if "cross" in maps else None
+
+
+def finished_model(models: dict[str, nn.Module] | None, report: PairReport | None, name: str) -> nn.Module | None:
+    """The model ``name`` of a student's finished run (``models``, its last ``report``), or None: no run, or it
+    was stopped before that model started."""
+    if models is None or report is None or report.latest(name) is None:
+        return None
+    return models[name]
+
+
+def replay_frame(report: PairReport) -> np.ndarray | None:
+    """A replay's frame: the attention on the probe while the model with attention trains (the frames it learns),
+    None during the other model's turn."""
+    return report.attention if report.turn == "gru-additive" else None
+
+
+def new_run(hidden_size: int, seed: int = SEED) -> TrainingRun:
+    """The training panel's run: :func:`new_training`'s pair and its trainer, with the live settings as they are
+    now (read at each call, not frozen into defaults)."""
+    fresh, train_fn = new_training(hidden_size, seed=seed, steps=LIVE_STEPS, budget_seconds=LIVE_BUDGET_SECONDS,
+                                   per_length=LIVE_PER_LENGTH, report_every=LIVE_REPORT_EVERY)  # fmt: skip
+    return TrainingRun(train_fn, model=fresh, name="bottleneck-pair")
 
 
 def new_training(

@@ -1,7 +1,5 @@
 """Lesson: the architecture lab (Part 4), after Sockeye's "How much attention do you need?" (ACL 2018)."""
 
-import functools
-
 import streamlit as st
 
 import ui
@@ -102,14 +100,9 @@ def write_and_train() -> None:
         with right:
             views = untrained(encoder_text, decoder_text, task_name, cell)
             if views:
-                caption = "UNTRAINED (random weights, seed 0): every attention layer on the task's example"
-                figure = architecture_lab.attention_figure(views, caption=caption, columns=2)
+                figure = architecture_lab.attention_figure(views, caption=architecture_lab.UNTRAINED_TITLE, columns=2)
                 ui.plotly(figure, key="architecture_lab.untrained")
-                st.caption(
-                    "Rows attend to columns; multi-head maps are averaged over heads. Untrained attention is close to "
-                    "uniform over what each row may see (the decoder's self-attention: only earlier tokens). Train "
-                    "the model below to watch the maps take shape."
-                )
+                st.caption(architecture_lab.UNTRAINED_CAPTION)
             if len(views) > architecture_lab.MAX_MAPS:
                 st.caption(f"The first {architecture_lab.MAX_MAPS} of {len(views)} attention layers are drawn.")
 
@@ -124,22 +117,19 @@ def write_and_train() -> None:
 
     @st.fragment  # moving these controls reruns this section only, not the whole lesson
     def train_yourself() -> None:
-        c = st.columns([1, 2, 3])
-        seed = int(c[0].number_input("Seed", 0, 9999, 0, key="architecture_lab.seed"))
-        budget = c[1].select_slider("Seconds", architecture_lab.BUDGETS, value=30, key="architecture_lab.budget")
+        seed_col, budget_col, _ = st.columns([1, 2, 3])
+        seed = int(seed_col.number_input("Seed", 0, 9999, 0, key="architecture_lab.seed"))
+        budget = budget_col.select_slider("Seconds", architecture_lab.BUDGETS, value=30, key="architecture_lab.budget")
 
         def make_run() -> TrainingRun:
-            trained, train_fn = architecture_lab.new_run(checked, task, seed, float(budget))
-            run = TrainingRun(train_fn, model=trained, name="architecture_lab")
-            row = functools.partial(architecture_lab.run_row, architecture_lab.label_for(encoder_text, decoder_text),
-                                    encoder_text, decoder_text, cell, task_name, checked.parameters)  # fmt: skip
+            run, row = architecture_lab.live_run(
+                checked, task_name, cell, encoder_text, decoder_text, seed, float(budget)
+            )
             st.session_state["architecture_lab.pending"] = (run, row)  # recorded in the table once the run is over
             return run
 
         def draw(snapshot, key: str) -> None:
-            views = architecture_lab.snapshot_views(snapshot)
-            caption = f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes {snapshot.prediction!r}"
-            ui.plotly(architecture_lab.attention_figure(views, caption=caption), key=key)
+            ui.plotly(architecture_lab.snapshot_figure(snapshot), key=key)
 
         if checked.error:
             st.info("Fix the chains above to train them.")
@@ -193,10 +183,7 @@ if results is not None:
 
 st.subheader("The paper's own numbers")
 st.dataframe(architecture_lab.paper_rows(), hide_index=True, width="stretch", key="architecture_lab.paper")
-st.caption(
-    architecture_lab.PAPER_CREDIT + " Not comparable with the accuracies above: BLEU on real translation with "
-    "6-layer models of 512 units, against exact match on a toy task with 2-layer models of 64."
-)
+st.caption(architecture_lab.PAPER_CAPTION)
 
 ui.page_tail(
     lesson,

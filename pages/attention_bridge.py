@@ -4,7 +4,6 @@ import streamlit as st
 
 import ui
 from lessons import attention_bridge
-from lessons.common.live import TrainingRun
 from minimodels.bridge import AttentionBridge, BridgeModel, redundancy, train_bridge
 from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES
 
@@ -114,6 +113,8 @@ results = ui.shipped_results(lesson, attention_bridge.RESULTS)
 
 @st.fragment
 def penalty() -> None:
+    if results is None:
+        return
     lang = st.radio("Probe sentence in", LANGUAGES, format_func=LANGUAGE_NAMES.get, horizontal=True,
                     key="attention_bridge.penalty.lang")  # fmt: skip
     cols = st.columns(2)
@@ -129,8 +130,7 @@ def penalty() -> None:
     st.markdown(f"- {attention_bridge.observations(results)[-1]}")
 
 
-if results is not None:
-    penalty()
+penalty()
 
 # --- Zero-shot ------------------------------------------------------------------------------------
 st.header("3 · Zero-shot, with and without monolingual data", divider="gray")
@@ -141,12 +141,8 @@ st.markdown(
     "without en→en, fr→fr, it→it, vf→vf, and are tested on the six directions that avoid French, which they "
     "never saw. Held-out test meanings, greedy decoding, exact match of the whole sentence and of each token."
 )
-
-
-@st.fragment
-def zero_shot() -> None:
-    rows = attention_bridge.zero_shot_rows(results)
-    st.dataframe(rows, hide_index=True, width="stretch")
+if results is not None:  # no controls here: drawn once with the page
+    st.dataframe(attention_bridge.zero_shot_rows(results), hide_index=True, width="stretch")
     st.markdown("\n".join(f"- {line}" for line in attention_bridge.observations(results)[:-1]))
     with st.expander("Every direction", icon=":material/table_rows:"):
         percent = st.column_config.NumberColumn(format="percent")
@@ -155,10 +151,6 @@ def zero_shot() -> None:
     for metric, spec in attention_bridge.history_charts(results):
         ui.vega(spec, key=f"attention_bridge.history.{metric}", height=spec["height"])
     ui.provenance(results.meta, note=attention_bridge.provenance_note(results.meta))
-
-
-if results is not None:
-    zero_shot()
 
 # --- Train your own ---------------------------------------------------------------------------------
 st.header("4 · Train a bridge yourself", divider="gray")
@@ -172,23 +164,19 @@ st.markdown(
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
 def train_yourself() -> None:
-    c = st.columns([2, 2, 2])
+    c = st.columns(3)
     mono = c[0].checkbox("Monolingual pairs", value=True, key="attention_bridge.live.mono")
     penalty_on = c[1].checkbox("Penalty ‖AAᵀ − I‖²", value=True, key="attention_bridge.live.penalty")
     seconds = c[2].select_slider("Seconds", [10, 30, 60, 120], value=30, key="attention_bridge.live.seconds")
 
-    def make_run() -> TrainingRun:
-        model, _, train_fn = attention_bridge.new_run(mono, penalty_on, seconds=float(seconds))
-        return TrainingRun(train_fn, model=model, name="attention_bridge")
-
     def draw(report, key: str) -> None:
-        title = f"A after {report.step} steps"
-        ui.plotly(
-            attention_bridge.heads_side_by_side(attention_bridge.live_maps(report), title=title), key=f"{key}.heads"
-        )
+        ui.plotly(attention_bridge.live_figure(report), key=f"{key}.heads")
         st.caption(attention_bridge.live_caption(report))
 
-    ui.training_panel("attention_bridge.live", make_run, draw, budget_seconds=float(seconds))
+    ui.training_panel(
+        "attention_bridge.live", lambda: attention_bridge.live_run(mono, penalty_on, float(seconds)), draw,
+        budget_seconds=float(seconds),
+    )  # fmt: skip
 
 
 train_yourself()

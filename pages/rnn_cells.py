@@ -4,22 +4,13 @@ import streamlit as st
 
 import ui
 from lessons import rnn_cells
-from lessons.common.live import TrainingRun
 from lessons.rnn_cells import training as rnn_training
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
 lesson = ui.lesson("rnn_cells")
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def trace(kind: str, tokens: tuple[str, ...], hidden_size: int, seed: int) -> rnn_cells.Trace:
-    return rnn_cells.trace_sentence(kind, tokens, hidden_size, seed)
-
-
-@st.cache_data(max_entries=32, show_spinner="Back-propagating through 3 cells × 5 seeds…")
-def experiment(length: int, gate_bias: float, recurrent_scale: float) -> rnn_cells.GradientExperiment:
-    return rnn_cells.vanishing_experiment(length, gate_bias, recurrent_scale)
-
+trace = st.cache_data(max_entries=64, show_spinner=False)(rnn_cells.trace_sentence)
+spinner = "Back-propagating through 3 cells × 5 seeds…"
+experiment = st.cache_data(max_entries=32, show_spinner=spinner)(rnn_cells.vanishing_experiment)
 
 ui.explain(
     "A recurrent network reads a sentence one token at a time and carries what it has read in a **hidden "
@@ -36,11 +27,7 @@ for column, kind in zip(st.columns(2), ("GRU", "LSTM"), strict=True):
     with column:
         st.subheader(kind)
         st.latex(rnn_cells.EQUATIONS[kind])
-st.caption(
-    "σ is the sigmoid (a gate: between 0 and 1), * multiplies unit by unit, [·, ·] stacks two vectors. As in "
-    "`torch.nn.GRUCell`, our GRU applies Γ_r after multiplying c⟨t−1⟩ by its weights rather than before; "
-    "the lecture's slide also writes the RNN's a⟨t−1⟩ as a⟨t⟩ and the GRU's last * as +, typos fixed here."
-)
+st.caption(rnn_cells.EQUATION_NOTES)
 
 # --- 1. Step through a sentence -----------------------------------------------------------------------------
 st.header("1 · Step through a sentence", divider="gray")
@@ -54,23 +41,17 @@ ui.explain(
 
 
 def move_step(delta: int, length: int) -> None:
-    st.session_state["rnn_cells.step"] = min(max(st.session_state["rnn_cells.step"] + delta, 1), length)
+    st.session_state["rnn_cells.step"] = rnn_cells.moved_step(st.session_state["rnn_cells.step"], delta, length)
 
 
 @st.fragment
 def step_through() -> None:
-    tokens = ui.sentence_input(
-        f"Your sentence (up to {rnn_cells.MAX_TOKENS} words and punctuation marks)",
-        rnn_cells.DEFAULT_SENTENCE,
-        "rnn_cells.sentence",
-        rnn_cells.parse_sentence,
-        tokens_key="rnn_cells.tokens",
-    )
-    if (
-        st.session_state.get("rnn_cells.step_for") != tokens or "rnn_cells.step" not in st.session_state
-    ):  # start fully read
+    label = f"Your sentence (up to {rnn_cells.MAX_TOKENS} words and punctuation marks)"
+    tokens = ui.sentence_input(label, rnn_cells.DEFAULT_SENTENCE, "rnn_cells.sentence", rnn_cells.parse_sentence,
+                               tokens_key="rnn_cells.tokens")  # fmt: skip
+    if st.session_state.get("rnn_cells.step_for") != tokens or "rnn_cells.step" not in st.session_state:
         st.session_state["rnn_cells.step_for"] = tokens
-        st.session_state["rnn_cells.step"] = len(tokens)
+        st.session_state["rnn_cells.step"] = len(tokens)  # a new sentence starts fully read
 
     cols = st.columns([2, 2, 1])
     kind = ui.linked(cols[0].radio, "Cell", list(rnn_cells.CELLS), index=2, horizontal=True, key="rnn_cells.kind")
@@ -92,10 +73,7 @@ def step_and_figure(result: rnn_cells.Trace) -> None:
 
     ui.plotly(rnn_cells.cell_figure(result, step), key="rnn_cells.cells")
     st.markdown(rnn_cells.step_summary(result, step))
-    st.caption(
-        "Blue gates: dark = open (near 1), white = shut (near 0). States and candidates: blue positive, "
-        "red negative. Grey columns are tokens not read yet. Hover a cell for its exact value."
-    )
+    st.caption(rnn_cells.CELL_FIGURE_CAPTION)
 
 
 step_through()
@@ -135,23 +113,13 @@ def vanishing() -> None:
         cols[0].slider, "Sequence length T", 10, 100, rnn_cells.DEFAULT_LENGTH, 10, key="rnn_cells.length"
     )
     gate_bias = ui.linked(
-        cols[1].slider,
-        "Keep-gate bias",
-        -2.0,
-        5.0,
-        0.0,
-        0.5,
-        key="rnn_cells.gate_bias",
+        cols[1].slider, "Keep-gate bias", -2.0, 5.0, 0.0, 0.5, key="rnn_cells.gate_bias",
         help="Added to the bias of the LSTM's forget gate Γ_f and of the GRU's 1 − Γ_u. Positive: keep more.",
-    )
+    )  # fmt: skip
     scale = ui.linked(
-        cols[2].select_slider,
-        "Recurrent weight scale",
-        [0.5, 1.0, 2.0, 3.0, 4.0],
-        value=1.0,
-        key="rnn_cells.scale",
+        cols[2].select_slider, "Recurrent weight scale", [0.5, 1.0, 2.0, 3.0, 4.0], value=1.0, key="rnn_cells.scale",
         help="Multiplies every cell's recurrent weights (W_aa for the RNN).",
-    )
+    )  # fmt: skip
     result = experiment(length, gate_bias, scale)
     ui.vega(rnn_cells.gradient_chart(result), key="rnn_cells.gradients")
     st.markdown(rnn_cells.gradient_summary(result))
@@ -175,10 +143,7 @@ ui.explain(
     "▢ is one step of the cell; the examples are the lecture's."
 )
 st.markdown(rnn_cells.kinds_markdown())
-st.caption(
-    "The encoder–decoder squeezes the whole input into the encoder's last state: the next lesson shows where "
-    "that breaks, and why attention was invented."
-)
+st.caption(rnn_cells.KINDS_CAPTION)
 
 # --- 4. Train the three cells ------------------------------------------------------------------------------
 st.header("4 · Train the three cells", divider="gray")
@@ -191,46 +156,32 @@ ui.explain(
     f"start with their keep gates mostly open (bias {rnn_training.KEEP_BIAS:g}, σ ≈ 0.95: section 2's slider), "
     "a common initialisation; the plain RNN has no gate to set."
 )
+shipped = ui.shipped_results(lesson)
+if shipped is not None:
+    ui.vega(rnn_training.results_chart(shipped), key="rnn_cells.train.shipped")
+    st.markdown(rnn_training.results_summary(shipped))
+    ui.provenance(shipped.meta, note=rnn_training.provenance_note(shipped))
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
 def train_three() -> None:
-    shipped = ui.shipped_results(lesson)
-    if shipped is not None:
-        ui.vega(rnn_training.results_chart(shipped), key="rnn_cells.train.shipped")
-        st.markdown(rnn_training.results_summary(shipped))
-        ui.provenance(shipped.meta, note=rnn_training.provenance_note(shipped))
-
     c = st.columns([3, 1, 2])
     distance = c[0].select_slider(
         "Distance T: distractor words between the subject and the verb", rnn_training.DISTANCES,
         value=rnn_training.DEFAULT_DISTANCE, key="rnn_cells.train.distance",
     )  # fmt: skip
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="rnn_cells.train.seed"))
-    budget = c[2].select_slider(
-        "Seconds for the three", rnn_training.LIVE_BUDGETS, value=20, key="rnn_cells.train.budget"
-    )
-
-    def make_run() -> TrainingRun:
-        models, train_fn = rnn_training.new_run(distance, seed, float(budget))
-        return TrainingRun(train_fn, model=models, name="rnn-three-cells")
+    budget = c[2].select_slider("Seconds for the three", rnn_training.LIVE_BUDGETS, value=20,
+                                key="rnn_cells.train.budget")  # fmt: skip
 
     def draw(report: rnn_training.Report, key: str) -> None:
         ui.vega(rnn_training.live_curves(report.histories), key=f"{key}.curves")
-        sentence = " ".join(report.tokens)
-        ui.plotly(
-            rnn_training.gates_figure(
-                report.gates, report.tokens, title=f"Keep gates on one fixed example at step {report.step} (T = "
-                f"{report.distance}): dark = keep the memory"
-            ),
-            key=f"{key}.gates",
-        )  # fmt: skip
-        answers = ", ".join(f"{kind} says *{verb}*" for kind, verb in report.answers.items())
-        st.caption(f"The example: {ui.literal(sentence)} → *was*. Now {answers}. Hover a cell for the token.")
+        ui.plotly(rnn_training.report_gates(report), key=f"{key}.gates")
+        example, answers = ui.literal(" ".join(report.tokens)), rnn_training.answers_text(report)
+        st.caption(f"The example: {example} → *was*. Now {answers}. Hover a cell for the token.")
 
-    ui.training_panel(
-        "rnn_cells.train", make_run, draw, budget_seconds=float(budget), replay_frame=rnn_training.replay_frame
-    )
+    ui.training_panel("rnn_cells.train", lambda: rnn_training.live_run(distance, seed, float(budget)), draw,
+                      budget_seconds=float(budget), replay_frame=rnn_training.replay_frame)  # fmt: skip
 
 
 train_three()

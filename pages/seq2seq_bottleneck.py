@@ -4,32 +4,11 @@ import streamlit as st
 
 import ui
 from lessons import seq2seq_bottleneck
-from lessons.common.live import TrainingRun
 from minimodels.seq2seq import Seq2Seq
 
 lesson = ui.lesson("seq2seq_bottleneck")
-st.session_state.setdefault("seq2seq_bottleneck.kept", seq2seq_bottleneck.DEFAULT_TEXT)  # the last string read
 TRAIN_KEY = "seq2seq_bottleneck.train"  # one run trains both models
-
-
-@st.cache_resource(show_spinner=False)
-def random_encoder(hidden_size: int):
-    """A seeded, untrained model without attention, shared read-only by every student."""
-    return seq2seq_bottleneck.build("gru-none", hidden_size).eval()
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def squeeze_random(text: str, hidden_size: int) -> seq2seq_bottleneck.Squeeze:
-    return seq2seq_bottleneck.squeeze(random_encoder(hidden_size), text)
-
-
-def own_model(model_name: str):
-    """The student's model from a finished run on this page, or None (also when Stop came before it started)."""
-    models = ui.trained_model(TRAIN_KEY)
-    if models is None or ui.current_run(TRAIN_KEY).latest.latest(model_name) is None:
-        return None
-    return models[model_name]
-
+squeeze_random = st.cache_data(max_entries=64, show_spinner=False)(seq2seq_bottleneck.squeeze_random)
 
 ui.explain(
     "An encoder–decoder translates *“Jane visite l'Afrique en septembre”* into *“Jane is visiting Africa in "
@@ -68,24 +47,17 @@ ui.explain(
 @st.fragment
 def squeeze_section() -> None:
     cols = st.columns([3, 2])
-    text = ui.linked(
-        cols[0].text_input,
-        f"Your string (letters and spaces, up to {seq2seq_bottleneck.MAX_LEN} characters)",
-        value=seq2seq_bottleneck.DEFAULT_TEXT,
-        key="seq2seq_bottleneck.text",
-        max_chars=500,
+    kept = ui.checked_text(
+        cols[0].text_input, f"Your string (letters and spaces, up to {seq2seq_bottleneck.MAX_LEN} characters)",
+        seq2seq_bottleneck.DEFAULT_TEXT, key="seq2seq_bottleneck.text", parse=seq2seq_bottleneck.parse_text,
+        keep="text", what="string", ok_key="seq2seq_bottleneck.kept", max_chars=500,
         help="Upper case is read as lower case; anything else that is not a letter or a space becomes <unk>.",
-    )
-    parsed = seq2seq_bottleneck.parse_text(text)
-    if not parsed.text:
-        st.warning(f"{parsed.message} Showing the last string that worked.")
-    else:
-        st.session_state["seq2seq_bottleneck.kept"] = parsed.text
-        if parsed.message:
-            st.info(parsed.message)
-    kept = st.session_state["seq2seq_bottleneck.kept"]
+    )  # fmt: skip
+    if note := seq2seq_bottleneck.parse_text(st.session_state["seq2seq_bottleneck.text"]).note:
+        st.info(note)  # what was changed in a usable string
 
-    own = own_model("gru-none")
+    run = ui.current_run(TRAIN_KEY)
+    own = seq2seq_bottleneck.finished_model(ui.trained_model(TRAIN_KEY), run.latest if run else None, "gru-none")
     use_own = False
     if own is not None:
         choice = cols[1].radio("Encoder", ["yours, trained below", "random weights"], horizontal=True,
@@ -106,17 +78,7 @@ def squeeze_section() -> None:
         f"the decoder receives **{result.context.size}** of them. Type a longer string: the states grow by one "
         "row per character, c does not."
     )
-    st.caption(
-        "The bars beside the states: a character whose replacement barely moves c is nearly forgotten, and the "
-        "decoder cannot copy what c no longer holds. "
-        + (
-            "These are your trained weights: training teaches the encoder to keep what copying needs, as far as "
-            "D numbers allow."
-            if use_own
-            else "These weights are random (seeded), not trained: each new character overwrites part of the state, "
-            "so the earliest ones fade most. Train a model in section 3 and come back to see what training keeps."
-        )
-    )
+    st.caption(seq2seq_bottleneck.squeeze_caption(trained=use_own))
 
 
 squeeze_section()
@@ -212,26 +174,10 @@ def train_yourself() -> None:
         key="seq2seq_bottleneck.train_d",
     )  # fmt: skip
     seed = int(ui.linked(cols[1].number_input, "Seed", 0, 9999, seq2seq_bottleneck.SEED, key="seq2seq_bottleneck.seed"))
-
-    def make_run() -> TrainingRun:
-        fresh, train_fn = seq2seq_bottleneck.new_training(
-            train_d,
-            seed=seed,
-            steps=seq2seq_bottleneck.LIVE_STEPS,
-            budget_seconds=seq2seq_bottleneck.LIVE_BUDGET_SECONDS,
-            per_length=seq2seq_bottleneck.LIVE_PER_LENGTH,
-            report_every=seq2seq_bottleneck.LIVE_REPORT_EVERY,
-        )
-        return TrainingRun(train_fn, model=fresh, name="bottleneck-pair")
-
     ui.training_panel(
-        TRAIN_KEY,
-        make_run,
-        draw,
-        budget_seconds=seq2seq_bottleneck.LIVE_BUDGET_SECONDS,
-        train_label="Train both",
-        replay_frame=lambda report: report.attention if report.turn == "gru-additive" else None,  # frames it learns
-    )
+        TRAIN_KEY, lambda: seq2seq_bottleneck.new_run(train_d, seed), draw, train_label="Train both",
+        budget_seconds=seq2seq_bottleneck.LIVE_BUDGET_SECONDS, replay_frame=seq2seq_bottleneck.replay_frame,
+    )  # fmt: skip
 
 
 train_yourself()

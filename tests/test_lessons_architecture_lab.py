@@ -290,3 +290,28 @@ def test_exercises_are_answered_by_the_lessons_own_numbers():
 def test_the_default_config_is_the_transformer_preset():
     assert ChainConfig().encoder == architecture_lab.PRESET_BY_KEY["transformer"].encoder
     assert ChainConfig().decoder == architecture_lab.PRESET_BY_KEY["transformer"].decoder
+
+
+def test_the_live_run_and_its_table_row(task):
+    preset = architecture_lab.PRESETS[0]
+    checked = architecture_lab.check(preset.encoder, preset.decoder, task)
+    run, row = architecture_lab.live_run(checked, "reverse", "gru", preset.encoder, preset.decoder, 0, 10.0)
+    assert run.status == "queued" and isinstance(run.model, ChainModel)
+    model = architecture_lab.build(checked.config, seed=0)
+    config = architecture_lab.train_config(60, seed=0, max_steps=10, eval_size=10, report_every=10, batch_size=32)
+    result = architecture_lab.train_model(model, task, config)
+    made = row(result)
+    assert made == architecture_lab.run_row(preset.label, preset.encoder, preset.decoder, "gru", "reverse",
+                                            checked.parameters, result)  # fmt: skip
+    assert made["chains"] == preset.label
+    snapshot = result.history[-1]
+    fig = architecture_lab.snapshot_figure(snapshot)
+    assert f"step {snapshot.step} · exact match" in fig.layout.title.text
+    assert len(fig.data) == len(architecture_lab.snapshot_views(snapshot))
+    with pytest.raises(ValueError):
+        architecture_lab.live_run(architecture_lab.check("ff", "ff", task), "reverse", "gru", "ff", "ff", 0, 10.0)
+
+
+def test_the_page_captions_are_fixed_text():
+    assert architecture_lab.PAPER_CAPTION.startswith(architecture_lab.PAPER_CREDIT + " Not comparable")
+    assert architecture_lab.UNTRAINED_TITLE.startswith("UNTRAINED") and "uniform" in architecture_lab.UNTRAINED_CAPTION

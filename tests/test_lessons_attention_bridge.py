@@ -271,3 +271,15 @@ def test_live_run_reports(monkeypatch):
     assert model.config.penalty_weight == 0.0 and [r.step for r in history] == [3]
     assert set(attention_bridge.live_maps(history[-1])) == set(LANGUAGES)
     assert "zero-shot" in attention_bridge.live_caption(history[-1])
+
+
+def test_the_live_run_and_its_figure(monkeypatch):
+    monkeypatch.setattr(attention_bridge, "LIVE_SIZES", {"n_train": 40, "n_valid": 8, "n_test": 12})
+    monkeypatch.setattr(attention_bridge, "MODEL_OPTIONS", {"embedding_size": 8, "encoder_size": 6, "heads": 3,
+                                                  "bridge_hidden": 8})  # fmt: skip
+    run = attention_bridge.live_run(monolingual=True, penalty=True, seconds=60.0)
+    assert run.status == "queued" and run.model.config.penalty_weight == attention_bridge.PENALTY_ON
+    _, _, train_fn = attention_bridge.new_run(monolingual=False, penalty=False, seconds=60.0, steps=3)
+    report = train_fn(lambda r: True)[-1]
+    fig = attention_bridge.live_figure(report)
+    assert fig.layout.title.text == f"A after {report.step} steps" and len(fig.data) == len(LANGUAGES)

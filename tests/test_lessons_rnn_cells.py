@@ -286,3 +286,16 @@ def test_exercise_answers_come_from_the_computation():
     assert not by_key["rnn_cells.ex3"].check(next(k for k in rnn_cells.CELLS if k != smallest)).correct
     assert by_key["rnn_cells.ex4"].check("many-to-many").correct
     assert not by_key["rnn_cells.ex4"].check("many-to-many, encoder–decoder").correct
+
+
+def test_moved_step_stays_between_the_first_and_the_last_token():
+    assert rnn_cells.moved_step(3, 1, 5) == 4
+    assert rnn_cells.moved_step(3, -1, 5) == 2
+    assert rnn_cells.moved_step(1, -1, 5) == 1  # ◀ back at the first token stays there
+    assert rnn_cells.moved_step(5, 1, 5) == 5  # next ▶ at the last token stays there
+
+
+def test_the_captions_describe_what_the_page_draws():
+    assert "torch.nn.GRUCell" in rnn_cells.EQUATION_NOTES and "typos fixed" in rnn_cells.EQUATION_NOTES
+    assert "Grey columns are tokens not read yet" in rnn_cells.CELL_FIGURE_CAPTION
+    assert "encoder–decoder" in rnn_cells.KINDS_CAPTION and "encoder–decoder" in rnn_cells.kinds_markdown()

@@ -184,3 +184,21 @@ def test_the_live_curves_are_one_seed_per_cell_over_the_chance_line():
     assert {(r["label"], r["x"], r["mean"]) for r in rows} == {
         (k, s, acc) for i, k in enumerate(rt.KINDS) for s, acc in ((0, 0.5), (25, 0.5 + 0.1 * i))
     }
+
+
+def test_a_live_report_draws_its_gates_and_says_each_cells_answer():
+    example = rt.probe(5)[0]
+    models = rt.new_models(0)
+    report = rt.report(models, {k: [] for k in models}, 5, example)
+    fig = rt.report_gates(report)
+    assert fig.layout.title.text == "Keep gates on one fixed example at step 0 (T = 5): dark = keep the memory"
+    assert len(fig.data) == 2  # the GRU's and the LSTM's keep gates
+    text = rt.answers_text(report)
+    assert text == ", ".join(f"{kind} says *{report.answers[kind]}*" for kind in rt.KINDS)
+
+
+def test_the_live_run_trains_the_three_cells_and_is_not_started():
+    run = rt.live_run(5, 0, 5.0)
+    assert run.status == "queued" and set(run.model) == set(rt.KINDS)
+    with pytest.raises(ValueError):
+        rt.live_run(7, 0, 5.0)

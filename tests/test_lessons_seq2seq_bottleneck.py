@@ -451,3 +451,48 @@ def test_exercise_answers_are_computed(results):
 def test_exercises_without_results_skip_the_one_that_needs_them():
     keys = [ex.key for ex in seq2seq_bottleneck.exercises(None)]
     assert keys == ["seq2seq_bottleneck.ex1", "seq2seq_bottleneck.ex2", "seq2seq_bottleneck.ex4"]
+
+
+# ------------------------------------------------------------------------------------------ page helpers
+def test_parsed_text_says_what_is_refused_and_what_was_changed():
+    refused = seq2seq_bottleneck.parse_text("   ")
+    assert refused.error == refused.message and refused.note is None
+    changed = seq2seq_bottleneck.parse_text("Jane 9")
+    assert changed.error is None and changed.note == changed.message and "<unk>" in changed.note
+    clean = seq2seq_bottleneck.parse_text(seq2seq_bottleneck.DEFAULT_TEXT)
+    assert clean.error is None and clean.note is None and clean.text == seq2seq_bottleneck.DEFAULT_TEXT
+
+
+def test_squeeze_random_is_the_seeded_untrained_encoder_built_once():
+    encoder = seq2seq_bottleneck.random_encoder(16)
+    assert encoder is seq2seq_bottleneck.random_encoder(16) and not encoder.training
+    result = seq2seq_bottleneck.squeeze_random("jane", 16)
+    again = seq2seq_bottleneck.squeeze(seq2seq_bottleneck.build("gru-none", 16).eval(), "jane")
+    np.testing.assert_allclose(result.context, again.context, rtol=1e-6)
+    assert result.context.shape == (16,)
+
+
+def test_the_squeeze_caption_says_whose_weights_they_are():
+    trained, random = seq2seq_bottleneck.squeeze_caption(True), seq2seq_bottleneck.squeeze_caption(False)
+    assert trained.startswith("The bars beside the states") and random.startswith("The bars beside the states")
+    assert "your trained weights" in trained and "random (seeded), not trained" in random
+
+
+def test_finished_model_and_replay_frame_follow_the_reports(pair_run):
+    models, _, reports = pair_run
+    assert seq2seq_bottleneck.finished_model(None, reports[-1], "gru-none") is None
+    assert seq2seq_bottleneck.finished_model(models, None, "gru-none") is None
+    assert seq2seq_bottleneck.finished_model(models, reports[0], "gru-none") is None  # stopped before it started
+    assert seq2seq_bottleneck.finished_model(models, reports[-1], "gru-none") is models["gru-none"]
+    assert seq2seq_bottleneck.replay_frame(reports[0]) is reports[0].attention is not None
+    assert seq2seq_bottleneck.replay_frame(reports[-1]) is None  # the model without attention's turn
+
+
+def test_new_run_is_the_live_pair_with_the_live_settings(monkeypatch):
+    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_STEPS", 4)
+    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_REPORT_EVERY", 4)
+    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_PER_LENGTH", 1)
+    run = seq2seq_bottleneck.new_run(16, seed=1)
+    assert run.status == "queued" and set(run.model) == set(seq2seq_bottleneck.MODELS)
+    assert run.start().wait(120) and run.status == "finished", run.error
+    assert [(r.turn, r.step, r.seed) for r in run.snapshots] == [("gru-additive", 4, 1), ("gru-none", 8, 1)]

@@ -58,6 +58,11 @@ EQUATIONS: dict[str, str] = {
         a^{\langle t\rangle} &= \Gamma_o * \tanh(c^{\langle t\rangle})
         \end{aligned}""",
 }
+EQUATION_NOTES = (  # the caption under the three cells' equations
+    "σ is the sigmoid (a gate: between 0 and 1), * multiplies unit by unit, [·, ·] stacks two vectors. As in "
+    "`torch.nn.GRUCell`, our GRU applies Γ_r after multiplying c⟨t−1⟩ by its weights rather than before; "
+    "the lecture's slide also writes the RNN's a⟨t−1⟩ as a⟨t⟩ and the GRU's last * as +, typos fixed here."
+)
 
 # --------------------------------------------------------------------------------------------------
 # 1. The student's sentence
@@ -220,6 +225,17 @@ def step_summary(trace: Trace, step: int) -> str:
         f"update gate Γ_u {mean['input']:.2f} (the share of c̃ written in); the output gate Γ_o averages "
         f"{mean['output']:.2f}."
     )
+
+
+CELL_FIGURE_CAPTION = (  # how to read :func:`cell_figure`
+    "Blue gates: dark = open (near 1), white = shut (near 0). States and candidates: blue positive, "
+    "red negative. Grey columns are tokens not read yet. Hover a cell for its exact value."
+)
+
+
+def moved_step(step: int, delta: int, length: int) -> int:
+    """The step after a ◀ back (``delta`` −1) or next ▶ (+1) click: kept between 1 and ``length``."""
+    return min(max(step + delta, 1), length)
 
 
 def cell_figure(trace: Trace, step: int) -> go.Figure:
@@ -608,6 +624,12 @@ def kinds_markdown() -> str:
     rows = ["| kind | lengths | unrolled | example from the lecture |", "|---|---|---|---|"]
     rows += [f"| **{k.name}** | {k.lengths} | {k.shape} | {k.example} |" for k in KINDS]
     return "\n".join(rows)
+
+
+KINDS_CAPTION = (  # under the table of :func:`kinds_markdown`
+    "The encoder–decoder squeezes the whole input into the encoder's last state: the next lesson shows where "
+    "that breaks, and why attention was invented."
+)
 
 
 def kind_of(task: str) -> int:

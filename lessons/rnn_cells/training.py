@@ -27,7 +27,7 @@ from torch import nn
 
 from lessons.common.charts import safe_label
 from lessons.common.comparison import Comparison, Run, curves_chart
-from lessons.common.live import THREADS_PER_RUN, check_budget
+from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
 from minimodels.cells import GRUCell, LSTMCell
 
 SUBJECTS = ("cat", "cats")  # class 0, class 1
@@ -259,12 +259,29 @@ def new_run(distance: int, seed: int, budget_seconds: float):
     return models, train_fn
 
 
+def live_run(distance: int, seed: int, budget_seconds: float) -> TrainingRun:
+    """The training panel's run: :func:`new_run`'s three models and their trainer."""
+    models, train_fn = new_run(distance, seed, budget_seconds)
+    return TrainingRun(train_fn, model=models, name="rnn-three-cells")
+
+
 def replay_frame(snapshot: Report) -> np.ndarray | None:
     """The LSTM's forget gate of the probe, for the replay GIF."""
     return snapshot.gates.get("LSTM")
 
 
 # ------------------------------------------------------------------------------------------------ figures
+def report_gates(report: Report):
+    """:func:`gates_figure` of one live report, titled with its step and distance."""
+    title = f"Keep gates on one fixed example at step {report.step} (T = {report.distance}): dark = keep the memory"
+    return gates_figure(report.gates, report.tokens, title=title)
+
+
+def answers_text(report: Report) -> str:
+    """What each cell answers on the fixed example, as Markdown: "RNN says *were*, GRU says *was*, …"."""
+    return ", ".join(f"{kind} says *{verb}*" for kind, verb in report.answers.items())
+
+
 def live_curves(histories: Mapping[str, Sequence[Point]], *, height: int = 320) -> dict:
     """Each cell's held-out accuracy against training steps, as it trains: one seed per cell, drawn by the one
     curve builder (:func:`~lessons.common.comparison.curves_chart`) over the chance line."""
