@@ -304,11 +304,28 @@ def projection_figure(example: SplitExample) -> go.Figure:
     return _strips(joined, example.tokens, hb, split_rows=3)
 
 
+PROJECTION_CAPTION = (
+    "Steps 2–3: the three projections of the whole layer, one row per word. The black lines cut the columns "
+    "into heads: head i's Qᵢ is nothing but its own block of d_k columns (hover for values)."
+)
+
+
 def concat_figure(example: SplitExample) -> go.Figure:
     """Concat(Z₁ … Zₕ) (S × d, head blocks marked) and the layer's output Concat(…) W^O (S × d), where W^O has
     mixed every head into every column: no blocks any more."""
     hb = example.heads
     return _strips([("Concat(Zᵢ)", hb.concat), ("× W^O", hb.output)], example.tokens, hb, split_rows=1)
+
+
+CONCAT_CAPTION = (
+    "Step 5: the heads' Zᵢ side by side, then W^O mixes them back into one d_model vector per word: every "
+    "output column reads every head, so the output has no head blocks any more."
+)
+PARITY_CAPTION = (  # under the parameter count and the differences of SplitExample
+    "The hand-made computation (head by head, concatenate, W^O) against `minimodels.attention.MultiHeadAttention` "
+    "(which reshapes instead of slicing) and PyTorch's own `nn.MultiheadAttention` with the same weights: equal "
+    "up to float rounding."
+)
 
 
 def _join(per_head: torch.Tensor) -> torch.Tensor:
@@ -325,6 +342,19 @@ def split_grid(example: SplitExample) -> go.Figure:
     hb = example.heads
     row = GridRow("Aᵢ", hb.weights.numpy(), example.tokens, example.tokens)
     return head_grid([row], title=f"Aᵢ = softmax(QᵢKᵢᵀ / √{hb.d_k}): {hb.n_heads} × ({_shape(hb.weights[0])})")
+
+
+SPLIT_GRID_CAPTION = "Step 4: each head scores its own Qᵢ against its own Kᵢ, so each has its own map. Rows sum to 1."
+
+
+def split_figures(example: SplitExample) -> list[tuple[str, go.Figure, str]]:
+    """Section 1's figures in the lecture's order, each as ``(key, figure, caption)``: the projections (steps 2–3),
+    each head's own map (step 4), the concatenation and W^O (step 5)."""
+    return [
+        ("projections", projection_figure(example), PROJECTION_CAPTION),
+        ("split.heads", split_grid(example), SPLIT_GRID_CAPTION),
+        ("concat", concat_figure(example), CONCAT_CAPTION),
+    ]
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -483,6 +513,18 @@ def head_rows(reading: Reading, name: str) -> list[dict]:
     return rows
 
 
+HEAD_ROWS_CAPTION = (
+    "Per head of this sublayer, on your sentence: entropy of each row (0 bits: all weight on one token), the "
+    "mean of each row's largest weight, where most rows put their largest weight, and the token that gets "
+    "the most weight in total."
+)
+GRID_CAPTION = (  # under the grid of every sublayer's heads
+    "Encoder rows: each source token (down) reads the source (across). Decoder self-attention: each output "
+    "step reads what the decoder has written so far (never the future: the upper triangle is empty). "
+    "Cross-attention: each output token reads the source. Hover a cell for its exact weight."
+)
+
+
 def head_alignment(model: nn.Module, task: Task) -> dict[str, list[float]]:
     """For each cross-attention sublayer: the gold-alignment accuracy of each head, then of their mean, on the
     test split (how often a head's largest weight falls on a source token the output token comes from)."""
@@ -524,6 +566,12 @@ def specialisation_notes(reading: Reading, alignment: Mapping[str, Sequence[floa
     return notes
 
 
+HEADS_CAUTION = (  # under the specialisation notes
+    "Be careful with stories about heads: a tiny model on a toy task needs little of what 8 heads of a "
+    "512-wide model do in a real translator. Read the numbers, not only the pictures."
+)
+
+
 def shipped_note(model: nn.Module, info: Mapping) -> str:
     """The caption under the model picker: the shipped model's size and how it was trained."""
     training = info.get("training", {})
@@ -532,6 +580,12 @@ def shipped_note(model: nn.Module, info: Mapping) -> str:
         f"{training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) to "
         f"{training.get('test_exact_match', 0):.0%} test exact match."
     )
+
+
+def yours_label(own: nn.Module | None) -> str:
+    """The model picker's name for the student's own model: how many heads it has."""
+    heads = own.config.n_heads if own is not None else 0
+    return f"yours, trained on this page ({heads} head{'s' * (heads > 1)})"
 
 
 def read_text(model: nn.Module, task_name: str, text: str) -> Reading | str:
@@ -668,6 +722,15 @@ def results_rows(c: Comparison) -> list[dict]:
     return rows
 
 
+RESULTS_CAPTION = (  # under results_rows' table
+    f"Mean ± sd over the seeds (n: how many). “Steps to 90%”: the first check (every "
+    f"{REPORT_EVERY} steps, 200 held-out sentences) at or above it. Test exact: the 500 test "
+    "sentences at the end. Alignment: how often the last decoder layer's cross-attention puts its largest weight "
+    "on a source token the output token comes from (test split), for the heads' average map and for the best "
+    "and worst single head."
+)
+
+
 def curves(c: Comparison, height: int = 260) -> tuple[dict, dict]:
     """Training loss and held-out exact match against steps: mean over seeds, ± sd band, each seed faint."""
     colors = {variant(h): color for h, color in HEAD_COLORS.items()}
@@ -772,9 +835,15 @@ def probe_rows(c: Comparison, name: str) -> list[GridRow]:
     ]
 
 
+def probe_grid(c: Comparison, name: str) -> go.Figure:
+    """:func:`probe_rows` drawn as a grid, titled with the head count and the seed of the run that kept them."""
+    return head_grid(probe_rows(c, name), title=f"{name}, seed {probe(c, name)['seed']}")
+
+
 # ------------------------------------------------------------------------------------------- live training
 LIVE_TASK = RESULT_TASK
 LIVE_TARGET = 0.98
+LIVE_BUDGET = 60.0  # seconds at most of one student's training
 
 
 def live_config(seed: int, budget_seconds: float) -> TrainConfig:
@@ -805,6 +874,12 @@ def snapshot_rows(snapshot: Progress) -> list[GridRow]:
         for name, m in sorted(snapshot.attention_maps.items())
         if name.endswith("cross")
     ]
+
+
+def snapshot_grid(snapshot: Progress) -> go.Figure:
+    """:func:`snapshot_rows` drawn as a grid, titled with the training step it was reported at."""
+    title = f"cross-attention heads on a fixed example after {snapshot.step} steps"
+    return head_grid(snapshot_rows(snapshot), title=title)
 
 
 # ------------------------------------------------------------------------------------------- exercises

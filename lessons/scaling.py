@@ -51,7 +51,7 @@ from lessons.common.charts import (
 )
 from lessons.common.comparison import Comparison
 from lessons.common.exercises import Exercise
-from lessons.common.live import check_budget
+from lessons.common.live import TrainingRun, check_budget
 from lessons.common.pretrained import CHECKPOINTS
 from minimodels.attention import masked_softmax
 from minimodels.decode import greedy
@@ -288,6 +288,16 @@ SOFTMAX_PANELS = ("entropy (bits)", "largest α", "gradient ‖∂α/∂e‖")
 UNIFORM = "equal scores (uniform α)"
 
 
+def softmax_charts_note(n_keys: int) -> str:
+    """The text above :func:`softmax_charts`: what each of the three panels measures, for ``n_keys`` keys."""
+    return (
+        "Averaged over 500 random queries per d_k with the same N: how spread out the weights are (entropy: "
+        f"log₂ N = {uniform_statistics(n_keys)['entropy (bits)']:.2f} bits when uniform, 0 when one key "
+        "takes all), the largest weight, and the size of the softmax's Jacobian ∂α/∂e = diag(α) − ααᵀ, which "
+        "multiplies every gradient on its way to the scores."
+    )
+
+
 def softmax_charts(rows: Sequence[dict], n_keys: int) -> list[dict]:
     """One chart per statistic of :data:`SOFTMAX_PANELS` against d_k (log scale), scaled vs not, and the value at
     equal scores (the entropy's ceiling, the largest weight's floor 1/N). Vega-Lite specs, side by side on the page
@@ -438,6 +448,15 @@ def lecture_rows(example: LectureExample) -> list[dict]:
     return [{"": name, **dict(zip(LECTURE_TOKENS, values, strict=True))} for name, values in rows]
 
 
+def gradient_caption(example: LectureExample) -> str:
+    """The caption under :func:`lecture_rows`' table: the softmax's gradient with and without the division."""
+    return (
+        f"Size of the softmax's gradient, ‖∂α/∂e‖: **{example.gradient_scaled:.3f}** with the division, "
+        f"**{example.gradient_unscaled:.1e}** without. A gradient that small leaves the scores, and so W_Q and W_K, "
+        "where they are."
+    )
+
+
 # ------------------------------------------------------------------------------------ the trained models
 @dataclass(frozen=True)
 class Alignment:
@@ -506,6 +525,15 @@ VIEWS = {
     "raw": "raw scores q·k",
     "seen": "the scores the softmax sees",
 }
+
+
+def alignment_caption(view: str) -> str:
+    """The caption under :func:`alignment_figure`; the score views add that both panels share one scale."""
+    scale = "" if view == "weights" else " Both models share one red–blue scale, so their sizes compare."
+    return (
+        "Rows: the characters each model wrote; columns: the characters it read (␣ a space, </s> the end). "
+        f"Hover a cell for its exact value.{scale}"
+    )
 
 
 def alignment_figure(alignments: Mapping[str, Alignment], view: str = "weights", height: int = 440) -> go.Figure:
@@ -715,6 +743,14 @@ def load_training_records(path: Path | None = None) -> list[dict] | str:
         return f"The checkpoints' training record cannot be read: {error}"
 
 
+RECORDS_CAPTION = (  # under the table of load_training_records
+    "From assets/checkpoints/manifest.json, written when the checkpoints were trained "
+    "(python -m minimodels.checkpoints): held-out exact match on the first validation dates, test exact "
+    "match and alignment accuracy (how often the attention's argmax falls on a character the output comes "
+    "from) on the test split. Seconds are wall time on a shared machine."
+)
+
+
 def load_results(path: Path | str | None = None) -> Comparison:
     """The scoring lesson's shipped race (``assets/results/scoring_functions.json``), its two dot-product models
     only: the same runs, seeds and meta (``ValueError``/``FileNotFoundError`` as ``scoring.load_results``)."""
@@ -723,6 +759,15 @@ def load_results(path: Path | str | None = None) -> Comparison:
 
 
 # ------------------------------------------------------------------------------------------- live race
+def race_note(seeds: Sequence[int]) -> str:
+    """The text above the shipped race's curves: where the runs come from and how they are drawn."""
+    return (
+        f"The same two models raced from seeds {', '.join(map(str, seeds))} in the *Scoring functions* "
+        "lesson's measurement (assets/results/scoring_functions.json, stop at 98% held-out exact match): each "
+        "seed's curve faint, their mean as a line and ± one sd as a band."
+    )
+
+
 def new_models(task: Task, seed: int = 0) -> dict[str, nn.Module]:
     """Two fresh GRU encoder–decoders from the same ``seed``: identical weights, the scale their only difference."""
     return {score: build_model(MODEL_NAMES[score], task, seed=seed) for score in SCORES}
@@ -740,6 +785,12 @@ def new_race(seed: int, budget_seconds: float):
         return scoring.race(models, task, config, budget_seconds=budget_seconds, on_progress=on_progress)
 
     return models, train_fn
+
+
+def new_run(seed: int, budget_seconds: float) -> TrainingRun:
+    """The training panel's run: :func:`new_race`'s two models and the function that races them."""
+    models, train_fn = new_race(seed, float(budget_seconds))
+    return TrainingRun(train_fn, model=models, name="scaling-race")
 
 
 # ------------------------------------------------------------------------------------------ exercises

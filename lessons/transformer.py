@@ -119,6 +119,22 @@ def maps_per_sentence(config: TransformerConfig) -> int:
     return sum(layer_count(config, kind) * config.n_heads for kind in KINDS)
 
 
+def maps_caption(config: TransformerConfig) -> str:
+    """The caption under section 1's diagram: how many maps one sentence makes, and of which kinds."""
+    return (
+        f"{maps_per_sentence(config)} attention maps in all for one sentence: {config.n_heads} heads in each of "
+        f"{config.encoder_layers} encoder self-attention, {config.decoder_layers} masked self-attention and "
+        f"{config.decoder_layers} encoder–decoder attention sublayers. Section 2 shows every one."
+    )
+
+
+LAYER_NORM_NOTE = (  # the caption under the layer equations
+    "The course's models put the layer norm *before* each sublayer (pre-LN, Xiong et al. 2020), which trains at "
+    "a large learning rate after a short warm-up (50 steps here); the paper puts it after the residual sum "
+    "(post-LN). Section 4 trains both, and the same model without its residuals or without its layer norms."
+)
+
+
 def display_token(token: str) -> str:
     return SPACE if token == " " else token
 
@@ -428,6 +444,13 @@ def layer_figure(w: Walk, kind: Kind | str, layer: int, head: str) -> go.Figure:
                              title=f"{kind.label}, layer {layer + 1}, {head}")  # fmt: skip
 
 
+DECODER_ROWS_NOTE = (  # the caption under section 2's maps
+    "Decoder rows: in masked self-attention a row is the token *fed* at that position (`<s>`, then what was "
+    "written), and it sees only itself and earlier ones; in encoder–decoder attention a row is labelled by the "
+    "token that position *wrote*. Hover a cell for its exact weight."
+)
+
+
 def layer_panels(w: Walk, kind: Kind | str) -> list[tuple[str, np.ndarray, list[str], list[str]]]:
     """Every layer of one kind, as :func:`heads_grid` panels."""
     kind = KIND[kind] if isinstance(kind, str) else kind
@@ -661,6 +684,9 @@ def worst_variant(c: Comparison) -> str:
     return min(c.variants, key=lambda v: (c.spread("test exact", v).mean, -c.spread("final loss", v).mean))
 
 
+CHART_HEIGHT = 380  # pixels for a curve chart on the page, its title and legend included (the spec's is its plot's)
+
+
 def ablation_curves(c: Comparison, x: str = "step", height: int = 240) -> tuple[dict, dict]:
     """Training loss and held-out exact match, one line per variant (mean ± sd where there are several seeds),
     against ``x``: two Vega-Lite specs."""
@@ -691,11 +717,16 @@ def provenance_note(meta: Mapping) -> str:
 
 
 # ------------------------------------------------------------------------------------------ live training
+LIVE_TARGET = 0.98  # held-out exact match at which a student's run stops
+
+
 def live_config(budget_seconds: float, seed: int) -> TrainConfig:
-    """The shipped recipe, stopped by the student's budget or at 98% held-out exact match, reported often."""
+    """The shipped recipe, stopped by the student's budget or at :data:`LIVE_TARGET` held-out exact match, reported
+    often."""
     return default_train_config(
-        MODEL, max_seconds=budget_seconds, report_every=10, target_exact_match=0.98, threads=THREADS_PER_RUN, seed=seed
-    )
+        MODEL, max_seconds=budget_seconds, report_every=10, target_exact_match=LIVE_TARGET, threads=THREADS_PER_RUN,
+        seed=seed,
+    )  # fmt: skip
 
 
 def new_training(task_name: str, variant: str, seed: int, budget_seconds: float):

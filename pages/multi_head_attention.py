@@ -28,11 +28,7 @@ st.markdown(
     "by `torch.nn.MultiheadAttention` (seeded): the maps show the mechanism, not what a trained model learns "
     "(that comes in section 2). Change d_model and h and watch the shapes; the parameter count does not move."
 )
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def split(tokens: tuple[str, ...], d_model: int, n_heads: int, seed: int) -> multi_head_attention.SplitExample:
-    return multi_head_attention.split_example(tokens, d_model, n_heads, seed)
+split = st.cache_data(max_entries=64, show_spinner=False)(multi_head_attention.split_example)
 
 
 @st.fragment
@@ -59,27 +55,14 @@ def the_split() -> None:
     st.markdown(f"**d_k = d_model / h = {d_model} / {n_heads} = {d_k}.** Each head sees {d_k} of the {d_model} "
                 "numbers of every word's query, key and value.")  # fmt: skip
     st.dataframe(multi_head_attention.shape_rows(example), hide_index=True, width="stretch")
-    ui.plotly(multi_head_attention.projection_figure(example), key="multi_head_attention.projections")
-    st.caption(
-        "Steps 2–3: the three projections of the whole layer, one row per word. The black lines cut the columns "
-        "into heads: head i's Qᵢ is nothing but its own block of d_k columns (hover for values)."
-    )
-    ui.plotly(multi_head_attention.split_grid(example), key="multi_head_attention.split.heads")
-    st.caption("Step 4: each head scores its own Qᵢ against its own Kᵢ, so each has its own map. Rows sum to 1.")
-    ui.plotly(multi_head_attention.concat_figure(example), key="multi_head_attention.concat")
-    st.caption(
-        "Step 5: the heads' Zᵢ side by side, then W^O mixes them back into one d_model vector per word: every "
-        "output column reads every head, so the output has no head blocks any more."
-    )
+    for key, figure, caption in multi_head_attention.split_figures(example):  # the lecture's steps 2–3, 4 and 5
+        ui.plotly(figure, key=f"multi_head_attention.{key}")
+        st.caption(caption)
     cols = st.columns(len(example.differences) + 1)
     cols[0].metric("parameters of W^Q, W^K, W^V, W^O", f"{sum(example.parameters.values()):,}")
     for col, (name, value) in zip(cols[1:], example.differences.items(), strict=True):
         col.metric(f"vs {name}", f"{value:.1e}", help=f"Largest absolute difference from {name}")
-    st.caption(
-        "The hand-made computation (head by head, concatenate, W^O) against `minimodels.attention.MultiHeadAttention` "
-        "(which reshapes instead of slicing) and PyTorch's own `nn.MultiheadAttention` with the same weights: equal "
-        "up to float rounding."
-    )
+    st.caption(multi_head_attention.PARITY_CAPTION)
 
 
 the_split()
@@ -116,11 +99,7 @@ def enlarge(reading: multi_head_attention.Reading, names: list[str]) -> None:
                       format_func=multi_head_attention.head_label)  # fmt: skip
     ui.plotly(multi_head_attention.enlarged_figure(reading, name, head), key="multi_head_attention.enlarged")
     st.dataframe(multi_head_attention.head_rows(reading, name), hide_index=True, width="stretch")
-    st.caption(
-        "Per head of this sublayer, on your sentence: entropy of each row (0 bits: all weight on one token), the "
-        "mean of each row's largest weight, where most rows put their largest weight, and the token that gets "
-        "the most weight in total."
-    )
+    st.caption(multi_head_attention.HEAD_ROWS_CAPTION)
 
 
 @st.fragment  # the task, the model and the sentence redraw this section only, not the whole lesson
@@ -132,41 +111,31 @@ def every_head() -> None:
         return
     shipped, info = loaded
     own = ui.trained_model(TRAIN_KEY) if task_name == multi_head_attention.LIVE_TASK else None
-    heads = own.config.n_heads if own is not None else 0
-    model = ui.model_choice(shipped, own, key="multi_head_attention.use",
-                            yours_label=f"yours, trained on this page ({heads} head{'s' * (heads > 1)})")  # fmt: skip
+    model = ui.model_choice(
+        shipped, own, key="multi_head_attention.use", yours_label=multi_head_attention.yours_label(own)
+    )
     st.caption(multi_head_attention.shipped_note(shipped, info))
     text = cols[1].text_input("Source sentence", value=multi_head_attention.default_text(task_name),
                               key=f"multi_head_attention.text.{task_name}", max_chars=500,
                               help="Type your own. Words the model never saw become <unk>.")  # fmt: skip
-    if model is shipped:
-        reading = shipped_reading(task_name, text)
-    else:
-        reading = multi_head_attention.read_text(model, task_name, text)
-    if isinstance(reading, str):
+    reading = (
+        shipped_reading(task_name, text) if model is shipped else multi_head_attention.read_text(model, task_name, text)
+    )
+    if isinstance(reading, str):  # not ui.model_output's refusal: that would stop the sections below as well
         st.warning(f"{reading} Nothing to show until the model can read it.")
         return
-    if reading.translation.message:
-        st.info(reading.translation.message)
-    st.markdown(f"**Output:** {ui.literal(reading.translation.text)}")
+    ui.model_output(reading)
     names = multi_head_attention.sublayers(list(reading.maps))
     kind = st.radio("Show", list(multi_head_attention.KINDS), format_func=multi_head_attention.KINDS.get,
                     horizontal=True, key="multi_head_attention.kind")  # fmt: skip
     shown = multi_head_attention.sublayers(names, kind)
     ui.plotly(head_grid(multi_head_attention.grid_rows(reading, shown)), key="multi_head_attention.grid")
-    st.caption(
-        "Encoder rows: each source token (down) reads the source (across). Decoder self-attention: each output "
-        "step reads what the decoder has written so far (never the future: the upper triangle is empty). "
-        "Cross-attention: each output token reads the source. Hover a cell for its exact weight."
-    )
+    st.caption(multi_head_attention.GRID_CAPTION)
     st.fragment(enlarge)(reading, names)
     st.subheader("Do the heads divide the work?")
     notes = multi_head_attention.specialisation_notes(reading, alignment(task_name) if model is shipped else None)
     st.markdown("\n".join(f"- {line}" for line in notes))
-    st.caption(
-        "Be careful with stories about heads: a tiny model on a toy task needs little of what 8 heads of a "
-        "512-wide model do in a real translator. Read the numbers, not only the pictures."
-    )
+    st.caption(multi_head_attention.HEADS_CAUTION)
 
 
 every_head()
@@ -184,13 +153,7 @@ results = ui.shipped_results(lesson, what="The measured comparison")
 @st.fragment
 def measured() -> None:
     st.dataframe(multi_head_attention.results_rows(results), hide_index=True, width="stretch")
-    st.caption(
-        f"Mean ± sd over the seeds (n: how many). “Steps to 90%”: the first check (every "
-        f"{multi_head_attention.REPORT_EVERY} steps, 200 held-out sentences) at or above it. Test exact: the 500 test "
-        "sentences at the end. Alignment: how often the last decoder layer's cross-attention puts its largest weight "
-        "on a source token the output token comes from (test split), for the heads' average map and for the best "
-        "and worst single head."
-    )
+    st.caption(multi_head_attention.RESULTS_CAPTION)
     st.markdown("\n".join(f"- {line}" for line in multi_head_attention.observations(results)))
     loss, accuracy = multi_head_attention.curves(results)
     c = st.columns(2)
@@ -199,9 +162,7 @@ def measured() -> None:
     name = st.radio("Cross-attention heads on the fixed example, at the end of training, for",
                     multi_head_attention.probe_variants(results), horizontal=True,
                     key="multi_head_attention.shipped.heads")  # fmt: skip
-    title = f"{name}, seed {multi_head_attention.probe(results, name)['seed']}"
-    ui.plotly(head_grid(multi_head_attention.probe_rows(results, name), title=title),
-              key="multi_head_attention.shipped.maps")  # fmt: skip
+    ui.plotly(multi_head_attention.probe_grid(results, name), key="multi_head_attention.shipped.maps")
     ui.provenance(results.meta, note="The machine was shared, so wall seconds are inflated by waiting for the cores; "
                   "CPU seconds count this process's own compute, and steps do not depend on the machine.")  # fmt: skip
 
@@ -210,11 +171,11 @@ if results is not None:
     measured()
 
 st.subheader("Train one yourself")
-LIVE_BUDGET = 60.0
 st.markdown(
-    f"Train a fresh model with the number of heads you choose, for you alone (at most {LIVE_BUDGET:g} s, or until "
-    f"{multi_head_attention.LIVE_TARGET:.0%} of held-out sentences come out right). Watch each head's "
-    "cross-attention on a fixed example sort itself out; afterwards, your model can read your sentence in section 2."
+    "Train a fresh model with the number of heads you choose, for you alone (at most "
+    f"{multi_head_attention.LIVE_BUDGET:g} s, or until {multi_head_attention.LIVE_TARGET:.0%} of held-out sentences "
+    "come out right). Watch each head's cross-attention on a fixed example sort itself out; afterwards, your model "
+    "can read your sentence in section 2."
 )
 
 
@@ -226,32 +187,18 @@ def train_yourself() -> None:
     live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="multi_head_attention.live.seed"))
 
     def draw(snapshot, key: str) -> None:
-        title = f"cross-attention heads on a fixed example after {snapshot.step} steps"
-        ui.plotly(head_grid(multi_head_attention.snapshot_rows(snapshot), title=title), key=key)
+        ui.plotly(multi_head_attention.snapshot_grid(snapshot), key=key)
         st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
 
-    ui.training_panel(
-        TRAIN_KEY,
-        lambda: multi_head_attention.new_run(live_heads, live_seed, LIVE_BUDGET),
-        draw,
-        budget_seconds=LIVE_BUDGET,
-        target=multi_head_attention.LIVE_TARGET,
-    )
+    budget = multi_head_attention.LIVE_BUDGET
+    ui.training_panel(TRAIN_KEY, lambda: multi_head_attention.new_run(live_heads, live_seed, budget), draw,
+                      budget_seconds=budget, target=multi_head_attention.LIVE_TARGET)  # fmt: skip
 
 
 train_yourself()
 
-ui.page_tail(
-    lesson,
-    code=[
-        (
-            "The code: by hand, and the module every model uses",
-            (multi_head_attention.heads_by_hand, MultiHeadAttention),
-        ),
-        (
-            "The code of section 2",
-            (multi_head_attention.read_sentence, multi_head_attention.head_rows, multi_head_attention.head_distance),
-        ),
-    ],  # fmt: skip
-    exercises=multi_head_attention.exercises(results),
-)
+ui.page_tail(lesson, code=[
+    ("The code: by hand, and the module every model uses", (multi_head_attention.heads_by_hand, MultiHeadAttention)),
+    ("The code of section 2",
+     (multi_head_attention.read_sentence, multi_head_attention.head_rows, multi_head_attention.head_distance)),
+], exercises=multi_head_attention.exercises(results))  # fmt: skip

@@ -5,7 +5,6 @@ import streamlit as st
 import ui
 from lessons import scaling
 from lessons import scoring_functions as scoring  # the race and its figures, which this lesson reuses
-from lessons.common.live import TrainingRun
 
 lesson = ui.lesson("scaling")
 st.markdown(
@@ -34,11 +33,7 @@ st.markdown(
     f"√{scaling.LECTURE_D_K} = 8 before the softmax. The last row is what the softmax gives without it."
 )
 st.table(scaling.lecture_rows(lecture))
-st.caption(
-    f"Size of the softmax's gradient, ‖∂α/∂e‖: **{lecture.gradient_scaled:.3f}** with the division, "
-    f"**{lecture.gradient_unscaled:.1e}** without. A gradient that small leaves the scores, and so W_Q and W_K, "
-    "where they are."
-)
+st.caption(scaling.gradient_caption(lecture))
 
 # --- What the softmax does with large scores ------------------------------------------------------------
 st.header("2 · One query, six sizes of d_k", divider="gray")
@@ -47,21 +42,14 @@ st.markdown(
     "maps use the **same** scores; the left one takes their softmax as they are, the right one divides them by "
     "√d_k first. Hover a cell for its score."
 )
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def one_query(n_keys: int, seed: int) -> scaling.OneQuery:
-    return scaling.one_query(n_keys, seed=seed)
-
-
-@st.cache_data(max_entries=8, show_spinner="Drawing random queries and keys…")  # 0.7 MB each
-def sweep_scores(seed: int):
-    return scaling.sweep_scores(seed=seed)
+one_query = st.cache_data(max_entries=64, show_spinner=False)(scaling.one_query)
+# every d_k's scores for one seed, 0.7 MB each: shared by every number of keys
+sweep_scores = st.cache_data(max_entries=8, show_spinner="Drawing random queries and keys…")(scaling.sweep_scores)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def softmax_sweep(n_keys: int, seed: int) -> list[dict]:
-    return scaling.softmax_sweep(n_keys, seed=seed, scores=sweep_scores(seed))
+    return scaling.softmax_sweep(n_keys, seed=seed, scores=sweep_scores(seed=seed))
 
 
 @st.fragment
@@ -69,13 +57,8 @@ def softmax_section() -> None:
     c = st.columns([3, 1, 3])
     n_keys = c[0].slider("Number of keys N", 2, scaling.MAX_KEYS, 8, key="scaling.keys")
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="scaling.query_seed"))
-    ui.plotly(scaling.one_query_figure(one_query(n_keys, seed)), key="scaling.one_query")
-    st.markdown(
-        "Averaged over 500 random queries per d_k with the same N: how spread out the weights are (entropy: "
-        f"log₂ N = {scaling.uniform_statistics(n_keys)['entropy (bits)']:.2f} bits when uniform, 0 when one key "
-        "takes all), the largest weight, and the size of the softmax's Jacobian ∂α/∂e = diag(α) − ααᵀ, which "
-        "multiplies every gradient on its way to the scores."
-    )
+    ui.plotly(scaling.one_query_figure(one_query(n_keys, seed=seed)), key="scaling.one_query")
+    st.markdown(scaling.softmax_charts_note(n_keys))
     rows = softmax_sweep(n_keys, seed)
     specs = scaling.softmax_charts(rows, n_keys)
     for column, panel, spec in zip(st.columns(3), scaling.SOFTMAX_PANELS, specs, strict=True):
@@ -94,11 +77,7 @@ st.markdown(
     "d_k. The error bars are ±1.96 standard errors of each measured variance, computed from the sample itself "
     "(its fourth moment and the number of pairs): the theory should fall inside about 19 times out of 20."
 )
-
-
-@st.cache_data(max_entries=32, show_spinner="Drawing random vectors…")
-def variance_sweep(samples: int, seed: int) -> list[scaling.VariancePoint]:
-    return scaling.variance_sweep(samples=samples, seed=seed)
+variance_sweep = st.cache_data(max_entries=32, show_spinner="Drawing random vectors…")(scaling.variance_sweep)
 
 
 @st.fragment
@@ -107,7 +86,7 @@ def variance_section() -> None:
     samples = c[0].select_slider("Pairs (q, k) per d_k", scaling.SAMPLE_CHOICES, value=2000, key="scaling.samples",
                                  help="More pairs, smaller error bars.")  # fmt: skip
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="scaling.variance_seed"))
-    points = variance_sweep(samples, seed)
+    points = variance_sweep(samples=samples, seed=seed)
     ui.vega(scaling.variance_chart(points), key="scaling.variance", height=420)
     st.markdown(scaling.variance_summary(points))
     with st.expander("Every figure", icon=":material/table_rows:"):
@@ -138,13 +117,8 @@ def shipped_spreads() -> dict[str, scaling.ScoreSpread]:
     return scaling.spreads_of(shipped)
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
-def fresh_spread() -> scaling.ScoreSpread:
-    return scaling.fresh_spread("dot")
-
-
-race = ui.current_run("scaling.race")
-own = race.model if race is not None and not race.active and race.snapshots else None
+fresh_spread = st.cache_data(max_entries=1, show_spinner=False)(scaling.fresh_spread)
+own = ui.trained_model("scaling.race")
 spreads = None
 if shipped is not None:
     c = st.columns([3, 2])
@@ -166,11 +140,7 @@ if shipped is not None:
         if alignments["dot"].message:
             st.caption(alignments["dot"].message)
         ui.plotly(scaling.alignment_figure(alignments, view), key="scaling.trained")
-        scale = "" if view == "weights" else " Both models share one red–blue scale, so their sizes compare."
-        st.caption(
-            "Rows: the characters each model wrote; columns: the characters it read (␣ a space, </s> the end). "
-            f"Hover a cell for its exact value.{scale}"
-        )
+        st.caption(scaling.alignment_caption(view))
     st.subheader("How large are the trained scores?")
     st.markdown(
         "The √d_k argument assumes q and k have unit-variance components. Measured on "
@@ -179,7 +149,17 @@ if shipped is not None:
     )
     st.dataframe(scaling.spread_rows(spreads), hide_index=True, width="stretch")
     st.markdown("\n".join(f"- {line}" for line in scaling.spread_observations(spreads)))
-    st.markdown(scaling.untrained_note(fresh_spread()))
+    st.markdown(scaling.untrained_note(fresh_spread("dot")))
+
+
+def race_figures(race, key: str, table_key: str | None = None) -> None:
+    """A race's loss and exact-match curves side by side, then its table: the shipped race's, or the student's."""
+    loss, accuracy = scoring.race_charts(race)
+    cols = st.columns(2)
+    ui.vega(loss, key=f"{key}.loss", height=300, container=cols[0])
+    ui.vega(accuracy, key=f"{key}.accuracy", height=300, container=cols[1])
+    st.dataframe(scoring.table_rows(race), hide_index=True, width="stretch", key=table_key)
+
 
 st.subheader("Their training record")
 records = scaling.load_training_records()
@@ -187,24 +167,11 @@ if isinstance(records, str):
     st.warning(records)
 elif records:
     st.dataframe(records, hide_index=True, width="stretch")
-    st.caption(
-        "From assets/checkpoints/manifest.json, written when the checkpoints were trained "
-        "(python -m minimodels.checkpoints): held-out exact match on the first validation dates, test exact "
-        "match and alignment accuracy (how often the attention's argmax falls on a character the output comes "
-        "from) on the test split. Seconds are wall time on a shared machine."
-    )
+    st.caption(scaling.RECORDS_CAPTION)
 results = ui.shipped_results(lesson, what="The measured race")
 if results is not None:
-    st.markdown(
-        f"The same two models raced from seeds {', '.join(map(str, results.seeds))} in the *Scoring functions* "
-        "lesson's measurement (assets/results/scoring_functions.json, stop at 98% held-out exact match): each "
-        "seed's curve faint, their mean as a line and ± one sd as a band."
-    )
-    loss, accuracy = scoring.race_charts(results)
-    cols = st.columns(2)
-    ui.vega(loss, key="scaling.shipped.loss", height=300, container=cols[0])
-    ui.vega(accuracy, key="scaling.shipped.accuracy", height=300, container=cols[1])
-    st.dataframe(scoring.table_rows(results), hide_index=True, width="stretch")
+    st.markdown(scaling.race_note(results.seeds))
+    race_figures(results, "scaling.shipped")
     ui.provenance(results.meta)
 
 # --- Race them yourself ----------------------------------------------------------------------------------
@@ -223,32 +190,19 @@ def train_yourself() -> None:
     race_seed = int(c[0].number_input("Seed", 0, 9999, 0, key="scaling.race_seed"))
     budget = c[1].select_slider("Seconds per model", [3, 5, 10, 20], value=10, key="scaling.budget")
 
-    def make_run() -> TrainingRun:
-        models, train_fn = scaling.new_race(race_seed, float(budget))
-        return TrainingRun(train_fn, model=models, name="scaling-race")
-
     def draw(report: scoring.RaceReport, key: str) -> None:
-        race = report.comparison()  # one seed per model
-        loss, accuracy = scoring.race_charts(race)
-        cols = st.columns(2)
-        ui.vega(loss, key=f"{key}.loss", height=300, container=cols[0])
-        ui.vega(accuracy, key=f"{key}.accuracy", height=300, container=cols[1])
-        st.dataframe(scoring.table_rows(race), hide_index=True, width="stretch", key=f"{key}.table")
-        maps = report.maps()
-        if maps:
+        race_figures(report.comparison(), key, table_key=f"{key}.table")  # one seed per model
+        if maps := report.maps():
             ui.plotly(scoring.attention_grid(maps, height=420), key=f"{key}.maps")
 
-    ui.training_panel("scaling.race", make_run, draw, budget_seconds=2 * budget, target=scoring.TARGET)
+    ui.training_panel("scaling.race", lambda: scaling.new_run(race_seed, budget), draw, budget_seconds=2 * budget,
+                      target=scoring.TARGET)  # fmt: skip
 
 
 train_yourself()
 
-ui.page_tail(
-    lesson,
-    code=[
-        ("The code that computes this",
-         (scaling.dot_products, scaling.variance_with_error, scaling.softmax_jacobian, scaling.softmax_statistics)),
-        ("The code that reads the trained models' scores", (scaling.align, scaling.score_spread)),
-    ],
-    exercises=scaling.exercises(spreads),
-)  # fmt: skip
+ui.page_tail(lesson, code=[
+    ("The code that computes this",
+     (scaling.dot_products, scaling.variance_with_error, scaling.softmax_jacobian, scaling.softmax_statistics)),
+    ("The code that reads the trained models' scores", (scaling.align, scaling.score_spread)),
+], exercises=scaling.exercises(spreads))  # fmt: skip

@@ -31,11 +31,7 @@ st.latex(
     r"\mathrm{FFN}(x) = \max(0,\ xW_1 + b_1)\,W_2 + b_2 \qquad "
     r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu(x)}{\sigma(x)} + \beta"
 )
-st.caption(
-    "The course's models put the layer norm *before* each sublayer (pre-LN, Xiong et al. 2020), which trains at "
-    "a large learning rate after a short warm-up (50 steps here); the paper puts it after the residual sum "
-    "(post-LN). Section 4 trains both, and the same model without its residuals or without its layer norms."
-)
+st.caption(transformer.LAYER_NORM_NOTE)
 
 cols = st.columns([2, 3])
 task_name = cols[0].selectbox(
@@ -50,13 +46,8 @@ model = ui.model_choice(shipped, ui.trained_model(f"transformer.train.{task_name
 st.caption(transformer.shipped_note(shipped, info))
 
 with cols[1]:
-    words = ui.sentence_input(
-        "Your sentence",
-        transformer.DEFAULT_TEXT[task_name],
-        key=f"transformer.text.{task_name}",
-        parse=transformer.parser(task_name),
-        tokens_key=f"transformer.tokens.{task_name}",
-    )
+    words = ui.sentence_input("Your sentence", transformer.DEFAULT_TEXT[task_name], f"transformer.text.{task_name}",
+                              transformer.parser(task_name), tokens_key=f"transformer.tokens.{task_name}")  # fmt: skip
 text = " ".join(words)
 w = ui.model_output(transformer.walk(model, task, text))  # a refusal cannot happen for parsed text; said if it does
 
@@ -69,11 +60,7 @@ st.markdown(
     "attention. The decoder runs once per output token, fed its own previous outputs."
 )
 ui.plotly(transformer.diagram_figure(transformer.block_diagram(w)), key="transformer.diagram")
-st.caption(
-    f"{transformer.maps_per_sentence(w.config)} attention maps in all for one sentence: {w.config.n_heads} heads in "
-    f"each of {w.config.encoder_layers} encoder self-attention, {w.config.decoder_layers} masked self-attention and "
-    f"{w.config.decoder_layers} encoder–decoder attention sublayers. Section 2 shows every one."
-)
+st.caption(transformer.maps_caption(w.config))
 
 # --- Every map ---------------------------------------------------------------------------------------
 st.header("2 · Every layer, every head", divider="gray")
@@ -101,11 +88,7 @@ def every_head() -> None:
 
 
 every_head()
-st.caption(
-    "Decoder rows: in masked self-attention a row is the token *fed* at that position (`<s>`, then what was "
-    "written), and it sees only itself and earlier ones; in encoder–decoder attention a row is labelled by the "
-    "token that position *wrote*. Hover a cell for its exact weight."
-)
+st.caption(transformer.DECODER_ROWS_NOTE)
 
 # --- "it" ---------------------------------------------------------------------------------------------
 st.header("3 · What does “it” refer to? An honest look", divider="gray")
@@ -151,9 +134,6 @@ for column, variant in zip(st.columns(len(transformer.VARIANTS)), transformer.VA
     column.markdown(f"**{variant}**")
     column.caption(transformer.VARIANT_LABELS[variant].split(": ", 1)[1])
 
-
-CHART_HEIGHT = 380  # pixels for a chart with its title and legend (the spec's own height is its plot's)
-
 results = ui.shipped_results(lesson)
 
 
@@ -162,10 +142,9 @@ def measured() -> None:
     st.dataframe(transformer.table_rows(results), hide_index=True, width="stretch")
     st.markdown("\n".join(f"- {line}" for line in transformer.observations(results)))
     axis = st.radio("Curves against", ["training step", "seconds"], horizontal=True, key="transformer.axis")
-    loss, accuracy = transformer.ablation_curves(results, x="step" if axis == "training step" else "seconds")
-    cols = st.columns(2)
-    ui.vega(loss, key="transformer.ablation.loss", height=CHART_HEIGHT, container=cols[0])
-    ui.vega(accuracy, key="transformer.ablation.accuracy", height=CHART_HEIGHT, container=cols[1])
+    curves = transformer.ablation_curves(results, x="step" if axis == "training step" else "seconds")
+    for column, name, spec in zip(st.columns(2), ("loss", "accuracy"), curves, strict=True):
+        ui.vega(spec, key=f"transformer.ablation.{name}", height=transformer.CHART_HEIGHT, container=column)
     ui.provenance(results.meta, note=transformer.provenance_note(results.meta))
 
 
@@ -177,8 +156,9 @@ st.header("5 · Train it yourself", divider="gray")
 st.markdown(
     f"Train a fresh Transformer on **{transformer.TASKS[task_name].split(' (')[0]}** for you alone, with or without "
     "residuals and layer norm, and watch the last decoder layer's encoder–decoder attention, head by head, on a "
-    "fixed example form: from a uniform haze to sharp alignments, or not. It stops at 98% held-out exact match or at "
-    "the end of its budget; afterwards, replay the run and use your model in the sections above."
+    "fixed example form: from a uniform haze to sharp alignments, or not. It stops at "
+    f"{transformer.LIVE_TARGET:.0%} held-out exact match or at the end of its budget; afterwards, replay the run and "
+    "use your model in the sections above."
 )
 
 
@@ -203,7 +183,7 @@ def train_yourself() -> None:
         lambda: transformer.new_run(task_name, variant, seed, budget),
         draw,
         budget_seconds=float(budget),
-        target=0.98,
+        target=transformer.LIVE_TARGET,
     )
 
 

@@ -2,6 +2,7 @@
 model's maps, the shipped comparison and the exercises."""
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -120,6 +121,17 @@ def test_split_figures_mark_every_head():
     assert [t.type for t in concat.data] == ["heatmap", "heatmap", "scatter"]
     assert [y for y in concat.data[2].y if y is not None] == [0.5, 3.5] * 3  # only Concat(Zᵢ): after W^O the
     # columns belong to no head
+
+
+def test_split_figures_come_in_the_lectures_order_each_with_its_caption():
+    ex = multi_head_attention.split_example(("I", "like", "pizza"), 32, 4)
+    shown = multi_head_attention.split_figures(ex)
+    assert [key for key, _, _ in shown] == ["projections", "split.heads", "concat"]
+    assert [caption.split(":")[0] for _, _, caption in shown] == ["Steps 2–3", "Step 4", "Step 5"]
+    for (_, figure, _), builder in zip(shown, (multi_head_attention.projection_figure, multi_head_attention.split_grid,
+                                               multi_head_attention.concat_figure), strict=True):  # fmt: skip
+        assert figure.to_json() == builder(ex).to_json()
+    assert "nn.MultiheadAttention" in multi_head_attention.PARITY_CAPTION
 
 
 def test_head_grid_escapes_tokens_and_draws_one_map_per_head():
@@ -335,6 +347,25 @@ def test_shipped_results_when_present():
     assert len(multi_head_attention.observations(results)) == 5
 
 
+def test_probe_grid_draws_the_probe_rows_titled_with_the_kept_seed():
+    results = multi_head_attention.load_results()
+    name = multi_head_attention.probe_variants(results)[-1]
+    figure = multi_head_attention.probe_grid(results, name)
+    assert figure.layout.title.text == f"{name}, seed {multi_head_attention.probe(results, name)['seed']}"
+    rows = multi_head_attention.probe_rows(results, name)
+    heatmaps = [t for t in figure.data if t.type == "heatmap"]
+    assert len(heatmaps) == sum(r.weights.shape[0] for r in rows)
+    np.testing.assert_allclose(heatmaps[0].z, rows[0].weights[0])
+
+
+def test_the_fixed_captions_say_what_the_figures_show():
+    assert f"every {multi_head_attention.REPORT_EVERY} steps" in multi_head_attention.RESULTS_CAPTION
+    assert multi_head_attention.GRID_CAPTION.startswith("Encoder rows:")
+    assert "upper triangle is empty" in multi_head_attention.GRID_CAPTION
+    assert multi_head_attention.HEAD_ROWS_CAPTION.startswith("Per head of this sublayer")
+    assert "8 heads" in multi_head_attention.HEADS_CAUTION
+
+
 def test_the_results_script_writes_what_the_lesson_reads(tmp_path, monkeypatch):
     """The script's grid, with a stand-in for the training: one run per head count and seed, saved and read back."""
     import scripts.multi_head_attention_results as script
@@ -374,3 +405,15 @@ def test_live_training_reports_every_cross_head():
     snapshot = Progress(25, 1.0, 1.0, 0.0, None, None, maps, list("abc") + ["</s>"], ["x", "y", "</s>"], "x")
     rows = multi_head_attention.snapshot_rows(snapshot)
     assert [r.title for r in rows] == ["decoder layer 1 · cross-attention", "decoder layer 2 · cross-attention"]
+    figure = multi_head_attention.snapshot_grid(snapshot)
+    assert figure.layout.title.text == "cross-attention heads on a fixed example after 25 steps"
+    assert sum(t.type == "heatmap" for t in figure.data) == 4  # 2 layers × 2 heads
+
+
+def test_yours_label_counts_the_students_heads():
+    def own(heads):
+        return SimpleNamespace(config=SimpleNamespace(n_heads=heads))
+
+    assert multi_head_attention.yours_label(own(1)) == "yours, trained on this page (1 head)"
+    assert multi_head_attention.yours_label(own(8)) == "yours, trained on this page (8 heads)"
+    assert multi_head_attention.LIVE_BUDGET == 60.0

@@ -170,6 +170,9 @@ def test_the_lecture_example():
     assert ex.gradient_unscaled < 1e-6 < 0.1 < ex.gradient_scaled
     rows = scaling.lecture_rows(ex)
     assert rows[2] == {"": "Softmax", "Thinking": "0.88", "Machines": "0.12"}
+    caption = scaling.gradient_caption(ex)
+    assert f"**{ex.gradient_scaled:.3f}** with the division" in caption
+    assert f"**{ex.gradient_unscaled:.1e}** without" in caption and ex.gradient_unscaled > 0
 
 
 # ------------------------------------------------------------------------------------------ trained models
@@ -223,6 +226,14 @@ def test_alignment_figure_views_and_safe_labels(models):
         scaling.alignment_figure(alignments, "logits")
 
 
+def test_alignment_caption_names_the_shared_scale_only_for_scores():
+    assert "red–blue" not in scaling.alignment_caption("weights")
+    for view in ("raw", "seen"):
+        caption = scaling.alignment_caption(view)
+        assert caption.startswith("Rows: the characters each model wrote")
+        assert caption.endswith("Both models share one red–blue scale, so their sizes compare.")
+
+
 def test_score_spread_of_the_trained_models(models):
     task = get_task(scaling.TASK)
     spreads = {s: scaling.score_spread(m, task, s, limit=100) for s, m in models.items()}
@@ -247,6 +258,7 @@ def test_training_records_come_from_the_manifest():
     assert [r["checkpoint"] for r in rows] == ["dates-gru-dot", "dates-gru-scaled_dot"]
     assert rows[0]["steps"] == manifest["dates-gru-dot"]["steps"]
     assert scaling.training_records({}) == []
+    assert scaling.RECORDS_CAPTION.startswith(f"From {CHECKPOINTS.relative_to(CHECKPOINTS.parents[1])}/manifest.json")
 
 
 def test_the_shipped_race_of_the_two_is_the_scoring_lessons_own_runs(tmp_path):
@@ -289,6 +301,23 @@ def test_new_race_checks_its_budget():
         scaling.new_race(0, 0)
     models, train_fn = scaling.new_race(0, 5)
     assert set(models) == set(scaling.SCORES) and callable(train_fn)
+
+
+def test_the_notes_above_the_charts_carry_their_numbers():
+    note = scaling.softmax_charts_note(8)
+    assert "log₂ N = 3.00 bits when uniform" in note and "diag(α) − ααᵀ" in note
+    assert "log₂ N = 4.00 bits" in scaling.softmax_charts_note(16)
+    race = scaling.race_note((0, 1, 2))
+    assert race.startswith("The same two models raced from seeds 0, 1, 2 in the *Scoring functions*")
+    assert "assets/results/scoring_functions.json" in race
+
+
+def test_new_run_is_an_unstarted_race_of_both_models():
+    with pytest.raises(ValueError, match="outside"):
+        scaling.new_run(0, 0)
+    run = scaling.new_run(0, 5)
+    assert run.status == "queued" and not run.snapshots  # the panel starts it
+    assert set(run.model) == set(scaling.SCORES)
 
 
 # ------------------------------------------------------------------------------------------------ exercises

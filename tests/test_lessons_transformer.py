@@ -53,6 +53,22 @@ def test_maps_per_sentence_counts_heads_times_sublayers():
     assert transformer.maps_per_sentence(TransformerConfig(encoder_layers=1, decoder_layers=3, n_heads=2)) == 2 * 7
 
 
+def test_maps_caption_counts_the_config_s_maps_by_kind():
+    caption = transformer.maps_caption(TransformerConfig(encoder_layers=1, decoder_layers=3, n_heads=2))
+    assert caption.startswith(
+        "14 attention maps in all for one sentence: 2 heads in each of 1 encoder self-attention, "
+    )
+    assert "3 masked self-attention and 3 encoder–decoder attention sublayers" in caption
+    assert caption.endswith("Section 2 shows every one.")
+
+
+def test_the_page_s_fixed_notes_name_what_they_describe():
+    assert "pre-LN" in transformer.LAYER_NORM_NOTE and "post-LN" in transformer.LAYER_NORM_NOTE
+    assert transformer.DECODER_ROWS_NOTE.startswith("Decoder rows:") and "`<s>`" in transformer.DECODER_ROWS_NOTE
+    assert transformer.live_config(30.0, seed=0).target_exact_match == transformer.LIVE_TARGET == 0.98
+    assert transformer.CHART_HEIGHT > 240  # room for the title and legend above the spec's own plot height
+
+
 def test_head_summary_names_each_rows_argmax(walked):
     rows = transformer.head_summary(walked, "cross", 1)
     weights = walked.weights("cross", 1)
