@@ -1,5 +1,7 @@
 """Lesson: multi-head attention (Part 2)."""
 
+from functools import partial
+
 import streamlit as st
 
 import ui
@@ -155,10 +157,7 @@ def measured() -> None:
     st.dataframe(multi_head_attention.results_rows(results), hide_index=True, width="stretch")
     st.caption(multi_head_attention.RESULTS_CAPTION)
     st.markdown("\n".join(f"- {line}" for line in multi_head_attention.observations(results)))
-    loss, accuracy = multi_head_attention.curves(results)
-    c = st.columns(2)
-    ui.vega(loss, key="multi_head_attention.shipped.loss", height=300, container=c[0])
-    ui.vega(accuracy, key="multi_head_attention.shipped.accuracy", height=300, container=c[1])
+    ui.comparison_curves(partial(multi_head_attention.curves, results), "multi_head_attention.shipped", height=300)
     name = st.radio("Cross-attention heads on the fixed example, at the end of training, for",
                     multi_head_attention.probe_variants(results), horizontal=True,
                     key="multi_head_attention.shipped.heads")  # fmt: skip

@@ -1,5 +1,7 @@
 """Lesson: positional encoding (Part 3)."""
 
+from functools import partial
+
 import streamlit as st
 
 import ui
@@ -183,11 +185,8 @@ results = ui.shipped_results(lesson)
 def measured() -> None:
     st.dataframe(positional_encoding.results_rows(results), hide_index=True, width="stretch")
     st.markdown("\n".join(f"- {line}" for line in positional_encoding.observations(results)))
-    axis = st.radio("Curves against", ["training step", "seconds"], horizontal=True, key="positional_encoding.axis")
-    accuracy, loss = positional_encoding.results_curves(results, x="step" if axis == "training step" else "seconds")
-    cols = st.columns(2)
-    ui.vega(accuracy, "positional_encoding.shipped.accuracy", container=cols[0])
-    ui.vega(loss, "positional_encoding.shipped.loss", container=cols[1])
+    ui.comparison_curves(partial(positional_encoding.results_curves, results), "positional_encoding.shipped",
+                         names=("accuracy", "loss"), axis_key="positional_encoding.axis")  # fmt: skip
     ui.provenance(results.meta, note=positional_encoding.provenance_note(results.meta))
 
 

@@ -1,5 +1,7 @@
 """Lesson: scoring functions compared (Part 2)."""
 
+from functools import partial
+
 import streamlit as st
 
 import ui
@@ -122,13 +124,8 @@ def measured() -> None:
         "character the output character comes from (test split)."
     )
     st.markdown("\n".join(f"- {line}" for line in scoring_functions.observations(results)))
-    axis = ui.linked(
-        st.radio, "Curves against", ["training step", "seconds"], horizontal=True, key="scoring_functions.axis"
-    )
-    loss, accuracy = scoring_functions.race_charts(results, x="step" if axis == "training step" else "seconds")
-    cols = st.columns(2)
-    ui.vega(loss, key="scoring_functions.shipped.loss", height=CHART_HEIGHT, container=cols[0])
-    ui.vega(accuracy, key="scoring_functions.shipped.accuracy", height=CHART_HEIGHT, container=cols[1])
+    ui.comparison_curves(partial(scoring_functions.race_charts, results), "scoring_functions.shipped",
+                         axis_key="scoring_functions.axis", height=CHART_HEIGHT)  # fmt: skip
     maps = scoring_functions.shipped_maps(results)
     ui.plotly(scoring_functions.attention_grid(maps), key="scoring_functions.shipped.maps")
     probe = maps[scoring_functions.SCORES[0]]

@@ -1,5 +1,7 @@
 """Lesson: the Transformer, the whole encoder–decoder (Part 2)."""
 
+from functools import partial
+
 import streamlit as st
 
 import ui
@@ -141,10 +143,8 @@ results = ui.shipped_results(lesson)
 def measured() -> None:
     st.dataframe(transformer.table_rows(results), hide_index=True, width="stretch")
     st.markdown("\n".join(f"- {line}" for line in transformer.observations(results)))
-    axis = st.radio("Curves against", ["training step", "seconds"], horizontal=True, key="transformer.axis")
-    curves = transformer.ablation_curves(results, x="step" if axis == "training step" else "seconds")
-    for column, name, spec in zip(st.columns(2), ("loss", "accuracy"), curves, strict=True):
-        ui.vega(spec, key=f"transformer.ablation.{name}", height=transformer.CHART_HEIGHT, container=column)
+    ui.comparison_curves(partial(transformer.ablation_curves, results), "transformer.ablation",
+                         axis_key="transformer.axis", height=transformer.CHART_HEIGHT)  # fmt: skip
     ui.provenance(results.meta, note=transformer.provenance_note(results.meta))
 
 

@@ -84,3 +84,21 @@ def heatmap_downloads(fig, key: str, name: str) -> None:
             "JSON", lambda: export.tables_to_json(export.heatmap_tables(fig)), file_name=f"{name}.json",
             mime="application/json", key=f"{key}.json", on_click="ignore",
         )  # fmt: skip
+
+
+def comparison_curves(charts, key: str, *, names=("loss", "accuracy"), axis_key: str | None = None,
+                      height: int | None = None) -> None:  # fmt: skip
+    """A measured comparison's curves side by side (one column per chart, keyed ``{key}.{name}``).
+
+    ``charts(x=…)`` builds the Vega-Lite specs (``lessons.common.comparison.curves_chart``) against the training
+    step, or, with ``axis_key``, against the step or the seconds as the student picks (a control kept in the
+    page's link); without it, ``charts()`` is called as it is."""
+    if axis_key:
+        from ui.links import linked
+
+        axis = linked(st.radio, "Curves against", ["training step", "seconds"], horizontal=True, key=axis_key)
+        specs = charts(x="step" if axis == "training step" else "seconds")
+    else:
+        specs = charts()
+    for column, name, spec in zip(st.columns(len(names)), names, specs, strict=True):
+        vega(spec, key=f"{key}.{name}", height=height, container=column)
