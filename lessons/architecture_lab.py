@@ -20,6 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 import torch
 
+from lessons.common.catalog import ROOT
 from lessons.common.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
 from lessons.common.comparison import Comparison, Run
 from lessons.common.exercises import Exercise
@@ -32,7 +33,6 @@ from minimodels.tokenizers import EOS_ID
 from minimodels.train import Progress, TrainConfig, TrainResult
 from minimodels.train import train as train_model
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "assets" / "results" / "architecture_lab.json"
 TASKS = ("copy", "reverse", "dates")
 TARGET = 0.9  # "steps/seconds to accuracy": the first report at or above this held-out exact match

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 import torch
 
 from lessons.common import charts
+from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.live import TrainingRun
@@ -44,7 +45,6 @@ from minimodels.tasks.multilingual import (
 )
 from minimodels.tokenizers import EOS_ID
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "assets" / "results" / "attention_bridge.json"
 SHIPPED_MODEL = ROOT / "assets" / "attention_bridge" / "hub-mono"
 

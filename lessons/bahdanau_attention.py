@@ -20,6 +20,7 @@ from torch import nn
 from lessons.common import charts
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
+from lessons.common.reading import ReadsSentence
 from minimodels.decode import Translation, translate
 from minimodels.tasks import Task, get_task, lecture_examples
 from minimodels.tokenizers import EOS_ID
@@ -45,20 +46,12 @@ def default_text(task_name: str) -> str:
 
 # ------------------------------------------------------------------------------------------- decoding
 @dataclass(frozen=True)
-class Decoding:
+class Decoding(ReadsSentence):
     """One sentence through the model, with what each step looked at."""
 
     translation: Translation
     weights: np.ndarray  # (T, S) α: row t is the attention used to write output token t
     contexts: np.ndarray  # (T, D) c_t = Σ_t' α_{t,t'} h_t'
-
-    @property
-    def source(self) -> list[str]:
-        return self.translation.source_pieces
-
-    @property
-    def target(self) -> list[str]:
-        return self.translation.target_pieces
 
 
 @torch.inference_mode()

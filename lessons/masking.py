@@ -30,6 +30,7 @@ import torch
 from torch import nn
 
 from lessons import queries_keys_values as qkv
+from lessons.common.catalog import ROOT
 from lessons.common.charts import attention_coloraxis, attention_heatmap, figure, hover_pairs, safe_label
 from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.comparison import measure as compare_runs
@@ -42,7 +43,6 @@ from minimodels.tasks import Batch, Example, get_task, make_batch
 from minimodels.tokenizers import PAD_ID
 from minimodels.train import Progress, build_model, default_train_config, exact_match, train
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "assets" / "results" / "masking.json"
 
 # --------------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
+from lessons.common.catalog import ROOT
 from lessons.common.charts import (
     DIVERGING_COLORSCALE,
     GridRow,
@@ -47,6 +48,7 @@ from lessons.common.charts import (
 from lessons.common.comparison import Comparison, Run, curves_chart, first_reached
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
+from lessons.common.reading import ReadsSentence
 from lessons.queries_keys_values import ParsedSentence, parse_sentence, word_embedding
 from minimodels.attention import MultiHeadAttention, scaled_dot_product_attention
 from minimodels.decode import Translation, translate
@@ -54,7 +56,6 @@ from minimodels.tasks import Task, get_task
 from minimodels.train import Progress, TrainConfig, alignment_accuracy, build_model, default_train_config, evaluate
 from minimodels.train import train as train_model
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "assets" / "results" / "multi_head_attention.json"
 
 # ------------------------------------------------------------------------------------------------------
@@ -380,19 +381,11 @@ def default_text(task_name: str) -> str:
 
 
 @dataclass(frozen=True)
-class Reading:
+class Reading(ReadsSentence):
     """One sentence through a trained Transformer: the output and every head's map."""
 
     translation: Translation
     maps: dict[str, np.ndarray]  # "encoder.i.self" (h, S, S), "decoder.i.self" (h, T, T), "decoder.i.cross" (h, T, S)
-
-    @property
-    def source(self) -> list[str]:
-        return self.translation.source_pieces
-
-    @property
-    def target(self) -> list[str]:
-        return self.translation.target_pieces
 
     @property
     def decoder_inputs(self) -> list[str]:

@@ -33,6 +33,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
+from lessons.common.catalog import ROOT
 from lessons.common.charts import ATTENTION_COLORSCALE, safe_label, vega_lite_spec, with_values
 from lessons.common.comparison import Comparison, curves_chart
 from lessons.common.exercises import Exercise
@@ -43,7 +44,6 @@ from minimodels.positional import sinusoidal_encoding
 from minimodels.tasks import Task, get_task, make_batch
 from minimodels.train import TrainConfig, build_model, default_train_config, model_config, train
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "assets" / "results" / "positional_encoding.json"
 
 BASE = 10000.0  # the 10000 of the formula

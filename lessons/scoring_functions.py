@@ -34,6 +34,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
+from lessons.common.catalog import ROOT
 from lessons.common.charts import attention_coloraxis, hover_pairs, safe_label, vega_lite_spec, with_values
 from lessons.common.comparison import Comparison, Run, curves_chart, first_reached
 from lessons.common.exercises import Exercise
@@ -58,7 +59,6 @@ from minimodels.train import (
 )
 from minimodels.train import train as train_model
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "assets" / "results" / "scoring_functions.json"
 
 SCORES: tuple[str, ...] = ("dot", "scaled_dot", "bilinear", "additive")

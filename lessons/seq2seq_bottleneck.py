@@ -51,6 +51,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lessons.common.catalog import ROOT
 from lessons.common.charts import ATTENTION_COLORSCALE, DIVERGING_COLORSCALE, attention_heatmap, figure, safe_label
 from lessons.common.comparison import Comparison, Run
 from lessons.common.exercises import Exercise
@@ -61,7 +62,6 @@ from minimodels.tasks.core import Example
 from minimodels.tokenizers import EOS_ID, PAD_ID, UNK_ID
 from minimodels.train import Progress, TrainConfig, build_model, default_train_config, exact_match, train
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = ROOT / "assets" / "results" / "seq2seq_bottleneck.json"
 
 # ------------------------------------------------------------------------------------------- the experiment

@@ -32,6 +32,7 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
+from lessons.common.catalog import ROOT
 from lessons.common.charts import GridRow, attention_heatmap, figure, head_grid, safe_label
 from lessons.common.comparison import Comparison, Run, curves_chart, first_reached
 from lessons.common.exercises import Exercise
@@ -41,7 +42,6 @@ from minimodels.tasks import Task, get_task, lecture_examples
 from minimodels.train import TrainConfig, build_model, default_train_config, train
 from minimodels.transformer import TransformerConfig
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "assets" / "results" / "transformer.json"
 
 MODEL = "transformer"
