@@ -168,3 +168,24 @@ def watch_redraws(page, live, click_elsewhere, wanted: int = 3, timeout: float =
             clicked = True
         page.wait_for_timeout(250)
     return seen
+
+
+def open_without_results(slug: str, monkeypatch, tmp_path) -> AppTest:
+    """The lesson's page with its catalog entry's shipped results pointing at a file that does not exist."""
+    import dataclasses
+
+    from lessons.common import catalog
+
+    real = catalog.lesson
+    moved = dataclasses.replace(real(slug), results=(str(tmp_path / f"{slug}.json"),))
+    monkeypatch.setattr(catalog, "lesson", lambda name: moved if name == slug else real(name))
+    return open_page(f"pages/{slug}.py")
+
+
+def answer_every_exercise(at: AppTest, exercises) -> dict:
+    """Answer each exercise right (its choice, or its number to three decimals) and check that each is marked right
+    on its own; returns ``{key: the answer given}``."""
+    right = {ex.key: ex.choices[ex.answer] if ex.is_choice else round(ex.answer, 3) for ex in exercises}
+    for key, value in right.items():
+        assert any(s.value.startswith("Right") for s in answer_exercise(at, key, value).success), key
+    return right

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from lessons import rnn_cells
-from tests.helpers import answer_exercise, open_page, plotly_array, train_and_stop_at_once, vega_rows, wait_for_run
+from tests.helpers import (
+    answer_exercise,
+    open_without_results,
+    plotly_array,
+    train_and_stop_at_once,
+    vega_rows,
+    wait_for_run,
+)
 
 PAGE = "pages/rnn_cells.py"
 KEPT = "Showing the last sentence that worked"
@@ -197,14 +204,7 @@ def test_stop_ends_the_run_and_train_is_offered_again(at):
 
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    import dataclasses
-
-    from lessons.common import catalog
-
-    entry = catalog.lesson("rnn_cells")
-    moved = dataclasses.replace(entry, results=(str(tmp_path / "rnn_cells.json"),))
-    monkeypatch.setattr(catalog, "lesson", lambda slug: moved if slug == "rnn_cells" else entry)
-    at = open_page(PAGE)
+    at = open_without_results("rnn_cells", monkeypatch, tmp_path)
     assert not at.exception
     assert any("rnn_cells_results.py" in w.value for w in at.warning)
     titles = [json.dumps(json.loads(c.proto.spec).get("title", "")) for c in at.get("vega_lite_chart")]

@@ -17,6 +17,7 @@ from lessons import scaling
 from lessons import scoring_functions as scoring
 from tests.helpers import (
     RUN_OVER,
+    answer_exercise,
     markdown_starting,
     open_page,
     plotly_array,
@@ -160,12 +161,8 @@ def test_empty_and_hostile_dates_are_refused_or_shown_as_text(at):
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="scaling.ex1.answer").set_value(8.0)
-    at.button(key="FormSubmitter:scaling.ex1.form-Check").click().run()
-    assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="scaling.ex2.answer").set_value(256.0)
-    at.button(key="FormSubmitter:scaling.ex2.form-Check").click().run()
-    assert any("too high" in w.value for w in at.warning)
+    assert any(s.value.startswith("Right") for s in answer_exercise(at, "scaling.ex1", 8.0).success)
+    assert any("too high" in w.value for w in answer_exercise(at, "scaling.ex2", 256.0).warning)
     ex = {e.key: e for e in scaling.exercises()}
     at.radio(key="scaling.ex3.answer").set_value(ex["scaling.ex3"].choices[ex["scaling.ex3"].answer])
     at.button(key="FormSubmitter:scaling.ex3.form-Check").click().run()

@@ -12,7 +12,15 @@ import pytest
 
 import ui.results
 from lessons import scoring_functions
-from tests.helpers import markdown_starting, open_page, plotly_specs, train_and_stop_at_once, vega_rows, wait_for_run
+from tests.helpers import (
+    answer_exercise,
+    markdown_starting,
+    open_page,
+    plotly_specs,
+    train_and_stop_at_once,
+    vega_rows,
+    wait_for_run,
+)
 
 PAGE = "pages/scoring_functions.py"
 
@@ -101,12 +109,8 @@ def test_curves_can_be_drawn_against_seconds(at):
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="scoring_functions.ex1.answer").set_value(2.0)
-    at.button(key="FormSubmitter:scoring_functions.ex1.form-Check").click().run()
-    assert any(s.value.startswith("Right") for s in at.success)
-    at.number_input(key="scoring_functions.ex3.answer").set_value(64)
-    at.button(key="FormSubmitter:scoring_functions.ex3.form-Check").click().run()
-    assert any("too low" in w.value for w in at.warning)
+    assert any(s.value.startswith("Right") for s in answer_exercise(at, "scoring_functions.ex1", 2.0).success)
+    assert any("too low" in w.value for w in answer_exercise(at, "scoring_functions.ex3", 64).warning)
     at.radio(key="scoring_functions.ex2.answer").set_value("only bilinear and additive")
     at.button(key="FormSubmitter:scoring_functions.ex2.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)

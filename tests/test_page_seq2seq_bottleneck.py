@@ -7,7 +7,7 @@ import pytest
 
 from lessons import seq2seq_bottleneck
 from lessons.common.live import TrainingRun
-from tests.helpers import answer_exercise, open_page, plotly_array
+from tests.helpers import answer_exercise, open_without_results, plotly_array
 from tests.helpers import plotly_specs as figures
 
 PAGE = "pages/seq2seq_bottleneck.py"
@@ -132,14 +132,7 @@ def test_exercises_are_checked(at):
 
 
 def test_missing_results_get_a_warning_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
-    import dataclasses
-
-    from lessons.common import catalog
-
-    entry = catalog.lesson("seq2seq_bottleneck")
-    moved = dataclasses.replace(entry, results=(str(tmp_path / "seq2seq_bottleneck.json"),))
-    monkeypatch.setattr(catalog, "lesson", lambda slug: moved if slug == "seq2seq_bottleneck" else entry)
-    at = open_page(PAGE)
+    at = open_without_results("seq2seq_bottleneck", monkeypatch, tmp_path)
     assert not at.exception
     assert any("seq2seq_bottleneck_results.py" in w.value for w in at.warning)
     assert "seq2seq_bottleneck.d" not in [s.key for s in at.select_slider]  # no shipped curves to choose from
