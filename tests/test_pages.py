@@ -2,6 +2,7 @@
 
 import pytest
 
+from lessons.common import catalog
 from lessons.common.catalog import built_lessons
 from tests.helpers import ROOT, answer_exercise, open_page
 
@@ -27,11 +28,22 @@ def test_every_page_file_is_on_the_course_map():
     assert sorted(lesson.page for lesson in built_lessons()) == PAGES
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_page_runs_without_exception(page):
-    at = open_page(page)
+WIDGETS = ("button", "checkbox", "multiselect", "number_input", "radio", "select_slider", "selectbox", "slider",
+           "text_area", "text_input", "toggle")  # fmt: skip
+
+
+@pytest.mark.parametrize("lesson", built_lessons(), ids=lambda lesson: lesson.slug)
+def test_every_lesson_page_runs_and_is_set_up_from_its_catalog_entry(lesson):
+    at = open_page(lesson.page)
     assert not at.exception, at.exception
-    assert at.title, "a lesson page starts with its title"
+    assert [t.value for t in at.title] == [lesson.title]  # ui.lesson: the title from the catalog
+    keys = [w.key for kind in WIDGETS for w in getattr(at, kind) if w.key]
+    keys = [k.removeprefix("FormSubmitter:") for k in keys if not k.startswith("ui.")]  # the sidebar's own
+    assert keys and all(k.startswith(f"{lesson.slug}.") for k in keys), keys  # one name: the key prefix
+    assert any(c.value == lesson.sources for c in at.caption)  # ui.page_tail: the catalog's sources
+    links = [link.proto.label for link in at.main.get("page_link")]
+    following = catalog.next_lesson(lesson.slug)
+    assert links[-1] == (f"Next: {following.title}" if following else "Back to the course map")
 
 
 QKV = "pages/queries_keys_values.py"
