@@ -280,16 +280,15 @@ def test_results_table_and_observations(tmp_path):
     assert [r["heads h"] for r in rows] == ["h = 1", "h = 2", "h = 4", "h = 8"]
     assert [r["d_k"] for r in rows] == [64, 32, 16, 8]
     assert [r["n"] for r in rows] == [2, 2, 2, 2]
-    assert [r["steps to 90%"] for r in rows] == ["100 ± 0 (n = 2)", "200 ± 0 (n = 2)", "400 ± 0 (n = 2)",
-                                                  "800 ± 0 (n = 2)"]  # fmt: skip
-    assert rows[3]["steps to 95%"] == "800 ± 0 (n = 2)" and rows[2]["test exact"] == "97.0% ± 0.0% (n = 2)"
+    assert [r["steps to 90%"] for r in rows] == ["100 ± 0", "200 ± 0", "400 ± 0", "800 ± 0"]  # n: its own column
+    assert rows[3]["steps to 95%"] == "800 ± 0" and rows[2]["test exact"] == "97.0% ± 0.0%"
     lines = multi_head_attention.observations(results)
     assert "**h = 1**, 100 ± 0 (n = 2); most: h = 8, 800 ± 0 (n = 2): a gap larger than" in lines[0]
     assert "from 90.0% (h = 1) to 97.0% (h = 4): h = 4 is ahead by more than the spread" in lines[1]
     assert "h = 1: 90%, h = 2: 80%, h = 4: 70%, h = 8: 60%" in lines[2]
     assert "some heads drift away from the alignment while their average still follows it" in lines[2]
     assert "h = 1: 75 ms" in lines[3]  # CPU seconds (60) over 800 steps
-    assert rows[0]["CPU s"] == "60.0 ± 0.0 (n = 2)" and rows[0]["alignment, worst head"] == "90.0% ± 0.0% (n = 2)"
+    assert rows[0]["CPU s"] == "60.0 ± 0.0" and rows[0]["alignment, worst head"] == "90.0% ± 0.0%"
     assert rows[0]["parameters"] == 1000 and rows[0]["steps"] == 800
     assert "exactly 1,000 parameters" in lines[-1]
     grid_rows = multi_head_attention.probe_rows(results, "h = 4")

@@ -148,9 +148,10 @@ class Spread:
     def max(self) -> float | None:
         return max(self.present) if self.present else None
 
-    def text(self, fmt: str = ".0%", missing: str = "not reached") -> str:
+    def text(self, fmt: str = ".0%", missing: str = "not reached", with_n: bool = True) -> str:
         """Mean ± sd and n: "93% ± 2% (n = 3)"; "93% (n = 1)"; "93% ± 2% (n = 2; 1 of 3 not reached)";
-        "not reached (3 of 3)"; "–" for no runs."""
+        "not reached (3 of 3)"; "–" for no runs. ``with_n=False`` (a table with its own n column) leaves out n
+        where every run has a value: "93% ± 2%"."""
         if not self.values:
             return "–"
         if not self.present:
@@ -158,7 +159,7 @@ class Spread:
         text = format(self.mean, fmt) + (f" ± {format(self.sd, fmt)}" if self.n > 1 else "")
         if self.missing:
             return f"{text} (n = {self.n}; {self.missing} of {self.total} {missing})"
-        return f"{text} (n = {self.n})"
+        return f"{text} (n = {self.n})" if with_n else text
 
 
 # ----------------------------------------------------------------------------------------------- a verdict
@@ -321,7 +322,7 @@ class Comparison:
         missing: str = "not reached",
     ) -> list[dict]:
         """Rows for ``st.dataframe``: one per variant (and value of the param ``by``), "n" the runs, and for each
-        ``metric: format`` of ``columns`` a column ``metric`` holding "mean ± sd (n = …)" (text: one type per
+        ``metric: format`` of ``columns`` a column ``metric`` holding "mean ± sd" (text: one type per
         column)."""
         rows = []
         for variant in self.variants:
@@ -332,7 +333,7 @@ class Comparison:
                     continue
                 row = {variant_header: self.label(variant), **({by: value} if by else {}), "n": len(runs)}
                 for metric, fmt in columns.items():
-                    row[metric] = self.spread(metric, variant, scope).text(fmt, missing)
+                    row[metric] = self.spread(metric, variant, scope).text(fmt, missing, with_n=False)
                 rows.append(row)
         return rows
 
@@ -601,7 +602,8 @@ def _curves_template(
                                      {"field": "y", "type": "quantitative", "title": y_title, "format": number}]},
         }  # fmt: skip
         layers = [band, seeds, mean]
-    legend = {"orient": "bottom", "title": None, "labelLimit": 0, "columns": 2}  # whole labels, two a row
+    legend = {"orient": "bottom", "title": None, "labelLimit": 0, "columns": 2,  # whole labels, two a row,
+              "symbolOpacity": 1}  # in full colour (the band's light fill would otherwise set it)
     x = {"field": "x", "type": "quantitative", "title": x_title, "scale": {"type": "log"} if log_x else {"zero": False}}
     spec = {
         "height": height,
