@@ -26,7 +26,7 @@ st.latex(
     r"\to\texttt{res}(\texttt{norm}\to\texttt{ff}))\to\texttt{norm}}_{\text{a Transformer encoder}}"
 )
 with st.expander("The language: every layer, and what it costs", icon=":material/menu_book:"):
-    st.dataframe(architecture_lab.layer_table(), hide_index=True, width="stretch")
+    ui.table(architecture_lab.layer_table())
     st.markdown(
         "Structures: `repeat(n, chain)` with 1 ≤ n ≤ 12; `res(chain)`; the paper's shorthands `res_nd(l)` = "
         "`res(norm->l->dropout)` and `res_d(l)` = `res(l->dropout)`. Layers are joined by `->` (or →). In a "
@@ -151,9 +151,7 @@ if pending is not None and not pending[0].active and pending[0].result is not No
 st.header("3 · Compare", divider="gray")
 st.subheader("Your runs (this session)")
 if st.session_state["architecture_lab.runs"]:
-    st.dataframe(
-        st.session_state["architecture_lab.runs"], hide_index=True, width="stretch", key="architecture_lab.your_runs"
-    )
+    ui.table(st.session_state["architecture_lab.runs"], key="architecture_lab.your_runs")
     if st.button("Clear your table", key="architecture_lab.clear"):
         st.session_state["architecture_lab.runs"] = []
         st.rerun()
@@ -174,7 +172,7 @@ def shipped_maps(results) -> None:
 st.subheader("The paper's combinations, trained here")
 results = ui.shipped_results(lesson, architecture_lab.RESULTS, what="The shipped runs")
 if results is not None:
-    st.dataframe(architecture_lab.table_rows(results), hide_index=True, width="stretch", key="architecture_lab.shipped")
+    ui.table(architecture_lab.table_rows(results), key="architecture_lab.shipped")
     for task_name in results.param_values("task"):
         st.markdown("\n".join(f"- {line}" for line in architecture_lab.observations(results, task_name)))
     ui.provenance(results.meta, note=architecture_lab.provenance_note(results.meta))
@@ -182,7 +180,7 @@ if results is not None:
         shipped_maps(results)
 
 st.subheader("The paper's own numbers")
-st.dataframe(architecture_lab.paper_rows(), hide_index=True, width="stretch", key="architecture_lab.paper")
+ui.table(architecture_lab.paper_rows(), key="architecture_lab.paper")
 st.caption(architecture_lab.PAPER_CAPTION)
 
 ui.page_tail(

@@ -68,14 +68,14 @@ def one_meaning() -> None:
         "Does head j find **the same concept** in every language? Each cell names the word the head weighs most "
         "and, in brackets, the English words it expresses (from the grammar's gold alignment)."
     )
-    st.dataframe(view["reading"], hide_index=True, width="stretch")
+    ui.table(view["reading"])
     st.markdown(
         f"On this meaning **{view['agreement']:.0%}** of (head, language) pairs have the top word mean what the "
         f"head's top word means in English; over {attention_bridge.AGREEMENT_MEANINGS} held-out meanings, "
         f"**{overall_agreement():.0%}**. What the decoders make of each sentence (✱: a zero-shot direction, never "
         "trained; into its own language: the monolingual copy):"
     )
-    st.dataframe(view["translations"], hide_index=True, width="stretch")
+    ui.table(view["translations"])
 
 
 if model is not None:
@@ -96,7 +96,7 @@ if model is not None:
         if read.message:
             st.info(read.message)
         ui.plotly(attention_bridge.heads_side_by_side({lang: (read.A, read.tokens)}), key="attention_bridge.own.heads")
-        st.dataframe(read.translations, hide_index=True, width="stretch")
+        ui.table(read.translations)
 
     your_sentence()
 
@@ -142,12 +142,11 @@ st.markdown(
     "never saw. Held-out test meanings, greedy decoding, exact match of the whole sentence and of each token."
 )
 if results is not None:  # no controls here: drawn once with the page
-    st.dataframe(attention_bridge.zero_shot_rows(results), hide_index=True, width="stretch")
+    ui.table(attention_bridge.zero_shot_rows(results))
     st.markdown("\n".join(f"- {line}" for line in attention_bridge.observations(results)[:-1]))
     with st.expander("Every direction", icon=":material/table_rows:"):
-        percent = st.column_config.NumberColumn(format="percent")
-        st.dataframe(attention_bridge.direction_rows(results), hide_index=True, width="stretch",
-                     column_config={results.label(v): percent for v in results.variants})  # fmt: skip
+        ui.table(attention_bridge.direction_rows(results), formats=dict.fromkeys(map(results.label, results.variants),
+                                                                                  "percent"))  # fmt: skip
     for metric, spec in attention_bridge.history_charts(results):
         ui.vega(spec, key=f"attention_bridge.history.{metric}", height=spec["height"])
     ui.provenance(results.meta, note=attention_bridge.provenance_note(results.meta))

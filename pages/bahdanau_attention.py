@@ -122,7 +122,7 @@ def beam() -> None:
     if isinstance(result, str):
         st.warning(result)
         return
-    st.dataframe(bahdanau_attention.beam_rows(result, task), hide_index=True, width="stretch")
+    ui.table(bahdanau_attention.beam_rows(result, task))
     st.caption(bahdanau_attention.beam_note(result, decoding))
 
 

@@ -136,7 +136,7 @@ def on_the_example() -> None:
         "zero and teacher-forced accuracy to 100%. Then ask it to *generate*: each step now reads only what it has "
         "written so far, the future it learned to copy does not exist, and the dates come out wrong."
     )
-    st.dataframe(masking.outputs_table(normal, cheater), hide_index=True, width="stretch")
+    ui.table(masking.outputs_table(normal, cheater))
     st.caption(masking.outputs_caption(normal.source, quote=ui.literal))
 
 
@@ -145,7 +145,7 @@ on_the_example()
 results = ui.shipped_results(lesson)
 if results is not None:
     st.markdown(masking.results_intro(results))
-    st.dataframe(masking.results_table(results), hide_index=True, width="stretch")
+    ui.table(masking.results_table(results))
     ui.provenance(results.meta, note=masking.provenance_note(results, quote=ui.literal))
 
 # --- 4. Train both yourself ----------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def the_split() -> None:
     d_k = example.heads.d_k
     st.markdown(f"**d_k = d_model / h = {d_model} / {n_heads} = {d_k}.** Each head sees {d_k} of the {d_model} "
                 "numbers of every word's query, key and value.")  # fmt: skip
-    st.dataframe(multi_head_attention.shape_rows(example), hide_index=True, width="stretch")
+    ui.table(multi_head_attention.shape_rows(example))
     for key, figure, caption in multi_head_attention.split_figures(example):  # the lecture's steps 2–3, 4 and 5
         ui.plotly(figure, key=f"multi_head_attention.{key}")
         st.caption(caption)
@@ -100,7 +100,7 @@ def enlarge(reading: multi_head_attention.Reading, names: list[str]) -> None:
     head = c[1].radio("head", options, horizontal=True, key="multi_head_attention.enlarge.head",
                       format_func=multi_head_attention.head_label)  # fmt: skip
     ui.plotly(multi_head_attention.enlarged_figure(reading, name, head), key="multi_head_attention.enlarged")
-    st.dataframe(multi_head_attention.head_rows(reading, name), hide_index=True, width="stretch")
+    ui.table(multi_head_attention.head_rows(reading, name))
     st.caption(multi_head_attention.HEAD_ROWS_CAPTION)
 
 
@@ -154,7 +154,7 @@ results = ui.shipped_results(lesson, what="The measured comparison")
 
 @st.fragment
 def measured() -> None:
-    st.dataframe(multi_head_attention.results_rows(results), hide_index=True, width="stretch")
+    ui.table(multi_head_attention.results_rows(results))
     st.caption(multi_head_attention.RESULTS_CAPTION)
     st.markdown("\n".join(f"- {line}" for line in multi_head_attention.observations(results)))
     ui.comparison_curves(partial(multi_head_attention.curves, results), "multi_head_attention.shipped", height=300)

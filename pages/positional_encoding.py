@@ -106,8 +106,7 @@ def the_offset() -> None:
     for column, (label, value) in zip(st.columns(3), positional_encoding.offset_metrics(check), strict=True):
         column.metric(label, value)
     st.caption(positional_encoding.OFFSET_CAPTION)
-    formats = {name: st.column_config.NumberColumn(format=f) for name, f in positional_encoding.OFFSET_FORMATS.items()}
-    st.dataframe(check.rows(), hide_index=True, width="stretch", column_config=formats)
+    ui.table(check.rows(), formats=positional_encoding.OFFSET_FORMATS)
     st.caption(positional_encoding.OFFSET_WHY)
 
 
@@ -145,9 +144,7 @@ def the_permutation() -> None:
     checks = shipped_checks(text, tuple(positional_encoding.permutation(kind, len(text), seed)))
     st.caption(positional_encoding.shipped_caption())
     st.markdown(f"The string {ui.literal(text)} shuffled: {ui.literal(checks[0].shuffled)}.")
-    difference = {"max |f(shuffled) − shuffled f|": st.column_config.NumberColumn(format="%.2e")}
-    st.dataframe(positional_encoding.equivariance_rows(checks), hide_index=True, width="stretch",
-                 column_config=difference)  # fmt: skip
+    ui.table(positional_encoding.equivariance_rows(checks), formats={"max |f(shuffled) − shuffled f|": "%.2e"})
     st.caption(positional_encoding.EQUIVARIANCE_CAPTION)
     shown = st.radio("Self-attention of the first encoder layer (heads averaged) for", positional_encoding.ENCODINGS,
                      format_func=positional_encoding.LABELS.get, horizontal=True,
@@ -183,7 +180,7 @@ results = ui.shipped_results(lesson)
 
 @st.fragment
 def measured() -> None:
-    st.dataframe(positional_encoding.results_rows(results), hide_index=True, width="stretch")
+    ui.table(positional_encoding.results_rows(results))
     st.markdown("\n".join(f"- {line}" for line in positional_encoding.observations(results)))
     ui.comparison_curves(partial(positional_encoding.results_curves, results), "positional_encoding.shipped",
                          names=("accuracy", "loss"), axis_key="positional_encoding.axis")  # fmt: skip

@@ -65,7 +65,7 @@ def softmax_section() -> None:
         ui.vega(spec, key=f"scaling.softmax.{panel}", container=column)
     st.markdown(scaling.saturation_summary(rows))
     with st.expander("Every figure", icon=":material/table_rows:"):
-        st.dataframe(rows, hide_index=True, width="stretch")
+        ui.table(rows)
 
 
 softmax_section()
@@ -90,7 +90,7 @@ def variance_section() -> None:
     ui.vega(scaling.variance_chart(points), key="scaling.variance", height=420)
     st.markdown(scaling.variance_summary(points))
     with st.expander("Every figure", icon=":material/table_rows:"):
-        st.dataframe(scaling.variance_rows(points), hide_index=True, width="stretch")
+        ui.table(scaling.variance_rows(points))
 
 
 variance_section()
@@ -147,7 +147,7 @@ if shipped is not None:
         f"{scaling.SPREAD_SENTENCES} held-out dates, the gold previous characters fed in (spreads are the standard "
         "deviation of the scores within one softmax row, averaged over rows):"
     )
-    st.dataframe(scaling.spread_rows(spreads), hide_index=True, width="stretch")
+    ui.table(scaling.spread_rows(spreads))
     st.markdown("\n".join(f"- {line}" for line in scaling.spread_observations(spreads)))
     st.markdown(scaling.untrained_note(fresh_spread("dot")))
 
@@ -158,7 +158,7 @@ def race_figures(race, key: str, table_key: str | None = None) -> None:
     cols = st.columns(2)
     ui.vega(loss, key=f"{key}.loss", height=300, container=cols[0])
     ui.vega(accuracy, key=f"{key}.accuracy", height=300, container=cols[1])
-    st.dataframe(scoring.table_rows(race), hide_index=True, width="stretch", key=table_key)
+    ui.table(scoring.table_rows(race), key=table_key)
 
 
 st.subheader("Their training record")
@@ -166,7 +166,7 @@ records = scaling.load_training_records()
 if isinstance(records, str):
     st.warning(records)
 elif records:
-    st.dataframe(records, hide_index=True, width="stretch")
+    ui.table(records)
     st.caption(scaling.RECORDS_CAPTION)
 results = ui.shipped_results(lesson, what="The measured race")
 if results is not None:

@@ -77,7 +77,7 @@ def one_query() -> None:
     except ValueError as error:
         st.error(str(error))
         return
-    st.dataframe(scoring_functions.comparison_rows(shown), hide_index=True, width="stretch")
+    ui.table(scoring_functions.comparison_rows(shown))
     ui.vega(scoring_functions.comparison_chart(shown), key="scoring_functions.bars", width="content")  # fixed panels
     rows, labels = scoring_functions.context_rows(shown)
     title = f"the query and the four contexts c = Σ αᵢ kᵢ (d = {d})"
@@ -113,9 +113,9 @@ results = ui.shipped_results(lesson)
 @st.fragment
 def measured() -> None:
     seeds = ", ".join(str(s) for s in results.seeds)
-    st.dataframe(scoring_functions.table_rows(results), hide_index=True, width="stretch")
+    ui.table(scoring_functions.table_rows(results))
     with st.expander(f"Every seed ({seeds})", icon=":material/table_rows:"):
-        st.dataframe(scoring_functions.seed_rows(results), hide_index=True, width="stretch")
+        ui.table(scoring_functions.seed_rows(results))
     st.caption(
         f"Mean ± sd over seeds {seeds} (n: how many seeds). “Steps/seconds to 90%”: the first check (every "
         f"{scoring_functions.REPORT_EVERY} steps, 200 held-out sentences) at or above 90% exact match; seconds are "
@@ -169,7 +169,7 @@ def train_yourself() -> None:
         cols = st.columns(2)
         ui.vega(loss, key=f"{key}.loss", height=CHART_HEIGHT, container=cols[0])
         ui.vega(accuracy, key=f"{key}.accuracy", height=CHART_HEIGHT, container=cols[1])
-        st.dataframe(scoring_functions.table_rows(race), hide_index=True, width="stretch", key=f"{key}.table")
+        ui.table(scoring_functions.table_rows(race), key=f"{key}.table")
         maps = report.maps()
         if maps:
             ui.plotly(scoring_functions.attention_grid(maps), key=f"{key}.maps")

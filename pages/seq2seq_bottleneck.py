@@ -113,7 +113,7 @@ def experiment_section() -> None:
     ui.plotly(seq2seq_bottleneck.length_chart(results, hidden, metric), key="seq2seq_bottleneck.curves")
     st.markdown(seq2seq_bottleneck.summary(results, hidden, metric))
     st.markdown(f"The lecture's sentence, growing, copied by the shipped models with D = {hidden}:")
-    st.dataframe(seq2seq_bottleneck.example_rows(results, hidden), hide_index=True, width="stretch")
+    ui.table(seq2seq_bottleneck.example_rows(results, hidden))
     st.markdown("Every context size at once (hover a cell for its score):")
     ui.plotly(seq2seq_bottleneck.grid_heatmap(results, metric), key="seq2seq_bottleneck.grid")
     ui.provenance(results.meta, note=seq2seq_bottleneck.provenance_note(results, hidden))

@@ -84,7 +84,7 @@ def every_head() -> None:
     st.caption(kind.note)
     key = "transformer.heads" if head == transformer.ALL_HEADS else "transformer.head_map"
     ui.plotly(transformer.layer_figure(w, kind, layer, head), key=key)
-    st.dataframe(transformer.head_summary(w, kind, layer), hide_index=True, width="stretch")
+    ui.table(transformer.head_summary(w, kind, layer))
     if st.toggle(f"Show all {transformer.maps_per_sentence(w.config)} maps at once", key="transformer.every_map"):
         ui.plotly(transformer.heads_grid(transformer.every_map(w), row_height=230), key="transformer.every")
 
@@ -141,7 +141,7 @@ results = ui.shipped_results(lesson)
 
 @st.fragment
 def measured() -> None:
-    st.dataframe(transformer.table_rows(results), hide_index=True, width="stretch")
+    ui.table(transformer.table_rows(results))
     st.markdown("\n".join(f"- {line}" for line in transformer.observations(results)))
     ui.comparison_curves(partial(transformer.ablation_curves, results), "transformer.ablation",
                          axis_key="transformer.axis", height=transformer.CHART_HEIGHT)  # fmt: skip

@@ -102,3 +102,12 @@ def comparison_curves(charts, key: str, *, names=("loss", "accuracy"), axis_key:
         specs = charts()
     for column, name, spec in zip(st.columns(len(names)), names, specs, strict=True):
         vega(spec, key=f"{key}.{name}", height=height, container=column)
+
+
+def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwargs) -> None:
+    """A lesson's table of numbers, the one way: no index column, the page's width; ``formats`` gives a column's
+    number format (``{"max |f|": "%.2e"}``). Other keyword arguments go to ``st.dataframe`` (``key``, ``height``)."""
+    config = {name: st.column_config.NumberColumn(format=f) for name, f in (formats or {}).items()}
+    (container or st).dataframe(
+        rows, hide_index=True, **{"width": "stretch", "column_config": config or None, **kwargs}
+    )
