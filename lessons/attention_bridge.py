@@ -363,8 +363,8 @@ def zero_shot_finding(results: Comparison) -> str:
                 f"({numbers}).")  # fmt: skip
     lift = verdict.a_spread.mean > verdict.b_spread.mean
     return (f"By token accuracy monolingual pairs {'lift' if lift else 'lower'} the unseen directions in these runs "
-            f"({numbers}), {'as' if lift else 'unlike'} the paper found; but {verdict.reason}, so this is a hint, not "
-            "yet a finding.")  # fmt: skip
+            f"({numbers}), {'as' if lift else 'unlike'} the paper found; but {verdict.why('.0%')}, so this is a "
+            "hint, not yet a finding.")  # fmt: skip
 
 
 def observations(results: Comparison) -> list[str]:

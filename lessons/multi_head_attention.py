@@ -739,8 +739,8 @@ def _means(c: Comparison, metric: str) -> dict[str, float]:
     return {v: s.mean for v, s in c.spreads(metric).items() if not s.missing}
 
 
-def _gap(verdict) -> str:
-    return "a gap larger than the spread over seeds" if verdict.clear else f"too close to call, {verdict.reason}"
+def _gap(verdict, fmt: str) -> str:
+    return "a gap larger than the spread over seeds" if verdict.clear else f"too close to call, {verdict.why(fmt)}"
 
 
 def observations(c: Comparison) -> list[str]:
@@ -755,7 +755,7 @@ def observations(c: Comparison) -> list[str]:
             f"{c.label(slow)}, {c.spread(metric, slow).text('.0f')}"
         )
         lines.append(
-            text + (f": {_gap(c.compare(fast, slow, metric, higher_is_better=False))}." if fast != slow else ".")
+            text + (f": {_gap(c.compare(fast, slow, metric, higher_is_better=False), '.0f')}." if fast != slow else ".")
         )
     test = _means(c, "test exact")
     best, worst = max(test, key=test.get), min(test, key=test.get)
@@ -767,7 +767,7 @@ def observations(c: Comparison) -> list[str]:
     if verdict.clear:
         lines.append(f"{text}: {c.label(best)} is ahead by more than the spread over seeds.")
     else:
-        lines.append(f"{text}: {_gap(verdict)}. On this toy task the number of heads hardly matters.")
+        lines.append(f"{text}: {_gap(verdict, '.1%')}. On this toy task the number of heads hardly matters.")
     lowest, averaged = _means(c, WORST), _means(c, AVERAGED)
     text = (
         "Following the gold alignment, the worst single head of the last cross-attention layer: "
@@ -790,7 +790,7 @@ def observations(c: Comparison) -> list[str]:
             + ": those heads are free to do something else (what, this table cannot say)."
         )
     else:
-        text += f" With more heads, the worst single head does not clearly drift further from it: {_gap(drift)}."
+        text += f" With more heads, the worst single head does not clearly drift further from it: {_gap(drift, '.0%')}."
     lines.append(text)
     per_step = {
         v: float(np.mean([r.value("CPU s") / max(r.value("steps"), 1) for r in c.runs_of(v)])) for v in c.variants

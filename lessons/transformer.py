@@ -669,7 +669,7 @@ def observations(c: Comparison) -> list[str]:
             side = "ahead of" if verdict.outcome == "better" else "behind"
             text += f" On test exact match it is {side} the full model by more than the spread over seeds."
         elif len(c.seeds) > 1:
-            text += f" On test exact match the two are too close to call ({verdict.reason})."
+            text += f" On test exact match the two are too close to call ({verdict.why('.1%')})."
         lines.append(text)
     if lines and len(c.seeds) == 1:
         lines.append(

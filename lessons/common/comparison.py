@@ -195,10 +195,10 @@ class Verdict:
             return f"{self.a_label} beats {self.b_label} on {name}: {numbers}."
         if self.outcome == "worse":
             return f"{self.a_label} does not beat {self.b_label} on {name}; {self.b_label} is ahead: {numbers}."
-        return f"{self.a_label} and {self.b_label} are too close to call on {name}: {numbers}; {self._why(fmt)}."
+        return f"{self.a_label} and {self.b_label} are too close to call on {name}: {numbers}; {self.why(fmt)}."
 
-    def _why(self, fmt: str) -> str:
-        """Why a comparison is too close to call, its numbers in the sentence's own format."""
+    def why(self, fmt: str) -> str:
+        """Why a comparison is too close to call, its numbers in ``fmt`` (the format of the metric's values)."""
         a, b = self.a_spread, self.b_spread
         if a.total < 2 or b.total < 2 or a.missing or b.missing:
             return self.reason
@@ -602,8 +602,13 @@ def _curves_template(
                                      {"field": "y", "type": "quantitative", "title": y_title, "format": number}]},
         }  # fmt: skip
         layers = [band, seeds, mean]
-    legend = {"orient": "bottom", "title": None, "labelLimit": 0, "columns": 2,  # whole labels, two a row,
-              "symbolOpacity": 1}  # in full colour (the band's light fill would otherwise set it)
+    legend = {
+        "orient": "bottom",
+        "title": None,
+        "labelLimit": 0,
+        "columns": 2,  # whole labels, two a row,
+        "symbolOpacity": 1,
+    }  # in full colour (the band's light fill would otherwise set it)
     x = {"field": "x", "type": "quantitative", "title": x_title, "scale": {"type": "log"} if log_x else {"zero": False}}
     spec = {
         "height": height,
