@@ -287,8 +287,8 @@ def provenance_note(results: Comparison, hidden_size: int) -> str:
     """What the provenance caption adds at D = ``hidden_size``: steps, training seconds and parameters."""
     none, attn = (shipped_run(results, m, hidden_size) for m in MODELS)
     return (
-        f"{none.final['steps']:.0f} steps each; training took {none.final['seconds']:.0f} s without attention and "
-        f"{attn.final['seconds']:.0f} s with it at D = {hidden_size} ({none.extra['parameters']:,} and "
+        f"{none.final['steps']:.0f} steps each; seed {none.seed}'s training took {none.final['seconds']:.0f} s without "
+        f"attention and {attn.final['seconds']:.0f} s with it at D = {hidden_size} ({none.extra['parameters']:,} and "
         f"{attn.extra['parameters']:,} parameters). The scores depend only on the seeds."
     )
 

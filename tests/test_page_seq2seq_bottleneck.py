@@ -55,7 +55,7 @@ def test_page_opens_with_the_squeeze_the_shipped_curves_and_the_exercises(at):
     assert list(table["with attention wrote"]) == [outputs[t] for t in seq2seq_bottleneck.EXAMPLES]
     provenance = [c.value for c in at.caption if c.value.startswith("Measured by")]
     assert len(provenance) == 1 and "scripts/seq2seq_bottleneck_results.py" in provenance[0]
-    assert "(n = 1)" in provenance[0] and "800 steps each" in provenance[0]
+    assert f"(n = {len(results.seeds)})" in provenance[0] and "800 steps each" in provenance[0]
     assert len(at.get("form")) == 4
 
 
