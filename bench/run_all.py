@@ -199,7 +199,36 @@ def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
             f"| {r['threads']} | {r['batch']} | {r['source_len']} | {r['target_len']} | {r['d_model']} "
             f"| {r['heads']} | {r['d_ff']} | {r['layers']} | {r['ours_ms']} | {r['torch_ms']} | {r['ratio']} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", *shipped_results()]) + "\n"
+
+
+def shipped_results() -> list[str]:
+    """How long each lesson's shipped comparison took to make, as its script recorded it in the file it wrote
+    (``meta``: the command, seeds, wall seconds, date, the machine's load before)."""
+    from lessons.common.catalog import all_lessons
+
+    lines = [
+        "## Regenerating the shipped results",
+        "",
+        "Each lesson's `assets/results/<slug>.json` is written by `scripts/<slug>_results.py`, which records in the",
+        "file how it was made; this table is read from those records (`python -m bench.run_all --render`).",
+        "Seconds are wall time on this project's shared 2-core machine, with the 1-minute load average before the",
+        "run: a busy machine makes the seconds larger; steps and accuracies do not change.",
+        "",
+        "| lesson | command | seeds | seconds | date | load before |",
+        "|---|---|---|---|---|---|",
+    ]
+    for lesson in all_lessons():
+        path = ROOT / "assets" / "results" / f"{lesson.slug}.json"
+        if not path.exists():
+            continue
+        meta = json.loads(path.read_text(encoding="utf-8"))["meta"]
+        load = meta.get("load_1min_before", meta.get("load_average_before", ""))
+        load = load[0] if isinstance(load, list) else load
+        seconds = meta.get("seconds", "not recorded")
+        lines.append(f"| {lesson.slug} | `{meta.get('command', '')}` | {len(meta.get('seeds', []))} | {seconds} "
+                     f"| {str(meta.get('date', ''))[:10]} | {load} |")  # fmt: skip
+    return lines
 
 
 def main(argv=None) -> None:
