@@ -22,7 +22,7 @@ import torch
 
 from lessons.common.catalog import ROOT
 from lessons.common.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison, Run, curve_of
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
 from minimodels.chains import ChainConfig, ChainError, ChainModel, check_config
@@ -562,8 +562,7 @@ def shipped_run(preset: Preset, task_name: str, seed: int, result: TrainResult, 
     """One measured run of ``preset`` as the comparison keeps it: its reports, the finals of :func:`run_row`, and
     with ``probe`` its final attention on the task's probe sentence."""
     row = run_row(preset.label, preset.encoder, preset.decoder, "gru", task_name, parameters, result)
-    curve = tuple({"step": p.step, "seconds": round(p.seconds, 2), "loss": round(p.loss, 4),
-                   "exact_match": round(p.exact_match, 4)} for p in result.history)  # fmt: skip
+    curve = tuple(curve_of(result.history))
     extra = {k: row[k] for k in ("encoder", "decoder", "cell", "parameters", "stopped")}
     if probe:
         last = result.history[-1]

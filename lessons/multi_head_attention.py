@@ -45,7 +45,7 @@ from lessons.common.charts import (
     head_grid,
     safe_label,
 )
-from lessons.common.comparison import Comparison, Run, curves_chart, first_reached
+from lessons.common.comparison import Comparison, Run, curve_of, curves_chart, first_reached
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from lessons.common.reading import ReadsSentence
@@ -645,14 +645,6 @@ TABLE = {  # final metric -> its format in the table (every cell: mean ± sd ove
 def variant(heads: int) -> str:
     """The comparison's name (and label) of ``heads`` heads: ``"h = 4"``."""
     return f"h = {heads}"
-
-
-def curve_of(history: Sequence[Progress]) -> list[dict]:
-    return [
-        {"step": p.step, "seconds": round(p.seconds, 3), "loss": round(p.loss, 5),
-         "exact_match": round(p.exact_match, 4)}
-        for p in history
-    ]  # fmt: skip
 
 
 def head_run(heads: int, seed: int, *, steps: int, seconds: float, cpu_seconds: float, exact_match: float,

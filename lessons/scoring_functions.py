@@ -36,7 +36,7 @@ from torch import nn
 
 from lessons.common.catalog import ROOT
 from lessons.common.charts import attention_coloraxis, hover_pairs, safe_label, vega_lite_spec, with_values
-from lessons.common.comparison import Comparison, Run, curves_chart, first_reached
+from lessons.common.comparison import Comparison, Run, curve_of, curves_chart, first_reached
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, check_budget
 from minimodels.attention import (
@@ -397,14 +397,6 @@ TIMED = {  # the table's speed columns and their formats; "not reached" where a 
 }
 CHECKED = {"test exact match": ".1%", "alignment accuracy": ".1%"}  # measured once a model finishes, else None
 RUN_METRICS = (*TIMED, "steps", "seconds", "held-out exact match", *CHECKED)  # every seed's row, in this order
-
-
-def curve_of(history: Sequence[Progress]) -> list[dict]:
-    return [
-        {"step": p.step, "seconds": round(p.seconds, 3), "loss": round(p.loss, 5),
-         "exact_match": round(p.exact_match, 4)}
-        for p in history
-    ]  # fmt: skip
 
 
 def run_of(

@@ -11,6 +11,7 @@ from lessons.common.comparison import (
     Comparison,
     Run,
     Spread,
+    curve_of,
     curves_chart,
     first_reached,
     measure,
@@ -340,3 +341,10 @@ def test_a_too_close_sentence_gives_its_reason_in_the_sentences_own_format():
                                    Run("b", 0, final={"m": 0.55}), Run("b", 1, final={"m": 0.75})))  # fmt: skip
     sentence = near.compare("a", "b", "m").sentence(".0%")
     assert "the gap 5% is within the spread over seeds (sd 14% + 14%)" in sentence
+
+
+def test_a_training_history_becomes_a_runs_curve():
+    from types import SimpleNamespace
+
+    reports = [SimpleNamespace(step=25, seconds=1.23456, loss=0.1234567, exact_match=0.512345)]  # a Progress's fields
+    assert curve_of(reports) == [{"step": 25, "seconds": 1.235, "loss": 0.12346, "exact_match": 0.5123}]

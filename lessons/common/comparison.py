@@ -50,6 +50,16 @@ def first_reached(curve: Sequence[Mapping[str, float]], metric: str, level: floa
     return None
 
 
+def curve_of(history: Sequence) -> list[dict]:
+    """A training run's reports (``minimodels.train.Progress``: step, seconds, loss, exact match) as the per-report
+    record a :class:`Run` keeps for its ``curve``."""
+    return [
+        {"step": p.step, "seconds": round(p.seconds, 3), "loss": round(p.loss, 5),
+         "exact_match": round(p.exact_match, 4)}
+        for p in history
+    ]  # fmt: skip
+
+
 # ---------------------------------------------------------------------------------------------------- a run
 @dataclass(frozen=True)
 class Run:
