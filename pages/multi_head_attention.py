@@ -146,7 +146,7 @@ every_head()
 st.header("3 · 1, 2, 4 or 8 heads for the same budget", divider="gray")
 st.markdown(
     f"The same Transformer (d_model = {multi_head_attention.RESULT_D_MODEL}) with 1, 2, 4 or 8 heads, so d_k = 64, "
-    "32, 16 or 8: same seed, same batches, same number of steps, and exactly the same number of parameters, because "
+    "32, 16 or 8: same seeds, same batches, same number of steps, and exactly the same number of parameters, because "
     "the heads only cut W^Q, W^K and W^V into slices. Trained on English → French-like sentences."
 )
 results = ui.shipped_results(lesson, what="The measured comparison")

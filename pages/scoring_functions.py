@@ -100,7 +100,7 @@ one_query()
 st.header("3 · Trained side by side", divider="gray")
 ui.explain(
     "The same GRU encoder–decoder, trained on **dates** (“Sunday, November 22, 2026” → “2026-11-22”, "
-    "character by character) four times: same seed, same data, same batches, only the score differs. One "
+    "character by character) four times from each seed: same data, same batches, only the score differs. One "
     "caveat from the model itself (`minimodels.seq2seq`): the **additive** model attends from the previous "
     "decoder state sₜ₋₁ and feeds the context into the RNN (Bahdanau et al., as published), while dot, "
     "scaled dot and bilinear attend from the current state sₜ after the RNN step (Luong et al.). So the race "

@@ -89,9 +89,9 @@ st.header("2 · Where it breaks: accuracy against length", divider="gray")
 ui.explain(
     f"The experiment: the copy task, strings of {seq2seq_bottleneck.MIN_LEN} to {seq2seq_bottleneck.MAX_LEN} "
     "characters, trained **without attention** and **with Bahdanau's additive attention** (the next lessons), each "
-    f"for the same {seq2seq_bottleneck.STEPS} steps with the same seed and data, for each context size D. Then about "
-    f"{seq2seq_bottleneck.PER_LENGTH} test strings of every length, never seen in training, are decoded and scored. "
-    "These are the shipped results, measured once; section 3 re-runs them for you."
+    f"for the same {seq2seq_bottleneck.STEPS} steps from the same seeds on the same data, for each context size D. "
+    f"Then about {seq2seq_bottleneck.PER_LENGTH} test strings of every length, never seen in training, are decoded "
+    "and scored. These are the shipped results (their caption says over which seeds); section 3 re-runs them for you."
 )
 results = ui.shipped_results(lesson, what="The shipped results")
 

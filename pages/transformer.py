@@ -130,7 +130,7 @@ st.markdown(
     "The lecture's reason for residual connections: “when the model goes deeper, gradient vanishing, gradient "
     "explosion, and saturation may occur.” A residual lets each sublayer learn only a *change* to its input, "
     "and gives gradients a straight path down; layer norm keeps every sublayer's input at a steady scale. "
-    "Switch one off and train the same model again, same seed, same batches, same number of steps:"
+    "Switch one off and train the same model again: same seeds, same batches, same number of steps."
 )
 for column, variant in zip(st.columns(len(transformer.VARIANTS)), transformer.VARIANTS, strict=True):
     column.markdown(f"**{variant}**")
