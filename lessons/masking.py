@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +35,9 @@ from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.comparison import measure as compare_runs
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
+from lessons.common.pretrained import load_pretrained
 from minimodels.attention import causal_mask, masked_softmax, padding_mask, scaled_dot_product_attention
-from minimodels.checkpoints import PRETRAINED, check_tokenizers, load_checkpoint, pretrained_path
+from minimodels.checkpoints import PRETRAINED
 from minimodels.decode import greedy, teacher_forced
 from minimodels.tasks import Batch, Example, get_task, make_batch
 from minimodels.tokenizers import PAD_ID
@@ -256,15 +256,13 @@ BOS_LABEL = "<s>"
 PRETRAINED_KEYS = {c: (TASK, name.removeprefix(f"{TASK}-")) for c, name in CHECKPOINTS.items()}  # ui.pretrained's keys
 
 
-@cache
 def load_model(causal: bool) -> tuple[nn.Module, dict]:
-    """``(model, meta)`` of the shipped dates Transformer with or without the causal mask (eval mode, CPU), loaded
-    once per process and shared read-only: never train or modify it."""
-    model, meta = load_checkpoint(pretrained_path(CHECKPOINTS[causal]))
-    if model.config.causal != causal:
-        raise ValueError(f"checkpoint {CHECKPOINTS[causal]} has causal={model.config.causal}, expected {causal}")
-    check_tokenizers(meta, get_task(meta["task"], seed=meta.get("task_seed", 0)))
-    return model, meta
+    """``(model, meta)`` of the shipped dates Transformer with or without the causal mask (eval mode, CPU): the one
+    copy ``load_pretrained`` keeps per process (the page's ``ui.pretrained`` gets the same), shared read-only."""
+    shipped = load_pretrained(*PRETRAINED_KEYS[causal])
+    if shipped[0].config.causal != causal:
+        raise ValueError(f"checkpoint {CHECKPOINTS[causal]} has causal={shipped[0].config.causal}, expected {causal}")
+    return shipped
 
 
 def examples(n: int = 8) -> list[Example]:

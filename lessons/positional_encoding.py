@@ -38,7 +38,7 @@ from lessons.common.charts import ATTENTION_COLORSCALE, safe_label, vega_lite_sp
 from lessons.common.comparison import Comparison, curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
-from minimodels.checkpoints import check_tokenizers, load_checkpoint, pretrained_path
+from lessons.common.pretrained import load_pretrained
 from minimodels.decode import greedy
 from minimodels.positional import sinusoidal_encoding
 from minimodels.tasks import Task, get_task, make_batch
@@ -311,16 +311,15 @@ def equivariance_rows(checks: Sequence[Equivariance]) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------- pretrained and attention
-@cache
 def load_model(positional: str) -> tuple[nn.Module, dict]:
-    """The shipped ``reverse`` Transformer with encoding ``positional`` (eval mode, CPU). Pages cache it too."""
+    """The shipped ``reverse`` Transformer with encoding ``positional`` (eval mode, CPU): the one copy
+    ``load_pretrained`` keeps per process (the page's ``ui.pretrained`` gets the same), shared read-only."""
     if positional not in ENCODINGS:
         raise ValueError(f"unknown encoding {positional!r}; choose from {', '.join(ENCODINGS)}")
-    model, meta = load_checkpoint(pretrained_path(checkpoint_name(positional)))
-    check_tokenizers(meta, get_task(TASK, seed=meta.get("task_seed", 0)))
-    if model.config.positional != positional:
-        raise ValueError(f"checkpoint {checkpoint_name(positional)} has positional {model.config.positional!r}")
-    return model, meta
+    shipped = load_pretrained(*PRETRAINED_KEYS[positional])
+    if shipped[0].config.positional != positional:
+        raise ValueError(f"checkpoint {checkpoint_name(positional)} has positional {shipped[0].config.positional!r}")
+    return shipped
 
 
 def architecture() -> str:

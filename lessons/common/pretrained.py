@@ -39,8 +39,11 @@ def available() -> list[tuple[str, str]]:
     return sorted(_index())
 
 
+@cache
 def load_pretrained(task_name: str, model_name: str) -> tuple[nn.Module, dict]:
-    """``(model, meta)`` of the shipped checkpoint for ``task_name`` and ``model_name`` (eval mode, CPU).
+    """``(model, meta)`` of the shipped checkpoint for ``task_name`` and ``model_name`` (eval mode, CPU), loaded once
+    per process: every page and lesson that asks for it gets the same object, to share read-only (never train or
+    modify it). A checkpoint that cannot be loaded is not remembered: the next call tries again.
 
     Raises ``LookupError`` with the list of what is shipped when there is none, and ``ValueError`` when the
     checkpoint no longer fits the task's tokenizers.
