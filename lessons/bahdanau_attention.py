@@ -207,7 +207,7 @@ def exercises(model: nn.Module) -> list[Exercise]:
             choices=choices,
             answer=choices.index(looked_at),
             explanation=f"Row {pizza_step + 1} of the heatmap peaks on `{looked_at}`.",
-            hint="Not that one: step to that output token and read the α bars.",
+            hint="Step to that output token and read the α bars.",
         ),
         Exercise(
             key="bahdanau_attention.ex2",

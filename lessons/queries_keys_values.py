@@ -313,6 +313,6 @@ def exercises() -> list[Exercise]:
             ),
             answer=0,
             explanation="The softmax runs along each row, over the keys, so each query's weights sum to 1.",
-            hint="Not quite: think about which axis the softmax normalises over.",
+            hint="Think about which axis the softmax normalises over.",
         ),
     ]

@@ -15,7 +15,7 @@ Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 
 from ui.charts import altair, comparison_curves, heatmap_downloads, plotly, table, vega
 from ui.links import checked_text, linked, sentence_input
-from ui.page import HOME, PAGE_THREADS, lesson, page, sidebar
+from ui.page import HOME, PAGE_THREADS, lesson, page, sidebar, symbols
 from ui.presenter import (
     PRESENT_KEY,
     PRESENT_PARAM,
@@ -43,5 +43,5 @@ __all__ = [
     "altair", "check_yourself", "checked_text", "comparison_curves", "current_run", "exercise", "explain",
     "heatmap_downloads", "lesson", "linked", "literal", "model_choice", "model_output", "page", "page_tail", "plotly",
     "presenting", "pretrained", "provenance", "provenance_text", "replay_gif_button", "sentence_input",
-    "shipped_results", "show_code", "sidebar", "table", "trained_model", "training_panel", "vega",
+    "shipped_results", "show_code", "sidebar", "symbols", "table", "trained_model", "training_panel", "vega",
 ]  # fmt: skip

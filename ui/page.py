@@ -147,3 +147,13 @@ def sidebar() -> None:
             st.caption(f"Models run on: **{_device_label()}**")
         else:
             st.caption("Models run on: **the GPU when the server has one, else the CPU** (shown in each lesson)")
+
+
+def symbols(slug: str) -> None:
+    """The lesson's rows of the one table of symbols (``lessons.common.notation``), folded under the set-up."""
+    from lessons.common import notation
+
+    rows = notation.rows(slug)
+    if rows:
+        with st.expander("Symbols on this page, and the lecture's", icon=":material/function:"):
+            st.table(rows)

@@ -2,6 +2,10 @@
 
 An exercise's answer is computed by the lesson's own code when the lesson builds its list, never typed in,
 so changing the lesson's numbers changes the expected answers with them.
+
+An exercise asks for a prediction before something is run, or for a computation by hand. Feedback never says
+"too high" or "too low" (that turns a question into a bisection game): a wrong answer is told it is wrong and
+shown the answer with its worked explanation, the same explanation a right answer gets.
 """
 
 from __future__ import annotations
@@ -21,10 +25,10 @@ class Exercise:
     key: str  # unique, namespaced per lesson ("queries_keys_values.ex1"); also the widget key
     prompt: str  # markdown; never contains user text
     answer: float | int  # the number, or the index of the right choice
-    explanation: str  # shown once the student answers correctly
+    explanation: str  # the worked solution, shown once the student has answered (right or wrong)
     tolerance: float = 0.0  # for numeric answers: |response - answer| <= tolerance counts as right
     choices: tuple[str, ...] = ()  # non-empty for a multiple-choice question
-    hint: str = "Not quite; try again."  # shown after a wrong answer
+    hint: str = ""  # said after a wrong answer, before the worked solution (the usual slip, if there is one)
 
     @property
     def is_choice(self) -> bool:
@@ -40,7 +44,7 @@ class Exercise:
                 return Feedback(False, "Pick one of the options.")
             if index == self.answer:
                 return Feedback(True, f"Right. {self.explanation}")
-            return Feedback(False, self.hint)
+            return Feedback(False, self._wrong(f"the answer is “{self.choices[int(self.answer)]}”"))
         try:
             value = float(response)
         except (TypeError, ValueError):
@@ -49,5 +53,9 @@ class Exercise:
             return Feedback(False, "That is not a finite number.")
         if abs(value - float(self.answer)) <= self.tolerance:
             return Feedback(True, f"Right: {float(self.answer):.3f}. {self.explanation}")
-        direction = "too high" if value > self.answer else "too low"
-        return Feedback(False, f"Not yet: {value:g} is {direction}. {self.hint}")
+        return Feedback(False, self._wrong(f"the answer is {float(self.answer):.3f}"))
+
+    def _wrong(self, answer: str) -> str:
+        """A wrong answer's feedback: no direction to bisect on; the answer and its worked explanation."""
+        hint = f" {self.hint}" if self.hint else ""
+        return f"Not quite.{hint} Worked answer: {answer}. {self.explanation}"
