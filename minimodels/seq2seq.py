@@ -90,6 +90,17 @@ class Seq2SeqConfig:
         """D: the decoder's state size, equal to an encoder state's size so that dot scores are defined."""
         return self.hidden_size * (2 if self.bidirectional else 1)
 
+    def describe(self) -> str:
+        """What the model is, in words a page labels it with: "bidirectional GRU encoder (H = 64 per direction,
+        D = 128) + GRU decoder, additive attention"."""
+        cell = self.cell.upper()
+        if self.bidirectional:
+            encoder = f"bidirectional {cell} encoder (H = {self.hidden_size} per direction, D = {self.decoder_size})"
+        else:
+            encoder = f"unidirectional {cell} encoder (D = {self.decoder_size})"
+        reads = "no attention (one context vector)" if self.attention == "none" else f"{self.attention} attention"
+        return f"{encoder} + {cell} decoder, {reads.replace('_', ' ')}"
+
     @property
     def query(self) -> str:
         """Where attention reads its query: ``"previous"``, ``"current"``, or ``"none"`` without attention."""

@@ -282,3 +282,13 @@ def test_configs_are_frozen_and_every_field_has_a_comment(module, cls):
     assert {f.target.id for f in fields} == {f.name for f in dataclasses.fields(cls)}
     for f in fields:
         assert "#" in lines[f.lineno - 1], f"{cls.__name__}.{f.target.id} has no comment"
+
+
+def test_seq2seq_config_describes_its_encoder_direction_cell_and_attention():
+    from minimodels.seq2seq import Seq2SeqConfig
+
+    uni = Seq2SeqConfig(hidden_size=32).describe()
+    bi = Seq2SeqConfig(hidden_size=32, bidirectional=True).describe()
+    assert uni.startswith("unidirectional GRU encoder (D = 32)") and "additive attention" in uni
+    assert bi.startswith("bidirectional GRU encoder (H = 32 per direction, D = 64)")
+    assert "no attention" in Seq2SeqConfig(attention="none", cell="lstm").describe()
