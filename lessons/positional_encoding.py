@@ -711,6 +711,77 @@ def cross_attention_figure(maps: Sequence[CrossAttention], titles: Sequence[str]
     return fig
 
 
+# ------------------------------------------------------------------------------ the page's text
+INTRO = (
+    "Self-attention compares every token with every other **by content alone**: the score of a query with a key "
+    "does not depend on where either of them sits. So, as the Transformer lecture puts it, *position information "
+    "for words in sequence is lost*, yet translation needs it. The idea: *encode position information inside the "
+    "input embedding*, by adding a vector PE_pos to the embedding of the token at position pos. The lecture's "
+    "(and the paper's) choice is a fixed set of sinusoids:"
+)
+FORMULA = (
+    r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
+    r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
+)
+FREQUENCIES = (
+    "Each pair of dimensions (2i, 2i+1) is one **frequency** ω_i = 10000^(−2i/d): a point going round a circle, "
+    "at angle pos·ω_i. The first pair turns one radian per position, the last one hardly moves, like the hands "
+    "of a clock that has many hands."
+)
+SIMILARITY_TEXT = (
+    "Pair each sine with its cosine: sin a·sin b + cos a·cos b = cos(a − b). So the dot product of two position "
+    "vectors is Σᵢ cos(ω_i (p − q)): it depends only on **how far apart** p and q are, is largest at distance 0 "
+    "and falls off (not monotonically) as they move apart."
+)
+OFFSET_TEXT = (
+    "The lecture's reason for the sinusoids: *for any fixed offset k, $PE_{pos+k}$ can be represented as a linear "
+    "function of $PE_{pos}$.* For one pair, the angle addition formulas give it:"
+)
+ROTATION = (
+    r"\begin{pmatrix}\sin((pos+k)\,\omega_i)\\ \cos((pos+k)\,\omega_i)\end{pmatrix} = "
+    r"\underbrace{\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}}"
+    r"_{R_i(k)}\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}"
+)
+ROTATION_TEXT = (
+    "$R_i(k)$ depends on k, not on pos. Put one block per pair on the diagonal of a d × d matrix $M_k$, and "
+    "$PE_{pos+k} = M_k\\,PE_{pos}$ for **every** pos. Below, $M_k$ is built from k alone and checked against every "
+    "row of the table (in float64)."
+)
+EQUIVARIANCE_TEXT = (
+    "Shuffle the input of a self-attention layer and its outputs come back shuffled **the same way**, nothing "
+    "else changes: it is *permutation-equivariant*. Each output is a weighted sum over all tokens, with weights "
+    "from content alone, so moving a token moves its row and nothing more. Layer norm and the feed-forward "
+    "network act on each position separately, so a whole encoder stack keeps the property. Here are three "
+    "shipped Transformers trained to **reverse** a string, identical except for the positional encoding. Type a "
+    "string, shuffle it, and compare the encoder's outputs f(shuffled) with f(string) shuffled the same way."
+)
+SET_TEXT = (
+    "The cost shows in the outputs: without positions the decoder's cross-attention reads the encoder's "
+    "outputs as a *set*, so every anagram of a string gets the same output, and reversing is impossible."
+)
+
+
+def measured_text() -> str:
+    """Above the shipped comparison: the model and the task, read from the shipped models and the task."""
+    task = get_task(TASK)
+    return (
+        f"The same Transformer ({architecture()}) trained on **reverse** (“a3f9” → "
+        f"“{task.aligner.pair('a3f9').target}”, up to {task.max_source_len} characters) three ways: no position "
+        "information, the fixed sinusoids, or a **learned** vector per position (as in BERT and GPT: more "
+        "parameters, and nothing beyond the longest training position)."
+    )
+
+
+def train_text() -> str:
+    """Above the train-it-yourself panel. It states no result: the student's curves sit next to the shipped ones."""
+    probe = get_task(TASK).probe
+    return (
+        "A fresh model for you alone, on one core: pick an encoding, train it, and compare its curves with the "
+        f"shipped runs above. The heatmap is the cross-attention on the fixed string “{probe.source}” → "
+        f"“{probe.target}”."
+    )
+
+
 # ------------------------------------------------------------------------------ what the figures show
 TABLE_CAPTION = (
     "Rows are positions, columns dimensions. The left columns (fast frequencies) stripe quickly; towards the "

@@ -825,3 +825,14 @@ def exercises(model: nn.Module, task: Task, results: Comparison | None = None) -
             )
         )
     return out
+
+
+def train_text(task_name: str) -> str:
+    """Above the train-it-yourself panel: what the student trains and what it shows while it learns."""
+    return (
+        f"Train a fresh Transformer on **{TASKS[task_name].split(' (')[0]}** for you alone, with or without "
+        "residuals and layer norm, and watch the last decoder layer's encoder–decoder attention, head by head, on a "
+        f"fixed example form: from a uniform haze to sharp alignments, or not. It stops at {LIVE_TARGET:.0%} "
+        "held-out exact match or at the end of its budget; afterwards, replay the run and use your model in the "
+        "sections above."
+    )

@@ -63,10 +63,10 @@ def show_error(checked: architecture_lab.Checked, texts: dict[str, str]) -> None
 
 
 # --- write the chains -------------------------------------------------------------------------------------
-st.header("1 · Write an encoder and a decoder", divider="gray")
-st.markdown(
+ui.section(
+    "1 · Write an encoder and a decoder",
     "Start from one of the paper's combinations, made small (2 layers, d = 64), or write your own. The presets "
-    "follow the paper's recipe: a Transformer whose self-attention sublayer is replaced by an RNN or a CNN."
+    "follow the paper's recipe: a Transformer whose self-attention sublayer is replaced by an RNN or a CNN.",
 )
 
 
@@ -107,7 +107,7 @@ def write_and_train() -> None:
                 st.caption(f"The first {architecture_lab.MAX_MAPS} of {len(views)} attention layers are drawn.")
 
     # --- train it ---------------------------------------------------------------------------------------------
-    st.header("2 · Train it", divider="gray")
+    ui.section("2 · Train it")
     st.markdown(
         "The recipe is the same for every chain: Adam, learning rate 10⁻² after a 50-step warm-up, then decaying "
         f"as 1/√step, batches of 128. Every {architecture_lab.REPORT_EVERY} steps, 200 held-out examples are decoded "
@@ -148,7 +148,7 @@ if pending is not None and not pending[0].active and pending[0].result is not No
     st.session_state["architecture_lab.runs"].append(pending[1](pending[0].result))
 
 # --- compare ----------------------------------------------------------------------------------------------
-st.header("3 · Compare", divider="gray")
+ui.section("3 · Compare")
 st.subheader("Your runs (this session)")
 if st.session_state["architecture_lab.runs"]:
     ui.table(st.session_state["architecture_lab.runs"], key="architecture_lab.your_runs")

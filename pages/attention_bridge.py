@@ -26,13 +26,13 @@ st.markdown(
 )
 
 # --- The toy languages ------------------------------------------------------------------------------
-st.header("1 · One meaning, four languages", divider="gray")
-st.markdown(
+ui.section(
+    "1 · One meaning, four languages",
     "Four generated languages say the same things: English, a French-like and an Italian-like language "
     "(adjectives after the noun, pronouns before the verb; Italian drops “I”), and a **verb-final** language with "
     "invented words. Each meaning below is **held out**: none of its sentences, in any language, was ever "
     "trained on. The shipped model was trained only on directions into and out of the French-like *hub*, plus "
-    "copying each language to itself (see section 3)."
+    "copying each language to itself (see section 3).",
 )
 
 shipped = st.cache_resource(show_spinner="Loading the shipped bridge model…")(attention_bridge.load_shipped)
@@ -101,11 +101,11 @@ if model is not None:
     your_sentence()
 
 # --- The penalty ------------------------------------------------------------------------------------
-st.header("2 · The penalty and head redundancy", divider="gray")
-st.markdown(
+ui.section(
+    "2 · The penalty and head redundancy",
     "A Aᵀ compares heads: entry (i, j) is the overlap of head i and head j (1 on the diagonal when a head looks at "
     "a single word). Without the penalty nothing stops several heads from reading the same words, which wastes "
-    "rows of M. Two models, identical except for λ, on the probe sentence:"
+    "rows of M. Two models, identical except for λ, on the probe sentence:",
 )
 
 results = ui.shipped_results(lesson, attention_bridge.RESULTS)
@@ -133,13 +133,13 @@ def penalty() -> None:
 penalty()
 
 # --- Zero-shot ------------------------------------------------------------------------------------
-st.header("3 · Zero-shot, with and without monolingual data", divider="gray")
-st.markdown(
+ui.section(
+    "3 · Zero-shot, with and without monolingual data",
     "The paper's Table 1: a model trained on {De, Fr, Cs} ↔ En could not translate De → Fr at all (BLEU below 1); "
     "adding *monolingual* pairs, each sentence copied to itself, lifted the unseen directions to 20–26 BLEU. Here "
     "the French-like language plays English: the models train on en↔fr, it↔fr, vf↔fr (six directions), with or "
     "without en→en, fr→fr, it→it, vf→vf, and are tested on the six directions that avoid French, which they "
-    "never saw. Held-out test meanings, greedy decoding, exact match of the whole sentence and of each token."
+    "never saw. Held-out test meanings, greedy decoding, exact match of the whole sentence and of each token.",
 )
 if results is not None:  # no controls here: drawn once with the page
     ui.table(attention_bridge.zero_shot_rows(results))
@@ -152,12 +152,12 @@ if results is not None:  # no controls here: drawn once with the page
     ui.provenance(results.meta, note=attention_bridge.provenance_note(results.meta))
 
 # --- Train your own ---------------------------------------------------------------------------------
-st.header("4 · Train a bridge yourself", divider="gray")
-st.markdown(
+ui.section(
+    "4 · Train a bridge yourself",
     "A fresh model for you alone, trained from scratch on the hub directions; choose whether it also sees "
     "monolingual pairs and whether the penalty is on. Watch the heads of the held-out probe meaning sharpen in "
     "all four languages. The bar's exact match is on the trained directions; the zero-shot one is printed below "
-    "the heads. A minute on one core is far less than the shipped models' training, so expect low accuracies."
+    "the heads. A minute on one core is far less than the shipped models' training, so expect low accuracies.",
 )
 
 

@@ -24,13 +24,13 @@ st.latex(
 )
 
 # --- 1. Padding -------------------------------------------------------------------------------------------
-st.header("1 · The padding mask", divider="gray")
-ui.explain(
+ui.section(
+    "1 · The padding mask",
     "A batch is one tensor, so its sentences are padded with `<pad>` to the longest one's length. The padding "
     "is a token like any other to the attention: it has an embedding, hence a key, and without a mask it takes "
     "a share of every row's weight. Worse, how much padding a sentence gets depends on *which other sentences "
     "share its batch*, so its result would too. Q, K and V below are the Q/K/V lesson's (a fixed random "
-    "vector per word, seeded random W^Q, W^K, W^V): the mechanism, not a trained model."
+    "vector per word, seeded random W^Q, W^K, W^V): the mechanism, not a trained model.",
 )
 padding_demo = st.cache_data(max_entries=64, show_spinner=False)(masking.padding_attention)
 
@@ -72,12 +72,12 @@ def padding() -> None:
 padding()
 
 # --- 2. The causal mask ------------------------------------------------------------------------------------
-st.header("2 · The sequence (causal) mask", divider="gray")
-ui.explain(
+ui.section(
+    "2 · The sequence (causal) mask",
     "A decoder is trained with **teacher forcing**: its input is the gold output shifted right (`<s>` then the "
     "target), and at every position it predicts the next token, all positions at once. Position t's input row "
     "is the answer to position t − 1. So query i may attend to keys j ≤ i only: the mask is the lower triangle. "
-    "Here on the dates task (“Sunday, November 22, 2026” → “2026-11-22”, character by character)."
+    "Here on the dates task (“Sunday, November 22, 2026” → “2026-11-22”, character by character).",
 )
 if not all(ui.pretrained(*masking.PRETRAINED_KEYS[causal]) for causal in (True, False)):
     st.stop()
@@ -129,7 +129,7 @@ def on_the_example() -> None:
     )
     trained_maps(normal, cheater)
     # --- 3. The cheating decoder -----------------------------------------------------------------------------
-    st.header("3 · The cheating decoder", divider="gray")
+    ui.section("3 · The cheating decoder")
     ui.explain(
         "Without the mask, position t can read position t + 1 of its own input, which under teacher forcing **is** "
         "the token it must predict. Training finds that shortcut within a hundred steps: the loss drops to nearly "
@@ -149,14 +149,7 @@ if results is not None:
     ui.provenance(results.meta, note=masking.provenance_note(results, quote=ui.literal))
 
 # --- 4. Train both yourself ----------------------------------------------------------------------------------
-st.header("4 · Train both yourself", divider="gray")
-ui.explain(
-    "Train a fresh dates Transformer for you alone, with or without the causal mask, then the other one. Every "
-    f"{masking.LIVE_REPORT_EVERY} steps the same 200 held-out dates are scored both ways, teacher-forced token "
-    "accuracy and free-running exact match (the chart under the curves). With the mask the two "
-    f"climb together (it stops at {masking.LIVE_TARGET:.0%} exact match); without it the loss collapses, "
-    "teacher-forced accuracy races to 100% and exact match stays near 0."
-)
+ui.section("4 · Train both yourself", masking.train_text())
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson

@@ -22,13 +22,13 @@ st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\ma
 st.latex(r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q,\, KW_i^K,\, VW_i^V),\qquad d_k = \frac{d_\text{model}}{h}")
 
 # --- 1. The split ----------------------------------------------------------------------------------------
-st.header("1 · Split into h heads, with real shapes", divider="gray")
-st.markdown(
+ui.section(
+    "1 · Split into h heads, with real shapes",
     "The lecture's recipe on *Thinking Machines*: (1) the sentence, (2) embed each word, (3) split into 8 heads, "
     "multiplying X by each head's weight matrices, (4) attention in each head with its own Q/K/V, (5) concatenate "
     "the Z matrices and multiply by W^O. Here it runs on your words, head by head, with untrained weights drawn "
     "by `torch.nn.MultiheadAttention` (seeded): the maps show the mechanism, not what a trained model learns "
-    "(that comes in section 2). Change d_model and h and watch the shapes; the parameter count does not move."
+    "(that comes in section 2). Change d_model and h and watch the shapes; the parameter count does not move.",
 )
 split = st.cache_data(max_entries=64, show_spinner=False)(multi_head_attention.split_example)
 
@@ -70,11 +70,11 @@ def the_split() -> None:
 the_split()
 
 # --- 2. A trained model -------------------------------------------------------------------------------------
-st.header("2 · Every head of a trained Transformer", divider="gray")
-st.markdown(
+ui.section(
+    "2 · Every head of a trained Transformer",
     "A shipped Transformer (2 encoder layers, 2 decoder layers, d_model = 64, 4 heads in each of its six "
     "attention sublayers) reads your sentence. Every map it computed is below: one row per sublayer, one "
-    "column per head. Pick one to enlarge it."
+    "column per head. Pick one to enlarge it.",
 )
 TRAIN_KEY = "multi_head_attention.train"
 
@@ -143,11 +143,11 @@ def every_head() -> None:
 every_head()
 
 # --- 3. 1, 2, 4, 8 heads -----------------------------------------------------------------------------------
-st.header("3 · 1, 2, 4 or 8 heads for the same budget", divider="gray")
-st.markdown(
+ui.section(
+    "3 · 1, 2, 4 or 8 heads for the same budget",
     f"The same Transformer (d_model = {multi_head_attention.RESULT_D_MODEL}) with 1, 2, 4 or 8 heads, so d_k = 64, "
     "32, 16 or 8: same seeds, same batches, same number of steps, and exactly the same number of parameters, because "
-    "the heads only cut W^Q, W^K and W^V into slices. Trained on English → French-like sentences."
+    "the heads only cut W^Q, W^K and W^V into slices. Trained on English → French-like sentences.",
 )
 results = ui.shipped_results(lesson, what="The measured comparison")
 

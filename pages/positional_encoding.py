@@ -7,35 +7,28 @@ import streamlit as st
 import ui
 from lessons import positional_encoding
 from minimodels.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, sinusoidal_encoding
-from minimodels.tasks import get_task
 
 lesson = ui.lesson("positional_encoding")
-st.markdown(
-    "Self-attention compares every token with every other **by content alone**: the score of a query with a key "
-    "does not depend on where either of them sits. So, as the Transformer lecture puts it, *position information "
-    "for words in sequence is lost*, yet translation needs it. The idea: *encode position information inside the "
-    "input embedding*, by adding a vector PE_pos to the embedding of the token at position pos. The lecture's "
-    "(and the paper's) choice is a fixed set of sinusoids:"
-)
-st.latex(
-    r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
-    r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
-)
-st.markdown(
-    "Each pair of dimensions (2i, 2i+1) is one **frequency** ω_i = 10000^(−2i/d): a point going round a circle, "
-    "at angle pos·ω_i. The first pair turns one radian per position, the last one hardly moves, like the hands "
-    "of a clock that has many hands."
-)
+ui.explain(positional_encoding.INTRO)
+st.latex(positional_encoding.FORMULA)
+ui.explain(positional_encoding.FREQUENCIES)
 
 # --- 1. The table -------------------------------------------------------------------------------------
-st.header("1 · The sinusoid matrix", divider="gray")
+ui.section("1 · The sinusoid matrix")
 table = st.cache_data(max_entries=32, show_spinner=False)(positional_encoding.encoding_table)
+
+
+def d_model_slider(column, name: str, value: int) -> int:
+    """The d_model control each section has (its own key, so each section keeps its own choice)."""
+    return column.select_slider(
+        "d_model", positional_encoding.D_CHOICES, value=value, key=f"positional_encoding.{name}"
+    )
 
 
 @st.fragment
 def the_table() -> None:
     c = st.columns(2)
-    d_model = c[0].select_slider("d_model", positional_encoding.D_CHOICES, value=64, key="positional_encoding.d_model")
+    d_model = d_model_slider(c[0], "d_model", 64)
     length = c[1].slider("Positions", 8, positional_encoding.MAX_LENGTH, 100, key="positional_encoding.length")
     pe = table(length, d_model)
     ui.plotly(positional_encoding.table_figure(pe), key="positional_encoding.table")
@@ -51,19 +44,13 @@ def the_table() -> None:
 the_table()
 
 # --- 2. Similarity --------------------------------------------------------------------------------------
-st.header("2 · Nearby positions look alike", divider="gray")
-st.markdown(
-    "Pair each sine with its cosine: sin a·sin b + cos a·cos b = cos(a − b). So the dot product of two position "
-    "vectors is Σᵢ cos(ω_i (p − q)): it depends only on **how far apart** p and q are, is largest at distance 0 "
-    "and falls off (not monotonically) as they move apart."
-)
+ui.section("2 · Nearby positions look alike", positional_encoding.SIMILARITY_TEXT)
 
 
 @st.fragment
 def the_similarity() -> None:
     c = st.columns(2)
-    d_model = c[0].select_slider("d_model", positional_encoding.D_CHOICES, value=64,
-                                 key="positional_encoding.sim_d_model")  # fmt: skip
+    d_model = d_model_slider(c[0], "sim_d_model", 64)
     length = c[1].slider("Positions", 8, 100, 50, key="positional_encoding.sim_length")
     sim = positional_encoding.similarity(length, d_model)
     left, right = st.columns([0.45, 0.55])
@@ -77,28 +64,15 @@ def the_similarity() -> None:
 the_similarity()
 
 # --- 3. The offset property --------------------------------------------------------------------------------
-st.header("3 · A fixed offset is a rotation", divider="gray")
-st.markdown(
-    "The lecture's reason for the sinusoids: *for any fixed offset k, $PE_{pos+k}$ can be represented as a linear "
-    "function of $PE_{pos}$.* For one pair, the angle addition formulas give it:"
-)
-st.latex(
-    r"\begin{pmatrix}\sin((pos+k)\,\omega_i)\\ \cos((pos+k)\,\omega_i)\end{pmatrix} = "
-    r"\underbrace{\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}}"
-    r"_{R_i(k)}\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}"
-)
-st.markdown(
-    "$R_i(k)$ depends on k, not on pos. Put one block per pair on the diagonal of a d × d matrix $M_k$, and "
-    "$PE_{pos+k} = M_k\\,PE_{pos}$ for **every** pos. Below, $M_k$ is built from k alone and checked against every row "
-    "of the table (in float64)."
-)
+ui.section("3 · A fixed offset is a rotation", positional_encoding.OFFSET_TEXT)
+st.latex(positional_encoding.ROTATION)
+ui.explain(positional_encoding.ROTATION_TEXT)
 
 
 @st.fragment
 def the_offset() -> None:
     c = st.columns(3)
-    d_model = c[0].select_slider("d_model", positional_encoding.D_CHOICES, value=16,
-                                 key="positional_encoding.offset_d_model")  # fmt: skip
+    d_model = d_model_slider(c[0], "offset_d_model", 16)
     k = c[1].slider("Offset k", 0, 50, 5, key="positional_encoding.k")
     pos = c[2].slider("Position pos (for the vectors on the right)", 0, 100, 3, key="positional_encoding.pos")
     check = positional_encoding.offset_check(d_model, k, pos, n_positions=positional_encoding.MAX_LENGTH)
@@ -113,17 +87,9 @@ def the_offset() -> None:
 the_offset()
 
 # --- 4. Why positions are needed ---------------------------------------------------------------------------
-st.header("4 · Without positions, attention reads a bag of tokens", divider="gray")
+ui.section("4 · Without positions, attention reads a bag of tokens", positional_encoding.EQUIVARIANCE_TEXT)
 shipped_checks = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_checks)
 shipped_cross_attention = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_cross_attention)
-st.markdown(
-    "Shuffle the input of a self-attention layer and its outputs come back shuffled **the same way**, nothing "
-    "else changes: it is *permutation-equivariant*. Each output is a weighted sum over all tokens, with weights "
-    "from content alone, so moving a token moves its row and nothing more. Layer norm and the feed-forward "
-    "network act on each position separately, so a whole encoder stack keeps the property. Here are three "
-    "shipped Transformers trained to **reverse** a string, identical except for the positional encoding. Type a "
-    "string, shuffle it, and compare the encoder's outputs f(shuffled) with f(string) shuffled the same way."
-)
 
 
 @st.fragment
@@ -152,10 +118,7 @@ def the_permutation() -> None:
     pair = positional_encoding.attention_pair_figure(checks[positional_encoding.ENCODINGS.index(shown)])
     ui.plotly(pair, key="positional_encoding.pair")
     st.caption(positional_encoding.PAIR_CAPTION)
-    st.markdown(
-        "The cost shows in the outputs: without positions the decoder's cross-attention reads the encoder's "
-        "outputs as a *set*, so every anagram of a string gets the same output, and reversing is impossible."
-    )
+    ui.explain(positional_encoding.SET_TEXT)
 
     # --- 5. Trained on reverse: the shipped models' cross-attention on this string
     st.subheader("Where each model looks when it reverses your string")
@@ -167,36 +130,20 @@ def the_permutation() -> None:
 the_permutation()
 
 # --- 5. Measured -------------------------------------------------------------------------------------
-st.header("5 · none, sinusoidal, learned: trained on reverse", divider="gray")
-task = get_task(positional_encoding.TASK)
-st.markdown(
-    f"The same Transformer ({positional_encoding.architecture()}) trained on **reverse** (“a3f9” → "
-    f"“{task.aligner.pair('a3f9').target}”, up to {task.max_source_len} characters) three ways: no position "
-    "information, the fixed sinusoids, or a **learned** vector per position (as in BERT and GPT: more parameters, "
-    "and nothing beyond the longest training position)."
-)
+ui.section("5 · none, sinusoidal, learned: trained on reverse", positional_encoding.measured_text())
 results = ui.shipped_results(lesson)
 
 
-@st.fragment
-def measured() -> None:
-    ui.table(positional_encoding.results_rows(results))
-    st.markdown("\n".join(f"- {line}" for line in positional_encoding.observations(results)))
-    ui.comparison_curves(partial(positional_encoding.results_curves, results), "positional_encoding.shipped",
-                         names=("accuracy", "loss"), axis_key="positional_encoding.axis")  # fmt: skip
-    ui.provenance(results.meta, note=positional_encoding.provenance_note(results.meta))
-
-
 if results is not None:
-    measured()
+    ui.measured(
+        results, rows=positional_encoding.results_rows(results), observations=positional_encoding.observations(results),
+        curves=partial(positional_encoding.results_curves, results), key="positional_encoding.shipped",
+        note=positional_encoding.provenance_note(results.meta), names=("accuracy", "loss"),
+        axis_key="positional_encoding.axis",
+    )  # fmt: skip
 
 # --- 6. Train one yourself ----------------------------------------------------------------------------------
-st.header("6 · Train one yourself", divider="gray")
-st.markdown(
-    "A fresh model for you alone, on one core. With a positional encoding it should reach most of the held-out "
-    "strings within a few hundred steps; without one, the loss stalls and exact match stays near zero. The heatmap "
-    f"is the cross-attention on the fixed string “{task.probe.source}” → “{task.probe.target}”."
-)
+ui.section("6 · Train one yourself", positional_encoding.train_text())
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson

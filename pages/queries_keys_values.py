@@ -16,7 +16,7 @@ ui.explain(
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
 # --- 1. The lecture's worked example -------------------------------------------------------------------
-st.header("1 · “Thinking Machines”, step by step", divider="gray")
+ui.section("1 · “Thinking Machines”, step by step")
 example = queries_keys_values.thinking_machines()
 ui.explain(
     f"The Transformer lecture works one query through by hand: the input *Thinking Machines*, "
@@ -52,14 +52,14 @@ def what_if_d_k() -> None:
 what_if_d_k()
 
 # --- 2. The database analogy ------------------------------------------------------------------------------
-st.header("2 · A database you query softly", divider="gray")
-ui.explain(
+ui.section(
+    "2 · A database you query softly",
     "The NLP lecture's analogy: a table pairs **keys** (English words) with **values** (their Turkish "
     "translations). A database returns the value whose key *equals* the query. Attention returns every value, "
     "each weighted by how *similar* its key is to the query: p(i | q) ∝ exp(sharpness · sim(q, kᵢ)). "
     "Here Enc(·) is a hand-written feature vector per word ("
     + ", ".join(queries_keys_values.FEATURES)
-    + "), so you can read why each row scores as it does."
+    + "), so you can read why each row scores as it does.",
 )
 
 
@@ -86,11 +86,11 @@ def database() -> None:
 database()
 
 # --- 3. The matrix form on your own sentence ---------------------------------------------------------------
-st.header("3 · All queries at once: softmax(QKᵀ/√d_k)V", divider="gray")
-ui.explain(
+ui.section(
+    "3 · All queries at once: softmax(QKᵀ/√d_k)V",
     "Stack the words' embeddings into X; then Q = XW^Q, K = XW^K, V = XW^V and one matrix product scores "
     "every query against every key. Row *i* of the heatmap is the attention of word *i*. The W matrices here "
-    "are random (seeded), not trained: the figure shows the mechanism, not what a trained model learns."
+    "are random (seeded), not trained: the figure shows the mechanism, not what a trained model learns.",
 )
 
 

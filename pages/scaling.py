@@ -26,7 +26,7 @@ st.latex(
 )
 
 # --- The lecture's example -----------------------------------------------------------------------------
-st.header("1 · The lecture's example, without the division", divider="gray")
+ui.section("1 · The lecture's example, without the division")
 lecture = scaling.lecture_example()
 st.markdown(
     f"In the “Thinking Machines” example, d_k = {scaling.LECTURE_D_K}, so the scores are divided by "
@@ -36,11 +36,11 @@ st.table(scaling.lecture_rows(lecture))
 st.caption(scaling.gradient_caption(lecture))
 
 # --- What the softmax does with large scores ------------------------------------------------------------
-st.header("2 · One query, six sizes of d_k", divider="gray")
-st.markdown(
+ui.section(
+    "2 · One query, six sizes of d_k",
     "A random query against a few random keys, all with unit-variance components, at d_k from 1 to 1024. Both "
     "maps use the **same** scores; the left one takes their softmax as they are, the right one divides them by "
-    "√d_k first. Hover a cell for its score."
+    "√d_k first. Hover a cell for its score.",
 )
 one_query = st.cache_data(max_entries=64, show_spinner=False)(scaling.one_query)
 # every d_k's scores for one seed, 0.7 MB each: shared by every number of keys
@@ -71,11 +71,11 @@ def softmax_section() -> None:
 softmax_section()
 
 # --- The variance grows like d_k --------------------------------------------------------------------
-st.header("3 · Measure it: the variance of q·k grows like d_k", divider="gray")
-st.markdown(
+ui.section(
+    "3 · Measure it: the variance of q·k grows like d_k",
     "Draw many (q, k) pairs with independent N(0, 1) components, compute q·k, and measure its variance at every "
     "d_k. The error bars are ±1.96 standard errors of each measured variance, computed from the sample itself "
-    "(its fourth moment and the number of pairs): the theory should fall inside about 19 times out of 20."
+    "(its fourth moment and the number of pairs): the theory should fall inside about 19 times out of 20.",
 )
 variance_sweep = st.cache_data(max_entries=32, show_spinner="Drawing random vectors…")(scaling.variance_sweep)
 
@@ -96,12 +96,12 @@ def variance_section() -> None:
 variance_section()
 
 # --- Two trained models ------------------------------------------------------------------------------------
-st.header("4 · The same model trained with and without the scale", divider="gray")
-st.markdown(
+ui.section(
+    "4 · The same model trained with and without the scale",
     "Two GRU encoder–decoders trained on **dates** (“Sunday, November 22, 2026” → “2026-11-22”, character by "
     "character), shipped with the course: same size (d_k = 64, the GRU's state), same seed, same data, same "
     "steps. The only difference: one scores q·k, the other q·k / √64. The query is the decoder's state sₜ, the "
-    "keys are the encoder's states hᵢ."
+    "keys are the encoder's states hᵢ.",
 )
 shipped = {s: ui.pretrained(scaling.TASK, scaling.MODEL_NAMES[s]) for s in scaling.SCORES}  # shared, read-only
 shipped = None if None in shipped.values() else {s: model for s, (model, _) in shipped.items()}
@@ -175,12 +175,12 @@ if results is not None:
     ui.provenance(results.meta)
 
 # --- Race them yourself ----------------------------------------------------------------------------------
-st.header("5 · Train both yourself", divider="gray")
-st.markdown(
+ui.section(
+    "5 · Train both yourself",
     f"One click trains two fresh models for you alone, from the seed you choose, identical but for the scale. "
     f"They take turns, {scoring.REPORT_EVERY} steps each, so their curves grow side by side; each stops at "
     f"{scoring.TARGET:.0%} held-out exact match or when its time budget is spent. When they are done, section 4 "
-    "can show yours."
+    "can show yours.",
 )
 
 

@@ -54,22 +54,22 @@ text = " ".join(words)
 w = ui.model_output(transformer.walk(model, task, text))  # a refusal cannot happen for parsed text; said if it does
 
 # --- The diagram -------------------------------------------------------------------------------------
-st.header("1 · Your sentence through the model", divider="gray")
-st.markdown(
+ui.section(
+    "1 · Your sentence through the model",
     "The model as it runs on your sentence, read from the bottom up: the shapes in the boxes and on the arrows are "
     f"this sentence's ({len(w.source)} source tokens, {len(w.output)} output positions, d_model = {w.config.d_model}). "
     "The encoder runs once; its output is the keys and values of *every* decoder layer's encoder–decoder "
-    "attention. The decoder runs once per output token, fed its own previous outputs."
+    "attention. The decoder runs once per output token, fed its own previous outputs.",
 )
 ui.plotly(transformer.diagram_figure(transformer.block_diagram(w)), key="transformer.diagram")
 st.caption(transformer.maps_caption(w.config))
 
 # --- Every map ---------------------------------------------------------------------------------------
-st.header("2 · Every layer, every head", divider="gray")
-st.markdown(
+ui.section(
+    "2 · Every layer, every head",
     "Pick a kind of attention and a layer. Rows are queries, columns keys; each row is a softmax and sums to 1. "
     "Heads of one layer run side by side on the same input, each with its own W^Q, W^K, W^V: compare what they "
-    "pick."
+    "pick.",
 )
 
 
@@ -93,7 +93,7 @@ every_head()
 st.caption(transformer.DECODER_ROWS_NOTE)
 
 # --- "it" ---------------------------------------------------------------------------------------------
-st.header("3 · What does “it” refer to? An honest look", divider="gray")
+ui.section("3 · What does “it” refer to? An honest look")
 
 
 @st.cache_resource(show_spinner=False)
@@ -125,12 +125,12 @@ else:
     st.info("The shipped translator does not translate “I see it” as its grammar does, so there is nothing to show.")
 
 # --- Residuals and layer norm -------------------------------------------------------------------------
-st.header("4 · Residuals and layer norm, by their effect", divider="gray")
-st.markdown(
+ui.section(
+    "4 · Residuals and layer norm, by their effect",
     "The lecture's reason for residual connections: “when the model goes deeper, gradient vanishing, gradient "
     "explosion, and saturation may occur.” A residual lets each sublayer learn only a *change* to its input, "
     "and gives gradients a straight path down; layer norm keeps every sublayer's input at a steady scale. "
-    "Switch one off and train the same model again: same seeds, same batches, same number of steps."
+    "Switch one off and train the same model again: same seeds, same batches, same number of steps.",
 )
 for column, variant in zip(st.columns(len(transformer.VARIANTS)), transformer.VARIANTS, strict=True):
     column.markdown(f"**{variant}**")
@@ -139,27 +139,15 @@ for column, variant in zip(st.columns(len(transformer.VARIANTS)), transformer.VA
 results = ui.shipped_results(lesson)
 
 
-@st.fragment
-def measured() -> None:
-    ui.table(transformer.table_rows(results))
-    st.markdown("\n".join(f"- {line}" for line in transformer.observations(results)))
-    ui.comparison_curves(partial(transformer.ablation_curves, results), "transformer.ablation",
-                         axis_key="transformer.axis", height=transformer.CHART_HEIGHT)  # fmt: skip
-    ui.provenance(results.meta, note=transformer.provenance_note(results.meta))
-
-
 if results is not None:
-    measured()
+    ui.measured(
+        results, rows=transformer.table_rows(results), observations=transformer.observations(results),
+        curves=partial(transformer.ablation_curves, results), key="transformer.ablation",
+        note=transformer.provenance_note(results.meta), axis_key="transformer.axis", height=transformer.CHART_HEIGHT,
+    )  # fmt: skip
 
 # --- Train it yourself ---------------------------------------------------------------------------------
-st.header("5 · Train it yourself", divider="gray")
-st.markdown(
-    f"Train a fresh Transformer on **{transformer.TASKS[task_name].split(' (')[0]}** for you alone, with or without "
-    "residuals and layer norm, and watch the last decoder layer's encoder–decoder attention, head by head, on a "
-    "fixed example form: from a uniform haze to sharp alignments, or not. It stops at "
-    f"{transformer.LIVE_TARGET:.0%} held-out exact match or at the end of its budget; afterwards, replay the run and "
-    "use your model in the sections above."
-)
+ui.section("5 · Train it yourself", transformer.train_text(task_name))
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson

@@ -15,7 +15,7 @@ Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 
 from ui.charts import altair, comparison_curves, heatmap_downloads, plotly, table, vega
 from ui.links import checked_text, linked, sentence_input
-from ui.page import HOME, PAGE_THREADS, lesson, page, sidebar, symbols
+from ui.page import HOME, PAGE_THREADS, lesson, page, section, sidebar, symbols
 from ui.presenter import (
     PRESENT_KEY,
     PRESENT_PARAM,
@@ -27,7 +27,7 @@ from ui.presenter import (
     presenting,
 )
 from ui.pretrained import pretrained
-from ui.results import provenance, provenance_text, shipped_results
+from ui.results import measured, provenance, provenance_text, shipped_results
 from ui.tail import check_yourself, exercise, page_tail, show_code
 from ui.training import (
     POLL_SECONDS,
@@ -41,7 +41,8 @@ from ui.training import (
 __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
     "altair", "check_yourself", "checked_text", "comparison_curves", "current_run", "exercise", "explain",
-    "heatmap_downloads", "lesson", "linked", "literal", "model_choice", "model_output", "page", "page_tail", "plotly",
-    "presenting", "pretrained", "provenance", "provenance_text", "replay_gif_button", "sentence_input",
-    "shipped_results", "show_code", "sidebar", "symbols", "table", "trained_model", "training_panel", "vega",
+    "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice", "model_output", "page",
+    "page_tail", "plotly", "presenting", "pretrained", "provenance", "provenance_text", "replay_gif_button",
+    "section", "sentence_input", "shipped_results", "show_code", "sidebar", "symbols", "table", "trained_model",
+    "training_panel", "vega",
 ]  # fmt: skip

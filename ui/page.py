@@ -157,3 +157,13 @@ def symbols(slug: str) -> None:
     if rows:
         with st.expander("Symbols on this page, and the lecture's", icon=":material/function:"):
             st.table(rows)
+
+
+def section(title: str, text: str | None = None) -> None:
+    """A numbered section of a lesson: its header, and the lesson's explanatory text under it (``ui.explain``:
+    folded away in presenter mode). Developer text only."""
+    from ui.presenter import explain
+
+    st.header(title, divider="gray")
+    if text:
+        explain(text)

@@ -75,3 +75,20 @@ def provenance_text(meta: Mapping) -> str:
 def provenance(meta: Mapping, note: str = "") -> None:
     """The provenance caption under a shipped table or chart (plus an optional note of the page's own)."""
     st.caption(provenance_text(meta) + (f" {note}" if note else ""))
+
+
+@st.fragment  # the curves' axis control reruns this section only
+def measured(
+    results, *, rows, observations, curves, key: str, caption: str = "", note: str = "", **curve_options
+) -> None:
+    """A shipped comparison's section, in one order: its table (``rows``), a caption, the sentences the lesson
+    computed from it (``observations``, one bullet each), its curves (``curves``, as :func:`ui.comparison_curves`
+    takes them, with ``curve_options``: ``names``, ``axis_key``, ``height``) and its provenance."""
+    from ui.charts import comparison_curves, table
+
+    table(rows)
+    if caption:
+        st.caption(caption)
+    st.markdown("\n".join(f"- {line}" for line in observations))
+    comparison_curves(curves, key, **curve_options)
+    provenance(results.meta, note=note)
