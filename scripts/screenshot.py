@@ -22,7 +22,7 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
-SIZES = {"desktop": (1400, 7000), "phone": (390, 16000)}
+SIZES = {"desktop": (1400, 3000), "phone": (390, 6000)}  # the height grows to the page's content
 
 
 def _wait_for_port(port: int, seconds: float = 60) -> None:
@@ -66,6 +66,11 @@ def main(argv=None) -> None:
                     page = browser.new_page(viewport={"width": width, "height": height})
                     page.goto(url)
                     _settle(page, int(args.timeout * 1000))
+                    # Streamlit scrolls inside its main section, not the document: grow the window to the content
+                    tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+                    if tall > height:
+                        page.set_viewport_size({"width": width, "height": tall + 50})
+                        _settle(page, int(args.timeout * 1000))
                     path = args.out / f"{slug}-{name}.png"
                     page.screenshot(path=str(path), full_page=True)
                     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
