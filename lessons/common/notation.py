@@ -69,6 +69,12 @@ SYMBOLS: tuple[Symbol, ...] = (
         "the context vector Σᵢ α_{t,i} hᵢ the decoder reads at step t",
         ("seq2seq_bottleneck", "bahdanau_attention", "scoring_functions"),
     ),
+    Symbol(
+        "yₜ, p(yₜ | y₍<t₎, x)",
+        "y⟨t⟩",
+        "the output token written at step t, and the probability the decoder gives it",
+        ("bahdanau_attention",),
+    ),
     Symbol("d", "d", "the size of the vectors a score compares", ("scoring_functions",)),
 )
 
