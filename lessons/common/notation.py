@@ -76,6 +76,23 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("bahdanau_attention",),
     ),
     Symbol("d", "d", "the size of the vectors a score compares", ("scoring_functions",)),
+    Symbol(
+        "q, kᵢ",
+        "q, kᵢ",
+        "the query and a key a score compares (in the race, q = sₜ and kᵢ = hᵢ)",
+        ("scoring_functions",),
+    ),
+    Symbol(
+        "d′, d″",
+        "d′, d″",
+        "a key's size when it differs from d; the additive score's hidden size",
+        ("scoring_functions",),
+    ),
+    Symbol("W", "W", "the bilinear score's learned d × d′ matrix, in qᵀWk", ("scoring_functions",)),
+    Symbol(
+        "W₁, b₁, w₂", "W₁, w₂", "the additive (MLP) score's hidden layer and output weights", ("scoring_functions",)
+    ),
+    Symbol("σ²", "", "the variance of one entry of q or k; q·k then has sd about √d·σ²", ("scoring_functions",)),
 )
 
 
