@@ -9,34 +9,26 @@ from minimodels.seq2seq import Seq2Seq
 from minimodels.tasks import get_task
 
 lesson = ui.lesson("bahdanau_attention")
-ui.explain(
-    "A seq2seq model without attention must squeeze the whole source sentence into one vector. Bahdanau, Cho "
-    "and Bengio (2015) let the decoder **look back**: before writing each output token it scores every "
-    "encoder state hₜ′ against its own previous state sₜ₋₁, turns the scores into a distribution α with a "
-    "softmax, and reads the weighted sum cₜ, a fresh context vector for every step. The α's are the "
-    "alignment the model learned, with no one telling it which word translates which."
-)
-st.latex(
-    r"e_{t,t'} = v^\top \tanh\!\big(W[s_{t-1};\, h_{t'}]\big) \qquad "
-    r"\alpha_{t,t'} = \frac{\exp(e_{t,t'})}{\sum_{t''} \exp(e_{t,t''})} \qquad "
-    r"c_t = \sum_{t'} \alpha_{t,t'}\, h_{t'}"
-)
+ui.explain(bahdanau_attention.INTRO)
+for equation in bahdanau_attention.EQUATIONS:  # one line each: every one fits a phone's width
+    st.latex(equation)
+ui.symbols("bahdanau_attention")
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def shipped_decoding(_shipped, task_name: str, text: str, **how) -> bahdanau_attention.Decoding | str:
-    """The shipped model's decoding of ``text``: the same for every student, so computed once per input."""
-    return bahdanau_attention.decode(_shipped, get_task(task_name), text, **how)
+def shipped_run(_shipped, what: str, task_name: str, text: str, **how):
+    """A shipped model's ``decode`` or ``walk`` of ``text``: the same for every student, computed once per input."""
+    return getattr(bahdanau_attention, what)(_shipped, get_task(task_name), text, **how)
+
+
+@st.cache_data(max_entries=4, show_spinner="Timing both decoders on this server…")
+def measured_cost(config) -> bahdanau_attention.Cost:  # once per server and model size
+    return bahdanau_attention.measure_cost(config)
 
 
 cols = st.columns([2, 3])
-task_name = ui.linked(
-    cols[0].selectbox,
-    "Task",
-    list(bahdanau_attention.TASKS),
-    format_func=bahdanau_attention.TASKS.get,
-    key="bahdanau_attention.task",
-)
+task_name = ui.linked(cols[0].selectbox, "Task", list(bahdanau_attention.TASKS),
+                      format_func=bahdanau_attention.TASKS.get, key="bahdanau_attention.task")  # fmt: skip
 task = get_task(task_name)
 loaded = ui.pretrained(task_name, bahdanau_attention.MODEL)
 if loaded is None:
@@ -47,26 +39,21 @@ model = ui.model_choice(
 )
 
 
-def decode(text: str, **how) -> bahdanau_attention.Decoding | str:
-    """The chosen model's decoding (the shipped one's are shared by every student)."""
+def run(what: str, text: str, **how):
+    """The chosen model's decoding or walk (the shipped one's are shared by every student)."""
     if model is shipped:
-        return shipped_decoding(shipped, task_name, text, **how)
-    return bahdanau_attention.decode(model, task, text, **how)
+        return shipped_run(shipped, what, task_name, text, **how)
+    return getattr(bahdanau_attention, what)(model, task, text, **how)
 
 
-st.caption(bahdanau_attention.shipped_caption(shipped, info))
-text = ui.linked(
-    cols[1].text_input,
-    "Source sentence",
-    value=bahdanau_attention.default_text(task_name),
-    key=f"bahdanau_attention.text.{task_name}",
-    max_chars=500,
-    help="Type your own. Words the model never saw become <unk>.",
-)
-decoding = ui.model_output(decode(text))  # nothing to decode: the student is told why
+st.caption(bahdanau_attention.model_caption(model, shipped, info))
+text = ui.linked(cols[1].text_input, "Source sentence", value=bahdanau_attention.default_text(task_name),
+                 key=f"bahdanau_attention.text.{task_name}", max_chars=500,
+                 help="Type your own. Words the model never saw become <unk>.")  # fmt: skip
+decoding = ui.model_output(run("decode", text))  # nothing to decode: the student is told why
 
-# --- Step by step -----------------------------------------------------------------------------------
 st.header("1 · One output token at a time", divider="gray")
+ui.explain(bahdanau_attention.STEP_TEXT)
 T = len(decoding.target)
 STEP = "bahdanau_attention.step"
 st.session_state[STEP] = min(max(1, st.session_state.get(STEP, 1)), T)
@@ -79,25 +66,22 @@ def _next_token() -> None:
 @st.fragment
 def step_by_step() -> None:
     c = st.columns([1, 4])
-    c[0].button(
-        "Next token",
-        on_click=_next_token,
-        icon=":material/skip_next:",
-        key="bahdanau_attention.next",
-        disabled=st.session_state[STEP] >= T,
-    )
+    c[0].button("Next token", on_click=_next_token, icon=":material/skip_next:", key="bahdanau_attention.next",
+                disabled=st.session_state[STEP] >= T)  # fmt: skip
     t = c[1].slider("Decoder step t", 1, T, key=STEP) if T > 1 else 1
     st.markdown(f"Written so far: {ui.literal(' '.join(decoding.target[:t]))}")
+    steps = run("walk", text)
     alpha, context = bahdanau_attention.step_figures(decoding, t)
     left, right = st.columns(2)
     with left:
         ui.plotly(alpha, key="bahdanau_attention.alpha")
-    with right:
-        ui.plotly(context, key="bahdanau_attention.context")
-        st.caption(
-            f"Step {t} wrote {ui.literal(decoding.target[t - 1])} looking mostly at "
-            f"{ui.literal(bahdanau_attention.most_attended(decoding, t - 1))}."
-        )
+    ui.table(bahdanau_attention.score_rows(steps, t), formats={"score eₜ,ᵢ": "%.3f", "αₜ,ᵢ = softmax(e)": "%.4f"},
+             container=right)  # fmt: skip
+    ui.plotly(context, key="bahdanau_attention.context")
+    left, right = st.columns(2)
+    ui.table(bahdanau_attention.vector_rows(steps, t), formats={"‖·‖": "%.3f"}, container=left)
+    ui.table(bahdanau_attention.top_rows(steps, t), formats={"p(yₜ | y₍<t₎, x)": "%.4f"}, container=right)
+    st.caption(bahdanau_attention.step_sentence(steps, t))
 
 
 step_by_step()
@@ -107,18 +91,40 @@ figure = bahdanau_attention.alignment_figure(decoding, "α: which source each ou
 ui.plotly(figure, key="bahdanau_attention.heatmap")
 st.caption("Hover a cell for its exact α. Crossing lines are word-order changes the model learned by itself.")
 
-# --- Beam search ------------------------------------------------------------------------------------
-st.header("3 · Greedy or beam search", divider="gray")
-ui.explain(
-    "Greedy decoding keeps the single best token at each step. Beam search keeps the *k* best partial "
-    "outputs by log p(y | x), so a choice that looked second-best early can still win. Width 1 is greedy."
-)
+st.header("3 · The lecture's example: c⟨1⟩ as a weighted sum", divider="gray")
+ui.explain(bahdanau_attention.JANE_TEXT)
+
+
+@st.fragment
+def weighted_sum() -> None:
+    french = ui.pretrained("toy-translation", bahdanau_attention.MODEL)
+    if french is None:
+        return
+    fr = model if task_name == "toy-translation" else french[0]
+    c = st.columns([3, 2])
+    jane = ui.linked(c[0].text_input, "English sentence", value=bahdanau_attention.JANE, key="bahdanau_attention.jane",
+                     max_chars=200)  # fmt: skip
+    result = (shipped_run(fr, "decode", "toy-translation", jane) if fr is french[0]
+              else bahdanau_attention.decode(fr, get_task("toy-translation"), jane))  # fmt: skip
+    if isinstance(result, str):
+        st.warning(result)
+        return
+    t = c[1].slider("Output step t", 1, len(result.target), 1, key="bahdanau_attention.jane_step")
+    st.markdown(f"**French-like output:** {ui.literal(result.translation.text)}")
+    ui.plotly(bahdanau_attention.weighted_sum_figure(result, t), key="bahdanau_attention.jane_sum")
+    st.caption(f"{bahdanau_attention.weighted_sum_sentence(result, t)} Model: {fr.config.describe()}.")
+
+
+weighted_sum()
+
+st.header("4 · Greedy or beam search", divider="gray")
+ui.explain(bahdanau_attention.BEAM_TEXT)
 
 
 @st.fragment
 def beam() -> None:
     width = ui.linked(st.slider, "Beam width k", 1, bahdanau_attention.MAX_BEAM, 3, key="bahdanau_attention.beam")
-    result = decode(text, method="beam", width=width)
+    result = run("decode", text, method="beam", width=width)
     if isinstance(result, str):
         st.warning(result)
         return
@@ -128,61 +134,60 @@ def beam() -> None:
 
 beam()
 
-# --- What if ----------------------------------------------------------------------------------------
-st.header("4 · What if the model looked elsewhere?", divider="gray")
-ui.explain(
-    "Force the attention of one step onto a source token of your choice (a one-hot α) and decode again. "
-    "The output often changes, but not always the way the heatmap suggests: the decoder state carries "
-    "information too, so attention is not the whole explanation."
-)
+st.header("5 · What if the model looked elsewhere?", divider="gray")
+ui.explain(bahdanau_attention.WHAT_IF_TEXT)
 
 
 @st.fragment
 def what_if() -> None:
     left, right = st.columns(2)
-    step = left.selectbox(
-        "Step", range(T), format_func=lambda i: f"{i + 1}: {decoding.target[i]}", key="bahdanau_attention.force_step"
-    )
-    source_index = right.selectbox(
-        "Force attention onto",
-        range(len(decoding.source)),
-        format_func=lambda i: decoding.source[i],
-        key="bahdanau_attention.force_source",
-    )
-    forced = decode(text, force=(step, source_index))
+    step = left.selectbox("Step", range(T), format_func=lambda i: f"{i + 1}: {decoding.target[i]}",
+                          key="bahdanau_attention.force_step")  # fmt: skip
+    source_index = right.selectbox("Force attention onto", range(len(decoding.source)),
+                                   format_func=lambda i: decoding.source[i],
+                                   key="bahdanau_attention.force_source")  # fmt: skip
+    forced = run("decode", text, force=(step, source_index))
     st.markdown(
         f"**Original:** {ui.literal(decoding.translation.text)}  \n**Forced:** {ui.literal(forced.translation.text)}"
     )
     ui.plotly(bahdanau_attention.alignment_figure(forced, "α with the forced step"), key="bahdanau_attention.forced")
+    st.caption(bahdanau_attention.forced_note(forced, decoding, step, source_index))
 
 
 what_if()
 
-# --- Train it yourself ----------------------------------------------------------------------------------
-st.header("5 · Train it yourself", divider="gray")
+st.header("6 · What attention costs", divider="gray")
+cost = measured_cost(shipped.config)
+ui.explain(bahdanau_attention.COST_TEXT.format(batch=cost.batch, repeats=cost.repeats))
+left, right = st.columns(2)
+time_chart, memory_chart = bahdanau_attention.cost_charts(cost)
+ui.vega(time_chart, key="bahdanau_attention.cost.time", container=left)
+ui.vega(memory_chart, key="bahdanau_attention.cost.memory", container=right)
+st.markdown(bahdanau_attention.cost_sentence(cost))
+st.caption(bahdanau_attention.cost_caption(cost))
+
+st.header("7 · Train it yourself", divider="gray")
 budget = bahdanau_attention.budget_seconds(task_name)
-ui.explain(
-    f"Train a fresh GRU + additive attention model on this task, for you alone (at most {budget:g} s, or until "
-    "98% of held-out sentences come out exactly right). Watch the alignment of a fixed example sharpen from "
-    "a uniform blur into a path; afterwards, replay the run and use your model in the sections above."
-)
+ui.explain(bahdanau_attention.train_text(budget))
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
 def train_yourself() -> None:
-    seed = int(ui.linked(st.number_input, "Seed", 0, 9999, 0, key="bahdanau_attention.seed"))
+    c = st.columns([1, 2])
+    seed = int(ui.linked(c[0].number_input, "Seed", 0, 9999, 0, key="bahdanau_attention.seed"))
+    both_ways = ui.linked(c[1].toggle, bahdanau_attention.BIDIRECTIONAL_LABEL, value=False,
+                          key="bahdanau_attention.bidirectional")  # fmt: skip
 
     def draw(snapshot, key: str) -> None:
         ui.plotly(bahdanau_attention.snapshot_figure(snapshot), key=key)
         st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
 
-    ui.training_panel(
-        f"bahdanau_attention.train.{task_name}",
-        lambda: bahdanau_attention.new_run(task_name, seed, budget),
-        draw,
-        budget_seconds=budget,
-        target=0.98,
-    )
+    ui.training_panel(f"bahdanau_attention.train.{task_name}",
+                      lambda: bahdanau_attention.new_run(task_name, seed, budget, both_ways), draw,
+                      budget_seconds=budget, target=0.98)  # fmt: skip
+    run_now = ui.current_run(f"bahdanau_attention.train.{task_name}")
+    if run_now is not None:
+        st.caption(f"This run's model: {run_now.model.config.describe()}.")
 
 
 train_yourself()
@@ -190,6 +195,6 @@ train_yourself()
 italian = ui.pretrained("toy-translation-it", bahdanau_attention.MODEL)
 ui.page_tail(
     lesson,
-    code=[("The code that computes this", (AdditiveAttention, Seq2Seq._previous_step, bahdanau_attention.decode))],
+    code=[("The code that computes this", (AdditiveAttention, Seq2Seq._previous_step, bahdanau_attention.walk))],
     exercises=bahdanau_attention.exercises(italian[0]) if italian else None,
 )

@@ -18,6 +18,8 @@ from tests.helpers import (
     plotly_specs,
     progress_text,
     rerun_until,
+    vega_rows,
+    vega_specs,
 )
 
 PAGE = "pages/bahdanau_attention.py"
@@ -54,6 +56,58 @@ def test_opens_on_the_lecture_sentence_with_the_shipped_model():
     # the whole alignment is the shipped model's α, exactly
     heatmap = next(s for s in plotly_specs(at) if s["layout"]["title"]["text"] == "α: which source each output read")
     np.testing.assert_allclose(plotly_array(heatmap["data"][0]["z"]), shipped_decoding().weights, atol=1e-6)
+
+
+def test_the_step_shows_the_models_scores_weights_vectors_and_top_tokens():
+    """Section 1 at step 2: the tables are the shipped model's own numbers for that step (lessons.walk)."""
+    at = open_lesson()
+    at.button(key="bahdanau_attention.next").click().run()
+    model, _ = load_pretrained(IT, bahdanau_attention.MODEL)
+    steps = bahdanau_attention.walk(model, get_task(IT), "I like pizza")
+    tables = [frame.value for frame in at.dataframe]
+    scores = next(t for t in tables if "score eₜ,ᵢ" in t.columns)
+    np.testing.assert_allclose(scores["score eₜ,ᵢ"], steps.scores[1], atol=1e-6)
+    np.testing.assert_allclose(scores["αₜ,ᵢ = softmax(e)"], steps.weights[1], atol=1e-6)
+    top = next(t for t in tables if "token yₜ" in t.columns)
+    assert top["token yₜ"].iloc[0] == shipped_decoding().target[1]  # top-1 is what greedy decoding wrote
+    vectors = next(t for t in tables if "vector" in t.columns)
+    np.testing.assert_allclose(vectors["‖·‖"].iloc[2], np.linalg.norm(steps.states[2]), rtol=1e-6)
+    assert bahdanau_attention.step_sentence(steps, 2) in [c.value for c in at.caption]
+
+
+def test_the_lectures_weighted_sum_follows_the_sentence_and_the_step():
+    at = open_lesson()
+    french, _ = load_pretrained("toy-translation", bahdanau_attention.MODEL)
+    assert markdown_starting(at, "**French-like output:**").endswith("`Jane visite l'Afrique en septembre`")
+    at.slider(key="bahdanau_attention.jane_step").set_value(4).run()
+    jane = bahdanau_attention.decode(french, get_task("toy-translation"), bahdanau_attention.JANE)
+    figure = next(s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("c⟨4⟩"))
+    np.testing.assert_allclose(plotly_array(figure["data"][0]["z"])[-1], jane.contexts[3], atol=1e-6)
+    at.text_input(key="bahdanau_attention.jane").set_value("Jane likes the sea").run()
+    assert not at.exception
+    assert (
+        markdown_starting(at, "**French-like output:**")
+        != "**French-like output:** `Jane visite l'Afrique en septembre`"
+    )
+    at.text_input(key="bahdanau_attention.jane").set_value("   ").run()
+    assert not at.exception and at.warning  # told why, and the sections after it are still drawn
+    assert "7 · Train it yourself" in [h.value for h in at.header]
+
+
+def test_the_cost_of_attention_is_charted_and_said_from_the_measurement():
+    at = open_lesson()
+    assert "6 · What attention costs" in [h.value for h in at.header]
+    sentence = markdown_starting(at, "From T = ")
+    assert "with attention" in sentence and "weights grew 256×" in sentence  # (256 / 16)² = 256: T_x · T_y
+    charts = {
+        spec.get("title"): vega_rows(c) for c, spec in zip(at.get("vega_lite_chart"), vega_specs(at), strict=True)
+    }
+    timed = [r for r in charts["Decoding time"] if r["kind"] == "seed"]
+    assert {r["label"] for r in timed} == set(bahdanau_attention.COST_VARIANTS.values())
+    assert sorted({r["x"] for r in timed}) == list(bahdanau_attention.COST_LENGTHS)
+    assert len(timed) == 2 * len(bahdanau_attention.COST_LENGTHS) * bahdanau_attention.COST_REPEATS
+    alpha = {r["x"]: r["mean"] for r in charts["Memory"] if r["kind"] == "mean" and r["label"].startswith("α")}
+    assert alpha == {float(T): 4.0 * T * T for T in bahdanau_attention.COST_LENGTHS}  # T_y × T_x floats
 
 
 def test_the_tail_shows_the_code_the_questions_the_sources_and_the_next_lesson():
@@ -95,8 +149,10 @@ def test_bad_input_gets_a_message_not_an_exception(bad):
 def test_train_then_stop_keeps_the_partly_trained_model():
     at = open_lesson("dates")
     at.number_input(key="bahdanau_attention.seed").set_value(3).run()
+    at.toggle(key="bahdanau_attention.bidirectional").set_value(True).run()
     at.button(key="bahdanau_attention.train.dates.train").click().run()
     assert not at.exception
+    assert any(c.value.startswith("This run's model: bidirectional GRU encoder") for c in at.caption)
     # AppTest does not tick run_every fragments: rerun until the background run has reported twice (a replay
     # needs two reports)
     rerun_until(at, lambda at: reported_steps(at) >= 2 * REPORT_EVERY, timeout=60, what="fewer than two reports")
@@ -117,6 +173,7 @@ def test_train_then_stop_keeps_the_partly_trained_model():
     choice.set_value(choice.options[0]).run()
     assert not at.exception
     assert markdown_starting(at, "**Output:**")
+    assert any(c.value.startswith("Your model, trained on this page: bidirectional") for c in at.caption)
 
 
 def test_exercises_are_checked_against_the_model():
