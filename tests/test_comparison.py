@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from lessons.common import comparison
 from lessons.common.comparison import (
     FORMAT,
     PALETTE,
@@ -281,7 +282,25 @@ def test_curves_chart_values_match_the_points():
         assert v["n"] == len(ys) == 3
         assert v["mean"] == pytest.approx(np.mean(ys)) and v["sd"] == pytest.approx(np.std(ys, ddof=1))
         assert (v["lo"], v["hi"]) == pytest.approx((v["mean"] - v["sd"], v["mean"] + v["sd"]))
-    assert spec["title"] == "Loss" and spec["height"] == 300
+    assert spec["title"] == "Loss"
+    # 300 is the whole chart's height: the plot gets what the title, the x axis and the legend's rows leave,
+    # and the height is not squeezed to fit (a y title longer than the plot hid the chart's title)
+    legend = spec["encoding"]["color"]["legend"]
+    rows = -(-len(c.variants) // legend["columns"])
+    assert spec["height"] == 300 - comparison.TITLE_HEIGHT - comparison.X_AXIS_HEIGHT - comparison.LEGEND_ROW * rows
+    assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
+
+
+def test_curves_chart_legend_never_clips_a_label():
+    c = _comparison()
+    short = curves_chart(c.curve_points("loss"), y_title="loss", x_title="step")["encoding"]["color"]["legend"]
+    assert short["labelLimit"] == 0 and short["columns"] == 2
+    long_points = [
+        {**p, "label": f"{p['variant']} with a label longer than half a column"} for p in c.curve_points("loss")
+    ]
+    long = curves_chart(long_points, y_title="loss", x_title="step")
+    assert long["encoding"]["color"]["legend"]["columns"] == 1
+    assert long["height"] >= comparison.MIN_PLOT_HEIGHT
 
 
 def test_curves_chart_colours_follow_the_comparisons_order_and_a_lone_variant_has_no_legend():

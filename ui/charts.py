@@ -47,6 +47,8 @@ def vega(spec: dict, key: str, height: int | None = None, container=None, width:
 
     Keyed, so that Streamlit updates the drawn chart in place when only its numbers change. ``container``: a column
     to draw it in (default: here). ``width="content"`` for a chart whose panels have a fixed width (a facet)."""
+    if (spec.get("autosize") or {}).get("type") == "fit-x":
+        height = None  # the spec sets its plot's height and the chart grows with its legend: Streamlit must not fit it
     if presenting():
         from lessons.common import charts
 
@@ -92,16 +94,18 @@ def comparison_curves(charts, key: str, *, names=("loss", "accuracy"), axis_key:
 
     ``charts(x=…)`` builds the Vega-Lite specs (``lessons.common.comparison.curves_chart``) against the training
     step, or, with ``axis_key``, against the step or the seconds as the student picks (a control kept in the
-    page's link); without it, ``charts()`` is called as it is."""
+    page's link); without it, ``charts()`` is called as it is. ``height``: the whole chart's, passed on to
+    ``charts`` (whose specs give their plot what the title, axis and legend leave)."""
+    sized = {"height": height} if height else {}  # the whole chart's: the builder gives its plot what is left
     if axis_key:
         from ui.links import linked
 
         axis = linked(st.radio, "Curves against", ["training step", "seconds"], horizontal=True, key=axis_key)
-        specs = charts(x="step" if axis == "training step" else "seconds")
+        specs = charts(x="step" if axis == "training step" else "seconds", **sized)
     else:
-        specs = charts()
+        specs = charts(**sized)
     for column, name, spec in zip(st.columns(len(names)), names, specs, strict=True):
-        vega(spec, key=f"{key}.{name}", height=height, container=column)
+        vega(spec, key=f"{key}.{name}", container=column)
 
 
 def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwargs) -> None:

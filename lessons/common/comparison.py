@@ -540,6 +540,11 @@ def curves_chart(
     }
     if len(ordered) <= 1:
         color["legend"] = None
+    else:  # two labels a row where they fit half a narrow column; otherwise one a row, never clipped
+        longest = max(len(e["label"]) for _, e in ordered)
+        columns = 2 if longest <= LEGEND_TWO_COLUMNS else 1
+        color["legend"]["columns"] = columns
+        spec["height"] = max(MIN_PLOT_HEIGHT, spec["height"] - LEGEND_ROW * -(-len(ordered) // columns))
     return spec
 
 
@@ -572,6 +577,11 @@ def _aggregate(entry: dict, *, percent: bool, log_y: bool) -> list[dict]:
              for x, m, d, a, b, k in zip(grid.tolist(), mean.tolist(), sd.tolist(), lo.tolist(), hi.tolist(),
                                          n.tolist(), strict=True)]  # fmt: skip
     return rows
+
+
+X_AXIS_HEIGHT, TITLE_HEIGHT, LEGEND_ROW = 45, 25, 20  # pixels a curves chart spends besides its plot
+MIN_PLOT_HEIGHT = 120  # the plot never gets smaller than this (the y title has to fit beside it)
+LEGEND_TWO_COLUMNS = 16  # labels up to this many characters go two a row in the legend
 
 
 @functools.lru_cache(maxsize=64)
@@ -612,16 +622,15 @@ def _curves_template(
                                      {"field": "y", "type": "quantitative", "title": y_title, "format": number}]},
         }  # fmt: skip
         layers = [band, seeds, mean]
-    legend = {
-        "orient": "bottom",
-        "title": None,
-        "labelLimit": 0,
-        "columns": 2,  # whole labels, two a row,
-        "symbolOpacity": 1,
-    }  # in full colour (the band's light fill would otherwise set it)
+    legend = {"orient": "bottom", "title": None, "labelLimit": 0, "symbolOpacity": 1}  # whole labels, full colour
     x = {"field": "x", "type": "quantitative", "title": x_title, "scale": {"type": "log"} if log_x else {"zero": False}}
+    # ``height`` is the whole chart's; Vega-Lite's is the plot's alone. The width fits the column (fit-x) but the
+    # height does not shrink to fit: under Streamlit's "fit" a y title longer than a squeezed plot pushed the
+    # chart's own title out of view. The legend's rows come off in curves_chart.
+    plot = max(MIN_PLOT_HEIGHT, height - X_AXIS_HEIGHT - (TITLE_HEIGHT if title else 0))
     spec = {
-        "height": height,
+        "height": plot,
+        "autosize": {"type": "fit-x", "contains": "padding"},
         "encoding": {"x": x, "color": {"field": "label", "type": "nominal", "legend": legend}},
         "layer": layers,
     }
