@@ -11,7 +11,10 @@ Two things are computed here, both by ``minimodels``' own score modules:
 * one query against a handful of keys, scored all four ways: raw scores, softmax, context (keys = values, as
   in the lecture's "until I say otherwise, let's assume our keys and values are identical");
 * a *race*: the same GRU encoder–decoder with each of the four scores, trained with the same seed on the same
-  data (``dates``), one short segment each in turn, so their curves grow side by side on one core.
+  data (``dates``), one short segment each in turn, so their curves grow side by side on one core; and what its
+  dot models' softmax sees (``race_score_stats``): why unscaled dot is not slowed by its size there;
+* a *reduced race* at several d (``retrieval_run``): one attention layer on unit-variance vectors, where the
+  spread √d of q·k does saturate the softmax, to show where scaling starts to matter.
 
 Letters: d query/key size, N keys, A the additive score's hidden size. This module never imports streamlit.
 """
@@ -36,7 +39,7 @@ from torch import nn
 
 from lessons.common.catalog import ROOT
 from lessons.common.charts import attention_coloraxis, hover_pairs, safe_label, vega_lite_spec, with_values
-from lessons.common.comparison import Comparison, Run, curve_of, curves_chart, first_reached
+from lessons.common.comparison import Comparison, Run, Spread, Verdict, curve_of, curves_chart, first_reached
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, check_budget
 from minimodels.attention import (
@@ -44,6 +47,7 @@ from minimodels.attention import (
     BilinearAttention,
     DotProductAttention,
     ScaledDotProductAttention,
+    masked_softmax,
 )
 from minimodels.tasks import Task, get_task
 from minimodels.train import (
@@ -53,6 +57,7 @@ from minimodels.train import (
     build_model,
     default_train_config,
     evaluate,
+    model_config,
     stop_event,
     stop_requested,
     stop_when,
@@ -78,8 +83,8 @@ EQUATIONS = {
 }
 NOTES = {
     "dot": "No parameters. Needs queries and keys of the same size (d = d′). Luong et al. 2015, “dot”.",
-    "scaled_dot": "No parameters. The dot product divided by √d keeps the scores' spread near 1 whatever d is "
-    "(Vaswani et al. 2017).",
+    "scaled_dot": "No parameters. For unit-variance entries, dividing by √d keeps the scores' spread near 1 "
+    "whatever d is (Vaswani et al. 2017).",
     "bilinear": "A learned d × d′ matrix decides which directions of q and k should match; q and k may differ "
     "in size. Luong et al. 2015, “general”.",
     "additive": "A one-hidden-layer MLP on q and k: the most flexible, and the only non-linear one. "
@@ -100,6 +105,59 @@ REPORT_EVERY = 10  # steps per turn: each model trains this many steps, then rep
 MAX_KEYS = 12
 D_CHOICES: tuple[int, ...] = (2, 4, 8, 16, 32, 64, 128, 256, 512)
 SPACE = "␣"  # how a space character is labelled on a chart axis (a blank tick label would be invisible)
+
+# ------------------------------------------------------------------------------------------------ the page's text
+INTRO = (
+    "Every attention you will meet does the same three things: **score** each key against the query, turn the "
+    "scores into a distribution with a **softmax**, and read the **weighted sum** of the values. Only the first "
+    "step changes from one paper to the next. The lecture lists four ways to measure how well a query q matches "
+    "a key k; here you compute all four on one example, train the same translator four times, once with each, "
+    "and then test the lecture's warning about the dot product: “scale of dot product increases as dimensions "
+    "get larger”."
+)
+SCORES_NOTE = (
+    "q has d entries and k has d′; the additive score's hidden layer has d″ units. The dot scores have nothing "
+    "to learn; bilinear and additive learn *what* a good match is, which costs parameters (counted below on "
+    "the modules themselves) and, for additive, a hidden layer per (query, key) pair."
+)
+EXAMPLE_INTRO = (
+    "A query and a few keys drawn at random (the keys are the values too, as in the lecture). The bilinear "
+    "and additive scores use *untrained* random weights here: their preferences are arbitrary until training "
+    "shapes them. Make the query a copy of one key and see which scores notice."
+)
+RACE_INTRO = (
+    "The same model, a {model}, trained on **dates** (“Sunday, November 22, 2026” → “2026-11-22”, "
+    "character by character) four times from each seed: same data, same batches, only the score differs. One "
+    "caveat from the model itself (`minimodels.seq2seq`): the **additive** model attends from the previous "
+    "decoder state sₜ₋₁ and feeds the context into the RNN (Bahdanau et al., as published), while dot, "
+    "scaled dot and bilinear attend from the current state sₜ after the RNN step (Luong et al.). So the race "
+    "compares two published designs, not the score alone; Bahdanau's decoder must also run step by step in "
+    "training, which is why its steps take longer."
+)
+
+
+def race_intro() -> str:
+    """:data:`RACE_INTRO` with what the race's models are, read from their config (unidirectional or not, d)."""
+    return RACE_INTRO.format(model=model_config(model_name("dot"), get_task(TASK)).describe().split(", ")[0])
+
+
+LIVE_INTRO = (
+    f"One click trains four fresh models for you alone, from the seed you choose. They take turns, "
+    f"{REPORT_EVERY} steps each, so their curves grow side by side on a single core; each stops "
+    f"at {TARGET:.0%} held-out exact match or when its own time budget is spent. The bar and the "
+    "first two curves follow the four together (their mean loss and exact match, their seconds added up); below "
+    "them, each model's own curves, its steps to accuracy and its attention on the fixed example."
+)
+
+SWEEP_INTRO = (
+    "Why divide by √d at all? If q and k have d independent entries of variance σ², q·k = Σⱼ qⱼkⱼ has variance "
+    "d·σ⁴: its sd is √d·σ². For unit-variance vectors, as in a Transformer after its LayerNorm, that is √d, and "
+    "at large d the softmax puts almost all its weight on one key before anything is learned. To see where that "
+    "starts to matter, a race small enough to run at several d over several seeds: **one attention layer**, "
+    "nothing else, must learn projections W_q, W_k under which a query finds the key it is a noisy copy of. "
+    "The values are the keys; the loss is the distance between the context c and the right key. The measure: "
+    "the mean α on the right key, on held-out queries, early in training (how fast it learns where to look)."
+)
 
 
 def model_name(score: str) -> str:
@@ -293,6 +351,18 @@ def _comparison_spec() -> str:
     )
     chart = alt.vconcat(scores, weights, data=alt.Data(name="scores"), spacing=10)
     return json.dumps(vega_lite_spec(chart))
+
+
+def scaling_note(c: ScoreComparison) -> str:
+    """What scaling does to this example's dot scores, with its own numbers."""
+    dot, scaled = c.scores["dot"], c.scores["scaled_dot"]
+    return (
+        f"**What scaling does.** Here the dot scores have a standard deviation of **{dot.std():.2f}**; divided "
+        f"by √d = {c.d**0.5:.2f} they have **{scaled.std():.2f}**. For random vectors with unit-variance entries a "
+        "dot product is a sum of d random terms, so its spread grows like √d: at large d the softmax of raw dot "
+        "scores puts nearly all its weight on one key. Scaling keeps the spread near 1 whatever d is. Averaged "
+        "over 256 random queries with the same number of keys:"
+    )
 
 
 def context_rows(c: ScoreComparison) -> tuple[np.ndarray, list[str]]:
@@ -831,15 +901,362 @@ def observations(c: Comparison) -> list[str]:
     return lines
 
 
+# ------------------------------------------------------------------------- why the race's dot scores are small
+# The race's query is the decoder state sₜ and its keys are the encoder states hᵢ: both GRU outputs, each entry a
+# tanh times a gate, and PyTorch draws a GRU's weights from U(−1/√d, 1/√d). Their entries are small (variance
+# σ² ≈ 0.05 at d = 64), so q·k = Σ qⱼkⱼ has a standard deviation near √d·σ_q·σ_k, well under 1: the softmax is
+# far from saturated, and dividing by √d only flattens α further.
+@torch.inference_mode()
+def race_score_stats(model: nn.Module, task: Task, sentences: int = 200) -> dict[str, float]:
+    """What a race model's (Luong) attention sees on the first ``sentences`` held-out sentences, teacher-forced:
+    ``d``, the variance of the query entries (decoder states sₜ) and of the key entries (encoder states hᵢ), the
+    standard deviation of the raw scores e over real (query, key) pairs, the mean largest α and the mean α a
+    uniform softmax would give (1/S). Only for models that attend from sₜ (dot, scaled dot, bilinear)."""
+    if model.config.query != "current":
+        raise ValueError(f"{model.config.attention} attends from sₜ₋₁; race_score_stats reads sₜ models only")
+    batch = task.encoded("valid").select(torch.arange(min(sentences, len(task.encoded("valid")))))
+    memory = model.encode(batch.source, batch.source_lengths)  # states (B, S, D)
+    s, _ = model._fused(model.target_embedding(batch.target_in), memory.final)  # (B, T, D): every sₜ at once
+    e = model.scores(s, memory)  # (B, T, S)
+    real = (batch.target_out != 0).unsqueeze(2) & memory.mask.unsqueeze(1)  # (B, T, S): real query and key
+    alpha = masked_softmax(e, memory.mask.unsqueeze(1))  # (B, T, S)
+    rows = real.any(-1)  # (B, T): real queries
+    return {
+        "d": int(s.size(-1)),
+        "query variance": float(s[rows].var()),
+        "key variance": float(memory.states[memory.mask].var()),
+        "score sd": float(e[real].std()),
+        "largest α": float(alpha.amax(-1)[rows].mean()),
+        "uniform α": float((1 / memory.mask.sum(-1, keepdim=True).float()).expand_as(rows)[rows].mean()),
+    }
+
+
+def predicted_sd(stats: Mapping[str, float], scaled: bool = False) -> float:
+    """√d·σ_q·σ_k: the sd of q·k for independent entries of those variances (divided by √d when ``scaled``)."""
+    sd = math.sqrt(stats["d"] * stats["query variance"] * stats["key variance"])
+    return sd / math.sqrt(stats["d"]) if scaled else sd
+
+
+@functools.cache
+def fresh_stats(score: str, d: int, seed: int = 0) -> dict[str, float]:
+    """:func:`race_score_stats` of a freshly initialised race model of ``score`` with states of size ``d``."""
+    task = get_task(TASK)
+    return race_score_stats(build_model(model_name(score), task, seed=seed, hidden_size=d).eval(), task)
+
+
+STAT_SCORES = ("dot", "scaled_dot")  # the race models whose scores the script reads at the start and the end
+
+
+def start_and_end(c: Comparison) -> dict[str, dict[str, Spread]]:
+    """Per dot score, each statistic of :func:`race_score_stats` at the race's start and end over the seeds:
+    ``{score: {"start score sd": Spread, ...}}`` (the script keeps them in each run's ``extra["scores"]``)."""
+    out = {}
+    for score in STAT_SCORES:
+        runs = [r for r in c.runs_of(score) if "scores" in r.extra]
+        if runs:
+            out[score] = {f"{when} {k}": Spread(tuple(r.extra["scores"][when][k] for r in runs))
+                          for when in ("start", "end") for k in runs[0].extra["scores"][when]}  # fmt: skip
+    return out
+
+
+def why_dot_leads(c: Comparison) -> str:
+    """Why unscaled dot is not slowed by its size here, in numbers the shipped race measured on its own models (at
+    the start, before any training, and at the end): the query and key variances, √d·σ_q·σ_k against the measured
+    sd of q·k, and how far from uniform each softmax is. Empty when the results lack the statistics."""
+    stats = start_and_end(c)
+    if set(stats) != set(STAT_SCORES):
+        return ""
+    dot, scaled = stats["dot"], stats["scaled_dot"]
+    d = int(dot["start d"].mean)
+    mean = {k: v.mean for k, v in dot.items()}
+    start = {k.removeprefix("start "): v for k, v in mean.items() if k.startswith("start ")}
+    n = dot["start score sd"].n
+    narrow = dot["start score sd"].mean < math.sqrt(d) / 4
+    below = "far below" if narrow else "against"
+    saturated = "not saturated" if dot["start largest α"].mean < 0.5 else "already peaked"
+    return (
+        f"**What the race's softmax sees.** Before training (mean of {n} seeds), the race's decoder states sₜ "
+        f"(the queries) have entries of variance σ_q² = {start['query variance']:.3f} and the encoder states hᵢ "
+        f"(the keys) σ_k² = {start['key variance']:.3f}, because a GRU's state is a gated tanh with small initial "
+        f"weights. So at d = {d} the dot products q·k spread with sd ≈ √d·σ_q·σ_k = "
+        f"√{d}·√({start['query variance']:.3f}·{start['key variance']:.3f}) = {predicted_sd(start):.2f} "
+        f"(measured {dot['start score sd'].text('.2f')}), {below} the √d = {math.sqrt(d):.0f} of unit-variance "
+        f"vectors: the softmax is {saturated} (largest α {dot['start largest α'].text('.3f')}, where a uniform one "
+        f"gives {start['uniform α']:.3f}). Dividing by √{d} = {math.sqrt(d):.0f} only flattens it further (largest α "
+        f"{scaled['start largest α'].text('.3f')}): the scaled model starts out averaging all positions and has to "
+        f"grow its states before it can look anywhere. At the end of the race the scores spread with sd "
+        f"{dot['end score sd'].text('.1f')} (dot) and {scaled['end score sd'].text('.2f')} (scaled dot), the largest "
+        f"α {dot['end largest α'].text('.2f')} and {scaled['end largest α'].text('.2f')}."
+    )
+
+
+# ------------------------------------------------------------------------ where scaling matters: a reduced race
+# One attention layer, nothing else, on random vectors: the query is a noisy copy of one of N keys, and the layer
+# must learn projections W_q, W_k under which that key scores highest. Its vectors have unit-variance entries, as
+# a Transformer's have after LayerNorm and variance-preserving projections, so q·k spreads like √d at the start.
+# Cheap enough to train at several d, over several seeds, in seconds.
+SWEEP_DS: tuple[int, ...] = (4, 16, 64, 256)
+SWEEP_SCORES: tuple[str, ...] = ("dot", "scaled_dot")
+SMALL_SIGMA = math.sqrt(0.05)  # entries of variance 0.05, like the race's GRU states at the start
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """The reduced race: find the key that the query is a noisy copy of."""
+
+    d: int  # size of every vector (query, keys, and the projections' output)
+    keys: int = 16  # N keys per query; the values are the keys themselves
+    noise: float = 0.5  # the query is key j plus noise of this sd (times sigma)
+    sigma: float = 1.0  # sd of the vectors' entries: 1 as after a Transformer's LayerNorm
+    batch: int = 64  # queries per training step
+    lr: float = 2e-3  # Adam's learning rate
+    steps: int = 150  # training steps
+    every: int = 10  # steps between two held-out checks
+    held_out: int = 500  # queries in the held-out check, drawn once per (d, sigma)
+    early: int = 50  # the step whose check the sweep compares ("after 50 steps")
+
+
+EARLY_ALPHA = "α on the right key after {early} steps"
+
+
+def early_metric(config: RetrievalConfig | None = None) -> str:
+    return EARLY_ALPHA.format(early=(config or RetrievalConfig(d=1)).early)
+
+
+class Retriever(nn.Module):
+    r"""One attention layer: :math:`\alpha = \mathrm{softmax}(\mathrm{sim}(W_q x_0, W_k x_i))`,
+    :math:`c = \sum_i \alpha_i x_i`. ``W_q``, ``W_k`` start at N(0, 1/d), which keeps unit-variance entries at unit
+    variance (q and k have the inputs' σ² at the start); ``sim`` is a ``minimodels`` score module."""
+
+    def __init__(self, d: int, score: str):
+        super().__init__()
+        self.W_q = nn.Linear(d, d, bias=False)
+        self.W_k = nn.Linear(d, d, bias=False)
+        for w in (self.W_q.weight, self.W_k.weight):
+            nn.init.normal_(w, std=1 / math.sqrt(d))
+        self.attention = {"dot": DotProductAttention, "scaled_dot": ScaledDotProductAttention}[score]()
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``query (B, d)``, ``keys (B, N, d)`` → context ``(B, d)``, weights ``(B, N)``, scores ``(B, N)``."""
+        q, k = self.W_q(query), self.W_k(keys)  # (B, d), (B, N, d)
+        scores = self.attention.score(q.unsqueeze(1), k).squeeze(1)  # (B, 1, d) @ (B, d, N) -> (B, N)
+        weights = torch.softmax(scores, dim=-1)  # (B, N)
+        return (weights.unsqueeze(1) @ keys).squeeze(1), weights, scores  # (B, 1, N) @ (B, N, d) -> (B, d)
+
+
+def retrieval_batch(config: RetrievalConfig, n: int, generator: torch.Generator):
+    """``n`` problems: keys ``(n, N, d)``, queries ``(n, d)`` (a noisy copy of key ``target``), targets ``(n,)``."""
+    keys = config.sigma * torch.randn(n, config.keys, config.d, generator=generator)  # (n, N, d)
+    target = torch.randint(config.keys, (n,), generator=generator)  # (n,)
+    noise = config.sigma * config.noise * torch.randn(n, config.d, generator=generator)  # (n, d)
+    return keys, keys[torch.arange(n), target] + noise, target
+
+
+def retrieval_run(score: str, config: RetrievalConfig, seed: int) -> Run:
+    """Train a :class:`Retriever` from ``seed`` (weights and batches; the held-out queries are the same for every
+    seed) with Adam on the squared distance between the context and the right key. Curve: every ``config.every``
+    steps, the held-out loss, accuracy (argmax α on the right key) and mean α on the right key. Final: those at the
+    end and at ``config.early``, and at step 0 the sd of the scores, the mean largest α and the gradient's norm."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = Retriever(config.d, score)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    batches = torch.Generator().manual_seed(1000 + seed)
+    held_keys, held_query, held_target = retrieval_batch(config, config.held_out, torch.Generator().manual_seed(99))
+    rows = torch.arange(config.held_out)
+
+    def loss_of(keys, query, target):
+        context, weights, scores = model(query, keys)
+        right = keys[torch.arange(len(target)), target]  # (B, d)
+        return ((context - right) ** 2).mean() / config.sigma**2, weights, scores
+
+    curve, start = [], {}
+    for step in range(config.steps + 1):
+        if step % config.every == 0:
+            with torch.no_grad():
+                loss, weights, scores = loss_of(held_keys, held_query, held_target)
+            curve.append({"step": step, "loss": float(loss), "accuracy": float((weights.argmax(-1) == held_target)
+                          .float().mean()), "alpha": float(weights[rows, held_target].mean())})  # fmt: skip
+            if step == 0:
+                start = {
+                    "score sd at step 0": float(scores.std()),
+                    "largest α at step 0": float(weights.amax(-1).mean()),
+                }
+        if step == config.steps:
+            break
+        loss, _, _ = loss_of(*retrieval_batch(config, config.batch, batches))
+        optimizer.zero_grad()
+        loss.backward()
+        if step == 0:
+            start["gradient at step 0"] = float(torch.cat([p.grad.flatten() for p in model.parameters()]).norm())
+        optimizer.step()
+    early = next(p for p in curve if p["step"] >= config.early)
+    final = {**start, early_metric(config): early["alpha"], f"accuracy after {config.early} steps": early["accuracy"],
+             "α on the right key": curve[-1]["alpha"], "accuracy": curve[-1]["accuracy"]}  # fmt: skip
+    return Run(score, seed, params={"d": config.d, "sigma": round(config.sigma, 4)}, curve=tuple(curve), final=final)
+
+
+def sweep_configs(ds: Sequence[int] = SWEEP_DS) -> list[RetrievalConfig]:
+    """The shipped sweep: unit-variance vectors at every d, and one arm at the largest d with small vectors (σ² =
+    0.05, as the race's GRU states), which the prediction exercise asks about."""
+    return [RetrievalConfig(d=d) for d in ds] + [RetrievalConfig(d=max(ds), sigma=SMALL_SIGMA)]
+
+
+def sweep_problem(c: Comparison) -> str | None:
+    """What makes a measured sweep unfit for the page, or None."""
+    if set(c.variants) != set(SWEEP_SCORES):
+        return f"the d sweep must compare {', '.join(SWEEP_SCORES)}, not {', '.join(c.variants)}"
+    for score in SWEEP_SCORES:
+        for config in sweep_configs(c.param_values("d") or SWEEP_DS):
+            runs = c.runs_of(score, {"d": config.d, "sigma": round(config.sigma, 4)})
+            if len(runs) < 2:
+                return f"the d sweep has {len(runs)} seed(s) of {score} at d = {config.d}, σ = {config.sigma:.2f}"
+    return None
+
+
+def load_sweep(results: Comparison | None) -> Comparison | None:
+    """The reduced race at several d that the shipped race keeps in ``meta["d_sweep"]``; None when absent.
+    ``ValueError`` naming the script when it is there but unusable."""
+    data = (results.meta if results is not None else {}).get("d_sweep")
+    if data is None:
+        return None
+    sweep = Comparison.from_dict(data, "the d sweep")
+    problem = sweep_problem(sweep)
+    if problem:
+        raise ValueError(f"{problem}: run `python {SCRIPT}` again")
+    return sweep
+
+
+def _unit(d: int) -> dict:
+    """The unit-variance arm of the sweep at ``d``."""
+    return {"d": d, "sigma": 1.0}
+
+
+def sweep_verdicts(sweep: Comparison) -> dict[int, Verdict]:
+    """At every d of the unit-variance sweep: does scaled dot put more weight on the right key after the early
+    step than unscaled dot, by more than the spread over seeds?"""
+    metric = early_metric()
+    return {d: sweep.compare("scaled_dot", "dot", metric, where=_unit(d))
+            for d in sweep.param_values("d") if sweep.runs_of("dot", _unit(d))}  # fmt: skip
+
+
+def _ds(ds: Sequence[int]) -> str:
+    return ", ".join(str(d) for d in ds)
+
+
+def sweep_summary(sweep: Comparison) -> str:
+    """Where scaling matters in the reduced race, and where it does not, from :func:`sweep_verdicts`."""
+    verdicts = sweep_verdicts(sweep)
+    ahead = [d for d, v in verdicts.items() if v.winner == "scaled_dot"]
+    behind = [d for d, v in verdicts.items() if v.winner == "dot"]
+    close = [d for d, v in verdicts.items() if not v.clear]
+    parts = []
+    if ahead:
+        parts.append(f"scaling clearly helps at d = {_ds(ahead)}")
+    if close:
+        parts.append(f"it makes no difference larger than the spread over seeds at d = {_ds(close)}")
+    if behind:
+        parts.append(f"unscaled dot is clearly ahead at d = {_ds(behind)}")
+    return "; ".join(parts)
+
+
+def headline(results: Comparison | None, sweep: Comparison | None) -> str:
+    """The lesson's claim about scaling, computed from its two measurements: the reduced race at several d (where
+    scaling helps, where it does not) and the GRU race (dot against scaled dot, steps to the first level, with how
+    wide its scores start). Empty without results."""
+    if results is None:
+        return ""
+    parts = []
+    if sweep is not None:
+        parts.append(f"In a one-layer race on unit-variance vectors (section 4), {sweep_summary(sweep)}.")
+    metric = level_metric("steps", LEVELS[0])
+    race = results.compare("dot", "scaled_dot", metric, higher_is_better=False)
+    numbers = f"{race.a_spread.text('.0f')} against {race.b_spread.text('.0f')} steps to {LEVELS[0]:.0%}"
+    stats = start_and_end(results).get("dot")
+    size = f" (d = {stats['start d'].mean:.0f})" if stats else ""
+    if race.winner == "dot":
+        gru = f"In the GRU race of section 3{size}, unscaled dot learns faster than scaled dot ({numbers})"
+    elif race.winner == "scaled_dot":
+        gru = f"In the GRU race of section 3{size}, scaled dot learns faster than unscaled dot ({numbers})"
+    else:
+        gru = f"In the GRU race of section 3{size}, unscaled and scaled dot are too close to call ({numbers})"
+    if stats:
+        d = int(stats["start d"].mean)
+        gru += (f": there q·k starts with sd {stats['start score sd'].mean:.2f} (largest α "
+                f"{stats['start largest α'].mean:.2f})")  # fmt: skip
+        unit = sweep.runs_of("dot", _unit(d)) if sweep is not None else ()
+        if unit:
+            wide = sweep.spread("score sd at step 0", "dot", _unit(d)).mean
+            peak = sweep.spread("largest α at step 0", "dot", _unit(d)).mean
+            gru += f", where unit-variance vectors at d = {d} start at sd {wide:.1f} (largest α {peak:.2f})"
+    parts.append(gru + ".")
+    return "**What the measurements say about scaling by √d.** " + " ".join(parts)
+
+
+def sweep_lines(sweep: Comparison) -> list[str]:
+    """One sentence per d of the unit-variance sweep, the verdict with its numbers."""
+    metric = early_metric()
+    return [f"d = {d}: " + v.sentence(".2f", f"{metric} (mean over held-out queries)")
+            for d, v in sweep_verdicts(sweep).items()]  # fmt: skip
+
+
+SWEEP_COLUMNS = {"score sd at step 0": ".1f", "largest α at step 0": ".2f",
+                 EARLY_ALPHA.format(early=RetrievalConfig(d=1).early): ".2f", "accuracy": ".0%"}  # fmt: skip
+
+
+def sweep_rows(sweep: Comparison) -> list[dict]:
+    """The unit-variance sweep's table: per score and d, mean ± sd over seeds of the start and of the learning."""
+    rows = sweep.table(SWEEP_COLUMNS, by="d", where={"sigma": 1.0}, variant_header="score")
+    return sorted(rows, key=lambda r: (r["d"], r["score"]))
+
+
+def sweep_charts(sweep: Comparison, d: int) -> tuple[dict, dict]:
+    """Two Vega-Lite charts with every seed faint, the mean and a ± sd band: the early α on the right key against d
+    (log scale), and the held-out α on the right key against the training step at ``d``."""
+    colors = {s: COLORS[s] for s in SWEEP_SCORES}
+    metric = early_metric()
+    against_d = curves_chart(sweep.sweep_points(metric, "d", where={"sigma": 1.0}), y_title=metric,
+                             x_title="d (log scale)", title="After the first steps, at every d", log_x=True,
+                             percent=True, colors=colors)  # fmt: skip
+    curves = curves_chart(sweep.curve_points("alpha", where=_unit(d)), y_title="α on the right key",
+                          x_title="training step", title=f"Learning, at d = {d}", percent=True,
+                          colors=colors)  # fmt: skip
+    return against_d, curves
+
+
+def sweep_caption(sweep: Comparison) -> str:
+    config = RetrievalConfig(d=1)
+    seeds = ", ".join(str(s) for s in sweep.seeds)
+    return (
+        f"Shipped, measured by the lesson's script: one attention layer (W_q, W_k learned, values = keys), N = "
+        f"{config.keys} keys of unit-variance entries, the query a copy of one key plus noise of sd {config.noise}; "
+        f"Adam {config.lr:g}, batches of {config.batch}, {config.steps} steps; seeds {seeds} (faint: each seed; line: "
+        f"the mean; band: ± sd). Held-out: {config.held_out} fixed queries. Here {sweep_summary(sweep)}."
+    )
+
+
 # ------------------------------------------------------------------------------------------- exercises
 HAND_QUERY = (2.0, 0.0, 1.0, 1.0)
 HAND_KEY = (1.0, 1.0, 1.0, 1.0)
 
 
-def exercises(results: Comparison | None) -> list[Exercise]:
-    """Check-yourself questions; every answer is computed by the modules or read off the shipped results."""
+PREDICT_D = 256  # the state size the race's GRU is imagined at in the prediction exercise
+WIDER = ("about twice as wide, as √(256/64) = 2 says", "no wider: about as wide, or narrower")
+VERDICT_CHOICES = ("scaled dot, clearly", "unscaled dot, clearly", "too close to call over the seeds")
+
+
+def verdict_choice(v: Verdict) -> int:
+    """The index in :data:`VERDICT_CHOICES` of a verdict of scaled dot against unscaled dot."""
+    return {"scaled_dot": 0, "dot": 1}.get(v.winner, 2)
+
+
+def exercises(results: Comparison | None, sweep: Comparison | None = None) -> list[Exercise]:
+    """Check-yourself questions, each a computation by hand or a prediction of something the page does not show;
+    every answer is computed by the modules, a fresh model or the shipped (unshown) measurement."""
     q, k = torch.tensor([[HAND_QUERY]]), torch.tensor([[HAND_KEY]])
+    dot = float(DotProductAttention().score(q, k))
     scaled = float(ScaledDotProductAttention().score(q, k))
+    products = " + ".join(f"{a:g}·{b:g}" for a, b in zip(HAND_QUERY, HAND_KEY, strict=True))
     big_q, big_k = 64, 128
     bilinear = parameter_count(BilinearAttention(big_q, big_k))
     fits = tuple(s for s in SCORES if accepts_sizes(s, big_q, big_k))
@@ -851,17 +1268,21 @@ def exercises(results: Comparison | None) -> list[Exercise]:
         "only additive": {"additive"},
     }
     answer = next(i for i, c in enumerate(choices) if by_choice[c] == set(fits))
+    d = len(HAND_QUERY)
     out = [
         Exercise(
             key="scoring_functions.ex1",
             prompt=(
-                f"By hand: the query is q = {HAND_QUERY} and a key is k = {HAND_KEY} (d = 4). What is the "
+                f"By hand: the query is q = {HAND_QUERY} and a key is k = {HAND_KEY} (d = {d}). What is the "
                 "**scaled dot** score q·k / √d?"
             ),
             answer=scaled,
             tolerance=0.01,
-            explanation="q·k = 2 + 0 + 1 + 1 = 4 and √4 = 2.",
-            hint="Add up the products of matching entries, then divide by the square root of d.",
+            explanation=(
+                f"q·k = {products} = {dot:g} (the unscaled dot score), and √d = √{d} = {math.sqrt(d):g}, so "
+                f"q·k / √d = {dot:g} / {math.sqrt(d):g} = {scaled:g}."
+            ),
+            hint="The usual slip is to stop at q·k, or to divide by d instead of √d.",
         ),
         Exercise(
             key="scoring_functions.ex2",
@@ -872,34 +1293,76 @@ def exercises(results: Comparison | None) -> list[Exercise]:
             ),
             choices=choices,
             answer=answer,
-            explanation="q·k needs two vectors of the same size; W (d × d′) or W₁ on [q; k] absorb the difference.",
+            explanation=(
+                f"q·k = Σⱼ qⱼkⱼ pairs entry j of q with entry j of k, so it needs d = d′; {big_q} ≠ {big_k}. The "
+                f"bilinear W ({big_q} × {big_k}) maps k to q's size before the dot product, and the additive W₁ "
+                f"reads [q; k] ({big_q} + {big_k} = {big_q + big_k} entries) whatever the two sizes are."
+            ),
             hint="Try writing q·k for vectors of different sizes.",
         ),
         Exercise(
             key="scoring_functions.ex3",
-            prompt=f"How many parameters does the **bilinear** score qᵀWk have for that pair ({big_q} and {big_k})?",
+            prompt=f"By hand: how many parameters does the **bilinear** score qᵀWk have for that pair ({big_q} and "
+            f"{big_k})?",
             answer=bilinear,
             tolerance=0.5,
-            explanation=f"W is {big_q} × {big_k} = {bilinear:,} numbers, and nothing else is learned.",
+            explanation=(
+                f"qᵀWk is a number only if W has one row per entry of q and one column per entry of k: W is {big_q} × "
+                f"{big_k} = {bilinear:,} numbers, and nothing else is learned (counted on the module itself)."
+            ),
             hint="W has one row per query dimension and one column per key dimension.",
         ),
     ]
-    # the highest level at which one score alone took the fewest steps on average (a tie has no one answer)
-    fewest = {lv: sole_leader(results, level_metric("steps", lv)) for lv in LEVELS} if results is not None else {}
-    level = next((lv for lv in reversed(LEVELS) if fewest.get(lv)), None)
-    if level is not None:
-        metric, best, order = level_metric("steps", level), fewest[level], tuple(LABELS[s] for s in SCORES)
+    small, large = fresh_stats("dot", 64), fresh_stats("dot", PREDICT_D)
+    ratio = large["score sd"] / small["score sd"]
+    out.append(
+        Exercise(
+            key="scoring_functions.ex4",
+            prompt=(
+                f"Predict, then see: the race's GRU has states of size d = 64. Build the same untrained model with "
+                f"d = {PREDICT_D}. Compared with d = 64, how wide is the spread (sd) of its **unscaled** dot scores "
+                "q·k, before any training?"
+            ),
+            choices=WIDER,
+            answer=0 if ratio > 1.5 else 1,
+            explanation=(
+                f"Measured on seed 0's fresh models (200 held-out sentences): sd {small['score sd']:.2f} at d = 64, "
+                f"{large['score sd']:.2f} at d = {PREDICT_D} ({ratio:.2f}×). √d grows, but a GRU starts its weights at "
+                f"U(−1/√d, 1/√d), so its states' entries shrink as d grows: variance {small['query variance']:.3f} "
+                f"(queries) and {small['key variance']:.3f} (keys) at d = 64, {large['query variance']:.3f} and "
+                f"{large['key variance']:.3f} at d = {PREDICT_D}. The sd of q·k is about √d·σ_q·σ_k: it depends on "
+                "the size of the entries as much as on d, and √d alone is the rule only for unit-variance entries."
+            ),
+            hint="√d·σ² is the spread for entries of variance σ², and σ² is not the same at every d.",
+        )
+    )
+    largest = max(sweep.param_values("d")) if sweep is not None else 0
+    small_arm = {"d": largest, "sigma": round(SMALL_SIGMA, 4)}
+    if sweep is not None and all(sweep.runs_of(s, small_arm) for s in SWEEP_SCORES):
+        metric, config = early_metric(), RetrievalConfig(d=largest, sigma=SMALL_SIGMA)
+        v = sweep.compare("scaled_dot", "dot", metric, where=small_arm)
+        sd = {s: sweep.spread("score sd at step 0", s, small_arm).mean for s in SWEEP_SCORES}
+        peak = {s: sweep.spread("largest α at step 0", s, small_arm).mean for s in SWEEP_SCORES}
         out.append(
             Exercise(
-                key="scoring_functions.ex4",
+                key="scoring_functions.ex5",
                 prompt=(
-                    f"In the measured race above, which score reached {level:.0%} held-out exact match in the "
-                    "**fewest training steps** (mean over the seeds)? Read it off the table."
+                    f"Predict: section 4's one-layer race at d = {config.d}, but with vectors whose entries have "
+                    f"variance {config.sigma**2:.2f} (like the GRU's states) instead of 1. After {config.early} steps, "
+                    "which puts more weight on the right key? (This run is not drawn on the page.)"
                 ),
-                choices=order,
-                answer=order.index(LABELS[best]),
-                explanation=f"{LABELS[best]}: {results.spread(metric, best).text('.0f')} steps.",
-                hint=f"Look at the column “{metric}”.",
+                choices=VERDICT_CHOICES,
+                answer=verdict_choice(v),
+                explanation=(
+                    f"Measured by the lesson's script over seeds {', '.join(map(str, sweep.seeds))}: "
+                    f"{v.sentence('.2f', metric)} At the start the unscaled scores spread with sd {sd['dot']:.2f} "
+                    f"(√{config.d}·{config.sigma**2:.2f} = {math.sqrt(config.d) * config.sigma**2:.2f}), not "
+                    f"{math.sqrt(config.d):.0f}, so its softmax is not saturated (largest α {peak['dot']:.2f}); the "
+                    f"scaled scores spread with sd {sd['scaled_dot']:.2f} and start almost uniform (largest α "
+                    f"{peak['scaled_dot']:.2f}, uniform 1/{config.keys} = {1 / config.keys:.2f}). Large d makes "
+                    "scaling matter only when the entries are not small."
+                ),
+                hint="What matters is how wide the scores spread at the start: √d·σ², not d alone.",
             )
         )
     return out

@@ -11,17 +11,20 @@ from lessons.common.live import TrainingRun
 from minimodels.attention import AdditiveAttention, BilinearAttention, DotProductAttention, ScaledDotProductAttention
 
 lesson = ui.lesson("scoring_functions")
-ui.explain(
-    "Every attention you will meet does the same three things: **score** each key against the query, turn the "
-    "scores into a distribution with a **softmax**, and read the **weighted sum** of the values. Only the first "
-    "step changes from one paper to the next. The lecture lists four ways to measure how well a query q matches "
-    "a key k; here you compute all four on one example, then train the same translator four times, once with "
-    "each, and compare."
-)
+ui.explain(scoring_functions.INTRO)
 st.latex(
     r"\alpha_i = \frac{\exp \mathrm{sim}(q, k_i)}{\sum_{i'} \exp \mathrm{sim}(q, k_{i'})}"
     r"\qquad c = \sum_i \alpha_i\, v_i"
 )
+ui.symbols("scoring_functions")
+results = ui.shipped_results(lesson)
+try:
+    sweep = scoring_functions.load_sweep(results)
+except ValueError as error:
+    st.warning(f"The measured sweep over d cannot be shown: {error}")
+    sweep = None
+if results is not None:
+    st.markdown(scoring_functions.headline(results, sweep))
 
 # --- The four scores --------------------------------------------------------------------------------
 st.header("1 · Four ways to score a key", divider="gray")
@@ -31,19 +34,11 @@ for pair in (scoring_functions.SCORES[:2], scoring_functions.SCORES[2:]):
             st.markdown(f"**{scoring_functions.LABELS[name]}**")
             st.latex(scoring_functions.EQUATIONS[name])
             st.caption(scoring_functions.NOTES[name])
-ui.explain(
-    "q has d entries and k has d′; the additive score's hidden layer has d″ units. The dot scores have nothing "
-    "to learn; bilinear and additive learn *what* a good match is, which costs parameters (counted below on "
-    "the modules themselves) and, for additive, a hidden layer per (query, key) pair."
-)
+ui.explain(scoring_functions.SCORES_NOTE)
 
 # --- One query, four scores ---------------------------------------------------------------------------
 st.header("2 · One query, four scores", divider="gray")
-ui.explain(
-    "A query and a few keys drawn at random (the keys are the values too, as in the lecture). The bilinear "
-    "and additive scores use *untrained* random weights here: their preferences are arbitrary until training "
-    "shapes them. Make the query a copy of one key and see which scores notice."
-)
+ui.explain(scoring_functions.EXAMPLE_INTRO)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -82,14 +77,7 @@ def one_query() -> None:
     rows, labels = scoring_functions.context_rows(shown)
     title = f"the query and the four contexts c = Σ αᵢ kᵢ (d = {d})"
     ui.plotly(charts.vector_strip(rows, labels, title=title), key="scoring_functions.contexts")
-    dot, scaled = shown.scores["dot"], shown.scores["scaled_dot"]
-    st.markdown(
-        f"**What scaling does.** Here the dot scores have a standard deviation of **{dot.std():.2f}**; divided "
-        f"by √d = {d**0.5:.2f} they have **{scaled.std():.2f}**. For random vectors with unit-variance entries a "
-        "dot product is a sum of d random terms, so its spread grows like √d: at large d the softmax of raw dot "
-        "scores puts nearly all its weight on one key (and its gradient vanishes). Scaling keeps the spread "
-        "near 1 whatever d is. Averaged over 256 random queries with the same number of keys:"
-    )
+    st.markdown(scoring_functions.scaling_note(shown))
     for column, spec, name in zip(st.columns(2), scaling_specs(n_keys), ("spread", "peak"), strict=True):
         ui.vega(spec, key=f"scoring_functions.{name}", height=CHART_HEIGHT, container=column)
 
@@ -98,16 +86,7 @@ one_query()
 
 # --- Measured: the four trained side by side ---------------------------------------------------------
 st.header("3 · Trained side by side", divider="gray")
-ui.explain(
-    "The same GRU encoder–decoder, trained on **dates** (“Sunday, November 22, 2026” → “2026-11-22”, "
-    "character by character) four times from each seed: same data, same batches, only the score differs. One "
-    "caveat from the model itself (`minimodels.seq2seq`): the **additive** model attends from the previous "
-    "decoder state sₜ₋₁ and feeds the context into the RNN (Bahdanau et al., as published), while dot, "
-    "scaled dot and bilinear attend from the current state sₜ after the RNN step (Luong et al.). So the race "
-    "compares two published designs, not the score alone; Bahdanau's decoder must also run step by step in "
-    "training, which is why its steps take longer."
-)
-results = ui.shipped_results(lesson)
+ui.explain(scoring_functions.race_intro())
 
 
 @st.fragment
@@ -124,6 +103,7 @@ def measured() -> None:
         "character the output character comes from (test split)."
     )
     st.markdown("\n".join(f"- {line}" for line in scoring_functions.observations(results)))
+    st.markdown(scoring_functions.why_dot_leads(results))
     ui.comparison_curves(partial(scoring_functions.race_charts, results), "scoring_functions.shipped",
                          axis_key="scoring_functions.axis", height=CHART_HEIGHT)  # fmt: skip
     maps = scoring_functions.shipped_maps(results)
@@ -140,15 +120,31 @@ def measured() -> None:
 if results is not None:
     measured()
 
+# --- Where scaling matters ---------------------------------------------------------------------------
+st.header("4 · Where scaling starts to matter", divider="gray")
+ui.explain(scoring_functions.SWEEP_INTRO)
+
+
+@st.fragment
+def where_scaling_matters() -> None:
+    ds = sweep.param_values("d")
+    d = ui.linked(st.select_slider, "Learning curves at d", ds, value=max(ds), key="scoring_functions.sweep_d")
+    for column, spec, name in zip(st.columns(2), scoring_functions.sweep_charts(sweep, d), ("by_d", "curves"),
+                                  strict=True):  # fmt: skip
+        ui.vega(spec, key=f"scoring_functions.sweep.{name}", height=CHART_HEIGHT, container=column)
+    st.caption(scoring_functions.sweep_caption(sweep))
+    ui.table(scoring_functions.sweep_rows(sweep))
+    st.markdown("\n".join(f"- {line}" for line in scoring_functions.sweep_lines(sweep)))
+
+
+if sweep is not None:
+    where_scaling_matters()
+else:
+    st.info(f"No measured sweep over d to show: run `python {scoring_functions.SCRIPT}` to make one.")
+
 # --- Race them yourself -----------------------------------------------------------------------------
-st.header("4 · Race them yourself", divider="gray")
-ui.explain(
-    f"One click trains four fresh models for you alone, from the seed you choose. They take turns, "
-    f"{scoring_functions.REPORT_EVERY} steps each, so their curves grow side by side on a single core; each stops "
-    f"at {scoring_functions.TARGET:.0%} held-out exact match or when its own time budget is spent. The bar and the "
-    "first two curves follow the four together (their mean loss and exact match, their seconds added up); below "
-    "them, each model's own curves, its steps to accuracy and its attention on the fixed example."
-)
+st.header("5 · Race them yourself", divider="gray")
+ui.explain(scoring_functions.LIVE_INTRO)
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
@@ -188,5 +184,5 @@ ui.page_tail(
         ("The code that computes this", SCORE_MODULES),
         ("The code of this page's example and race", (scoring_functions.compare_scores, scoring_functions.race)),
     ],
-    exercises=scoring_functions.exercises(results),
+    exercises=scoring_functions.exercises(results, sweep),
 )

@@ -6,7 +6,13 @@ For each seed, the four GRU encoder–decoders (dot, scaled dot, bilinear, addit
 on ``dates`` exactly as the page's Train button does (``lessons.scoring_functions.race``: turns of ten steps, each
 model's own compute seconds counted, stop at 98% held-out exact match or after ``--budget`` seconds). Then,
 untimed: exact match on the whole test split and alignment accuracy against the gold alignment. The first seed's
-final attention on the task's probe sentence is kept (in that run's ``extra``) for the page's heatmaps.
+final attention on the task's probe sentence is kept (in that run's ``extra``) for the page's heatmaps, and the dot
+and scaled dot models' score statistics before and after the race (``race_score_stats``: the variance of queries
+and keys, the sd of q·k, the largest α) in their runs' ``extra["scores"]``: why the unscaled scores are small here.
+
+First, in seconds: the reduced race (``retrieval_run``: one attention layer finding the key a query is a noisy copy
+of) at d = 4, 16, 64, 256 on unit-variance vectors, and at d = 256 on vectors of variance 0.05, for dot and scaled
+dot over ``--sweep-seeds``: where scaling starts to matter. It is kept as a second comparison in ``meta["d_sweep"]``.
 
 The result is one ``lessons.common.comparison.Comparison`` (variants: the scores; one run per seed), written with
 ``Comparison.save``. Figures are only what was measured: the command, date, machine, torch threads and the load
@@ -25,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons import scoring_functions  # noqa: E402
-from lessons.common.comparison import Run, measure  # noqa: E402
+from lessons.common.comparison import Comparison, Run, measure  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from scripts.common import Measurement, parse, save_comparison  # noqa: E402
 
@@ -36,9 +42,13 @@ def race_once(seed: int, budget: float, threads: int, probe: bool) -> tuple[dict
     for split in ("train", "valid", "test"):
         task.encoded(split)  # tokenize before any clock starts
     models = scoring_functions.new_models(task, seed)
+    start = {s: scoring_functions.race_score_stats(models[s].eval(), task) for s in scoring_functions.STAT_SCORES}
     latest: list[scoring_functions.RaceReport] = []
     config = scoring_functions.race_config(seed, threads=threads)
     runs = scoring_functions.race(models, task, config, budget_seconds=budget, on_progress=latest.append)
+    for score in scoring_functions.STAT_SCORES:  # untimed: what each dot model's softmax saw, before and after
+        scores = {"start": start[score], "end": scoring_functions.race_score_stats(models[score].eval(), task)}
+        runs[score] = dataclasses.replace(runs[score], extra={**runs[score].extra, "scores": scores})
     if probe:
         for score, history in latest[-1].histories.items():
             last = history[-1]
@@ -55,11 +65,35 @@ def race_once(seed: int, budget: float, threads: int, probe: bool) -> tuple[dict
     return runs, sizes
 
 
+def d_sweep(seeds: list[int]) -> Comparison:
+    """The reduced race (``scoring_functions.retrieval_run``) at every d of the sweep, both dot scores, every seed."""
+    runs = []
+    for config in scoring_functions.sweep_configs():
+        for score in scoring_functions.SWEEP_SCORES:
+            for seed in seeds:
+                run = scoring_functions.retrieval_run(score, config, seed)
+                runs.append(run)
+                early = scoring_functions.early_metric(config)
+                print(f"d = {config.d:>3} σ = {config.sigma:.2f} seed {seed} {score:>10}: {early} "
+                      f"{run.final[early]:.2f}, final accuracy {run.final['accuracy']:.0%}", flush=True)  # fmt: skip
+    meta = {"script": scoring_functions.SCRIPT, "seeds": seeds,
+            "config": dataclasses.asdict(scoring_functions.RetrievalConfig(d=0))}  # fmt: skip
+    labels = {s: scoring_functions.LABELS[s] for s in scoring_functions.SWEEP_SCORES}
+    return Comparison(scoring_functions.SWEEP_SCORES, tuple(runs), meta, labels)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one race per seed")
     p.add_argument("--budget", type=float, default=30.0, help="compute seconds per model and seed, at most")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
+    p.add_argument(
+        "--sweep-seeds",
+        type=int,
+        nargs="+",
+        default=[0, 1, 2, 3, 4],
+        help="seeds of the reduced race at several d (seconds each)",
+    )
     p.add_argument("--out", default=str(scoring_functions.RESULTS), help="where to write the JSON")
     args = parse(p, argv)
     measured = Measurement("scoring_functions_results.py", argv, args.threads)
@@ -88,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         "budget_seconds": args.budget,
         "train_config": dataclasses.asdict(scoring_functions.race_config(args.seeds[0], threads=args.threads)),
     }
+    meta["d_sweep"] = d_sweep(args.sweep_seeds).to_dict()
     comparison = measure(scoring_functions.SCORES, args.seeds, run_one, meta, on_run, scoring_functions.LABELS)
     save_comparison(comparison, measured, args.out, scoring_functions.load_results, models=models)
     return 0

@@ -1,6 +1,7 @@
 """The scoring-functions lesson: the four scores against their textbook formulas, parameter counts, the race
 and the shipped results."""
 
+import dataclasses
 import json
 import math
 import threading
@@ -421,35 +422,47 @@ def mean_steps(results, level):
 
 def test_exercise_answers_are_computed():
     results = scoring_functions.load_results()
-    ex = {e.key: e for e in scoring_functions.exercises(results)}
+    sweep = scoring_functions.load_sweep(results)
+    ex = {e.key: e for e in scoring_functions.exercises(results, sweep)}
     assert ex["scoring_functions.ex1"].answer == pytest.approx(2.0)
     assert ex["scoring_functions.ex1"].check(2.0).correct and not ex["scoring_functions.ex1"].check(4.0).correct
+    assert "= 4" in ex["scoring_functions.ex1"].explanation and "4 / 2 = 2" in ex["scoring_functions.ex1"].explanation
     assert ex["scoring_functions.ex2"].choices[ex["scoring_functions.ex2"].answer] == "only bilinear and additive"
-    assert ex["scoring_functions.ex3"].answer == 64 * 128
-    # every score reaches both levels in every shipped seed; at 95% two scores tie on average, so the question is
-    # asked at 90%, where one score alone is fewest
-    at_95, at_90 = mean_steps(results, 0.95), mean_steps(results, 0.9)
-    assert sorted(at_95.values())[0] == pytest.approx(sorted(at_95.values())[1])
-    best = min(at_90, key=at_90.get)
-    assert sorted(at_90.values())[0] < sorted(at_90.values())[1]
-    assert "reached 90%" in ex["scoring_functions.ex4"].prompt
-    assert ex["scoring_functions.ex4"].choices[ex["scoring_functions.ex4"].answer] == scoring_functions.LABELS[best]
-    assert [e.key for e in scoring_functions.exercises(None)] == [
-        "scoring_functions.ex1",
-        "scoring_functions.ex2",
-        "scoring_functions.ex3",
-    ]
+    assert (
+        ex["scoring_functions.ex3"].answer == 64 * 128 and "64 × 128 = 8,192" in ex["scoring_functions.ex3"].explanation
+    )
+    # the GRU's state entries shrink as d grows (PyTorch's U(-1/√d, 1/√d)), so its q·k does not widen like √d
+    small, large = scoring_functions.fresh_stats("dot", 64), scoring_functions.fresh_stats("dot", 256)
+    assert large["query variance"] < small["query variance"] / 2
+    ex4 = ex["scoring_functions.ex4"]
+    wider = large["score sd"] / small["score sd"] > 1.5
+    assert ex4.choices[ex4.answer] == scoring_functions.WIDER[0 if wider else 1]
+    assert f"{small['score sd']:.2f} at d = 64" in ex4.explanation
+    # the unshown arm of the sweep: small entries at the largest d
+    ex5 = ex["scoring_functions.ex5"]
+    arm = {"d": max(scoring_functions.SWEEP_DS), "sigma": round(scoring_functions.SMALL_SIGMA, 4)}
+    alpha = {s: sweep.spread(scoring_functions.early_metric(), s, arm).mean for s in scoring_functions.SWEEP_SCORES}
+    verdict = sweep.compare("scaled_dot", "dot", scoring_functions.early_metric(), where=arm)
+    assert ex5.answer == scoring_functions.verdict_choice(verdict)
+    if verdict.clear:
+        winner = max(alpha, key=alpha.get)
+        assert ex5.choices[ex5.answer].startswith({"dot": "unscaled", "scaled_dot": "scaled"}[winner])
+    for e in ex.values():  # never a figure to read off the page: no "look at", and every explanation is worked
+        assert "look at" not in e.prompt.lower() and "read it off" not in e.prompt.lower()
+        assert any(ch.isdigit() for ch in e.explanation)
+    assert [e.key for e in scoring_functions.exercises(None)] == [f"scoring_functions.ex{i}" for i in range(1, 5)]
 
 
-def test_the_exercise_follows_the_numbers_and_is_left_out_when_no_score_alone_is_fewest():
-    def fewest(*runs):
-        ex = [e for e in scoring_functions.exercises(race_of(*runs)) if e.key == "scoring_functions.ex4"]
-        return ex[0].choices[ex[0].answer] if ex else None
-
-    fast, slow = [(10, 0.96)], [(10, 0.5), (20, 0.96)]
-    assert fewest(run("dot", 0, fast), run("additive", 0, slow)) == "dot"
-    assert fewest(run("dot", 0, slow), run("additive", 0, fast)) == "additive (MLP)"
-    assert fewest(run("dot", 0, fast), run("additive", 0, fast)) is None  # a tie at every level
+def test_the_prediction_follows_the_measured_models(monkeypatch):
+    """ex4's answer is the fresh models' own ratio: feed it widening scores and the answer flips."""
+    stats = {64: {"score sd": 0.4, "query variance": 0.05, "key variance": 0.05},
+             256: {"score sd": 0.9, "query variance": 0.05, "key variance": 0.05}}  # fmt: skip
+    monkeypatch.setattr(scoring_functions, "fresh_stats", lambda score, d, seed=0: stats[d])
+    ex4 = next(e for e in scoring_functions.exercises(None) if e.key == "scoring_functions.ex4")
+    assert ex4.choices[ex4.answer] == scoring_functions.WIDER[0]
+    stats[256]["score sd"] = 0.3
+    ex4 = next(e for e in scoring_functions.exercises(None) if e.key == "scoring_functions.ex4")
+    assert ex4.choices[ex4.answer] == scoring_functions.WIDER[1]
 
 
 # ---------------------------------------------------------------------------------------------- sentences
@@ -506,3 +519,137 @@ def test_every_sentence_says_which_way_the_numbers_go_and_whether_it_is_clear():
 
     one_seed = scoring_functions.observations(race([100], [300], [0.9], [0.5], 0.1, 0.3))  # one seed is an anecdote
     assert all("too close to call" in line and " beats " not in line for line in one_seed)
+
+
+# --------------------------------------------------------------------------- why dot leads, where scaling matters
+def test_the_race_models_scores_spread_like_root_d_sigma_squared_and_scaling_flattens_them():
+    task = get_task(scoring_functions.TASK)
+    models = scoring_functions.new_models(task, seed=0)
+    dot, scaled = (scoring_functions.race_score_stats(models[s].eval(), task) for s in ("dot", "scaled_dot"))
+    assert dot["d"] == 64 and dot["query variance"] == scaled["query variance"]  # the same weights from one seed
+    assert dot["score sd"] == pytest.approx(scoring_functions.predicted_sd(dot), rel=0.25)
+    assert scaled["score sd"] == pytest.approx(dot["score sd"] / 8, rel=1e-4)
+    assert dot["score sd"] < 1 and dot["uniform α"] < scaled["largest α"] < dot["largest α"] < 0.5
+    with pytest.raises(ValueError, match="sₜ₋₁"):
+        scoring_functions.race_score_stats(models["additive"], task)
+
+
+def stats(sd, peak, d=64):
+    return {"d": d, "query variance": 0.05, "key variance": 0.05, "score sd": sd, "largest α": peak, "uniform α": 0.09}
+
+
+def with_scores(results, dot_end_sd=6.5):
+    """``results`` with statistics of the softmax at the start and the end in every dot and scaled dot run."""
+    scores = {"dot": {"start": stats(0.4, 0.14), "end": stats(dot_end_sd, 0.9)},
+              "scaled_dot": {"start": stats(0.05, 0.09), "end": stats(1.2, 0.3)}}  # fmt: skip
+    runs = [dataclasses.replace(r, extra={**r.extra, "scores": scores[r.variant]}) if r.variant in scores else r
+            for r in results.runs]  # fmt: skip
+    return dataclasses.replace(results, runs=tuple(runs))
+
+
+def test_why_dot_leads_is_written_from_the_measured_statistics():
+    fast, slow = [(10, 0.96)], [(10, 0.5), (20, 0.96)]
+    race = race_of(run("dot", 0, fast), run("scaled_dot", 0, slow), run("dot", 1, fast), run("scaled_dot", 1, slow))
+    assert scoring_functions.why_dot_leads(race) == ""  # no statistics, no explanation
+    text = scoring_functions.why_dot_leads(with_scores(race))
+    assert "σ_q² = 0.050" in text and "√64·√(0.050·0.050) = 0.40" in text and "measured 0.40 ± 0.00 (n = 2)" in text
+    assert "largest α 0.140 ± 0.000 (n = 2), where a uniform one gives 0.090" in text
+    assert "sd 6.5 ± 0.0 (n = 2) (dot)" in scoring_functions.why_dot_leads(with_scores(race, 6.5))
+
+
+def retrieval(score, seed, d, alpha, sigma=1.0, sd=1.0, peak=0.3):
+    metric = scoring_functions.early_metric()
+    final = {"score sd at step 0": sd, "largest α at step 0": peak, metric: alpha, "accuracy": 1.0,
+             "α on the right key": alpha, "accuracy after 50 steps": 1.0}  # fmt: skip
+    curve = ({"step": 0, "loss": 1.0, "accuracy": 0.1, "alpha": 0.06}, {"step": 50, "loss": 0.5, "accuracy": 0.9,
+             "alpha": alpha})  # fmt: skip
+    return scoring_functions.Run(score, seed, params={"d": d, "sigma": round(sigma, 4)}, curve=curve, final=final)
+
+
+def sweep_of(alphas: dict, small: tuple = (0.98, 0.16)) -> Comparison:
+    """A sweep where, at each d, dot and scaled dot put ``alphas[d]`` = (dot, scaled) on the right key (± 0.01)."""
+    runs = []
+    for d, (dot, scaled) in alphas.items():
+        for seed in range(3):
+            runs += [
+                retrieval("dot", seed, d, dot + 0.01 * seed),
+                retrieval("scaled_dot", seed, d, scaled + 0.01 * seed),
+            ]
+    for seed in range(3):
+        runs += [retrieval("dot", seed, max(alphas), small[0], scoring_functions.SMALL_SIGMA),
+                 retrieval("scaled_dot", seed, max(alphas), small[1], scoring_functions.SMALL_SIGMA)]  # fmt: skip
+    return Comparison(scoring_functions.SWEEP_SCORES, tuple(runs), {"seeds": [0, 1, 2]}, scoring_functions.LABELS)
+
+
+def test_where_scaling_matters_is_computed_from_the_sweep_and_flips_with_it():
+    sweep = sweep_of({4: (0.07, 0.07), 16: (0.24, 0.21), 64: (0.55, 0.79), 256: (0.75, 0.98)})
+    summary = scoring_functions.sweep_summary(sweep)
+    assert summary == ("scaling clearly helps at d = 64, 256; it makes no difference larger than the spread over "
+                       "seeds at d = 4; unscaled dot is clearly ahead at d = 16")  # fmt: skip
+    lines = scoring_functions.sweep_lines(sweep)
+    assert lines[2].startswith("d = 64: scaled dot beats dot") and "too close to call" in lines[0]
+    swapped = sweep_of({4: (0.07, 0.07), 16: (0.21, 0.24), 64: (0.79, 0.55), 256: (0.98, 0.75)})
+    assert scoring_functions.sweep_summary(swapped) == ("scaling clearly helps at d = 16; it makes no difference "
+        "larger than the spread over seeds at d = 4; unscaled dot is clearly ahead at d = 64, 256")  # fmt: skip
+    assert "Here scaling clearly helps at d = 64, 256" in scoring_functions.sweep_caption(sweep)
+    assert scoring_functions.sweep_problem(sweep) is None
+    ex5 = next(e for e in scoring_functions.exercises(None, sweep) if e.key == "scoring_functions.ex5")
+    assert ex5.choices[ex5.answer] == "unscaled dot, clearly"
+    ex5 = next(e for e in scoring_functions.exercises(None, sweep_of({4: (0.1, 0.1)}, small=(0.16, 0.98)))
+               if e.key == "scoring_functions.ex5")  # fmt: skip
+    assert ex5.choices[ex5.answer] == "scaled dot, clearly"
+
+
+def test_the_headline_follows_both_measurements():
+    sweep = sweep_of({4: (0.07, 0.07), 64: (0.55, 0.79)})
+    fast, slow = [(10, 0.92)], [(10, 0.5), (30, 0.92)]
+    dot_first = with_scores(race_of(*(run(s, seed, fast if s == "dot" else slow) for s in ("dot", "scaled_dot")
+                                      for seed in range(3))))  # fmt: skip
+    text = scoring_functions.headline(dot_first, sweep)
+    assert "scaling clearly helps at d = 64" in text and "unscaled dot learns faster than scaled dot" in text
+    assert "q·k starts with sd 0.40 (largest α 0.14), where unit-variance vectors at d = 64 start at sd 1.0" in text
+    scaled_first = with_scores(race_of(*(run(s, seed, slow if s == "dot" else fast) for s in ("dot", "scaled_dot")
+                                         for seed in range(3))))  # fmt: skip
+    assert "scaled dot learns faster than unscaled dot" in scoring_functions.headline(scaled_first, sweep)
+    tied = with_scores(race_of(*(run(s, seed, fast) for s in ("dot", "scaled_dot") for seed in range(3))))
+    assert "too close to call" in scoring_functions.headline(tied, None)
+    assert scoring_functions.headline(None, sweep) == ""
+
+
+def test_the_reduced_race_starts_saturated_without_scaling_and_is_seeded():
+    config = scoring_functions.RetrievalConfig(d=64, steps=20, every=10, held_out=200, early=10)
+    dot = scoring_functions.retrieval_run("dot", config, seed=0)
+    scaled = scoring_functions.retrieval_run("scaled_dot", config, seed=0)
+    assert dot.final["score sd at step 0"] == pytest.approx(8.0, rel=0.25)  # √64 for unit-variance entries
+    assert scaled.final["score sd at step 0"] == pytest.approx(1.0, rel=0.25)
+    assert dot.final["largest α at step 0"] > 0.7 > 0.4 > scaled.final["largest α at step 0"]
+    assert [p["step"] for p in dot.curve] == [0, 10, 20] and dot.params == {"d": 64, "sigma": 1.0}
+    assert scoring_functions.retrieval_run("dot", config, seed=0) == dot  # same seed, same run
+    small = scoring_functions.retrieval_run("dot", dataclasses.replace(config, sigma=scoring_functions.SMALL_SIGMA), 0)
+    assert small.final["score sd at step 0"] == pytest.approx(8.0 * 0.05, rel=0.3)  # √d·σ², not √d
+
+
+def test_the_shipped_sweep_has_every_d_and_seed_and_draws_its_spread():
+    results = scoring_functions.load_results()
+    sweep = scoring_functions.load_sweep(results)
+    assert sweep.param_values("d") == scoring_functions.SWEEP_DS and len(sweep.seeds) >= 3
+    for config in scoring_functions.sweep_configs():
+        for score in scoring_functions.SWEEP_SCORES:
+            assert len(sweep.runs_of(score, {"d": config.d, "sigma": round(config.sigma, 4)})) == len(sweep.seeds)
+    for r in results.runs:  # the race's dot models carry what their softmax saw, at the start and the end
+        if r.variant in scoring_functions.STAT_SCORES:
+            assert set(r.extra["scores"]) == {"start", "end"} and r.extra["scores"]["start"]["d"] == 64
+    by_d, curves = scoring_functions.sweep_charts(sweep, 256)
+    for chart in (by_d, curves):
+        kinds = {v["kind"] for v in chart["data"]["values"]}
+        assert {"seed", "mean"} <= kinds and any(
+            v.get("kind") == "mean" and v["n"] >= 3 for v in chart["data"]["values"]
+        )
+    assert by_d["encoding"]["x"]["scale"]["type"] == "log"
+    rows = scoring_functions.sweep_rows(sweep)
+    assert [(r["d"], r["score"]) for r in rows] == [(d, label) for d in scoring_functions.SWEEP_DS
+                                                    for label in ("dot", "scaled dot")]  # fmt: skip
+    assert all(r["n"] == len(sweep.seeds) for r in rows)
+    broken = dataclasses.replace(sweep, runs=tuple(r for r in sweep.runs if r.params["d"] != 16 or r.seed == 0))
+    assert "1 seed(s) of dot at d = 16" in scoring_functions.sweep_problem(broken)
+    assert scoring_functions.load_sweep(dataclasses.replace(results, meta={})) is None

@@ -65,7 +65,15 @@ def test_page_opens_with_the_example_and_the_shipped_race(at):
     lines = markdown_starting(at, "- Fewest steps").split("\n")
     assert lines == [f"- {line}" for line in scoring_functions.observations(results)]  # computed, never typed
     assert any(c.value.startswith("Measured by `python scripts/scoring_functions_results.py") for c in at.caption)
-    assert len(at.get("vega_lite_chart")) == 5  # the scores, spread and peak of the scaling, loss and exact match
+    sweep = scoring_functions.load_sweep(results)
+    assert markdown_starting(at, "**What the measurements say") == scoring_functions.headline(results, sweep)
+    assert markdown_starting(at, "**What the race's softmax sees.**") == scoring_functions.why_dot_leads(results)
+    assert at.dataframe[3].value.to_dict("records") == scoring_functions.sweep_rows(sweep)
+    assert markdown_starting(at, "- d = ").split("\n") == [f"- {line}" for line in scoring_functions.sweep_lines(sweep)]
+    assert any(c.value == scoring_functions.sweep_caption(sweep) for c in at.caption)
+    assert any("q, kᵢ" in str(t.value) for t in at.table)  # the table of symbols, with the lesson's own rows
+    # the scores, spread and peak of the scaling, loss and exact match, the sweep against d and its curves
+    assert len(at.get("vega_lite_chart")) == 7
     assert at.button(key="scoring_functions.race.train").disabled is False
 
 
@@ -100,29 +108,41 @@ def test_curves_can_be_drawn_against_seconds(at):
     def x_titles():
         return [json.loads(c.proto.spec)["encoding"]["x"]["title"] for c in at.get("vega_lite_chart")[1:]]
 
-    assert x_titles()[2:] == ["training step", "training step"]  # after the example's scores and the scaling charts
+    assert x_titles()[2:4] == ["training step", "training step"]  # after the example's scores and the scaling charts
     before = vega_rows(at.get("vega_lite_chart")[3])
     at.radio(key="scoring_functions.axis").set_value("seconds").run()
     assert not at.exception
-    assert x_titles()[2:] == ["seconds of its own training"] * 2
+    assert x_titles()[2:4] == ["seconds of its own training"] * 2
     assert vega_rows(at.get("vega_lite_chart")[3]) != before
 
 
 def test_exercises_are_checked(at):
     assert any(s.value.startswith("Right") for s in answer_exercise(at, "scoring_functions.ex1", 2.0).success)
-    assert any("Not quite" in w.value and "Worked answer" in w.value for w in answer_exercise(at, "scoring_functions.ex3", 64).warning)
+    assert any(
+        "Not quite" in w.value and "Worked answer" in w.value
+        for w in answer_exercise(at, "scoring_functions.ex3", 64).warning
+    )
     at.radio(key="scoring_functions.ex2.answer").set_value("only bilinear and additive")
     at.button(key="FormSubmitter:scoring_functions.ex2.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    ex4 = next(
-        e for e in scoring_functions.exercises(scoring_functions.load_results()) if e.key == "scoring_functions.ex4"
-    )
-    at.radio(key="scoring_functions.ex4.answer").set_value(ex4.choices[ex4.answer])
-    at.button(key="FormSubmitter:scoring_functions.ex4.form-Check").click().run()
-    assert any(s.value.startswith("Right") for s in at.success)
-    at.radio(key="scoring_functions.ex4.answer").set_value(ex4.choices[ex4.answer - 1])
-    at.button(key="FormSubmitter:scoring_functions.ex4.form-Check").click().run()
-    assert not at.success and at.warning
+    results = scoring_functions.load_results()
+    for ex in scoring_functions.exercises(results, scoring_functions.load_sweep(results))[3:]:  # the predictions
+        at.radio(key=f"{ex.key}.answer").set_value(ex.choices[ex.answer])
+        at.button(key=f"FormSubmitter:{ex.key}.form-Check").click().run()
+        assert any(s.value.startswith("Right") and ex.explanation in s.value for s in at.success)
+        at.radio(key=f"{ex.key}.answer").set_value(ex.choices[ex.answer - 1])
+        at.button(key=f"FormSubmitter:{ex.key}.form-Check").click().run()
+        assert not at.success and any("Worked answer" in w.value and ex.explanation in w.value for w in at.warning)
+
+
+def test_the_sweep_draws_the_learning_curves_at_the_chosen_d(at):
+    def curves():
+        return json.loads(at.get("vega_lite_chart")[6].proto.spec)["title"]
+
+    assert at.select_slider(key="scoring_functions.sweep_d").value == max(scoring_functions.SWEEP_DS)
+    assert "d = 256" in str(curves())
+    at.select_slider(key="scoring_functions.sweep_d").set_value(4).run()
+    assert not at.exception and "d = 4" in str(curves())
 
 
 def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
@@ -160,7 +180,9 @@ def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatc
     assert not any("parameters" in df.value.columns for df in at.dataframe)  # no shipped table
     assert not any(len(spec["data"]) == 4 and "seed" in spec["layout"]["annotations"][0]["text"]
                    for spec in plotly_specs(at) if spec["data"][0]["type"] == "heatmap")  # fmt: skip
-    assert "scoring_functions.ex4.answer" not in [r.key for r in at.radio]
+    radios = [r.key for r in at.radio]
+    assert "scoring_functions.ex4.answer" in radios and "scoring_functions.ex5.answer" not in radios  # no sweep
+    assert any("No measured sweep" in i.value for i in at.info)
     (tmp_path / "assets" / "results").mkdir(parents=True)
     (tmp_path / "assets" / "results" / "scoring_functions.json").write_text("{}", encoding="utf-8")
     at = open_page(PAGE)
