@@ -199,7 +199,16 @@ def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
             f"| {r['threads']} | {r['batch']} | {r['source_len']} | {r['target_len']} | {r['d_model']} "
             f"| {r['heads']} | {r['d_ff']} | {r['layers']} | {r['ours_ms']} | {r['torch_ms']} | {r['ratio']} |"
         )
-    return "\n".join([*lines, "", *shipped_results()]) + "\n"
+    return "\n".join([*lines, "", *shipped_results(), *written_sections()]) + "\n"
+
+
+def written_sections() -> list[str]:
+    """The sections other bench scripts wrote with their ``--write`` (``bench/sections/<name>.md``, in name order),
+    so that re-rendering this file keeps them."""
+    lines = []
+    for path in sorted((ROOT / "bench" / "sections").glob("*.md")):
+        lines += ["", *path.read_text(encoding="utf-8").rstrip("\n").splitlines()]
+    return lines
 
 
 def shipped_results() -> list[str]:

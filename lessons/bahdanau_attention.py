@@ -54,10 +54,19 @@ INTRO = (
 EQUATIONS = (
     r"h_i = [\overrightarrow{h}_i;\ \overleftarrow{h}_i] \quad\text{(bidirectional encoder)}",
     r"e_{t,i} = v^\top \tanh\!\big(W_q\, s_{t-1} + W_k\, h_i\big)",
-    r"\alpha_{t,i} = \frac{\exp(e_{t,i})}{\sum_{j} \exp(e_{t,j})} \qquad c_t = \sum_{i} \alpha_{t,i}\, h_i",
+    r"\alpha_{t,i} = \frac{\exp(e_{t,i})}{\sum_{j} \exp(e_{t,j})}",
+    r"c_t = \sum_{i} \alpha_{t,i}\, h_i",
     r"s_t = \mathrm{GRU}\big([E\,y_{t-1};\ c_t],\ s_{t-1}\big)",
-    r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}\big(W_o \tanh(W_c[c_t;\ s_t])\big)",
+    r"\tilde s_t = \tanh\!\big(W_c[c_t;\ s_t]\big)",
+    r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}(W_o\, \tilde s_t)",
 )
+
+
+def equations() -> str:
+    """Bahdanau's step as one LaTeX block (one ``st.latex``), an equation per line: each fits a phone's width."""
+    return r"\begin{gathered}" + r" \\[6pt] ".join(EQUATIONS) + r"\end{gathered}"
+
+
 STEP_TEXT = (
     "Each step below is computed by the chosen model's own parts (its score, its GRU cell, its output layer), "
     "on the tokens it wrote itself (greedy decoding, not the gold translation). The output layer reads cₜ as "
@@ -166,7 +175,7 @@ def forced_note(forced: Decoding, original: Decoding, step: int, source_index: i
     """Whether forcing step ``step`` (0-based) onto one source token changed the output, said from the decodings."""
     what = f"Forcing step {step + 1} onto {_code(original.source[source_index])}"
     if forced.translation.text == original.translation.text:
-        return f"{what} left the output unchanged: the decoder state alone was enough to write it."
+        return f"{what} left the output unchanged."
     same = sum(a == b for a, b in zip(forced.target, original.target, strict=False))
     return f"{what} changed the output ({same} of {len(original.target)} tokens still the same, position by position)."
 
@@ -363,6 +372,7 @@ def step_figures(decoding: Decoding, t: int):
     alpha = charts.weight_bars(
         decoding.source, decoding.weights[t - 1], title=f"α at step {t} over the source", value_name="α"
     )
+    alpha.update_layout(height=90 + 30 * len(decoding.source))  # a tick label for every source token
     context = charts.vector_strip(
         decoding.contexts[t - 1],
         [f"c_{t}"],
@@ -463,10 +473,13 @@ def cost_charts(cost: Cost) -> tuple[dict, dict]:
         for r in first
     ]  # fmt: skip
     x_title = "sentence length T (T_x = T_y)"
+    x_axis = {"type": "log", "domain": [min(cost.lengths), max(cost.lengths)], "nice": False}
     time_chart = curves_chart(timed, y_title="ms per sentence", x_title=x_title, title="Decoding time",
                               log_x=True, log_y=True)  # fmt: skip
     memory_chart = curves_chart(memory, y_title="bytes per sentence", x_title=x_title, title="Memory",
                                 log_x=True, log_y=True)  # fmt: skip
+    for chart in (time_chart, memory_chart):  # the measured lengths, not a decade either side
+        chart["encoding"]["x"] |= {"scale": x_axis, "axis": {"values": cost.lengths}}
     return time_chart, memory_chart
 
 
@@ -482,18 +495,21 @@ def cost_sentence(cost: Cost) -> str:
     with_attention, without = _growth(cost, "additive"), _growth(cost, "none")
     outcome, why = verdict(with_attention, without, higher_is_better=True)
     said = {
-        "better": "the attention decoder's time grew clearly faster than the length, as T_x · T_y predicts",
+        "better": "the attention decoder's time grew clearly faster: its T_x · T_y scores weigh more the longer the "
+        "sentence, on top of the T steps both decoders take",
         "too close": f"the two grew by about as much ({why})",
         "worse": f"the decoder without attention grew faster ({why}), against what T_x · T_y predicts",
     }[outcome]
     alpha = cost.values("additive", hi, "alpha_bytes")[0] / cost.values("additive", lo, "alpha_bytes")[0]
     ratio = {T: Spread(tuple(a / b for a, b in zip(cost.values("additive", T), cost.values("none", T), strict=True)))
              for T in (lo, hi)}  # fmt: skip
+    power = {name: math.log(g.mean) / math.log(hi / lo) for name, g in (("with", with_attention), ("without", without))}
     return (
         f"From T = {lo} to T = {hi} ({hi // lo}× longer), one sentence took {with_attention.mean:.0f}× longer to "
-        f"decode with attention and {without.mean:.0f}× longer without (mean of {cost.repeats} repeats): {said}. "
-        f"Attention costs {ratio[lo].mean:.1f}× the time at T = {lo} and {ratio[hi].mean:.1f}× at T = {hi}. "
-        f"Its weights grew {alpha:.0f}× "
+        f"decode with attention (time ∝ T^{power['with']:.2f}) and {without.mean:.0f}× longer without "
+        f"(∝ T^{power['without']:.2f}; T^1 is in proportion to the length, T^2 to T_x · T_y), mean of "
+        f"{cost.repeats} repeats: {said}. Attention costs {ratio[lo].mean:.1f}× the time at T = {lo} and "
+        f"{ratio[hi].mean:.1f}× at T = {hi}. Its weights grew {alpha:.0f}× "
         f"({_size(cost.values('additive', hi, 'alpha_bytes')[0])} per sentence at T = {hi}); the decoder without "
         f"attention reads {_size(cost.values('none', hi, 'read_bytes')[0])} at every step, whatever the length."
     )
@@ -529,7 +545,7 @@ def live_config(budget_seconds: float) -> TrainConfig:
     )
 
 
-BIDIRECTIONAL_LABEL = "Bidirectional encoder (hᵢ = [h⃗ᵢ; h⃖ᵢ], like the shipped models)"
+BIDIRECTIONAL_LABEL = "Bidirectional encoder, like the shipped models"
 
 
 def train_text(budget: float) -> str:

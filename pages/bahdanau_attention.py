@@ -10,8 +10,7 @@ from minimodels.tasks import get_task
 
 lesson = ui.lesson("bahdanau_attention")
 ui.explain(bahdanau_attention.INTRO)
-for equation in bahdanau_attention.EQUATIONS:  # one line each: every one fits a phone's width
-    st.latex(equation)
+st.latex(bahdanau_attention.equations())
 ui.symbols("bahdanau_attention")
 
 

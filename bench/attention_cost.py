@@ -1,0 +1,75 @@
+"""What attention costs: decoding time and memory per sentence vs length, with and without attention (issue 18).
+
+    python -m bench.attention_cost [--threads 1] [--repeats 3] [--batch 16] [--lengths 16 32 64 128 256] [--write]
+
+The Bahdanau lesson's section 6 measures the same thing (``lessons.bahdanau_attention.measure_cost``) when a
+server first shows it; this prints the figures with the machine they were measured on and its load: the shipped
+toy-translation model's size (bidirectional GRU encoder, D = 128, A = 64), once with additive attention and
+once without, random weights, source and output of the same length T, greedy decoding for exactly T steps.
+Time is the CPU time of the decoding thread (not wall time, which a busy machine inflates), per sentence.
+``--write`` also stores what it printed as ``bench/sections/attention_cost.md``, which ``python -m bench.run_all
+--render`` appends to ``bench/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from lessons import bahdanau_attention
+from lessons.common.pretrained import load_pretrained
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--repeats", type=int, default=bahdanau_attention.COST_REPEATS)
+    p.add_argument("--batch", type=int, default=bahdanau_attention.COST_BATCH)
+    p.add_argument("--lengths", type=int, nargs="+", default=list(bahdanau_attention.COST_LENGTHS))
+    p.add_argument("--write", action="store_true", help="store the section in bench/sections/attention_cost.md")
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    model, _ = load_pretrained("toy-translation", bahdanau_attention.MODEL)
+    load, started = os.getloadavg()[0], time.perf_counter()
+    cost = bahdanau_attention.measure_cost(model.config, tuple(args.lengths), args.batch, args.repeats)
+    seconds = time.perf_counter() - started
+    lines = [
+        "## What attention costs: decoding time and memory vs length",
+        "",
+        f"Measured on {datetime.date.today().isoformat()} by `python -m bench.attention_cost "
+        f"{' '.join(argv if argv is not None else sys.argv[1:])}`".rstrip()
+        + f" in {seconds:.1f} s: "
+        f"{os.cpu_count()} cores, torch {torch.__version__}, {cost.threads} thread(s), 1-minute load before "
+        f"{load:.2f}. Greedy decoding of T tokens from a source of T tokens, batches of {cost.batch}, "
+        f"{cost.repeats} repeats (mean ± sd), CPU time of the decoding thread per sentence, random weights. "
+        f"With: {cost.models['additive']}. Without: {cost.models['none']}. Bytes: the attention weights one "
+        "sentence produces, and what the decoder reads at every step.",
+        "",
+        "| T | ms with attention | ms without | ratio | α bytes | read per step, with | without |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for T in cost.lengths:
+        a, n = cost.values("additive", T), cost.values("none", T)
+        lines.append(
+            f"| {T} | {statistics.mean(a):.3f} ± {statistics.stdev(a):.3f} | {statistics.mean(n):.3f} ± "
+            f"{statistics.stdev(n):.3f} | {statistics.mean(a) / statistics.mean(n):.2f} "
+            f"| {cost.values('additive', T, 'alpha_bytes')[0]:.0f} | {cost.values('additive', T, 'read_bytes')[0]:.0f} "
+            f"| {cost.values('none', T, 'read_bytes')[0]:.0f} |"
+        )
+    lines += ["", bahdanau_attention.cost_sentence(cost)]
+    print("\n".join(lines))
+    if args.write:
+        folder = Path(__file__).resolve().parent / "sections"
+        folder.mkdir(exist_ok=True)
+        (folder / "attention_cost.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
