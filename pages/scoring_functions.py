@@ -128,7 +128,8 @@ ui.explain(scoring_functions.SWEEP_INTRO)
 @st.fragment
 def where_scaling_matters() -> None:
     ds = sweep.param_values("d")
-    d = ui.linked(st.select_slider, "Learning curves at d", ds, value=max(ds), key="scoring_functions.sweep_d")
+    d = ui.linked(st.columns([1, 2])[0].select_slider, "Learning curves at d", ds, value=max(ds),
+                  key="scoring_functions.sweep_d")  # fmt: skip
     for column, spec, name in zip(st.columns(2), scoring_functions.sweep_charts(sweep, d), ("by_d", "curves"),
                                   strict=True):  # fmt: skip
         ui.vega(spec, key=f"scoring_functions.sweep.{name}", height=CHART_HEIGHT, container=column)
