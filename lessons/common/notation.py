@@ -52,6 +52,12 @@ SYMBOLS: tuple[Symbol, ...] = (
         ("seq2seq_bottleneck", "bahdanau_attention"),
     ),
     Symbol(
+        "D, H",
+        "d",
+        "an encoder state's size: D = H for one direction, D = 2H for a bidirectional encoder of H per direction",
+        ("seq2seq_bottleneck",),
+    ),
+    Symbol(
         "e_{t,i}",
         "score(·,·)",
         "the score of source state hᵢ for the decoder at step t",
@@ -61,7 +67,7 @@ SYMBOLS: tuple[Symbol, ...] = (
         "α_{t,i}",
         "p(i | ·), α⟨t,t′⟩",
         "the attention weight: softmax of the scores over the source positions i",
-        ("bahdanau_attention", "scoring_functions"),
+        ("seq2seq_bottleneck", "bahdanau_attention", "scoring_functions"),
     ),
     Symbol(
         "cₜ",
