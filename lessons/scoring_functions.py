@@ -16,7 +16,8 @@ Two things are computed here, both by ``minimodels``' own score modules:
 * a *reduced race* at several d (``retrieval_run``): one attention layer on unit-variance vectors, where the
   spread √d of q·k does saturate the softmax, to show where scaling starts to matter.
 
-Letters: d query/key size, N keys, A the additive score's hidden size. This module never imports streamlit.
+Letters: d query/key size, N keys, A the additive score's hidden size, σ² the variance of one entry of q or k.
+This module never imports streamlit.
 """
 
 from __future__ import annotations

@@ -555,6 +555,12 @@ def test_why_dot_leads_is_written_from_the_measured_statistics():
     assert "σ_q² = 0.050" in text and "√64·√(0.050·0.050) = 0.40" in text and "measured 0.40 ± 0.00 (n = 2)" in text
     assert "largest α 0.140 ± 0.000 (n = 2), where a uniform one gives 0.090" in text
     assert "sd 6.5 ± 0.0 (n = 2) (dot)" in scoring_functions.why_dot_leads(with_scores(race, 6.5))
+    assert "far below the √d = 8" in text and "the softmax is not saturated" in text
+    wide = dataclasses.replace(race, runs=tuple(dataclasses.replace(r, extra={**r.extra, "scores": {
+        "start": {**r.extra["scores"]["start"], "score sd": 8.0, "largest α": 0.9}, "end": r.extra["scores"]["end"]}})
+        for r in with_scores(race).runs))  # fmt: skip
+    flipped = scoring_functions.why_dot_leads(wide)  # scores as wide as unit-variance ones: the words follow
+    assert "against the √d = 8" in flipped and "the softmax is already peaked" in flipped
 
 
 def retrieval(score, seed, d, alpha, sigma=1.0, sd=1.0, peak=0.3):
