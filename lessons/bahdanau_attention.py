@@ -171,6 +171,21 @@ def beam_note(beam: Decoding, greedy: Decoding) -> str:
     return "Beam search found a different output than greedy decoding."
 
 
+def alignment_note(decoding: Decoding) -> str:
+    """How the most-attended source position moves from one output token to the next, counted from the α's."""
+    path = decoding.weights.argmax(axis=1)  # (T,) the most-attended source position of each output step
+    back = [t for t in range(1, len(path)) if path[t] < path[t - 1]]
+    if not back:
+        return (
+            "Hover a cell for its exact α. The most-attended source token moves left to right (or stays) at every step."
+        )
+    steps = ", ".join(_code(decoding.target[t]) for t in back)
+    return (
+        f"Hover a cell for its exact α. The most-attended source token moves back {len(back)} time"
+        f"{'s' if len(back) > 1 else ''} (writing {steps}): a word-order change the model learned by itself."
+    )
+
+
 def forced_note(forced: Decoding, original: Decoding, step: int, source_index: int) -> str:
     """Whether forcing step ``step`` (0-based) onto one source token changed the output, said from the decodings."""
     what = f"Forcing step {step + 1} onto {_code(original.source[source_index])}"

@@ -20,10 +20,7 @@ def shipped_run(_shipped, what: str, task_name: str, text: str, **how):
     return getattr(bahdanau_attention, what)(_shipped, get_task(task_name), text, **how)
 
 
-@st.cache_data(max_entries=4, show_spinner="Timing both decoders on this server…")
-def measured_cost(config) -> bahdanau_attention.Cost:  # once per server and model size
-    return bahdanau_attention.measure_cost(config)
-
+measured_cost = st.cache_data(max_entries=4, show_spinner="Timing both decoders…")(bahdanau_attention.measure_cost)
 
 cols = st.columns([2, 3])
 task_name = ui.linked(cols[0].selectbox, "Task", list(bahdanau_attention.TASKS),
@@ -88,7 +85,7 @@ step_by_step()
 st.header("2 · The whole alignment", divider="gray")
 figure = bahdanau_attention.alignment_figure(decoding, "α: which source each output read")
 ui.plotly(figure, key="bahdanau_attention.heatmap")
-st.caption("Hover a cell for its exact α. Crossing lines are word-order changes the model learned by itself.")
+st.caption(bahdanau_attention.alignment_note(decoding))
 
 st.header("3 · The lecture's example: c⟨1⟩ as a weighted sum", divider="gray")
 ui.explain(bahdanau_attention.JANE_TEXT)
@@ -110,6 +107,8 @@ def weighted_sum() -> None:
         return
     t = c[1].slider("Output step t", 1, len(result.target), 1, key="bahdanau_attention.jane_step")
     st.markdown(f"**French-like output:** {ui.literal(result.translation.text)}")
+    if result.translation.message:  # unknown words, text cut
+        st.info(result.translation.message)
     ui.plotly(bahdanau_attention.weighted_sum_figure(result, t), key="bahdanau_attention.jane_sum")
     st.caption(f"{bahdanau_attention.weighted_sum_sentence(result, t)} Model: {fr.config.describe()}.")
 

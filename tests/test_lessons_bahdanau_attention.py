@@ -359,3 +359,13 @@ def test_forced_note_says_whether_the_output_changed(pizza, model, task):
     for forced, step, index in ((same, 0, 1), (changed, 3, 0)):
         note = bahdanau_attention.forced_note(forced, pizza, step, index)
         assert ("unchanged" in note) == (forced.translation.text == pizza.translation.text)
+
+
+def test_alignment_note_counts_the_steps_where_attention_moves_back(pizza):
+    assert "left to right (or stays) at every step" in bahdanau_attention.alignment_note(pizza)
+    path = pizza.weights.argmax(axis=1)
+    assert (np.diff(path) >= 0).all()  # the note above is what the α's show
+    reordered = pizza.weights[:, ::-1].copy()  # the same rows, the source read right to left: it moves back
+    note = bahdanau_attention.alignment_note(dataclasses.replace(pizza, weights=reordered))
+    back = int((np.diff(reordered.argmax(axis=1)) < 0).sum())
+    assert back > 0 and f"moves back {back} time" in note and "word-order change" in note

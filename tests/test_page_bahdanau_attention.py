@@ -89,6 +89,8 @@ def test_the_lectures_weighted_sum_follows_the_sentence_and_the_step():
         markdown_starting(at, "**French-like output:**")
         != "**French-like output:** `Jane visite l'Afrique en septembre`"
     )
+    at.text_input(key="bahdanau_attention.jane").set_value("Jane visits Zanzibar 🙂").run()
+    assert not at.exception and any("unknown" in message.value for message in at.info)  # told, not hidden
     at.text_input(key="bahdanau_attention.jane").set_value("   ").run()
     assert not at.exception and at.warning  # told why, and the sections after it are still drawn
     assert "7 · Train it yourself" in [h.value for h in at.header]
