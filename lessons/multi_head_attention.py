@@ -205,6 +205,58 @@ def projection_parameters(d_model: int, n_heads: int) -> int:
     return sum(p.numel() for p in MultiHeadAttention(d_model, n_heads).parameters())
 
 
+def parameter_counts(d_model: int) -> dict[int, int]:
+    """h -> the learned numbers of ``MultiHeadAttention(d_model, h)``, for every h that splits ``d_model``: each
+    counted on a real module, never by formula."""
+    return {h: projection_parameters(d_model, h) for h in head_choices(d_model)}
+
+
+def parameter_rows(d_model: int, counts: Mapping[int, int] | None = None) -> list[dict]:
+    """One row per head count at this d_model: d_k and the module's learned numbers (:func:`parameter_counts`)."""
+    counts = parameter_counts(d_model) if counts is None else counts
+    return [{"heads h": h, "d_k = d_model / h": d_model // h, "learned numbers in W^Q, W^K, W^V, W^O": n}
+            for h, n in counts.items()]  # fmt: skip
+
+
+def parameter_sentence(d_model: int, counts: Mapping[int, int], other: tuple[int, int] | None = None) -> str:
+    """What the count table says, computed from it: whether the count moves with h at this d_model, and (``other``:
+    ``(d_model′, its count)``) that it does move with d_model. A table whose counts differ across h says so."""
+    heads = ", ".join(str(h) for h in counts)
+    values = set(counts.values())
+    if len(values) == 1:
+        text = (
+            f"At d_model = {d_model}, every h ({heads}) gives the same **{values.pop():,}** learned numbers: the heads "
+            "cut W^Q, W^K and W^V into slices of d_k columns, they add none."
+        )
+    else:
+        low, high = min(counts, key=counts.get), max(counts, key=counts.get)
+        text = (
+            f"At d_model = {d_model} the count changes with h: {counts[low]:,} at h = {low}, {counts[high]:,} at "
+            f"h = {high}."
+        )
+    if other is not None:
+        d_other, n_other = other
+        here = next(iter(counts.values()))
+        verb = "changes it" if n_other != here else "leaves it"
+        formula = f" = 4 · ({d_other}² + {d_other})" if n_other == 4 * (d_other * d_other + d_other) else ""
+        text += f" Changing d_model {verb}: d_model = {d_other} has {n_other:,}{formula}."
+    return text
+
+
+def other_d_model(d_model: int) -> int:
+    """The d_model the count sentence compares with: the next smaller choice (the next larger for the smallest)."""
+    i = D_MODEL_CHOICES.index(d_model)
+    return D_MODEL_CHOICES[i - 1] if i > 0 else D_MODEL_CHOICES[1]
+
+
+def parameter_table(d_model: int) -> tuple[list[dict], str]:
+    """Section 1's count: the rows for the student's d_model and every h, and the sentence computed from them."""
+    counts, other = parameter_counts(d_model), other_d_model(d_model)
+    return parameter_rows(d_model, counts), parameter_sentence(
+        d_model, counts, (other, projection_parameters(other, 1))
+    )
+
+
 def _shape(t: torch.Tensor) -> str:
     return " × ".join(str(n) for n in t.shape)
 
@@ -565,11 +617,23 @@ HEADS_CAUTION = (  # under the specialisation notes
 )
 
 
+def model_shape(model: nn.Module) -> str:
+    """A Transformer's shape in words, read from its config: "2 encoder layers, 2 decoder layers, d_model = 64, 4
+    heads in each of its 6 attention sublayers"."""
+    c = model.config
+    sublayers = c.encoder_layers + 2 * c.decoder_layers  # self-attention per encoder layer; self + cross per decoder
+    return (
+        f"{c.encoder_layers} encoder layer{'s' * (c.encoder_layers != 1)}, {c.decoder_layers} decoder "
+        f"layer{'s' * (c.decoder_layers != 1)}, d_model = {c.d_model}, {c.n_heads} head{'s' * (c.n_heads != 1)} in "
+        f"each of its {sublayers} attention sublayers"
+    )
+
+
 def shipped_note(model: nn.Module, info: Mapping) -> str:
-    """The caption under the model picker: the shipped model's size and how it was trained."""
+    """The caption under the model picker: the shipped model's shape and size and how it was trained."""
     training = info.get("training", {})
     return (
-        f"Shipped model: {parameter_count(model):,} parameters, {model.config.n_heads} heads per sublayer, trained "
+        f"Shipped model: {model_shape(model)}; {parameter_count(model):,} parameters, trained "
         f"{training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) to "
         f"{training.get('test_exact_match', 0):.0%} test exact match."
     )
@@ -792,10 +856,65 @@ def observations(c: Comparison) -> list[str]:
         + ", ".join(f"{c.label(v)}: {1000 * s:.0f} ms" for v, s in per_step.items())
         + ". The arithmetic is the same for every h; more heads mean more, smaller matrix products."
     )
-    params = {r.value("parameters") for r in c.runs}
-    if len(params) == 1:
-        lines.append(f"Every model has exactly {int(params.pop()):,} parameters: splitting d_model into heads is free.")
+    params = {v: int(c.runs_of(v)[0].value("parameters")) for v in c.variants}
+    if len(set(params.values())) == 1:
+        lines.append(
+            f"Every model has exactly {params[c.variants[0]]:,} parameters: splitting d_model into heads is free."
+        )
+    else:
+        counts = ", ".join(f"{c.label(v)}: {n:,}" for v, n in params.items())
+        lines.append(f"The models' parameter counts differ: {counts}.")
     return lines
+
+
+def comparison_text(c: Comparison | None) -> str:
+    """Section 3's text: the head counts and their d_k from the lesson's settings, the budget and the parameter
+    counts from the loaded results (none stated when they are missing)."""
+    heads = (
+        RESULT_HEADS if c is None else tuple(sorted(r.params["heads"] for r in (c.runs_of(v)[0] for v in c.variants)))
+    )
+    d_k = ", ".join(str(RESULT_D_MODEL // h) for h in heads)
+    text = (
+        f"The same Transformer (d_model = {RESULT_D_MODEL}) with {either(heads)} heads, so d_k = {d_k}: same seeds, "
+        "same batches, same number of steps, trained on English → French-like sentences."
+    )
+    if c is not None:
+        counts = {int(r.value("parameters")) for r in c.runs}
+        text += (
+            f" Every one has {counts.pop():,} parameters: as section 1 counted, the heads cost nothing."
+            if len(counts) == 1
+            else " Their parameter counts differ: the table lists them."
+        )
+    return text + " Predict first, then open the measured results."
+
+
+def either(values: Sequence) -> str:
+    """``(1, 2, 4, 8)`` -> "1, 2, 4 or 8"."""
+    words = [str(v) for v in values]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+COMPARISON_TITLE = f"3 · {either(RESULT_HEADS)} heads for the same budget"
+INTRO = (
+    "One attention layer gives every word **one** distribution over the others. But a word may need several "
+    "things at once: the word before it, the subject of its verb, the source word it translates. Multi-head "
+    "attention runs h attentions side by side, each in its own smaller space: d_model is cut into h heads of "
+    "d_k = d_model / h numbers, each head has its own Wᵢ^Q, Wᵢ^K, Wᵢ^V and its own attention map, and the h "
+    "results are concatenated and mixed by one more matrix, W^O. In the lecture's words, it “expands the model's "
+    "ability to focus on different positions” and gives the layer multiple “representation subspaces”."
+)
+SPLIT_TEXT = (
+    "The lecture's recipe on *Thinking Machines*: (1) the sentence, (2) embed each word, (3) split into 8 heads, "
+    "multiplying X by each head's weight matrices, (4) attention in each head with its own Q/K/V, (5) concatenate "
+    "the Z matrices and multiply by W^O. Here it runs on your words, head by head, with untrained weights drawn "
+    "by `torch.nn.MultiheadAttention` (seeded): the maps show the mechanism, not what a trained model learns "
+    "(that comes in section 2). Change d_model and h and watch the shapes; under the figures, the learned numbers "
+    "of the layer are counted on the module for your d_model and every h."
+)
+EVERY_HEAD_TEXT = (
+    "A shipped Transformer reads your sentence (its shape is under the task picker, read from the model). Every "
+    "map it computed is below: one row per attention sublayer, one column per head. Pick one to enlarge it."
+)
 
 
 def probe(c: Comparison, name: str) -> Mapping:
@@ -829,6 +948,16 @@ def probe_grid(c: Comparison, name: str) -> go.Figure:
 LIVE_TASK = RESULT_TASK
 LIVE_TARGET = 0.98
 LIVE_BUDGET = 60.0  # seconds at most of one student's training
+
+
+def live_text() -> str:
+    """Above the train-it-yourself panel: what the student trains and what to predict before pressing Train."""
+    return (
+        "Train a fresh model with the number of heads you choose, for you alone (at most "
+        f"{LIVE_BUDGET:g} s, or until {LIVE_TARGET:.0%} of held-out sentences come out right). Before you press "
+        "Train, predict: will every head's cross-attention on the fixed example end up on the word being "
+        "translated, or only some of them? Then watch it; afterwards, your model can read your sentence in section 2."
+    )
 
 
 def live_config(seed: int, budget_seconds: float) -> TrainConfig:
@@ -868,57 +997,99 @@ def snapshot_grid(snapshot: Progress) -> go.Figure:
 
 
 # ------------------------------------------------------------------------------------------- exercises
-def exercises(results: Comparison | None = None) -> list[Exercise]:
-    """Check-yourself questions; every answer is computed by the modules or read off the shipped results."""
-    d, h = LECTURE_D_MODEL, LECTURE_HEADS
+BIG_D_MODEL, BIG_HEADS = 1024, 16  # the paper's "big" model (Table 3): not on the page's sliders, so worked by hand
+PREDICT_HEADS = (1, 8)  # the split prediction: from one head to this many, at the lecture's d_model
+
+
+def by_hand() -> list[Exercise]:
+    """The computations by hand (the check-yourself section): d_k and the layer's learned numbers of a model the
+    page's sliders do not offer, so neither can be read off a figure. Answers counted on the modules."""
+    d, h = BIG_D_MODEL, BIG_HEADS
     d_k = MultiHeadAttention(d, h).d_k
-    many, one = projection_parameters(d, h), projection_parameters(d, 1)
-    ratio_choices = ("the same number", f"{h} times fewer", f"{h} times more", f"{h * h} times fewer")
-    ratio = {1.0: 0, 1 / h: 1, float(h): 2, 1 / (h * h): 3}[one / many]
-    out = [
+    count = projection_parameters(d, h)
+    return [
         Exercise(
             key="multi_head_attention.ex1",
-            prompt=f"The paper's base model has d_model = {d} and h = {h} heads. What is d_k, the size of one head's "
+            prompt=f"The paper's big model has d_model = {d} and h = {h} heads. What is d_k, the size of one head's "
             "queries, keys and values?",
             answer=d_k,
-            explanation=f"d_k = d_model / h = {d} / {h}.",
+            explanation=f"The heads share d_model between them: d_k = d_model / h = {d} / {h} = {d_k}, the same d_k "
+            "as the base model (512 / 8), so each head's softmax sees scores of the same size.",
             hint="The heads share d_model between them.",
         ),
         Exercise(
             key="multi_head_attention.ex2",
             prompt=f"How many learned numbers do W^Q, W^K, W^V and W^O hold together for d_model = {d}, h = {h}, "
             "each with its bias?",
-            answer=many,
-            explanation=f"Each is {d} × {d} plus a bias of {d}: 4 · ({d}² + {d}) = {many:,}.",
+            answer=count,
+            explanation=f"The {h} heads' Wᵢ^Q side by side make one {d} × {d} matrix, so h does not enter. Each of "
+            f"the four is {d} × {d} = {d * d:,} weights plus a bias of {d}: 4 · ({d * d:,} + {d}) = {count:,} "
+            f"(counted on `MultiHeadAttention({d}, {h})`).",
             hint="The h heads' W_i^Q side by side make one d_model × d_model matrix.",
         ),
-        Exercise(
-            key="multi_head_attention.ex3",
-            prompt=f"Keep d_model = {d} but use a single head instead of {h}. The four projections then have…",
-            choices=ratio_choices,
-            answer=ratio,
-            explanation=f"{one:,} with one head, {many:,} with {h}: heads cut d_model into slices, they do not add "
-            "weights.",
-            hint="Count the columns of W^Q: does it depend on h?",
-        ),
     ]
-    if results is not None:
-        worst = _means(results, WORST)
-        lowest = min(worst.values())
-        losers = [v for v, m in worst.items() if m == lowest]
-        if len(losers) == 1:
-            choices = tuple(results.label(v) for v in worst)
-            loser = results.label(losers[0])
-            out.append(
-                Exercise(
-                    key="multi_head_attention.ex4",
-                    prompt="In the measured comparison above, which head count has the single head that follows the "
-                    "gold alignment **least** (mean over the seeds)? Read it off the table.",
-                    choices=choices,
-                    answer=choices.index(loser),
-                    explanation=f"{loser}: its worst head lands on a gold source token {lowest:.1%} of the time, "
-                    f"while the heads' average map does so {_means(results, AVERAGED)[losers[0]]:.1%} of the time.",
-                    hint="Look at the column “alignment, worst head”.",
-                )
-            )
-    return out
+
+
+def split_prediction() -> Exercise:
+    """Predict, before moving section 1's sliders: what going from one head to several does to the count."""
+    d, (one, many) = LECTURE_D_MODEL, PREDICT_HEADS
+    counts = {h: projection_parameters(d, h) for h in PREDICT_HEADS}
+    ratios = {1.0: 0, one * 1.0 / many: 1, many / one: 2, (one / many) ** 2: 3}
+    choices = ("stay the same", f"shrink {many // one} times", f"grow {many // one} times",
+               f"shrink {(many // one) ** 2} times")  # fmt: skip
+    ratio = counts[many] / counts[one]
+    answer = ratios.get(ratio)
+    if answer is None:
+        raise ValueError(f"{many} heads hold {ratio:g} times one head's numbers: none of the choices")
+    d_k = d // many
+    return Exercise(
+        key="multi_head_attention.ex3",
+        prompt=f"**Predict before you move the sliders.** At d_model = {d}, go from h = {one} to h = {many} heads. "
+        "The learned numbers of W^Q, W^K, W^V and W^O together…",
+        choices=choices,
+        answer=answer,
+        explanation=f"Counted on the modules: {counts[one]:,} with {one} head, {counts[many]:,} with {many}. Each head "
+        f"i uses its own d_k = {d} / {many} = {d_k} columns of the same {d} × {d} W^Q (and W^K, W^V), so {many} heads "
+        f"× {d_k} columns = {d} columns, exactly one head's. What h changes is how those columns are grouped into "
+        "softmaxes, not how many there are. Check it in the table under the figures.",
+        hint="Count the columns of W^Q: does it depend on h?",
+    )
+
+
+ALIGNMENT_CHOICES = ("more often than the one head of h = 1", "about as often (too close to call)",
+                     "less often than the one head of h = 1")  # fmt: skip
+
+
+def alignment_prediction(results: Comparison) -> Exercise:
+    """Predict, before opening section 3's results: does the worst single head of the most-headed model follow the
+    gold alignment more or less often than the one head of h = 1? The answer is the shipped comparison's verdict."""
+    few, many = results.variants[0], results.variants[-1]
+    verdict = results.compare(many, few, WORST)
+    answer = {"better": 0, "too close": 1, "worse": 2}[verdict.outcome]
+    heads = results.runs_of(many)[0].params["heads"]
+    gap = "a gap larger than the spread over seeds" if verdict.clear else verdict.why(".0%")
+    why = {
+        "worse": f"The average of its heads still scores {results.spread(AVERAGED, many).text('.0%')}: with several "
+        "heads the loss only needs *some* of them to find the source word, and the others are free to read "
+        "something else.",
+        "too close": "Here the heads did not visibly divide the work.",
+        "better": "Here even its worst head aligns better than a lone head: the heads did not divide the work.",
+    }[verdict.outcome]
+    return Exercise(
+        key="multi_head_attention.ex4",
+        prompt=f"**Predict before you open the results.** Trained on the same budget, the model with {heads} heads: "
+        "the *worst* single head of its last cross-attention layer puts its largest weight on the source word being "
+        "translated…",
+        choices=ALIGNMENT_CHOICES,
+        answer=answer,
+        explanation=f"Measured over the seeds, worst head: {results.label(many)} "
+        f"{results.spread(WORST, many).text('.0%')}, against {results.label(few)} "
+        f"{results.spread(WORST, few).text('.0%')}; {gap}. " + why,
+        hint="With one head, that head must do all the aligning; with many, must every one of them?",
+    )
+
+
+def exercises(results: Comparison | None = None) -> list[Exercise]:
+    """Every exercise of the lesson: the computations by hand, the split prediction and, when the shipped results
+    are loaded, the alignment prediction. Every answer is computed by the modules or from the results."""
+    return [*by_hand(), split_prediction(), *([alignment_prediction(results)] if results is not None else [])]

@@ -10,27 +10,15 @@ from lessons.common.charts import head_grid
 from minimodels.attention import MultiHeadAttention
 
 lesson = ui.lesson("multi_head_attention")
-st.markdown(
-    "One attention layer gives every word **one** distribution over the others. But a word may need several "
-    "things at once: the word before it, the subject of its verb, the source word it translates. Multi-head "
-    "attention runs h attentions side by side, each in its own smaller space: d_model is cut into h heads of "
-    "d_k = d_model / h numbers, each head has its own Wᵢ^Q, Wᵢ^K, Wᵢ^V and its own attention map, and the h "
-    "results are concatenated and mixed by one more matrix, W^O. In the lecture's words, it “expands the model's "
-    "ability to focus on different positions” and gives the layer multiple “representation subspaces”."
-)
+st.markdown(multi_head_attention.INTRO)
 st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
 st.latex(r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q,\, KW_i^K,\, VW_i^V),\qquad d_k = \frac{d_\text{model}}{h}")
 
 # --- 1. The split ----------------------------------------------------------------------------------------
-ui.section(
-    "1 · Split into h heads, with real shapes",
-    "The lecture's recipe on *Thinking Machines*: (1) the sentence, (2) embed each word, (3) split into 8 heads, "
-    "multiplying X by each head's weight matrices, (4) attention in each head with its own Q/K/V, (5) concatenate "
-    "the Z matrices and multiply by W^O. Here it runs on your words, head by head, with untrained weights drawn "
-    "by `torch.nn.MultiheadAttention` (seeded): the maps show the mechanism, not what a trained model learns "
-    "(that comes in section 2). Change d_model and h and watch the shapes; the parameter count does not move.",
-)
+ui.section("1 · Split into h heads, with real shapes", multi_head_attention.SPLIT_TEXT)
+ui.exercise(multi_head_attention.split_prediction())
 split = st.cache_data(max_entries=64, show_spinner=False)(multi_head_attention.split_example)
+counted = st.cache_data(max_entries=16, show_spinner=False)(multi_head_attention.parameter_table)
 
 
 @st.fragment
@@ -65,17 +53,15 @@ def the_split() -> None:
     for col, (name, value) in zip(cols[1:], example.differences.items(), strict=True):
         col.metric(f"vs {name}", f"{value:.1e}", help=f"Largest absolute difference from {name}")
     st.caption(multi_head_attention.PARITY_CAPTION)
+    rows, sentence = counted(d_model)
+    ui.table(rows)
+    st.markdown(sentence)
 
 
 the_split()
 
 # --- 2. A trained model -------------------------------------------------------------------------------------
-ui.section(
-    "2 · Every head of a trained Transformer",
-    "A shipped Transformer (2 encoder layers, 2 decoder layers, d_model = 64, 4 heads in each of its six "
-    "attention sublayers) reads your sentence. Every map it computed is below: one row per sublayer, one "
-    "column per head. Pick one to enlarge it.",
-)
+ui.section("2 · Every head of a trained Transformer", multi_head_attention.EVERY_HEAD_TEXT)
 TRAIN_KEY = "multi_head_attention.train"
 
 
@@ -142,14 +128,10 @@ def every_head() -> None:
 
 every_head()
 
-# --- 3. 1, 2, 4, 8 heads -----------------------------------------------------------------------------------
-ui.section(
-    "3 · 1, 2, 4 or 8 heads for the same budget",
-    f"The same Transformer (d_model = {multi_head_attention.RESULT_D_MODEL}) with 1, 2, 4 or 8 heads, so d_k = 64, "
-    "32, 16 or 8: same seeds, same batches, same number of steps, and exactly the same number of parameters, because "
-    "the heads only cut W^Q, W^K and W^V into slices. Trained on English → French-like sentences.",
-)
+# --- 3. Several head counts -----------------------------------------------------------------------------------
+ui.section(multi_head_attention.COMPARISON_TITLE)
 results = ui.shipped_results(lesson, what="The measured comparison")
+ui.explain(multi_head_attention.comparison_text(results))
 
 
 @st.fragment
@@ -167,15 +149,12 @@ def measured() -> None:
 
 
 if results is not None:
-    measured()
+    ui.exercise(multi_head_attention.alignment_prediction(results))
+    with st.expander("Reveal the measured results (answer the prediction first)", icon=":material/visibility:"):
+        measured()
 
 st.subheader("Train one yourself")
-st.markdown(
-    "Train a fresh model with the number of heads you choose, for you alone (at most "
-    f"{multi_head_attention.LIVE_BUDGET:g} s, or until {multi_head_attention.LIVE_TARGET:.0%} of held-out sentences "
-    "come out right). Watch each head's cross-attention on a fixed example sort itself out; afterwards, your model "
-    "can read your sentence in section 2."
-)
+st.markdown(multi_head_attention.live_text())
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
@@ -200,4 +179,4 @@ ui.page_tail(lesson, code=[
     ("The code: by hand, and the module every model uses", (multi_head_attention.heads_by_hand, MultiHeadAttention)),
     ("The code of section 2",
      (multi_head_attention.read_sentence, multi_head_attention.head_rows, multi_head_attention.head_distance)),
-], exercises=multi_head_attention.exercises(results))  # fmt: skip
+], exercises=multi_head_attention.by_hand())  # fmt: skip

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from lessons import multi_head_attention
-from lessons.common.comparison import Comparison
+from lessons.common.comparison import Comparison, Run
 from lessons.common.pretrained import load_pretrained
 from minimodels.attention import MultiHeadAttention
 from minimodels.decode import Translation
@@ -383,17 +383,60 @@ def test_the_results_script_writes_what_the_lesson_reads(tmp_path, monkeypatch):
     assert written.runs_of("h = 8")[1].final == fake[("h = 8", 1)].final
 
 
-def test_exercises_are_computed():
-    ex1, ex2, ex3 = multi_head_attention.exercises()
-    assert ex1.answer == 64 and ex1.check(64).correct and not ex1.check(8).correct
-    assert ex2.answer == 4 * (512 * 512 + 512)
-    assert ex3.choices[ex3.answer] == "the same number"
-    four = multi_head_attention.exercises(fake_results())
-    assert four[3].choices[four[3].answer] == "h = 8"
-    assert multi_head_attention.exercises(fake_results(worst=(0.5, 0.8, 0.7, 0.6)))[3].choices[0] == "h = 1"
-    assert multi_head_attention.exercises(fake_results(worst=(0.5, 0.8, 0.7, 0.6)))[3].answer == 0
-    tie = multi_head_attention.exercises(fake_results(worst=(0.9, 0.6, 0.7, 0.6)))
-    assert len(tie) == 3  # no single answer: no question
+def test_exercises_are_computed_predicted_before_the_results_and_never_read_off_the_page():
+    ex1, ex2 = multi_head_attention.by_hand()
+    big = (multi_head_attention.BIG_D_MODEL, multi_head_attention.BIG_HEADS)
+    assert big[0] not in multi_head_attention.D_MODEL_CHOICES  # not on the sliders: worked by hand, not read off
+    assert ex1.answer == big[0] // big[1] and ex1.check(64).correct and not ex1.check(8).correct
+    assert ex2.answer == 4 * (big[0] ** 2 + big[0]) and f"{ex2.answer:,}" in ex2.explanation
+    ex3 = multi_head_attention.split_prediction()
+    assert ex3.choices[ex3.answer] == "stay the same" and "1,050,624 with 1 head" in ex3.explanation
+    assert ex3.prompt.startswith("**Predict")
+    ex4 = multi_head_attention.alignment_prediction(fake_results())  # worst head 0.9 (h = 1) … 0.6 (h = 8)
+    assert ex4.choices[ex4.answer].startswith("less often") and ex4.prompt.startswith("**Predict")
+    assert "60% ± 0% (n = 2)" in ex4.explanation and "free to read something else" in ex4.explanation
+    swapped = multi_head_attention.alignment_prediction(fake_results(worst=(0.6, 0.7, 0.8, 0.9)))
+    assert swapped.choices[swapped.answer].startswith("more often")  # the numbers turned round: so does the answer
+    assert "free to read something else" not in swapped.explanation
+    close = multi_head_attention.alignment_prediction(fake_results(worst=(0.8, 0.8, 0.8, 0.8)))
+    assert close.choices[close.answer].startswith("about as often")
+    every = multi_head_attention.exercises(fake_results())
+    assert [e.key for e in every] == [f"multi_head_attention.ex{i}" for i in (1, 2, 3, 4)]
+    assert len(multi_head_attention.exercises()) >= 3  # at least three even without the shipped results
+    for e in every:  # no "read the table" hints any more
+        assert "Read" not in e.hint and "table above" not in e.prompt
+
+
+def test_the_parameter_count_is_counted_on_modules_and_its_sentence_follows_the_counts():
+    rows, sentence = multi_head_attention.parameter_table(64)
+    assert [r["heads h"] for r in rows] == list(multi_head_attention.head_choices(64))
+    assert [r["d_k = d_model / h"] for r in rows] == [64 // h for h in multi_head_attention.head_choices(64)]
+    counted = [sum(p.numel() for p in MultiHeadAttention(64, r["heads h"]).parameters()) for r in rows]
+    assert [r["learned numbers in W^Q, W^K, W^V, W^O"] for r in rows] == counted
+    assert "every h (1, 2, 4, 8, 16) gives the same **16,640**" in sentence
+    assert "Changing d_model changes it: d_model = 32 has 4,224 = 4 · (32² + 32)" in sentence
+    # the sentence is computed from the counts: counts that moved with h would be said to move
+    moved = multi_head_attention.parameter_sentence(64, {1: 16640, 8: 20000}, (32, 16640))
+    assert "the count changes with h: 16,640 at h = 1, 20,000 at h = 8" in moved and "add none" not in moved
+    assert "Changing d_model leaves it" in moved
+    assert multi_head_attention.other_d_model(8) == 16 and multi_head_attention.other_d_model(512) == 256
+    assert "does not move" not in multi_head_attention.SPLIT_TEXT
+
+
+def test_section_texts_read_their_counts_from_the_settings_and_the_results():
+    text = multi_head_attention.comparison_text(fake_results())
+    assert "with 1, 2, 4 or 8 heads, so d_k = 64, 32, 16, 8" in text and "Every one has 1,000 parameters" in text
+    runs = [r if r.variant != "h = 8" else Run(r.variant, r.seed, r.params, r.curve, {**r.final, "parameters": 2000})
+            for r in fake_results().runs]  # fmt: skip
+    differ = Comparison(fake_results().variants, tuple(runs))
+    assert "Their parameter counts differ" in multi_head_attention.comparison_text(differ)
+    assert "h = 8: 2,000" in multi_head_attention.observations(differ)[-1]
+    assert "Every one" not in multi_head_attention.comparison_text(None)
+    assert multi_head_attention.COMPARISON_TITLE == "3 · 1, 2, 4 or 8 heads for the same budget"
+    config = SimpleNamespace(encoder_layers=3, decoder_layers=1, d_model=32, n_heads=2)
+    shape = multi_head_attention.model_shape(SimpleNamespace(config=config))
+    assert shape == "3 encoder layers, 1 decoder layer, d_model = 32, 2 heads in each of its 5 attention sublayers"
+    assert not any(ch.isdigit() for ch in multi_head_attention.EVERY_HEAD_TEXT)  # no hard-coded count
 
 
 def test_live_training_reports_every_cross_head():

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from lessons import multi_head_attention
+from lessons.common.pretrained import load_pretrained
 from tests.helpers import open_page, vega_specs, wait_for_report, wait_for_run
 from tests.helpers import plotly_specs as specs
 
@@ -52,8 +53,17 @@ def test_page_opens_with_the_lecture_split_and_the_trained_heads(at):
     assert "Jane visite l'Afrique en septembre" in " ".join(m.value for m in at.markdown)
     enlarged = [s for s in specs(at) if s["layout"].get("title", {}).get("text", "").startswith("decoder layer 2")]
     assert enlarged and heatmap_count(enlarged[0]) == 1
-    head_table = at.dataframe[1].value
+    counts = next(
+        d.value for d in at.dataframe if "heads h" in d.value.columns and "d_k = d_model / h" in d.value.columns
+    )
+    assert list(counts["heads h"]) == [1, 2, 4, 8, 16]
+    assert set(counts["learned numbers in W^Q, W^K, W^V, W^O"]) == {4 * (512 * 512 + 512)}
+    assert multi_head_attention.parameter_table(512)[1] in [m.value for m in at.markdown]
+    assert "does not move" not in " ".join(m.value for m in at.markdown)
+    head_table = next(d.value for d in at.dataframe if "entropy (bits)" in d.value.columns)
     assert list(head_table["head"]) == [1, 2, 3, 4]
+    model = load_pretrained("toy-translation", multi_head_attention.MODEL)[0]  # its shape read from its config
+    assert any(c.value.startswith(f"Shipped model: {multi_head_attention.model_shape(model)};") for c in at.caption)
 
 
 def test_d_model_and_heads_change_the_shapes_and_an_impossible_split_is_reset(at):
@@ -62,6 +72,7 @@ def test_d_model_and_heads_change_the_shapes_and_an_impossible_split_is_reset(at
     assert not at.exception
     assert list(at.dataframe[0].value["shape"])[2].startswith("16 × 2 × 2")
     assert metric(at, "parameters") == f"{4 * (64 * 64 + 64):,}"
+    assert multi_head_attention.parameter_table(64)[1] in [m.value for m in at.markdown]  # the student's d_model
     at.select_slider(key="multi_head_attention.d_model").set_value(8).run()
     assert not at.exception
     assert at.info and "cannot be cut into 16 whole heads" in at.info[0].value
@@ -132,8 +143,10 @@ def test_the_dates_model(at):
 
 def test_shipped_comparison(at):
     results = multi_head_attention.load_results()
-    table = next(d.value for d in at.dataframe if "heads h" in d.value.columns)
+    reveal = next(e for e in at.expander if e.label.startswith("Reveal the measured results"))
+    table = next(d.value for d in reveal.dataframe if "test exact" in d.value.columns)  # hidden until opened
     assert table.to_dict("records") == multi_head_attention.results_rows(results)
+    assert multi_head_attention.comparison_text(results) in [m.value for m in at.markdown]
     observations = multi_head_attention.observations(results)
     assert "\n".join(f"- {line}" for line in observations) in [m.value for m in at.markdown]
     charts = vega_specs(at)
@@ -156,7 +169,7 @@ def test_exercises_are_checked(at):
     at.number_input(key="multi_head_attention.ex2.answer").set_value(4 * 512 * 512)
     at.button(key="FormSubmitter:multi_head_attention.ex2.form-Check").click().run()
     assert any("Not quite" in w.value and "Worked answer" in w.value for w in at.warning)
-    at.radio(key="multi_head_attention.ex3.answer").set_value("the same number")
+    at.radio(key="multi_head_attention.ex3.answer").set_value("stay the same")
     at.button(key="FormSubmitter:multi_head_attention.ex3.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
 
