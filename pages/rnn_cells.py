@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from lessons import rnn_cells
+from lessons.rnn_cells import sequences, text, timing
 from lessons.rnn_cells import training as rnn_training
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
@@ -11,15 +12,14 @@ lesson = ui.lesson("rnn_cells")
 trace = st.cache_data(max_entries=64, show_spinner=False)(rnn_cells.trace_sentence)
 spinner = "Back-propagating through 3 cells × 5 seeds…"
 experiment = st.cache_data(max_entries=32, show_spinner=spinner)(rnn_cells.vanishing_experiment)
-
-ui.explain(
-    "A recurrent network reads a sentence one token at a time and carries what it has read in a **hidden "
-    "state**: a few numbers, rewritten at every step from the old state and the new token. In *“The cat, "
-    "which already ate …, was full.”* the cell has to remember that *cat* is singular through the whole "
-    "clause to get *was* right. A plain RNN rewrites its entire state at every step; the GRU and the LSTM "
-    "add **gates**, numbers between 0 and 1 that decide, unit by unit, how much to keep and how much to "
-    "overwrite."
+sharing = st.cache_data(max_entries=1, show_spinner="Training 2 taggers × 3 seeds (once per server)…")(
+    sequences.sharing_demo
 )
+sequential = st.cache_data(max_entries=1, show_spinner="Timing the layers (once per server)…")(
+    timing.measure_sequential
+)
+
+ui.explain(text.INTRO)
 
 st.subheader("RNN")
 st.latex(rnn_cells.EQUATIONS["RNN"])
@@ -28,16 +28,11 @@ for column, kind in zip(st.columns(2), ("GRU", "LSTM"), strict=True):
         st.subheader(kind)
         st.latex(rnn_cells.EQUATIONS[kind])
 st.caption(rnn_cells.EQUATION_NOTES)
+ui.symbols("rnn_cells")
 
 # --- 1. Step through a sentence -----------------------------------------------------------------------------
 st.header("1 · Step through a sentence", divider="gray")
-ui.explain(
-    "Each token becomes a fixed random vector x⟨t⟩ (the same vector for the same word everywhere in the "
-    "course). Move the step to watch the cell read the sentence: each panel is a heatmap of **hidden units × "
-    "time steps**, one column per token read. The weights are **random (seeded), not trained**, so the gates "
-    "open and close by chance rather than because *cat* matters: what you see is the mechanism, not a "
-    "learned memory."
-)
+ui.explain(text.STEP)
 
 
 def move_step(delta: int, length: int) -> None:
@@ -79,31 +74,30 @@ def step_and_figure(result: rnn_cells.Trace) -> None:
 step_through()
 ui.show_code(RNNCell, GRUCell, LSTMCell, rnn_cells.make_cell, rnn_cells.run_cell)
 
-# --- 2. Why gates matter --------------------------------------------------------------------------------------
-st.header("2 · Why gates matter: the vanishing gradient", divider="gray")
-ui.explain(
-    "Training teaches the cell to keep *cat* by sending a gradient from the loss at *was* back to the input "
-    "*cat*. By the chain rule that gradient is a product of one Jacobian per step in between. In a plain RNN "
-    "each factor is W_aa scaled by tanh′ ≤ 1: if those factors are smaller than 1 the product shrinks "
-    "exponentially with the distance (it **vanishes**), if larger it **explodes**. In the LSTM the memory's "
-    "own path is multiplied by Γ_f at each step (in the GRU by 1 − Γ_u): a gate held near 1 copies the memory, "
-    "and the gradient, across many steps."
-)
-st.latex(
-    r"\frac{\partial a^{\langle T\rangle}}{\partial x^{\langle t\rangle}} = "
-    r"\Bigg(\prod_{k=t+1}^{T} \frac{\partial a^{\langle k\rangle}}{\partial a^{\langle k-1\rangle}}\Bigg)"
-    r"\frac{\partial a^{\langle t\rangle}}{\partial x^{\langle t\rangle}},\qquad "
-    r"\text{RNN: } \frac{\partial a^{\langle k\rangle}}{\partial a^{\langle k-1\rangle}} = "
-    r"\operatorname{diag}\!\big(1 - (a^{\langle k\rangle})^2\big)\,W_{aa},\qquad "
-    r"\text{LSTM: } \frac{\partial c^{\langle k\rangle}}{\partial c^{\langle k-1\rangle}} = "
-    r"\operatorname{diag}(\Gamma_f) + \dots"
-)
-ui.explain(
-    f"The experiment: a random sequence of T inputs, cells of H = {rnn_cells.GRADIENT_HIDDEN} units with random "
-    f"weights (seeds {', '.join(map(str, rnn_cells.GRADIENT_SEEDS))}), and autograd's ‖∂a⟨T⟩/∂x⟨t⟩‖ for every "
-    "earlier input. With PyTorch's initialisation the gates start around 0.5, so expect every cell to "
-    "forget; then push the keep gates towards 1, or scale the RNN's recurrent weights up."
-)
+# --- 2. Why not a standard network? -------------------------------------------------------------------------
+st.header("2 · Why not a standard network?", divider="gray")
+ui.explain(text.STANDARD)
+
+
+@st.fragment
+def standard_network() -> None:
+    length = ui.linked(st.slider, "Words read T", 1, 200, 20, key="rnn_cells.window")
+    ui.vega(sequences.counts_chart(sorted({1, 5, 10, 20, 50, 100, 200, length})), key="rnn_cells.counts")
+    st.markdown(sequences.counts_text(length))
+
+
+standard_network()
+ui.explain(text.SHARING)
+demo = sharing()
+ui.table(sequences.sharing_rows(demo))
+st.markdown(sequences.sharing_summary(demo))
+ui.show_code(sequences.parameter_counts, sequences.WindowTagger, sequences.RNNTagger, sequences.sharing_demo)
+
+# --- 3. Why gates matter --------------------------------------------------------------------------------------
+st.header("3 · Why gates matter: the vanishing gradient", divider="gray")
+ui.explain(text.GRADIENT)
+st.latex(text.GRADIENT_LATEX)
+ui.explain(text.gradient_setup(rnn_cells.GRADIENT_HIDDEN, rnn_cells.GRADIENT_SEEDS))
 
 
 @st.fragment
@@ -126,36 +120,18 @@ def vanishing() -> None:
 
 
 vanishing()
-ui.explain(
-    "What to read from it: with random, untrained weights no cell *remembers* anything in particular, yet "
-    "the shape of the curves is already set. The plain RNN's gradient falls by a roughly constant factor per "
-    "step, a straight line on the log scale. The gated cells fall as fast as their keep gates let them: at "
-    "Γ_f ≈ 0.5 they forget almost as quickly, and near 1 their curves flatten. Training (or initialising the "
-    "forget-gate bias high, a common trick) is what puts the gates there. Attention, later in the course, "
-    "adds a direct shortcut from every output to every input instead."
-)
+ui.explain(text.GRADIENT_READING)
 ui.show_code(rnn_cells.jacobian_norms, rnn_cells.side_by_side, rnn_cells.gradient_norms, rnn_cells.vanishing_experiment)
 
-# --- 3. The kinds of RNN -----------------------------------------------------------------------------------
-st.header("3 · The kinds of RNN", divider="gray")
-ui.explain(
-    "The same cell, wired differently, serves tasks with different numbers of inputs ($T_x$) and outputs ($T_y$). "
-    "▢ is one step of the cell; the examples are the lecture's."
-)
+# --- 4. The kinds of RNN -----------------------------------------------------------------------------------
+st.header("4 · The kinds of RNN", divider="gray")
+ui.explain(text.KINDS)
 st.markdown(rnn_cells.kinds_markdown())
 st.caption(rnn_cells.KINDS_CAPTION)
 
-# --- 4. Train the three cells ------------------------------------------------------------------------------
-st.header("4 · Train the three cells", divider="gray")
-ui.explain(
-    "The lecture's sentence as a task a cell can be trained on: a sequence starts with *cat* or *cats*, then "
-    "**T** distractor words follow (*which, already, ate, the, mice, …*), and the model must answer *was* or "
-    f"*were* from its last state. An embedding of {rnn_training.EMBED} numbers, one cell of H = "
-    f"{rnn_training.HIDDEN} units, a linear layer on the last state: an RNN, a GRU and an LSTM, from the same "
-    "seed, trained on the same batches. Half the sequences are *cat*, so guessing scores 50%. The gated cells "
-    f"start with their keep gates mostly open (bias {rnn_training.KEEP_BIAS:g}, σ ≈ 0.95: section 2's slider), "
-    "a common initialisation; the plain RNN has no gate to set."
-)
+# --- 5. Train the three cells ------------------------------------------------------------------------------
+st.header("5 · Train the three cells", divider="gray")
+ui.explain(text.TRAIN)
 shipped = ui.shipped_results(lesson)
 if shipped is not None:
     ui.vega(rnn_training.results_chart(shipped), key="rnn_cells.train.shipped")
@@ -185,14 +161,18 @@ def train_three() -> None:
 
 
 train_three()
-ui.explain(
-    "What to look for: in the keep-gate heatmaps, a dark row is a unit that copies its memory forward, and "
-    "a unit that stays dark from *cat* to the end carries the subject across the clause. The plain RNN has no "
-    "such gate: *cat* must survive T multiplications by W_aa, and its gradient (section 2) fades with T. Try "
-    "T = 5, then T = 40, and compare with the measured table above."
-)
+ui.explain(text.TRAIN_READING)
+
+# --- 6. The price of recurrence ----------------------------------------------------------------------------
+st.header("6 · The price of recurrence: one step at a time", divider="gray")
+ui.explain(text.SEQUENTIAL)
+measured = sequential()
+ui.vega(timing.timing_chart(measured), key="rnn_cells.sequential")
+st.markdown(timing.timing_summary(measured))
+st.caption(text.SEQUENTIAL_CAPTION)
+ui.show_code(timing.layers, timing.measure_sequential)
 ui.page_tail(
     lesson,
     code=[("The code that computes this", (rnn_training.AgreementModel, rnn_training.gate_map, rnn_training.train))],
-    exercises=rnn_cells.exercises(experiment(rnn_cells.DEFAULT_LENGTH, 0.0, 1.0)),
+    exercises=rnn_cells.exercises(demo),
 )

@@ -92,50 +92,101 @@ def test_new_run_checks_its_inputs():
 
 def test_the_shipped_results_load_and_cover_every_cell_distance_and_seed():
     results = rt.load_results()
-    assert results.variants == rt.KINDS and results.seeds == (0, 1, 2)
+    assert results.variants == rt.VARIANTS and len(results.seeds) >= 3
     assert results.param_values("distance") == rt.DISTANCES
     assert results.meta["script"] == rt.SCRIPT and results.meta["command"].startswith("python " + rt.SCRIPT)
     for key in ("date", "machine", "seeds", "recipe"):
         assert key in results.meta
-    for kind in rt.KINDS:
+    assert results.meta["recipe"]["lr"] == rt.LR and results.meta["recipe"]["max_steps"] == rt.STEPS  # the page's
+    for kind in rt.VARIANTS:
         for d in rt.DISTANCES:
             runs = results.runs_of(kind, {"distance": d})
             assert sorted(r.seed for r in runs) == list(results.seeds)
             assert all(0 <= r.value(rt.ACCURACY) <= 1 for r in runs)
             assert all(r.value("steps") <= results.meta["recipe"]["max_steps"] for r in runs)
-    # the lesson's point, in its own numbers: the GRU carries the subject further than the plain RNN
+    # the lesson's point, in its own numbers: both gated cells carry the subject further than the plain RNN
     longest = max(rt.DISTANCES)
-    assert results.compare("GRU", "RNN", rt.ACCURACY, where={"distance": longest}).outcome == "better"
+    for kind in ("GRU", "LSTM"):
+        assert results.compare(kind, "RNN", rt.ACCURACY, where={"distance": longest}).outcome == "better"
+        assert max(rt.solved_at(results, kind)) > max(rt.solved_at(results, "RNN"), default=0)
 
 
 def test_the_shipped_chart_draws_every_seed_and_the_mean_over_a_chance_line():
     results = rt.load_results()
     spec = rt.results_chart(results)
     curves, rule, text = spec["layer"]
-    assert rule["mark"]["type"] == "rule" and rule["encoding"]["y"]["datum"] == 0.5 and text["mark"]["text"] == "chance"
+    assert rule["mark"]["type"] == "rule" and text["mark"]["text"] == "chance"
+    assert rule["encoding"]["y"]["datum"] == rt.chance(max(rt.DISTANCES)) == pytest.approx(0.5, abs=0.05)
     means = {(v["label"], v["x"]): v["mean"] for v in spec["data"]["values"] if v["kind"] == "mean"}
     seeds = [v for v in spec["data"]["values"] if v["kind"] == "seed"]
-    assert len(seeds) == len(rt.KINDS) * len(rt.DISTANCES) * 3
+    assert len(seeds) == len(rt.VARIANTS) * len(rt.DISTANCES) * len(results.seeds)
+    assert any(v["kind"] == "mean" and v["n"] == len(results.seeds) and v["sd"] > 0 for v in spec["data"]["values"])
     rnn_20 = [r.value(rt.ACCURACY) for r in results.runs_of("RNN", {"distance": 20})]
     assert means[("RNN", 20.0)] == pytest.approx(sum(rnn_20) / len(rnn_20))
+    assert ("LSTM, forget bias 1", 20.0) in means  # the fourth variant under its label
     assert "encoding" not in spec  # the chance line must not take the curves' x and colour
-    assert curves["encoding"]["color"]["scale"]["range"] == [rt.COLORS[k] for k in rt.KINDS]
+    assert curves["encoding"]["color"]["scale"]["range"] == [rt.COLORS[k] for k in rt.VARIANTS]
 
 
-def comparison(accuracy: dict[str, list[float]], distance: int = 40) -> Comparison:
+def comparison(accuracy: dict[str, list[float]], distance: int = 40, variants=rt.KINDS) -> Comparison:
     """A constructed comparison: each cell's accuracy per seed at one distance."""
     runs = [
         Run(kind, seed, {"distance": distance}, final={rt.ACCURACY: a, "steps": 300, "seconds": 1.0})
         for kind, values in accuracy.items()
         for seed, a in enumerate(values)
     ]
-    return Comparison(rt.KINDS, tuple(runs), {"script": rt.SCRIPT})
+    return Comparison(variants, tuple(runs), {"script": rt.SCRIPT})
+
+
+def test_the_summary_says_what_the_shipped_numbers_say():
+    results = rt.load_results()
+    shipped = rt.results_summary(results)
+    longest = max(rt.DISTANCES)
+    for kind in ("GRU", "LSTM"):  # computed from the file, whichever way it went
+        sentence = results.compare(kind, "RNN", rt.ACCURACY, where={"distance": longest}).sentence(
+            ".0%", f"held-out accuracy at T = {longest}"
+        )
+        assert f"- {sentence}" in shipped.splitlines()
+    stuck = rt.at_chance(results, "RNN")
+    assert stuck and f"RNN at T = {', '.join(map(str, stuck))}" in shipped  # the page says where a cell is at chance
+    assert f"Still at chance ({rt.chance(longest):.0%}" in shipped
+
+
+def test_chance_is_computed_from_the_held_out_answers():
+    _, y = rt.held_out(40)
+    share = float(y.float().mean())
+    assert rt.chance(40) == max(share, 1 - share)
+    assert rt.chance(40) < rt.chance_ceiling(40) < rt.chance(40) + 0.1  # 3 standard errors of 256 answers: ~9 points
+
+
+def test_at_chance_names_the_cells_no_seed_of_which_beat_a_guesser():
+    stuck = comparison({"RNN": [0.5, 0.53, 0.49], "GRU": [1, 1, 0.99], "LSTM": [0.5, 0.9, 0.5]})
+    assert rt.at_chance(stuck, "RNN") == [40] and rt.at_chance(stuck, "GRU") == []
+    assert rt.at_chance(stuck, "LSTM") == []  # one seed learned: not "at chance", though not solved either
+    summary = rt.results_summary(stuck)
+    assert "Still at chance" in summary and "RNN at T = 40" in summary.split("Still at chance")[1].splitlines()[0]
+    learned = rt.results_summary(comparison({"RNN": [0.9, 0.95, 0.99], "GRU": [1, 1, 0.99], "LSTM": [1, 1, 1]}))
+    assert "No cell is at chance" in learned and "Still at chance" not in learned
+
+
+def test_the_forget_bias_sentence_follows_the_numbers():
+    variants = rt.VARIANTS
+    base = {"RNN": [0.5, 0.5, 0.5], "GRU": [1, 1, 1]}
+    better = comparison(base | {"LSTM": [1, 1, 0.99], rt.STANDARD: [0.5, 0.49, 0.52]}, variants=variants)
+    assert "LSTM beats LSTM, forget bias 1" in rt.results_summary(better)
+    swapped = comparison(base | {"LSTM": [0.5, 0.49, 0.52], rt.STANDARD: [1, 1, 0.99]}, variants=variants)
+    assert "LSTM does not beat LSTM, forget bias 1" in rt.results_summary(swapped)
+
+
+def test_the_standard_variant_is_an_lstm_whose_forget_gate_starts_at_sigma_1():
+    models = rt.new_models(0, rt.VARIANTS)
+    assert models[rt.STANDARD].kind == "LSTM"
+    example = rt.probe(8)[0]
+    standard, ours = rt.gate_map(models[rt.STANDARD], example).mean(), rt.gate_map(models["LSTM"], example).mean()
+    assert 0.6 < standard < 0.85 < ours  # σ(1) ≈ 0.73 against σ(3) ≈ 0.95 (the other weights shift it a little)
 
 
 def test_the_summary_says_what_the_numbers_say_whichever_way_they_go():
-    shipped = rt.results_summary(rt.load_results())
-    assert shipped.startswith("GRU beats RNN on held-out accuracy at T = 40: 100% ± 0% (n = 3)")
-    assert "LSTM and RNN are too close to call" in shipped  # seeds 0 and 2 of the LSTM failed at T = 40
     gated_win = rt.results_summary(comparison({"RNN": [0.5, 0.52, 0.49], "GRU": [1, 1, 0.99], "LSTM": [0.98, 1, 1]}))
     assert "GRU beats RNN" in gated_win and "LSTM beats RNN" in gated_win
     assert "GRU at T = 40; LSTM at T = 40" in gated_win and "RNN at T = none" in gated_win

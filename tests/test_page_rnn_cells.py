@@ -36,7 +36,9 @@ def test_page_opens_on_the_lecture_sentence_fully_read(at):
     assert [d["type"] for d in fig["data"]] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"]) + ["scatter"]  # + outline
     assert f"step {len(tokens)} of {len(tokens)}" in fig["layout"]["title"]["text"]
     titles = [json.loads(c.proto.spec)["title"] for c in at.get("vega_lite_chart")]
-    assert len(titles) == 2 and titles[0].startswith("‖∂a")  # the gradient curves, then the shipped accuracies
+    starts = ("Parameters vs", "‖∂a", "Held-out accuracy after", "Forward time")  # the page's order of sections
+    assert len(titles) == 4 and all(t.startswith(s) for t, s in zip(titles, starts, strict=True))
+    assert any(e.label.startswith("Symbols on this page") for e in at.expander)  # the table of symbols
     assert len(at.latex) >= 4  # RNN, GRU, LSTM and the chain rule
 
 
@@ -144,11 +146,43 @@ def test_exercises_are_checked(at):
     answer_exercise(at, "rnn_cells.ex1", 0.67)
     assert any(s.value.startswith("Right") for s in at.success)
     answer_exercise(at, "rnn_cells.ex2", 0.9)
-    assert any("Not quite" in w.value and "Worked answer" in w.value for w in at.warning)
-    answer_exercise(at, "rnn_cells.ex3", "RNN")
+    assert any("Not quite" in w.value and "Worked answer" in w.value and "σ(3)" in w.value for w in at.warning)
+    answer_exercise(at, "rnn_cells.ex3", 1010)
     assert sum(s.value.startswith("Right") for s in at.success) == 1  # ex1's feedback is gone after the rerun
-    answer_exercise(at, "rnn_cells.ex4", "one-to-many")
+    answer_exercise(at, "rnn_cells.ex4", "both names")
+    assert any("Not quite" in w.value and "Run on this server" in w.value for w in at.warning)
+    answer_exercise(at, "rnn_cells.ex5", "one-to-many")
     assert any("outputs" in w.value for w in at.warning)
+
+
+# --- 2. Why not a standard network --------------------------------------------------------------------------
+def test_the_standard_network_section_counts_for_the_students_t_and_shows_sharing(at):
+    from lessons.rnn_cells import sequences
+
+    assert any(m.value == sequences.counts_text(20) for m in at.markdown)
+    at.slider(key="rnn_cells.window").set_value(50).run()
+    assert not at.exception
+    assert any(m.value == sequences.counts_text(50) for m in at.markdown)
+    chart = next(c for c in at.get("vega_lite_chart") if "Parameters vs length" in c.proto.spec)
+    assert {(r["label"], r["x"]) for r in vega_rows(chart)} >= {("window network", 50.0), ("RNN", 50.0)}
+    summary = next(m.value for m in at.markdown if "never saw a name" in m.value)
+    assert summary.startswith("At positions it never saw a name, the RNN finds")  # computed; 3 seeds
+    assert any("(n = 3)" in str(df.value.to_dict()) for df in at.dataframe)
+
+
+# --- 6. The price of recurrence ----------------------------------------------------------------------------
+def test_the_sequential_section_draws_measured_times_and_says_what_they_show(at):
+    from lessons.rnn_cells import timing
+
+    chart = next(c for c in at.get("vega_lite_chart") if "Forward time (" in c.proto.spec)
+    rows = vega_rows(chart)
+    assert {r["label"] for r in rows} == set(timing.LAYERS)
+    assert {r["x"] for r in rows} == {float(t) for t in timing.LENGTHS}
+    assert all(r["mean"] > 0 for r in rows)
+    sentence = next(m.value for m in at.markdown if m.value.startswith("From T = "))
+    rnn = {r["x"]: r["mean"] for r in rows if r["label"] == timing.RNN_NAME}
+    longest = max(timing.LENGTHS)
+    assert f"the RNN took {rnn[longest]:.3g} ms per sequence" in sentence  # the sentence is the chart's numbers
 
 
 # --- 4. Train the three cells -------------------------------------------------------------------------------
@@ -170,12 +204,13 @@ def test_the_shipped_table_is_shown_at_once_and_says_how_it_was_made(at):
     ]
     rows = vega_rows(chart)
     means = {(r["label"], r["x"]): r["mean"] for r in rows if r["kind"] == "mean"}
-    assert {label for label, _ in means} == set(rnn_training.KINDS)
+    assert {label for label, _ in means} == {rnn_training.LABELS.get(v, v) for v in rnn_training.VARIANTS}
     for d in rnn_training.DISTANCES:
         assert means[("RNN", d)] == pytest.approx(results.spread(rnn_training.ACCURACY, "RNN", {"distance": d}).mean)
     assert sum(r["kind"] == "seed" for r in rows) == len(results.runs)  # every seed drawn, not only a summary
     assert any(m.value == rnn_training.results_summary(results) for m in at.markdown)
-    assert any("scripts/rnn_cells_results.py" in c.value and "n = 3" in c.value for c in at.caption)
+    n = len(results.seeds)
+    assert n >= 3 and any("scripts/rnn_cells_results.py" in c.value and f"n = {n}" in c.value for c in at.caption)
     assert at.button(key="rnn_cells.train.train").disabled is False
 
 

@@ -29,6 +29,7 @@ from lessons.common.charts import safe_label, vega_lite_spec, with_values
 from lessons.common.exercises import Exercise
 from lessons.queries_keys_values import ParsedSentence, word_embedding
 from lessons.queries_keys_values import parse_sentence as parse_words
+from lessons.rnn_cells.sequences import PROBE, PROBE_OPTIONS, SharingDemo, count, sharing_demo, window_layer
 from lessons.rnn_cells.training import load_results as load_results  # the shipped comparison, for ui.shipped_results
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
@@ -655,58 +656,107 @@ def memory_kept(forget: float, steps: int) -> float:
     return forget**steps
 
 
-def exercises(experiment: GradientExperiment | None = None) -> list[Exercise]:
-    """The check-yourself questions; ``experiment`` is the default vanishing-gradient run (computed if None)."""
-    exp = experiment or vanishing_experiment()
-    d = min(30, exp.length - 1)
-    at = exp.at(d)
-    smallest = min(at, key=at.get)
-    cells = tuple(CELLS)
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+EXERCISE_SIZES = {"T": 25, "E": 4, "H": 10}  # the window of exercise 3: not the sizes the page's figure counts
+LANGUAGE_MODEL = "a language model reading a sentence, predicting the next word at every word"
+
+
+def exercises(sharing: SharingDemo | None = None) -> list[Exercise]:
+    """The check-yourself questions: three computed by hand, one prediction about the sharing demo (``sharing``,
+    trained if None) and one about the kinds of RNN; every answer from the lesson's own functions."""
+    demo = sharing or sharing_demo()
+    T, E, H = EXERCISE_SIZES.values()
+    window = count(window_layer(T, E, H))
+    rnn = count(nn.RNN(E, H))
+    kept = {b: memory_kept(sigmoid(b), 40) for b in (1.0, 3.0)}
+    picks = demo.probe["window network"]
+    pick = max(set(picks), key=picks.count)
+    told = {m: ", ".join(f"{PROBE_OPTIONS[o]} ({demo.probe[m].count(o)} of {len(demo.probe[m])} seeds)"
+                         for o in sorted(set(demo.probe[m]))) for m in demo.probe}  # fmt: skip
+    cells = tuple(k.name for k in KINDS)
     return [
         Exercise(
             key="rnn_cells.ex1",
             prompt=(
-                "A GRU unit holds c⟨t−1⟩ = 0.8. The candidate is c̃⟨t⟩ = −0.5 and the update gate "
-                "Γ_u = 0.1. What is c⟨t⟩? (two decimals)"
+                "Compute by hand. A GRU unit holds c⟨t−1⟩ = 0.8. The candidate is c̃⟨t⟩ = −0.5 and the update "
+                "gate Γ_u = 0.1. What is c⟨t⟩? (two decimals)"
             ),
             answer=gru_blend(0.1, -0.5, 0.8),
             tolerance=0.005,
-            explanation="c⟨t⟩ = 0.1 · (−0.5) + 0.9 · 0.8: with Γ_u near 0 the unit mostly keeps what it had.",
-            hint="Use the last GRU equation: Γ_u weighs the candidate, 1 − Γ_u the old memory.",
+            explanation=(
+                "c⟨t⟩ = Γ_u · c̃⟨t⟩ + (1 − Γ_u) · c⟨t−1⟩ = 0.1 · (−0.5) + 0.9 · 0.8 = −0.05 + 0.72 = "
+                f"{gru_blend(0.1, -0.5, 0.8):.2f}. With Γ_u near 0 the unit mostly keeps what it had."
+            ),
+            hint="Γ_u weighs the candidate and 1 − Γ_u the old memory, not the other way round.",
         ),
         Exercise(
             key="rnn_cells.ex2",
             prompt=(
-                "An LSTM unit's update gate stays shut (Γ_u = 0) and its forget gate stays at Γ_f = 0.9 for "
-                "20 steps. What fraction of c⟨t⟩ (and of the gradient flowing back through it) survives the 20 "
-                "steps? (three decimals)"
+                "Compute by hand. An LSTM unit's update gate stays shut (Γ_u = 0) and its forget gate stays at its "
+                "initial value Γ_f = σ(b) for 40 steps. With this lesson's bias b = 3, what fraction of c⟨t⟩ (and "
+                "of the gradient flowing back through it) survives the 40 steps? (three decimals)"
             ),
-            answer=memory_kept(0.9, 20),
-            tolerance=0.002,
-            explanation=f"0.9²⁰ ≈ {memory_kept(0.9, 20):.3f}; at Γ_f = 0.5 it would be "
-            f"{memory_kept(0.5, 20):.0e}. A forget gate near 1 is what lets the memory, and the gradient, pass.",
-            hint="Each step multiplies c by Γ_f.",
+            answer=kept[3.0],
+            tolerance=0.003,
+            explanation=(
+                f"σ(3) = 1 / (1 + e⁻³) = {sigmoid(3.0):.4f}, and each step multiplies c by it: "
+                f"{sigmoid(3.0):.4f}⁴⁰ = {kept[3.0]:.3f}. With the usual bias b = 1, σ(1) = {sigmoid(1.0):.4f} and "
+                f"{sigmoid(1.0):.4f}⁴⁰ = {kept[1.0]:.1e}: at the start of training almost nothing of *cat* reaches "
+                "the verb 40 steps later, which is what the measured chart's fourth curve is about."
+            ),
+            hint="σ(3) is not 3: take the sigmoid first, then the 40th power.",
         ),
         Exercise(
             key="rnn_cells.ex3",
             prompt=(
-                f"Run the gradient experiment with its defaults (T = {exp.length}, gate bias "
-                f"{exp.gate_bias:g}, recurrent scale {exp.recurrent_scale:g}). At distance {d}, whose gradient "
-                "is smallest?"
+                f"Compute by hand. A standard network reads a window of T = {T} words, each an embedding of E = {E} "
+                f"numbers, into H = {H} hidden units (one `nn.Linear` with its bias). How many parameters does "
+                "that layer have?"
             ),
-            choices=cells,
-            answer=cells.index(smallest),
-            explanation=f"{smallest}: {at[smallest]:.1e} at distance {d}, against "
-            + ", ".join(f"{k} {v:.1e}" for k, v in at.items() if k != smallest)
-            + ".",
-            hint="Read the curves at that distance on the log scale; lower is smaller.",
+            answer=window,
+            tolerance=0.5,
+            explanation=(
+                f"The window flattens to T · E = {T * E} inputs; each of the {H} units has one weight per input and "
+                f"one bias: {T * E} · {H} + {H} = {window}. An RNN layer with the same E and H (`nn.RNN`) has "
+                f"E·H + H·H + 2H = {E * H} + {H * H} + {2 * H} = {rnn}, whatever T is."
+            ),
+            hint="Every unit sees every position's every number: T · E inputs, not E.",
         ),
         Exercise(
             key="rnn_cells.ex4",
-            prompt="Named entity recognition (“Yesterday, Harry Potter met Hermione Granger.”) is which kind of RNN?",
-            choices=tuple(k.name for k in KINDS),
+            prompt=(
+                "Predict, then read the answer. The window network of section 2 was trained on names at positions "
+                "1–4 only. It is now given “" + " ".join(PROBE) + "”: *Harry* at position 2, *Hermione* at "
+                "position 6. Which names does it tag?"
+            ),
+            choices=PROBE_OPTIONS,
+            answer=pick,
+            explanation=(
+                f"Run on this server: the window network tagged {told['window network']}; the RNN tagged "
+                f"{told['RNN']}. "
+                + (
+                    "The window network's weights for position 6 only ever saw ordinary words, so they learned "
+                    "“never a name here”; the RNN's one cell and output layer read position 6 with the weights that "
+                    "learned *Hermione* at positions 1–4."
+                    if pick == PROBE_OPTIONS.index("only Harry (position 2)")
+                    else "The expected reading (its weights for position 6 never saw a name) did not hold for this "
+                    "run: its position-6 weights still learned something from the ordinary words there."
+                )
+            ),
+            hint="Ask which weights read position 6, and what they saw in training.",
+        ),
+        Exercise(
+            key="rnn_cells.ex5",
+            prompt=f"Which kind of RNN is {LANGUAGE_MODEL}?",
+            choices=cells,
             answer=kind_of("named entity recognition"),
-            explanation="One label per input word (is it part of a name?), so Tₓ = T_y.",
-            hint="How many outputs does it produce for a sentence of Tₓ words?",
+            explanation=(
+                "One output (the next word) for every input word, so Tₓ = T_y: many-to-many with one output per "
+                "step, wired like the lecture's named-entity recognition, not like translation's encoder–decoder."
+            ),
+            hint="Count the outputs for a sentence of Tₓ words.",
         ),
     ]

@@ -1,0 +1,139 @@
+"""Lesson: RNN cells, section "The price of recurrence": the steps of an RNN cannot run in parallel, measured.
+
+The Transformer lecture's "Limitation?" slide: RNN, GRU, LSTM, "more and more complex", and *sequential*. Step t
+needs a⟨t−1⟩, so reading T tokens is T steps one after another, however many cores are free. A feed-forward
+layer applied to every position, or self-attention over the sequence (taught in lesson 5), is one operation over
+all T positions at once. :func:`measure_sequential` times the forward pass of each on this machine for several T.
+
+Letters: B batch, T sequence length, H size of every vector.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from lessons.common.catalog import number
+from lessons.common.comparison import curves_chart
+
+LENGTHS = (8, 32, 128, 512)  # T
+BATCH = 8  # B sequences per call
+SIZE = 64  # H: the RNN's input and hidden size, the feed-forward layer's and the attention's vectors
+RNN_NAME = "RNN (T steps in a row)"
+FEED_FORWARD = "feed-forward, 2 layers (all T at once)"
+ATTENTION = f"self-attention, lesson {number('queries_keys_values')} (all T at once)"
+LAYERS = (RNN_NAME, FEED_FORWARD, ATTENTION)
+COLORS = {RNN_NAME: "#d62728", FEED_FORWARD: "#8c564b", ATTENTION: "#17becf"}
+
+
+def layers(size: int = SIZE, seed: int = 0) -> dict[str, Callable[[torch.Tensor], torch.Tensor]]:
+    """The three forward passes over ``x`` (B, T, H), each returning (B, T, H). The feed-forward network has two
+    layers so that it does the RNN's arithmetic per position (W_ax x and W_aa a: 2H² multiply-adds); attention's
+    grows with T (T·2H per position)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        rnn = nn.RNN(size, size, batch_first=True)  # torch's own loop over t, in C++: the fastest RNN it has
+        first, second = nn.Linear(size, size), nn.Linear(size, size)
+
+    def recurrent(x: torch.Tensor) -> torch.Tensor:
+        return rnn(x)[0]  # (B, T, H): a⟨t⟩ = tanh(W_ax x⟨t⟩ + W_aa a⟨t−1⟩ + b), t = 1 … T in turn
+
+    def feed_forward(x: torch.Tensor) -> torch.Tensor:  # 2H² multiply-adds per position, as many as the RNN's step
+        return torch.tanh(second(torch.tanh(first(x))))  # (B, T, H): each product covers every position together
+
+    def attention(x: torch.Tensor) -> torch.Tensor:
+        scores = x @ x.transpose(1, 2) / math.sqrt(x.shape[-1])  # (B, T, T): every position against every other
+        return torch.softmax(scores, dim=-1) @ x  # (B, T, H)
+
+    return {RNN_NAME: recurrent, FEED_FORWARD: feed_forward, ATTENTION: attention}
+
+
+def seconds_per_call(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, *, budget: float = 0.02,
+                     repeats: int = 3) -> float:  # fmt: skip
+    """The fastest of ``repeats`` averages of ``fn(x)``, each over as many calls as fit in ``budget`` seconds
+    (the fastest: other work on a shared machine only ever adds time)."""
+    best = math.inf
+    with torch.inference_mode():
+        fn(x)  # warm-up
+        for _ in range(repeats):
+            calls, start = 0, time.perf_counter()
+            while (elapsed := time.perf_counter() - start) < budget or calls == 0:
+                fn(x)
+                calls += 1
+            best = min(best, elapsed / calls)
+    return best
+
+
+@dataclass(frozen=True)
+class Timing:
+    lengths: tuple[int, ...]
+    ms: dict[str, tuple[float, ...]]  # layer -> milliseconds per sequence at each length
+    batch: int
+    size: int
+    threads: int  # torch's intra-op threads while measuring
+
+    def at(self, layer: str, length: int) -> float:
+        return self.ms[layer][self.lengths.index(length)]
+
+    def growth(self, layer: str) -> float:
+        """How many times longer the longest sequence took than the shortest."""
+        return self.ms[layer][-1] / self.ms[layer][0]
+
+
+def measure_sequential(lengths: Sequence[int] = LENGTHS, *, batch: int = BATCH, size: int = SIZE,
+                       budget: float = 0.02) -> Timing:  # fmt: skip
+    """Time each layer's forward pass on a seeded random batch (B, T, H) for each T: milliseconds per sequence.
+    About ``3 × budget`` seconds per layer and length (0.7 s with the defaults)."""
+    if not lengths or any(not 1 <= t <= 4096 for t in lengths):
+        raise ValueError("lengths must be between 1 and 4096")
+    fns = layers(size)
+    generator = torch.Generator().manual_seed(0)
+    ms: dict[str, list[float]] = {name: [] for name in fns}
+    for t in lengths:
+        x = torch.randn(batch, t, size, generator=generator)  # (B, T, H)
+        for name, fn in fns.items():
+            ms[name].append(1000 * seconds_per_call(fn, x, budget=budget) / batch)
+    return Timing(tuple(lengths), {k: tuple(v) for k, v in ms.items()}, batch, size, torch.get_num_threads())
+
+
+def timing_chart(timing: Timing) -> dict:
+    """Milliseconds per sequence against T, both axes logarithmic (a slope of 1 is time proportional to T)."""
+    points = [
+        {"variant": name, "seed": 0, "x": t, "y": v, "order": i}
+        for i, name in enumerate(LAYERS)
+        for t, v in zip(timing.lengths, timing.ms[name], strict=True)
+    ]
+    return curves_chart(points, y_title="milliseconds per sequence (forward)", x_title="sequence length T",
+                        title=f"Forward time (B = {timing.batch}, H = {timing.size}, "
+                              f"{timing.threads} thread{'s' if timing.threads > 1 else ''})",
+                        log_x=True, log_y=True, height=320, colors=COLORS)  # fmt: skip
+
+
+def timing_summary(timing: Timing) -> str:
+    """What the measurement shows, computed: how each layer's time grew with T, and at the longest T the RNN
+    against the feed-forward network (the same arithmetic per position) and against self-attention."""
+    first, last = timing.lengths[0], timing.lengths[-1]
+    rnn, ff, att = (timing.at(name, last) for name in LAYERS)
+    return (
+        f"From T = {first} to T = {last} ({last // first}× longer) the RNN's time grew "
+        f"{timing.growth(RNN_NAME):.0f}×, the feed-forward network's {timing.growth(FEED_FORWARD):.0f}× and "
+        f"self-attention's {timing.growth(ATTENTION):.0f}× (its work grows with T²). At T = {last} the RNN took "
+        f"{rnn:.3g} ms per sequence, {_times(rnn, ff)} the feed-forward network ({ff:.3g} ms), which does the same "
+        f"multiply-adds per position in one operation instead of {last} steps that each wait for the one before; "
+        f"self-attention took {att:.3g} ms, {_times(att, rnn)} the RNN."
+    )
+
+
+def _times(a: float, b: float) -> str:
+    """``a`` against ``b`` in words: "12× as long as", "about as long as", "a third as long as"."""
+    ratio = a / b
+    if ratio >= 1.5:
+        return f"{ratio:.0f}× as long as" if ratio >= 10 else f"{ratio:.1f}× as long as"
+    if ratio > 1 / 1.5:
+        return "about as long as"
+    return f"{ratio:.2f}× as long as"
