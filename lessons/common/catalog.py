@@ -93,7 +93,8 @@ COURSE: tuple[Part, ...] = (
                 sources=(
                     "Sources: the Transformer lecture's “RNN cells” slides (RNN, GRU and LSTM equations; "
                     "“The cat, which "
-                    "already ate …, was full.”) and “Different types of RNNs”; the NLP lecture's note that attention "
+                    "already ate …, was full.”), “Why not a standard network?”, “Different types of RNNs” and "
+                    "“Limitation? … Sequential”; the NLP lecture's note that attention "
                     "helps with the vanishing gradient through a shortcut to far-away states."
                 ),
             ),
