@@ -1232,7 +1232,8 @@ def sweep_caption(sweep: Comparison) -> str:
         f"Shipped, measured by the lesson's script: one attention layer (W_q, W_k learned, values = keys), N = "
         f"{config.keys} keys of unit-variance entries, the query a copy of one key plus noise of sd {config.noise}; "
         f"Adam {config.lr:g}, batches of {config.batch}, {config.steps} steps; seeds {seeds} (faint: each seed; line: "
-        f"the mean; band: ± sd). Held-out: {config.held_out} fixed queries. Here {sweep_summary(sweep)}."
+        f"the mean; band: ± sd). Held-out: {config.held_out} fixed queries; “accuracy”: how often the largest α falls "
+        f"on the right key after the {config.steps} steps. Here {sweep_summary(sweep)}."
     )
 
 
