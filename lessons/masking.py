@@ -50,6 +50,7 @@ RESULTS = ROOT / "assets" / "results" / "masking.json"
 # --------------------------------------------------------------------------------------------------
 
 PAD = "<pad>"
+ROUNDING = 1e-5  # a difference up to this is float rounding (float32 attention: ≈1e-7)
 MAX_SENTENCES = 6
 MAX_WORDS = 12  # per sentence: the padded batch stays small enough to read on a projector
 MAX_CHARS = 2000  # the whole text box
@@ -132,11 +133,21 @@ class PaddingDemo:
                 "This sentence is the longest, so it has no padding and both maps are the same. Pick a shorter one, "
                 "or add a longer sentence to the batch and watch this one get padded."
             )
+        on, off = self.change_from_padding(True)[b], self.change_from_padding(False)[b]
+        zero = bool((self.pad_weight(True)[b][self.mask[b]] == 0).all())
+        masked = (
+            f"each `<pad>` column is {'exactly 0' if zero else 'not 0'} and the words' outputs differ from the "
+            f"sentence attended alone by at most {on:.0e}".replace("0e+00", "0")
+            + (" (float rounding)" if on <= ROUNDING else "")
+        )
+        unmasked = (
+            f"they differ by up to {off:.2g}: the result depends on the batch"
+            if off > ROUNDING
+            else f"they differ by at most {off:.0e}: here the padding happens to change nothing"
+        )
         return (
-            f"This sentence carries **{pads}** `<pad>`. With the mask, each `<pad>` column is exactly 0 and the "
-            "words' outputs equal the sentence attended alone, up to float rounding (≈10⁻⁷). Without it they "
-            "differ: the result depends on the batch. The `<pad>` *rows* are computed either way and thrown "
-            "away (the training loss ignores them)."
+            f"This sentence carries **{pads}** `<pad>`. With the mask, {masked}. Without it, {unmasked}. The `<pad>` "
+            "*rows* are computed either way and thrown away (the training loss ignores them)."
         )
 
 
@@ -522,6 +533,38 @@ def provenance_note(results: Comparison, quote=repr) -> str:
     )
 
 
+CHEAT_TEXT = (
+    "Without the mask, position t can read position t + 1 of its own input, which under teacher forcing **is** "
+    "the token it must predict. Training rewards only the teacher-forced prediction, so nothing stops it from "
+    "learning to copy. Then ask it to *generate*: each step now reads only what it has written so far, and the "
+    "future it may have learned to copy does not exist yet. Predict what that does before you reveal the outputs."
+)
+
+
+def _level(value: float) -> str:
+    """A share in words, for a sentence that must turn round with the numbers."""
+    return "nearly all" if value >= 0.9 else "almost none" if value < 0.1 else "some"
+
+
+def results_sentences(results: Comparison) -> list[str]:
+    """What the shipped table says, computed from it: for each decoder, its teacher-forced token accuracy against its
+    free-running exact match, and whether the second falls far below the first. One run each (n = 1): a description
+    of these two decoders, never a verdict about decoders in general."""
+    lines = []
+    for causal in (True, False):
+        name = CHECKPOINTS[causal]
+        forced = results.spread("teacher-forced token accuracy", name).mean
+        free = results.spread("free-running exact match", name).mean
+        falls = forced - free > 0.1
+        lines.append(
+            f"The {LABELS[causal]} gets {forced:.1%} of the tokens right teacher forced and generates {_level(free)} "
+            f"of the dates exactly right on its own ({free:.1%}): "
+            + ("what training measured says little about generating." if falls else "the two measures agree.")
+        )
+    lines.append("One shipped model each (n = 1): this describes these two decoders, it measures no spread.")
+    return lines
+
+
 def cheat_gap(results: Comparison) -> float:
     """The cheating decoder's teacher-forced token accuracy minus its free-running exact match (means over runs)."""
     cheater = CHECKPOINTS[False]
@@ -619,33 +662,45 @@ def two_measures_chart(history: list[MaskingProgress], *, height: int = 150) -> 
 # --------------------------------------------------------------------------------------------------
 
 
-def exercises(results: Comparison | None) -> list[Exercise]:
+def exercises() -> list[Exercise]:
+    """The check-yourself questions, all computed by hand: a softmax with padding, the causal mask's count, where
+    the −∞ go, and what the cheating decoder can read. Answers computed with the lesson's own functions."""
     demo = padding_attention(parse_batch(DEFAULT_SENTENCES).sentences)
     hello = len(demo.sentences) - 1  # "Hello": one word, the most padding
-    leak = float(demo.pad_weight(masked=False)[hello, 0])
-    T = len(get_task(TASK).target_tokenizer.pieces(get_task(TASK).probe.target)) + 1  # BOS + 10 characters
+    S, pads = len(demo.tokens[hello]), demo.tokens[hello].count(PAD)
+    equal = masked_softmax(torch.zeros(S), torch.ones(S, dtype=torch.bool))  # (S,) every score the same
+    on_pads = float(equal[demo.mask[hello].logical_not()].sum())
+    target = get_task(TASK).target_tokenizer.pieces(get_task(TASK).probe.target)
+    T = len(target) + 1  # BOS + the characters
     allowed = int(causal_mask(T).sum())
-    items = [
+    return [
         Exercise(
             key="masking.ex1",
             prompt=(
-                f"In the default batch, *Hello* is padded with {demo.tokens[hello].count(PAD)} `<pad>` tokens. "
-                "With the padding mask **off**, what total weight does *Hello* give to them? (two decimals)"
+                f"In the default batch, *Hello* is padded to S = {S} positions: 1 word and {pads} `<pad>`. Suppose its "
+                "query scored every key the same. With the padding mask **off**, what total weight would its row give "
+                "to the `<pad>` keys? (two decimals)"
             ),
-            answer=leak,
+            answer=on_pads,
             tolerance=0.01,
-            explanation="Each <pad> key is just another vector to the softmax: without the mask it competes "
-            "with the one real word for the weight. With the mask the answer is exactly 0.",
-            hint="Read the row of *Hello* in the mask-off heatmap (sentence 3) and add its <pad> columns.",
+            explanation=(
+                f"Equal scores make the softmax uniform: e⁰ / ({S} · e⁰) = 1/{S} = {1 / S:.2f} per key. The {pads} "
+                f"`<pad>` keys get {pads} × 1/{S} = {on_pads:.2f}, and the one real word only {1 / S:.2f}. With the "
+                "mask on, the `<pad>` scores are −∞, e^−∞ = 0, and the word gets all of it: 1."
+            ),
+            hint="Equal scores: the softmax gives every key the same share.",
         ),
         Exercise(
             key="masking.ex2",
             prompt=(
-                f"A date's decoder input has T = {T} positions (BOS and ten characters). How many (query, key) "
+                f"A date's decoder input has T = {T} positions (`<s>` and {T - 1} characters). How many (query, key) "
                 "pairs does the causal mask allow?"
             ),
             answer=allowed,
-            explanation=f"Row t allows positions 0..t, t + 1 of them: 1 + 2 + … + {T} = {T}·{T + 1}/2.",
+            explanation=(
+                f"Row t (counting from 1) may read positions 1 … t: t keys. Over all rows, 1 + 2 + … + {T} = "
+                f"{T} · {T + 1} / 2 = {allowed}, the lower triangle with its diagonal, out of {T} × {T} = {T * T}."
+            ),
             hint="Count the lower triangle, diagonal included.",
         ),
         Exercise(
@@ -653,49 +708,76 @@ def exercises(results: Comparison | None) -> list[Exercise]:
             prompt="Where does the causal mask put −∞ before the softmax, for query position i and key position j?",
             choices=("where j > i (later positions)", "where j < i (earlier positions)", "where j = i", "nowhere"),
             answer=0,
-            explanation="Position i may read itself and what came before; the future gets −∞, so exactly 0 weight.",
+            explanation="Position i may read itself and what came before it: keys j ≤ i keep their scores. The "
+            "future, j > i, gets −∞, and e^−∞ = 0, so exactly 0 weight: for T = 3 the row of position 1 keeps one "
+            "key, position 2 two, position 3 all three.",
         ),
         Exercise(
             key="masking.ex4",
             prompt=(
-                "The decoder trained without the causal mask scores almost 100% token accuracy with teacher "
-                "forcing, yet generates almost no date right. Why?"
+                "A decoder is trained **without** the causal mask, with teacher forcing. What can position t read "
+                "during training that it cannot read when it generates?"
             ),
             choices=(
-                "Under teacher forcing, position t's input includes the gold token t+1, which it learned to copy; "
-                "when generating, that token does not exist yet",
-                "It overfits the training dates",
-                "Greedy decoding is worse than beam search",
-                "Its learning rate was too high",
+                "the very token it must predict, which teacher forcing puts in its input one position later; when "
+                "generating it does not exist yet",
+                "the source sentence",
+                "its own earlier outputs",
+                "nothing: training and generating feed it the same input",
             ),
             answer=0,
-            explanation="Its self-attention reads the next input position, which under teacher forcing *is* "
-            "the answer. Generating, it sees only its own output so far and never learned to compute a date.",
+            explanation="Teacher forcing feeds the gold output shifted right (`<s>`, y₁, y₂, …): input position t + 1 "
+            "holds yₜ, the very token position t must predict. Without the mask its self-attention can read it, so "
+            "copying it scores perfectly. Generating, position t + 1 has not been written yet: the shortcut is gone.",
+            hint="What does teacher forcing put in the decoder's input one position after t?",
         ),
     ]
-    if results is not None:
-        items.append(
-            Exercise(
-                key="masking.ex5",
-                prompt=(
-                    "From the measured table: how far apart are the cheating decoder's teacher-forced token "
-                    "accuracy and its free-running exact match? (as a fraction, two decimals)"
-                ),
-                answer=cheat_gap(results),
-                tolerance=0.01,
-                explanation="That gap is the whole lesson: the number training shows you is not the number "
-                "that matters when the model must generate.",
+
+
+CHEAT_CHOICES = ("nearly all (at least 90%)", "some (10% to 90%)", "almost none (under 10%)")
+
+
+def cheat_prediction(results: Comparison) -> Exercise:
+    """Predict, before section 3's outputs are revealed: how many test dates the cheating decoder generates exactly
+    right. The answer is read from the shipped results."""
+    cheater = CHECKPOINTS[False]
+    free = results.spread("free-running exact match", cheater).mean
+    forced = results.spread("teacher-forced token accuracy", cheater).mean
+    answer = 0 if free >= 0.9 else 2 if free < 0.1 else 1
+    return Exercise(
+        key="masking.ex5",
+        prompt=(
+            "**Predict before you reveal the outputs.** The shipped decoder trained *without* the causal mask now "
+            "generates on its own, greedily, on the test dates. How many does it get exactly right?"
+        ),
+        choices=CHEAT_CHOICES,
+        answer=answer,
+        explanation=(
+            f"Measured on the shipped model: {free:.1%} exactly right on its own, against {forced:.1%} of the tokens "
+            f"right teacher forced (a gap of {forced - free:.0%}). "
+            + (
+                "Its training score was earned by copying the next gold token, which generating never provides."
+                if forced - free > 0.1
+                else "Here generating does as well as teacher forcing: this model did not learn the shortcut."
             )
-        )
-    return items
+        ),
+        hint="Which input did its training score depend on, and is that input there when it generates?",
+    )
+
+
+def all_exercises(results: Comparison | None) -> list[Exercise]:
+    """Every exercise of the lesson: the four by hand and, with the shipped results, the prediction."""
+    return [*exercises(), *([cheat_prediction(results)] if results is not None else [])]
 
 
 def train_text() -> str:
-    """Above the train-both panel: what the student's two runs are scored on."""
+    """Above the train-both panel: what the student's two runs are scored on, and what to predict first. It states
+    no result: the student's own curves are the result."""
     return (
         "Train a fresh dates Transformer for you alone, with or without the causal mask, then the other one. Every "
         f"{LIVE_REPORT_EVERY} steps the same 200 held-out dates are scored both ways, teacher-forced token "
-        "accuracy and free-running exact match (the chart under the curves). With the mask the two "
-        f"climb together (it stops at {LIVE_TARGET:.0%} exact match); without it the loss collapses, "
-        "teacher-forced accuracy races to 100% and exact match stays near 0."
+        "accuracy and free-running exact match (the chart under the curves). A run with the mask stops at "
+        f"{LIVE_TARGET:.0%} exact match; one without uses its whole budget. **Predict before you train:** for each "
+        "decoder, will the two curves climb together, or will one run away from the other? Then train both and "
+        "see."
     )

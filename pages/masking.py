@@ -129,24 +129,22 @@ def on_the_example() -> None:
     )
     trained_maps(normal, cheater)
     # --- 3. The cheating decoder -----------------------------------------------------------------------------
-    ui.section("3 · The cheating decoder")
-    ui.explain(
-        "Without the mask, position t can read position t + 1 of its own input, which under teacher forcing **is** "
-        "the token it must predict. Training finds that shortcut within a hundred steps: the loss drops to nearly "
-        "zero and teacher-forced accuracy to 100%. Then ask it to *generate*: each step now reads only what it has "
-        "written so far, the future it learned to copy does not exist, and the dates come out wrong."
-    )
-    ui.table(masking.outputs_table(normal, cheater))
-    st.caption(masking.outputs_caption(normal.source, quote=ui.literal))
+    ui.section("3 · The cheating decoder", masking.CHEAT_TEXT)
+    if results is not None:
+        ui.exercise(masking.cheat_prediction(results))
+    with st.expander("Reveal the outputs and the measured results (answer the prediction first)",
+                     icon=":material/visibility:"):  # fmt: skip
+        ui.table(masking.outputs_table(normal, cheater))
+        st.caption(masking.outputs_caption(normal.source, quote=ui.literal))
+        if results is not None:
+            st.markdown(masking.results_intro(results))
+            ui.table(masking.results_table(results))
+            st.markdown("\n".join(f"- {line}" for line in masking.results_sentences(results)))
+            ui.provenance(results.meta, note=masking.provenance_note(results, quote=ui.literal))
 
-
-on_the_example()
 
 results = ui.shipped_results(lesson)
-if results is not None:
-    st.markdown(masking.results_intro(results))
-    ui.table(masking.results_table(results))
-    ui.provenance(results.meta, note=masking.provenance_note(results, quote=ui.literal))
+on_the_example()
 
 # --- 4. Train both yourself ----------------------------------------------------------------------------------
 ui.section("4 · Train both yourself", masking.train_text())
@@ -183,5 +181,5 @@ ui.page_tail(
     lesson,
     code=[("The code that computes this", (masked_softmax, padding_mask, causal_mask, TinyTransformer.decode)),
           ("The code of this page's examples", (masking.padding_attention, masking.measure))],
-    exercises=masking.exercises(results),
+    exercises=masking.exercises(),
 )  # fmt: skip

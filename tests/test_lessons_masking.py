@@ -87,6 +87,7 @@ def test_the_page_reads_the_padded_batch_from_the_demo():
     assert demo.leak(2, masked=True) == 0.0 and demo.leak(2, masked=False) > 0.01
     assert demo.leak(1, masked=False) == 0.0  # the longest sentence has nothing to leak onto
     assert "**4** `<pad>`" in demo.note(2) and "no padding" in demo.note(1)
+    assert "exactly 0" in demo.note(2) and "the result depends on the batch" in demo.note(2)  # computed from demo
 
 
 def test_padding_attention_refuses_an_empty_batch():
@@ -175,13 +176,32 @@ def test_a_comparison_of_one_run_each_is_never_a_clear_verdict():
 
 
 def test_the_cheat_gap_follows_the_numbers():
-    """The exercise's answer is computed: a file where the cheater generates as well as it is taught says 0."""
+    """The prediction's answer and the sentences under the table are computed: a file where the cheater generates
+    as well as it is taught says so, and the answer turns round with it."""
     results = masking.load_results()
     honest = [
         Run(r.variant, r.seed, r.params, final={**r.final, "free-running exact match": 1.0}) for r in results.runs
     ]
-    assert masking.cheat_gap(dataclasses.replace(results, runs=tuple(honest))) == pytest.approx(0.0)
-    assert masking.exercises(dataclasses.replace(results, runs=tuple(honest)))[-1].answer == pytest.approx(0.0)
+    honest = dataclasses.replace(results, runs=tuple(honest))
+    assert masking.cheat_gap(honest) == pytest.approx(0.0)
+    shipped, swapped = masking.cheat_prediction(results), masking.cheat_prediction(honest)
+    assert shipped.choices[shipped.answer].startswith("almost none")
+    assert swapped.choices[swapped.answer].startswith("nearly all")
+    assert "did not learn the shortcut" in swapped.explanation and "copying" in shipped.explanation
+    said, said_honest = masking.results_sentences(results), masking.results_sentences(honest)
+    assert "cheating decoder" in said[1] and "almost none of the dates" in said[1] and "says little" in said[1]
+    assert "nearly all of the dates" in said_honest[1] and "the two measures agree" in said_honest[1]
+    assert "n = 1" in said[-1]
+
+
+def test_the_page_text_states_no_result_it_has_not_measured():
+    """The train panel's text is a prediction to make, not a result; section 3's text states no number."""
+    text = masking.train_text()
+    assert "Predict before you train" in text
+    for claim in ("collapses", "races to 100%", "stays near 0"):
+        assert claim not in text
+    assert not any(ch.isdigit() for ch in masking.CHEAT_TEXT.replace("t + 1", ""))
+    assert "within a hundred steps" not in masking.CHEAT_TEXT
 
 
 def test_unusable_results_files_are_refused_with_a_message(tmp_path):
@@ -216,17 +236,20 @@ def test_a_live_run_reports_both_measures_and_stops_when_asked():
 
 # ------------------------------------------------------------------------------------------------ exercises
 def test_exercise_answers_come_from_the_lesson():
-    by_key = {ex.key: ex for ex in masking.exercises(masking.load_results())}
+    by_key = {ex.key: ex for ex in masking.all_exercises(masking.load_results())}
     demo = masking.padding_attention(DEFAULT)
-    assert by_key["masking.ex1"].answer == pytest.approx(float(demo.pad_weight(False)[2, 0]))
+    S = len(demo.tokens[2])  # "Hello" and its padding
+    assert by_key["masking.ex1"].answer == pytest.approx((S - 1) / S)  # equal scores: every key 1/S
+    assert f"{S - 1} × 1/{S} = {(S - 1) / S:.2f}" in by_key["masking.ex1"].explanation
     assert by_key["masking.ex2"].answer == 66  # 11 positions: 11·12/2
     assert by_key["masking.ex2"].check(66).correct and not by_key["masking.ex2"].check(121).correct
+    assert "11 · 12 / 2 = 66" in by_key["masking.ex2"].explanation
     assert by_key["masking.ex3"].choices[by_key["masking.ex3"].answer].startswith("where j > i")
-    cheater = masking.load_results().runs_of(masking.CHECKPOINTS[False])[0]
-    assert by_key["masking.ex5"].answer == pytest.approx(
-        cheater.value("teacher-forced token accuracy") - cheater.value("free-running exact match")
-    )
-    assert "masking.ex5" not in {ex.key for ex in masking.exercises(None)}
+    assert by_key["masking.ex5"].prompt.startswith("**Predict")
+    assert set(by_key) == {f"masking.ex{i}" for i in range(1, 6)}
+    assert len(masking.exercises()) >= 3 and "masking.ex5" not in {ex.key for ex in masking.all_exercises(None)}
+    for ex in by_key.values():  # none is answered by reading the page's figures
+        assert "Read" not in ex.hint and "heatmap" not in ex.hint and "From the measured table" not in ex.prompt
 
 
 def test_pair_figure_draws_the_maps_side_by_side_on_one_pair_of_axes():

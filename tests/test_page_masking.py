@@ -79,6 +79,9 @@ def test_page_opens_with_every_figure_and_the_shipped_results(at):
     assert masking.results_intro(results) in [m.value for m in at.markdown]
     provenance = [c.value for c in at.caption if c.value.startswith("Measured by `python scripts/masking_results.py`")]
     assert provenance and "(n = 1)" in provenance[0] and "--set causal=false" in provenance[0]
+    assert any(masking.results_sentences(results)[1] in m.value for m in at.markdown)
+    reveal = next(e for e in at.expander if e.label.startswith("Reveal the outputs"))
+    assert reveal.dataframe[-1].value.to_dict("records") == masking.results_table(results)  # behind the prediction
     examples = at.dataframe[-2].value.to_dict("records")
     assert [r["generating on its own (greedy)"] == r["gold"] for r in examples] == [True, False]
     assert at.button(key="masking.train.causal.train").disabled is False
@@ -136,7 +139,7 @@ def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(
     assert not at.exception
     assert at.warning and "cannot be shown" in at.warning[0].value and "masking_results.py" in at.warning[0].value
     assert heatmap_titled(at, masking.LABELS[False])  # the decoders still load and draw
-    assert "masking.ex5.answer" not in [n.key for n in at.number_input]
+    assert "masking.ex5.answer" not in [r.key for r in at.radio]
     broken = tmp_path / "assets" / "results" / "masking.json"
     broken.parent.mkdir(parents=True)
     broken.write_text('{"models": []}', encoding="utf-8")  # the old format is refused too
@@ -145,7 +148,7 @@ def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(
 
 
 def test_exercises_are_checked(at):
-    right = answer_every_exercise(at, masking.exercises(masking.load_results()))
+    right = answer_every_exercise(at, masking.all_exercises(masking.load_results()))
     answer_exercise(at, "masking.ex2", 121)
     assert any("Not quite" in w.value and "Worked answer" in w.value for w in at.warning)
     assert set(right) == {f"masking.ex{i}" for i in range(1, 6)}
