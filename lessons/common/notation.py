@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Symbol:
-    page: str  # as the pages write it
+    page: str  # as lessons 2–4 write it
     lecture: str  # as the lecture writes it ("" where it has none)
     meaning: str
     lessons: tuple[str, ...]  # the slugs whose pages use it
@@ -103,9 +103,11 @@ SYMBOLS: tuple[Symbol, ...] = (
 
 
 def rows(slug: str) -> list[dict[str, str]]:
-    """The table's rows a lesson's page shows, in the table's order (one table, so the same across lessons)."""
+    """The table's rows a lesson's page shows, in the table's order (one table, so the same across lessons).
+    Lesson 1 writes the lecture's a⟨t⟩ and c⟨t⟩ (the RNN-cells slides'); lessons 2–4 write the attention papers'
+    hᵢ, sₜ, cₜ: the columns say so, so the table reads the same from every page."""
     return [
-        {"on this page": s.page, "in the lecture": s.lecture or "—", "meaning": s.meaning}
+        {"lessons 2–4 write": s.page, "the lecture (and lesson 1) writes": s.lecture or "—", "meaning": s.meaning}
         for s in SYMBOLS
         if slug in s.lessons
     ]
