@@ -7,16 +7,39 @@ from lessons import queries_keys_values
 from minimodels.attention import masked_softmax, scaled_dot_product_attention
 
 lesson = ui.lesson("queries_keys_values")
-ui.explain(
-    "Attention is a **soft lookup**. Each word asks a question (its *query*), every word offers a label "
-    "(its *key*) and a content (its *value*). The query is compared with every key; the better a key "
-    "matches, the more of its value flows into the answer. In self-attention all three come from the same "
-    "words, through three learned matrices $W^Q$, $W^K$, $W^V$."
-)
+ui.explain(queries_keys_values.INTRO)
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
-# --- 1. The lecture's worked example -------------------------------------------------------------------
-ui.section("1 · “Thinking Machines”, step by step")
+# --- 1. Self-attention with no parameters ---------------------------------------------------------------
+ui.section("1 · Self-attention with no parameters: Softmax(XXᵀ)X", queries_keys_values.NO_PARAMETERS_TEXT)
+st.latex(queries_keys_values.dot_product(*queries_keys_values.LECTURE_DOT).latex())
+
+
+@st.fragment
+def no_parameters() -> None:
+    ui.explain(queries_keys_values.WORDS_TEXT)
+    vectors = ui.checked_text(
+        st.text_area, "Word vectors (word: numbers)", queries_keys_values.DEFAULT_WORDS,
+        key="queries_keys_values.words", parse=queries_keys_values.parse_word_vectors, keep="vectors",
+        what="table of vectors", max_chars=queries_keys_values.MAX_WORDS_TEXT, height=160,
+    )  # fmt: skip
+    result = queries_keys_values.plain_self_attention(vectors)
+    cols = st.columns(2)
+    with cols[0]:
+        ui.plotly(queries_keys_values.plain_scores_figure(result), key="queries_keys_values.plain_scores")
+    with cols[1]:
+        ui.plotly(queries_keys_values.plain_weights_figure(result), key="queries_keys_values.plain_weights")
+    ui.plotly(queries_keys_values.plain_outputs_figure(result), key="queries_keys_values.plain_outputs")
+    st.markdown(queries_keys_values.symmetry_sentence(result.scores, result.words))
+    st.markdown(queries_keys_values.diagonal_sentence(result.scores, result.words))
+    ui.explain(queries_keys_values.WHY_PROJECTIONS)
+    st.markdown(queries_keys_values.projection_sentence(result))
+
+
+no_parameters()
+
+# --- 2. The lecture's worked example -------------------------------------------------------------------
+ui.section("2 · “Thinking Machines”, step by step")
 example = queries_keys_values.thinking_machines()
 ui.explain(
     f"The Transformer lecture works one query through by hand: the input *Thinking Machines*, "
@@ -51,9 +74,9 @@ def what_if_d_k() -> None:
 
 what_if_d_k()
 
-# --- 2. The database analogy ------------------------------------------------------------------------------
+# --- 3. The database analogy ------------------------------------------------------------------------------
 ui.section(
-    "2 · A database you query softly",
+    "3 · A database you query softly",
     "The NLP lecture's analogy: a table pairs **keys** (English words) with **values** (their Turkish "
     "translations). A database returns the value whose key *equals* the query. Attention returns every value, "
     "each weighted by how *similar* its key is to the query: p(i | q) ∝ exp(sharpness · sim(q, kᵢ)). "
@@ -85,9 +108,9 @@ def database() -> None:
 
 database()
 
-# --- 3. The matrix form on your own sentence ---------------------------------------------------------------
+# --- 4. The matrix form on your own sentence ---------------------------------------------------------------
 ui.section(
-    "3 · All queries at once: softmax(QKᵀ/√d_k)V",
+    "4 · All queries at once: softmax(QKᵀ/√d_k)V",
     "Stack the words' embeddings into X; then Q = XW^Q, K = XW^K, V = XW^V and one matrix product scores "
     "every query against every key. Row *i* of the heatmap is the attention of word *i*. The W matrices here "
     "are random (seeded), not trained: the figure shows the mechanism, not what a trained model learns.",
@@ -129,6 +152,7 @@ ui.page_tail(
             (
                 scaled_dot_product_attention,
                 masked_softmax,
+                queries_keys_values.plain_self_attention,
                 queries_keys_values.thinking_machines,
                 queries_keys_values.soft_lookup,
                 queries_keys_values.self_attention,

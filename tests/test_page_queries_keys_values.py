@@ -1,11 +1,12 @@
-"""The queries-keys-values page under AppTest: the Q, K and V strips are drawn only while their expander is open,
+"""The queries-keys-values page under AppTest: section 1 draws Softmax(XXᵀ)X on the student's vectors and says
+what they show, bad vectors change nothing, the Q, K and V strips are drawn only while their expander is open,
 the figures show the lesson's numbers, and the page ends with the house's tail."""
 
 import numpy as np
 
 from lessons import queries_keys_values
 from lessons.common import catalog
-from tests.helpers import markdown_starting, open_page, plotly_array, plotly_specs
+from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, plotly_specs
 
 QKV = "pages/queries_keys_values.py"
 STRIPS = ["Q = XW^Q", "K = XW^K", "V = XW^V"]
@@ -59,3 +60,70 @@ def test_the_tail_shows_the_code_the_questions_the_sources_and_the_next_lesson()
     assert catalog.lesson("queries_keys_values").sources in [c.value for c in at.caption]
     following = catalog.next_lesson("queries_keys_values")
     assert f"Next: {following.title}" in [link.proto.label for link in at.main.get("page_link")]
+
+
+WORDS = "queries_keys_values.words"
+
+
+def section_one(at) -> dict[str, np.ndarray]:
+    """Section 1's drawn numbers: XXᵀ, Softmax(XXᵀ), X and Softmax(XXᵀ)X."""
+    specs = plotly_specs(at)
+    titled = {(spec["layout"].get("title") or {}).get("text", ""): spec for spec in specs}
+    (outputs,) = [s for s in specs if any(a.get("text") == "Softmax(XXᵀ)X" for a in s["layout"].get("annotations", ()))]
+    return {
+        "scores": plotly_array(titled["Scores XXᵀ: xᵢ·xⱼ"]["data"][0]["z"]),
+        "weights": plotly_array(titled["Softmax(XXᵀ): weights, row by row"]["data"][0]["z"]),
+        "X": plotly_array(outputs["data"][0]["z"]),
+        "Z": plotly_array(outputs["data"][1]["z"]),
+    }
+
+
+def test_section_one_draws_softmax_x_xt_x_and_says_what_the_vectors_show():
+    at = open_page(QKV)
+    default = queries_keys_values.plain_self_attention(
+        queries_keys_values.parse_word_vectors(queries_keys_values.DEFAULT_WORDS).vectors
+    )
+    drawn = section_one(at)
+    for name in ("scores", "weights", "X", "Z"):
+        np.testing.assert_allclose(drawn[name], getattr(default, name).numpy(), atol=1e-9)
+    assert markdown_starting(at, "XXᵀ is symmetric")
+    assert markdown_starting(at, "In all 5 rows the largest weight is on the diagonal")
+    assert "[1, 3, -5] \\cdot [4, -2, -1]" in at.latex[1].value and "&= 3" in at.latex[1].value  # the lecture's example
+    at.text_area(key=WORDS).set_value("animal: 3 1 0\nstreet: 0 1 2\nit: 1 1 0").run()  # a short "it"
+    assert not at.exception and not at.warning
+    short = queries_keys_values.plain_self_attention(queries_keys_values.EXERCISE_IT)
+    np.testing.assert_allclose(section_one(at)["weights"], short.weights.numpy(), atol=1e-9)
+    sentence = markdown_starting(at, "In 2 of 3 rows the largest weight is on the diagonal")
+    assert "`it` attends most to `animal`" in sentence
+    assert not [m for m in at.markdown if m.value.startswith("In all")]
+    assert "QKᵀ is **not** symmetric" in markdown_starting(at, "Try it on your vectors")
+
+
+def test_bad_vectors_get_a_message_and_change_nothing():
+    at = open_page(QKV)
+    at.text_area(key=WORDS).set_value("a: 2 0\nb: 0 2\nc: -2 0").run()
+    before = section_one(at)
+    sentence = markdown_starting(at, "In all 3 rows")
+    for bad in ["", "a: 1 x\nb: 1 2", "a: nan 1\nb: 1 1", "a: 1e9 1\nb: 1 1", "a: 1 2\nb: 1", "just words"]:
+        at.text_area(key=WORDS).set_value(bad).run()
+        assert not at.exception, at.exception
+        assert any("Showing the last table of vectors that worked" in w.value for w in at.warning), bad
+        after = section_one(at)
+        for name, values in before.items():
+            np.testing.assert_array_equal(after[name], values)
+        assert markdown_starting(at, "In all 3 rows") == sentence
+
+
+def test_section_one_exercises_explain_the_answer():
+    at = open_page(QKV)
+    by_key = {ex.key: ex for ex in queries_keys_values.exercises()}
+    it = by_key["queries_keys_values.it"]
+    answer_exercise(at, it.key, it.choices[it.answer])
+    assert any(s.value.startswith("Right") and "it·animal" in s.value for s in at.success)
+    wrong = next(c for i, c in enumerate(it.choices) if i != it.answer)
+    answer_exercise(at, it.key, wrong)
+    assert any(
+        w.value.startswith("Not quite") and "Worked answer" in w.value and "it·it" in w.value for w in at.warning
+    )
+    answer_exercise(at, "queries_keys_values.dot", 8)
+    assert any("(2)(1) + (−1)(4) + (3)(−2)" in w.value for w in at.warning)
