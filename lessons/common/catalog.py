@@ -108,6 +108,8 @@ COURSE: tuple[Part, ...] = (
                     "encoder",
                     "decoder",
                     "context vector",
+                    "bidirectional encoder",
+                    "pooling",
                 ),
                 results=("assets/results/seq2seq_bottleneck.json",),
                 pretrained=(),
