@@ -294,12 +294,15 @@ def equivariance(model: nn.Module, task: Task, positional: str, text: str, order
     )
 
 
+EQUIVARIANT = 1e-4  # a difference below this is float rounding: the model is permutation-equivariant
+
+
 def equivariance_rows(checks: Sequence[Equivariance]) -> list[dict]:
     return [
         {
             "encoding": LABELS[c.positional],
             "max |f(shuffled) − shuffled f|": c.difference,
-            "equivariant?": "yes" if c.difference < 1e-4 else "no",
+            "equivariant?": "yes" if c.difference < EQUIVARIANT else "no",
             "output for the string": c.prediction,
             "output for the shuffle": c.shuffled_prediction,
             "correct?": ("yes" if c.prediction == c.text[::-1] else "no")
@@ -755,20 +758,45 @@ EQUIVARIANCE_TEXT = (
     "shipped Transformers trained to **reverse** a string, identical except for the positional encoding. Type a "
     "string, shuffle it, and compare the encoder's outputs f(shuffled) with f(string) shuffled the same way."
 )
-SET_TEXT = (
-    "The cost shows in the outputs: without positions the decoder's cross-attention reads the encoder's "
-    "outputs as a *set*, so every anagram of a string gets the same output, and reversing is impossible."
-)
 
 
-def measured_text() -> str:
-    """Above the shipped comparison: the model and the task, read from the shipped models and the task."""
+def set_text(checks: Sequence[Equivariance], quote=repr) -> str:
+    """Under the attention pair: what the model without positions did with the string and its shuffle, computed
+    from the checks (a model that told them apart would be said to)."""
+    none = next((c for c in checks if c.positional == "none"), None)
+    if none is None:
+        return ""
+    text = (
+        "The cost shows in the outputs: without positions the decoder's cross-attention reads the encoder's "
+        "outputs as a *set*, and a set has no order to reverse. "
+    )
+    if none.prediction == none.shuffled_prediction:
+        return text + (
+            "Here it writes the same output for the string and for its shuffle "
+            f"({quote(none.prediction)}), so at most one of the two can be right."
+        )
+    return text + (
+        f"Here it writes {quote(none.prediction)} for the string and {quote(none.shuffled_prediction)} for its "
+        "shuffle: the decoder's own outputs so far differ, not what it reads from the encoder."
+    )
+
+
+def measured_text(results: Comparison | None = None) -> str:
+    """Above the shipped comparison: the model and the task, read from the shipped models and the task; the extra
+    parameters of learned positions read from the results (left out when they are missing)."""
     task = get_task(TASK)
+    extra = ""
+    if results is not None:
+        more = parameters(results, "learned") - parameters(results, "sinusoidal")
+        extra = (
+            f"{more:,} more parameters" if more > 0 else f"{-more:,} fewer parameters" if more else "no more parameters"
+        )
+        extra += " here, "
     return (
         f"The same Transformer ({architecture()}) trained on **reverse** (“a3f9” → "
-        f"“{task.aligner.pair('a3f9').target}”, up to {task.max_source_len} characters) three ways: no position "
-        "information, the fixed sinusoids, or a **learned** vector per position (as in BERT and GPT: more "
-        "parameters, and nothing beyond the longest training position)."
+        f"“{task.aligner.pair('a3f9').target}”, up to {task.max_source_len} characters) {len(ENCODINGS)} ways: no "
+        "position information, the fixed sinusoids, or a **learned** vector per position (as in BERT and GPT: "
+        f"{extra}and nothing beyond the longest training position). Predict first, then open the measured results."
     )
 
 
@@ -796,14 +824,30 @@ OFFSET_WHY = (
     "Why it helps: a model can learn to attend “k places to the left” with one linear map, the same at every "
     "position, instead of learning it separately for position 3, position 4, and so on."
 )
-EQUIVARIANCE_CAPTION = (
-    "f: the encoder's output vectors (d = 64) for every character and the end-of-string token, which stays last. "
-    "“correct?”: whether each output is the reverse of its input."
-)
-PAIR_CAPTION = (
-    "Without positions the two maps are the same up to rounding: the shuffle only renamed the rows and columns. "
-    "With positions, the shuffled string is a different input and gets a different map."
-)
+
+
+def equivariance_caption() -> str:
+    """Under the equivariance table: what f is, its size read from the config the models are built with."""
+    d = model_config(MODEL, get_task(TASK)).d_model
+    return (
+        f"f: the encoder's output vectors (d = {d}) for every character and the end-of-string token, which stays "
+        "last. “correct?”: whether each output is the reverse of its input."
+    )
+
+
+def pair_caption(check: Equivariance) -> str:
+    """Under the attention pair: whether the two maps agree, computed from them (``EQUIVARIANT`` is the line the
+    table draws between "yes" and "no")."""
+    gap = float(np.abs(check.attention - check.attention_back).max())
+    if gap < EQUIVARIANT:
+        return (
+            f"The two maps differ by at most {gap:.0e}, rounding: the shuffle only renamed the rows and columns. "
+            f"{LABELS[check.positional]} cannot tell the shuffled string from the string."
+        )
+    return (
+        f"The two maps differ by up to {gap:.2f}: with {LABELS[check.positional]} the shuffled string is a different "
+        "input and gets a different map."
+    )
 
 
 def default_dims(d_model: int) -> list[int]:
@@ -869,21 +913,14 @@ EX_D, EX_PAIR, EX_K = 16, 1, 5  # exercise 1: the angle pair i turns for offset 
 EX_SMALL_D, EX_P, EX_Q = 4, 3, 5  # exercise 2: a dot product by hand
 
 
-def exercises(results: Comparison | None, none_model: nn.Module | None) -> list[Exercise]:
-    """Check-yourself questions; every answer is computed by this module's functions, by the shipped model
-    without positions (``none_model``) or read off the results. A question whose source is missing is left out."""
+def by_hand() -> list[Exercise]:
+    """The computations by hand (the check-yourself section), their answers computed by this module's functions."""
     angle = float(offset_check(EX_D, EX_K).angles[EX_PAIR])
     omega = float(frequencies(EX_D)[EX_PAIR])
     dot = float(similarity(EX_Q + 1, EX_SMALL_D)[EX_P, EX_Q])
-    small_omegas = frequencies(EX_SMALL_D)
-    choices = (
-        "the same output",
-        "the first output shuffled the same way",
-        "the first output reversed",
-        "it depends on the string",
-    )
-    text = DEFAULT_TEXT
-    out = [
+    w0, w1 = (float(w) for w in frequencies(EX_SMALL_D))
+    k = EX_Q - EX_P
+    return [
         Exercise(
             key="positional_encoding.ex1",
             prompt=(
@@ -893,54 +930,100 @@ def exercises(results: Comparison | None, none_model: nn.Module | None) -> list[
             ),
             answer=angle,
             tolerance=0.005,
-            explanation=f"ω₁ = 10000^(−2/{EX_D}) = {omega:.4f}, and k·ω₁ = {EX_K} × {omega:.4f} = {angle:.3f} rad.",
+            explanation=(
+                f"ω_{EX_PAIR} = 10000^(−2·{EX_PAIR}/{EX_D}) = {omega:.4f}, and the angle is k·ω_{EX_PAIR} = {EX_K} × "
+                f"{omega:.4f} = {angle:.3f} rad, whatever pos is."
+            ),
             hint="ω_i = 10000^(−2i/d); the angle is k·ω_i (it does not depend on pos).",
         ),
         Exercise(
             key="positional_encoding.ex2",
             prompt=(
-                f"d_model = {EX_SMALL_D}, so ω₀ = {small_omegas[0]:g} and ω₁ = {small_omegas[1]:g}. What is "
-                f"PE_{EX_P} · PE_{EX_Q}? (three decimals)"
+                f"d_model = {EX_SMALL_D}, so ω₀ = {w0:g} and ω₁ = {w1:g}. What is PE_{EX_P} · PE_{EX_Q}? (three "
+                "decimals)"
             ),
             answer=dot,
             tolerance=0.002,
             explanation=(
-                f"sin a sin b + cos a cos b = cos(a − b) for each pair, so the dot product is "
-                f"cos({EX_Q - EX_P}·1) + cos({EX_Q - EX_P}·0.01) = {dot:.3f}: it depends only on the offset."
+                f"sin a sin b + cos a cos b = cos(a − b) for each pair, so the dot product is cos({k}·{w0:g}) + "
+                f"cos({k}·{w1:g}) = {math.cos(k * w0):.3f} + {math.cos(k * w1):.3f} = {dot:.3f}: it depends only on "
+                f"the offset {EX_Q} − {EX_P} = {k}."
             ),
             hint="Pair each sin with its cos: sin a·sin b + cos a·cos b = cos(a − b).",
         ),
     ]
-    if none_model is not None:
-        task = get_task(TASK)
-        same = predict(none_model, task, text) == predict(none_model, task, text[::-1])
-        out.append(
-            Exercise(
-                key="positional_encoding.ex3",
-                prompt=(
-                    f"A Transformer **without** positional encoding turns the string “{text}” into some output. What "
-                    f"does it output for “{text[::-1]}” (the same characters in reverse order)?"
-                ),
-                choices=choices,
-                answer=0 if same else 3,
-                explanation=(
-                    "Its encoder returns the same set of vectors, only reordered, and cross-attention is a weighted "
-                    "sum over that set: the decoder cannot tell the two apart. (Checked on the shipped model.)"
-                ),
-                hint="What can cross-attention see of the order of the encoder's outputs?",
-            )
-        )
-    if results is not None:
-        worst = lowest_test_exact(results)
-        options = tuple(LABELS[n] for n in ENCODINGS)
-        out.append(
-            Exercise(
-                key="positional_encoding.ex4",
-                prompt="In the measured comparison above, which encoding has the **lowest** test exact match?",
-                choices=options,
-                answer=options.index(LABELS[worst]),
-                explanation=f"{LABELS[worst]}: {results.spread('test exact', worst).text('.1%')}.",
-                hint="Read the column “test exact”.",
-            )
-        )
-    return out
+
+
+ANAGRAM_CHOICES = ("the same output", "the first output shuffled the same way", "the first output reversed",
+                   "it depends on the string")  # fmt: skip
+
+
+def anagram_prediction(none_model: nn.Module) -> Exercise:
+    """Predict, before section 4's table: what the shipped model without positions writes for a string's reverse.
+    The answer is what the shipped model does (checked on it, never assumed)."""
+    task, text = get_task(TASK), DEFAULT_TEXT
+    first, second = predict(none_model, task, text), predict(none_model, task, text[::-1])
+    same = first == second
+    return Exercise(
+        key="positional_encoding.ex3",
+        prompt=(
+            f"**Predict before you scroll on.** The shipped Transformer **without** positional encoding turns the "
+            f"string “{text}” into some output. What does it output for “{text[::-1]}”, the same characters in "
+            "reverse order?"
+        ),
+        choices=ANAGRAM_CHOICES,
+        answer=0 if same else 3,
+        explanation=(
+            "Its encoder returns the same set of vectors, only reordered, and cross-attention is a weighted sum over "
+            f"that set: the decoder cannot tell the two apart. Checked on the shipped model: {first!r} for both."
+            if same
+            else f"Checked on the shipped model: {first!r} and {second!r}. Its encoder returns the same set of "
+            "vectors, but the decoder's own outputs so far differ, and they steer it."
+        ),
+        hint="What can cross-attention see of the order of the encoder's outputs?",
+    )
+
+
+def shipped_anagram_prediction() -> Exercise:
+    """:func:`anagram_prediction` of the shipped model without positions (what the page caches for everyone)."""
+    return anagram_prediction(load_model("none")[0])
+
+
+RACE_CHOICES = ("sinusoidal (fixed)", "learned (one vector each)", "too close to call")
+
+
+def race_prediction(results: Comparison) -> Exercise:
+    """Predict, before section 5's results: sinusoidal or learned, which ends with the higher test exact match? The
+    answer is the shipped comparison's verdict, too close to call included."""
+    verdict = results.compare("sinusoidal", "learned", "test exact")
+    answer = {"better": 0, "worse": 1, "too close": 2}[verdict.outcome]
+    more = parameters(results, "learned") - parameters(results, "sinusoidal")
+    return Exercise(
+        key="positional_encoding.ex4",
+        prompt=(
+            "**Predict before you open the results.** Sinusoidal positions are fixed; learned ones cost "
+            f"{more:,} more parameters, one vector per position, trained with the rest. After the same budget, "
+            "which ends with the higher test exact match on reverse?"
+        ),
+        choices=RACE_CHOICES,
+        answer=answer,
+        explanation=f"{verdict.sentence('.1%', 'test exact match')} "
+        + (
+            "Both give every position its own vector, and reverse only needs the positions the training strings "
+            "cover, so the fixed table loses nothing here; beyond the longest training string, only the sinusoids "
+            "have vectors at all."
+            if verdict.outcome != "worse"
+            else "Here the learned vectors, free to take any shape, fit reverse's positions better than the fixed "
+            "table within the same budget."
+        ),
+        hint="Does reverse need anything a learned vector can hold and a sinusoid cannot?",
+    )
+
+
+def exercises(results: Comparison | None, none_model: nn.Module | None) -> list[Exercise]:
+    """Every exercise of the lesson: the computations by hand and the predictions whose source is loaded."""
+    return [
+        *by_hand(),
+        *([anagram_prediction(none_model)] if none_model is not None else []),
+        *([race_prediction(results)] if results is not None else []),
+    ]

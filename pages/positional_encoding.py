@@ -88,6 +88,8 @@ the_offset()
 
 # --- 4. Why positions are needed ---------------------------------------------------------------------------
 ui.section("4 · Without positions, attention reads a bag of tokens", positional_encoding.EQUIVARIANCE_TEXT)
+if ui.pretrained(*positional_encoding.PRETRAINED_KEYS["none"]) is not None:  # the same for everyone: made once
+    ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(positional_encoding.shipped_anagram_prediction)())
 shipped_checks = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_checks)
 shipped_cross_attention = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_cross_attention)
 
@@ -111,14 +113,14 @@ def the_permutation() -> None:
     st.caption(positional_encoding.shipped_caption())
     st.markdown(f"The string {ui.literal(text)} shuffled: {ui.literal(checks[0].shuffled)}.")
     ui.table(positional_encoding.equivariance_rows(checks), formats={"max |f(shuffled) − shuffled f|": "%.2e"})
-    st.caption(positional_encoding.EQUIVARIANCE_CAPTION)
+    st.caption(positional_encoding.equivariance_caption())
     shown = st.radio("Self-attention of the first encoder layer (heads averaged) for", positional_encoding.ENCODINGS,
                      format_func=positional_encoding.LABELS.get, horizontal=True,
                      key="positional_encoding.attention_of")  # fmt: skip
     pair = positional_encoding.attention_pair_figure(checks[positional_encoding.ENCODINGS.index(shown)])
     ui.plotly(pair, key="positional_encoding.pair")
-    st.caption(positional_encoding.PAIR_CAPTION)
-    ui.explain(positional_encoding.SET_TEXT)
+    st.caption(positional_encoding.pair_caption(checks[positional_encoding.ENCODINGS.index(shown)]))
+    ui.explain(positional_encoding.set_text(checks, quote=ui.literal))
 
     # --- 5. Trained on reverse: the shipped models' cross-attention on this string
     st.subheader("Where each model looks when it reverses your string")
@@ -130,17 +132,20 @@ def the_permutation() -> None:
 the_permutation()
 
 # --- 5. Measured -------------------------------------------------------------------------------------
-ui.section("5 · none, sinusoidal, learned: trained on reverse", positional_encoding.measured_text())
+ui.section("5 · none, sinusoidal, learned: trained on reverse")
 results = ui.shipped_results(lesson)
-
+ui.explain(positional_encoding.measured_text(results))
 
 if results is not None:
-    ui.measured(
-        results, rows=positional_encoding.results_rows(results), observations=positional_encoding.observations(results),
-        curves=partial(positional_encoding.results_curves, results), key="positional_encoding.shipped",
-        note=positional_encoding.provenance_note(results.meta), names=("accuracy", "loss"),
-        axis_key="positional_encoding.axis",
-    )  # fmt: skip
+    ui.exercise(positional_encoding.race_prediction(results))
+    with st.expander("Reveal the measured results (answer the prediction first)", icon=":material/visibility:"):
+        ui.measured(
+            results, rows=positional_encoding.results_rows(results),
+            observations=positional_encoding.observations(results),
+            curves=partial(positional_encoding.results_curves, results), key="positional_encoding.shipped",
+            note=positional_encoding.provenance_note(results.meta), names=("accuracy", "loss"),
+            axis_key="positional_encoding.axis",
+        )  # fmt: skip
 
 # --- 6. Train one yourself ----------------------------------------------------------------------------------
 ui.section("6 · Train one yourself", positional_encoding.train_text())
@@ -167,12 +172,11 @@ def train_yourself() -> None:
 
 train_yourself()
 
-none = ui.pretrained(*positional_encoding.PRETRAINED_KEYS["none"])
 ui.page_tail(
     lesson,
     code=[("The code that computes this", (sinusoidal_encoding, SinusoidalPositionalEncoding,
                                            LearnedPositionalEmbedding)),
           ("The code of this page's checks", (positional_encoding.rotation, positional_encoding.offset_matrix,
                                               positional_encoding.offset_check, positional_encoding.equivariance))],
-    exercises=positional_encoding.exercises(results, none and none[0]),
+    exercises=positional_encoding.by_hand(),
 )  # fmt: skip

@@ -15,7 +15,7 @@ from lessons.common.comparison import Comparison, Run
 from minimodels.attention import MultiHeadAttention
 from minimodels.positional import sinusoidal_encoding
 from minimodels.tasks import get_task
-from minimodels.train import build_model
+from minimodels.train import build_model, model_config
 
 TASK = get_task(positional_encoding.TASK)
 
@@ -246,22 +246,59 @@ def test_broken_results_are_refused(tmp_path):
 
 # ----------------------------------------------------------------------------------------- exercises
 def test_exercise_answers_are_computed():
-    exercises = {
-        ex.key: ex
-        for ex in positional_encoding.exercises(
-            positional_encoding.load_results(), positional_encoding.load_model("none")[0]
-        )
-    }
+    results, none = positional_encoding.load_results(), positional_encoding.load_model("none")[0]
+    exercises = {ex.key: ex for ex in positional_encoding.exercises(results, none)}
     assert exercises["positional_encoding.ex1"].answer == pytest.approx(5 * 10000 ** (-2 / 16))
     assert exercises["positional_encoding.ex2"].answer == pytest.approx(math.cos(2) + math.cos(0.02), abs=1e-6)
+    assert "-0.416 + 1.000 = 0.584" in exercises["positional_encoding.ex2"].explanation  # a worked solution
     ex3 = exercises["positional_encoding.ex3"]
-    assert ex3.choices[ex3.answer] == "the same output"
+    assert ex3.choices[ex3.answer] == "the same output" and ex3.prompt.startswith("**Predict")
     ex4 = exercises["positional_encoding.ex4"]
-    assert ex4.choices[ex4.answer] == positional_encoding.LABELS["none"]
+    verdict = results.compare("sinusoidal", "learned", "test exact")
+    assert ex4.choices[ex4.answer] == {"better": "sinusoidal (fixed)", "worse": "learned (one vector each)",
+                                       "too close": "too close to call"}[verdict.outcome]  # fmt: skip
+    extra = positional_encoding.parameters(results, "learned") - positional_encoding.parameters(results, "sinusoidal")
+    assert f"cost {extra:,} more parameters" in ex4.prompt
     assert {ex.key for ex in positional_encoding.exercises(None, None)} == {
         "positional_encoding.ex1",
         "positional_encoding.ex2",
     }
+    for ex in exercises.values():  # none asks to read the page's table
+        assert "Read" not in ex.hint and "above" not in ex.prompt
+
+
+def test_the_race_prediction_follows_the_numbers():
+    """Build a comparison where learned is clearly ahead, then one where sinusoidal is: the answer turns with it."""
+    results = positional_encoding.load_results()
+
+    def with_test_exact(variant: str, value: float) -> Comparison:
+        runs = [Run(r.variant, r.seed, r.params, r.curve, r.final | {"test exact": value + 0.001 * r.seed}, r.extra)
+                if r.variant == variant else r for r in results.runs]  # fmt: skip
+        return dataclasses.replace(results, runs=tuple(runs))
+
+    learned_ahead = positional_encoding.race_prediction(with_test_exact("sinusoidal", 0.5))
+    assert learned_ahead.choices[learned_ahead.answer] == "learned (one vector each)"
+    assert "fit reverse's positions better" in learned_ahead.explanation
+    sinusoidal_ahead = positional_encoding.race_prediction(with_test_exact("learned", 0.5))
+    assert sinusoidal_ahead.choices[sinusoidal_ahead.answer] == "sinusoidal (fixed)"
+
+
+def test_the_captions_under_the_checks_are_computed_from_them():
+    checks = positional_encoding.shipped_checks("position", tuple(positional_encoding.permutation("reverse", 8)))
+    none, sinusoidal = checks[0], checks[1]
+    assert "cannot tell the shuffled string from the string" in positional_encoding.pair_caption(none)
+    assert "a different input" in positional_encoding.pair_caption(sinusoidal)
+    assert "the same output for the string and for its shuffle" in positional_encoding.set_text(checks)
+    told_apart = dataclasses.replace(none, shuffled_prediction=none.prediction + "x")  # a none that told them apart
+    assert "the decoder's own outputs so far differ" in positional_encoding.set_text([told_apart])
+    moved = dataclasses.replace(none, attention_back=none.attention_back + 0.1)
+    assert "a different input" in positional_encoding.pair_caption(moved)
+    d = model_config(positional_encoding.MODEL, get_task(positional_encoding.TASK)).d_model
+    assert f"(d = {d})" in positional_encoding.equivariance_caption()
+    results = positional_encoding.load_results()
+    extra = positional_encoding.parameters(results, "learned") - positional_encoding.parameters(results, "sinusoidal")
+    assert f"{extra:,} more parameters" in positional_encoding.measured_text(results)
+    assert "more parameters" not in positional_encoding.measured_text(None)
 
 
 # ------------------------------------------------------------------------------------- live training

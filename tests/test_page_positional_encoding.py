@@ -64,11 +64,15 @@ def test_page_opens_with_every_section_from_shipped_models_and_results(at):
     assert figure(at, "M_k for k = 5")["data"][0]["type"] == "heatmap"
     rows = equivariance_table(at).to_dict("records")
     assert [r["equivariant?"] for r in rows] == ["yes", "no", "no"]
+    captions = " ".join(c.value for c in at.caption)
+    assert "cannot tell the shuffled string from the string" in captions  # the map shown first: no positions
+    assert positional_encoding.equivariance_caption() in captions
     assert rows[0]["output for the string"] == rows[0]["output for the shuffle"]  # none: anagrams look alike
     cross = figure(at, "argmax on the right character")
     assert len(cross["data"]) == 3
     results = positional_encoding.load_results()
-    shipped = next(df.value for df in at.dataframe if "test exact" in df.value.columns)
+    reveal = next(e for e in at.expander if e.label.startswith("Reveal the measured results"))
+    shipped = next(df.value for df in reveal.dataframe if "test exact" in df.value.columns)  # behind the prediction
     assert shipped.to_dict("records") == positional_encoding.results_rows(results)
     said = " ".join(m.value for m in at.markdown)
     assert all(line in said for line in positional_encoding.observations(results))  # computed, not typed
