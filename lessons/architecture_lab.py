@@ -25,9 +25,20 @@ from lessons.common.charts import attention_coloraxis, figure, hover_pairs, pane
 from lessons.common.comparison import Comparison, Run, curve_of
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
-from minimodels.chains import ChainConfig, ChainError, ChainModel, check_config
-from minimodels.chains.language import LAYERS, Chain, Layer, Repeat, Residual
-from minimodels.chains.model import _layer_parameters
+from minimodels.chains import LIMITS, MAX_PARAMETERS, ChainConfig, ChainError, ChainModel, check_config
+from minimodels.chains.language import (
+    ALIASES,
+    LAYERS,
+    OPTIONS,
+    STRUCTURES,
+    Chain,
+    Highway,
+    Layer,
+    Parallel,
+    Repeat,
+    Residual,
+)
+from minimodels.chains.model import _layer_parameters, chain_parameters
 from minimodels.tasks import Task, get_task, make_batch
 from minimodels.tokenizers import EOS_ID
 from minimodels.train import Progress, TrainConfig, TrainResult
@@ -181,7 +192,9 @@ def attention_layers(chain: Chain) -> int:
     for node in chain:
         if isinstance(node, Repeat):
             total += node.count * attention_layers(node.body)
-        elif isinstance(node, Residual):
+        elif isinstance(node, Parallel):
+            total += sum(attention_layers(branch) for branch in node.branches)
+        elif isinstance(node, Residual | Highway):
             total += attention_layers(node.body)
         else:
             total += "att" in node.name
@@ -229,8 +242,10 @@ def _width(items: Chain) -> float:
     for item in items:
         if isinstance(item, Repeat):
             widths.append(_width(item.body) + 2 * _PAD)
-        elif isinstance(item, Residual):
+        elif isinstance(item, Residual | Highway):
             widths.append(_width(item.body) + 2 * (_PAD + _SKIP))
+        elif isinstance(item, Parallel):
+            widths.append(sum(_width(b) for b in item.branches) + _GAP * (len(item.branches) - 1))
     return max(widths)
 
 
@@ -251,13 +266,37 @@ def architecture_svg(encoder: Chain, decoder: Chain) -> str:
     def text(x: float, y: float, label: str, extra: str = "") -> None:
         front.append(f'<text x="{x:g}" y="{y:g}" text-anchor="middle" {_FONT}{extra}>{html.escape(label)}</text>')
 
+    def parallel(item: Parallel, cx: float, below: float, top: float) -> tuple[float, float]:
+        widths = [_width(branch) for branch in item.branches]
+        x = cx - (sum(widths) + _GAP * (len(widths) - 1)) / 2
+        ends, tops = [], []
+        for branch, w in zip(item.branches, widths, strict=True):
+            end, branch_top = chain(branch, x + w / 2, below, top)
+            ends.append((x + w / 2, end))
+            tops.append(branch_top)
+            x += w + _GAP
+        front.append(f'<line x1="{ends[0][0]:g}" y1="{below:g}" x2="{ends[-1][0]:g}" y2="{below:g}" '
+                     'stroke="#555555"/>')  # fmt: skip  # the one input, fanned out to every branch
+        y = min(tops) - _GAP - _BOX_H
+        for bx, end in ends:
+            arrow(bx, end, cx, y + _BOX_H)
+        label = "+ (sum)" if item.add else "concat → linear"
+        front.append(f'<rect x="{cx - _BOX_W / 2:g}" y="{y:g}" width="{_BOX_W}" height="{_BOX_H}" rx="6" '
+                     'fill="#f4f6fb" stroke="#333333"/>')  # fmt: skip
+        text(cx, y + 15, label)
+        out[:] = cx + _BOX_W / 2, y + _BOX_H / 2, 1, 0
+        return y, y
+
     def chain(items: Chain, cx: float, below: float, top: float) -> tuple[float, float]:
         """Draws ``items`` upwards above ``top``, centred on ``cx``; ``below`` is where the arrow into the first
         one starts. Returns (the top of the last one drawn, the new ``top``)."""
         for item in items:
-            if isinstance(item, Repeat | Residual):
+            if isinstance(item, Parallel):  # branches side by side from one input, merged above them
+                below, top = parallel(item, cx, below, top)
+            elif isinstance(item, Repeat | Residual | Highway):
+                skips = not isinstance(item, Repeat)
                 bottom = top - _GAP
-                half = _width((item,)) / 2 - (_SKIP if isinstance(item, Residual) else 0)
+                half = _width((item,)) / 2 - (_SKIP if skips else 0)
                 below, top = chain(item.body, cx, below, bottom - _LABEL)
                 top -= _PAD
                 style = (
@@ -265,13 +304,13 @@ def architecture_svg(encoder: Chain, decoder: Chain) -> str:
                 )
                 back.append(f'<rect x="{cx - half:g}" y="{top:g}" width="{2 * half:g}" height="{bottom - top:g}" '
                             f'fill="none" {style}/>')  # fmt: skip
-                label = f"× {item.count}" if isinstance(item, Repeat) else "res"  # bottom left, clear of the arrow
+                label = f"× {item.count}" if isinstance(item, Repeat) else _BLOCK_LABELS[type(item)]
                 front.append(f'<text x="{cx - half + 5:g}" y="{bottom - 4:g}" {_FONT} fill="#555555">{label}</text>')
-                if isinstance(item, Residual):  # the block's input skips it and is added to its output
+                if skips:  # the block's input skips it and is added to (a highway: gated with) its output
                     cy = top - _GAP - _R
                     arrow(cx, below, cx, cy + _R)
                     front.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="{_R}" fill="white" stroke="#555555"/>')
-                    text(cx, cy + 4, "+")
+                    text(cx, cy + 4, "+" if isinstance(item, Residual) else "t")
                     out[:] = cx, cy - _R, 0, -1
                     start = bottom + _GAP  # just above the block's input
                     bend = cx + half + _SKIP
@@ -334,19 +373,76 @@ def _family(name: str) -> str:
     return "cnn" if name == "cnn" else "other"
 
 
+_BLOCK_LABELS = {Residual: "res", Highway: "highway"}
 _COLOURS = {"attention": "#fde2c8", "rnn": "#d4ecd4", "cnn": "#e3daf2"}
 
 
+def _spellings(name: str) -> str:
+    """The other ways a name may be written: the poster's (spaces for underscores) and the registered aliases."""
+    others = ([name.replace("_", " ")] if "_" in name else []) + [a for a, n in ALIASES.items() if n == name]
+    return ", ".join(others) or "–"
+
+
+def _option(keyword: str | None) -> str:
+    if keyword is None:
+        return "–"
+    what, *bounds = OPTIONS[keyword]
+    values = f"{bounds[0]}–{bounds[1]}" if len(bounds) == 2 else " | ".join(bounds[0])
+    return f"{what}: ({values}) or ({keyword}=…)"
+
+
+_STRUCTURE_PROBES = {  # each structure around nothing: the parameters it adds itself
+    "highway": Highway(()),
+    "parallel": Parallel(((), ())),
+    "parallel_add": Parallel(((), ()), add=True),
+}
+
+
+def language_notes() -> str:
+    """The paragraph under the reference table: the grammar's rules and limits, read from the language itself."""
+    limits, config = LIMITS, ChainConfig()
+    glyphs = ", ".join(f"`{a}`" for a, n in ALIASES.items() if n == "ff")
+    return (
+        "Layers are joined by `->`, `→` or `!` (the arrow as the poster's PDF text prints it). Names may be written "
+        "the poster's way, with spaces for underscores: `res nd(mh dot self att)` is `res_nd(mh_dot_self_att)`. "
+        f"{glyphs} are read as `ff`: the poster's extracted text shows them where its chains and ablation rows have "
+        "the feed-forward layer (Sockeye's own configurations write `res(norm->ff(2048)->linear)` there); `ε` is "
+        "`id`. An option goes in brackets, alone or by its keyword: `mh_dot_att(2)` = `mh_dot_att(heads=2)`. In a "
+        "decoder, self-attention and convolutions are masked so that no position reads a later one, and a decoder "
+        "must contain a source attention, its only way to read the source. Limits, so that no one can make the "
+        f"class server build a giant: {limits.max_chars:,} characters, brackets {limits.max_depth} deep, "
+        f"`repeat` 1–{limits.max_repeat} times, {limits.max_layers} layers once repeats are unrolled, "
+        f"{MAX_PARAMETERS:,} parameters. Sizes: d = {config.d_model}, ff width {config.d_ff}, "
+        f"{config.n_heads} heads for `mh_` layers, kernel width {config.kernel_width}."
+    )
+
+
 def layer_table() -> list[dict]:
-    """The language's layers for the page's reference table (parameters at the course's sizes)."""
-    rows = []
-    for name, (what, option, sides) in LAYERS.items():
+    """The language's reference table, read from its own registry (LAYERS, STRUCTURES, ALIASES, OPTIONS):
+    every layer and structure, its other spellings, its option, its side and the parameters it adds at d = 64."""
+    config = ChainConfig()
+    rows = [
+        {
+            "write": name,
+            "also written": _spellings(name),
+            "what it does": spec.what,
+            "option": _option(spec.option),
+            "allowed in": " and ".join(spec.sides),
+            "parameters (d = 64)": f"{layer_parameters(name):,}",
+        }
+        for name, spec in LAYERS.items()
+    ]
+    for name, what in STRUCTURES.items():
+        probe = _STRUCTURE_PROBES.get(name)
+        added = chain_parameters((probe,), config) if probe else 0
         rows.append({
-            "layer": name,
+            "write": f"{name}(…)",
+            "also written": _spellings(name),
             "what it does": what,
-            "option": option or "–",
-            "allowed in": " and ".join(sides),
-            "parameters (d = 64)": layer_parameters(name),
+            "option": "–",
+            "allowed in": "encoder and decoder",
+            "parameters (d = 64)": f"{added:,}" + (" (two branches) + the branches'" if probe and "parallel" in name
+                                                  else " + its chain's"),
         })  # fmt: skip
     return rows
 

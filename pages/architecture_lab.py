@@ -27,16 +27,7 @@ st.latex(
 )
 with st.expander("The language: every layer, and what it costs", icon=":material/menu_book:"):
     ui.table(architecture_lab.layer_table())
-    st.markdown(
-        "Structures: `repeat(n, chain)` with 1 ≤ n ≤ 12; `res(chain)`; the paper's shorthands `res_nd(l)` = "
-        "`res(norm->l->dropout)` and `res_d(l)` = `res(l->dropout)`. Layers are joined by `->` (or →). In a "
-        "decoder, self-attention and convolutions are masked so that no position reads a later one; a decoder "
-        "must contain a source attention, its only way to read the source. Limits, so that no one can make the "
-        f"class server build a giant: {language.LIMITS.max_chars:,} characters, brackets "
-        f"{language.LIMITS.max_depth} deep, {language.LIMITS.max_layers} layers once repeats are unrolled, "
-        f"{model.MAX_PARAMETERS:,} parameters. Sizes: d = 64, ff width 128, 4 heads for `mh_` layers "
-        "(`mh_dot_self_att(h)` for h heads), kernel width 3 (`cnn(k)` for k)."
-    )
+    st.markdown(architecture_lab.language_notes())
 
 
 # --- state, in one place -------------------------------------------------------------------------------
@@ -187,7 +178,7 @@ ui.page_tail(
     lesson,
     code=[
         ("The parser: a tokenizer with columns and recursive descent, no eval", (language._Parser,)),
-        ("The layers and the model", (model._Attention, model._GatedConvolution, model.ChainModel)),
+        ("The layers and the model", (model._Attention, model._GatedConvolution, model._Highway, model.ChainModel)),
     ],
     exercises=architecture_lab.exercises(),
 )

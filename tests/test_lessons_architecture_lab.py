@@ -65,11 +65,11 @@ def test_the_transformer_preset_is_the_tiny_transformers_size(task):
 def test_a_bad_chain_is_a_message_with_its_side_and_place_and_nothing_is_built(task):
     checked = architecture_lab.check("pos->ff", "pos->repeat(2,ff", task)
     assert checked.config is None and checked.parameters is None
-    assert checked.error == "decoder: expected ')', found the end of the text at column 17"
+    assert checked.error == "decoder: expected ')' to close the repeat, found the end of the text at column 17"
     assert (checked.side, checked.line, checked.column) == ("decoder", 1, 17)
     assert architecture_lab.caret("pos->repeat(2,ff", 1, 17) == "pos->repeat(2,ff\n                ^"
     huge = architecture_lab.check("repeat(12,ff->ff->ff->ff->ff->ff)", "dot_src_att", task)
-    assert "layers once its repeats are unrolled" in huge.error and huge.side == "encoder"
+    assert "too many layers at column 1: 72 once its repeats are unrolled" in huge.error and huge.side == "encoder"
     no_source = architecture_lab.check("ff", "rnn->ff", task)
     assert no_source.error.startswith("decoder: it never reads the source") and no_source.line is None
 
@@ -89,11 +89,25 @@ def test_layer_parameters_are_the_built_modules():
         MultiHeadAttention(64, 4)
     )
     assert architecture_lab.layer_parameters("rnn") == architecture_lab.parameter_count(torch.nn.GRU(64, 64))
-    rows = {r["layer"]: r for r in architecture_lab.layer_table()}
+    rows = {r["write"]: r for r in architecture_lab.layer_table()}
     assert rows["birnn"]["allowed in"] == "encoder" and rows["dot_src_att"]["allowed in"] == "decoder"
-    assert rows["birnn"]["parameters (d = 64)"] == architecture_lab.parameter_count(
-        torch.nn.GRU(64, 32, bidirectional=True)
-    )
+    birnn = architecture_lab.parameter_count(torch.nn.GRU(64, 32, bidirectional=True))
+    assert rows["birnn"]["parameters (d = 64)"] == f"{birnn:,}"
+
+
+def test_the_reference_table_is_the_languages_own_registry():
+    from minimodels.chains.language import ALIASES, LAYERS, STRUCTURES
+
+    rows = {r["write"]: r for r in architecture_lab.layer_table()}
+    assert list(rows) == [*LAYERS, *(f"{name}(…)" for name in STRUCTURES)]  # one list, read from the language
+    for alias, name in ALIASES.items():
+        assert alias in rows[name if name in rows else f"{name}(…)"]["also written"]
+    assert "mh dot self att" in rows["mh_dot_self_att"]["also written"]
+    assert rows["mh_dot_src_att"]["option"] == "number of heads: (1–16) or (heads=…)"
+    model = ChainModel(ChainConfig(encoder="highway(id)->parallel(id|id)", decoder="dot_src_att"))
+    gate, merge = model.encoder.layers[0].gate, model.encoder.layers[1].merge
+    assert rows["highway(…)"]["parameters (d = 64)"].startswith(f"{architecture_lab.parameter_count(gate):,} ")
+    assert rows["parallel(…)"]["parameters (d = 64)"].startswith(f"{architecture_lab.parameter_count(merge):,} ")
 
 
 def test_a_short_run_trains_reports_every_map_and_makes_a_table_row(task):

@@ -74,18 +74,18 @@ def test_a_preset_replaces_both_chains_and_the_counts_follow(at):
 
 
 BAD_CHAINS = [  # the page's share of the corpus; tests/test_chains.py checks every message of the full one
-    ("encoder", "pos->repeat(2,ff", "expected ')'"),
-    ("encoder", "mh_dot_att", "did you mean 'mh_dot_self_att'?"),
+    ("encoder", "pos->repeat(2,ff", "expected ')' to close the repeat"),
+    ("encoder", "mh_dot_self_attt", "did you mean 'mh_dot_self_att'?"),
     ("encoder", "dot_src_att", "only allowed in a decoder"),
-    ("encoder", "repeat(1000000000,ff)", "repeat count must be 1–12"),
-    ("encoder", "res(" * 1000 + "ff" + ")" * 1000, "characters long; at most 2,000"),  # the box keeps 4,000
-    ("encoder", "", "the chain is empty"),
-    ("decoder", "ff->" * 25_600, "characters long; at most 2,000"),  # 100 KB
+    ("encoder", "repeat(1000000000,ff)", "repeat count out of range at column 8; expected 1–12"),
+    ("encoder", "res(" * 1000 + "ff" + ")" * 1000, "characters long; expected at most 2,000"),  # the box keeps 4,000
+    ("encoder", "", "the chain is empty at column 1; expected a layer name"),
+    ("decoder", "ff->" * 25_600, "characters long; expected at most 2,000"),  # 100 KB
     ("encoder", "ff->😀->עברית", "unexpected character U+1F600"),
     ("encoder", "<img src=x onerror=alert(1)>", "unexpected character '<'"),
     ("decoder", "pos->rnn->ff", "never reads the source"),
     ("encoder", "repeat(12,mh_dot_self_att(3))", "do not divide d_model"),
-    ("encoder", "repeat(9,res(" * 4 + "ff" + "))" * 4, "layers once its repeats are unrolled"),
+    ("encoder", "repeat(9,res(" * 4 + "ff" + "))" * 4, "too many layers at column 1"),
 ]
 
 
@@ -102,6 +102,38 @@ def test_every_malformed_chain_gets_the_parsers_message_and_nothing_is_built(at)
         assert frame_with(at, "IWSLT EN→DE") is not None  # the rest of the page still works
         at.text_area(key=f"architecture_lab.{side}").set_value(good[side]).run()
         assert not at.error and metrics(at)["Attention layers"] == "6"
+
+
+def test_the_whole_bad_chain_corpus_gets_the_parsers_own_message_on_the_page(at):
+    from tests.test_chains import BAD_CHAINS as CORPUS
+
+    task = get_task("reverse")
+    good = {"encoder": architecture_lab.PRESETS[0].encoder, "decoder": architecture_lab.PRESETS[0].decoder}
+    for text, side, _ in CORPUS:
+        other = "decoder" if side == "encoder" else "encoder"
+        at.text_area(key=f"architecture_lab.{other}").set_value(good[other])
+        at.text_area(key=f"architecture_lab.{side}").set_value(text).run()
+        assert not at.exception, text[:40]
+        chains = {side: text[:4000], other: good[other]}  # the box keeps 4,000 characters
+        expected = architecture_lab.check(chains["encoder"], chains["decoder"], task).error
+        assert [e.value for e in at.error] == [f"Nothing was built: {ui_literal(expected)}"], text[:40]
+        assert "column" in at.error[0].value and "expected" in at.error[0].value
+        assert not [b for b in at.button if b.key == "architecture_lab.train.train"], text[:40]  # nothing trains
+
+
+def test_the_posters_spellings_are_built_on_the_page(at):
+    at.text_area(key="architecture_lab.encoder").set_value("pos!repeat(2, res nd(mh dot self att)!res nd(✏))!norm")
+    at.text_area(key="architecture_lab.decoder").set_value("pos→res(norm->mh_dot_self_att)->res(mh_dot_att(heads=2))")
+    at.run()
+    assert not at.exception and not at.error
+    assert metrics(at)["Encoder layers"] == "14" and metrics(at)["Attention layers"] == "4"
+    assert "mh_dot_src_att(2)" in drawing(at)
+
+
+def ui_literal(text: str) -> str:
+    import ui
+
+    return ui.literal(text)
 
 
 def test_the_caret_points_at_the_place_of_the_error(at):

@@ -4,7 +4,19 @@
 ``model`` builds a :class:`ChainModel` from an encoder chain and a decoder chain.
 """
 
-from .language import LAYERS, LIMITS, STRUCTURES, ChainError, Limits, count_layers, format_chain, parse_chain, walk
+from .language import (
+    ALIASES,
+    LAYERS,
+    LIMITS,
+    STRUCTURES,
+    ChainError,
+    Limits,
+    canonical,
+    count_layers,
+    format_chain,
+    parse_chain,
+    walk,
+)
 from .model import (
     CELLS,
     MAX_PARAMETERS,
@@ -17,11 +29,13 @@ from .model import (
 )
 
 __all__ = [
+    "ALIASES",
     "LAYERS",
     "LIMITS",
     "STRUCTURES",
     "ChainError",
     "Limits",
+    "canonical",
     "count_layers",
     "format_chain",
     "parse_chain",

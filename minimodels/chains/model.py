@@ -5,15 +5,20 @@ them is a model: the encoder chain reads the embedded source, the decoder chain 
 far and reaches the source only through its source-attention layers, and a linear layer turns the decoder's
 last vectors into next-token scores. The layers (``language.LAYERS``):
 
-* ``pos`` adds the fixed sinusoids of Vaswani et al. §3.5; ``norm`` is layer normalisation; ``dropout``;
-* ``ff``: :math:`\max(0, xW_1 + b_1)W_2 + b_2`; ``linear``: :math:`xW + b`;
+* ``pos`` adds the fixed sinusoids of Vaswani et al. §3.5, ``learn_pos`` a learned vector per position;
+  ``norm`` is layer normalisation, ``bnorm`` batch normalisation over the real positions (encoder only);
+  ``dropout``; ``act`` an activation; ``id`` the identity;
+* ``ff(n)``: :math:`\max(0, xW_1 + b_1)W_2 + b_2` with n hidden units; ``linear``: :math:`xW + b`;
 * ``rnn``/``birnn``: a GRU or LSTM (``ChainConfig.cell``), the bidirectional one d/2 per direction;
 * ``cnn(k)``: a gated convolution, :math:`\mathrm{GLU}(\mathrm{conv}_k(x)) = A \otimes \sigma(B)`
   (Gehring et al. 2017), centred in the encoder and looking only left in the decoder;
 * ``[mh_]dot_self_att``, ``[mh_]dot_src_att``: :class:`~minimodels.attention.MultiHeadAttention` with ``h``
   heads (one for the ``dot_`` ones). In the decoder, self-attention is causal (masked).
 
-``repeat(n, l)`` builds n *independent* copies of ``l`` (their own weights), ``res(l)`` is :math:`x + l(x)`.
+``repeat(n, l)`` builds n *independent* copies of ``l`` (their own weights), ``res(l)`` is :math:`x + l(x)`,
+``highway(l)`` is :math:`t \odot l(x) + (1 - t) \odot x` with :math:`t = \sigma(xW_t + b_t)` (Srivastava et al.
+2015), ``parallel(l_1 | l_2)`` is :math:`[l_1(x); l_2(x)]W + b` and ``parallel_add(l_1 | l_2)`` is
+:math:`l_1(x) + l_2(x)`.
 With the same sizes, the pre-LN Transformer chains (:data:`TRANSFORMER_ENCODER`, :data:`TRANSFORMER_DECODER`)
 have exactly :class:`~minimodels.transformer.TinyTransformer`'s parameters.
 
@@ -37,9 +42,21 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..attention import MultiHeadAttention, causal_mask, padding_mask
 from ..models import ModelOutput, StepOutput
-from ..positional import SinusoidalPositionalEncoding
+from ..positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 from ..transformer import FeedForward, TransformerMemory
-from .language import LIMITS, Chain, ChainError, Layer, Limits, Repeat, Residual, parse_chain, walk
+from .language import (
+    LIMITS,
+    Chain,
+    ChainError,
+    Highway,
+    Layer,
+    Limits,
+    Parallel,
+    Repeat,
+    Residual,
+    parse_chain,
+    walk,
+)
 
 __all__ = [
     "TRANSFORMER_ENCODER",
@@ -69,7 +86,7 @@ class ChainConfig:
     target_vocab_size: int = 64  # target token ids, specials included
     d_model: int = 64  # d, the size of every vector between layers
     n_heads: int = 4  # heads of an mh_* layer written without (h)
-    d_ff: int = 128  # hidden width of ff
+    d_ff: int = 128  # hidden width of ff written without (n)
     kernel_width: int = 3  # width of a cnn written without (k)
     cell: str = "gru"  # rnn and birnn: "gru" | "lstm"
     dropout: float = 0.1  # rate of the dropout layers the chains name (none are added behind your back)
@@ -90,12 +107,15 @@ def _gates(config: ChainConfig) -> int:
 def _layer_parameters(layer: Layer, config: ChainConfig) -> int:
     """Parameters of one layer, counted from the sizes alone (nothing is built)."""
     d, name = config.d_model, layer.name
-    if name in ("pos", "dropout"):
+    if name in ("pos", "dropout", "act", "id"):
         return 0
-    if name == "norm":
+    if name == "learn_pos":
+        return config.max_len * d
+    if name in ("norm", "bnorm"):
         return 2 * d
     if name == "ff":
-        return d * config.d_ff + config.d_ff + config.d_ff * d + d
+        hidden = layer.option or config.d_ff
+        return d * hidden + hidden + hidden * d + d
     if name == "linear":
         return d * d + d
     if name in ("rnn", "birnn"):
@@ -115,6 +135,11 @@ def chain_parameters(chain: Chain, config: ChainConfig) -> int:
             total += node.count * chain_parameters(node.body, config)
         elif isinstance(node, Residual):
             total += chain_parameters(node.body, config)
+        elif isinstance(node, Highway):  # the gate's W_t, b_t
+            total += config.d_model * config.d_model + config.d_model + chain_parameters(node.body, config)
+        elif isinstance(node, Parallel):  # concatenation: a linear map from k·d back to d
+            merge = 0 if node.add else len(node.branches) * config.d_model**2 + config.d_model
+            total += merge + sum(chain_parameters(branch, config) for branch in node.branches)
         else:
             total += _layer_parameters(node, config)
     return total
@@ -140,7 +165,9 @@ def check_config(config: ChainConfig, limits: Limits = LIMITS, max_parameters: i
         for layer in walk(chain):
             heads = _heads(layer, config)
             if "att" in layer.name and config.d_model % heads:
-                message = f"{layer.name} has {heads} heads, which do not divide d_model {config.d_model}"
+                divisors = ", ".join(str(h) for h in range(1, 17) if config.d_model % h == 0)
+                message = (f"{layer.name} has {heads} heads, which do not divide d_model {config.d_model}; "
+                           f"expected one of {divisors}")  # fmt: skip
                 raise ChainError(message, layer.position, text, side)
         chains[side] = chain
     if not any(layer.name in SOURCE_ATTENTION for layer in walk(chains["decoder"])):
@@ -258,16 +285,77 @@ class _Residual(nn.Module):
         return x + out, maps
 
 
+class _BatchNorm(nn.Module):
+    """``bnorm``: batch normalisation of each feature over the batch's real positions (padding is left out of the
+    statistics and stays zero). Encoder only: in a decoder the statistics would carry later tokens."""
+
+    def __init__(self, d: int):
+        super().__init__()
+        self.norm = nn.BatchNorm1d(d)
+
+    def forward(self, x: torch.Tensor, ctx: _Context) -> tuple[torch.Tensor, Maps]:
+        out = torch.zeros_like(x)  # (B, S, d)
+        out[ctx.mask] = self.norm(x[ctx.mask])  # (N, d): the N real positions of the batch
+        return out, {}
+
+
+class _Highway(nn.Module):
+    r"""``highway(l)``: :math:`t \odot l(x) + (1 - t) \odot x`, :math:`t = \sigma(xW_t + b_t)` (Srivastava et al.
+    2015). The gate's bias starts at -1, so the block starts close to carrying its input on."""
+
+    def __init__(self, body: _Sequence, d: int):
+        super().__init__()
+        self.body = body
+        self.gate = nn.Linear(d, d)
+        nn.init.constant_(self.gate.bias, -1.0)
+
+    def forward(self, x: torch.Tensor, ctx: _Context) -> tuple[torch.Tensor, Maps]:
+        out, maps = self.body(x, ctx)
+        t = torch.sigmoid(self.gate(x))  # (B, T, d)
+        return t * out + (1 - t) * x, maps
+
+
+class _Parallel(nn.Module):
+    """``parallel(l1 | l2 …)``: every branch reads the same input; their outputs are concatenated and mapped back
+    to d by a linear layer, or summed (``parallel_add``)."""
+
+    def __init__(self, branches: list[_Sequence], d: int, add: bool):
+        super().__init__()
+        self.branches = nn.ModuleList(branches)
+        self.merge = None if add else nn.Linear(len(branches) * d, d)
+
+    def forward(self, x: torch.Tensor, ctx: _Context) -> tuple[torch.Tensor, Maps]:
+        outs, maps = [], {}
+        for branch in self.branches:
+            out, new = branch(x, ctx)
+            outs.append(out)
+            maps.update(new)
+        if self.merge is None:
+            return torch.stack(outs).sum(0), maps
+        return self.merge(torch.cat(outs, dim=-1)), maps  # (B, T, k·d) -> (B, T, d)
+
+
+_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "gelu": nn.GELU}
+
+
 def _build_layer(layer: Layer, side: str, config: ChainConfig, counts: dict[str, int]) -> nn.Module:
     d, name = config.d_model, layer.name
     if name == "pos":
         return _Plain(SinusoidalPositionalEncoding(d, config.max_len))
+    if name == "learn_pos":
+        return _Plain(LearnedPositionalEmbedding(config.max_len, d))
     if name == "norm":
         return _Plain(nn.LayerNorm(d))
+    if name == "bnorm":
+        return _BatchNorm(d)
     if name == "dropout":
         return _Plain(nn.Dropout(config.dropout))
+    if name == "act":
+        return _Plain(_ACTIVATIONS[layer.option or "relu"]())
+    if name == "id":
+        return _Plain(nn.Identity())
     if name == "ff":
-        return _Plain(FeedForward(d, config.d_ff))
+        return _Plain(FeedForward(d, layer.option or config.d_ff))
     if name == "linear":
         return _Plain(nn.Linear(d, d))
     if name in ("rnn", "birnn"):
@@ -287,6 +375,11 @@ def _build(chain: Chain, side: str, config: ChainConfig, counts: dict[str, int])
             modules.extend(_build(node.body, side, config, counts) for _ in range(node.count))
         elif isinstance(node, Residual):
             modules.append(_Residual(_build(node.body, side, config, counts)))
+        elif isinstance(node, Highway):
+            modules.append(_Highway(_build(node.body, side, config, counts), config.d_model))
+        elif isinstance(node, Parallel):
+            branches = [_build(branch, side, config, counts) for branch in node.branches]
+            modules.append(_Parallel(branches, config.d_model, node.add))
         else:
             modules.append(_build_layer(node, side, config, counts))
     return _Sequence(modules)
