@@ -411,6 +411,20 @@ def vectors_figure(example: WorkedExample):
     )
 
 
+def worked_sentence(example: WorkedExample) -> str:
+    """Which value z₁ leans towards, read from the example's weights (the lecture's: v₁, 88 %)."""
+    w, (a, b) = example.weights, example.tokens
+    if abs(float(w[0] - w[1])) < 5e-3:
+        said = f"z₁ is an even mix: {w[0]:.0%} of it is *{a}*'s value and {w[1]:.0%} *{b}*'s."
+    else:
+        i = int(w.argmax())
+        said = (
+            f"z₁ leans towards v{'₁₂'[i]}: {w[i]:.0%} of it is *{example.tokens[i]}*'s value and {w[1 - i]:.0%} "
+            f"*{example.tokens[1 - i]}*'s."
+        )
+    return f"{said} Try it: how would the split change if the vectors were wider but the dot products the same?"
+
+
 def weights_at(example: WorkedExample, d_k: int) -> torch.Tensor:
     """The example's softmax weights had the same dot products been scaled by √d_k of another width."""
     return masked_softmax(example.scores / math.sqrt(d_k))
@@ -535,8 +549,7 @@ class SelfAttention:
 def self_attention(tokens: tuple[str, ...], d_model: int = 16, d_k: int = 8, seed: int = 0) -> SelfAttention:
     """softmax(Q Kᵀ / √d_k) V with Q = X W^Q, K = X W^K, V = X W^V, the W's random but seeded.
 
-    Untrained weights: the pattern shows the *mechanism*, not linguistics. A trained model's heads come in the
-    multi-head and Transformer lessons.
+    Untrained weights: the pattern shows the *mechanism*, not linguistics; the Transformer lesson trains them.
     """
     if not tokens:
         raise ValueError("self_attention needs at least one token")
@@ -610,8 +623,8 @@ def _it_exercise() -> Exercise:
     winner = r.words[top.best[0]]
     return Exercise(
         key="queries_keys_values.it",
-        prompt="Predict, then run it in section 1 (type these three lines into the table): "
-        + ", ".join(f"*{w}* = {_vec(v)}" for w, v in EXERCISE_IT)
+        prompt="Predict, then run it: three words, as section 1's table would read them: "
+        + ", ".join(f"`{w}: {' '.join(_num(x) for x in v)}`" for w, v in EXERCISE_IT)
         + ". With no parameters, in Softmax(XXᵀ), which word gets the largest weight in *it*'s row?",
         choices=choices,
         answer=answer,

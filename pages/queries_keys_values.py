@@ -49,11 +49,7 @@ ui.explain(
 )
 st.table(queries_keys_values.worked_table(example))
 ui.plotly(queries_keys_values.vectors_figure(example), key="queries_keys_values.vectors")
-w = example.weights
-ui.explain(
-    f"z₁ leans towards v₁: {w[0]:.0%} of it is *Thinking*'s value and {w[1]:.0%} *Machines*'s. "
-    "Try it: how would the split change if the vectors were wider but the dot products the same?"
-)
+ui.explain(queries_keys_values.worked_sentence(example))
 
 
 @st.fragment
@@ -69,7 +65,7 @@ def what_if_d_k() -> None:
     cols = st.columns(2)
     cols[0].metric("weight on Thinking", f"{weights[0]:.3f}")
     cols[1].metric("weight on Machines", f"{weights[1]:.3f}")
-    st.caption("The lesson on scaling by √d_k shows why this matters for training.")
+    st.caption("The lesson on scaling by √d_k measures what this does to training.")
 
 
 what_if_d_k()

@@ -1,5 +1,6 @@
 """The Q/K/V lesson's numbers against the lecture's worked example."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -262,3 +263,16 @@ def test_the_no_parameter_figures_draw_the_computed_numbers():
     np.testing.assert_allclose(outputs.data[0].z, r.X.numpy())
     np.testing.assert_allclose(outputs.data[1].z, r.Z.numpy())
     assert outputs.layout.coloraxis.cmax == pytest.approx(float(max(r.X.abs().max(), r.Z.abs().max())))
+
+
+def test_the_worked_sentence_follows_the_weights():
+    ex = queries_keys_values.thinking_machines()
+    assert queries_keys_values.worked_sentence(ex).startswith(
+        "z₁ leans towards v₁: 88% of it is *Thinking*'s value and 12% *Machines*'s."
+    )
+    swapped = dataclasses.replace(ex, weights=ex.weights.flip(0))
+    assert queries_keys_values.worked_sentence(swapped).startswith(
+        "z₁ leans towards v₂: 88% of it is *Machines*'s value and 12% *Thinking*'s."
+    )
+    even = dataclasses.replace(ex, weights=torch.tensor([0.5, 0.5]))
+    assert queries_keys_values.worked_sentence(even).startswith("z₁ is an even mix")
