@@ -23,7 +23,7 @@ Letters: S source positions (EOS included), T decoded positions, d d_model, h he
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -39,7 +39,7 @@ from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from minimodels.decode import Translation, translate
 from minimodels.tasks import Task, get_task, lecture_examples
-from minimodels.train import TrainConfig, build_model, default_train_config, train
+from minimodels.train import TrainConfig, build_model, default_train_config, model_config, train
 from minimodels.transformer import TransformerConfig
 
 RESULTS = ROOT / "assets" / "results" / "transformer.json"
@@ -128,11 +128,17 @@ def maps_caption(config: TransformerConfig) -> str:
     )
 
 
-LAYER_NORM_NOTE = (  # the caption under the layer equations
-    "The course's models put the layer norm *before* each sublayer (pre-LN, Xiong et al. 2020), which trains at "
-    "a large learning rate after a short warm-up (50 steps here); the paper puts it after the residual sum "
-    "(post-LN). Section 4 trains both, and the same model without its residuals or without its layer norms."
-)
+def layer_norm_note() -> str:
+    """The caption under the layer equations: where the layer norm sits, and the recipe read from the training
+    config. It states no result: section 4 measures one (:func:`warmup_sentence`)."""
+    recipe = default_train_config(MODEL)
+    return (
+        "The course's models put the layer norm *before* each sublayer (pre-LN, Xiong et al. 2020); the paper puts "
+        "it after the residual sum (post-LN), which Xiong et al. report needs a careful learning-rate warm-up. The "
+        f"course trains every Transformer at a peak learning rate of {recipe.lr:g} after a {recipe.warmup_steps}-step "
+        "warm-up. Section 4 trains both arrangements with that one recipe, and the same model without its residuals "
+        "or without its layer norms, and says whether the short warm-up held post-LN back here."
+    )
 
 
 def display_token(token: str) -> str:
@@ -671,17 +677,14 @@ def observations(c: Comparison) -> list[str]:
         elif len(c.seeds) > 1:
             text += f" On test exact match the two are too close to call ({verdict.why('.1%')})."
         lines.append(text)
+    if lines and (warmup := warmup_sentence(c)) is not None:
+        lines.append(warmup)
     if lines and len(c.seeds) == 1:
         lines.append(
             f"One seed ({c.seeds[0]}) per variant: each line is a single run, so no gap here is measured against the "
             "spread over seeds."
         )
     return lines
-
-
-def worst_variant(c: Comparison) -> str:
-    """The variant with the lowest mean test exact match (ties: the higher final loss)."""
-    return min(c.variants, key=lambda v: (c.spread("test exact", v).mean, -c.spread("final loss", v).mean))
 
 
 CHART_HEIGHT = 380  # pixels for a curve chart on the page, its title and legend included (the spec's is its plot's)
@@ -710,10 +713,46 @@ def provenance_note(meta: Mapping) -> str:
         f"Task `{meta.get('task', '?')}`, {meta.get('max_steps', '?')} steps each; held-out exact match on 200 "
         f"validation sentences every 25 steps, test exact match on the {meta.get('test_size', '?')} test sentences "
         "at the end. The machine was shared, so the seconds are slower than on a quiet one; the steps are not "
-        "affected. One recipe for all four, the one tuned for the full model: a variant might do better with its own "
-        "learning rate or warm-up (post-LN is known to want a longer warm-up), so this compares the pieces, not their "
-        "best runs."
+        f"affected. One recipe for all four ({_recipe(meta)}), the one tuned for the full model: a variant might do "
+        "better with its own learning rate or warm-up, so this compares the pieces, not their best runs."
     )
+
+
+def _recipe(meta: Mapping) -> str:
+    """The shipped ablation's learning rate and warm-up, read from its ``meta["train_config"]``."""
+    config = meta.get("train_config") or {}
+    return f"peak learning rate {config.get('lr', '?')} after a {config.get('warmup_steps', '?')}-step warm-up"
+
+
+def warmup_sentence(c: Comparison) -> str | None:
+    """Whether post-LN, trained with the pre-LN model's short warm-up, fell behind it: computed from the loaded
+    runs (test exact match, with the verdict's spread rule), so a run where it did says so. None without both."""
+    if not {"full", "post-LN"} <= set(c.variants):
+        return None
+    verdict = c.compare("post-LN", "full", "test exact")
+    numbers = f"{c.spread('test exact', 'post-LN').text('.1%')} against {c.spread('test exact', 'full').text('.1%')}"
+    recipe = _recipe(c.meta)
+    if verdict.outcome == "worse":
+        return (
+            f"With the same {recipe}, post-LN ends behind pre-LN on test exact match ({numbers}): here the short "
+            "warm-up that suits pre-LN does not suit the paper's arrangement."
+        )
+    if verdict.outcome == "better":
+        return (
+            f"With the same {recipe}, post-LN ends ahead of pre-LN on test exact match ({numbers}): at {_depth()} "
+            "the short warm-up did not hold it back."
+        )
+    return (
+        f"With the same {recipe}, post-LN and pre-LN are too close to call on test exact match ({numbers}; "
+        f"{verdict.why('.1%')}): at {_depth()} the short warm-up did not visibly hold post-LN back. This run says "
+        "nothing about deeper stacks, where the warm-up trouble was reported."
+    )
+
+
+def _depth() -> str:
+    """The ablation model's depth, read from the config it is built with: "2 + 2 layers"."""
+    c = model_config(MODEL, get_task(ABLATION_TASK))
+    return f"{c.encoder_layers} + {c.decoder_layers} layers"
 
 
 # ------------------------------------------------------------------------------------------ live training
@@ -753,24 +792,34 @@ def feed_forward_parameters(config: TransformerConfig) -> int:
     return sum(p.numel() for p in FeedForward(config.d_model, config.d_ff).parameters())
 
 
-def exercises(model: nn.Module, task: Task, results: Comparison | None = None) -> list[Exercise]:
-    """Questions about the shipped model (and the shipped ablation), their answers computed by code."""
+BASE = {"encoder_layers": 6, "decoder_layers": 6, "n_heads": 8, "d_model": 512, "d_ff": 2048}  # the paper's base
+
+
+def exercises(model: nn.Module, task: Task) -> list[Exercise]:
+    """The computations by hand (the check-yourself section), their answers computed by code: on the paper's base
+    model (whose counts the page never shows, so none is read off it) and on the shipped model's probe sentence."""
     c = model.config
+    base = replace(c, **BASE)
+    maps = maps_per_sentence(base)
     probe = task.probe or task.valid[0]
     w = walk(model, task, probe.source)
     S, T = len(w.source), len(w.output)
-    out = [
+    ffn = feed_forward_parameters(base)
+    d, d_ff = base.d_model, base.d_ff
+    return [
         Exercise(
             key="transformer.ex1",
             prompt=(
-                f"The shipped model has {c.encoder_layers} encoder layers, {c.decoder_layers} decoder layers and "
-                f"{c.n_heads} heads in every attention sublayer. How many attention maps (one per layer, head and "
-                "kind of attention) does it compute for one sentence?"
+                f"The paper's base model has {base.encoder_layers} encoder layers, {base.decoder_layers} decoder "
+                f"layers and {base.n_heads} heads in every attention sublayer. How many attention maps (one per layer, "
+                "head and kind of attention) does it compute for one sentence?"
             ),
-            answer=sum(m.shape[0] for m in w.maps.values()),
+            answer=maps,
             explanation=(
-                f"Encoder: {c.encoder_layers} × {c.n_heads} self-attention maps; decoder: {c.decoder_layers} × "
-                f"{c.n_heads} masked self-attention plus as many encoder–decoder maps."
+                f"Encoder: {base.encoder_layers} layers × {base.n_heads} heads = {base.encoder_layers * base.n_heads} "
+                f"self-attention maps. Decoder: each of its {base.decoder_layers} layers has two attention sublayers "
+                f"(masked self-attention and encoder–decoder attention), so 2 × {base.decoder_layers} × {base.n_heads} "
+                f"= {2 * base.decoder_layers * base.n_heads}. In all {maps}."
             ),
             hint="Each decoder layer has two attention sublayers, each encoder layer one.",
         ),
@@ -782,17 +831,23 @@ def exercises(model: nn.Module, task: Task, results: Comparison | None = None) -
                 "attention map for it?"
             ),
             answer=int(w.weights("cross", 0)[0].size),
-            explanation=f"One row per output token, one column per source token: {T} × {S}.",
+            explanation=(
+                f"One row per output token written, one column per source token read, `</s>` included on both "
+                f"sides: {T} × {S} = {T * S}. Each row is one softmax and sums to 1."
+            ),
             hint="Rows: output tokens written. Columns: source tokens read.",
         ),
         Exercise(
             key="transformer.ex3",
             prompt=(
-                f"How many parameters does one position-wise feed-forward network have, with d_model = "
-                f"{c.d_model} and d_ff = {c.d_ff}? (FFN(x) = max(0, xW₁ + b₁)W₂ + b₂)"
+                f"How many parameters does one position-wise feed-forward network of the paper's base model have, "
+                f"with d_model = {d} and d_ff = {d_ff}? (FFN(x) = max(0, xW₁ + b₁)W₂ + b₂)"
             ),
-            answer=feed_forward_parameters(c),
-            explanation="W₁ is d × d_ff, b₁ has d_ff entries, W₂ is d_ff × d, b₂ has d: 2·d·d_ff + d_ff + d.",
+            answer=ffn,
+            explanation=(
+                f"W₁ is {d} × {d_ff} = {d * d_ff:,}, b₁ has {d_ff}, W₂ is {d_ff} × {d} = {d * d_ff:,}, b₂ has {d}: "
+                f"2 · {d * d_ff:,} + {d_ff} + {d} = {ffn:,} (counted on `FeedForward({d}, {d_ff})`)."
+            ),
             hint="Two weight matrices and two bias vectors.",
         ),
         Exercise(
@@ -806,25 +861,50 @@ def exercises(model: nn.Module, task: Task, results: Comparison | None = None) -
                 "none: the mask only scales the scores",
             ),
             answer=0,
-            explanation="The causal mask sets the scores of later positions to −∞ before the softmax.",
+            explanation="Row t may read positions 1 … t. The causal mask sets the scores of later positions (columns "
+            "after t, above the diagonal) to −∞ before the softmax, and e^−∞ = 0: exactly 0 weight, whatever the "
+            "model learned.",
             hint="What must a decoder not read while it writes position t?",
         ),
     ]
-    if results is not None and len(results.variants) > 1:
-        present = list(results.variants)
-        worst = worst_variant(results)
-        out.append(
-            Exercise(
-                key="transformer.ex5",
-                prompt="In the shipped ablation (same seed, data and step budget), which variant ended with the "
-                "lowest test exact match?",
-                choices=tuple(VARIANT_LABELS[v] for v in present),
-                answer=present.index(worst),
-                explanation=f"{VARIANT_LABELS[worst]}: {_value(results, 'test exact', worst, '.1%')} test exact match.",
-                hint="Read the table's “test exact” column.",
+
+
+RESIDUAL_CHOICES = (
+    "about as well as the full model (too close to call)",
+    "clearly worse, but it learns part of the task",
+    "it learns almost nothing (under 10% test exact match)",
+)
+
+
+def residual_prediction(c: Comparison) -> Exercise | None:
+    """Predict, before section 4's results: how the model without residual connections ends, trained with the same
+    recipe and budget. The answer is computed from the loaded runs; None when they lack either variant."""
+    if not {"full", "no residual"} <= set(c.variants):
+        return None
+    verdict = c.compare("no residual", "full", "test exact")
+    mean = c.spread("test exact", "no residual").mean
+    answer = 0 if not verdict.clear else 2 if mean < 0.1 else 1
+    return Exercise(
+        key="transformer.ex5",
+        prompt=(
+            "**Predict before you open the results.** The same Transformer, trained with the same recipe, seeds and "
+            "steps, but with every residual connection removed (each sublayer computes Sublayer(LN(x)), no “x +”). "
+            "It ends…"
+        ),
+        choices=RESIDUAL_CHOICES,
+        answer=answer,
+        explanation=(
+            f"{verdict.sentence('.1%', 'test exact match')} "
+            + (
+                "Without the “x +”, a token's own embedding (and its position) reaches the output only through every "
+                "sublayer in turn, and the gradient only back through all of them: the straight path the lecture's "
+                "“Residual” slide is about is gone."
+                if verdict.outcome == "worse"
+                else "At this depth the residuals were not needed to learn the task within the budget."
             )
-        )
-    return out
+        ),
+        hint="Without “x +”, how does the input reach the top of the stack, and the gradient the bottom?",
+    )
 
 
 def train_text(task_name: str) -> str:
@@ -832,7 +912,8 @@ def train_text(task_name: str) -> str:
     return (
         f"Train a fresh Transformer on **{TASKS[task_name].split(' (')[0]}** for you alone, with or without "
         "residuals and layer norm, and watch the last decoder layer's encoder–decoder attention, head by head, on a "
-        f"fixed example form: from a uniform haze to sharp alignments, or not. It stops at {LIVE_TARGET:.0%} "
+        "fixed example. Predict first: will its heads sharpen from a uniform haze into an alignment within your "
+        f"budget, for the variant you picked? It stops at {LIVE_TARGET:.0%} "
         "held-out exact match or at the end of its budget; afterwards, replay the run and use your model in the "
         "sections above."
     )

@@ -33,7 +33,7 @@ st.latex(
     r"\mathrm{FFN}(x) = \max(0,\ xW_1 + b_1)\,W_2 + b_2 \qquad "
     r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu(x)}{\sigma(x)} + \beta"
 )
-st.caption(transformer.LAYER_NORM_NOTE)
+st.caption(transformer.layer_norm_note())
 
 cols = st.columns([2, 3])
 task_name = cols[0].selectbox(
@@ -140,11 +140,15 @@ results = ui.shipped_results(lesson)
 
 
 if results is not None:
-    ui.measured(
-        results, rows=transformer.table_rows(results), observations=transformer.observations(results),
-        curves=partial(transformer.ablation_curves, results), key="transformer.ablation",
-        note=transformer.provenance_note(results.meta), axis_key="transformer.axis", height=transformer.CHART_HEIGHT,
-    )  # fmt: skip
+    if (prediction := transformer.residual_prediction(results)) is not None:
+        ui.exercise(prediction)
+    with st.expander("Reveal the measured results (answer the prediction first)", icon=":material/visibility:"):
+        ui.measured(
+            results, rows=transformer.table_rows(results), observations=transformer.observations(results),
+            curves=partial(transformer.ablation_curves, results), key="transformer.ablation",
+            note=transformer.provenance_note(results.meta), axis_key="transformer.axis",
+            height=transformer.CHART_HEIGHT,
+        )  # fmt: skip
 
 # --- Train it yourself ---------------------------------------------------------------------------------
 ui.section("5 · Train it yourself", transformer.train_text(task_name))
@@ -183,5 +187,5 @@ ui.page_tail(
         ("The model's code (minimodels.transformer)", (EncoderLayer, DecoderLayer, _Residual, FeedForward)),
         ("The code of this page", (transformer.walk, transformer.block_diagram, transformer.new_training)),
     ],
-    exercises=transformer.exercises(shipped, task, results),
+    exercises=transformer.exercises(shipped, task),
 )

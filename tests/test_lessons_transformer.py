@@ -63,7 +63,11 @@ def test_maps_caption_counts_the_config_s_maps_by_kind():
 
 
 def test_the_page_s_fixed_notes_name_what_they_describe():
-    assert "pre-LN" in transformer.LAYER_NORM_NOTE and "post-LN" in transformer.LAYER_NORM_NOTE
+    note = transformer.layer_norm_note()
+    assert "pre-LN" in note and "post-LN" in note
+    recipe = transformer.default_train_config(transformer.MODEL)
+    assert f"{recipe.warmup_steps}-step warm-up" in note and f"{recipe.lr:g}" in note  # read from the recipe
+    assert "trains at a large learning rate" not in note  # no result stated before section 4 measures it
     assert transformer.DECODER_ROWS_NOTE.startswith("Decoder rows:") and "`<s>`" in transformer.DECODER_ROWS_NOTE
     assert transformer.live_config(30.0, seed=0).target_exact_match == transformer.LIVE_TARGET == 0.98
     assert transformer.CHART_HEIGHT > 240  # room for the title and legend above the spec's own plot height
@@ -202,10 +206,8 @@ def test_table_and_observations_come_from_the_runs(tmp_path):
     assert lines[0].startswith("**no residual** never reached 90% in 50 steps")
     assert "ended at 0.0% test exact match against the full model's 96.0%" in lines[0]
     assert lines[-1].startswith("One seed (0) per variant")
-    assert transformer.worst_variant(results) == "no residual"
-    ex5 = next(e for e in transformer.exercises(*load_pretrained("dates", transformer.MODEL)[:1], get_task("dates"),
-                                                results) if e.key == "transformer.ex5")  # fmt: skip
-    assert ex5.choices[ex5.answer] == transformer.VARIANT_LABELS["no residual"]
+    ex5 = transformer.residual_prediction(results)
+    assert ex5.choices[ex5.answer].startswith("about as well")  # one seed a side: never a clear verdict
 
 
 def test_every_sentence_about_the_ablation_follows_the_numbers():
@@ -221,8 +223,31 @@ def test_every_sentence_about_the_ablation_follows_the_numbers():
     assert "± " in behind[0] and "(n = 3)" in behind[0]  # several seeds: mean ± sd and n
     close = transformer.observations(fake_results({"full": 0.95, "no layer norm": 0.94}, seeds=(0, 1), spread=0.02))
     assert "too close to call" in close[0] and "One seed" not in close[-1]
-    worst = fake_results({"full": 0.2, "no residual": 0.9})
-    assert transformer.worst_variant(worst) == "full"
+
+
+def test_the_predictions_and_the_warm_up_sentence_turn_round_with_the_numbers():
+    """The residual prediction's answer and the post-LN warm-up sentence are computed from the runs: swap the
+    numbers and they say the other thing."""
+    seeds = {"seeds": (0, 1, 2), "spread": 0.01}
+    collapsed = transformer.residual_prediction(fake_results({"full": 0.96, "no residual": 0.02}, **seeds))
+    assert collapsed.choices[collapsed.answer].startswith("it learns almost nothing")
+    assert "straight path" in collapsed.explanation
+    partly = transformer.residual_prediction(fake_results({"full": 0.96, "no residual": 0.5}, **seeds))
+    assert partly.choices[partly.answer].startswith("clearly worse")
+    fine = transformer.residual_prediction(fake_results({"full": 0.96, "no residual": 0.96}, **seeds))
+    assert fine.choices[fine.answer].startswith("about as well") and "straight path" not in fine.explanation
+    assert transformer.residual_prediction(fake_results({"full": 0.96, "post-LN": 0.9})) is None
+    behind = transformer.warmup_sentence(fake_results({"full": 0.96, "post-LN": 0.5}, **seeds))
+    ahead = transformer.warmup_sentence(fake_results({"full": 0.5, "post-LN": 0.96}, **seeds))
+    close = transformer.warmup_sentence(fake_results({"full": 0.96, "post-LN": 0.955}, **seeds))
+    assert "post-LN ends behind pre-LN" in behind and "does not suit" in behind
+    assert "post-LN ends ahead of pre-LN" in ahead
+    assert "too close to call" in close and "did not visibly hold post-LN back" in close
+    shipped = transformer.load_results()
+    said = transformer.warmup_sentence(shipped)
+    warm = shipped.meta["train_config"]["warmup_steps"]
+    assert f"{warm}-step warm-up" in said and said in transformer.observations(shipped)
+    assert "post-LN is known" not in transformer.provenance_note(shipped.meta)
 
 
 def test_results_files_are_checked(tmp_path):
@@ -300,10 +325,11 @@ def test_new_training_builds_the_chosen_variant():
 def test_exercise_answers_are_computed_from_the_model(translator):
     model, task = translator
     exercises = {e.key: e for e in transformer.exercises(model, task)}
-    assert "transformer.ex5" not in exercises  # no results, no question about them
-    assert exercises["transformer.ex1"].answer == 24
-    c = model.config
-    assert exercises["transformer.ex3"].answer == 2 * c.d_model * c.d_ff + c.d_ff + c.d_model
+    assert set(exercises) == {f"transformer.ex{i}" for i in range(1, 5)}  # the prediction sits in section 4
+    assert exercises["transformer.ex1"].answer == 6 * 8 + 2 * 6 * 8  # the paper's base model, not on the page
+    assert "48" in exercises["transformer.ex1"].explanation and "96" in exercises["transformer.ex1"].explanation
+    assert exercises["transformer.ex3"].answer == 2 * 512 * 2048 + 2048 + 512
+    assert transformer.maps_per_sentence(model.config) != exercises["transformer.ex1"].answer  # not readable
     w = transformer.walk(model, task, task.probe.source)
     assert exercises["transformer.ex2"].answer == len(w.output) * len(w.source)
     assert exercises["transformer.ex4"].check(exercises["transformer.ex4"].choices[0]).correct

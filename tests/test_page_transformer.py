@@ -109,10 +109,9 @@ def test_train_an_ablated_model_replay_it_and_use_it_then_stop_a_second_run(at):
 
 def test_exercises_are_checked(at):
     model, _ = load_pretrained("toy-translation", transformer.MODEL)
-    exercises = {
-        e.key: e for e in transformer.exercises(model, get_task("toy-translation"), transformer.load_results())
-    }
-    at.number_input(key="transformer.ex1.answer").set_value(24.0)
+    exercises = {e.key: e for e in transformer.exercises(model, get_task("toy-translation"))}
+    exercises["transformer.ex5"] = transformer.residual_prediction(transformer.load_results())
+    at.number_input(key="transformer.ex1.answer").set_value(float(exercises["transformer.ex1"].answer))
     at.button(key="FormSubmitter:transformer.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
     at.number_input(key="transformer.ex3.answer").set_value(float(exercises["transformer.ex3"].answer - 1))
@@ -126,7 +125,9 @@ def test_exercises_are_checked(at):
 
 def test_shipped_ablation_table_sentences_and_provenance(at):
     results = transformer.load_results()
-    assert at.dataframe[1].value.to_dict("records") == transformer.table_rows(results)
+    reveal = next(e for e in at.expander if e.label.startswith("Reveal the measured results"))
+    assert reveal.dataframe[0].value.to_dict("records") == transformer.table_rows(results)  # behind the prediction
+    assert transformer.layer_norm_note() in [c.value for c in at.caption]
     lines = transformer.observations(results)
     assert "\n".join(f"- {line}" for line in lines) in [m.value for m in at.markdown]
     assert any(c.value.startswith("Measured by `python scripts/transformer_results.py") for c in at.caption)
