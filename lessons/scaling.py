@@ -64,6 +64,8 @@ SAMPLE_CHOICES: tuple[int, ...] = (100, 500, 2000, 8000)  # (q, k) pairs drawn p
 HEATMAP_DS: tuple[int, ...] = (1, 4, 16, 64, 256, 1024)  # the rows of the one-query heatmaps
 MAX_KEYS = 16
 SATURATED = 0.99  # a softmax row counts as saturated when its largest weight is above this
+FLAT = 0.25  # the scaled curves count as flat when their largest α moves at most this share of the unscaled range
+SWEEP_SAMPLES = 500  # random queries per d_k in the softmax sweep
 CHUNK = 1000  # pairs drawn at once, so 8000 pairs at d_k = 1024 never hold more than 2 × 4 MB
 
 # The lecture's worked example ("Thinking Machines"): q₁·k₁ = 112, q₁·k₂ = 96, divided by √64 = 8.
@@ -78,6 +80,50 @@ COLORS = {"dot": scoring.COLORS["dot"], "scaled_dot": scoring.COLORS["scaled_dot
 MODEL_NAMES = {score: scoring.model_name(score) for score in SCORES}
 DEFAULT_DATE = "Sunday, November 22, 2026"
 SPREAD_SENTENCES = 200  # held-out dates the trained models' score spreads are measured on
+
+
+INTRO = (
+    "Attention scores a key by the dot product q·k, a sum of d_k products. The more terms, the larger the sum "
+    "can get, and the softmax turns large differences between scores into weights of almost exactly 0 and 1. "
+    "The Transformer lecture puts it in one line under “What about √d_k?”:"
+)
+QUOTE = "“For large values of d_k will also make dot-product attention large.” — the Transformer lecture"
+WHY = (
+    "Vaswani et al. (2017) add why that matters: the large dot products push the softmax into regions where its "
+    "gradient is extremely small, so the scores stop learning. Their fix is the √d_k in the equation below. On "
+    "this page you measure the claim, see what it does to the softmax, and compare two trained models that "
+    "differ only in the scale."
+)
+
+
+def lecture_text() -> str:
+    """Section 1's text: the lecture's d_k and its square root, computed."""
+    return (
+        f"In the “Thinking Machines” example, d_k = {LECTURE_D_K}, so the scores are divided by "
+        f"√{LECTURE_D_K} = {math.sqrt(LECTURE_D_K):g} before the softmax. The last row of the table is what the "
+        "softmax gives without it."
+    )
+
+
+def one_query_text() -> str:
+    """Section 2's text, its sizes read from the sweep the figure draws."""
+    return (
+        f"A random query against a few random keys, all with unit-variance components, at d_k from {HEATMAP_DS[0]} "
+        f"to {HEATMAP_DS[-1]}. Both maps use the **same** scores; the left one takes their softmax as they are, the "
+        "right one divides them by √d_k first. Hover a cell for its score."
+    )
+
+
+VARIANCE_TEXT = (
+    "Draw many (q, k) pairs with independent N(0, 1) components, compute q·k, and measure its variance at every "
+    "d_k. The error bars are ±1.96 standard errors of each measured variance, computed from the sample itself "
+    "(its fourth moment and the number of pairs): the theory should fall inside about 19 times out of 20."
+)
+SPREAD_TEXT = (
+    "The √d_k argument assumes q and k have unit-variance components. Measured on "
+    f"{SPREAD_SENTENCES} held-out dates, the gold previous characters fed in (spreads are the standard deviation of "
+    "the scores within one softmax row, averaged over rows):"
+)
 
 
 def theoretical_std(d_k: int) -> float:
@@ -255,7 +301,7 @@ def softmax_statistics(scores: torch.Tensor) -> dict[str, float]:
     }
 
 
-def sweep_scores(ds: Sequence[int] = D_SWEEP, samples: int = 500, seed: int = 0) -> torch.Tensor:
+def sweep_scores(ds: Sequence[int] = D_SWEEP, samples: int = SWEEP_SAMPLES, seed: int = 0) -> torch.Tensor:
     """The raw scores of ``samples`` random queries against ``MAX_KEYS`` random keys at each d_k of ``ds``:
     ``(len(ds), samples, MAX_KEYS)``. A sweep with N keys reads the first N: moving N adds or takes away keys,
     every query and the other keys stay the same (and the draw, the slow part, is made once per seed)."""
@@ -264,7 +310,11 @@ def sweep_scores(ds: Sequence[int] = D_SWEEP, samples: int = 500, seed: int = 0)
 
 
 def softmax_sweep(
-    n_keys: int, ds: Sequence[int] = D_SWEEP, samples: int = 500, seed: int = 0, scores: torch.Tensor | None = None
+    n_keys: int,
+    ds: Sequence[int] = D_SWEEP,
+    samples: int = SWEEP_SAMPLES,
+    seed: int = 0,
+    scores: torch.Tensor | None = None,
 ) -> list[dict]:
     """For every d_k: the softmax of ``n_keys`` random scores, unscaled and divided by √d_k, averaged over
     ``samples`` queries. Both use the same draws, so the only difference is the scale. ``scores``: the draws of
@@ -291,7 +341,8 @@ UNIFORM = "equal scores (uniform α)"
 def softmax_charts_note(n_keys: int) -> str:
     """The text above :func:`softmax_charts`: what each of the three panels measures, for ``n_keys`` keys."""
     return (
-        "Averaged over 500 random queries per d_k with the same N: how spread out the weights are (entropy: "
+        f"Averaged over {SWEEP_SAMPLES} random queries per d_k with the same N: how spread out the weights are "
+        "(entropy: "
         f"log₂ N = {uniform_statistics(n_keys)['entropy (bits)']:.2f} bits when uniform, 0 when one key "
         "takes all), the largest weight, and the size of the softmax's Jacobian ∂α/∂e = diag(α) − ααᵀ, which "
         "multiplies every gradient on its way to the scores."
@@ -321,11 +372,31 @@ def saturation_summary(rows: Sequence[dict]) -> str:
     gradient unscaled, against the gradient scaled."""
     worst = max((r for r in rows if r["score"] == LABELS["dot"]), key=lambda r: r["d_k"])
     scaled = next(r for r in rows if r["score"] == LABELS["scaled_dot"] and r["d_k"] == worst["d_k"])
+    ds = sorted({r["d_k"] for r in rows})
+    ranges = {
+        name: {
+            panel: (min(r[panel] for r in rows if r["score"] == LABELS[name]),
+                    max(r[panel] for r in rows if r["score"] == LABELS[name]))
+            for panel in ("largest α", "entropy (bits)")
+        }
+        for name in SCORES
+    }  # fmt: skip
+    width = {name: ranges[name]["largest α"][1] - ranges[name]["largest α"][0] for name in SCORES}
+    low, high = ranges["scaled_dot"]["largest α"]
+    e_low, e_high = ranges["scaled_dot"]["entropy (bits)"]
+    flat = width["scaled_dot"] <= FLAT * width["dot"]
     return (
         f"At d_k = {worst['d_k']}, unscaled, **{worst['saturated rows']:.0%}** of the softmax rows put more than "
         f"{SATURATED} on one key and the gradient is **{worst['gradient ‖∂α/∂e‖']:.3f}**, against "
-        f"**{scaled['gradient ‖∂α/∂e‖']:.3f}** scaled: that is the training stall. Scaled, every curve is flat: "
-        "the softmax sees the same distribution of scores whatever d_k is."
+        f"**{scaled['gradient ‖∂α/∂e‖']:.3f}** scaled: a gradient that small is what Vaswani et al. say stalls "
+        f"training. Across d_k = {ds[0]} … {ds[-1]}, the scaled softmax's mean largest α stays between "
+        f"**{low:.2f} and {high:.2f}** and its entropy between {e_low:.2f} and {e_high:.2f} bits, while unscaled the "
+        f"largest α runs from {ranges['dot']['largest α'][0]:.2f} to {ranges['dot']['largest α'][1]:.2f}: "
+        + (
+            "the division keeps the softmax's input at one scale whatever d_k is."
+            if flat
+            else "the division does not keep the softmax at one scale here."
+        )
     )
 
 
@@ -658,14 +729,57 @@ def spreads_of(models: Mapping[str, nn.Module]) -> dict[str, ScoreSpread]:
     return {score: score_spread(models[score], task, score) for score in SCORES}
 
 
-def untrained_note(start: ScoreSpread) -> str:
-    """Why the unscaled model did not stall here, with the untrained model's figures (:func:`fresh_spread`)."""
+def race_verdict(results: Comparison) -> str:
+    """Whether the unscaled model stalled in the shipped race, computed from it: steps to 90% (fewer is better)
+    and test exact match, each with the verdict's spread rule."""
+    pace = results.compare("dot", "scaled_dot", "steps to 90%", higher_is_better=False)
+    end = results.compare("dot", "scaled_dot", "test exact match")
+    stalled = pace.outcome == "worse" and pace.a_spread.n == 0
+    lead = (
+        "did stall: it never reached 90% held-out exact match"
+        if stalled
+        else "did not stall: "
+        + {
+            "better": "it reached 90% in fewer steps",
+            "worse": "it reached 90%, later",
+            "too close": "it reached 90% as fast, within the spread",
+        }[pace.outcome]  # fmt: skip
+    )
     return (
-        "Here, the unscaled model did not stall. Before training, its GRU's states are small (components with "
-        f"standard deviations of {start.q_std:.2f} and {start.k_std:.2f}), so its first raw scores spread by only "
-        f"{start.raw_std:.2f} and its softmax starts almost uniform (mean largest α {start.largest:.2f}); and dates "
-        "reward sharp attention. The stall needs unit-variance q and k at a large d_k, as in a Transformer whose "
-        "queries and keys are projections of normalised embeddings: sections 2 and 3."
+        f"In the shipped race (below), the unscaled model {lead} ({pace.a_spread.text('.0f')} steps against "
+        f"{pace.b_spread.text('.0f')} scaled); {end.sentence('.1%', 'test exact match')}"
+    )
+
+
+def untrained_note(start: ScoreSpread, results: Comparison | None = None) -> str:
+    """Why the unscaled model did (or did not) stall here: the race's verdict (:func:`race_verdict`, when the
+    results are loaded) and the untrained model's figures (:func:`fresh_spread`)."""
+    race = f"{race_verdict(results)} " if results is not None else ""
+    return (
+        f"{race}Before training, its GRU's states are small (components with standard deviations of "
+        f"{start.q_std:.2f} and {start.k_std:.2f}), so its first raw scores spread by only {start.raw_std:.2f} and its "
+        f"softmax starts far from saturated (mean largest α {start.largest:.2f}). The stall needs unit-variance q and "
+        "k at a large d_k, as in a Transformer whose queries and keys are projections of normalised embeddings: "
+        "sections 2 and 3."
+    )
+
+
+def trained_text(shipped: Mapping[str, tuple[nn.Module, Mapping]]) -> str:
+    """Section 4's text: the two shipped models' size and seeds, read from their configs and checkpoints."""
+    sizes = {score: model.config.hidden_size for score, (model, _) in shipped.items()}
+    seeds = {info.get("seed") for _, info in shipped.values()}
+    steps = {info.get("training", {}).get("steps") for _, info in shipped.values()}
+    size = f"d_k = {sizes['dot']}, the GRU's state" if len(set(sizes.values())) == 1 else f"sizes {sizes}"
+    same = []
+    if len(seeds) == 1:
+        same.append(f"same seed ({seeds.pop()})")
+    if len(steps) == 1:
+        same.append(f"same steps ({steps.pop()})")
+    return (
+        "Two GRU encoder–decoders trained on **dates** (“Sunday, November 22, 2026” → “2026-11-22”, character by "
+        f"character), shipped with the course: same size ({size}), {', '.join([*same, 'same data'])}. The only "
+        f"difference: one scores q·k, the other q·k / √{sizes['scaled_dot']}. The query is the decoder's state sₜ, "
+        "the keys are the encoder's states hᵢ."
     )
 
 
@@ -704,9 +818,9 @@ def spread_observations(spreads: Mapping[str, ScoreSpread]) -> list[str]:
             if (ratio := scaled.raw_std / dot.raw_std) > 1
             else ""
         ),
-        f"So the unscaled model's attention is the peaked one: mean largest α **{dot.largest:.2f}**, "
-        f"{dot.saturated:.0%} of rows above {SATURATED} — against **{scaled.largest:.2f}** and "
-        f"{scaled.saturated:.0%} for the scaled model.",
+        f"So the {'unscaled' if dot.largest > scaled.largest else 'scaled'} model's attention is the more peaked "
+        f"one: mean largest α **{dot.largest:.2f}**, {dot.saturated:.0%} of rows above {SATURATED} for the unscaled "
+        f"model, against **{scaled.largest:.2f}** and {scaled.saturated:.0%} for the scaled one.",
     ]
 
 
@@ -759,12 +873,16 @@ def load_results(path: Path | str | None = None) -> Comparison:
 
 
 # ------------------------------------------------------------------------------------------- live race
-def race_note(seeds: Sequence[int]) -> str:
-    """The text above the shipped race's curves: where the runs come from and how they are drawn."""
+def race_note(results: Comparison) -> str:
+    """The text above the shipped race's curves: where the runs come from (seeds and stopping level read from the
+    results) and how they are drawn."""
+    seeds = ", ".join(map(str, results.seeds))
+    target = (results.meta.get("train_config") or {}).get("target_exact_match")
+    stop = f", stop at {target:.0%} held-out exact match" if target else ""
     return (
-        f"The same two models raced from seeds {', '.join(map(str, seeds))} in the *Scoring functions* "
-        "lesson's measurement (assets/results/scoring_functions.json, stop at 98% held-out exact match): each "
-        "seed's curve faint, their mean as a line and ± one sd as a band."
+        f"The same two models raced from seeds {seeds} in the *Scoring functions* lesson's measurement "
+        f"(assets/results/scoring_functions.json{stop}): each seed's curve faint, their mean as a line and ± one sd "
+        "as a band."
     )
 
 
@@ -794,76 +912,100 @@ def new_run(seed: int, budget_seconds: float) -> TrainingRun:
 
 
 # ------------------------------------------------------------------------------------------ exercises
-def exercises(spreads: Mapping[str, ScoreSpread] | None = None) -> list[Exercise]:
-    """Check-yourself questions; every answer is computed here."""
+EX_D_K, EX_D_BIG = 100, 300  # sizes of the hand computations: neither is on the page's sweeps
+
+
+def exercises() -> list[Exercise]:
+    """The computations by hand (the check-yourself section), at sizes the page's sweeps never show."""
+    root = theoretical_std(EX_D_K)
+    return [
+        Exercise(
+            key="scaling.ex1",
+            prompt=(
+                f"q and k have independent components with mean 0 and variance 1, and d_k = {EX_D_K}. What is "
+                "the **standard deviation** of q·k?"
+            ),
+            answer=root,
+            tolerance=0.05,
+            explanation=(
+                f"Each product qᵢkᵢ has mean 0 and variance E[qᵢ²]·E[kᵢ²] = 1 · 1 = 1, and the {EX_D_K} of them are "
+                f"independent, so their variances add up: Var(q·k) = {EX_D_K}. The standard deviation is "
+                f"√{EX_D_K} = {root:g}."
+            ),
+            hint="Variances of independent terms add up; the standard deviation is the square root of the variance.",
+        ),
+        Exercise(
+            key="scaling.ex2",
+            prompt=f"Same q and k with d_k = {EX_D_BIG}. What is the **variance** of q·k / √d_k?",
+            answer=theoretical_std(EX_D_BIG) ** 2 / EX_D_BIG,
+            tolerance=0.01,
+            explanation=(
+                f"Var(c·X) = c²·Var(X) with c = 1/√{EX_D_BIG}: Var(q·k)/{EX_D_BIG} = {EX_D_BIG}/{EX_D_BIG} = 1. "
+                "Dividing by √d_k gives variance 1 whatever d_k is."
+            ),
+            hint="Var(c·X) = c²·Var(X).",
+        ),
+    ]
+
+
+BUCKETS = ("about 0.12, as with scaling", "about 0.5", "about 0.01", "less than one in a million")
+
+
+def lecture_prediction() -> Exercise:
+    """Predict, before section 1's table shows it: the lecture's weight for "Machines" without the division."""
     example = lecture_example()
     machines = example.weights_unscaled[1]
     gap = LECTURE_SCORES[0] - LECTURE_SCORES[1]
-    buckets = ("about 0.12, as with scaling", "about 0.5", "about 0.01", "less than one in a million")
     if machines < 1e-6:
         bucket = 3
     elif machines < 0.05:
         bucket = 2
     else:
         bucket = 1 if abs(machines - 0.5) < abs(machines - 0.12) else 0
-    d_big = 256
-    out = [
-        Exercise(
-            key="scaling.ex1",
-            prompt=(
-                f"q and k have independent components with mean 0 and variance 1, and d_k = {LECTURE_D_K}. What is "
-                "the **standard deviation** of q·k?"
-            ),
-            answer=theoretical_std(LECTURE_D_K),
-            tolerance=0.05,
-            explanation=(
-                f"Each product qᵢkᵢ has variance 1, and the {LECTURE_D_K} of them are independent, so the variances "
-                f"add up to {LECTURE_D_K}; the standard deviation is √{LECTURE_D_K} = {theoretical_std(64):g}."
-            ),
-            hint="Variances of independent terms add up; the standard deviation is the square root of the variance.",
+    return Exercise(
+        key="scaling.ex3",
+        prompt=(
+            f"**Predict before you look at the table.** The lecture divides q₁·k₁ = {LECTURE_SCORES[0]:g} and "
+            f"q₁·k₂ = {LECTURE_SCORES[1]:g} by √{LECTURE_D_K} = {math.sqrt(LECTURE_D_K):g} and gets weights "
+            f"{example.weights_scaled[0]:.2f} and {example.weights_scaled[1]:.2f}. Without the division, what weight "
+            f"would “{LECTURE_TOKENS[1]}” get?"
         ),
-        Exercise(
-            key="scaling.ex2",
-            prompt=f"Same q and k with d_k = {d_big}. What is the **variance** of q·k / √d_k?",
-            answer=theoretical_std(d_big) ** 2 / d_big,
-            tolerance=0.01,
-            explanation="Dividing by √d_k divides the variance by d_k: d_k / d_k = 1, whatever d_k is.",
-            hint="Var(c·X) = c²·Var(X).",
+        choices=BUCKETS,
+        answer=bucket,
+        explanation=(
+            f"Only the difference of the scores matters: softmax({LECTURE_SCORES[0]:g}, {LECTURE_SCORES[1]:g}) "
+            f"gives “{LECTURE_TOKENS[1]}” e^−{gap:g} / (1 + e^−{gap:g}) = {machines:.2e}, since e^−{gap:g} ≈ "
+            f"{math.exp(-gap):.1e}. Divided by {math.sqrt(LECTURE_D_K):g} the gap is only "
+            f"{gap / math.sqrt(LECTURE_D_K):g}. The softmax is saturated, and its gradient shrinks from "
+            f"{example.gradient_scaled:.3f} to {example.gradient_unscaled:.1e}."
         ),
-        Exercise(
-            key="scaling.ex3",
-            prompt=(
-                f"The lecture divides q₁·k₁ = {LECTURE_SCORES[0]:g} and q₁·k₂ = {LECTURE_SCORES[1]:g} by 8 and gets "
-                f"weights {example.weights_scaled[0]:.2f} and {example.weights_scaled[1]:.2f}. Without the division, "
-                f"what weight would “{LECTURE_TOKENS[1]}” get?"
-            ),
-            choices=buckets,
-            answer=bucket,
-            explanation=(
-                f"softmax({LECTURE_SCORES[0]:g}, {LECTURE_SCORES[1]:g}) gives it e^−{gap:g} / (1 + e^−{gap:g}) = "
-                f"{machines:.2e}: the softmax is saturated, "
-                f"and its gradient shrinks from {example.gradient_scaled:.3f} to {example.gradient_unscaled:.1e}."
-            ),
-            hint="Only the difference of the two scores matters: how big is e to the minus that difference?",
+        hint="Only the difference of the two scores matters: how big is e to the minus that difference?",
+    )
+
+
+def peaked_prediction(spreads: Mapping[str, ScoreSpread]) -> Exercise:
+    """Predict, before section 4 shows the trained models' attention: which is more peaked. Answer from the
+    measured spreads (:func:`score_spread`)."""
+    peaked = max(SCORES, key=lambda s: spreads[s].largest)
+    other = next(s for s in SCORES if s != peaked)
+    choices = tuple(LABELS[s] for s in SCORES)
+    return Exercise(
+        key="scaling.ex4",
+        prompt=(
+            "**Predict before you look at the maps.** Both models were trained to the same task. Which one's "
+            "attention is **more peaked** (a larger mean largest α over held-out dates)?"
         ),
-    ]
-    if spreads is not None and set(spreads) == set(SCORES):
-        peaked = max(SCORES, key=lambda s: spreads[s].largest)
-        choices = tuple(LABELS[s] for s in SCORES)
-        out.append(
-            Exercise(
-                key="scaling.ex4",
-                prompt=(
-                    "Read the table of the two trained models: which one's attention is **more peaked** "
-                    "(larger mean largest α)?"
-                ),
-                choices=choices,
-                answer=SCORES.index(peaked),
-                explanation=(
-                    f"{LABELS[peaked]}: mean largest α {spreads[peaked].largest:.2f}. Its softmax sees the raw q·k "
-                    "spread undivided."
-                ),
-                hint="Compare the column “mean largest α”.",
-            )
-        )
-    return out
+        choices=choices,
+        answer=SCORES.index(peaked),
+        explanation=(
+            f"{LABELS[peaked]}: mean largest α {spreads[peaked].largest:.2f}, against {spreads[other].largest:.2f}. "
+            f"Its softmax sees raw scores spread by {spreads[peaked].seen_std:.2f} within a row, the other's by "
+            f"{spreads[other].seen_std:.2f}: training could not make up the √d_k the scale takes away, because the "
+            "GRU states it multiplies stay in [−1, 1]."
+            if peaked == "dot"
+            else f"{LABELS[peaked]}: mean largest α {spreads[peaked].largest:.2f}, against "
+            f"{spreads[other].largest:.2f}. Training grew its raw scores (spread {spreads[peaked].raw_std:.2f}) more "
+            "than the division takes away."
+        ),
+        hint="Which softmax sees the raw q·k undivided, and can training make up the division?",
+    )

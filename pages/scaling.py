@@ -7,18 +7,9 @@ from lessons import scaling
 from lessons import scoring_functions as scoring  # the race and its figures, which this lesson reuses
 
 lesson = ui.lesson("scaling")
-st.markdown(
-    "Attention scores a key by the dot product q·k, a sum of d_k products. The more terms, the larger the sum "
-    "can get, and the softmax turns large differences between scores into weights of almost exactly 0 and 1. "
-    "The Transformer lecture puts it in one line under “What about √d_k?”:"
-)
-st.info("“For large values of d_k will also make dot-product attention large.” — the Transformer lecture")
-st.markdown(
-    "Vaswani et al. (2017) add why that matters: the large dot products push the softmax into regions where its "
-    "gradient is extremely small, so the scores stop learning. Their fix is the √d_k in the equation below. On "
-    "this page you measure the claim, see what it does to the softmax, and compare two trained models that "
-    "differ only in the scale."
-)
+st.markdown(scaling.INTRO)
+st.info(scaling.QUOTE)
+st.markdown(scaling.WHY)
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 st.latex(
     r"q \cdot k = \sum_{i=1}^{d_k} q_i k_i,\qquad \operatorname{Var}(q \cdot k) = d_k"
@@ -26,22 +17,14 @@ st.latex(
 )
 
 # --- The lecture's example -----------------------------------------------------------------------------
-ui.section("1 · The lecture's example, without the division")
+ui.section("1 · The lecture's example, without the division", scaling.lecture_text())
+ui.exercise(scaling.lecture_prediction())
 lecture = scaling.lecture_example()
-st.markdown(
-    f"In the “Thinking Machines” example, d_k = {scaling.LECTURE_D_K}, so the scores are divided by "
-    f"√{scaling.LECTURE_D_K} = 8 before the softmax. The last row is what the softmax gives without it."
-)
 st.table(scaling.lecture_rows(lecture))
 st.caption(scaling.gradient_caption(lecture))
 
 # --- What the softmax does with large scores ------------------------------------------------------------
-ui.section(
-    "2 · One query, six sizes of d_k",
-    "A random query against a few random keys, all with unit-variance components, at d_k from 1 to 1024. Both "
-    "maps use the **same** scores; the left one takes their softmax as they are, the right one divides them by "
-    "√d_k first. Hover a cell for its score.",
-)
+ui.section("2 · One query, six sizes of d_k", scaling.one_query_text())
 one_query = st.cache_data(max_entries=64, show_spinner=False)(scaling.one_query)
 # every d_k's scores for one seed, 0.7 MB each: shared by every number of keys
 sweep_scores = st.cache_data(max_entries=8, show_spinner="Drawing random queries and keys…")(scaling.sweep_scores)
@@ -71,12 +54,7 @@ def softmax_section() -> None:
 softmax_section()
 
 # --- The variance grows like d_k --------------------------------------------------------------------
-ui.section(
-    "3 · Measure it: the variance of q·k grows like d_k",
-    "Draw many (q, k) pairs with independent N(0, 1) components, compute q·k, and measure its variance at every "
-    "d_k. The error bars are ±1.96 standard errors of each measured variance, computed from the sample itself "
-    "(its fourth moment and the number of pairs): the theory should fall inside about 19 times out of 20.",
-)
+ui.section("3 · Measure it: the variance of q·k grows like d_k", scaling.VARIANCE_TEXT)
 variance_sweep = st.cache_data(max_entries=32, show_spinner="Drawing random vectors…")(scaling.variance_sweep)
 
 
@@ -96,15 +74,12 @@ def variance_section() -> None:
 variance_section()
 
 # --- Two trained models ------------------------------------------------------------------------------------
-ui.section(
-    "4 · The same model trained with and without the scale",
-    "Two GRU encoder–decoders trained on **dates** (“Sunday, November 22, 2026” → “2026-11-22”, character by "
-    "character), shipped with the course: same size (d_k = 64, the GRU's state), same seed, same data, same "
-    "steps. The only difference: one scores q·k, the other q·k / √64. The query is the decoder's state sₜ, the "
-    "keys are the encoder's states hᵢ.",
-)
-shipped = {s: ui.pretrained(scaling.TASK, scaling.MODEL_NAMES[s]) for s in scaling.SCORES}  # shared, read-only
-shipped = None if None in shipped.values() else {s: model for s, (model, _) in shipped.items()}
+ui.section("4 · The same model trained with and without the scale")
+loaded = {s: ui.pretrained(scaling.TASK, scaling.MODEL_NAMES[s]) for s in scaling.SCORES}  # shared, read-only
+shipped = None if None in loaded.values() else {s: model for s, (model, _) in loaded.items()}
+results = ui.shipped_results(lesson, what="The measured race")
+if shipped is not None:
+    ui.explain(scaling.trained_text(loaded))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -119,8 +94,8 @@ def shipped_spreads() -> dict[str, scaling.ScoreSpread]:
 
 fresh_spread = st.cache_data(max_entries=1, show_spinner=False)(scaling.fresh_spread)
 own = ui.trained_model("scaling.race")
-spreads = None
 if shipped is not None:
+    ui.exercise(scaling.peaked_prediction(shipped_spreads()))
     c = st.columns([3, 2])
     text = c[0].text_input("A date, written any way", value=scaling.DEFAULT_DATE, key="scaling.date", max_chars=200)
     view = c[1].radio(
@@ -142,14 +117,10 @@ if shipped is not None:
         ui.plotly(scaling.alignment_figure(alignments, view), key="scaling.trained")
         st.caption(scaling.alignment_caption(view))
     st.subheader("How large are the trained scores?")
-    st.markdown(
-        "The √d_k argument assumes q and k have unit-variance components. Measured on "
-        f"{scaling.SPREAD_SENTENCES} held-out dates, the gold previous characters fed in (spreads are the standard "
-        "deviation of the scores within one softmax row, averaged over rows):"
-    )
+    st.markdown(scaling.SPREAD_TEXT)
     ui.table(scaling.spread_rows(spreads))
     st.markdown("\n".join(f"- {line}" for line in scaling.spread_observations(spreads)))
-    st.markdown(scaling.untrained_note(fresh_spread("dot")))
+    st.markdown(scaling.untrained_note(fresh_spread("dot"), results))
 
 
 def race_figures(race, key: str, table_key: str | None = None) -> None:
@@ -168,9 +139,8 @@ if isinstance(records, str):
 elif records:
     ui.table(records)
     st.caption(scaling.RECORDS_CAPTION)
-results = ui.shipped_results(lesson, what="The measured race")
 if results is not None:
-    st.markdown(scaling.race_note(results.seeds))
+    st.markdown(scaling.race_note(results))
     race_figures(results, "scaling.shipped")
     ui.provenance(results.meta)
 
@@ -205,4 +175,4 @@ ui.page_tail(lesson, code=[
     ("The code that computes this",
      (scaling.dot_products, scaling.variance_with_error, scaling.softmax_jacobian, scaling.softmax_statistics)),
     ("The code that reads the trained models' scores", (scaling.align, scaling.score_spread)),
-], exercises=scaling.exercises(spreads))  # fmt: skip
+], exercises=scaling.exercises())  # fmt: skip

@@ -1,6 +1,7 @@
 """The scaling lesson's numbers: the variance of q·k against d_k within its sampling error, the softmax's
 saturation and Jacobian, the lecture's example, and the two trained models' scores."""
 
+import dataclasses
 import json
 import math
 from statistics import NormalDist
@@ -11,6 +12,7 @@ import torch
 
 from lessons import scaling
 from lessons import scoring_functions as scoring
+from lessons.common.comparison import Run
 from lessons.common.pretrained import CHECKPOINTS, load_pretrained
 from minimodels.tasks import get_task
 
@@ -248,6 +250,9 @@ def test_score_spread_of_the_trained_models(models):
     assert [r["model"] for r in rows] == [scaling.LABELS[s] for s in scaling.SCORES]
     lines = scaling.spread_observations(spreads)
     assert f"**{spreads['dot'].raw_std:.1f}**" in lines[1]
+    assert "So the unscaled model's attention is the more peaked one" in lines[2]
+    swapped = {"dot": spreads["scaled_dot"], "scaled_dot": spreads["dot"]}  # the other way round: said so
+    assert "So the scaled model's attention is the more peaked one" in scaling.spread_observations(swapped)[2]
     fresh = scaling.fresh_spread("dot")
     assert fresh.raw_std < spreads["dot"].raw_std and fresh.largest < spreads["dot"].largest
 
@@ -292,8 +297,32 @@ def test_the_summaries_are_computed_from_the_figures():
     worst = next(r for r in rows if r["d_k"] == 1024 and r["score"] == scaling.LABELS["dot"])
     text = scaling.saturation_summary(rows)
     assert text.startswith(f"At d_k = 1024, unscaled, **{worst['saturated rows']:.0%}**")
+    scaled = [r for r in rows if r["score"] == scaling.LABELS["scaled_dot"]]
+    low, high = min(r["largest α"] for r in scaled), max(r["largest α"] for r in scaled)
+    assert f"stays between **{low:.2f} and {high:.2f}**" in text  # measured, no "same distribution" claim
+    assert "keeps the softmax's input at one scale" in text and "same distribution" not in text
+    # rows where the scaled softmax moves as much as the unscaled one: the sentence says so
+    moved = [r | {"largest α": 0.3 + 0.6 * (r["d_k"] == 1024)} for r in rows]
+    assert "does not keep the softmax at one scale" in scaling.saturation_summary(moved)
     start = scaling.fresh_spread("dot")
     assert f"spread by only {start.raw_std:.2f}" in scaling.untrained_note(start)
+
+
+def test_the_race_sentence_follows_the_race():
+    """Whether the unscaled model stalled is computed from the race; swap the two models' runs and it turns."""
+    race = scaling.load_results()
+    said = scaling.race_verdict(race)
+    pace = race.compare("dot", "scaled_dot", "steps to 90%", higher_is_better=False)
+    assert "did not stall" in said and race.spread("steps to 90%", "dot").text(".0f") in said
+    assert {"better": "in fewer steps", "worse": "later", "too close": "as fast"}[pace.outcome] in said
+    stalled = [Run(r.variant, r.seed, r.params, r.curve, {**r.final, "steps to 90%": None}) if r.variant == "dot"
+               else r for r in race.runs]  # fmt: skip
+    assert "did stall: it never reached 90%" in scaling.race_verdict(dataclasses.replace(race, runs=tuple(stalled)))
+    slow = [Run(r.variant, r.seed, r.params, r.curve, {**r.final, "steps to 90%": 1000.0 + r.seed})
+            if r.variant == "dot" else r for r in race.runs]  # fmt: skip
+    assert "it reached 90%, later" in scaling.race_verdict(dataclasses.replace(race, runs=tuple(slow)))
+    assert said in scaling.untrained_note(scaling.fresh_spread("dot"), race)
+    assert "Here, the unscaled model did not stall" not in scaling.untrained_note(scaling.fresh_spread("dot"))
 
 
 def test_new_race_checks_its_budget():
@@ -307,9 +336,9 @@ def test_the_notes_above_the_charts_carry_their_numbers():
     note = scaling.softmax_charts_note(8)
     assert "log₂ N = 3.00 bits when uniform" in note and "diag(α) − ααᵀ" in note
     assert "log₂ N = 4.00 bits" in scaling.softmax_charts_note(16)
-    race = scaling.race_note((0, 1, 2))
+    race = scaling.race_note(scaling.load_results())
     assert race.startswith("The same two models raced from seeds 0, 1, 2 in the *Scoring functions*")
-    assert "assets/results/scoring_functions.json" in race
+    assert "assets/results/scoring_functions.json, stop at 98% held-out exact match" in race
 
 
 def test_new_run_is_an_unstarted_race_of_both_models():
@@ -323,14 +352,29 @@ def test_new_run_is_an_unstarted_race_of_both_models():
 # ------------------------------------------------------------------------------------------------ exercises
 def test_exercise_answers_are_computed(models):
     ex = {e.key: e for e in scaling.exercises()}
-    assert ex["scaling.ex1"].answer == pytest.approx(8.0) and ex["scaling.ex1"].check(8).correct
-    assert not ex["scaling.ex1"].check(64).correct
+    assert scaling.EX_D_K not in scaling.D_SWEEP and scaling.EX_D_BIG not in scaling.D_SWEEP  # not on the page
+    assert ex["scaling.ex1"].answer == pytest.approx(10.0) and ex["scaling.ex1"].check(10).correct
+    assert not ex["scaling.ex1"].check(100).correct and "√100 = 10" in ex["scaling.ex1"].explanation
     assert ex["scaling.ex2"].answer == pytest.approx(1.0)
-    assert ex["scaling.ex3"].choices[ex["scaling.ex3"].answer] == "less than one in a million"
-    assert "scaling.ex4" not in ex
+    lecture = scaling.lecture_prediction()
+    assert lecture.choices[lecture.answer] == "less than one in a million" and lecture.prompt.startswith("**Predict")
+    assert "e^−16" in lecture.explanation
     spreads = {
         "dot": scaling.ScoreSpread("dot", 64, 0.5, 0.5, 2.0, (-1, 1), 2.0, 0.4, 0.0, 1.0, 10),
         "scaled_dot": scaling.ScoreSpread("scaled_dot", 64, 0.5, 0.5, 9.0, (-1, 1), 1.1, 0.7, 0.1, 1.0, 10),
     }
-    ex4 = next(e for e in scaling.exercises(spreads) if e.key == "scaling.ex4")
-    assert ex4.choices[ex4.answer] == scaling.LABELS["scaled_dot"]
+    ex4 = scaling.peaked_prediction(spreads)
+    assert ex4.choices[ex4.answer] == scaling.LABELS["scaled_dot"] and "more than the division" in ex4.explanation
+    swapped = scaling.peaked_prediction({"dot": spreads["scaled_dot"], "scaled_dot": spreads["dot"]})
+    assert swapped.choices[swapped.answer] == scaling.LABELS["dot"]
+    assert len([*scaling.exercises(), lecture, ex4]) >= 3
+
+
+def test_section_texts_read_their_numbers():
+    assert "√64 = 8 before" in scaling.lecture_text()
+    assert f"from {scaling.HEATMAP_DS[0]} to {scaling.HEATMAP_DS[-1]}" in scaling.one_query_text()
+    assert f"Averaged over {scaling.SWEEP_SAMPLES} random queries" in scaling.softmax_charts_note(8)
+    shipped = {s: load_pretrained(scaling.TASK, scaling.MODEL_NAMES[s]) for s in scaling.SCORES}
+    text = scaling.trained_text(shipped)
+    d = shipped["dot"][0].config.hidden_size
+    assert f"d_k = {d}, the GRU's state" in text and f"q·k / √{d}" in text and "same seed (0)" in text
