@@ -11,12 +11,11 @@ from minimodels.attention import MultiHeadAttention
 
 lesson = ui.lesson("multi_head_attention")
 st.markdown(multi_head_attention.INTRO)
-st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
-st.latex(r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q,\, KW_i^K,\, VW_i^V),\qquad d_k = \frac{d_\text{model}}{h}")
+st.latex(multi_head_attention.EQUATIONS)
 
 # --- 1. The split ----------------------------------------------------------------------------------------
 ui.section("1 · Split into h heads, with real shapes", multi_head_attention.SPLIT_TEXT)
-ui.exercise(multi_head_attention.split_prediction())
+ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(multi_head_attention.split_prediction)())
 split = st.cache_data(max_entries=64, show_spinner=False)(multi_head_attention.split_example)
 counted = st.cache_data(max_entries=16, show_spinner=False)(multi_head_attention.parameter_table)
 
