@@ -811,11 +811,21 @@ def train_text() -> str:
 
 
 # ------------------------------------------------------------------------------ what the figures show
-TABLE_CAPTION = (
-    "Rows are positions, columns dimensions. The left columns (fast frequencies) stripe quickly; towards the "
-    "right the waves are so slow that the values barely change over a hundred positions: sin ≈ 0 and cos ≈ 1. "
-    "Every row is different, and nearby rows are similar."
-)
+def table_caption(pe: np.ndarray) -> str:
+    """Under the table: how far the slowest pair moves over the positions shown, computed from the table (a small
+    d_model's last pair is not slow at all, and the caption says so)."""
+    T, d = pe.shape
+    slowest = float(wavelengths(d)[-1])
+    moved = float(np.abs(pe[:, d - 2]).max())  # its sine starts at 0: how far it gets over these positions
+    text = (
+        f"Rows are positions, columns dimensions. The left columns (fast frequencies) stripe quickly. The last pair "
+        f"turns once every {slowest:,.0f} positions: over these {T}, its sine reaches at most {moved:.2f}"
+    )
+    if moved < 0.1:
+        return text + ", so towards the right the values barely change (sin ≈ 0, cos ≈ 1). Nearby rows are similar."
+    return text + ": with d_model this small, even the slowest pair moves visibly. Nearby rows are similar."
+
+
 OFFSET_CAPTION = (
     "The residual is rounding error of float64 arithmetic (about 1e-16 per operation): the identity is exact. "
     "Each pair turns by its own angle k·ω_i:"

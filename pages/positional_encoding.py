@@ -32,7 +32,7 @@ def the_table() -> None:
     length = c[1].slider("Positions", 8, positional_encoding.MAX_LENGTH, 100, key="positional_encoding.length")
     pe = table(length, d_model)
     ui.plotly(positional_encoding.table_figure(pe), key="positional_encoding.table")
-    st.caption(positional_encoding.TABLE_CAPTION)
+    st.caption(positional_encoding.table_caption(pe))
     dims = st.multiselect("Dimensions to draw as curves", list(range(d_model)), key="positional_encoding.dims",
                           default=positional_encoding.default_dims(d_model), max_selections=8)  # fmt: skip
     if dims:

@@ -283,6 +283,13 @@ def test_the_race_prediction_follows_the_numbers():
     assert sinusoidal_ahead.choices[sinusoidal_ahead.answer] == "sinusoidal (fixed)"
 
 
+def test_the_table_caption_is_computed_from_the_table_the_widgets_chose():
+    wide = positional_encoding.table_caption(positional_encoding.encoding_table(100, 64))
+    assert "barely change" in wide and "over these 100" in wide
+    narrow = positional_encoding.table_caption(positional_encoding.encoding_table(200, 4))
+    assert "moves visibly" in narrow and "barely change" not in narrow  # d = 4: the last pair turns every 628
+
+
 def test_the_captions_under_the_checks_are_computed_from_them():
     checks = positional_encoding.shipped_checks("position", tuple(positional_encoding.permutation("reverse", 8)))
     none, sinusoidal = checks[0], checks[1]
