@@ -8,6 +8,7 @@ from minimodels.bridge import AttentionBridge, BridgeModel, redundancy, train_br
 from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES
 
 lesson = ui.lesson("attention_bridge")
+results = ui.shipped_results(lesson, attention_bridge.RESULTS)
 st.markdown(
     "One translator for many languages: every language gets its **own encoder and decoder**, and between them "
     "sits **one attention layer shared by all** of them, the *attention bridge* (Vázquez et al., "
@@ -22,7 +23,7 @@ st.markdown(
     "H holds the encoder's n states (a BiGRU here, a BiLSTM in the paper); each of the k rows of A is one "
     "**head**: a softmax over the source words. Each decoder starts from the mean of M's rows and attends over "
     "them. The penalty is 0 only when each head puts all its weight on one word and no two heads share a word, "
-    "so it pushes the heads to read *different* parts of the sentence."
+    "so it pushes the heads to read *different* parts of the sentence. " + attention_bridge.penalty_weight_text(results)
 )
 
 # --- The toy languages ------------------------------------------------------------------------------
@@ -70,10 +71,9 @@ def one_meaning() -> None:
     )
     ui.table(view["reading"])
     st.markdown(
-        f"On this meaning **{view['agreement']:.0%}** of (head, language) pairs have the top word mean what the "
-        f"head's top word means in English; over {attention_bridge.AGREEMENT_MEANINGS} held-out meanings, "
-        f"**{overall_agreement():.0%}**. What the decoders make of each sentence (✱: a zero-shot direction, never "
-        "trained; into its own language: the monolingual copy):"
+        attention_bridge.agreement_text(view["agreement"], overall_agreement(), results)
+        + " What the decoders make of each sentence (✱: a zero-shot direction, never trained; into its own "
+        "language: the monolingual copy):"
     )
     ui.table(view["translations"])
 
@@ -104,11 +104,10 @@ if model is not None:
 ui.section(
     "2 · The penalty and head redundancy",
     "A Aᵀ compares heads: entry (i, j) is the overlap of head i and head j (1 on the diagonal when a head looks at "
-    "a single word). Without the penalty nothing stops several heads from reading the same words, which wastes "
-    "rows of M. Two models, identical except for λ, on the probe sentence:",
+    "a single word). Without the penalty nothing stops several heads from reading the same words; the paper adds "
+    "it so that the rows of M differ. Does that help or hurt? Two models, identical except for λ, on the probe "
+    "sentence, then their measurements:",
 )
-
-results = ui.shipped_results(lesson, attention_bridge.RESULTS)
 
 
 @st.fragment
@@ -127,7 +126,8 @@ def penalty() -> None:
             ui.plotly(gram, key=f"attention_bridge.gram.{name}")
             heads = attention_bridge.heads_side_by_side({lang: (A, tokens)})
             ui.plotly(heads, key=f"attention_bridge.penalty.heads.{name}")
-    st.markdown(f"- {attention_bridge.observations(results)[-1]}")
+    lines = [*attention_bridge.penalty_findings(results), attention_bridge.penalty_conclusion(results)]
+    st.markdown(attention_bridge.seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
 
 
 penalty()
@@ -135,15 +135,19 @@ penalty()
 # --- Zero-shot ------------------------------------------------------------------------------------
 ui.section(
     "3 · Zero-shot, with and without monolingual data",
-    "The paper's Table 1: a model trained on {De, Fr, Cs} ↔ En could not translate De → Fr at all (BLEU below 1); "
-    "adding *monolingual* pairs, each sentence copied to itself, lifted the unseen directions to 20–26 BLEU. Here "
+    f"The paper's Table 1: trained on {{De, Fr, Cs}} ↔ En, {attention_bridge.paper_zero_shot_text()} (*monolingual* "
+    "pairs: each sentence copied to itself). Here "
     "the French-like language plays English: the models train on en↔fr, it↔fr, vf↔fr (six directions), with or "
     "without en→en, fr→fr, it→it, vf→vf, and are tested on the six directions that avoid French, which they "
     "never saw. Held-out test meanings, greedy decoding, exact match of the whole sentence and of each token.",
 )
 if results is not None:  # no controls here: drawn once with the page
     ui.table(attention_bridge.zero_shot_rows(results))
-    st.markdown("\n".join(f"- {line}" for line in attention_bridge.observations(results)[:-1]))
+    st.markdown(
+        attention_bridge.seeds_note(results)
+        + "\n"
+        + "\n".join(f"- {line}" for line in attention_bridge.observations(results))
+    )
     with st.expander("Every direction", icon=":material/table_rows:"):
         ui.table(attention_bridge.direction_rows(results), formats=dict.fromkeys(map(results.label, results.variants),
                                                                                   "percent"))  # fmt: skip
@@ -165,7 +169,8 @@ ui.section(
 def train_yourself() -> None:
     c = st.columns(3)
     mono = c[0].checkbox("Monolingual pairs", value=True, key="attention_bridge.live.mono")
-    penalty_on = c[1].checkbox("Penalty ‖AAᵀ − I‖²", value=True, key="attention_bridge.live.penalty")
+    penalty_on = c[1].checkbox(f"Penalty ‖AAᵀ − I‖², λ = {attention_bridge.PENALTY_ON:g}", value=True,
+                               key="attention_bridge.live.penalty")  # fmt: skip
     seconds = c[2].select_slider("Seconds", [10, 30, 60, 120], value=30, key="attention_bridge.live.seconds")
 
     def draw(report, key: str) -> None:

@@ -43,10 +43,29 @@ def test_page_opens_with_the_shipped_model_and_results(at):
     tables = [d.value for d in at.dataframe]
     assert any(t.to_dict("records") == attention_bridge.zero_shot_rows(results) for t in tables)
     text = " ".join(m.value for m in at.markdown)
-    for line in attention_bridge.observations(results):  # every sentence about the comparison, as computed
-        assert line in text
+    computed = [*attention_bridge.observations(results), *attention_bridge.penalty_findings(results),
+                attention_bridge.penalty_conclusion(results), attention_bridge.seeds_note(results),
+                attention_bridge.penalty_weight_text(results), attention_bridge.paper_zero_shot_text()]  # fmt: skip
+    for line in computed:  # every sentence about the results, as computed from them
+        assert line in text, line[:60]
+    assert text.count(attention_bridge.seeds_note(results)) == 2  # said where the penalty and zero-shot are
+    assert "20–26 BLEU" not in text and "BLEU below 1" not in text  # the paper's numbers, read from its table
     assert not at.warning
     assert any("attention_bridge_results.py" in c.value and "float16" in c.value for c in at.caption)
+
+
+def test_the_page_says_what_the_shipped_penalty_runs_show(at):
+    """The shipped numbers favour the model without the penalty on every score; the page must say so."""
+    results = attention_bridge.load_results()
+    text = " ".join(m.value for m in at.markdown)
+    for metric, _, _, higher in attention_bridge.PENALTY_METRICS:
+        verdict = results.compare("hub-mono", "hub-mono-nopenalty", metric, higher_is_better=higher)
+        ahead = "with" if (verdict.a_spread.mean > verdict.b_spread.mean) == higher else "without"
+        line = next(line for line in attention_bridge.penalty_findings(results) if verdict.a_spread.text(
+            ".1%" if higher else ".2f", with_n=False) in line)  # fmt: skip
+        assert f"the model **{ahead}** the penalty" in line and line in text
+    agreement = results.spread("agreement", "hub-mono-nopenalty").text(".0%", with_n=False)
+    assert f"without the penalty reaches {agreement} on the same measure" in text
 
 
 def test_meaning_language_and_penalty_controls(at):
