@@ -1,14 +1,16 @@
 """Make the shipped results of the bottleneck lesson: ``assets/results/seq2seq_bottleneck.json``.
 
-For every context size D in ``lessons.seq2seq_bottleneck.CONTEXT_SIZES`` it trains the copy task without attention
-(``gru-none``) and with additive attention (``gru-additive``), each from the same seed for the same number of
+For every context size D in ``lessons.seq2seq_bottleneck.CONTEXT_SIZES`` and every seed it trains the copy task
+without attention (``gru-none``) and with additive attention (``gru-additive``), and at D = ``POOL_D`` the model
+whose context is the mean of the encoder states (``gru-mean``), each from the same seed for the same number of
 steps, then decodes the whole test split greedily and scores it by source length (exact match and token
-accuracy), and records what each model writes for the lecture's growing sentence. Written with
+accuracy), and records what each model writes for the lecture's growing sentence and what model it is (every
+encoder here is unidirectional). Written with
 ``Comparison.save``: the two models as variants, one run per seed and D (``params={"hidden_size": D}``), each
 with its score by length as its curve; and how it was made: the command, the seeds, the task options, the
 training recipe, the date, torch's version, the threads and the machine's load.
 
-    python scripts/seq2seq_bottleneck_results.py --threads 1            # about 4 to 8 minutes on a 2-core laptop
+    python scripts/seq2seq_bottleneck_results.py --threads 1            # seeds 0 1 2: about 8 minutes on 2 busy cores
     python scripts/seq2seq_bottleneck_results.py --sizes 16 --steps 20 --out /tmp/s.json   # a quick check
 
 Run it on a calm machine: the wall times it records are measured, not estimated. The scores depend only on
@@ -42,9 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sizes", type=int, nargs="+", default=list(seq2seq_bottleneck.CONTEXT_SIZES), help="context sizes D to train"
     )
-    parser.add_argument(
-        "--seeds", type=int, nargs="+", default=[seq2seq_bottleneck.SEED], help="initial weights, batch order"
-    )
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="initial weights, batch order (≥ 3)")
     parser.add_argument("--out", type=Path, default=seq2seq_bottleneck.RESULTS_PATH, help="where to write the JSON")
     args = parser.parse_args(argv)
 
@@ -60,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         return seq2seq_bottleneck.train_config(model_name, steps=args.steps)
 
     def run_one(model_name: str, seed: int):
-        for hidden in args.sizes:
+        pooled = [seq2seq_bottleneck.POOL_D] if seq2seq_bottleneck.POOL_D in args.sizes else []
+        sizes = args.sizes if model_name != seq2seq_bottleneck.POOLED else pooled
+        for hidden in sizes:
             model = seq2seq_bottleneck.build(model_name, hidden, seed)
             result = seq2seq_bottleneck.train_model(model, dataclasses.replace(config(model_name), seed=seed))
             model.eval()
@@ -80,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         "script": seq2seq_bottleneck.SCRIPT,
         "what": (
             "Copy task, trained without attention (gru-none) and with additive attention (gru-additive) for each "
-            "context size D; greedy decoding of the test split scored by source length."
+            "context size D, and with the mean of the encoder states as context (gru-mean) at D = "
+            f"{seq2seq_bottleneck.POOL_D}; unidirectional GRU encoders; greedy decoding of the test split scored "
+            "by source length."
         ),
         "command": command.strip(),
         "seeds": args.seeds,
@@ -95,11 +99,12 @@ def main(argv: list[str] | None = None) -> int:
             "strings_by_length": {str(n): lengths[n] for n in sorted(lengths)},
             "decoding": "greedy",
         },
-        "train_config": {name: dataclasses.asdict(config(name)) for name in seq2seq_bottleneck.MODELS},
+        "train_config": {name: dataclasses.asdict(config(name)) for name in seq2seq_bottleneck.LABELS},
         "examples": list(seq2seq_bottleneck.EXAMPLES),
         "vocabulary_size": task.source_tokenizer.vocab_size,
     }
-    results = measure(list(seq2seq_bottleneck.MODELS), args.seeds, run_one, meta, progress, seq2seq_bottleneck.MODELS)
+    variants = list(seq2seq_bottleneck.LABELS)
+    results = measure(variants, args.seeds, run_one, meta, progress, seq2seq_bottleneck.LABELS)
     results = dataclasses.replace(results, meta={
         **results.meta,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

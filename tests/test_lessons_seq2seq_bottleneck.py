@@ -80,17 +80,22 @@ def results():
 
 def test_shipped_results_hold_every_model_and_context_size_and_say_how_they_were_made(results):
     assert seq2seq_bottleneck.hidden_sizes(results) == seq2seq_bottleneck.CONTEXT_SIZES
-    assert results.variants == tuple(seq2seq_bottleneck.MODELS) and len(results.seeds) >= 3  # TEACHING: ≥ 3 seeds
-    assert results.labels == seq2seq_bottleneck.MODELS
-    for model in seq2seq_bottleneck.MODELS:
-        for d in seq2seq_bottleneck.CONTEXT_SIZES:
-            run = seq2seq_bottleneck.shipped_run(results, model, d)
-            assert run.value("steps") == seq2seq_bottleneck.STEPS and run.seed == results.seeds[0]
-            accuracy = seq2seq_bottleneck.accuracy_of(results, model, d)
-            assert accuracy.lengths == tuple(range(seq2seq_bottleneck.MIN_LEN, seq2seq_bottleneck.MAX_LEN + 1))
-            assert sum(accuracy.counts) == len(seq2seq_bottleneck.lesson_task().test)
-            assert set(run.extra["outputs"]) == set(seq2seq_bottleneck.EXAMPLES)
-            assert run.value("seconds") > 0 and run.extra["parameters"] > 0
+    assert results.variants == tuple(seq2seq_bottleneck.LABELS) and len(results.seeds) >= 3  # TEACHING: ≥ 3 seeds
+    assert results.labels == seq2seq_bottleneck.LABELS
+    grid = [(m, d) for m in seq2seq_bottleneck.MODELS for d in seq2seq_bottleneck.CONTEXT_SIZES]
+    for model, d in [*grid, (seq2seq_bottleneck.POOLED, seq2seq_bottleneck.POOL_D)]:
+        assert sorted(r.seed for r in results.runs_of(model, {"hidden_size": d})) == list(results.seeds), (model, d)
+        for run in results.runs_of(model, {"hidden_size": d}):  # every run says what model it trained
+            assert run.extra["model"] == seq2seq_bottleneck.describe(seq2seq_bottleneck.build(model, d))
+            assert run.extra["model"].startswith("unidirectional GRU encoder")
+            assert run.value("steps") == seq2seq_bottleneck.STEPS
+        run = seq2seq_bottleneck.shipped_run(results, model, d)
+        assert run.seed == results.seeds[0]
+        accuracy = seq2seq_bottleneck.accuracy_of(results, model, d)
+        assert accuracy.lengths == tuple(range(seq2seq_bottleneck.MIN_LEN, seq2seq_bottleneck.MAX_LEN + 1))
+        assert sum(accuracy.counts) == len(seq2seq_bottleneck.lesson_task().test)
+        assert set(run.extra["outputs"]) == set(seq2seq_bottleneck.EXAMPLES)
+        assert run.value("seconds") > 0 and run.extra["parameters"] > 0
     meta = results.meta
     assert meta["command"].startswith("python scripts/seq2seq_bottleneck_results.py")
     assert meta["script"] == seq2seq_bottleneck.SCRIPT and meta["seeds"] == list(results.seeds)
@@ -101,6 +106,7 @@ def test_shipped_results_hold_every_model_and_context_size_and_say_how_they_were
     }
     for key in ("date", "machine", "train_config", "load_average_before"):
         assert key in meta
+    assert {c["lr"] for c in meta["train_config"].values()} == {seq2seq_bottleneck.LR}  # one recipe for every model
     # the curve drawn is the mean over the seeds at each length
     runs = results.runs_of("gru-none", {"hidden_size": 64})
     mean = tuple(sum(r.curve[i]["exact_match"] for r in runs) / len(runs) for i in range(3))
@@ -112,14 +118,16 @@ def test_the_bottleneck_curve_falls_with_length_without_attention(results):
     for d in seq2seq_bottleneck.CONTEXT_SIZES:
         none = seq2seq_bottleneck.accuracy_of(results, "gru-none", d)
         short, long = none.lengths[:3], none.lengths[-3:]
-        assert seq2seq_bottleneck.mean_over(none, short) >= 0.8, d
+        # the smallest context learns even short strings less well in the same steps (72% at lr 5e-3, seeds 0-2)
+        assert seq2seq_bottleneck.mean_over(none, short) >= (0.8 if d > 16 else 0.6), d
         assert seq2seq_bottleneck.mean_over(none, long) <= 0.05, d
         assert (
             seq2seq_bottleneck.mean_over(none, short, "token_accuracy")
             > seq2seq_bottleneck.mean_over(none, long, "token_accuracy") + 0.3
         )
-        # a downward trend, not just two ends: exact match against length correlates strongly negatively
-        assert np.corrcoef(none.lengths, none.exact_match)[0, 1] < -0.7, d
+        # a downward trend, not just two ends: no length scores more than 3 points above the one before it
+        steps = np.diff(none.exact_match)
+        assert (steps <= 0.03).all(), (d, steps)
 
 
 def test_attention_copies_longer_strings_than_the_fixed_vector_at_every_context_size(results):
@@ -142,9 +150,9 @@ def test_a_bigger_context_holds_a_little_more(results):
 
 def test_summary_quotes_the_measured_numbers(results):
     text = seq2seq_bottleneck.summary(results, 64)
-    none = seq2seq_bottleneck.accuracy_of(results, "gru-none", 64)
-    assert f"up to length {seq2seq_bottleneck.longest_length_above(none)}" in text
-    assert f"{seq2seq_bottleneck.mean_over(none, none.lengths[:3]):.0%}" in text
+    long = seq2seq_bottleneck.length_spread(results, "gru-additive", 64, seq2seq_bottleneck.LONG)
+    assert long.n == len(results.seeds) and long.text() in text
+    assert seq2seq_bottleneck.reach_spread(results, "gru-none", 64).text(".1f") in text
 
 
 def test_a_malformed_results_file_is_refused_with_a_message(tmp_path):
@@ -161,7 +169,7 @@ def test_a_malformed_results_file_is_refused_with_a_message(tmp_path):
     bad.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ValueError, match="no runs"):
         seq2seq_bottleneck.load_results(bad)
-    other = Comparison(("dot",), (Run("dot", 0, {"hidden_size": 16}),))
+    other = Comparison(("dot",), (Run("dot", 0, {"hidden_size": 16}),))  # not the lesson's variants
     with pytest.raises(ValueError, match="gru-none, gru-additive"):
         seq2seq_bottleneck.load_results(other.save(tmp_path / "other.json"))
     with pytest.raises(FileNotFoundError, match="seq2seq_bottleneck_results.py"):
@@ -182,37 +190,87 @@ def test_a_measured_run_reads_back_as_the_scores_it_was_made_of(tmp_path):
     run = seq2seq_bottleneck.shipped_run(back, "gru-additive", 16)
     assert (run.seed, run.params, run.final) == (3, {"hidden_size": 16}, {"loss": 0.25, "seconds": 1.5, "steps": 8})
     assert run.extra == {"parameters": sum(p.numel() for p in model.parameters()), "stopped": "max_steps",
-                         "outputs": {"jane": "jane"}}  # fmt: skip
+                         "outputs": {"jane": "jane"}, "model": seq2seq_bottleneck.describe(model)}  # fmt: skip
+    bi = seq2seq_bottleneck.build("gru-none", 16, bidirectional=True)  # H = 8 per direction: recorded as D = 16
+    assert seq2seq_bottleneck.measured_run("gru-none", bi, result, accuracy, {}).params == {"hidden_size": 16}
     with pytest.raises(LookupError, match="D = 32"):
         seq2seq_bottleneck.accuracy_of(back, "gru-none", 32)
 
 
-def shipped_like(none: list[float], attn: list[float], d: int = 64) -> Comparison:
-    """A constructed comparison: exact match by length (2, 3, …) of each model at one D, one seed."""
+def shipped_like(none: list[float], attn: list[float], d: int = 64, seeds=(0, 1, 2), jitter: float = 0.01,
+                 mean: list[float] | None = None) -> Comparison:  # fmt: skip
+    """A constructed comparison: exact match by length (2, 3, …) of each model at one D, each seed ``jitter`` apart
+    (``mean``: the mean-pooled model's, at the same D)."""
 
-    def run(model: str, scores: list[float]) -> Run:
-        curve = [{"length": n + 2, "exact_match": v, "token_accuracy": v, "count": 10} for n, v in enumerate(scores)]
-        return Run(model, 0, {"hidden_size": d}, curve, {"steps": 800, "seconds": 1.0, "loss": 0.1},
+    def run(model: str, scores: list[float], seed: int) -> Run:
+        wobble = jitter * (seed - 1)
+        curve = [{"length": n + 2, "exact_match": min(1.0, max(0.0, v + wobble)), "token_accuracy": v, "count": 10}
+                 for n, v in enumerate(scores)]  # fmt: skip
+        return Run(model, seed, {"hidden_size": d}, curve, {"steps": 800, "seconds": 1.0, "loss": 0.1},
                    {"parameters": 1, "outputs": {}})  # fmt: skip
 
-    return Comparison(("gru-none", "gru-additive"), (run("gru-none", none), run("gru-additive", attn)))
+    arms = [("gru-none", none), ("gru-additive", attn)] + ([(seq2seq_bottleneck.POOLED, mean)] if mean else [])
+    runs = tuple(run(m, v, seed) for m, v in arms for seed in seeds)
+    return Comparison(tuple(m for m, _ in arms), runs)
+
+
+FALLS = [1.0, 0.95, 0.9, 0.6, 0.3, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]  # lengths 2-18
+HOLDS = [1.0] * 11 + [0.98, 0.97, 0.96, 0.95, 0.94, 0.93]
 
 
 def test_the_summary_says_which_model_copies_longer_whichever_way_the_numbers_go():
-    falls, holds = [1.0, 0.9, 0.6, 0.2, 0.0, 0.0], [1.0, 1.0, 1.0, 0.9, 0.8, 0.7]
-    text = seq2seq_bottleneck.summary(shipped_like(falls, holds), 64)
-    assert "**without attention** exact match is 83% on strings of 2–4 characters and 7% on 5–7" in text
-    assert "up to length 4. **With attention** it is 100% and 80%, at 50% or more up to length 7." in text
-    swapped = seq2seq_bottleneck.summary(shipped_like(holds, falls), 64)
-    assert "**without attention** exact match is 100% on strings of 2–4 characters and 80% on 5–7" in swapped
-    assert "up to length 7. **With attention** it is 83% and 7%, at 50% or more up to length 4." in swapped
+    text = seq2seq_bottleneck.summary(shipped_like(FALLS, HOLDS), 64)
+    assert "With attention beats without attention on exact match on strings of 13–18 characters" in text
+    assert "5.0 ± 0.0 (n = 3) without attention and 18.0 ± 0.0 (n = 3) with attention" in text
+    swapped = seq2seq_bottleneck.summary(shipped_like(HOLDS, FALLS), 64)
+    assert "With attention does not beat without attention on exact match on strings of 13–18" in swapped
+    assert "18.0 ± 0.0 (n = 3) without attention and 5.0 ± 0.0 (n = 3) with attention" in swapped
+    close = seq2seq_bottleneck.summary(shipped_like(HOLDS, HOLDS, jitter=0.05), 64)
+    assert "too close to call on exact match on strings of 13–18" in close
+    one_seed = seq2seq_bottleneck.summary(shipped_like(FALLS, HOLDS, seeds=(0,)), 64)
+    assert "too close to call" in one_seed and "anecdote" in one_seed  # one seed never makes a claim
+
+
+def sweep_like(attn_by_d: dict[int, list[float]], none_by_d: dict[int, list[float]]) -> Comparison:
+    runs = []
+    for d in attn_by_d:
+        runs += shipped_like(none_by_d[d], attn_by_d[d], d).runs
+    return Comparison(("gru-none", "gru-additive"), tuple(runs))
+
+
+def test_the_overview_names_the_context_sizes_where_attention_falls_and_flips_with_the_numbers():
+    weak = [1.0] * 11 + [0.8, 0.7, 0.6, 0.5, 0.4, 0.3]
+    later = [1.0, 1.0, 1.0, 0.9, 0.8, 0.6, 0.4, 0.1] + [0.0] * 9
+    text = seq2seq_bottleneck.overview(sweep_like({16: weak, 64: HOLDS}, {16: FALLS, 64: later}))
+    assert "With attention beats without attention on strings of 13–18 characters (exact match, over the seeds) at " \
+           "D = 16, 64." in text  # fmt: skip
+    assert "copied at 90% or more on every seed at D = 64; not at D = 16 (40% ± 1% (n = 3)): there at least" in text
+    assert "Without attention, D = 64 beats D = 16 on the longest length copied at least half the time" in text
+    flipped = seq2seq_bottleneck.overview(sweep_like({16: HOLDS, 64: weak}, {16: later, 64: FALLS}))
+    assert "at D = 16; not at D = 64" in flipped
+    assert "Without attention, D = 64 does not beat D = 16" in flipped
+    none_beat = seq2seq_bottleneck.overview(sweep_like({16: FALLS, 64: FALLS}, {16: FALLS, 64: FALLS}))
+    assert "With attention does not clearly beat without attention on strings of 13–18 characters at any D" in none_beat
+    assert "copied at 90% or more on every seed at no D" in none_beat
+
+
+def test_the_pooling_summary_is_computed_and_flips_with_the_numbers():
+    mid = [1.0, 1.0, 1.0, 0.95, 0.9, 0.8, 0.6, 0.4, 0.2, 0.1] + [0.0] * 7
+    text = seq2seq_bottleneck.pooling_summary(shipped_like(FALLS, HOLDS, mean=mid))
+    assert text.startswith("At D = 64: Mean-pooled context beats without attention on exact match over strings of 2–18")
+    assert "With attention beats mean-pooled context" in text
+    swapped = seq2seq_bottleneck.pooling_summary(shipped_like(mid, FALLS, mean=FALLS))
+    assert "Mean-pooled context does not beat without attention" in swapped
+    assert "With attention and mean-pooled context are too close to call" in swapped
+    assert "no mean-pooled model" in seq2seq_bottleneck.pooling_summary(shipped_like(FALLS, HOLDS))
 
 
 # ----------------------------------------------------------------------------- a tiny seeded training
 def test_a_tiny_seeded_training_without_attention_already_fails_on_long_strings():
     """Not the shipped file: a fresh model trained here for a few seconds shows the same fall."""
     model = seq2seq_bottleneck.build("gru-none", 16, seed=0)
-    result = seq2seq_bottleneck.train_model(model, seq2seq_bottleneck.train_config("gru-none", steps=250))
+    live = dataclasses.replace(seq2seq_bottleneck.train_config("gru-none", steps=250), lr=seq2seq_bottleneck.LIVE_LR)
+    result = seq2seq_bottleneck.train_model(model, live)  # a live run's recipe
     assert result.steps == 250
     acc = seq2seq_bottleneck.evaluate_by_length(model.eval(), seq2seq_bottleneck.scored_batch(30))
     assert seq2seq_bottleneck.mean_over(acc, (2, 3)) >= 0.3  # it learned to copy short strings…
@@ -314,11 +372,13 @@ def test_one_run_trains_both_models_one_after_the_other(pair_run):
         assert live.model == name and live.hidden_size == 16 and last.hidden_size == 16 and last.seed == 2
         assert model.config.hidden_size == 16 and model.config.attention == name.removeprefix("gru-")
         assert live.accuracy.counts == (2,) * (seq2seq_bottleneck.MAX_LEN - seq2seq_bottleneck.MIN_LEN + 1)
-        assert live.prediction == seq2seq_bottleneck.copy_text(model, seq2seq_bottleneck.PROBE_TEXT)
-    assert last.latest("gru-none").attention is None
+        probe = seq2seq_bottleneck.probe_decode(model)
+        assert live.prediction == probe.prediction and live.written == probe.written
+        assert live.label == seq2seq_bottleneck.describe(model) and live.label.startswith("unidirectional")
+    assert last.latest("gru-none").attention is None and not last.bidirectional
     np.testing.assert_array_equal(last.attention, last.latest("gru-additive").attention)
     np.testing.assert_array_equal(
-        last.latest("gru-additive").attention, seq2seq_bottleneck.probe_attention(models["gru-additive"])
+        last.latest("gru-additive").attention, seq2seq_bottleneck.probe_decode(models["gru-additive"]).attention
     )
     assert reports[0].attention is not None and not np.allclose(reports[0].attention, last.attention)  # it learns
     assert reports[3].loss == last.latest("gru-none").loss  # the panel reads the model training now
@@ -329,7 +389,9 @@ def test_each_model_of_the_pair_trains_exactly_as_it_would_alone(pair_run, name)
     """Same seed, same data, same recipe: each model of the pair is the one trained on its own."""
     models, _, _ = pair_run
     alone = seq2seq_bottleneck.build(name, 16, seed=2)
-    config = dataclasses.replace(seq2seq_bottleneck.train_config(name, steps=8), seed=2, report_every=4, threads=1)
+    config = dataclasses.replace(
+        seq2seq_bottleneck.train_config(name, steps=8), seed=2, report_every=4, threads=1, lr=seq2seq_bottleneck.LIVE_LR
+    )
     seq2seq_bottleneck.train_model(alone, config)
     for (key, ours), theirs in zip(models[name].state_dict().items(), alone.state_dict().values(), strict=True):
         torch.testing.assert_close(ours, theirs, msg=key)
@@ -375,14 +437,24 @@ def test_live_training_refuses_an_unknown_context_size_or_budget():
         seq2seq_bottleneck.new_training(16, budget_seconds=0)
 
 
-def test_probe_attention_is_a_distribution_over_the_source_for_each_output_character():
+def test_the_probe_is_the_models_own_greedy_output_and_its_attention_one_row_per_token_it_wrote():
+    from minimodels.decode import greedy
+
     tokens = seq2seq_bottleneck.probe_tokens()
     assert tokens[:5] == ["j", "a", "n", "e", "␣"] and tokens[-1] == "</s>"
     assert len(tokens) == len(seq2seq_bottleneck.PROBE_TEXT) + 1
-    alpha = seq2seq_bottleneck.probe_attention(seq2seq_bottleneck.build("gru-additive", 16).eval())
-    assert alpha.shape == (len(tokens), len(tokens))
-    np.testing.assert_allclose(alpha.sum(axis=1), 1.0, rtol=1e-5)
-    assert seq2seq_bottleneck.probe_attention(seq2seq_bottleneck.build("gru-none", 16).eval()) is None
+    model = seq2seq_bottleneck.build("gru-additive", 16).eval()
+    probe = seq2seq_bottleneck.probe_decode(model)
+    task = seq2seq_bottleneck.lesson_task()
+    source = torch.tensor([[*task.source_tokenizer.encode(seq2seq_bottleneck.PROBE_TEXT), EOS_ID]])
+    out = greedy(model, source, torch.tensor([source.size(1)]), max_len=len(seq2seq_bottleneck.PROBE_TEXT) + 4)
+    T = int(out.lengths[0])
+    assert len(probe.written) == T and probe.attention.shape == (T, len(tokens))
+    np.testing.assert_allclose(probe.attention, out.attention["cross"][0, :T].numpy())  # not teacher forced
+    np.testing.assert_allclose(probe.attention.sum(axis=1), 1.0, rtol=1e-5)
+    assert probe.prediction == task.target_tokenizer.decode(out.sequences()[0])
+    assert seq2seq_bottleneck.copy_text(model, seq2seq_bottleneck.PROBE_TEXT).startswith(probe.prediction)
+    assert seq2seq_bottleneck.probe_decode(seq2seq_bottleneck.build("gru-none", 16).eval()).attention is None
 
 
 def test_the_live_figures_draw_each_model_that_has_started(pair_run):
@@ -396,6 +468,8 @@ def test_the_live_figures_draw_each_model_that_has_started(pair_run):
     heatmap = seq2seq_bottleneck.probe_heatmap(attended)
     np.testing.assert_allclose(np.asarray(heatmap.data[0].z), attended.attention)
     assert [html.unescape(t) for t in heatmap.layout.xaxis.ticktext] == seq2seq_bottleneck.probe_tokens()  # escaped
+    assert [html.unescape(t) for t in heatmap.layout.yaxis.ticktext] == list(attended.written)  # what it wrote
+    assert "its own copy (greedy)" in heatmap.layout.title.text
     with pytest.raises(ValueError, match="no attention"):
         seq2seq_bottleneck.probe_heatmap(reports[-1].latest("gru-none"))
 
@@ -429,30 +503,158 @@ def test_grid_heatmap_has_a_row_per_context_size_and_a_column_per_length(results
 
 
 # ------------------------------------------------------------------------------------------- exercises
-def test_exercise_answers_are_computed(results):
-    exercises = {ex.key: ex for ex in seq2seq_bottleneck.exercises(results)}
-    assert set(exercises) == {
-        "seq2seq_bottleneck.ex1",
-        "seq2seq_bottleneck.ex2",
-        "seq2seq_bottleneck.ex3",
-        "seq2seq_bottleneck.ex4",
-    }
-    n = len(seq2seq_bottleneck.EXAMPLES[-1])
-    assert exercises["seq2seq_bottleneck.ex1"].answer == 32
-    assert exercises["seq2seq_bottleneck.ex2"].answer == (n + 1) * 32
-    reach = seq2seq_bottleneck.longest_length_above(seq2seq_bottleneck.accuracy_of(results, "gru-none", 64))
-    assert exercises["seq2seq_bottleneck.ex3"].answer == reach
-    assert exercises["seq2seq_bottleneck.ex3"].check(reach).correct
-    assert not exercises["seq2seq_bottleneck.ex3"].check(reach + 1).correct
+def test_exercise_answers_are_computed_and_none_is_read_off_a_chart():
+    exercises = {ex.key: ex for ex in seq2seq_bottleneck.exercises()}
+    assert len(exercises) >= 3 and set(exercises) == {f"seq2seq_bottleneck.ex{i}" for i in range(1, 7)}
+    n = len(seq2seq_bottleneck.EXERCISE_TEXT)
+    assert exercises["seq2seq_bottleneck.ex1"].answer == 48  # c = [→h_S; ←h_1]: 24 + 24
+    assert exercises["seq2seq_bottleneck.ex2"].answer == (n + 1) * 48
+    assert exercises["seq2seq_bottleneck.ex3"].answer == 5  # </s>, a, z, z, i
+    assert exercises["seq2seq_bottleneck.ex4"].answer == pytest.approx(1.0)  # (2 + 0 + 1) / 3
+    assert exercises["seq2seq_bottleneck.ex5"].answer == pytest.approx(0.35 * 4 + 0.05 * 2)
     assert (
-        exercises["seq2seq_bottleneck.ex4"].check(0).correct
-        and not exercises["seq2seq_bottleneck.ex4"].check(1).correct
+        exercises["seq2seq_bottleneck.ex6"].check(0).correct
+        and not exercises["seq2seq_bottleneck.ex6"].check(2).correct
     )
+    for ex in exercises.values():
+        assert "read it off" not in ex.prompt.lower() and "chart" not in ex.prompt.lower()
+        wrong = ex.check(1 if ex.is_choice and ex.answer == 0 else float(ex.answer) + 7)
+        assert not wrong.correct and "Worked answer" in wrong.message and ex.explanation in wrong.message
+    assert exercises == {ex.key: ex for ex in seq2seq_bottleneck.exercises(None)}  # no shipped results needed
 
 
-def test_exercises_without_results_skip_the_one_that_needs_them():
-    keys = [ex.key for ex in seq2seq_bottleneck.exercises(None)]
-    assert keys == ["seq2seq_bottleneck.ex1", "seq2seq_bottleneck.ex2", "seq2seq_bottleneck.ex4"]
+def test_the_hand_computed_states_are_not_the_pages_defaults():
+    """The pooling exercise would be read off the page if it used the figure's own states."""
+    shown = seq2seq_bottleneck.parse_states(seq2seq_bottleneck.DEFAULT_STATES).values
+    assert tuple(map(tuple, shown)) != seq2seq_bottleneck.EXERCISE_STATES
+
+
+# ---------------------------------------------------------------------------------- bidirectional encoders
+def test_a_bidirectional_model_keeps_d_with_half_per_direction_and_says_what_it_is():
+    uni = seq2seq_bottleneck.build("gru-none", 32)
+    bi = seq2seq_bottleneck.build("gru-additive", 32, bidirectional=True)
+    assert (uni.config.hidden_size, uni.config.decoder_size) == (32, 32)
+    assert (bi.config.hidden_size, bi.config.decoder_size, bi.config.bidirectional) == (16, 32, True)
+    assert seq2seq_bottleneck.describe(uni) == (
+        "unidirectional GRU encoder (D = 32) + GRU decoder, no attention (one context vector)"
+    )
+    assert seq2seq_bottleneck.describe(bi) == (
+        "bidirectional GRU encoder (H = 16 per direction, D = 32) + GRU decoder, additive attention"
+    )
+    with pytest.raises(ValueError, match="even D"):
+        seq2seq_bottleneck.build("gru-none", 33, bidirectional=True)
+
+
+@torch.inference_mode()
+def test_what_each_direction_has_read_is_what_a_bidirectional_gru_computes():
+    """tokens_read and directions_read against the model: ←hᵢ changes when x_j changes only for j ≥ i."""
+    model = seq2seq_bottleneck.build("gru-none", 16, bidirectional=True).eval()
+    ids = seq2seq_bottleneck.lesson_task().source_tokenizer.encode("pizza")
+    S, H = len(ids) + 1, 8
+    base = model.encode(torch.tensor([[*ids, EOS_ID]]), torch.tensor([S])).states[0]  # (S, 16)
+    for j in range(len(ids)):  # change x_j (0-based) and see which states move
+        changed = list(ids)
+        changed[j] = seq2seq_bottleneck.lesson_task().source_tokenizer.encode("q")[0]  # no q in pizza
+        other = model.encode(torch.tensor([[*changed, EOS_ID]]), torch.tensor([S])).states[0]
+        for i in range(1, S + 1):  # 1-based positions
+            forward_moved = not torch.allclose(other[i - 1, :H], base[i - 1, :H])
+            backward_moved = not torch.allclose(other[i - 1, H:], base[i - 1, H:])
+            reads_fwd = j + 1 <= i  # x_{j+1} is among x_1..x_i
+            reads_bwd = j + 1 >= i
+            assert forward_moved == reads_fwd and backward_moved == reads_bwd, (i, j)
+            assert seq2seq_bottleneck.tokens_read(S, i, "forward") == i
+            assert seq2seq_bottleneck.tokens_read(S, i, "backward") == S - i + 1
+    rows = seq2seq_bottleneck.directions_read([*"pizza", "</s>"])
+    assert rows[1] == {"i": 2, "xᵢ": "i", "→hᵢ has read (left to right)": "pi (2)",
+                       "←hᵢ has read (right to left)": "izza</s> (5)"}  # fmt: skip
+    with pytest.raises(ValueError, match="outside"):
+        seq2seq_bottleneck.tokens_read(6, 7, "forward")
+
+
+def test_a_bidirectional_squeeze_hands_on_the_forward_last_and_the_backward_first_state():
+    result = seq2seq_bottleneck.squeeze(seq2seq_bottleneck.build("gru-none", 16, bidirectional=True).eval(), "jane")
+    assert result.bidirectional and result.states.shape == (5, 16) and result.context.shape == (16,)
+    np.testing.assert_allclose(result.context[:8], result.states[-1, :8], rtol=1e-6)  # →h_S
+    np.testing.assert_allclose(result.context[8:], result.states[0, 8:], rtol=1e-6)  # ←h_1
+    assert seq2seq_bottleneck.squeeze_figure(result).layout.yaxis.ticktext[-1] == "c = [→h5; ←h1]"
+
+
+def test_a_live_pair_can_be_bidirectional_and_says_so(monkeypatch):
+    models, train_fn = seq2seq_bottleneck.new_training(16, seed=1, steps=2, per_length=1, report_every=2,
+                                                       bidirectional=True)  # fmt: skip
+    reports = []
+    train_fn(lambda report: reports.append(report) or True)
+    assert all(m.config.bidirectional and m.config.decoder_size == 16 for m in models.values())
+    assert reports[-1].bidirectional and reports[-1].latest("gru-none").label.startswith("bidirectional GRU encoder")
+    fig = seq2seq_bottleneck.live_length_chart(None, reports[-1])
+    assert [t.name for t in fig.data] == [
+        "yours: without attention, bidirectional, D = 16, 2 steps",
+        "yours: with attention, bidirectional, D = 16, 2 steps",
+    ]
+
+
+# --------------------------------------------------------------------------------------------- pooling
+def test_the_mean_pooled_model_starts_as_the_last_state_model_and_hands_on_the_mean_of_the_states():
+    pooled, last = seq2seq_bottleneck.build("gru-mean", 16, seed=4), seq2seq_bottleneck.build("gru-none", 16, seed=4)
+    for (key, a), b in zip(pooled.state_dict().items(), last.state_dict().values(), strict=True):
+        torch.testing.assert_close(a, b, msg=key)  # the same initial weights: only the context differs
+    batch = seq2seq_bottleneck.scored_batch(1)
+    memory = pooled.encode(batch.source, batch.source_lengths)
+    for row, n in enumerate(batch.source_lengths.tolist()):
+        torch.testing.assert_close(memory.context[row], memory.states[row, :n].mean(0))  # padding left out
+    assert "the mean of the states" in seq2seq_bottleneck.describe(pooled)
+    assert seq2seq_bottleneck.train_config("gru-mean") == seq2seq_bottleneck.train_config("gru-none")
+    assert seq2seq_bottleneck.copy_text(pooled.eval(), "ab") is not None  # greedy decoding drives it
+
+
+def test_pooling_is_the_lectures_weighted_sum_and_the_mean_is_its_equal_weights_case():
+    states = seq2seq_bottleneck.parse_states(seq2seq_bottleneck.DEFAULT_STATES).values
+    (weights,) = seq2seq_bottleneck.parse_weights(seq2seq_bottleneck.LECTURE_WEIGHTS).values
+    assert weights == pytest.approx((0.60, 0.35, 0.05))
+    result = seq2seq_bottleneck.pool(states, weights)
+    np.testing.assert_allclose(result.attended, 0.60 * np.array(states[0]) + 0.35 * np.array(states[1])
+                               + 0.05 * np.array(states[2]))  # fmt: skip
+    np.testing.assert_allclose(seq2seq_bottleneck.pool(states, (1 / 3,) * 3).attended, result.mean)
+    text = seq2seq_bottleneck.pooling_text(result)
+    assert "0.60\\,h_{I}" in text and f"({result.attended[0]:.2f}, {result.attended[1]:.2f})" in text
+    fig = seq2seq_bottleneck.pooling_figure(result)
+    assert [t.name for t in fig.data] == ["states hᵢ", "mean pooling", "attention Σ p(i|g) hᵢ"]
+    assert list(fig.data[2].x) == [pytest.approx(result.attended[0])]
+
+
+@pytest.mark.parametrize("bad", ["", None, "1 0; 0 1", "1 0; 0 1; 1", "a b; c d; e f", "1 0; 0 1; 1 1; 2 2",
+                                 "1e9 0; 0 1; 1 1", "nan 0; 0 1; 1 1"])  # fmt: skip
+def test_unusable_states_are_refused_with_a_message(bad):
+    parsed = seq2seq_bottleneck.parse_states(bad)
+    assert parsed.values == () and parsed.error
+
+
+@pytest.mark.parametrize("bad", ["", None, "60, 40", "a, b, c", "-10, 60, 50", "0, 0, 0", "inf, 1, 1"])
+def test_unusable_weights_are_refused_with_a_message(bad):
+    parsed = seq2seq_bottleneck.parse_weights(bad)
+    assert parsed.values == () and parsed.error
+
+
+def test_weights_that_do_not_add_up_are_scaled_with_a_note():
+    parsed = seq2seq_bottleneck.parse_weights("2, 1, 1")
+    assert parsed.values == ((0.5, 0.25, 0.25),) and "add up to 4%" in parsed.note and parsed.error is None
+
+
+def test_the_shipped_charts_draw_every_seed_and_the_mean_with_its_spread(results):
+    spec = seq2seq_bottleneck.shipped_chart(results, 64, "exact_match")
+    rows = spec["data"]["values"]
+    labels = {r["label"] for r in rows}
+    assert labels == {"without attention", "with attention"}  # the mean-pooled model is drawn in its own section
+    seeds = {r["seed"] for r in rows if r["kind"] == "seed"}
+    assert seeds == set(results.seeds)
+    means = [r["mean"] for r in rows if r["kind"] == "mean" and r["label"] == "without attention"]
+    np.testing.assert_allclose(means, seq2seq_bottleneck.accuracy_of(results, "gru-none", 64).exact_match)
+    assert {r["n"] for r in rows if r["kind"] == "mean"} == {len(results.seeds)}
+    pooled = seq2seq_bottleneck.shipped_chart(results, 64, variants=seq2seq_bottleneck.POOL_ORDER)
+    assert {r["label"] for r in pooled["data"]["values"]} == set(seq2seq_bottleneck.LABELS.values())
+    text = seq2seq_bottleneck.shipped_models(results, 64, seq2seq_bottleneck.POOL_ORDER)
+    for model in seq2seq_bottleneck.POOL_ORDER:
+        assert seq2seq_bottleneck.shipped_run(results, model, 64).extra["model"] in text
 
 
 # ------------------------------------------------------------------------------------------ page helpers
