@@ -668,6 +668,35 @@ def _score_exercise() -> Exercise:
     )
 
 
+COST_EXERCISE = {"source": 20, "output": 25}  # T_x and T_y: lengths the cost chart does not show
+
+
+def _cost_exercise() -> Exercise:
+    """By hand: how many attention weights one sentence costs; the answer counted by running a real decoder."""
+    T_x, T_y = COST_EXERCISE.values()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = Seq2Seq(Seq2SeqConfig(hidden_size=8, embedding_size=8, attention_size=8)).eval()
+        source = torch.randint(4, model.config.source_vocab_size, (1, T_x))
+    _, alpha_bytes, _ = _decode_fixed(model, source, T_y)
+    weights = alpha_bytes // torch.empty(0).element_size()  # bytes of float32 weights -> how many
+    return Exercise(
+        key="bahdanau_attention.ex7",
+        prompt=(
+            f"Compute by hand. A decoder with attention translates a sentence of Tₓ = {T_x} source tokens into "
+            f"T_y = {T_y} output tokens. How many attention weights α does it compute for this sentence?"
+        ),
+        answer=weights,
+        explanation=(
+            f"At each of the T_y = {T_y} output steps it scores all Tₓ = {T_x} source tokens and softmaxes them: "
+            f"{T_y} × {T_x} = {T_y * T_x} weights (counted here by running a real decoder for {T_y} steps on "
+            f"{T_x} tokens). The cost is O(Tₓ · T_y): double both lengths and it quadruples, while a decoder "
+            "without attention reads one fixed vector at every step."
+        ),
+        hint="One softmax over the source at every output step.",
+    )
+
+
 def exercises(model: nn.Module) -> list[Exercise]:
     """By hand (softmax, context, one additive score) and about the shipped Italian-like model's sizes; every
     answer computed here, from the given numbers or the model."""
@@ -677,6 +706,7 @@ def exercises(model: nn.Module) -> list[Exercise]:
         _softmax_exercise(),
         _context_exercise(),
         _score_exercise(),
+        _cost_exercise(),
         Exercise(
             key="bahdanau_attention.ex2",
             prompt=(

@@ -9,6 +9,9 @@ def test_numeric_exercise_grading():
         assert not fb.correct and "because" in fb.message and "0.500" in fb.message
         assert "high" not in fb.message and "low" not in fb.message
     assert ex.check(0.6).message == ex.check(0.4).message
+    whole = Exercise(key="t.w", prompt="?", answer=1200, explanation="counted")
+    assert whole.check(1200).message == "Right: 1,200. counted"
+    assert "Worked answer: 1,200. counted" in whole.check(1000).message
     for bad in [None, "", "abc", float("nan"), float("inf")]:
         fb = ex.check(bad)
         assert not fb.correct and fb.message

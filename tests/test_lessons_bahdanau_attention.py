@@ -369,3 +369,11 @@ def test_alignment_note_counts_the_steps_where_attention_moves_back(pizza):
     note = bahdanau_attention.alignment_note(dataclasses.replace(pizza, weights=reordered))
     back = int((np.diff(reordered.argmax(axis=1)) < 0).sum())
     assert back > 0 and f"moves back {back} time" in note and "word-order change" in note
+
+
+def test_the_cost_exercise_counts_the_weights_a_real_decoder_computes():
+    ex = bahdanau_attention._cost_exercise()
+    T_x, T_y = bahdanau_attention.COST_EXERCISE.values()
+    assert ex.answer == T_x * T_y  # counted by running the decoder, equal to one weight per (output, source) pair
+    assert ex.check(T_x * T_y).correct and not ex.check(T_x + T_y).correct
+    assert f"{T_y} × {T_x}" in ex.explanation

@@ -321,3 +321,13 @@ def test_the_captions_describe_what_the_page_draws():
     assert "torch.nn.GRUCell" in rnn_cells.EQUATION_NOTES and "typos fixed" in rnn_cells.EQUATION_NOTES
     assert "Grey columns are tokens not read yet" in rnn_cells.CELL_FIGURE_CAPTION
     assert "encoder–decoder" in rnn_cells.KINDS_CAPTION and "encoder–decoder" in rnn_cells.kinds_markdown()
+
+
+def test_steps_in_a_row_follow_the_grid_of_layers_and_steps():
+    from lessons.rnn_cells.timing import steps_in_a_row
+
+    assert [steps_in_a_row(t, 1) for t in (1, 5, 30)] == [1, 5, 30]  # one layer: T steps in a row
+    assert steps_in_a_row(30, 2) == 31 and steps_in_a_row(5, 3) == 7  # a wavefront: T + L − 1
+    assert steps_in_a_row(500, 2, recurrent=False) == 2  # self-attention: its layers, whatever T
+    ex = next(e for e in rnn_cells.exercises() if e.key == "rnn_cells.ex6")
+    assert ex.answer == steps_in_a_row(*rnn_cells.STEPS_EXERCISE.values()) and not ex.check(60).correct

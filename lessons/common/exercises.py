@@ -44,7 +44,7 @@ class Exercise:
                 return Feedback(False, "Pick one of the options.")
             if index == self.answer:
                 return Feedback(True, f"Right. {self.explanation}")
-            return Feedback(False, self._wrong(f"the answer is “{self.choices[int(self.answer)]}”"))
+            return Feedback(False, self._wrong(f"“{self.choices[int(self.answer)]}”"))
         try:
             value = float(response)
         except (TypeError, ValueError):
@@ -52,8 +52,14 @@ class Exercise:
         if not math.isfinite(value):
             return Feedback(False, "That is not a finite number.")
         if abs(value - float(self.answer)) <= self.tolerance:
-            return Feedback(True, f"Right: {float(self.answer):.3f}. {self.explanation}")
-        return Feedback(False, self._wrong(f"the answer is {float(self.answer):.3f}"))
+            return Feedback(True, f"Right: {self.shown_answer}. {self.explanation}")
+        return Feedback(False, self._wrong(self.shown_answer))
+
+    @property
+    def shown_answer(self) -> str:
+        """The number as feedback writes it: a whole number without decimals, others to three decimals."""
+        value = float(self.answer)
+        return f"{int(value):,}" if value.is_integer() else f"{value:.3f}"
 
     def _wrong(self, answer: str) -> str:
         """A wrong answer's feedback: no direction to bisect on; the answer and its worked explanation."""

@@ -30,6 +30,7 @@ from lessons.common.exercises import Exercise
 from lessons.queries_keys_values import ParsedSentence, word_embedding
 from lessons.queries_keys_values import parse_sentence as parse_words
 from lessons.rnn_cells.sequences import PROBE, PROBE_OPTIONS, SharingDemo, count, sharing_demo, window_layer
+from lessons.rnn_cells.timing import steps_in_a_row
 from lessons.rnn_cells.training import load_results as load_results  # the shipped comparison, for ui.shipped_results
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
@@ -664,6 +665,31 @@ EXERCISE_SIZES = {"T": 25, "E": 4, "H": 10}  # the window of exercise 3: not the
 LANGUAGE_MODEL = "a language model reading a sentence, predicting the next word at every word"
 
 
+STEPS_EXERCISE = {"length": 30, "layers": 2}  # a size the page's chart does not show
+
+
+def _steps_exercise() -> Exercise:
+    """By hand: the steps a two-layer RNN must take one after another, against a two-layer self-attention stack."""
+    T, L = STEPS_EXERCISE.values()
+    chain = steps_in_a_row(T, L)
+    return Exercise(
+        key="rnn_cells.ex6",
+        prompt=(
+            f"Compute by hand. A {L}-layer RNN reads T = {T} tokens. Step t of layer 2 needs step t of layer 1 and "
+            "its own step t − 1. With as many cores as you like, how many steps must still run one after another?"
+        ),
+        answer=chain,
+        explanation=(
+            f"Layer 1 takes its {T} steps in a row. Layer 2 can start as soon as layer 1's first step is done, "
+            f"and then follows one step behind: it finishes {L - 1} step later, so {T} + {L} − 1 = {chain} steps "
+            f"in a row. Twice the length, twice the chain. A stack of {L} self-attention layers needs "
+            f"{steps_in_a_row(T, L, recurrent=False)} steps in a row whatever T is: each layer covers every "
+            "position at once (it does more arithmetic, T² scores, but all of it can run side by side)."
+        ),
+        hint="Draw the grid of (layer, step) and follow the longest chain of arrows.",
+    )
+
+
 def exercises(sharing: SharingDemo | None = None) -> list[Exercise]:
     """The check-yourself questions: three computed by hand, one prediction about the sharing demo (``sharing``,
     trained if None) and one about the kinds of RNN; every answer from the lesson's own functions."""
@@ -748,6 +774,7 @@ def exercises(sharing: SharingDemo | None = None) -> list[Exercise]:
             ),
             hint="Ask which weights read position 6, and what they saw in training.",
         ),
+        _steps_exercise(),
         Exercise(
             key="rnn_cells.ex5",
             prompt=f"Which kind of RNN is {LANGUAGE_MODEL}?",

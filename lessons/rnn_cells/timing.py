@@ -53,6 +53,20 @@ def layers(size: int = SIZE, seed: int = 0) -> dict[str, Callable[[torch.Tensor]
     return {RNN_NAME: recurrent, FEED_FORWARD: feed_forward, ATTENTION: attention}
 
 
+def steps_in_a_row(length: int, layers: int, recurrent: bool = True) -> int:
+    """The longest chain of steps that must run one after another to read ``length`` tokens with a stack of
+    ``layers``. In a recurrent stack, step t of layer l needs step t−1 of layer l and step t of layer l−1 (the
+    longest path through that grid, counted step by step); a stack of self-attention or feed-forward layers needs
+    only its layers in turn, each covering every position at once."""
+    if not recurrent:
+        return layers
+    depth = [[0] * (length + 1) for _ in range(layers + 1)]
+    for layer in range(1, layers + 1):
+        for t in range(1, length + 1):
+            depth[layer][t] = 1 + max(depth[layer - 1][t], depth[layer][t - 1])
+    return depth[layers][length]
+
+
 def seconds_per_call(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, *, budget: float = 0.02,
                      repeats: int = 3) -> float:  # fmt: skip
     """The fastest of ``repeats`` averages of ``fn(x)``, each over as many calls as fit in ``budget`` seconds
