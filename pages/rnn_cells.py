@@ -170,9 +170,10 @@ measured = sequential()
 ui.vega(timing.timing_chart(measured), key="rnn_cells.sequential")
 st.markdown(timing.timing_summary(measured))
 st.caption(text.SEQUENTIAL_CAPTION)
-ui.show_code(timing.layers, timing.measure_sequential)
+ui.show_code(timing.layers, timing.measure_sequential, label="The code that times the three layers")
 ui.page_tail(
     lesson,
-    code=[("The code that computes this", (rnn_training.AgreementModel, rnn_training.gate_map, rnn_training.train))],
+    code=[("The code that trains the three cells (section 5)",
+           (rnn_training.AgreementModel, rnn_training.gate_map, rnn_training.train))],
     exercises=rnn_cells.exercises(demo),
-)
+)  # fmt: skip
