@@ -12,6 +12,7 @@ computed with :mod:`minimodels.attention`.
 from __future__ import annotations
 
 import math
+import time
 import zlib
 from dataclasses import dataclass
 
@@ -19,15 +20,17 @@ import numpy as np
 import torch
 
 from lessons.common import charts
+from lessons.common.comparison import curves_chart
 from lessons.common.exercises import Exercise
 from minimodels.attention import masked_softmax, scaled_dot_product_attention
 
 INTRO = (
     "Attention is a **soft lookup**. Each word asks a question (its *query*), every word offers a label "
     "(its *key*) and a content (its *value*). The query is compared with every key; the better a key "
-    "matches, the more of its value flows into the answer. Section 1 starts without any of the three, as the "
-    "lecture does: the words' own vectors play every part. Sections 2–4 then bring in the three learned "
-    "matrices $W^Q$, $W^K$, $W^V$ and the formula this lesson is about:"
+    "matches, the more of its value flows into the answer. Section 1 makes words into vectors, as the lecture "
+    "does before attention; section 2 then attends without any of the three: the words' own vectors play every "
+    "part. Sections 3–5 bring in the three learned matrices $W^Q$, $W^K$, $W^V$ and the formula this lesson is "
+    "about, and section 6 asks what it buys over a recurrent encoder:"
 )
 
 # --------------------------------------------------------------------------------------------------
@@ -270,7 +273,7 @@ def projection_sentence(result: PlainSelfAttention, seed: int = 0) -> str:
     return (
         f"Try it on your vectors with one pair of random (untrained, seed {seed}) {result.X.shape[1]}×"
         f"{result.X.shape[1]} matrices W^Q and W^K: {symmetric} {k} of {len(result.words)} rows put their "
-        "largest weight on the diagonal. Training chooses these matrices; sections 2–4 show what they compute."
+        "largest weight on the diagonal. Training chooses these matrices; sections 3–5 show what they compute."
     )
 
 
@@ -325,6 +328,12 @@ def plain_outputs_figure(result: PlainSelfAttention):
 # 2. The lecture's worked example
 # --------------------------------------------------------------------------------------------------
 
+WORKED_TEXT = (
+    "The Transformer lecture works one query through by hand: the input *Thinking Machines*, d_k = {d_k}. The "
+    "lecture does not print the vectors, so we chose q₁, k₁ and k₂ (small integers, seeded) so that its dot "
+    "products come out exactly; v₁ and v₂ are random. Everything below is computed by "
+    "`minimodels.attention.scaled_dot_product_attention`."
+)
 LECTURE_D_K = 64
 LECTURE_SCORES = (112, 96)  # q1·k1 and q1·k2 as printed in the lecture
 
@@ -434,6 +443,12 @@ def weights_at(example: WorkedExample, d_k: int) -> torch.Tensor:
 # 3. The database analogy
 # --------------------------------------------------------------------------------------------------
 
+DATABASE_TEXT = (
+    "The NLP lecture's analogy: a table pairs **keys** (English words) with **values** (their Turkish "
+    "translations). A database returns the value whose key *equals* the query. Attention returns every value, "
+    "each weighted by how *similar* its key is to the query: p(i | q) ∝ exp(sharpness · sim(q, kᵢ)). Here Enc(·) "
+    "is a hand-written feature vector per word ({features}), so you can read why each row scores as it does."
+)
 FEATURES = ("animal", "mammal", "person", "nature", "made by people", "small")
 
 # The lecture's table (English key -> Turkish value), with a hand-written feature vector per key that stands
@@ -505,6 +520,11 @@ def lookup_figure(lookup: Lookup):
 # 4. The matrix form on the student's own sentence
 # --------------------------------------------------------------------------------------------------
 
+MATRIX_TEXT = (
+    "Stack the words' embeddings into X; then Q = XW^Q, K = XW^K, V = XW^V and one matrix product scores every "
+    "query against every key. Row *i* of the heatmap is the attention of word *i*. The W matrices here are random "
+    "(seeded), not trained: the figure shows the mechanism, not what a trained model learns."
+)
 MAX_TOKENS = 24  # per-cell hover stays fast and the axis labels stay readable on a projector
 MAX_TOKEN_CHARS = 40
 DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired"
@@ -575,11 +595,471 @@ def matrix_figures(result: SelfAttention) -> dict[str, object]:
 
 
 # --------------------------------------------------------------------------------------------------
+# 1. Words as vectors: 1-hot against learned embeddings (the lecture's "Bringing tensors into the picture")
+# --------------------------------------------------------------------------------------------------
+
+EMBEDDING_MODEL = ("toy-translation", "gru-additive")  # the Bahdanau lesson's shipped translator (lessons 2–3)
+NEIGHBOURS = 5  # k: each word's nearest neighbours, by cosine similarity in the model's full embedding space
+SHUFFLES = 1000  # label shuffles for the chance level and how often chance reaches the trained share
+LECTURE_VOCAB, LECTURE_FEATURES = 10_000, 300  # the lecture's |V| = 10,000 and its 300 features (Gender, Royal, …)
+PROPERTIES = {  # how the words are coloured and grouped: a property the toy language gives them
+    "French gender (nouns)": "the gender of the noun's French translation (le chien, la voiture); English "
+    "nouns carry none, so the encoder's embeddings can only have learned it from the translations",
+    "word class": "the word's class in the toy English grammar (noun, verb, adjective, name, place, …)",
+}
+PROPERTY_NOUN = {"word class": "word class", "French gender (nouns)": "French gender"}
+
+EMBEDDINGS_TEXT = (
+    "Before a word can attend to anything it must be a vector. The lecture's first answer is the **1-hot** "
+    "vector: list the vocabulary V, and word number i is a column of |V| zeros with a 1 in row i. Every two "
+    "different words are then equally unlike (their dot product is 0), and a vector is as long as the "
+    "vocabulary. The second answer is a **learned embedding**: a table of |V| rows of d numbers, one row per "
+    "word, trained with the model, so that words used alike get similar rows (the lecture's features *Gender*, "
+    "*Royal*, *Food* are what one hopes a dimension means; a trained table's dimensions have no names). The "
+    "lecture then draws a trained table in 2-D (with t-SNE). Below is the source embedding table of the "
+    "translator the Bahdanau lesson ships, before and after its training, projected to 2-D with PCA (the plane "
+    "that keeps most of the table's variance): "
+)
+
+
+def _word_properties() -> dict[str, dict[str, str]]:
+    """English word -> its value of each :data:`PROPERTIES`, read from the toy grammar's lexicon."""
+    from minimodels.tasks import lexicon as lex
+
+    word_class: dict[str, str] = {}
+    gender: dict[str, str] = {}
+    for n in lex.NOUNS:
+        for w in (n.en, n.en_pl):
+            word_class[w] = "noun"
+            gender[w] = {"m": "masculine", "f": "feminine"}[n.fr_gender]
+    for v in lex.VERBS:
+        if " " not in v.en:  # "look for" is two pieces
+            word_class[v.en] = word_class[v.en_3sg] = "verb"
+    for a in lex.ADJECTIVES:
+        word_class[a.en] = "adjective"
+    for kind, names in (("name", lex.NAMES), ("place", [p.en for p in lex.PLACES]), ("month", lex.MONTHS["en"]),
+                        ("weekday", lex.WEEKDAYS["en"]), ("number", tuple(lex.NUMBERS))):  # fmt: skip
+        word_class.update(dict.fromkeys(names, kind))
+    for w in (*lex.SUBJECT_PRONOUNS["en"], *lex.OBJECT_PRONOUNS):
+        word_class.setdefault(w, "pronoun")
+    return {"word class": word_class, "French gender (nouns)": gender}
+
+
+@dataclass(frozen=True)
+class NeighbourShare:
+    """How often a word's k nearest neighbours (cosine, full space) share its label, averaged over the words."""
+
+    share: float
+    chance: float  # the mean share over :data:`SHUFFLES` random relabellings of the same points
+    reached: int  # how many of those relabellings reached ``share``
+    shuffles: int
+
+    @property
+    def above_chance(self) -> bool:
+        """Clearly above chance: at most 1% of the shuffled labellings reached the share."""
+        return self.reached <= 0.01 * self.shuffles
+
+
+def neighbour_share(vectors: np.ndarray, labels, k: int = NEIGHBOURS, shuffles: int = SHUFFLES,
+                    seed: int = 0) -> NeighbourShare:  # fmt: skip
+    """For each word, the share of its ``k`` nearest neighbours (largest cosine similarity, itself excluded) with
+    its label; the mean over words, against the same with the labels shuffled ``shuffles`` times (seeded)."""
+    labels = np.asarray(labels)
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)  # (n, d)
+    similarity = unit @ unit.T  # (n, n)
+    np.fill_diagonal(similarity, -np.inf)
+    nearest = np.argsort(-similarity, axis=1, kind="stable")[:, :k]  # (n, k)
+
+    def share_of(lab: np.ndarray) -> float:
+        return float((lab[nearest] == lab[:, None]).mean())
+
+    rng = np.random.default_rng(seed)
+    observed = share_of(labels)
+    shuffled = np.array([share_of(rng.permutation(labels)) for _ in range(shuffles)])
+    return NeighbourShare(observed, float(shuffled.mean()), int((shuffled >= observed - 1e-12).sum()), shuffles)
+
+
+def pca_2d(vectors: np.ndarray) -> tuple[np.ndarray, float]:
+    """The rows projected onto their first two principal axes (numpy's SVD of the centred table), each axis's
+    sign fixed so its largest loading is positive; and the share of the variance those two axes keep."""
+    centred = vectors - vectors.mean(axis=0)  # (n, d)
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)  # vt: (d, d), rows are the principal axes
+    axes = vt[:2] * np.sign(vt[:2][np.arange(2), np.abs(vt[:2]).argmax(axis=1)])[:, None]  # (2, d)
+    return centred @ axes.T, float((s[:2] ** 2).sum() / (s**2).sum())  # (n, 2)
+
+
+@dataclass(frozen=True)
+class EmbeddingView:
+    """One property's words in one state of the table: their 2-D PCA (of these words' rows only) and neighbours."""
+
+    words: tuple[str, ...]  # the words the property is defined for
+    labels: tuple[str, ...]  # each word's value of the property
+    coords: np.ndarray  # (n, 2)
+    kept: float  # share of these rows' variance the two axes keep
+    neighbours: NeighbourShare
+
+
+@dataclass(frozen=True)
+class EmbeddingMap:
+    views: dict[tuple[str, str], EmbeddingView]  # (table, property) -> view; table "trained" | "before training"
+    vocab_size: int  # |V|: the source tokenizer's pieces
+    dim: int  # d: the embedding's width
+    described: str  # the model, as its config describes itself
+    steps: int  # training steps of the shipped checkpoint
+    seed: int  # its initial weights' seed
+
+
+TABLES = ("trained", "before training")
+
+
+def embedding_map(model, meta: dict) -> EmbeddingMap:
+    """The shipped model's source embedding table and the one it started from (rebuilt by the trainer's own
+    :func:`minimodels.train.models.build_model` from the checkpoint's seed and config), for every source piece
+    that is a whole word of the toy lexicon (``▁dog``, not ``▁hor`` + ``se``)."""
+    from minimodels.tasks import get_task
+    from minimodels.train.models import build_model
+
+    task = get_task(meta["task"], seed=meta.get("task_seed", 0))  # already built by load_pretrained's check
+    initial = build_model(meta["model"], task, seed=meta["seed"], **meta["config"])
+    pieces = meta["tokenizers"]["source"]["pieces"]
+    views = {}
+    for prop, values in _word_properties().items():
+        rows = [(i, p[1:]) for i, p in enumerate(pieces) if p.startswith("▁") and p[1:] in values]
+        ids, words = [i for i, _ in rows], tuple(w for _, w in rows)
+        labels = tuple(values[w] for w in words)
+        for table, m in zip(TABLES, (model, initial), strict=True):
+            vectors = m.source_embedding.weight.detach().double().numpy()[ids]  # (n, d)
+            coords, kept = pca_2d(vectors)
+            views[table, prop] = EmbeddingView(words, labels, coords, kept, neighbour_share(vectors, labels))
+    return EmbeddingMap(views, len(pieces), int(model.source_embedding.embedding_dim), model.config.describe(),
+                        int(meta.get("training", {}).get("steps", 0)), int(meta["seed"]))  # fmt: skip
+
+
+def shipped_embedding_map(task: str = EMBEDDING_MODEL[0], model: str = EMBEDDING_MODEL[1]) -> EmbeddingMap:
+    """:func:`embedding_map` of the shipped checkpoint ``task``/``model`` (raises ``LookupError`` when none)."""
+    from lessons.common.pretrained import load_pretrained
+
+    return embedding_map(*load_pretrained(task, model))
+
+
+def one_hot_sentence(m: EmbeddingMap) -> str:
+    """|V| × |V| against |V| × d, for this model and for the lecture's numbers."""
+    V, d = m.vocab_size, m.dim
+    return (
+        f"This model's source vocabulary has |V| = {V:,} pieces. As 1-hot vectors each piece would be {V:,} "
+        f"numbers long ({V - 1:,} zeros and one 1), the whole vocabulary a {V:,} × {V:,} table of {V * V:,} numbers; "
+        f"its embedding table is {V:,} × {d} = {V * d:,} numbers, {V / d:.1f}× fewer, and each word is {d} numbers "
+        f"it learned. With the lecture's |V| = {LECTURE_VOCAB:,} and {LECTURE_FEATURES} features: "
+        f"{LECTURE_VOCAB**2:,} against {LECTURE_VOCAB * LECTURE_FEATURES:,}."
+    )
+
+
+def _chance_text(s: NeighbourShare) -> str:
+    if s.above_chance:
+        reached = "none" if s.reached == 0 else f"only {s.reached}"
+        return f"above chance ({s.chance:.0%}: {reached} of {s.shuffles:,} random relabellings reached it)"
+    if s.share <= s.chance:
+        return f"no more than chance ({s.chance:.0%})"
+    return f"not clearly above chance ({s.chance:.0%}: {s.reached / s.shuffles:.0%} of random relabellings reached it)"
+
+
+def embedding_sentence(m: EmbeddingMap, prop: str) -> str:
+    """What the neighbours show for ``prop``, trained against before training, computed from the shares."""
+    trained, before = m.views["trained", prop], m.views["before training", prop]
+    a, b = trained.neighbours, before.neighbours
+    change = (
+        f"training raised it by {100 * (a.share - b.share):.0f} points" if a.share > b.share + 0.005
+        else f"training lowered it by {100 * (b.share - a.share):.0f} points" if a.share < b.share - 0.005
+        else "training left it where it was"
+    )  # fmt: skip
+    return (
+        f"Of each of these {len(trained.words)} words' {NEIGHBOURS} nearest neighbours in the full {m.dim}-dimensional "
+        f"table (cosine similarity), **{a.share:.0%} share its {PROPERTY_NOUN[prop]}** after training, "
+        f"{_chance_text(a)}; before training {b.share:.0%}, {_chance_text(b)}: {change}. The plane keeps "
+        f"{trained.kept:.0%} of these rows' variance ({before.kept:.0%} before training), so judge the neighbours "
+        "by these numbers more than by eye. "
+        f"One trained model (seed {m.seed}, {m.steps} steps): another seed would place the words elsewhere."
+    )
+
+
+PALETTE = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#b279a2", "#9d755d", "#eeca3b", "#ff9da6")
+
+
+def embedding_figure(m: EmbeddingMap, prop: str, table: str = "trained"):
+    """The words' rows in 2-D (PCA), each point labelled by its word, one colour per value of ``prop``."""
+    v = m.views[table, prop]
+    groups = sorted(set(v.labels), key=lambda g: (-v.labels.count(g), g))  # the largest group first
+    data = []
+    for g, group in enumerate(groups):
+        idx = [j for j, label in enumerate(v.labels) if label == group]
+        data.append(
+            {"type": "scatter", "mode": "markers+text", "name": group, "x": v.coords[idx, 0], "y": v.coords[idx, 1],
+             "text": [charts.safe_label(v.words[j]) for j in idx], "textposition": "top center",
+             "textfont": {"size": 9, "color": PALETTE[g % len(PALETTE)]},
+             "marker": {"size": 7, "color": PALETTE[g % len(PALETTE)]},
+             "hovertemplate": f"%{{text}} · {group}<extra></extra>"}
+        )  # fmt: skip
+    layout = {
+        "title": {"text": f"{prop}, {table}: PCA to 2-D ({v.kept:.0%} of the variance)"},
+        "xaxis": {"title": {"text": "principal axis 1"}, "zeroline": False},
+        "yaxis": {"title": {"text": "principal axis 2"}, "zeroline": False},
+        "legend": {"orientation": "h", "y": -0.12}, "height": 560, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+    }  # fmt: skip
+    return charts.figure(data, layout)
+
+
+# --------------------------------------------------------------------------------------------------
+# 6. Why no recurrence: all positions at once (the lecture's "Limitation? … Sequential")
+# --------------------------------------------------------------------------------------------------
+
+RECURRENCE_LENGTHS = (8, 16, 32, 64, 128, 256, 512)  # T
+RECURRENCE_WIDTH = 64  # the GRU's E = H and the self-attention layer's d: the same width
+RECURRENCE_BATCH = 8  # sequences per call; times are per sequence
+RECURRENCE_REPEATS = 3  # averages per figure; the fastest is kept
+GRU_ENCODER = "GRU encoder (T steps in a row)"
+SELF_ATTENTION = "self-attention layer (all T at once)"
+RECURRENCE_COLORS = {GRU_ENCODER: "#d62728", SELF_ATTENTION: "#17becf"}
+_MATRIX_PRODUCTS = {"MmBackward0", "AddmmBackward0", "BmmBackward0"}  # autograd's nodes for a matrix product
+
+RECURRENCE_TEXT = (
+    "The lecture's *Limitation?* slide: an RNN, a GRU, an LSTM, each more complex than the last, are all "
+    "**sequential**. The GRU encoder's state at step t needs its state at step t − 1, so reading T words is T "
+    "matrix products one after another, however many cores are free. Self-attention has no state to wait for: "
+    "$XW^Q$ projects every word at once, one product $QK^\\top$ gives all T × T scores, one more mixes the "
+    "values. Below, both are counted from the models' own computation graphs (the longest chain of matrix "
+    "products each of which needs the one before) and timed on this server: a GRU encoder (the lessons' "
+    "`Seq2Seq` encoder, E = H = {width}) against a self-attention layer of the same width (section 5's "
+    "softmax(QKᵀ/√d)V with d = {width}), random weights, {batch} sequences per call, one CPU thread, measured "
+    "once when the server first shows this section."
+)
+
+
+def matrix_product_chain(output: torch.Tensor) -> int:
+    """The longest chain of matrix products in ``output``'s autograd graph, each needing the one before: how many
+    products must run one after another, whatever the number of cores. Walks the graph without recursion."""
+    order, seen, stack = [], set(), [(output.grad_fn, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)  # every input of ``node`` is already in ``order``
+        elif node is not None and node not in seen:
+            seen.add(node)
+            stack.append((node, True))
+            stack.extend((n, False) for n, _ in node.next_functions if n is not None and n not in seen)
+    depth: dict = {}
+    for node in order:
+        below = max((depth[n] for n, _ in node.next_functions if n is not None), default=0)
+        depth[node] = below + (type(node).__name__ in _MATRIX_PRODUCTS)
+    return depth[output.grad_fn]
+
+
+@dataclass
+class RecurrenceModels:
+    """The two layers the section compares, same width, seeded random weights."""
+
+    encoder: object  # minimodels.seq2seq.Seq2Seq: its source embedding and GRU encoder
+    W_q: torch.nn.Linear
+    W_k: torch.nn.Linear
+    W_v: torch.nn.Linear
+
+    def gru(self, source: torch.Tensor) -> torch.Tensor:
+        """The Seq2Seq encoder's states (B, T, H): torch's fused GRU, its loop over t in C++."""
+        lengths = torch.full((source.shape[0],), source.shape[1])
+        return self.encoder.encode(source, lengths).states
+
+    def attention(self, source: torch.Tensor) -> torch.Tensor:
+        """softmax(QKᵀ/√d)V on the same embeddings: (B, T, d)."""
+        x = self.encoder.source_embedding(source)  # (B, T, d)
+        return scaled_dot_product_attention(self.W_q(x), self.W_k(x), self.W_v(x))[0]  # (B, T, d)
+
+    def gru_stepped(self, source: torch.Tensor, layers: int = 1, bidirectional: bool = False) -> torch.Tensor:
+        """The same GRU written as steps (lesson 1's :class:`minimodels.cells.GRUCell`, with the encoder's weights
+        for the first layer): every state one cell call after the one before. ``layers`` > 1 stacks more cells
+        (seeded random weights), each reading, position by position, the states of the layer below;
+        ``bidirectional`` adds a right-to-left pass to every layer. Returns the top layer's states (B, T, H or 2H).
+        Positions are kept as separate tensors, so the graph holds only the dependencies the GRU has."""
+        from minimodels.cells import GRUCell
+
+        gru, H = self.encoder.encoder, self.encoder.config.hidden_size
+        embedded = self.encoder.source_embedding(source)  # (B, T, E)
+        inputs = [embedded[:, t] for t in range(source.shape[1])]  # T × (B, E)
+        g = torch.Generator().manual_seed(0)
+        for layer in range(layers):
+            passes = []
+            for direction in range(2 if bidirectional else 1):
+                cell = GRUCell(inputs[0].shape[-1], H)
+                with torch.no_grad():
+                    for name, p in cell.named_parameters():
+                        first = layer == 0 and direction == 0  # the encoder's own weights
+                        drawn = (torch.rand(p.shape, generator=g) * 2 - 1) / math.sqrt(H)  # PyTorch's own init range
+                        p.copy_(getattr(gru, f"{name}_l0") if first else drawn)
+                h, states = None, [None] * len(inputs)
+                for t in range(len(inputs)) if direction == 0 else reversed(range(len(inputs))):
+                    h, _ = cell(inputs[t], h)  # (B, H): needs the h of the step before
+                    states[t] = h
+                passes.append(states)
+            inputs = [torch.cat(at_t, dim=-1) for at_t in zip(*passes, strict=True)]  # T × (B, H × directions)
+        return torch.stack(inputs, dim=1)  # (B, T, H × directions)
+
+
+def recurrence_models(width: int = RECURRENCE_WIDTH, vocab: int = 500, seed: int = 0) -> RecurrenceModels:
+    from minimodels.seq2seq import Seq2Seq, Seq2SeqConfig
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        config = Seq2SeqConfig(source_vocab_size=vocab, target_vocab_size=8, attention="none",
+                               embedding_size=width, hidden_size=width)  # fmt: skip
+        encoder = Seq2Seq(config).eval()
+        W_q, W_k, W_v = (torch.nn.Linear(width, width, bias=False) for _ in range(3))
+    return RecurrenceModels(encoder, W_q, W_k, W_v)
+
+
+def sequential_steps(models: RecurrenceModels, length: int, **gru_options) -> dict[str, int]:
+    """Matrix products one after another (:func:`matrix_product_chain`) for a sequence of ``length`` tokens."""
+    source = torch.zeros(1, length, dtype=torch.long)
+    with torch.enable_grad():
+        return {GRU_ENCODER: matrix_product_chain(models.gru_stepped(source, **gru_options)),
+                SELF_ATTENTION: matrix_product_chain(models.attention(source))}  # fmt: skip
+
+
+def _seconds_per_call(fn, x: torch.Tensor, budget: float, repeats: int) -> list[float]:
+    """``repeats`` averages of ``fn(x)``'s wall time, each over as many calls as fit in ``budget`` seconds."""
+    out = []
+    with torch.inference_mode():
+        fn(x)  # warm-up
+        for _ in range(repeats):
+            calls, start = 0, time.perf_counter()
+            while (elapsed := time.perf_counter() - start) < budget or calls == 0:
+                fn(x)
+                calls += 1
+            out.append(elapsed / calls)
+    return out
+
+
+def multiply_adds(models: RecurrenceModels, length: int) -> dict[str, int]:
+    """Multiply-adds per sequence of each layer, from its weight shapes: the GRU's 3 gates each do W_ih x and W_hh h
+    at every step; self-attention does three T × d by d × d projections, then QKᵀ and αV, each T × T × d."""
+    gru, d = models.encoder.encoder, models.W_q.in_features
+    per_step = gru.weight_ih_l0.numel() + gru.weight_hh_l0.numel()  # 3H × E + 3H × H
+    return {GRU_ENCODER: length * per_step, SELF_ATTENTION: 3 * length * d * d + 2 * length * length * d}
+
+
+@dataclass(frozen=True)
+class RecurrenceTiming:
+    lengths: tuple[int, ...]
+    ms: dict[str, tuple[tuple[float, ...], ...]]  # layer -> per length, each repeat's ms per sequence
+    steps: dict[str, tuple[int, ...]]  # layer -> per length, matrix products one after another
+    work: dict[str, tuple[int, ...]]  # layer -> per length, multiply-adds per sequence
+    batch: int
+    width: int
+    threads: int
+    seconds: float  # how long measuring took
+
+    def fastest(self, layer: str, length: int) -> float:
+        """The fastest repeat's ms per sequence: other work on a shared machine only ever adds time."""
+        return float(min(self.ms[layer][self.lengths.index(length)]))
+
+
+def measure_recurrence(lengths=RECURRENCE_LENGTHS, *, batch: int = RECURRENCE_BATCH, width: int = RECURRENCE_WIDTH,
+                       budget: float = 0.01, repeats: int = RECURRENCE_REPEATS) -> RecurrenceTiming:  # fmt: skip
+    """Wall time per sequence of the GRU encoder and the self-attention layer at each T (on whatever threads torch
+    has here: the pages run on one), and each one's count of sequential matrix products and of multiply-adds."""
+    lengths = tuple(int(t) for t in lengths)
+    if not lengths or any(not 1 <= t <= 4096 for t in lengths):
+        raise ValueError("lengths must be between 1 and 4096")
+    started = time.perf_counter()
+    models = recurrence_models(width)
+    generator = torch.Generator().manual_seed(0)
+    layers = {GRU_ENCODER: models.gru, SELF_ATTENTION: models.attention}
+    ms: dict[str, list] = {name: [] for name in layers}
+    steps: dict[str, list] = {name: [] for name in layers}
+    work: dict[str, list] = {name: [] for name in layers}
+    for t in lengths:
+        source = torch.randint(4, 500, (batch, t), generator=generator)  # (B, T)
+        for name, fn in layers.items():
+            ms[name].append(tuple(1000 * s / batch for s in _seconds_per_call(fn, source, budget, repeats)))
+        for name, count in sequential_steps(models, t).items():
+            steps[name].append(count)
+        for name, count in multiply_adds(models, t).items():
+            work[name].append(count)
+    freeze = lambda d: {k: tuple(v) for k, v in d.items()}  # noqa: E731
+    return RecurrenceTiming(lengths, freeze(ms), freeze(steps), freeze(work), batch, width, torch.get_num_threads(),
+                            time.perf_counter() - started)  # fmt: skip
+
+
+def recurrence_chart(timing: RecurrenceTiming) -> dict:
+    """Milliseconds per sequence (the fastest repeat) against T, both axes logarithmic (slope 1: time ∝ T; slope 2:
+    time ∝ T²)."""
+    points = [
+        {"variant": name, "seed": 0, "x": t, "y": timing.fastest(name, t), "order": i}
+        for i, name in enumerate((GRU_ENCODER, SELF_ATTENTION))
+        for t in timing.lengths
+    ]
+    threads = f"{timing.threads} thread{'s' if timing.threads > 1 else ''}"
+    return curves_chart(points, y_title="ms per sequence (fastest of 3)", x_title="sequence length T",
+                        title=f"Wall time per sequence (d = {timing.width}, batches of {timing.batch}, {threads})",
+                        log_x=True, log_y=True, height=340, colors=RECURRENCE_COLORS)  # fmt: skip
+
+
+def recurrence_rows(timing: RecurrenceTiming) -> list[dict]:
+    """One row per T: both layers' time (fastest repeat) and their sequential matrix products."""
+    return [
+        {"T": t, "GRU ms": timing.fastest(GRU_ENCODER, t), "attention ms": timing.fastest(SELF_ATTENTION, t),
+         "GRU: products in a row": timing.steps[GRU_ENCODER][i],
+         "attention: products in a row": timing.steps[SELF_ATTENTION][i]}
+        for i, t in enumerate(timing.lengths)
+    ]  # fmt: skip
+
+
+def _growth(values: tuple[float, ...], lengths: tuple[int, ...]) -> float:
+    """The exponent p in value ∝ T^p over the last two lengths (the log-log slope)."""
+    return math.log(values[-1] / values[-2]) / math.log(lengths[-1] / lengths[-2])
+
+
+def recurrence_sentence(timing: RecurrenceTiming) -> str:
+    """What the counts and the measurement show, computed: the steps, who was faster where, how time grew
+    against how the arithmetic grew."""
+    first, last, lengths = timing.lengths[0], timing.lengths[-1], timing.lengths
+    gru_steps, att_steps = timing.steps[GRU_ENCODER], timing.steps[SELF_ATTENTION]
+    counted = (
+        f"self-attention's stays at {att_steps[0]} whatever T" if len(set(att_steps)) == 1
+        else f"self-attention's goes from {att_steps[0]} to {att_steps[-1]}"
+    )  # fmt: skip
+    threads = f"{timing.threads} thread{'s' if timing.threads > 1 else ''}"
+    faster = [t for t in lengths if timing.fastest(SELF_ATTENTION, t) < timing.fastest(GRU_ENCODER, t)]
+    if len(faster) == len(lengths):
+        who = f"On {threads}, self-attention was faster at every length measured"
+    elif not faster:
+        who = f"On {threads}, the GRU was faster at every length measured"
+    else:
+        slower = [t for t in lengths if t not in faster]
+        who = (f"On {threads}, self-attention was faster at T = {', '.join(map(str, faster))} and slower at "
+               f"T = {', '.join(map(str, slower))}")  # fmt: skip
+    ratio = lambda t: timing.fastest(SELF_ATTENTION, t) / timing.fastest(GRU_ENCODER, t)  # noqa: E731
+    times = {name: tuple(timing.fastest(name, t) for t in lengths) for name in (GRU_ENCODER, SELF_ATTENTION)}
+    grew = {name: _growth(v, lengths) for name, v in times.items()}
+    work = {name: _growth(tuple(float(w) for w in timing.work[name]), lengths) for name in times}
+    a, b = lengths[-2], lengths[-1]
+    gru_work, att_work = timing.work[GRU_ENCODER][-1], timing.work[SELF_ATTENTION][-1]
+    return (
+        f"Counted in the graphs: the GRU needs {gru_steps[0]} matrix products one after another at T = {first} and "
+        f"{gru_steps[-1]:,} at T = {last}; {counted}. {who} (its time was {ratio(first):.2f}× the GRU's at T = "
+        f"{first}, {ratio(last):.2f}× at T = {last}). From T = {a} to {b} the GRU's time grew as "
+        f"T^{grew[GRU_ENCODER]:.1f} and self-attention's as T^{grew[SELF_ATTENTION]:.1f}, while their multiply-adds "
+        f"grew as T^{work[GRU_ENCODER]:.1f} and T^{work[SELF_ATTENTION]:.1f} (at T = {last}: {gru_work:,} for the "
+        f"GRU, {att_work:,} for self-attention, whose T × T scores grow with T²). On one thread every multiply-add "
+        "waits its turn, so self-attention's advantage is not less arithmetic: it is "
+        f"{att_steps[-1]} steps instead of {gru_steps[-1]:,}, whose products can be spread over as many cores as "
+        "the hardware has; the GRU's steps cannot."
+    )
+
+
+# --------------------------------------------------------------------------------------------------
 # Exercises, their answers computed from the same functions the figures use
 # --------------------------------------------------------------------------------------------------
 
 
-# Section 1's exercises: vectors of their own (not the page's defaults), so no answer can be read off the page.
+# Section 2's exercises: vectors of their own (not the page's defaults), so no answer can be read off the page.
 EXERCISE_DOT = ((2, -1, 3), (1, 4, -2))
 EXERCISE_IT = (("animal", (3.0, 1.0, 0.0)), ("street", (0.0, 1.0, 2.0)), ("it", (1.0, 1.0, 0.0)))
 EXERCISE_PAIR = (("a", (2.0, 0.0)), ("b", (1.0, 1.0)), ("c", (0.0, 2.0)))
@@ -623,7 +1103,7 @@ def _it_exercise() -> Exercise:
     winner = r.words[top.best[0]]
     return Exercise(
         key="queries_keys_values.it",
-        prompt="Predict, then run it: three words, as section 1's table would read them: "
+        prompt="Predict, then run it: three words, as section 2's table would read them: "
         + ", ".join(f"`{w}: {' '.join(_num(x) for x in v)}`" for w, v in EXERCISE_IT)
         + ". With no parameters, in Softmax(XXᵀ), which word gets the largest weight in *it*'s row?",
         choices=choices,
@@ -690,6 +1170,77 @@ def _shape_exercise() -> Exercise:
     )  # fmt: skip
 
 
+EXERCISE_ONE_HOT = 5  # words in the 1-hot exercise's vocabulary (the page never shows 1-hot attention)
+EXERCISE_BIDIRECTIONAL = 40  # T of the bidirectional-encoder exercise
+EXERCISE_STACKED = 30  # T of the two-layer exercise
+
+
+def _one_hot_exercise() -> Exercise:
+    n = EXERCISE_ONE_HOT
+    words = tuple((f"w{i + 1}", tuple(float(i == j) for j in range(n))) for i in range(n))
+    r = plain_self_attention(words)  # X is the n × n identity
+    own, other = float(r.weights[0, 0]), float(r.weights[0, 1])
+    return Exercise(
+        key="queries_keys_values.one_hot",
+        prompt=f"By hand: a vocabulary of {n} words, each a 1-hot vector (section 1), and a sentence that uses each "
+        f"word once. In section 2's Softmax(XXᵀ), what weight does a word give itself? (two decimals)",
+        answer=own,
+        tolerance=0.005,
+        explanation=f"X is the {n} × {n} identity, so XXᵀ is too: a word's dot product with itself is 1 and with "
+        f"every other word 0. Its row of scores is [1, 0, 0, 0, 0]: e¹ / (e¹ + {n - 1}·e⁰) = 2.718 / "
+        f"{math.e + n - 1:.3f} = {own:.2f} on itself and 1 / {math.e + n - 1:.3f} = {other:.2f} on each other word, "
+        "whichever words they are. 1-hot vectors say nothing about which words are alike; a learned embedding "
+        "can, and section 1 measures whether it does.",
+        hint="Two different 1-hot vectors have no 1 in the same row.",
+    )
+
+
+def _steps_choice_exercise(key: str, prompt: str, length: int, counted: int, why: str, **gru_options) -> Exercise:
+    choices = tuple(sorted({1, 2, length, length + 1, 2 * length} | {counted}))
+    labels = tuple(f"{c:,}" for c in choices)
+    return Exercise(
+        key=key,
+        prompt=prompt,
+        choices=labels,
+        answer=choices.index(counted),
+        explanation=f"Counted in the graph of the stepped GRU (section 6's count): {counted:,}. {why}",
+        hint="A step waits only for the states it reads, not for every step computed before it.",
+    )
+
+
+def _recurrence_exercises() -> list[Exercise]:
+    models = recurrence_models()
+    T, S = EXERCISE_BIDIRECTIONAL, EXERCISE_STACKED
+    bi = sequential_steps(models, T, bidirectional=True)[GRU_ENCODER]
+    stacked = sequential_steps(models, S, layers=2)[GRU_ENCODER]
+    both = sequential_steps(models, S, layers=2, bidirectional=True)[GRU_ENCODER]
+    return [
+        _steps_choice_exercise(
+            "queries_keys_values.bidirectional",
+            f"Predict: a bidirectional GRU encoder (lesson 2) reads T = {T} tokens, one pass left to right and one "
+            "right to left. How many matrix products must run one after another (the longest chain)?",
+            T,
+            bi,
+            f"Each pass is a chain of {T} steps, but neither pass reads the other: the right-to-left pass's first "
+            f"step needs only the last token, so both chains can run side by side. The longest chain is {bi}, not "
+            f"{2 * T}; the states are joined only after both passes end.",
+            bidirectional=True,
+        ),  # fmt: skip
+        _steps_choice_exercise(
+            "queries_keys_values.stacked",
+            f"Predict: two GRU layers stacked, both left to right; the second reads the first's state at each "
+            f"position. For T = {S} tokens, how many matrix products must run one after another (the longest chain)?",
+            S,
+            stacked,
+            f"Layer 2's step t needs only layer 1's step t and its own step t − 1, so it can start as soon as layer 1 "
+            f"has done step 1 and follow one step behind (a wavefront): layer 1's {S} products, then layer 2's last "
+            f"input product, {stacked} in all, not {2 * S}. Make both layers bidirectional and layer 2 must wait for "
+            f"all of layer 1 (its right-to-left pass starts at the last token): {both}.",
+            layers=2,
+        ),  # fmt: skip
+    ]
+
+
 def exercises() -> list[Exercise]:
     ex = thinking_machines()
     nearer = masked_softmax(torch.tensor([LECTURE_SCORES[0], EXERCISE_SCORE], dtype=torch.float64) / 8)
@@ -746,6 +1297,8 @@ def exercises() -> list[Exercise]:
             hint="Look for ties among the best-matching keys.",
         ),
         _shape_exercise(),
+        _one_hot_exercise(),
+        *_recurrence_exercises(),
         Exercise(
             key="queries_keys_values.ex4",
             prompt="Each row of the attention matrix softmax(QKᵀ/√d_k) is…",

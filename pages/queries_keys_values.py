@@ -7,11 +7,40 @@ from lessons import queries_keys_values
 from minimodels.attention import masked_softmax, scaled_dot_product_attention
 
 lesson = ui.lesson("queries_keys_values")
+embedding_map = st.cache_data(max_entries=1, show_spinner="Reading the embedding tables (once per server)…")(
+    queries_keys_values.shipped_embedding_map
+)
+recurrence = st.cache_data(max_entries=1, show_spinner="Timing the GRU and self-attention (once per server)…")(
+    queries_keys_values.measure_recurrence
+)
+exercises = st.cache_resource(show_spinner=False)(queries_keys_values.exercises)
 ui.explain(queries_keys_values.INTRO)
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
-# --- 1. Self-attention with no parameters ---------------------------------------------------------------
-ui.section("1 · Self-attention with no parameters: Softmax(XXᵀ)X", queries_keys_values.NO_PARAMETERS_TEXT)
+# --- 1. Words as vectors ------------------------------------------------------------------------------------------
+ui.section("1 · Words as vectors: 1-hot or learned", queries_keys_values.EMBEDDINGS_TEXT)
+
+
+@st.fragment
+def embeddings() -> None:
+    if ui.pretrained(*queries_keys_values.EMBEDDING_MODEL) is None:
+        return
+    mapped = embedding_map(*queries_keys_values.EMBEDDING_MODEL)
+    st.markdown(queries_keys_values.one_hot_sentence(mapped))
+    cols = st.columns(2)
+    prop = ui.linked(cols[0].radio, "Colour the words by", list(queries_keys_values.PROPERTIES), horizontal=True,
+                     key="queries_keys_values.property")  # fmt: skip
+    table = ui.linked(cols[1].radio, "Embedding table", list(queries_keys_values.TABLES), horizontal=True,
+                      key="queries_keys_values.table")  # fmt: skip
+    st.caption(f"{mapped.described}, {mapped.steps} training steps. Colour: {queries_keys_values.PROPERTIES[prop]}.")
+    ui.plotly(queries_keys_values.embedding_figure(mapped, prop, table), key="queries_keys_values.embeddings")
+    st.markdown(queries_keys_values.embedding_sentence(mapped, prop))
+
+
+embeddings()
+
+# --- 2. Self-attention with no parameters -------------------------------------------------------------------------
+ui.section("2 · Self-attention with no parameters: Softmax(XXᵀ)X", queries_keys_values.NO_PARAMETERS_TEXT)
 st.latex(queries_keys_values.dot_product(*queries_keys_values.LECTURE_DOT).latex())
 
 
@@ -38,15 +67,9 @@ def no_parameters() -> None:
 
 no_parameters()
 
-# --- 2. The lecture's worked example -------------------------------------------------------------------
-ui.section("2 · “Thinking Machines”, step by step")
+# --- 3. The lecture's worked example -------------------------------------------------------------------------------
 example = queries_keys_values.thinking_machines()
-ui.explain(
-    f"The Transformer lecture works one query through by hand: the input *Thinking Machines*, "
-    f"d_k = {example.d_k}. The lecture does not print the vectors, so we chose q₁, k₁ and k₂ (small "
-    "integers, seeded) so that its dot products come out exactly; v₁ and v₂ are random. Everything below is "
-    "computed by `minimodels.attention.scaled_dot_product_attention`."
-)
+ui.section("3 · “Thinking Machines”, step by step", queries_keys_values.WORKED_TEXT.format(d_k=example.d_k))
 st.table(queries_keys_values.worked_table(example))
 ui.plotly(queries_keys_values.vectors_figure(example), key="queries_keys_values.vectors")
 ui.explain(queries_keys_values.worked_sentence(example))
@@ -70,16 +93,9 @@ def what_if_d_k() -> None:
 
 what_if_d_k()
 
-# --- 3. The database analogy ------------------------------------------------------------------------------
-ui.section(
-    "3 · A database you query softly",
-    "The NLP lecture's analogy: a table pairs **keys** (English words) with **values** (their Turkish "
-    "translations). A database returns the value whose key *equals* the query. Attention returns every value, "
-    "each weighted by how *similar* its key is to the query: p(i | q) ∝ exp(sharpness · sim(q, kᵢ)). "
-    "Here Enc(·) is a hand-written feature vector per word ("
-    + ", ".join(queries_keys_values.FEATURES)
-    + "), so you can read why each row scores as it does.",
-)
+# --- 4. The database analogy ------------------------------------------------------------------------------
+features = ", ".join(queries_keys_values.FEATURES)
+ui.section("4 · A database you query softly", queries_keys_values.DATABASE_TEXT.format(features=features))
 
 
 @st.fragment
@@ -104,13 +120,8 @@ def database() -> None:
 
 database()
 
-# --- 4. The matrix form on your own sentence ---------------------------------------------------------------
-ui.section(
-    "4 · All queries at once: softmax(QKᵀ/√d_k)V",
-    "Stack the words' embeddings into X; then Q = XW^Q, K = XW^K, V = XW^V and one matrix product scores "
-    "every query against every key. Row *i* of the heatmap is the attention of word *i*. The W matrices here "
-    "are random (seeded), not trained: the figure shows the mechanism, not what a trained model learns.",
-)
+# --- 5. The matrix form on your own sentence ---------------------------------------------------------------
+ui.section("5 · All queries at once: softmax(QKᵀ/√d_k)V", queries_keys_values.MATRIX_TEXT)
 
 
 @st.fragment
@@ -140,6 +151,18 @@ def matrix_form() -> None:
 
 matrix_form()
 
+# --- 6. Why no recurrence ------------------------------------------------------------------------------------------
+ui.section(
+    "6 · Why no recurrence: all positions at once",
+    queries_keys_values.RECURRENCE_TEXT.format(
+        width=queries_keys_values.RECURRENCE_WIDTH, batch=queries_keys_values.RECURRENCE_BATCH
+    ),
+)
+timed = recurrence()
+ui.vega(queries_keys_values.recurrence_chart(timed), key="queries_keys_values.recurrence")
+ui.table(queries_keys_values.recurrence_rows(timed), formats={"GRU ms": "%.3f", "attention ms": "%.3f"})
+st.markdown(queries_keys_values.recurrence_sentence(timed))
+
 ui.page_tail(
     lesson,
     code=[
@@ -148,12 +171,15 @@ ui.page_tail(
             (
                 scaled_dot_product_attention,
                 masked_softmax,
+                queries_keys_values.embedding_map,
                 queries_keys_values.plain_self_attention,
                 queries_keys_values.thinking_machines,
                 queries_keys_values.soft_lookup,
                 queries_keys_values.self_attention,
+                queries_keys_values.matrix_product_chain,
+                queries_keys_values.measure_recurrence,
             ),
         )
     ],
-    exercises=queries_keys_values.exercises(),
+    exercises=exercises(),
 )

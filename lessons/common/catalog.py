@@ -184,11 +184,12 @@ COURSE: tuple[Part, ...] = (
                     "self-attention",
                 ),
                 results=(),
-                pretrained=(),
+                pretrained=(("toy-translation", "gru-additive"),),  # section 1: its source embedding table
                 sources=(
                     "Sources: the Transformer lecture's “Thinking Machines” walk-through; the NLP lecture's "
                     "query/key/value database analogy (English → Turkish table); Vaswani et al., *Attention Is All You "
-                    "Need*, 2017, eq. 1."
+                    "Need*, 2017, eq. 1; the Transformer lecture's “Bringing tensors into the picture” (1-hot vectors, "
+                    "learned embeddings and their 2-D picture) and its “Limitation? … Sequential” slide."
                 ),
             ),
             Lesson(
