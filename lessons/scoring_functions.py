@@ -552,7 +552,9 @@ def attention_grid(maps: Mapping[str, Mapping], *, height: int = 560) -> go.Figu
     present = [s for s in SCORES if s in maps]
     if not present:
         raise ValueError("no attention maps to draw")
-    titles = [safe_label(maps[s].get("title", LABELS[s]), max_chars=60) for s in present]
+    # the score's name on one line, the run's details on the next: two long titles side by side overlap on a phone
+    titles = ["<br>".join(safe_label(part, max_chars=40) for part in maps[s].get("title", LABELS[s]).split(" · ", 1))
+              for s in present]  # fmt: skip
     cols = 2 if len(present) > 1 else 1
     rows = math.ceil(len(present) / cols)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.08, vertical_spacing=0.16)
@@ -578,7 +580,7 @@ def attention_grid(maps: Mapping[str, Mapping], *, height: int = 560) -> go.Figu
         )
     fig.update_layout(
         height=height,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},  # room for two-line titles
         coloraxis=attention_coloraxis(),
     )
     fig.update_annotations(font_size=13)

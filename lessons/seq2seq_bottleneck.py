@@ -86,8 +86,8 @@ INTRO = (
 EQUATIONS = (  # each on two lines: one long line overflows a phone
     r"\begin{gathered}\text{encoder: } h_t = \mathrm{GRU}(E\,x_t,\; h_{t-1}),\quad t = 1 \dots S \\ "
     r"\text{context: } c = h_S \in \mathbb{R}^D\end{gathered}",
-    r"\begin{gathered}\text{decoder: } s_t = \mathrm{GRU}\big([E\,y_{t-1};\; c],\; s_{t-1}\big),\; s_0 = c \\ "
-    r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}\big(W_o \tanh(W_c[c;\, s_t])\big)\end{gathered}",
+    r"\begin{gathered}\text{decoder: } s_t = \mathrm{GRU}\big([E\,y_{t-1};\; c],\; s_{t-1}\big),\quad s_0 = c \\ "
+    r"p(y_t \mid y_{<t}, x) = \\ \mathrm{softmax}\big(W_o \tanh(W_c[c;\, s_t])\big)\end{gathered}",
 )
 SQUEEZE_TEXT = (
     "The models of this lesson **copy** a string of letters and spaces, character by character. Copying is the "
@@ -1186,9 +1186,9 @@ def pooling_text(result: Pooled, words: Sequence[str] = LECTURE_WORDS) -> str:
     h = [f"h_{{{w}}}" for w in words]
     mean = " + ".join(h)
     att = " + ".join(f"{p:.2f}\\,{name}" for p, name in zip(result.weights, h, strict=True))
-    return (  # two lines: one overflows a phone
-        f"\\begin{{gathered}}\\text{{mean: }} \\tfrac{{1}}{{{len(words)}}}({mean}) = {_vec(result.mean)} \\\\ "
-        f"\\text{{attention: }} {att} = {_vec(result.attended)}\\end{{gathered}}"
+    return (  # each sum on its own line and its value on the next: one line overflows a phone
+        f"\\begin{{aligned}}\\text{{mean: }} & \\tfrac{{1}}{{{len(words)}}}({mean}) \\\\ & = {_vec(result.mean)} \\\\ "
+        f"\\text{{attention: }} & {att} \\\\ & = {_vec(result.attended)}\\end{{aligned}}"
     )
 
 

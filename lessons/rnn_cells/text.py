@@ -52,14 +52,16 @@ GRADIENT = (
     "and the gradient, across many steps."
 )
 
-GRADIENT_LATEX = (
-    r"\frac{\partial a^{\langle T\rangle}}{\partial x^{\langle t\rangle}} = "
+GRADIENT_LATEX = (  # one short line each, so that a phone shows all three
+    r"\begin{aligned}"
+    r"\frac{\partial a^{\langle T\rangle}}{\partial x^{\langle t\rangle}} &= "
     r"\Bigg(\prod_{k=t+1}^{T} \frac{\partial a^{\langle k\rangle}}{\partial a^{\langle k-1\rangle}}\Bigg)"
-    r"\frac{\partial a^{\langle t\rangle}}{\partial x^{\langle t\rangle}},\qquad "
-    r"\text{RNN: } \frac{\partial a^{\langle k\rangle}}{\partial a^{\langle k-1\rangle}} = "
-    r"\operatorname{diag}\!\big(1 - (a^{\langle k\rangle})^2\big)\,W_{aa},\qquad "
-    r"\text{LSTM: } \frac{\partial c^{\langle k\rangle}}{\partial c^{\langle k-1\rangle}} = "
+    r"\frac{\partial a^{\langle t\rangle}}{\partial x^{\langle t\rangle}} \\"
+    r"\text{RNN: } \frac{\partial a^{\langle k\rangle}}{\partial a^{\langle k-1\rangle}} &= "
+    r"\operatorname{diag}\!\big(1 - (a^{\langle k\rangle})^2\big)\,W_{aa} \\"
+    r"\text{LSTM: } \frac{\partial c^{\langle k\rangle}}{\partial c^{\langle k-1\rangle}} &= "
     r"\operatorname{diag}(\Gamma_f) + \dots"
+    r"\end{aligned}"
 )
 
 
