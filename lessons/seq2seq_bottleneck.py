@@ -846,17 +846,13 @@ def squeeze_figure(result: Squeeze) -> go.Figure:
     layout = {
         "title": {"text": f"Encoder states: {S} rows of D = {D} numbers;<br>under them, all the decoder gets: "
                           f"c, {D} numbers"},
-        "annotations": [
-            {"text": "How much c changes when<br>this character is replaced", "x": 0.85, "xref": "paper",
-             "y": 1.0, "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
-             "font": {"size": 13}},
-        ],
         "coloraxis": {"colorscale": DIVERGING_COLORSCALE, "cmid": 0.0, "cmin": -bound, "cmax": bound,
                       "colorbar": {"thickness": 10, "title": {"text": "h, c"}}},
         "height": 150 + 22 * (S + 2),
-        "margin": {"l": 10, "r": 10, "t": 84, "b": 30},
+        "margin": {"l": 10, "r": 10, "t": 84, "b": 50},  # the right panel's axis title takes two lines
         "xaxis": {"title": {"text": "dimension"}, "domain": [0.0, 0.62], "showgrid": False, "zeroline": False},
-        "xaxis2": {"title": {"text": "‖c′ − c‖ / ‖c‖"}, "domain": [0.7, 1.0], "anchor": "y",
+        "xaxis2": {"title": {"text": "change of c, ‖c′ − c‖ / ‖c‖,<br>when this character is replaced"},
+                   "domain": [0.7, 1.0], "anchor": "y",
                    "range": [0, max(1.0, top * 1.15)]},
         "yaxis": {"tickmode": "array", "tickvals": [*range(S), S + 1], "ticktext": [*labels, c_label],
                   "autorange": "reversed", "range": [S + 1.5, -0.5], "showgrid": False, "zeroline": False},
