@@ -1040,17 +1040,26 @@ def recurrence_sentence(timing: RecurrenceTiming) -> str:
     grew = {name: _growth(v, lengths) for name, v in times.items()}
     work = {name: _growth(tuple(float(w) for w in timing.work[name]), lengths) for name in times}
     a, b = lengths[-2], lengths[-1]
-    gru_work, att_work = timing.work[GRU_ENCODER][-1], timing.work[SELF_ATTENTION][-1]
+    more = timing.work[SELF_ATTENTION][-1] / timing.work[GRU_ENCODER][-1]
+    if more > 1:
+        arithmetic = (
+            f"What self-attention buys at long T is not less arithmetic (at T = {last} it does {more:.1f}× the GRU's "
+            "multiply-adds, its T × T scores growing with T², and one thread must do every one of them in turn)"
+        )
+    else:
+        arithmetic = (
+            f"Up to T = {last} self-attention even does less arithmetic ({more:.2f}× the GRU's multiply-adds), but "
+            "its T × T scores grow with T² and will overtake the GRU's at longer T; what it buys for good is not "
+            "arithmetic"
+        )
     return (
         f"Counted in the graphs: the GRU needs {gru_steps[0]} matrix products one after another at T = {first} and "
         f"{gru_steps[-1]:,} at T = {last}; {counted}. {who} (its time was {ratio(first):.2f}× the GRU's at T = "
         f"{first}, {ratio(last):.2f}× at T = {last}). From T = {a} to {b} the GRU's time grew as "
-        f"T^{grew[GRU_ENCODER]:.1f} and self-attention's as T^{grew[SELF_ATTENTION]:.1f}, while their multiply-adds "
-        f"grew as T^{work[GRU_ENCODER]:.1f} and T^{work[SELF_ATTENTION]:.1f} (at T = {last}: {gru_work:,} for the "
-        f"GRU, {att_work:,} for self-attention, whose T × T scores grow with T²). On one thread every multiply-add "
-        "waits its turn, so self-attention's advantage is not less arithmetic: it is "
-        f"{att_steps[-1]} steps instead of {gru_steps[-1]:,}, whose products can be spread over as many cores as "
-        "the hardware has; the GRU's steps cannot."
+        f"T^{grew[GRU_ENCODER]:.1f} and self-attention's as T^{grew[SELF_ATTENTION]:.1f}; their multiply-adds grew "
+        f"as T^{work[GRU_ENCODER]:.1f} and T^{work[SELF_ATTENTION]:.1f}. {arithmetic}: it is {att_steps[-1]} steps "
+        f"instead of {gru_steps[-1]:,}, and the products of those few steps can be spread over as many cores as the "
+        "hardware has; the GRU's steps cannot."
     )
 
 

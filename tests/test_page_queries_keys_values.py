@@ -1,12 +1,13 @@
-"""The queries-keys-values page under AppTest: section 1 draws Softmax(XXᵀ)X on the student's vectors and says
-what they show, bad vectors change nothing, the Q, K and V strips are drawn only while their expander is open,
+"""The queries-keys-values page under AppTest: section 1 draws the shipped embeddings and says what their neighbours
+show, section 2 draws Softmax(XXᵀ)X on the student's vectors and says what they show, section 6 the timing and
+the counts, bad vectors change nothing, the Q, K and V strips are drawn only while their expander is open,
 the figures show the lesson's numbers, and the page ends with the house's tail."""
 
 import numpy as np
 
 from lessons import queries_keys_values
 from lessons.common import catalog
-from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, plotly_specs
+from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, plotly_specs, vega_rows
 
 QKV = "pages/queries_keys_values.py"
 STRIPS = ["Q = XW^Q", "K = XW^K", "V = XW^V"]
@@ -66,7 +67,7 @@ WORDS = "queries_keys_values.words"
 
 
 def section_one(at) -> dict[str, np.ndarray]:
-    """Section 1's drawn numbers: XXᵀ, Softmax(XXᵀ), X and Softmax(XXᵀ)X."""
+    """Section 2's drawn numbers: XXᵀ, Softmax(XXᵀ), X and Softmax(XXᵀ)X."""
     specs = plotly_specs(at)
     titled = {(spec["layout"].get("title") or {}).get("text", ""): spec for spec in specs}
     (outputs,) = [s for s in specs if any(a.get("text") == "Softmax(XXᵀ)X" for a in s["layout"].get("annotations", ()))]
@@ -127,3 +128,36 @@ def test_section_one_exercises_explain_the_answer():
     )
     answer_exercise(at, "queries_keys_values.dot", 8)
     assert any("(2)(1) + (−1)(4) + (3)(−2)" in w.value for w in at.warning)
+
+
+def test_section_one_draws_the_shipped_embeddings_and_says_what_their_neighbours_show():
+    at = open_page(QKV)
+    shipped = queries_keys_values.shipped_embedding_map()
+    assert markdown_starting(at, "This model's source vocabulary") == queries_keys_values.one_hot_sentence(shipped)
+    for prop, table in (("French gender (nouns)", "trained"), ("word class", "before training")):
+        at.radio(key="queries_keys_values.property").set_value(prop)
+        at.radio(key="queries_keys_values.table").set_value(table).run()
+        assert not at.exception, at.exception
+        (fig,) = [f for title, f in figures(at).items() if title.startswith(f"{prop}, {table}: PCA")]
+        view = shipped.views[table, prop]
+        drawn = {}
+        for trace in fig["data"]:
+            points = np.stack([plotly_array(trace["x"]), plotly_array(trace["y"])], axis=1)  # (n, 2)
+            drawn |= dict(zip(trace["text"], points, strict=True))
+        assert len(drawn) == len(view.words)
+        np.testing.assert_allclose(drawn[view.words[0]], view.coords[0])
+        assert markdown_starting(at, "Of each of these") == queries_keys_values.embedding_sentence(shipped, prop)
+
+
+def test_section_six_draws_the_timing_and_the_counts():
+    at = open_page(QKV)
+    (chart,) = [c for c in at.get("vega_lite_chart") if "Wall time per sequence" in c.proto.spec]
+    rows = vega_rows(chart)
+    assert {r["label"] for r in rows} == {queries_keys_values.GRU_ENCODER, queries_keys_values.SELF_ATTENTION}
+    assert {r["x"] for r in rows} == set(queries_keys_values.RECURRENCE_LENGTHS)
+    (table,) = [df for df in at.dataframe if "GRU: products in a row" in df.value.columns]
+    assert list(table.value["T"]) == list(queries_keys_values.RECURRENCE_LENGTHS)
+    assert list(table.value["GRU: products in a row"]) == list(queries_keys_values.RECURRENCE_LENGTHS)
+    assert set(table.value["attention: products in a row"]) == {3}
+    sentence = markdown_starting(at, "Counted in the graphs")
+    assert "On 1 thread" in sentence
