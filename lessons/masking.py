@@ -5,22 +5,26 @@ The Transformer lecture's slide "Masking" — *let the model only focus on what 
 * **padding mask**: set "padded element attention to −inf", so a sentence padded to its batch's length gives
   exactly 0 weight to its ``<pad>`` tokens and its result does not depend on its batch-mates;
 * **sequence (causal) mask**: "bans the decoder from seeing future information" (set "future attention to
-  −inf"), so position t of the decoder reads positions ≤ t only.
+  −inf"), so position t reads positions ≤ t only.
 
 .. math:: \mathrm{softmax}\Big(\frac{QK^\top}{\sqrt{d_k}} + M\Big)V,
           \qquad M_{ij} = \begin{cases} 0 & \text{allowed} \\ -\infty & \text{masked} \end{cases}
 
-Masks are bool, True where attention is allowed (:mod:`minimodels.attention`). The third part is the
-*cheating decoder*: a :class:`~minimodels.transformer.TinyTransformer` trained without the causal mask reads
-the next target token from its own teacher-forced input, scores near-perfectly that way, and fails once it
-must generate on its own. This module never imports streamlit.
+Masks are bool, True where attention is allowed (:mod:`minimodels.attention`). The causal mask is shown on a
+decoder-only model with one self-attention (:class:`minimodels.small.TinyDecoder`, nothing the course has not
+taught by lesson 7) that predicts the next character of "word=cipher" sequences. Trained without the mask it is
+the *cheating decoder*: it reads the next token from its own input, its training loss falls below what any honest
+decoder can reach, and it fails once it must generate. Measured over seeds by ``scripts/masking_results.py``.
+This module never imports streamlit.
 """
 
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -32,16 +36,13 @@ from lessons import queries_keys_values as qkv
 from lessons.common.catalog import ROOT
 from lessons.common.charts import attention_coloraxis, attention_heatmap, figure, hover_pairs, safe_label
 from lessons.common.comparison import Comparison, Run, curves_chart
-from lessons.common.comparison import measure as compare_runs
 from lessons.common.exercises import Exercise
-from lessons.common.live import THREADS_PER_RUN, TrainingRun
+from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
 from lessons.common.pretrained import load_pretrained
 from minimodels.attention import causal_mask, masked_softmax, padding_mask, scaled_dot_product_attention
-from minimodels.checkpoints import PRETRAINED
-from minimodels.decode import greedy, teacher_forced
-from minimodels.tasks import Batch, Example, get_task, make_batch
-from minimodels.tokenizers import PAD_ID
-from minimodels.train import Progress, build_model, default_train_config, exact_match, train
+from minimodels.small import Report, SmallConfig, TinyDecoder, fit, random_strings
+from minimodels.tasks import get_task
+from minimodels.tokenizers import EOS_ID
 
 RESULTS = ROOT / "assets" / "results" / "masking.json"
 
@@ -247,150 +248,10 @@ def future_weight(self_attention: torch.Tensor | np.ndarray) -> float:
 
     ``self_attention`` is ``(T, T)`` or ``(h, T, T)``. A causal decoder gives exactly 0.
     """
-    w = torch.as_tensor(self_attention, dtype=torch.float32)
+    w = torch.as_tensor(self_attention, dtype=torch.float32).detach()
     T = w.size(-1)
     future = ~causal_mask(T)  # (T, T) True strictly above the diagonal
     return float((w * future).sum(-1).mean())
-
-
-# --------------------------------------------------------------------------------------------------
-# 3. The cheating decoder: shipped models
-# --------------------------------------------------------------------------------------------------
-
-TASK = "dates"
-MODEL = "transformer"
-CHECKPOINTS = {True: "dates-transformer", False: "dates-transformer-no-causal"}  # causal -> shipped name
-LABELS = {True: "causal mask (normal decoder)", False: "no causal mask (cheating decoder)"}
-BOS_LABEL = "<s>"
-
-
-PRETRAINED_KEYS = {c: (TASK, name.removeprefix(f"{TASK}-")) for c, name in CHECKPOINTS.items()}  # ui.pretrained's keys
-
-
-def load_model(causal: bool) -> tuple[nn.Module, dict]:
-    """``(model, meta)`` of the shipped dates Transformer with or without the causal mask (eval mode, CPU): the one
-    copy ``load_pretrained`` keeps per process (the page's ``ui.pretrained`` gets the same), shared read-only."""
-    shipped = load_pretrained(*PRETRAINED_KEYS[causal])
-    if shipped[0].config.causal != causal:
-        raise ValueError(f"checkpoint {CHECKPOINTS[causal]} has causal={shipped[0].config.causal}, expected {causal}")
-    return shipped
-
-
-def examples(n: int = 8) -> list[Example]:
-    """The examples a student can pick: the fixed probe, then the first test sentences."""
-    task = get_task(TASK)
-    return [task.probe, *task.test[: n - 1]]
-
-
-@dataclass(frozen=True)
-class Scores:
-    """How one model does on a batch, fed the gold prefix (teacher forcing) and fed its own output (greedy)."""
-
-    teacher_forced_accuracy: float  # share of target tokens predicted right from the gold prefix
-    teacher_forced_exact: float  # share of sentences with every token right from the gold prefix
-    free_running_accuracy: float  # share of target tokens right when each step reads the model's own output
-    free_running_exact: float  # share of sentences generated exactly right (train.evaluate's measure)
-    sentences: int
-
-
-def _token_hits(predicted: torch.Tensor, target_out: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(hits, real)``, both ``(B, T)`` bool: predicted equals gold, and the gold is not padding."""
-    width = target_out.size(1)
-    predicted = predicted[:, :width]
-    predicted = torch.nn.functional.pad(predicted, (0, width - predicted.size(1)), value=PAD_ID)  # (B, T)
-    real = target_out != PAD_ID
-    return (predicted == target_out) & real, real
-
-
-@torch.inference_mode()
-def measure(model: nn.Module, batch: Batch) -> Scores:
-    """Teacher-forced and free-running accuracy (tokens and whole sentences) of ``model`` on ``batch``."""
-    forced = teacher_forced(model, batch.source, batch.source_lengths, batch.target_in).tokens  # (B, T)
-    forced = forced.masked_fill(batch.target_out == PAD_ID, PAD_ID)  # no prediction is asked after the gold EOS
-    generated = greedy(model, batch.source, batch.source_lengths, max_len=batch.target_out.size(1)).tokens
-    rows = []
-    for predicted in (forced, generated):
-        hits, real = _token_hits(predicted, batch.target_out)
-        exact = exact_match(predicted, batch.target_out)  # (B,) the whole row, EOS and padding included
-        rows.append((float(hits.sum() / real.sum()), float(exact.float().mean())))
-    (tf_acc, tf_exact), (fr_acc, fr_exact) = rows
-    return Scores(tf_acc, tf_exact, fr_acc, fr_exact, len(batch))
-
-
-def teacher_forced_accuracy(model: nn.Module, batch: Batch) -> float:
-    """Share of target tokens right from the gold prefix (what the training loss rewards)."""
-    with torch.inference_mode():
-        forced = teacher_forced(model, batch.source, batch.source_lengths, batch.target_in).tokens
-        hits, real = _token_hits(forced, batch.target_out)
-    return float(hits.sum() / real.sum())
-
-
-@dataclass(frozen=True)
-class DecoderView:
-    """One example through one model: its decoder's self-attention (teacher forced) and its two outputs."""
-
-    source: str
-    target: str
-    inputs: list[str]  # the decoder's input tokens: BOS + target characters (rows and columns of the maps)
-    outputs: list[str]  # the gold next token at each position: target characters + EOS
-    self_attention: dict[int, np.ndarray]  # layer -> (h, T, T)
-    teacher_forced: list[str]  # the predicted next token at each position, fed the gold prefix
-    free_running: str  # the greedy output, each step fed the model's own previous token
-
-
-@torch.inference_mode()
-def look(model: nn.Module, example: Example) -> DecoderView:
-    task = get_task(TASK)
-    batch = make_batch([example], task)
-    tokenizer = task.target_tokenizer
-    forced = teacher_forced(model, batch.source, batch.source_lengths, batch.target_in)
-    generated = greedy(model, batch.source, batch.source_lengths, max_len=2 * batch.target_out.size(1))
-    maps = {
-        int(name.split(".")[1]): m[0].numpy()
-        for name, m in forced.attention.items()
-        if name.startswith("decoder.") and name.endswith(".self")
-    }  # fmt: skip
-    return DecoderView(
-        source=example.source,
-        target=example.target,
-        inputs=[BOS_LABEL, *tokenizer.pieces(example.target)],
-        outputs=[*tokenizer.pieces(example.target), "</s>"],
-        self_attention=maps,
-        teacher_forced=[tokenizer.id_to_piece(i) for i in forced.tokens[0].tolist()],
-        free_running=tokenizer.decode(generated.tokens[0].tolist()),
-    )
-
-
-def shipped_view(causal: bool, index: int) -> DecoderView:
-    """The shipped decoder (with or without the causal mask) on the example at ``index`` of :func:`examples`."""
-    return look(load_model(causal)[0], examples()[index])
-
-
-def outputs_caption(source: str, quote=repr) -> str:
-    """Under section 3's table: what each column was fed; ``quote`` shows the example verbatim."""
-    return (
-        f"The example {quote(source)}. Teacher forced, each character is predicted from the gold "
-        "characters before it (and, for the cheater, after it); generating, from the model's own."
-    )
-
-
-def outputs_table(normal: DecoderView, cheater: DecoderView) -> list[dict]:
-    """Section 3's table: each decoder's gold, teacher-forced and free-running outputs on one example."""
-    return [
-        {
-            "decoder": LABELS[causal],
-            "gold": view.target,
-            "teacher forced: next token at each position": "".join(view.teacher_forced[:-1]),
-            "generating on its own (greedy)": view.free_running,
-        }
-        for causal, view in ((True, normal), (False, cheater))
-    ]
-
-
-def head_map(view: DecoderView, layer: int, head: int | None) -> np.ndarray:
-    """``(T, T)``: one head's self-attention, or the mean of the heads (``head=None``)."""
-    m = view.self_attention[layer]  # (h, T, T)
-    return m.mean(0) if head is None else m[head]
 
 
 def pair_figure(
@@ -452,43 +313,167 @@ def pair_figure(
     return figure(data, layout)
 
 
-# ------------------------------------------------------------------------------------- shipped results
-# The two shipped decoders measured on the same sentences (``scripts/masking_results.py``): a Comparison of two
-# variants with one run each, the checkpoints' own seed. n = 1: it describes these two models, it proves nothing
-# about decoders in general (Comparison.compare would call any difference "too close").
+# --------------------------------------------------------------------------------------------------
+# 3. A decoder-only model that predicts the next token, with and without the causal mask
+# --------------------------------------------------------------------------------------------------
+# The sequences: an 8-letter word, "=", then the word in Caesar's cipher (every letter 3 further on, z -> c):
+# "sequence=vhtxhqfh". The decoder reads it left to right and predicts every next character. The word's letters
+# are random, so no honest model predicts them; the cipher half follows from the word. A model that may read
+# position t + 1 predicts everything by copying it, and generating gives it no position t + 1 to copy.
+
+TASK = "copy"  # the course's character task whose tokenizer the models use (its checkpoints are checked against it)
+LETTERS = string.ascii_lowercase
+WORD = 8  # letters per word
+SHIFT = 3  # Caesar's own shift
+SEP = "="  # shown for the separator token (the tokenizer's end-of-string id)
+PROBE = "sequence"
+D_MODEL = 64
+STEPS, BATCH, LR, REPORT_EVERY = 1000, 64, 3e-3, 50
+HELD_OUT, TEST = 200, 1000  # words scored during training and at the end
+TEST_SEED = 10_000  # the test words' generator (training words come from the run's seed)
+MODELS = {True: "small-decoder-causal", False: "small-decoder-no-mask"}  # causal -> shipped model name
+PRETRAINED_KEYS = {c: (TASK, name) for c, name in MODELS.items()}  # ui.pretrained's (task, model)
+VARIANT = {True: "causal mask", False: "no mask"}  # causal -> the comparison's variant key
+LABELS = {True: "causal mask", False: "no mask (cheating decoder)"}
 SCRIPT = "scripts/masking_results.py"
-VARIANTS = (CHECKPOINTS[True], CHECKPOINTS[False])  # the variant keys: the shipped checkpoints' names
-VARIANT_LABELS = {CHECKPOINTS[c]: LABELS[c] for c in (True, False)}
-METRICS = {  # the four final metrics, as the table heads them -> the Scores field each comes from
-    "teacher-forced token accuracy": "teacher_forced_accuracy",
-    "teacher-forced exact match": "teacher_forced_exact",
-    "free-running token accuracy": "free_running_accuracy",
-    "free-running exact match": "free_running_exact",
+
+
+@cache
+def tokenizer():
+    return get_task(TASK).source_tokenizer
+
+
+@cache
+def _tables() -> tuple[torch.Tensor, torch.Tensor]:
+    """``(letter ids (26,), cipher (V,))``: the letters' token ids, and each id's id after the shift."""
+    ids = torch.tensor(tokenizer().encode(LETTERS))
+    shifted = torch.arange(tokenizer().vocab_size)
+    shifted[ids] = ids.roll(-SHIFT)
+    return ids, shifted
+
+
+def cipher(word: str) -> str:
+    """Caesar's cipher: every letter ``SHIFT`` further on in the alphabet, z wrapping to c."""
+    return "".join(LETTERS[(LETTERS.index(c) + SHIFT) % len(LETTERS)] for c in word)
+
+
+def sequences(words: torch.Tensor) -> torch.Tensor:
+    """``(B, WORD)`` letter ids -> ``(B, 2·WORD + 1)``: word, separator, cipher."""
+    sep = torch.full((len(words), 1), EOS_ID)
+    return torch.cat([words, sep, _tables()[1][words]], dim=1)
+
+
+def random_words(n: int, generator: torch.Generator) -> torch.Tensor:
+    return random_strings(n, WORD, _tables()[0], generator)  # (n, WORD)
+
+
+def encode_word(word: str) -> torch.Tensor:
+    return torch.tensor([tokenizer().encode(word)])  # (1, WORD)
+
+
+@dataclass(frozen=True)
+class ParsedWord:
+    word: str
+    error: str | None = None
+
+
+def parse_word(text: str) -> ParsedWord:
+    """The student's word: exactly ``WORD`` lowercase letters a–z (what the models were trained on), or a message."""
+    word = text.strip().lower() if isinstance(text, str) else ""
+    if len(word) != WORD:
+        return ParsedWord("", f"Type a word of exactly {WORD} letters (that is {len(word)}), e.g. “{PROBE}”.")
+    odd = sorted({c for c in word if c not in LETTERS})
+    if odd:
+        return ParsedWord("", f"Letters a–z only (not {', '.join(repr(c) for c in odd[:5])}).")
+    return ParsedWord(word)
+
+
+def model_config(causal: bool) -> SmallConfig:
+    return SmallConfig(tokenizer().vocab_size, D_MODEL, "learned", max_len=2 * WORD, causal=causal)
+
+
+def new_model(causal: bool, seed: int) -> TinyDecoder:
+    torch.manual_seed(seed)
+    return TinyDecoder(model_config(causal))
+
+
+def loss_floor() -> float:
+    """The lowest mean loss a decoder that reads only the past can reach: of the 2·WORD predictions, the WORD − 1
+    later letters of the random word cannot be predicted better than uniformly (ln 26 each); the rest can be
+    certain."""
+    return (WORD - 1) / (2 * WORD) * math.log(len(LETTERS))
+
+
+@dataclass(frozen=True)
+class Scores:
+    """One decoder on a set of words: fed the whole sequence (teacher forced) and generating the cipher itself."""
+
+    loss: float  # mean next-token cross-entropy over the whole sequence (what training minimises)
+    teacher_forced_accuracy: float  # cipher letters right when fed the gold sequence
+    free_running_accuracy: float  # cipher letters right when it generates them after "word="
+    free_running_exact: float  # words whose whole cipher it generates right
+
+
+@torch.inference_mode()
+def score(model: TinyDecoder, seqs: torch.Tensor) -> Scores:
+    logits = model(seqs[:, :-1]).logits  # (B, 2W, V): row t predicts token t + 1
+    loss = float(nn.functional.cross_entropy(logits.flatten(0, 1), seqs[:, 1:].flatten()))
+    gold = seqs[:, WORD + 1 :]  # (B, W) the cipher
+    forced = (logits[:, WORD:].argmax(-1) == gold).float()  # rows WORD.. predict the cipher
+    generated, _ = model.generate(seqs[:, : WORD + 1], WORD)  # (B, W)
+    hits = (generated == gold).float()
+    return Scores(loss, float(forced.mean()), float(hits.mean()), float(hits.all(1).float().mean()))
+
+
+def held_out() -> torch.Tensor:
+    return sequences(random_words(HELD_OUT, torch.Generator().manual_seed(TEST_SEED + 1)))
+
+
+def test_set() -> torch.Tensor:
+    return sequences(random_words(TEST, torch.Generator().manual_seed(TEST_SEED)))
+
+
+def train_decoder(causal: bool, seed: int, steps: int = STEPS, *, on_report=None, report_every: int = REPORT_EVERY,
+                  max_seconds: float | None = None) -> tuple[TinyDecoder, list[dict]]:  # fmt: skip
+    """Train a fresh decoder on random words (drawn from ``seed``); ``on_report(point, model)`` at every report,
+    ``point`` = {"step", "seconds", "loss", "teacher_forced_accuracy", "exact_match"} (held-out), False stops."""
+    model, words, check = new_model(causal, seed), torch.Generator().manual_seed(seed), held_out()
+    curve = []
+
+    def report(r: Report) -> bool | None:
+        s = score(model, check)
+        point = {"step": r.step, "seconds": round(r.seconds, 3), "loss": r.loss,
+                 "teacher_forced_accuracy": s.teacher_forced_accuracy, "exact_match": s.free_running_exact}  # fmt: skip
+        curve.append(point)
+        return on_report(point, model) if on_report is not None else None
+
+    def batch(step: int) -> tuple[torch.Tensor, torch.Tensor]:
+        seqs = sequences(random_words(BATCH, words))
+        return seqs[:, :-1], seqs[:, 1:]
+
+    fit(model, batch, steps=steps, lr=LR, seed=seed, report_every=report_every, on_report=report,
+        max_seconds=max_seconds)  # fmt: skip
+    return model, curve
+
+
+METRICS = {  # the final metrics, as the table heads them -> format
+    "final training loss": ".3f",
+    "teacher-forced accuracy": ".1%",
+    "free-running accuracy": ".1%",
+    "free-running exact match": ".1%",
 }
 
 
-def shipped_run(name: str, seed: int, batch: Batch) -> Run:
-    """Shipped checkpoint ``name`` measured on ``batch``: one run, its seed the checkpoint's training seed."""
-    causal = {v: k for k, v in CHECKPOINTS.items()}[name]
-    model, meta = load_model(causal)
-    if meta.get("seed") != seed:
-        raise ValueError(f"checkpoint {name} was trained from seed {meta.get('seed')}, not {seed}")
-    scores = measure(model, batch)
-    command = "python -m minimodels.train " + " ".join(PRETRAINED[name])
-    return Run(
-        name, seed, params={"causal": causal, "steps": meta["training"].get("steps")},
-        final={metric: getattr(scores, field) for metric, field in METRICS.items()},
-        extra={"sentences": scores.sentences, "train_command": command},
-    )  # fmt: skip
-
-
-def measure_shipped(meta: dict, split: str = "test", limit: int | None = None, seed: int = 0) -> Comparison:
-    """Both shipped models measured on ``split`` (its first ``limit`` sentences): what the results file holds."""
-    batch = get_task(TASK).encoded(split)
-    if limit is not None:
-        batch = batch.select(torch.arange(min(limit, len(batch))))
-    meta = {**meta, "split": split, "task": TASK, "seeds": [seed], "script": SCRIPT}
-    return compare_runs(VARIANTS, [seed], lambda name, s: shipped_run(name, s, batch), meta, labels=VARIANT_LABELS)
+def trained_run(causal: bool, seed: int, steps: int = STEPS) -> tuple[Run, TinyDecoder]:
+    """One decoder trained and measured on the test words: its Run (curve and final metrics) and the model."""
+    model, curve = train_decoder(causal, seed, steps)
+    s = score(model, test_set())
+    final = {
+        "final training loss": curve[-1]["loss"], "teacher-forced accuracy": s.teacher_forced_accuracy,
+        "free-running accuracy": s.free_running_accuracy, "free-running exact match": s.free_running_exact,
+    }  # fmt: skip
+    params = {"causal": causal, "steps": curve[-1]["step"], "d_model": D_MODEL}
+    return Run(VARIANT[causal], seed, params, curve, final, {"test words": TEST, "test loss": s.loss}), model
 
 
 def load_results(path: Path | str = RESULTS) -> Comparison:
@@ -496,158 +481,218 @@ def load_results(path: Path | str = RESULTS) -> Comparison:
     path = Path(path)
     results = Comparison.load(path, script=SCRIPT)
     lacking = [
-        name for name in VARIANTS
-        if name not in results.variants or not results.runs_of(name)
-        or any(metric not in run.final for run in results.runs_of(name) for metric in METRICS)
+        v for v in VARIANT.values()
+        if v not in results.variants or len(results.runs_of(v)) < 3
+        or any(m not in run.final or not run.curve for run in results.runs_of(v) for m in METRICS)
     ]  # fmt: skip
     if lacking:
-        raise ValueError(f"{path.name} lacks the results of {', '.join(lacking)}: re-run {SCRIPT}")
+        raise ValueError(f"{path.name} lacks three seeds of {', '.join(lacking)}: re-run {SCRIPT}")
     return results
 
 
 def results_table(results: Comparison) -> list[dict]:
-    """Rows for the page: one per decoder, n and the four measures as percentages."""
-    return results.table({metric: ".1%" for metric in METRICS}, variant_header="decoder")
-
-
-def results_intro(results: Comparison) -> str:
-    """What the table was measured on, read from the runs."""
-    sentences = results.runs_of(CHECKPOINTS[True])[0].extra.get("sentences", "?")
-    return f"Measured on **{sentences}** dates of the {results.meta.get('split', '?')} split:"
-
-
-def train_commands(results: Comparison) -> list[str]:
-    """How each shipped decoder was trained, in the table's order."""
-    return [results.runs_of(name)[0].extra.get("train_command", "?") for name in VARIANTS]
-
-
-def provenance_note(results: Comparison, quote=repr) -> str:
-    """The note beside the shipped table's provenance: what the measures mean and how the models were trained."""
-    commands = "; ".join(quote(command) for command in train_commands(results))
-    return (
-        "One run of each shipped model (n = 1): a description of these two decoders. Token accuracy: share of "
-        "output characters (the end-of-sequence included) right; exact match: share of dates with every character "
-        "right. Teacher forced: fed the gold prefix; free-running: fed its own output, greedily (what "
-        f"`minimodels.train.evaluate` and the training curves report). Torch {results.meta.get('torch', '?')}; the "
-        f"models were trained with {commands}."
-    )
-
-
-CHEAT_TEXT = (
-    "Without the mask, position t can read position t + 1 of its own input, which under teacher forcing **is** "
-    "the token it must predict. Training rewards only the teacher-forced prediction, so nothing stops it from "
-    "learning to copy. Then ask it to *generate*: each step now reads only what it has written so far, and the "
-    "future it may have learned to copy does not exist yet. Predict what that does before you reveal the outputs."
-)
-
-
-def _level(value: float) -> str:
-    """A share in words, for a sentence that must turn round with the numbers."""
-    return "nearly all" if value >= 0.9 else "almost none" if value < 0.1 else "some"
+    return results.table(METRICS, variant_header="decoder")
 
 
 def results_sentences(results: Comparison) -> list[str]:
-    """What the shipped table says, computed from it: for each decoder, its teacher-forced token accuracy against its
-    free-running exact match, and whether the second falls far below the first. One run each (n = 1): a description
-    of these two decoders, never a verdict about decoders in general."""
-    lines = []
-    for causal in (True, False):
-        name = CHECKPOINTS[causal]
-        forced = results.spread("teacher-forced token accuracy", name).mean
-        free = results.spread("free-running exact match", name).mean
-        falls = forced - free > 0.1
-        lines.append(
-            f"The {LABELS[causal]} gets {forced:.1%} of the tokens right teacher forced and generates {_level(free)} "
-            f"of the dates exactly right on its own ({free:.1%}): "
-            + ("what training measured says little about generating." if falls else "the two measures agree.")
-        )
-    lines.append("One shipped model each (n = 1): this describes these two decoders, it measures no spread.")
-    return lines
+    """What the measured table says, each computed with the verdict rule (a file where it goes the other way says
+    so): training loss, teacher-forced accuracy, then generating."""
+    causal, cheat = VARIANT[True], VARIANT[False]
+    loss = results.compare(cheat, causal, "final training loss", higher_is_better=False)
+    forced = results.compare(cheat, causal, "teacher-forced accuracy")
+    free = results.compare(causal, cheat, "free-running exact match")
+    floor = loss_floor()
+    below = results.spread("final training loss", cheat).mean < floor
+    return [
+        loss.sentence(".3f", "final training loss (lower is better)")
+        + (f" It is below {floor:.3f}, the least a decoder that reads only the past can reach: it read the answer."
+           if below else f" It is not below {floor:.3f}, the least a decoder that reads only the past can reach."),
+        forced.sentence(".1%", "teacher-forced accuracy"),
+        free.sentence(".1%", "free-running exact match (generating the cipher itself)"),
+    ]  # fmt: skip
+
+
+def results_curves(results: Comparison, x: str = "step") -> tuple[dict, dict]:
+    """Training loss and held-out free-running exact match against ``x``, every seed and the mean ± sd."""
+    title = {"step": "training step", "seconds": "seconds"}[x]
+    loss = curves_chart(results.curve_points("loss", x=x), y_title="training loss", x_title=title,
+                        title="Loss (what training sees)", height=280)  # fmt: skip
+    exact = curves_chart(results.curve_points("exact_match", x=x), y_title="held-out exact match", x_title=title,
+                         title="Generating the cipher itself", height=280, percent=True)  # fmt: skip
+    return loss, exact
+
+
+def provenance_note(results: Comparison) -> str:
+    meta = results.meta
+    return (
+        f"Means ± sd over seeds {', '.join(map(str, results.seeds))}: {meta.get('steps')} steps of {BATCH} random "
+        f"words each, Adam at {LR:g}, d = {D_MODEL}; a held-out check ({HELD_OUT} words) every {REPORT_EVERY} steps. "
+        f"Scored at the end on {TEST} test words. Teacher forced: fed the gold sequence, the cipher letters "
+        "predicted right; free-running: after “word=”, each letter generated from its own output (greedy); exact "
+        "match: the whole cipher right."
+    )
 
 
 def cheat_gap(results: Comparison) -> float:
-    """The cheating decoder's teacher-forced token accuracy minus its free-running exact match (means over runs)."""
-    cheater = CHECKPOINTS[False]
-    spread = results.spread
-    return spread("teacher-forced token accuracy", cheater).mean - spread("free-running exact match", cheater).mean
+    """The cheating decoder's teacher-forced accuracy minus its free-running exact match (means over seeds)."""
+    cheat = VARIANT[False]
+    return (results.spread("teacher-forced accuracy", cheat).mean
+            - results.spread("free-running exact match", cheat).mean)  # fmt: skip
+
+
+# ------------------------------------------------------------------------- the shipped decoders on one word
+def load_model(causal: bool) -> tuple[TinyDecoder, dict]:
+    """``(model, meta)`` of the shipped decoder with or without the causal mask: the one copy ``load_pretrained``
+    keeps per process, shared read-only."""
+    shipped = load_pretrained(*PRETRAINED_KEYS[causal])
+    if shipped[0].config.causal != causal:
+        raise ValueError(f"checkpoint {MODELS[causal]} has causal={shipped[0].config.causal}, expected {causal}")
+    return shipped
+
+
+def input_labels(word: str) -> list[str]:
+    """The decoder's input positions: the word, the separator, the cipher without its last letter."""
+    return [*word, SEP, *cipher(word)[:-1]]
+
+
+@dataclass(frozen=True)
+class DecoderView:
+    """One word through one decoder: its self-attention (teacher forced) and its two outputs."""
+
+    word: str
+    inputs: list[str]  # 2·WORD labels: rows and columns of the map
+    attention: np.ndarray  # (T, T)
+    teacher_forced: str  # the cipher letters it predicts when fed the gold sequence
+    free_running: str  # the cipher it generates after "word="
+
+
+@torch.inference_mode()
+def look(model: TinyDecoder, word: str) -> DecoderView:
+    seqs = sequences(encode_word(word))  # (1, 2W + 1)
+    output = model(seqs[:, :-1])
+    forced = output.logits[0, WORD:].argmax(-1).tolist()
+    generated, _ = model.generate(seqs[:, : WORD + 1], WORD)
+    return DecoderView(word, input_labels(word), output.attention["self"][0].double().numpy(),
+                       tokenizer().decode(forced), tokenizer().decode(generated[0].tolist()))  # fmt: skip
+
+
+def shipped_view(causal: bool, word: str) -> DecoderView:
+    return look(load_model(causal)[0], word)
+
+
+def outputs_table(normal: DecoderView, cheater: DecoderView) -> list[dict]:
+    """Each decoder's cipher of one word: the gold, predicted when fed the gold sequence, generated on its own."""
+    return [
+        {"decoder": LABELS[causal], "gold cipher": cipher(view.word), "teacher forced": view.teacher_forced,
+         "generating on its own": view.free_running}
+        for causal, view in ((True, normal), (False, cheater))
+    ]  # fmt: skip
+
+
+def outputs_caption(word: str, quote=repr) -> str:
+    return (
+        f"The word {quote(word)}. Teacher forced, each cipher letter is predicted from the gold sequence (for the "
+        "cheating decoder, the letters after it too); generating, from the decoder's own letters so far."
+    )
+
+
+def diagonal_weight(weights: np.ndarray, offset: int, first_row: int = 0) -> float:
+    """Mean over rows ``first_row`` … of the weight on key ``row + offset`` (rows where that key exists)."""
+    rows = [t for t in range(first_row, len(weights)) if 0 <= t + offset < weights.shape[1]]
+    return float(np.mean([weights[t, t + offset] for t in rows]))
+
+
+def maps_caption(normal: DecoderView, cheater: DecoderView) -> str:
+    """Under the two maps: where each decoder's rows put their weight, computed from the maps."""
+    back = diagonal_weight(normal.attention, -WORD, first_row=WORD)  # cipher rows reading the letter WORD back
+    ahead = diagonal_weight(cheater.attention, 1)
+    return (
+        f"With the mask, the rows from “{SEP}” on put {back:.0%} of their weight (mean) on the letter {WORD} places "
+        f"back, the one the next cipher letter is made from. Without it, rows put {ahead:.0%} of their weight "
+        "(mean) on the very next position: the answer, handed over by the input."
+    )
+
+
+MAPS_TEXT = (
+    "Two decoders of the same size, each one self-attention with one W^Q, W^K, W^V and a linear read-out, trained "
+    f"on sequences like “{PROBE}{SEP}{cipher(PROBE)}”: a random {WORD}-letter word, “{SEP}”, then the word in "
+    f"Caesar's cipher (each letter {SHIFT} further on in the alphabet). At every position they predict the next "
+    "character. One has the causal mask, one does not (the *cheating decoder*). Their attention on your word, fed "
+    "the whole sequence: rows, the position predicting; columns, the position read."
+)
+POSITIONS_NOTE = (
+    "To know which letter sits where, each decoder adds a learned vector for each position to each letter's "
+    "vector: without it, attention cannot tell positions apart. How and why is lesson 8."
+)
+
+CHEAT_TEXT = (
+    "Without the mask, position t can read position t + 1 of its input, which during training **is** the token it "
+    "must predict. Training rewards only that prediction, so nothing stops it from learning to copy. Then ask it "
+    "to *generate*: after “word=”, each step reads only what is there so far, and the position it learned to copy "
+    "does not exist yet. Predict what that does before you reveal the outputs."
+)
 
 
 # --------------------------------------------------------------------------------------------------
 # 4. Train both yourself
 # --------------------------------------------------------------------------------------------------
-
-LIVE_REPORT_EVERY = 10
-LIVE_TARGET = 0.95  # a causal decoder stops here; the cheater never gets there and uses its whole budget
-
-
-@dataclass
-class MaskingProgress(Progress):
-    """A training report plus what teacher forcing scores on the same held-out sentences."""
-
-    teacher_forced_accuracy: float = 0.0
+LIVE_REPORT_EVERY = 25
+LIVE_TARGET = 0.95  # a causal decoder stops at this held-out exact match; the cheater uses its whole budget
 
 
-def new_training(causal: bool, seed: int, budget_seconds: float):
-    """A fresh dates Transformer, with or without the causal mask, and the function that trains it.
+@dataclass(frozen=True)
+class MaskingProgress:
+    """One live report, as the training panel reads it (step, seconds, loss, exact_match, attention)."""
 
-    Returns ``(model, train_fn(on_progress))``; each report carries the held-out teacher-forced token accuracy
-    beside :func:`minimodels.train.evaluate`'s free-running exact match, measured on the same sentences.
-    """
-    task = get_task(TASK)
-    model = build_model(MODEL, task, seed=seed, causal=causal)
-    config = default_train_config(
-        MODEL,
-        seed=seed,
-        max_seconds=budget_seconds,
-        max_steps=None,
-        target_exact_match=LIVE_TARGET,
-        report_every=LIVE_REPORT_EVERY,
-        threads=THREADS_PER_RUN,
-    )
-    held_out = task.encoded("valid")
-    held_out = held_out.select(torch.arange(min(config.eval_size, len(held_out))))
+    step: int
+    seconds: float
+    loss: float
+    exact_match: float  # held-out free-running exact match
+    teacher_forced_accuracy: float
+    attention: np.ndarray  # (T, T) the probe's map, teacher forced
+    prediction: str  # the probe's cipher, generated
+
+
+def new_run(causal: bool, seed: int, budget_seconds: float) -> TrainingRun:
+    """A fresh decoder for one student, trained on one core for ``budget_seconds`` (a causal one stops at
+    ``LIVE_TARGET``)."""
+    check_budget(budget_seconds)
+    holder: dict = {}
 
     def train_fn(on_progress):
-        def report(progress: Progress) -> bool:
-            model.eval()
-            accuracy = teacher_forced_accuracy(model, held_out.to(next(model.parameters()).device))
-            model.train()
-            return on_progress(MaskingProgress(**vars(progress), teacher_forced_accuracy=accuracy))
+        torch.set_num_threads(THREADS_PER_RUN)
 
-        return train(model, task, config, report)
+        def report(point: dict, model: TinyDecoder) -> bool:
+            view = look(model, PROBE)
+            progress = MaskingProgress(point["step"], point["seconds"], point["loss"], point["exact_match"],
+                                       point["teacher_forced_accuracy"], view.attention, view.free_running)  # fmt: skip
+            go_on = on_progress(progress)
+            return bool(go_on) and not (causal and point["exact_match"] >= LIVE_TARGET)
 
-    return model, train_fn
+        holder["model"], _ = train_decoder(
+            causal, seed, steps=100_000, on_report=report, report_every=LIVE_REPORT_EVERY,
+            max_seconds=float(budget_seconds),
+        )  # fmt: skip
+        return holder["model"]
+
+    return TrainingRun(train_fn, name=f"masking-{RUN_NAMES[causal]}")
 
 
 RUN_NAMES = {True: "causal", False: "cheat"}  # causal -> the run's name (and its training panel's key)
 
 
-def new_run(causal: bool, seed: int, budget_seconds: float) -> TrainingRun:
-    """The training panel's run: :func:`new_training`'s model and trainer, named for the decoder."""
-    fresh, train_fn = new_training(causal, seed, float(budget_seconds))
-    return TrainingRun(train_fn, model=fresh, name=f"masking-{RUN_NAMES[causal]}")
+def snapshot_figure(snapshot: MaskingProgress) -> go.Figure:
+    """A live report as the probe's self-attention map, titled with its step."""
+    labels = input_labels(PROBE)
+    return attention_heatmap(snapshot.attention, labels, labels, title=f"self-attention on “{PROBE}” at step "
+                             f"{snapshot.step}")  # fmt: skip
 
 
-def snapshot_map(snapshot: Progress) -> tuple[np.ndarray, list[str]]:
-    """The probe's last decoder layer self-attention, heads averaged ``(T, T)``, and its input labels."""
-    layers = sorted(int(k.split(".")[1]) for k in snapshot.attention_maps if k.endswith(".self") and "decoder" in k)
-    m = snapshot.attention_maps[f"decoder.{layers[-1]}.self"]  # (h, T, T)
-    return m.mean(0), [BOS_LABEL, *snapshot.target_tokens[:-1]]
-
-
-def snapshot_figure(snapshot: Progress) -> go.Figure:
-    """A live run's report as the probe's decoder self-attention map, titled with its step."""
-    weights, labels = snapshot_map(snapshot)
-    title = f"decoder self-attention (last layer, heads averaged) at step {snapshot.step}"
-    return attention_heatmap(weights, labels, labels, title=title)
-
-
-MEASURES = ("teacher-forced token accuracy", "free-running exact match")
+MEASURES = ("teacher-forced accuracy", "free-running exact match")
 
 
 def two_measures_chart(history: list[MaskingProgress], *, height: int = 150) -> dict:
-    """Teacher-forced token accuracy and free-running exact match against the training step, one line each, drawn
-    by the one curve builder (:func:`~lessons.common.comparison.curves_chart`; one run, so no band)."""
+    """Teacher-forced accuracy and free-running exact match against the step, one line each (one run, no band)."""
     points = [
         {"variant": name, "label": name, "order": order, "seed": 0, "x": p.step, "y": value}
         for p in history
@@ -657,21 +702,37 @@ def two_measures_chart(history: list[MaskingProgress], *, height: int = 150) -> 
                         height=height, percent=True)  # fmt: skip
 
 
+def train_text() -> str:
+    """Above the train-both panel: what the runs are scored on and what to predict. It states no result."""
+    return (
+        "Train a fresh decoder for you alone, with or without the causal mask, then the other. Every "
+        f"{LIVE_REPORT_EVERY} steps the same {HELD_OUT} held-out words are scored both ways: teacher-forced "
+        "accuracy and free-running exact match (the chart beside the figure). A run with the mask stops at "
+        f"{LIVE_TARGET:.0%} exact match; one without uses its whole budget. **Predict before you train:** for each "
+        "decoder, will the two curves climb together, or will one run away from the other?"
+    )
+
+
+NEXT_TEXT = (
+    "A decoder that translates also reads the *source* sentence, not only its own output so far: in lesson 10 the "
+    "decoder also reads the source through cross-attention, with the same causal mask on its own positions."
+)
+
+
 # --------------------------------------------------------------------------------------------------
 # Exercises, their answers computed from the same functions the figures use
 # --------------------------------------------------------------------------------------------------
 
 
 def exercises() -> list[Exercise]:
-    """The check-yourself questions, all computed by hand: a softmax with padding, the causal mask's count, where
-    the −∞ go, and what the cheating decoder can read. Answers computed with the lesson's own functions."""
+    """The check-yourself questions, by hand or by reasoning: a softmax with padding, the causal mask's count, where
+    the −∞ go, and what the cheating decoder can read."""
     demo = padding_attention(parse_batch(DEFAULT_SENTENCES).sentences)
     hello = len(demo.sentences) - 1  # "Hello": one word, the most padding
     S, pads = len(demo.tokens[hello]), demo.tokens[hello].count(PAD)
     equal = masked_softmax(torch.zeros(S), torch.ones(S, dtype=torch.bool))  # (S,) every score the same
     on_pads = float(equal[demo.mask[hello].logical_not()].sum())
-    target = get_task(TASK).target_tokenizer.pieces(get_task(TASK).probe.target)
-    T = len(target) + 1  # BOS + the characters
+    T = 2 * WORD  # the decoder's input positions
     allowed = int(causal_mask(T).sum())
     return [
         Exercise(
@@ -693,8 +754,8 @@ def exercises() -> list[Exercise]:
         Exercise(
             key="masking.ex2",
             prompt=(
-                f"A date's decoder input has T = {T} positions (`<s>` and {T - 1} characters). How many (query, key) "
-                "pairs does the causal mask allow?"
+                f"The decoder's input has T = {T} positions ({WORD} letters, “{SEP}”, {WORD - 1} cipher letters). How "
+                "many (query, key) pairs does the causal mask allow?"
             ),
             answer=allowed,
             explanation=(
@@ -713,52 +774,79 @@ def exercises() -> list[Exercise]:
             "key, position 2 two, position 3 all three.",
         ),
         Exercise(
-            key="masking.ex4",
+            key="masking.ex5",
             prompt=(
-                "A decoder is trained **without** the causal mask, with teacher forcing. What can position t read "
-                "during training that it cannot read when it generates?"
+                "A decoder is trained **without** the causal mask. What can position t read during training that it "
+                "cannot read when it generates?"
             ),
             choices=(
-                "the very token it must predict, which teacher forcing puts in its input one position later; when "
-                "generating it does not exist yet",
-                "the source sentence",
+                "the very token it must predict, which sits in its input one position later; when generating it "
+                "does not exist yet",
+                "the random word",
                 "its own earlier outputs",
                 "nothing: training and generating feed it the same input",
             ),
             answer=0,
-            explanation="Teacher forcing feeds the gold output shifted right (`<s>`, y₁, y₂, …): input position t + 1 "
-            "holds yₜ, the very token position t must predict. Without the mask its self-attention can read it, so "
-            "copying it scores perfectly. Generating, position t + 1 has not been written yet: the shortcut is gone.",
-            hint="What does teacher forcing put in the decoder's input one position after t?",
+            explanation="In training the input is the whole sequence and the target the same sequence shifted by one: "
+            "input position t + 1 holds the very token position t must predict. Without the mask its attention can "
+            "read it, so copying it scores perfectly. Generating, position t + 1 has not been written yet: the "
+            "shortcut is gone.",
+            hint="The target at position t is which token of the input?",
         ),
     ]
+
+
+def floor_prediction() -> Exercise:
+    """Predict, before section 3's results: the least mean loss a decoder that reads only the past can reach (by
+    hand; the answer is :func:`loss_floor`)."""
+    T, floor = 2 * WORD, loss_floor()
+    return Exercise(
+        key="masking.ex4",
+        prompt=(
+            "**Predict before you reveal the results.** A decoder that reads only the past cannot guess the "
+            f"random letters of the word. Of the {T} predictions in a sequence ({WORD} letters, “{SEP}”, "
+            f"{WORD} cipher letters; the first letter is never predicted), {WORD - 1} are such letters, each "
+            "one of 26 equally likely. What is the lowest mean loss (cross-entropy, natural log) such a decoder "
+            "can reach over the whole sequence? (three decimals)"
+        ),
+        answer=floor,
+        tolerance=0.01,
+        explanation=(
+            f"A random letter is predicted at best uniformly: loss ln 26 = {math.log(26):.3f}. “{SEP}” and the "
+            f"cipher letters follow from the word: loss 0 at best. Mean over the {T} predictions: {WORD - 1} × "
+            f"{math.log(26):.3f} / {T} = {floor:.3f}. A decoder whose training loss goes below it must be reading "
+            "letters it should not see."
+        ),
+        hint="Only the unpredictable letters cost anything; average their cost over every prediction.",
+    )
 
 
 CHEAT_CHOICES = ("nearly all (at least 90%)", "some (10% to 90%)", "almost none (under 10%)")
 
 
 def cheat_prediction(results: Comparison) -> Exercise:
-    """Predict, before section 3's outputs are revealed: how many test dates the cheating decoder generates exactly
-    right. The answer is read from the shipped results."""
-    cheater = CHECKPOINTS[False]
-    free = results.spread("free-running exact match", cheater).mean
-    forced = results.spread("teacher-forced token accuracy", cheater).mean
-    answer = 0 if free >= 0.9 else 2 if free < 0.1 else 1
+    """Predict, before section 3's outputs are revealed: how many test words the cheating decoder ciphers exactly
+    right when it generates. The answer is read from the measured results."""
+    cheat = VARIANT[False]
+    free = results.spread("free-running exact match", cheat)
+    forced = results.spread("teacher-forced accuracy", cheat)
+    answer = 0 if free.mean >= 0.9 else 2 if free.mean < 0.1 else 1
     return Exercise(
-        key="masking.ex5",
+        key="masking.ex6",
         prompt=(
-            "**Predict before you reveal the outputs.** The shipped decoder trained *without* the causal mask now "
-            "generates on its own, greedily, on the test dates. How many does it get exactly right?"
+            "**Predict before you reveal the outputs.** The decoder trained *without* the causal mask now generates "
+            "the cipher on its own, greedily, after “word=”, for test words it never saw. How many does it get "
+            "exactly right?"
         ),
         choices=CHEAT_CHOICES,
         answer=answer,
         explanation=(
-            f"Measured on the shipped model: {free:.1%} exactly right on its own, against {forced:.1%} of the tokens "
-            f"right teacher forced (a gap of {forced - free:.0%}). "
+            f"Measured: {free.text('.1%')} exactly right on its own, against {forced.text('.1%')} of the cipher "
+            "letters right when fed the gold sequence. "
             + (
-                "Its training score was earned by copying the next gold token, which generating never provides."
-                if forced - free > 0.1
-                else "Here generating does as well as teacher forcing: this model did not learn the shortcut."
+                "Its training score was earned by copying the next input token, which generating never provides."
+                if forced.mean - free.mean > 0.1
+                else "Here generating does as well as teacher forcing: these models did not learn the shortcut."
             )
         ),
         hint="Which input did its training score depend on, and is that input there when it generates?",
@@ -766,18 +854,6 @@ def cheat_prediction(results: Comparison) -> Exercise:
 
 
 def all_exercises(results: Comparison | None) -> list[Exercise]:
-    """Every exercise of the lesson: the four by hand and, with the shipped results, the prediction."""
-    return [*exercises(), *([cheat_prediction(results)] if results is not None else [])]
-
-
-def train_text() -> str:
-    """Above the train-both panel: what the student's two runs are scored on, and what to predict first. It states
-    no result: the student's own curves are the result."""
-    return (
-        "Train a fresh dates Transformer for you alone, with or without the causal mask, then the other one. Every "
-        f"{LIVE_REPORT_EVERY} steps the same 200 held-out dates are scored both ways, teacher-forced token "
-        "accuracy and free-running exact match (the chart under the curves). A run with the mask stops at "
-        f"{LIVE_TARGET:.0%} exact match; one without uses its whole budget. **Predict before you train:** for each "
-        "decoder, will the two curves climb together, or will one run away from the other? Then train both and "
-        "see."
-    )
+    """Every exercise of the lesson: the four at the end, the loss floor and, with the measured results, the
+    cheater's prediction."""
+    return [*exercises(), floor_prediction(), *([cheat_prediction(results)] if results is not None else [])]

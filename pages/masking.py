@@ -1,11 +1,13 @@
 """Lesson: masking (Part 2)."""
 
+from functools import partial
+
 import streamlit as st
 
 import ui
 from lessons import masking
 from minimodels.attention import causal_mask, masked_softmax, padding_mask
-from minimodels.transformer import TinyTransformer
+from minimodels.small import TinyDecoder
 
 lesson = ui.lesson("masking")
 ui.explain(
@@ -74,10 +76,9 @@ padding()
 # --- 2. The causal mask ------------------------------------------------------------------------------------
 ui.section(
     "2 · The sequence (causal) mask",
-    "A decoder is trained with **teacher forcing**: its input is the gold output shifted right (`<s>` then the "
-    "target), and at every position it predicts the next token, all positions at once. Position t's input row "
-    "is the answer to position t − 1. So query i may attend to keys j ≤ i only: the mask is the lower triangle. "
-    "Here on the dates task (“Sunday, November 22, 2026” → “2026-11-22”, character by character).",
+    "A decoder predicts the next token at every position, all positions at once: its input is the sequence and its "
+    "target the same sequence shifted by one. Position t's target is position t + 1's input. So query i may attend "
+    "to keys j ≤ i only: the mask is the lower triangle. Here on sequences like “word=cipher” (section 3).",
 )
 if not all(ui.pretrained(*masking.PRETRAINED_KEYS[causal]) for causal in (True, False)):
     st.stop()
@@ -85,66 +86,52 @@ decoder_view = st.cache_data(max_entries=64, show_spinner=False)(masking.shipped
 
 
 @st.fragment
-def causal_demo(normal: masking.DecoderView, T: int, example_index: int) -> None:
+def causal_demo(labels: list[str]) -> None:
+    T = len(labels)
     cols = st.columns(2)
     with cols[0]:
-        ui.plotly(masking.causal_mask_figure(normal.inputs), key="masking.causal_mask")
+        ui.plotly(masking.causal_mask_figure(labels), key="masking.causal_mask")
     with cols[1]:
-        t = ui.linked(st.slider, "Query position", 1, T, 4, key="masking.position", help="1 is <s>.") - 1
-        row = masking.causal_row(T, t, seed=example_index)
-        st.dataframe(row.table(normal.inputs), hide_index=True, height=36 * (T + 1) + 3)
-        st.caption(masking.causal_row_caption(row, normal.inputs[t], quote=ui.literal))
+        t = ui.linked(st.slider, "Query position", 1, T, 4, key="masking.position") - 1
+        row = masking.causal_row(T, t)
+        st.dataframe(row.table(labels), hide_index=True, height=36 * (T + 1) + 3)
+        st.caption(masking.causal_row_caption(row, labels[t], quote=ui.literal))
 
 
-@st.fragment
-def trained_maps(normal: masking.DecoderView, cheater: masking.DecoderView) -> None:
-    cols = st.columns(2)
-    layers = sorted(normal.self_attention)
-    layer = ui.linked(cols[0].radio, "Decoder layer", layers, index=len(layers) - 1, horizontal=True,
-                      key="masking.layer", format_func=lambda i: f"layer {i + 1}")  # fmt: skip
-    head = ui.linked(
-        cols[1].selectbox, "Head", [None, *range(normal.self_attention[layer].shape[0])], key="masking.head",
-        format_func=lambda h: "mean of the heads" if h is None else f"head {h + 1}",
+@st.fragment  # the word redraws sections 2 and 3 only
+def on_the_word() -> None:
+    word = ui.checked_text(
+        st.text_input, f"Your word ({masking.WORD} letters a–z)", masking.PROBE, key="masking.word",
+        parse=masking.parse_word, keep="word", what="word", ok_key="masking.word_ok", max_chars=40,
     )  # fmt: skip
-    maps = [(masking.LABELS[c], masking.head_map(view, layer, head)) for c, view in ((True, normal), (False, cheater))]
+    normal, cheater = decoder_view(True, word), decoder_view(False, word)
+    causal_demo(normal.inputs)
+    ui.explain(masking.MAPS_TEXT)
+    st.caption(masking.POSITIONS_NOTE)
+    maps = [(masking.LABELS[c], view.attention) for c, view in ((True, normal), (False, cheater))]
     ui.plotly(masking.pair_figure(maps, normal.inputs, normal.inputs), key="masking.decoder.maps")
     for column, (_, m) in zip(st.columns(2), maps, strict=True):
         column.metric("weight on later positions (mean of the rows)", f"{masking.future_weight(m):.3f}")
-
-
-@st.fragment  # the example redraws sections 2 and 3 only; its own controls, their figures only
-def on_the_example() -> None:
-    choices = masking.examples()
-    example_index = ui.linked(
-        st.selectbox,
-        "Example", range(len(choices)), format_func=lambda i: f"{choices[i].source} → {choices[i].target}",
-        key="masking.example",
-    )  # fmt: skip
-    normal, cheater = decoder_view(True, example_index), decoder_view(False, example_index)
-    causal_demo(normal, len(normal.inputs), example_index)
-    ui.explain(
-        "**On a trained decoder.** Two Transformers, the same size, trained on dates: one with the causal mask, "
-        "one without (the *cheating decoder*). Their decoder self-attention on the example above, teacher forced. "
-        "Rows: the position reading; columns: the position read."
-    )
-    trained_maps(normal, cheater)
+    st.caption(masking.maps_caption(normal, cheater))
     # --- 3. The cheating decoder -----------------------------------------------------------------------------
     ui.section("3 · The cheating decoder", masking.CHEAT_TEXT)
+    ui.exercise(masking.floor_prediction())
     if results is not None:
         ui.exercise(masking.cheat_prediction(results))
-    with st.expander("Reveal the outputs and the measured results (answer the prediction first)",
+    with st.expander("Reveal the outputs and the measured results (answer the predictions first)",
                      icon=":material/visibility:"):  # fmt: skip
         ui.table(masking.outputs_table(normal, cheater))
-        st.caption(masking.outputs_caption(normal.source, quote=ui.literal))
+        st.caption(masking.outputs_caption(word, quote=ui.literal))
         if results is not None:
-            st.markdown(masking.results_intro(results))
-            ui.table(masking.results_table(results))
-            st.markdown("\n".join(f"- {line}" for line in masking.results_sentences(results)))
-            ui.provenance(results.meta, note=masking.provenance_note(results, quote=ui.literal))
+            ui.measured(
+                results, rows=masking.results_table(results), observations=masking.results_sentences(results),
+                curves=partial(masking.results_curves, results), key="masking.shipped", names=("loss", "exact"),
+                note=masking.provenance_note(results), axis_key="masking.axis",
+            )  # fmt: skip
 
 
 results = ui.shipped_results(lesson)
-on_the_example()
+on_the_word()
 
 # --- 4. Train both yourself ----------------------------------------------------------------------------------
 ui.section("4 · Train both yourself", masking.train_text())
@@ -155,31 +142,33 @@ def train_yourself() -> None:
     c = st.columns([2, 1, 2])
     live_causal = c[0].radio("Decoder", [True, False], format_func=masking.LABELS.get, key="masking.live_causal")
     live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="masking.seed"))
-    budget = c[2].select_slider("Seconds of training", [5, 10, 20, 30, 60], value=30, key="masking.budget")
+    budget = c[2].select_slider("Seconds of training", [5, 10, 20, 30, 60], value=20, key="masking.budget")
     panel_key = f"masking.train.{masking.RUN_NAMES[live_causal]}"
 
     def draw(snapshot: masking.MaskingProgress, key: str) -> None:
         cols = st.columns([1, 1, 3])
-        cols[0].metric("teacher-forced token accuracy", f"{snapshot.teacher_forced_accuracy:.1%}")
+        cols[0].metric("teacher-forced accuracy", f"{snapshot.teacher_forced_accuracy:.1%}")
         cols[1].metric("free-running exact match", f"{snapshot.exact_match:.1%}")
         run = ui.current_run(panel_key)
         history = [s for s in run.snapshots if s.step <= snapshot.step] if run is not None else [snapshot]
         ui.vega(masking.two_measures_chart(history), key=f"{key}.measures", container=cols[2])
         ui.plotly(masking.snapshot_figure(snapshot), key=key)
-        st.caption(f"Its output for {ui.literal(masking.examples()[0].source)} now: {ui.literal(snapshot.prediction)}")
+        st.caption(f"Its cipher of {ui.literal(masking.PROBE)}, generated: {ui.literal(snapshot.prediction)}")
 
     ui.training_panel(
         panel_key, lambda: masking.new_run(live_causal, live_seed, budget), draw, budget_seconds=budget,
-        target=masking.LIVE_TARGET if live_causal else None,
-        replay_frame=lambda snapshot: masking.snapshot_map(snapshot)[0],
+        target=masking.LIVE_TARGET if live_causal else None, replay_frame=lambda snapshot: snapshot.attention,
     )  # fmt: skip
 
 
 train_yourself()
 
+# --- 5. What comes next ----------------------------------------------------------------------------------------
+ui.section("5 · Next: the decoder that reads a source", masking.NEXT_TEXT)
+
 ui.page_tail(
     lesson,
-    code=[("The code that computes this", (masked_softmax, padding_mask, causal_mask, TinyTransformer.decode)),
-          ("The code of this page's examples", (masking.padding_attention, masking.measure))],
+    code=[("The code that computes this", (masked_softmax, padding_mask, causal_mask, TinyDecoder)),
+          ("The code of this page's examples", (masking.padding_attention, masking.score))],
     exercises=masking.exercises(),
 )  # fmt: skip

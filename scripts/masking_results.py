@@ -1,14 +1,15 @@
-"""Measure the two shipped dates Transformers of the masking lesson: ``assets/results/masking.json``.
+"""Train and measure the masking lesson's decoders: ``assets/results/masking.json`` and two shipped checkpoints.
 
-    python scripts/masking_results.py [--split test] [--limit N] [--out PATH]
+    python scripts/masking_results.py [--seeds 0 1 2] [--steps 1000] [--threads 1] [--out PATH] [--no-checkpoints]
 
-``dates-transformer`` (decoder with the causal mask) and ``dates-transformer-no-causal`` (the "cheating
-decoder", trained without it) are each measured twice on the same sentences (``lessons.masking.measure``):
-fed the gold prefix (teacher forcing, what training optimises) and fed their own previous output (greedy
-decoding, what using the model means), as token accuracy and as exact match of whole dates. The file is a
-``lessons.common.comparison.Comparison`` of the two checkpoints, one run each (their training seed): it
-describes these two models (n = 1). Accuracies do not depend on the machine's speed; the command, date,
-machine and torch version are written with them.
+One self-attention decoder (``minimodels.small.TinyDecoder``: one W^Q, W^K, W^V, learned positions, a linear
+read-out) predicts the next character of "word=cipher" sequences (a random 8-letter word, "=", the word in Caesar's
+cipher), trained with the causal mask and without it, once per seed (``lessons.masking.trained_run``). Each run
+keeps its curve (training loss, held-out teacher-forced accuracy and free-running exact match every 50 steps) and
+its final scores on 1000 test words. The file is a ``lessons.common.comparison.Comparison`` of the two variants ×
+the seeds. The seed-0 models are saved as ``assets/checkpoints/copy-small-decoder-causal`` and
+``copy-small-decoder-no-mask`` (what the page's maps use). Accuracies do not depend on the machine's speed; the
+command, date, machine, load and seconds are written with them.
 """
 
 from __future__ import annotations
@@ -23,20 +24,39 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons import masking  # noqa: E402
+from lessons.common.comparison import Comparison  # noqa: E402
+from minimodels.checkpoints import ASSETS, save_checkpoint  # noqa: E402
+from minimodels.tasks import get_task  # noqa: E402
 from scripts.common import Measurement, parse, save_comparison  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--split", default="test", choices=["valid", "test"])
-    p.add_argument("--limit", type=int, default=None, help="only the split's first N sentences")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--steps", type=int, default=masking.STEPS)
+    p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", default=str(masking.RESULTS))
+    p.add_argument("--no-checkpoints", action="store_true", help="do not write the seed-0 checkpoints")
     args = parse(p, argv)
-    measured = Measurement("masking_results.py", argv, threads=1)
-    results = masking.measure_shipped({}, args.split, args.limit)
+    measured = Measurement("masking_results.py", argv, threads=args.threads)
+    runs = []
+    for causal in (True, False):
+        for seed in args.seeds:
+            run, model = masking.trained_run(causal, seed, args.steps)
+            runs.append(run)
+            print(masking.VARIANT[causal], seed, {k: round(v, 4) for k, v in run.final.items()}, flush=True)
+            if seed == 0 and not args.no_checkpoints:
+                name = masking.MODELS[causal]
+                training = {"steps": args.steps, "batch": masking.BATCH, "lr": masking.LR,
+                            "command": measured.command, **run.final}  # fmt: skip
+                save_checkpoint(ASSETS / f"{masking.TASK}-{name}", model, model_name=name,
+                                task=get_task(masking.TASK), seed=seed, training=training)  # fmt: skip
+    variants = tuple(masking.VARIANT[c] for c in (True, False))
+    meta = {"script": masking.SCRIPT, "seeds": args.seeds, "steps": args.steps, "task": "word=cipher"}
+    results = Comparison(variants, tuple(runs), meta, {masking.VARIANT[c]: masking.LABELS[c] for c in (True, False)})
     out = save_comparison(results, measured, args.out, masking.load_results, torch=torch.__version__)
-    for row in masking.results_table(masking.load_results(out)):
-        print(row)
+    for line in masking.results_sentences(masking.load_results(out)):
+        print(line)
     return 0
 
 

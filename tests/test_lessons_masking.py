@@ -3,8 +3,8 @@ mask on a trained decoder, and the cheating decoder's two scores."""
 
 import dataclasses
 import json
+import math
 from functools import cache
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,8 +14,6 @@ from lessons import masking
 from lessons import queries_keys_values as qkv
 from lessons.common.comparison import Comparison, Run
 from minimodels.attention import causal_mask, masked_softmax
-from minimodels.tasks import get_task
-from minimodels.train import evaluate
 
 DEFAULT = masking.parse_batch(masking.DEFAULT_SENTENCES).sentences
 
@@ -115,99 +113,128 @@ def test_future_weight_is_the_mass_above_the_diagonal():
     assert masking.future_weight(uniform) == pytest.approx(np.mean([(T - 1 - i) / T for i in range(T)]))
 
 
-def test_the_trained_causal_decoder_gives_exactly_zero_to_later_positions_and_the_cheater_does_not():
-    example = masking.examples()[0]
-    normal, cheater = masking.look(shipped(True), example), masking.look(shipped(False), example)
-    T = len(normal.inputs)
-    assert normal.inputs[0] == masking.BOS_LABEL and normal.outputs[-1] == "</s>" and len(normal.outputs) == T
-    future = ~causal_mask(T).numpy()
-    for layer, maps in normal.self_attention.items():
-        assert maps.shape[-2:] == (T, T)
-        assert (maps[:, future] == 0).all(), f"layer {layer} reads the future"
-        assert masking.future_weight(maps) == 0.0
-    assert masking.future_weight(masking.head_map(cheater, max(cheater.self_attention), None)) > 0.3
-    assert "".join(normal.teacher_forced[:-1]) == example.target
-    assert "".join(cheater.teacher_forced[:-1]) == example.target  # teacher forced, it reads the answer
-    assert normal.free_running == example.target
-    assert cheater.free_running != example.target  # on its own, it cannot
+# --------------------------------------------------------------------------------- the word=cipher task
+def test_sequences_are_word_separator_cipher():
+    assert masking.cipher("xyzabc") == "abcdef" and masking.cipher(masking.PROBE) == "vhtxhqfh"
+    seqs = masking.sequences(masking.encode_word("sequence"))
+    assert seqs.shape == (1, 2 * masking.WORD + 1)
+    tok = masking.tokenizer()
+    assert tok.decode(seqs[0, : masking.WORD].tolist()) == "sequence"
+    assert tok.decode(seqs[0, masking.WORD + 1 :].tolist()) == "vhtxhqfh"
+    assert masking.input_labels("sequence") == [*"sequence", "=", *"vhtxhqf"]
+    words = masking.random_words(50, torch.Generator().manual_seed(0))
+    assert set(tok.decode(words.flatten().tolist())) <= set(masking.LETTERS)
 
 
-def test_the_shipped_checkpoints_are_the_two_decoders():
-    assert shipped(True).config.causal is True
-    assert shipped(False).config.causal is False
-    assert masking.load_model(True)[1]["task"] == masking.TASK
+@pytest.mark.parametrize("text", ["", "short", "toolongword", "sequenc3", "séquence"])
+def test_bad_words_are_refused_with_a_message(text):
+    assert masking.parse_word(text).error
 
 
-# ---------------------------------------------------------------------------------------- the two scores
-def test_measure_agrees_with_train_evaluate_and_shows_the_cheat():
-    batch = get_task(masking.TASK).encoded("test").select(torch.arange(40))
-    normal, cheater = masking.measure(shipped(True), batch), masking.measure(shipped(False), batch)
-    assert normal.free_running_exact == pytest.approx(evaluate(shipped(True), batch))
-    assert cheater.free_running_exact == pytest.approx(evaluate(shipped(False), batch))
-    assert cheater.teacher_forced_accuracy > 0.95 and cheater.free_running_exact < 0.1
-    assert normal.free_running_exact > 0.9 and normal.teacher_forced_accuracy > 0.95
-    assert cheater.teacher_forced_accuracy == pytest.approx(masking.teacher_forced_accuracy(shipped(False), batch))
-    assert normal.sentences == 40
+def test_good_words_are_kept_lowercased():
+    assert masking.parse_word(" Sequence ").word == "sequence"
 
 
-def test_the_shipped_results_hold_the_claim_the_page_makes():
-    """Section 3 says, of these two shipped models (n = 1 each: a description, not a general claim), that the
-    cheater is near-perfect teacher forced and generates almost no date right, and the normal decoder does."""
+def test_the_loss_floor_is_the_random_letters_share_of_ln_26():
+    assert masking.loss_floor() == pytest.approx(7 / 16 * math.log(26))
+
+
+def test_the_causal_decoder_reads_only_the_past_and_the_cheater_reads_the_next_position():
+    seqs = masking.sequences(masking.encode_word("sequence"))[:, :-1]
+    for causal in (True, False):
+        model = masking.new_model(causal, 0)
+        weights = model(seqs).attention["self"][0]
+        assert (masking.future_weight(weights) == 0.0) is causal
+        # changing a later token changes an earlier row's output only without the mask
+        changed = seqs.clone()
+        changed[0, -1] = seqs[0, 0]
+        same = torch.allclose(model(seqs).logits[0, :-1], model(changed).logits[0, :-1])
+        assert same is causal
+
+
+def test_generation_feeds_the_model_its_own_output():
+    model = shipped(True)
+    prompt = masking.sequences(masking.encode_word("abcdefgh"))[:, : masking.WORD + 1]
+    new, weights = model.generate(prompt, masking.WORD)
+    assert masking.tokenizer().decode(new[0].tolist()) == "defghijk"  # the shipped causal decoder ciphers it
+    assert weights.shape == (1, 2 * masking.WORD, 2 * masking.WORD)
+
+
+def test_the_shipped_decoders_read_back_and_ahead_as_the_caption_says():
+    normal, cheater = masking.shipped_view(True, "sequence"), masking.shipped_view(False, "sequence")
+    assert normal.free_running == "vhtxhqfh" and cheater.free_running != "vhtxhqfh"
+    assert masking.future_weight(normal.attention) == 0.0 and masking.future_weight(cheater.attention) > 0.5
+    back = masking.diagonal_weight(normal.attention, -masking.WORD, first_row=masking.WORD)
+    ahead = masking.diagonal_weight(cheater.attention, 1)
+    caption = masking.maps_caption(normal, cheater)
+    assert f"put {back:.0%} of their weight" in caption and f"put {ahead:.0%} of their weight" in caption
+    rows = masking.outputs_table(normal, cheater)
+    assert [r["generating on its own"] for r in rows] == [normal.free_running, cheater.free_running]
+    assert masking.load_model(True) is masking.load_model(True)  # loaded once, shared
+
+
+def test_diagonal_weight_reads_the_right_diagonal():
+    w = np.eye(4)[[1, 2, 3, 3]]  # row t reads t + 1 (the last row reads itself)
+    assert masking.diagonal_weight(w, 1) == 1.0 and masking.diagonal_weight(w, 0) == pytest.approx(1 / 4)
+    assert masking.diagonal_weight(np.eye(4)[[0, 0, 0, 1]], -2, first_row=2) == 1.0
+
+
+# ------------------------------------------------------------------------------------ the measured results
+def test_the_shipped_results_have_three_seeds_and_say_what_the_lesson_claims():
     results = masking.load_results()
-    normal, cheater = (results.runs_of(masking.CHECKPOINTS[c]) for c in (True, False))
-    assert len(normal) == len(cheater) == 1 and results.seeds == (0,)  # one run each: the checkpoints' seed
-    assert cheater[0].value("teacher-forced token accuracy") > 0.95
-    assert cheater[0].value("free-running exact match") < 0.1
-    assert normal[0].value("free-running exact match") > 0.9
-    assert normal[0].extra["sentences"] == len(get_task(masking.TASK).test)
-    assert results.meta["script"] == masking.SCRIPT and results.meta["command"]
-    rows = masking.results_table(results)
-    assert [r["decoder"] for r in rows] == [masking.LABELS[True], masking.LABELS[False]]
-    assert [r["n"] for r in rows] == [1, 1]
-    assert rows[1]["free-running exact match"] == f"{cheater[0].value('free-running exact match'):.1%}"
-    assert masking.results_intro(results) == "Measured on **500** dates of the test split:"
-    assert masking.cheat_gap(results) == pytest.approx(1.0)
+    assert len(results.seeds) >= 3
+    sentences = masking.results_sentences(results)
+    assert sentences[0].startswith("no mask (cheating decoder) beats causal mask on final training loss")
+    assert "it read the answer" in sentences[0]
+    assert sentences[2].startswith("causal mask beats no mask (cheating decoder) on free-running exact match")
+    assert masking.cheat_gap(results) > 0.5
+    assert masking.results_table(results)[0]["n"] == len(results.seeds)
 
 
-def test_a_comparison_of_one_run_each_is_never_a_clear_verdict():
-    """n = 1: whatever the numbers, Comparison.compare calls it too close; the page states no such verdict."""
-    verdict = masking.load_results().compare(*masking.VARIANTS, "free-running exact match")
-    assert verdict.outcome == "too close" and "one seed" in verdict.reason
-
-
-def test_the_cheat_gap_follows_the_numbers():
-    """The prediction's answer and the sentences under the table are computed: a file where the cheater generates
-    as well as it is taught says so, and the answer turns round with it."""
-    results = masking.load_results()
-    honest = [
-        Run(r.variant, r.seed, r.params, final={**r.final, "free-running exact match": 1.0}) for r in results.runs
+def _swapped(results: Comparison, *metrics: str) -> Comparison:
+    """The same comparison with the two decoders' values of ``metrics`` exchanged, seed by seed."""
+    by = {(r.variant, r.seed): r for r in results.runs}
+    other = {"causal mask": "no mask", "no mask": "causal mask"}
+    runs = [
+        dataclasses.replace(r, final={**r.final, **{m: by[(other[r.variant], r.seed)].final[m] for m in metrics}})
+        for r in results.runs
     ]
-    honest = dataclasses.replace(results, runs=tuple(honest))
-    assert masking.cheat_gap(honest) == pytest.approx(0.0)
-    shipped, swapped = masking.cheat_prediction(results), masking.cheat_prediction(honest)
-    assert shipped.choices[shipped.answer].startswith("almost none")
-    assert swapped.choices[swapped.answer].startswith("nearly all")
-    assert "did not learn the shortcut" in swapped.explanation and "copying" in shipped.explanation
-    said, said_honest = masking.results_sentences(results), masking.results_sentences(honest)
-    assert "cheating decoder" in said[1] and "almost none of the dates" in said[1] and "says little" in said[1]
-    assert "nearly all of the dates" in said_honest[1] and "the two measures agree" in said_honest[1]
-    assert "n = 1" in said[-1]
+    return dataclasses.replace(results, runs=tuple(runs))
+
+
+def test_the_sentences_turn_round_with_the_numbers():
+    swapped = _swapped(masking.load_results(), *masking.METRICS)
+    sentences = masking.results_sentences(swapped)
+    assert sentences[0].startswith("no mask (cheating decoder) does not beat causal mask on final training loss")
+    assert "It is not below" in sentences[0]
+    assert sentences[2].startswith("causal mask does not beat no mask (cheating decoder)")
+    prediction = masking.cheat_prediction(swapped)
+    assert prediction.choices[prediction.answer].startswith("nearly all")
+    assert (
+        masking.cheat_prediction(masking.load_results())
+        .choices[masking.cheat_prediction(masking.load_results()).answer]
+        .startswith("almost none")
+    )
+
+
+def test_one_seed_a_side_is_never_a_clear_verdict():
+    results = masking.load_results()
+    one = dataclasses.replace(results, runs=tuple(r for r in results.runs if r.seed == 0))
+    assert all("too close to call" in s for s in masking.results_sentences(one))
 
 
 def test_the_page_text_states_no_result_it_has_not_measured():
-    """The train panel's text is a prediction to make, not a result; section 3's text states no number."""
     text = masking.train_text()
     assert "Predict before you train" in text
     for claim in ("collapses", "races to 100%", "stays near 0"):
         assert claim not in text
     assert not any(ch.isdigit() for ch in masking.CHEAT_TEXT.replace("t + 1", ""))
-    assert "within a hundred steps" not in masking.CHEAT_TEXT
 
 
 def test_unusable_results_files_are_refused_with_a_message(tmp_path):
     path = tmp_path / "masking.json"
-    lacking = Comparison(("dates-transformer",), (Run("dates-transformer", 0, final={"x": 1.0}),)).to_dict()
-    for content in ("{}", "[]", json.dumps({"models": {"dates-transformer": {}}, "meta": {}}), json.dumps(lacking)):
+    lacking = Comparison(("causal mask",), (Run("causal mask", 0, final={"x": 1.0}),)).to_dict()
+    for content in ("{}", "[]", json.dumps(lacking)):
         path.write_text(content, encoding="utf-8")
         with pytest.raises(ValueError, match="masking_results.py"):
             masking.load_results(path)
@@ -215,23 +242,29 @@ def test_unusable_results_files_are_refused_with_a_message(tmp_path):
         masking.load_results(tmp_path / "missing.json")
 
 
+def test_a_tiny_training_writes_a_curve_and_the_runs_metrics():
+    run, model = masking.trained_run(True, 0, steps=masking.REPORT_EVERY)
+    assert run.variant == "causal mask" and run.curve[-1]["step"] == masking.REPORT_EVERY
+    assert set(masking.METRICS) <= set(run.final) and model.config.causal
+
+
 # ------------------------------------------------------------------------------------------- live training
 def test_a_live_run_reports_both_measures_and_stops_when_asked():
-    model, train_fn = masking.new_training(causal=False, seed=0, budget_seconds=30)
-    assert model.config.causal is False
+    run = masking.new_run(False, 0, 30)
     reports = []
-    result = train_fn(lambda p: reports.append(p) or False)  # stop at the first report
-    assert result.stopped == "callback" and result.steps == masking.LIVE_REPORT_EVERY
+    run._train_fn(lambda p: reports.append(p) or False)  # stop at the first report
     (report,) = reports
-    assert isinstance(report, masking.MaskingProgress)
-    assert 0 <= report.teacher_forced_accuracy <= 1 and 0 <= report.exact_match <= 1
-    weights, labels = masking.snapshot_map(report)
-    assert weights.shape == (len(labels), len(labels)) and labels[0] == masking.BOS_LABEL
+    assert report.step == masking.LIVE_REPORT_EVERY and 0 <= report.exact_match <= 1
+    assert report.attention.shape == (2 * masking.WORD, 2 * masking.WORD)
     rows = masking.two_measures_chart(reports)["data"]["values"]
-    assert [(r["label"], r["mean"]) for r in rows] == [  # one point per measure, through the one curve builder
+    assert [(r["label"], r["mean"]) for r in rows] == [
         (masking.MEASURES[0], report.teacher_forced_accuracy),
         (masking.MEASURES[1], report.exact_match),
     ]
+    fig = masking.snapshot_figure(report)
+    assert fig.layout.title.text == f"self-attention on “{masking.PROBE}” at step {report.step}"
+    with pytest.raises(ValueError):
+        masking.new_run(True, 0, 0)
 
 
 # ------------------------------------------------------------------------------------------------ exercises
@@ -241,15 +274,17 @@ def test_exercise_answers_come_from_the_lesson():
     S = len(demo.tokens[2])  # "Hello" and its padding
     assert by_key["masking.ex1"].answer == pytest.approx((S - 1) / S)  # equal scores: every key 1/S
     assert f"{S - 1} × 1/{S} = {(S - 1) / S:.2f}" in by_key["masking.ex1"].explanation
-    assert by_key["masking.ex2"].answer == 66  # 11 positions: 11·12/2
-    assert by_key["masking.ex2"].check(66).correct and not by_key["masking.ex2"].check(121).correct
-    assert "11 · 12 / 2 = 66" in by_key["masking.ex2"].explanation
+    assert by_key["masking.ex2"].answer == 136  # 16 positions: 16·17/2
+    assert by_key["masking.ex2"].check(136).correct and not by_key["masking.ex2"].check(256).correct
     assert by_key["masking.ex3"].choices[by_key["masking.ex3"].answer].startswith("where j > i")
-    assert by_key["masking.ex5"].prompt.startswith("**Predict")
-    assert set(by_key) == {f"masking.ex{i}" for i in range(1, 6)}
-    assert len(masking.exercises()) >= 3 and "masking.ex5" not in {ex.key for ex in masking.all_exercises(None)}
+    floor = by_key["masking.ex4"]
+    assert floor.answer == pytest.approx(masking.loss_floor()) and floor.check(1.425).correct
+    assert not floor.check(math.log(26)).correct and f"{masking.loss_floor():.3f}" in floor.explanation
+    assert by_key["masking.ex6"].prompt.startswith("**Predict")
+    assert set(by_key) == {f"masking.ex{i}" for i in range(1, 7)}
+    assert len(masking.exercises()) >= 3 and "masking.ex6" not in {ex.key for ex in masking.all_exercises(None)}
     for ex in by_key.values():  # none is answered by reading the page's figures
-        assert "Read" not in ex.hint and "heatmap" not in ex.hint and "From the measured table" not in ex.prompt
+        assert "Read" not in (ex.hint or "") and "heatmap" not in (ex.hint or "")
 
 
 def test_pair_figure_draws_the_maps_side_by_side_on_one_pair_of_axes():
@@ -261,60 +296,29 @@ def test_pair_figure_draws_the_maps_side_by_side_on_one_pair_of_axes():
     first, second = (list(t["x"]) for t in fig["data"])
     assert first == [0, 1, 2] and min(second) > max(first) + 1  # a blank column between the maps
     np.testing.assert_array_equal(drawn.data[1].z, on)
-    axis = fig["layout"]["xaxis"]
-    assert dict(zip(axis["tickvals"], axis["ticktext"], strict=True))[second[2]] == "&lt;pad&gt;"
-    assert [a["text"] for a in fig["layout"]["annotations"]] == ["off", "mask:<br>&lt;b&gt;on&lt;/b&gt;"]
     with pytest.raises(ValueError, match="does not match"):
         masking.pair_figure([("off", off)], ["a", "b"], ["a", "b"])
 
 
-# ------------------------------------------------------------------- what the page shows, computed here
 def test_padding_figures_show_the_mask_and_each_sentences_two_maps():
     demo = masking.padding_attention(DEFAULT)
     mask = masking.padding_mask_figure(demo)
     np.testing.assert_array_equal(np.asarray(mask.data[0].z, dtype=float), demo.mask.float().numpy())
     pair = masking.padding_pair_figure(demo, 0)
-    assert [t.name for t in pair.data] == ["padding mask OFF: weight leaks onto &lt;pad&gt;",
-                                           "padding mask ON: &lt;pad&gt; columns exactly 0"]  # fmt: skip
     np.testing.assert_allclose(pair.data[1].z, demo.weights_on[0].numpy(), atol=1e-7)
 
 
 def test_causal_mask_figure_and_row_caption():
-    fig = masking.causal_mask_figure(["<s>", "2", "0"])
+    fig = masking.causal_mask_figure(["s", "e", "="])
     np.testing.assert_array_equal(np.asarray(fig.data[0].z, dtype=float), np.tril(np.ones((3, 3))))
     assert fig.layout.title.text == "causal_mask(3): 1 = allowed"
-    caption = masking.causal_row_caption(masking.causal_row(3, 1), "2", quote=lambda t: f"[{t}]")
-    assert caption.startswith("Random scores (seeded) for query 2 ([2]): keys after it get −∞")
+    caption = masking.causal_row_caption(masking.causal_row(3, 1), "e", quote=lambda t: f"[{t}]")
+    assert caption.startswith("Random scores (seeded) for query 2 ([e]): keys after it get −∞")
 
 
-def test_shipped_view_and_pretrained_keys():
-    from lessons.common.pretrained import load_pretrained
-
-    for causal, key in masking.PRETRAINED_KEYS.items():
-        assert "-".join(key) == masking.CHECKPOINTS[causal]
-        assert load_pretrained(*key)[0].config.causal == causal
-    view = masking.shipped_view(True, 0)
-    assert view.source == masking.examples()[0].source
-    assert view.free_running == masking.look(shipped(True), masking.examples()[0]).free_running
-    assert masking.future_weight(masking.head_map(view, max(view.self_attention), None)) == 0.0
-    assert masking.load_model(True) is masking.load_model(True)  # loaded once, shared
-
-
-def test_captions_and_provenance_note_quote_what_they_are_given():
-    assert masking.outputs_caption("Sunday", quote=lambda t: f"[{t}]").startswith("The example [Sunday]. Teacher")
+def test_captions_quote_what_they_are_given_and_the_note_reads_the_results():
+    assert masking.outputs_caption("sequence", quote=lambda t: f"[{t}]").startswith("The word [sequence]. Teacher")
     results = masking.load_results()
-    note = masking.provenance_note(results, quote=lambda t: f"[{t}]")
-    assert all(f"[{command}]" in note for command in masking.train_commands(results))
-    assert note.startswith("One run of each shipped model (n = 1)")
-
-
-def test_snapshot_figure_and_new_run():
-    snapshot = SimpleNamespace(step=20, attention_maps={"decoder.0.self": np.ones((2, 3, 3)) / 3,
-                                                        "decoder.1.self": np.eye(3)[None].repeat(2, 0)},
-                               target_tokens=["2", "0", "</s>"])  # fmt: skip
-    fig = masking.snapshot_figure(snapshot)
-    assert fig.layout.title.text == "decoder self-attention (last layer, heads averaged) at step 20"
-    np.testing.assert_allclose(np.asarray(fig.data[0].z, dtype=float), np.eye(3))
-    for causal in (True, False):
-        run = masking.new_run(causal, 0, 5)
-        assert run.status == "queued" and run.model.config.causal == causal
+    assert masking.provenance_note(results).startswith(f"Means ± sd over seeds {', '.join(map(str, results.seeds))}")
+    assert "lesson 10" in masking.NEXT_TEXT and "cross-attention" in masking.NEXT_TEXT
+    assert "lesson 8" in masking.POSITIONS_NOTE

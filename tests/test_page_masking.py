@@ -1,5 +1,6 @@
 """The masking page under AppTest: the padding batch (typed, refused, escaped), the causal mask and the two
-trained decoders, the shipped results (and their absence), live training of both decoders, the exercises.
+trained single-self-attention decoders on the student's word, the shipped results (and their absence), live
+training of both decoders, the exercises.
 
 AppTest sessions share Streamlit's session-scoped caches, so a student's run (``ui.current_run``) outlives one
 test: every test that starts a run leaves it over, and none assumes there is no run.
@@ -69,21 +70,25 @@ def test_page_opens_with_every_figure_and_the_shipped_results(at):
     assert x_labels(off) == x_labels(on) == ["I", "like", "pizza", "&lt;pad&gt;", "&lt;pad&gt;"]
     assert (z(on)[:, 3:] == 0).all() and (z(off)[:, 3:] > 0).all()  # exactly 0 with the mask, a leak without
     assert z(heatmap_titled(at, "padding_mask")).tolist() == [[1, 1, 1, 0, 0], [1] * 5, [1, 0, 0, 0, 0]]
-    causal = z(heatmap_titled(at, "causal_mask(11)"))
-    assert causal.tolist() == np.tril(np.ones((11, 11))).tolist()
+    T = 2 * masking.WORD
+    causal = z(heatmap_titled(at, f"causal_mask({T})"))
+    assert causal.tolist() == np.tril(np.ones((T, T))).tolist()
     normal, cheater = z(heatmap_titled(at, masking.LABELS[True])), z(heatmap_titled(at, masking.LABELS[False]))
-    assert (normal[np.triu_indices(11, 1)] == 0).all()  # the trained decoder never reads the future
-    assert cheater[np.triu_indices(11, 1)].sum() > 1
+    assert (normal[np.triu_indices(T, 1)] == 0).all()  # the trained decoder never reads the future
+    assert cheater[np.triu_indices(T, 1)].sum() > 1
+    views = masking.shipped_view(True, masking.PROBE), masking.shipped_view(False, masking.PROBE)
+    assert masking.maps_caption(*views) in [c.value for c in at.caption]
     results = masking.load_results()
-    assert at.dataframe[-1].value.to_dict("records") == masking.results_table(results)
-    assert masking.results_intro(results) in [m.value for m in at.markdown]
-    provenance = [c.value for c in at.caption if c.value.startswith("Measured by `python scripts/masking_results.py`")]
-    assert provenance and "(n = 1)" in provenance[0] and "--set causal=false" in provenance[0]
-    assert any(masking.results_sentences(results)[1] in m.value for m in at.markdown)
     reveal = next(e for e in at.expander if e.label.startswith("Reveal the outputs"))
-    assert reveal.dataframe[-1].value.to_dict("records") == masking.results_table(results)  # behind the prediction
-    examples = at.dataframe[-2].value.to_dict("records")
-    assert [r["generating on its own (greedy)"] == r["gold"] for r in examples] == [True, False]
+    tables = [df.value.to_dict("records") for df in reveal.dataframe]
+    assert (
+        masking.outputs_table(*views) in tables and masking.results_table(results) in tables
+    )  # behind the predictions
+    provenance = [c.value for c in at.caption if c.value.startswith("Measured by `python scripts/masking_results.py")]
+    assert provenance and "(n = 3)" in provenance[0]
+    for sentence in masking.results_sentences(results):
+        assert any(sentence in m.value for m in at.markdown), sentence
+    assert any(masking.NEXT_TEXT in m.value for m in at.markdown)
     assert at.button(key="masking.train.causal.train").disabled is False
 
 
@@ -116,21 +121,28 @@ def test_html_emoji_and_rtl_are_shown_as_text_never_as_html(at):
     assert x_labels(heatmap_titled(at, "padding mask ON")) == ["😀", "مرحبا"]
 
 
-def test_example_position_layer_and_head_change_the_decoder_maps(at):
+def test_the_word_and_the_position_change_the_decoder_maps(at):
     before = z(heatmap_titled(at, masking.LABELS[False]))
-    at.selectbox(key="masking.example").set_value(3).run()
-    at.slider(key="masking.position").set_value(11).run()
-    assert not at.exception
+    at.text_input(key="masking.word").set_value("abcdefgh").run()
+    assert not at.exception and not at.warning
+    at.slider(key="masking.position").set_value(2 * masking.WORD).run()
     assert "-inf" not in set(causal_row(at)["future → −∞"])  # the last query reads every position
     at.slider(key="masking.position").set_value(1).run()
-    assert list(causal_row(at)["future → −∞"])[1:] == ["-inf"] * 10
-    assert list(causal_row(at)["softmax"]) == ["1.000"] + ["0.000"] * 10
-    at.radio(key="masking.layer").set_value(0).run()
-    at.selectbox(key="masking.head").set_value(2).run()
-    assert not at.exception
+    assert list(causal_row(at)["future → −∞"])[1:] == ["-inf"] * (2 * masking.WORD - 1)
+    assert list(causal_row(at)["softmax"]) == ["1.000"] + ["0.000"] * (2 * masking.WORD - 1)
     normal, cheater = z(heatmap_titled(at, masking.LABELS[True])), z(heatmap_titled(at, masking.LABELS[False]))
     assert (normal[np.triu_indices(len(normal), 1)] == 0).all()
     assert not np.array_equal(cheater, before)
+    outputs = next(e for e in at.expander if e.label.startswith("Reveal")).dataframe[0].value
+    assert list(outputs["gold cipher"]) == ["defghijk"] * 2
+
+
+def test_a_refused_word_warns_and_keeps_the_last_one(at):
+    at.text_input(key="masking.word").set_value("abcdefgh").run()
+    for bad in ["abc", "abcdefg1", "<b>abcd</b>"]:
+        at.text_input(key="masking.word").set_value(bad).run()
+        assert not at.exception and at.warning and "last word that worked" in at.warning[0].value, bad
+        assert at.session_state["masking.word_ok"] == "abcdefgh"
 
 
 def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
@@ -139,7 +151,7 @@ def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(
     assert not at.exception
     assert at.warning and "cannot be shown" in at.warning[0].value and "masking_results.py" in at.warning[0].value
     assert heatmap_titled(at, masking.LABELS[False])  # the decoders still load and draw
-    assert "masking.ex5.answer" not in [r.key for r in at.radio]
+    assert "masking.ex6.answer" not in [r.key for r in at.radio]
     broken = tmp_path / "assets" / "results" / "masking.json"
     broken.parent.mkdir(parents=True)
     broken.write_text('{"models": []}', encoding="utf-8")  # the old format is refused too
@@ -149,9 +161,9 @@ def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(
 
 def test_exercises_are_checked(at):
     right = answer_every_exercise(at, masking.all_exercises(masking.load_results()))
-    answer_exercise(at, "masking.ex2", 121)
+    answer_exercise(at, "masking.ex2", 256)
     assert any("Not quite" in w.value and "Worked answer" in w.value for w in at.warning)
-    assert set(right) == {f"masking.ex{i}" for i in range(1, 6)}
+    assert set(right) == {f"masking.ex{i}" for i in range(1, 7)}
 
 
 def test_the_cheating_decoder_trains_live_to_the_end_and_replays(at):
@@ -161,9 +173,9 @@ def test_the_cheating_decoder_trains_live_to_the_end_and_replays(at):
     assert not at.exception
     assert wait_for_run(at).startswith("done")
     metrics = {m.label: m.value for m in at.metric}
-    assert "teacher-forced token accuracy" in metrics and "free-running exact match" in metrics
+    assert "teacher-forced accuracy" in metrics and "free-running exact match" in metrics
     steps = int(re.search(r"step (\d+)", progress_text(at)).group(1))
-    title = "decoder self-attention (last layer, heads averaged) at step"
+    title = f"self-attention on “{masking.PROBE}” at step"
     if steps <= masking.LIVE_REPORT_EVERY:  # a very busy machine: one report, drawn without a replay
         assert heatmap_titled(at, f"{title} {steps}")
         return
