@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from .seq2seq import Seq2Seq, Seq2SeqConfig
+from .small import SmallConfig, TinyDecoder, TinyEncoder
 from .transformer import TinyTransformer, TransformerConfig
 
 __all__ = [
@@ -35,7 +36,13 @@ __all__ = [
 
 FORMAT = 1  # bump when the layout of config.json changes
 WEIGHTS, CONFIG = "weights.pt", "config.json"
-_KINDS = {"seq2seq": (Seq2Seq, Seq2SeqConfig), "transformer": (TinyTransformer, TransformerConfig)}
+_KINDS = {
+    "seq2seq": (Seq2Seq, Seq2SeqConfig),
+    "transformer": (TinyTransformer, TransformerConfig),
+    # one self-attention, no heads: the masking and positional lessons' models (saved by their results scripts)
+    "small-decoder": (TinyDecoder, SmallConfig),
+    "small-encoder": (TinyEncoder, SmallConfig),
+}
 
 
 def tokenizer_record(tokenizer) -> dict:
