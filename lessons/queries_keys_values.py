@@ -800,10 +800,10 @@ def embedding_figure(m: EmbeddingMap, prop: str, table: str = "trained"):
              "hovertemplate": f"%{{text}} · {group}<extra></extra>"}
         )  # fmt: skip
     layout = {
-        "title": {"text": f"{prop}, {table}: PCA to 2-D ({v.kept:.0%} of the variance)"},
+        "title": {"text": f"{prop}, {table}<br>PCA to 2-D: {v.kept:.0%} of the variance"},  # two lines fit a phone
         "xaxis": {"title": {"text": "principal axis 1"}, "zeroline": False},
         "yaxis": {"title": {"text": "principal axis 2"}, "zeroline": False},
-        "legend": {"orientation": "h", "y": -0.12}, "height": 560, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+        "legend": {"orientation": "h", "y": -0.12}, "height": 560, "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
     }  # fmt: skip
     return charts.figure(data, layout)
 
@@ -826,8 +826,8 @@ RECURRENCE_TEXT = (
     "**sequential**. The GRU encoder's state at step t needs its state at step t − 1, so reading T words is T "
     "matrix products one after another, however many cores are free. Self-attention has no state to wait for: "
     "$XW^Q$ projects every word at once, one product $QK^\\top$ gives all T × T scores, one more mixes the "
-    "values. Below, both are counted from the models' own computation graphs (the longest chain of matrix "
-    "products each of which needs the one before) and timed on this server: a GRU encoder (the lessons' "
+    "values. Below, both are counted from the models' own computation graphs (*steps*: the longest chain of "
+    "matrix products each of which needs the one before) and timed on this server: a GRU encoder (the lessons' "
     "`Seq2Seq` encoder, E = H = {width}) against a self-attention layer of the same width (section 5's "
     "softmax(QKᵀ/√d)V with d = {width}), random weights, {batch} sequences per call, one CPU thread, measured "
     "once when the server first shows this section."
@@ -997,7 +997,7 @@ def recurrence_chart(timing: RecurrenceTiming) -> dict:
     ]
     threads = f"{timing.threads} thread{'s' if timing.threads > 1 else ''}"
     return curves_chart(points, y_title="ms per sequence (fastest of 3)", x_title="sequence length T",
-                        title=f"Wall time per sequence (d = {timing.width}, batches of {timing.batch}, {threads})",
+                        title=f"Time per sequence, d = {timing.width}, {threads}",
                         log_x=True, log_y=True, height=340, colors=RECURRENCE_COLORS)  # fmt: skip
 
 
@@ -1005,8 +1005,7 @@ def recurrence_rows(timing: RecurrenceTiming) -> list[dict]:
     """One row per T: both layers' time (fastest repeat) and their sequential matrix products."""
     return [
         {"T": t, "GRU ms": timing.fastest(GRU_ENCODER, t), "attention ms": timing.fastest(SELF_ATTENTION, t),
-         "GRU: products in a row": timing.steps[GRU_ENCODER][i],
-         "attention: products in a row": timing.steps[SELF_ATTENTION][i]}
+         "GRU steps": timing.steps[GRU_ENCODER][i], "attention steps": timing.steps[SELF_ATTENTION][i]}
         for i, t in enumerate(timing.lengths)
     ]  # fmt: skip
 

@@ -62,7 +62,7 @@ def test_measure_recurrence_times_and_counts_every_length():
         assert [len(r) for r in timing.ms[name]] == [2, 2] and all(v > 0 for r in timing.ms[name] for v in r)
     assert timing.steps == {GRU: (4, 8), ATT: (3, 3)}
     rows = qkv.recurrence_rows(timing)
-    assert [r["T"] for r in rows] == [4, 8] and rows[1]["GRU: products in a row"] == 8
+    assert [r["T"] for r in rows] == [4, 8] and rows[1]["GRU steps"] == 8
     assert rows[0]["GRU ms"] == min(timing.ms[GRU][0])
     with pytest.raises(ValueError, match="lengths"):
         qkv.measure_recurrence((0,))

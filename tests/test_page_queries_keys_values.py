@@ -138,7 +138,7 @@ def test_section_one_draws_the_shipped_embeddings_and_says_what_their_neighbours
         at.radio(key="queries_keys_values.property").set_value(prop)
         at.radio(key="queries_keys_values.table").set_value(table).run()
         assert not at.exception, at.exception
-        (fig,) = [f for title, f in figures(at).items() if title.startswith(f"{prop}, {table}: PCA")]
+        (fig,) = [f for title, f in figures(at).items() if title.startswith(f"{prop}, {table}<br>PCA")]
         view = shipped.views[table, prop]
         drawn = {}
         for trace in fig["data"]:
@@ -151,13 +151,13 @@ def test_section_one_draws_the_shipped_embeddings_and_says_what_their_neighbours
 
 def test_section_six_draws_the_timing_and_the_counts():
     at = open_page(QKV)
-    (chart,) = [c for c in at.get("vega_lite_chart") if "Wall time per sequence" in c.proto.spec]
+    (chart,) = [c for c in at.get("vega_lite_chart") if "Time per sequence" in c.proto.spec]
     rows = vega_rows(chart)
     assert {r["label"] for r in rows} == {queries_keys_values.GRU_ENCODER, queries_keys_values.SELF_ATTENTION}
     assert {r["x"] for r in rows} == set(queries_keys_values.RECURRENCE_LENGTHS)
-    (table,) = [df for df in at.dataframe if "GRU: products in a row" in df.value.columns]
+    (table,) = [df for df in at.dataframe if "GRU steps" in df.value.columns]
     assert list(table.value["T"]) == list(queries_keys_values.RECURRENCE_LENGTHS)
-    assert list(table.value["GRU: products in a row"]) == list(queries_keys_values.RECURRENCE_LENGTHS)
-    assert set(table.value["attention: products in a row"]) == {3}
+    assert list(table.value["GRU steps"]) == list(queries_keys_values.RECURRENCE_LENGTHS)
+    assert set(table.value["attention steps"]) == {3}
     sentence = markdown_starting(at, "Counted in the graphs")
     assert "On 1 thread" in sentence
