@@ -86,7 +86,7 @@ INTRO = (
 EQUATIONS = (  # each on two lines: one long line overflows a phone
     r"\begin{gathered}\text{encoder: } h_t = \mathrm{GRU}(E\,x_t,\; h_{t-1}),\quad t = 1 \dots S \\ "
     r"\text{context: } c = h_S \in \mathbb{R}^D\end{gathered}",
-    r"\begin{gathered}\text{decoder: } s_t = \mathrm{GRU}\big([E\,y_{t-1};\; c],\; s_{t-1}\big),\quad s_0 = c \\ "
+    r"\begin{gathered}\text{decoder: } s_t = \mathrm{GRU}\big([E\,y_{t-1};\; c],\; s_{t-1}\big) \\ s_0 = c,\quad "
     r"p(y_t \mid y_{<t}, x) = \\ \mathrm{softmax}\big(W_o \tanh(W_c[c;\, s_t])\big)\end{gathered}",
 )
 SQUEEZE_TEXT = (
@@ -688,13 +688,13 @@ def grid_heatmap(results: Comparison, metric: str = "exact_match", height: int =
              "<extra></extra>"}
         )  # fmt: skip
         domain = [0.0, 0.47] if col == 0 else [0.53, 1.0]  # side by side, as make_subplots' spacing 0.06
-        layout[f"xaxis{n}"] = {"domain": domain, "anchor": f"y{n}", "title": {"text": "source length"}, "dtick": 2}
+        layout[f"xaxis{n}"] = {"domain": domain, "anchor": f"y{n}", "title": {"text": "length"}, "dtick": 2}
         layout[f"yaxis{n}"] = {"domain": [0.0, 1.0], "anchor": f"x{n}", "showticklabels": col == 0}
         annotations.append(
-            {"text": MODELS[model], "x": sum(domain) / 2, "y": 1.0, "xref": "paper", "yref": "paper",
-             "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 12}}
+            {"text": MODELS[model].replace(" ", "<br>", 1), "x": sum(domain) / 2, "y": 1.0, "xref": "paper",
+             "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 12}}
         )  # fmt: skip
-    layout |= {"annotations": annotations, "height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}}
+    layout |= {"annotations": annotations, "height": height, "margin": {"l": 10, "r": 10, "t": 56, "b": 10}}
     return figure(data, layout)
 
 
