@@ -974,6 +974,9 @@ def measure_recurrence(lengths=RECURRENCE_LENGTHS, *, batch: int = RECURRENCE_BA
     ms: dict[str, list] = {name: [] for name in layers}
     steps: dict[str, list] = {name: [] for name in layers}
     work: dict[str, list] = {name: [] for name in layers}
+    warm = torch.randint(4, 500, (batch, lengths[0]), generator=generator)  # (B, T)
+    for fn in layers.values():  # the first calls of a fresh process are slow (allocations, kernel choice)
+        _seconds_per_call(fn, warm, budget, repeats)
     for t in lengths:
         source = torch.randint(4, 500, (batch, t), generator=generator)  # (B, T)
         for name, fn in layers.items():
