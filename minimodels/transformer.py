@@ -61,6 +61,8 @@ class TransformerConfig:
     #                      "cheating decoder", which reads the answer under teacher forcing
     residual: bool = True  # x + Sublayer(x); False drops every skip connection (the Transformer lesson's ablation)
     layer_norm: bool = True  # LayerNorm around each sublayer and after each stack; False drops them all (ablation)
+    feed_forward: bool = True  # the position-wise FFN sublayer of every layer; False drops it (the Transformer
+    #                            lesson's "why a feed-forward network?" ablation: attention alone, then W^O)
 
     def __post_init__(self):
         if self.positional not in POSITIONALS:
@@ -178,14 +180,15 @@ class EncoderLayer(nn.Module):
     def __init__(self, config: TransformerConfig):
         super().__init__()
         self.self_attention = MultiHeadAttention(config.d_model, config.n_heads)
-        self.feed_forward = FeedForward(config.d_model, config.d_ff)
+        self.feed_forward = FeedForward(config.d_model, config.d_ff) if config.feed_forward else None
         self.residual1 = _Residual(config)
-        self.residual2 = _Residual(config)
+        self.residual2 = _Residual(config) if config.feed_forward else None
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``x (B, S, d)``, ``mask`` broadcastable to ``(B, h, S, S)``; returns ``x`` and ``(B, h, S, S)``."""
         x, weights = self.residual1(x, lambda h: self.self_attention(h, h, h, mask))
-        x, _ = self.residual2(x, lambda h: (self.feed_forward(h), None))
+        if self.feed_forward is not None:
+            x, _ = self.residual2(x, lambda h: (self.feed_forward(h), None))
         return x, weights
 
 
@@ -196,10 +199,16 @@ class DecoderLayer(nn.Module):
         super().__init__()
         self.self_attention = MultiHeadAttention(config.d_model, config.n_heads)
         self.cross_attention = MultiHeadAttention(config.d_model, config.n_heads)
-        self.feed_forward = FeedForward(config.d_model, config.d_ff)
+        self.feed_forward = FeedForward(config.d_model, config.d_ff) if config.feed_forward else None
         self.residual1 = _Residual(config)
         self.residual2 = _Residual(config)
-        self.residual3 = _Residual(config)
+        self.residual3 = _Residual(config) if config.feed_forward else None
+
+    def _feed_forward(self, y: torch.Tensor) -> torch.Tensor:
+        """The third sublayer, or ``y`` as it is in a model built without feed-forward networks."""
+        if self.feed_forward is None:
+            return y
+        return self.residual3(y, lambda h: (self.feed_forward(h), None))[0]
 
     def forward(
         self,
@@ -211,8 +220,7 @@ class DecoderLayer(nn.Module):
         """``y (B, T, d)``, ``memory (B, S, d)``; returns ``y``, self ``(B, h, T, T)``, cross ``(B, h, T, S)``."""
         y, self_weights = self.residual1(y, lambda h: self.self_attention(h, h, h, self_mask))
         y, cross_weights = self.residual2(y, lambda h: self.cross_attention(h, memory, memory, cross_mask))
-        y, _ = self.residual3(y, lambda h: (self.feed_forward(h), None))
-        return y, self_weights, cross_weights
+        return self._feed_forward(y), self_weights, cross_weights
 
     def step(
         self, y: torch.Tensor, state: DecoderState, i: int, cross_mask: torch.Tensor
@@ -235,8 +243,7 @@ class DecoderLayer(nn.Module):
                 self.cross_attention, h, state.cross_keys[i], state.cross_values[i], cross_mask
             ),
         )
-        y, _ = self.residual3(y, lambda h: (self.feed_forward(h), None))
-        return y, self_weights, cross_weights
+        return self._feed_forward(y), self_weights, cross_weights
 
 
 def _positional(config: TransformerConfig) -> nn.Module | None:
