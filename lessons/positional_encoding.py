@@ -11,16 +11,18 @@ al. 2017, §3.5:
 "for any fixed offset k, PE_{pos+k} is a linear function of PE_pos": each pair of dimensions (2i, 2i+1) is a
 point on a circle at angle pos·ω_i, and moving k positions turns it by k·ω_i, a 2×2 rotation that does not depend
 on pos. This module computes the table, that rotation and its residual (in float64, where it is ~1e-15), the
-similarity of positions, the equivariance test on trained encoders, and the shipped comparison of ``none`` /
-``sinusoidal`` / ``learned`` on ``reverse``.
+similarity of positions, and, on small models with one self-attention (:class:`minimodels.small.TinyEncoder`,
+nothing the course has not taught by lesson 8), the equivariance test and the measured comparison of ``none`` /
+``sinusoidal`` / ``learned`` on the previous-letter task, inside and beyond the training lengths.
 
-Letters: T positions, d d_model, i a frequency pair, k an offset, S source positions. Never imports streamlit.
+Letters: T positions, d d_model, i a frequency pair, k an offset, Never imports streamlit.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -31,18 +33,17 @@ import numpy as np
 import plotly.graph_objects as go
 import torch
 from plotly.subplots import make_subplots
-from torch import nn
 
 from lessons.common.catalog import ROOT
 from lessons.common.charts import ATTENTION_COLORSCALE, safe_label, vega_lite_spec, with_values
-from lessons.common.comparison import Comparison, curves_chart
+from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
 from lessons.common.pretrained import load_pretrained
-from minimodels.decode import greedy
 from minimodels.positional import sinusoidal_encoding
-from minimodels.tasks import Task, get_task, make_batch
-from minimodels.train import TrainConfig, build_model, default_train_config, model_config, train
+from minimodels.small import Report, SmallConfig, TinyEncoder, fit, random_strings
+from minimodels.tasks import get_task
+from minimodels.tokenizers import PAD_ID
 
 RESULTS = ROOT / "assets" / "results" / "positional_encoding.json"
 
@@ -53,17 +54,6 @@ MAX_LENGTH = 200  # positions drawn in the table
 ENCODINGS: tuple[str, ...] = ("none", "sinusoidal", "learned")
 LABELS = {"none": "none (no positions)", "sinusoidal": "sinusoidal (fixed)", "learned": "learned (one vector each)"}
 COLORS = {"none": "#7f7f7f", "sinusoidal": "#1f77b4", "learned": "#ff7f0e"}
-TASK = "reverse"
-MODEL = "transformer"
-LEVELS: tuple[float, ...] = (0.5, 0.9)  # held-out exact-match levels whose first step the table shows
-
-
-def checkpoint_name(positional: str) -> str:
-    """The shipped checkpoint of the Transformer trained on ``reverse`` with encoding ``positional``."""
-    return f"{TASK}-{MODEL}-{positional}"
-
-
-PRETRAINED_KEYS = {name: (TASK, f"{MODEL}-{name}") for name in ENCODINGS}  # encoding -> ui.pretrained's (task, model)
 
 
 # ------------------------------------------------------------------------------------------ 1. the table
@@ -196,10 +186,235 @@ def offset_check(d_model: int, k: int, pos: int = 0, n_positions: int = MAX_LENG
 
 
 # ----------------------------------------------------------------------------- 4. permutation equivariance
-ALPHABET = get_task(TASK).source_tokenizer.alphabet
-MIN_CHARS, MAX_CHARS = 2, get_task(TASK).max_source_len
+# The models: one self-attention (minimodels.small.TinyEncoder: one W^Q, W^K, W^V and a linear read-out) that
+# writes, under each letter of a string, the letter before it (the first letter has none and is not scored).
+TASK = "copy"  # the course's character task whose tokenizer the models use (their checkpoints are checked on it)
+LETTERS = string.ascii_lowercase
+TRAIN_MIN, TRAIN_MAX = 4, 16  # training strings' lengths
+MAX_LEN = 32  # positions the models' tables cover: the longest input they read
+LENGTHS: tuple[int, ...] = (4, 8, 12, 16, 20, 24, 28, 32)  # input lengths measured at the end
+D_MODEL = 32
+STEPS, BATCH, LR, REPORT_EVERY = 800, 64, 3e-3, 50
+HELD_OUT, TEST = 200, 500  # strings scored during training (lengths TRAIN_MIN..TRAIN_MAX) and per length at the end
+TEST_SEED = 20_000
+MIN_CHARS, MAX_CHARS = 2, MAX_LEN
 DEFAULT_TEXT = "position"
 PERMUTATIONS: tuple[str, ...] = ("reverse", "rotate by one", "random shuffle")
+PRETRAINED_KEYS = {name: (TASK, f"small-encoder-{name}") for name in ENCODINGS}  # encoding -> ui.pretrained's keys
+SCRIPT = "scripts/positional_encoding_results.py"
+
+
+@cache
+def tokenizer():
+    return get_task(TASK).source_tokenizer
+
+
+@cache
+def letter_ids() -> torch.Tensor:
+    return torch.tensor(tokenizer().encode(LETTERS))
+
+
+def previous_letters(tokens: torch.Tensor) -> torch.Tensor:
+    """The task's targets: ``(B, T)`` ids -> the id before each one (PAD at the first position and at padding)."""
+    targets = torch.full_like(tokens, PAD_ID)
+    targets[:, 1:] = tokens[:, :-1]
+    return targets.masked_fill(tokens == PAD_ID, PAD_ID)
+
+
+def strings(n: int, lengths: tuple[int, int] | int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` random strings of letters, of one length or lengths drawn from ``(lo, hi)``: ``(tokens, lengths)``."""
+    if isinstance(lengths, int):
+        sizes = torch.full((n,), lengths)
+    else:
+        sizes = torch.randint(lengths[0], lengths[1] + 1, (n,), generator=generator)
+    return random_strings(n, sizes, letter_ids(), generator), sizes
+
+
+def model_config(positional: str) -> SmallConfig:
+    if positional not in ENCODINGS:
+        raise ValueError(f"unknown encoding {positional!r}; choose from {', '.join(ENCODINGS)}")
+    return SmallConfig(tokenizer().vocab_size, D_MODEL, positional, max_len=MAX_LEN)
+
+
+def new_model(positional: str, seed: int) -> TinyEncoder:
+    torch.manual_seed(seed)
+    return TinyEncoder(model_config(positional))
+
+
+@torch.inference_mode()
+def scores(model: TinyEncoder, tokens: torch.Tensor, lengths: torch.Tensor, beyond: int = TRAIN_MAX) -> dict:
+    """Accuracy over the scored positions (all but the first), whole strings right, and the accuracy at positions
+    ``beyond`` and later (None where no string reaches them)."""
+    predicted = model(tokens, lengths).logits.argmax(-1)  # (B, T)
+    gold = previous_letters(tokens)
+    scored = gold != PAD_ID
+    hits = (predicted == gold) & scored
+    far = scored.clone()
+    far[:, :beyond] = False
+    exact = (hits | ~scored).all(1)
+    return {
+        "accuracy": float(hits.sum() / scored.sum()),
+        "exact": float(exact.float().mean()),
+        "beyond": float(hits[far].float().mean()) if far.any() else None,
+    }
+
+
+def held_out() -> tuple[torch.Tensor, torch.Tensor]:
+    return strings(HELD_OUT, (TRAIN_MIN, TRAIN_MAX), torch.Generator().manual_seed(TEST_SEED + 1))
+
+
+def train_encoder(
+    positional: str, seed: int, steps: int = STEPS, *, on_report=None, report_every: int = REPORT_EVERY,
+    max_seconds: float | None = None,
+) -> tuple[TinyEncoder, list]:  # fmt: skip
+    """A fresh model trained on strings of TRAIN_MIN..TRAIN_MAX letters (drawn from ``seed``);
+    ``on_report(point, model)`` at every report, ``point`` = {"step", "seconds", "loss", "accuracy", "exact_match"}
+    (held-out); False stops."""
+    model, draws, check = new_model(positional, seed), torch.Generator().manual_seed(seed), held_out()
+    curve = []
+
+    def report(r: Report) -> bool | None:
+        s = scores(model, *check)
+        point = {"step": r.step, "seconds": round(r.seconds, 3), "loss": r.loss, "accuracy": s["accuracy"],
+                 "exact_match": s["exact"]}  # fmt: skip
+        curve.append(point)
+        return on_report(point, model) if on_report is not None else None
+
+    def batch(step: int) -> tuple[torch.Tensor, ...]:
+        tokens, lengths = strings(BATCH, (TRAIN_MIN, TRAIN_MAX), draws)
+        return tokens, lengths, previous_letters(tokens)
+
+    fit(model, batch, steps=steps, lr=LR, seed=seed, report_every=report_every, on_report=report,
+        max_seconds=max_seconds)  # fmt: skip
+    return model, curve
+
+
+def untrained_rows(model: TinyEncoder, seed: int) -> list[int]:
+    """The rows of a learned position table still exactly as initialised (no training input reached them)."""
+    if model.config.positional != "learned":
+        return []
+    initial = new_model("learned", seed).position.embedding.weight
+    same = (model.position.embedding.weight == initial).all(1)  # (MAX_LEN,)
+    return [int(i) for i in torch.nonzero(same).flatten()]
+
+
+def trained_runs(positional: str, seed: int, steps: int = STEPS) -> tuple[list[Run], TinyEncoder]:
+    """One model trained, then measured at every input length of LENGTHS on TEST fresh strings: one Run per length
+    (params {"length": n}; the training curve kept on the TRAIN_MAX run)."""
+    model, curve = train_encoder(positional, seed, steps)
+    params = sum(p.numel() for p in model.parameters())
+    extra = {"parameters": params, "untrained rows": untrained_rows(model, seed)}
+    runs = []
+    for n in LENGTHS:
+        s = scores(model, *strings(TEST, n, torch.Generator().manual_seed(TEST_SEED + n)))
+        final = {"accuracy": s["accuracy"], "exact": s["exact"], "accuracy beyond": s["beyond"]}
+        runs.append(Run(positional, seed, {"length": n}, curve if n == TRAIN_MAX else (), final, extra))
+    return runs, model
+
+
+def load_results(path: Path | str | None = None) -> Comparison:
+    """The shipped comparison (``RESULTS`` by default); ``FileNotFoundError``/``ValueError`` naming the script."""
+    path = Path(path) if path is not None else RESULTS
+    results = Comparison.load(path, script=SCRIPT)
+    if set(results.variants) != set(ENCODINGS):
+        raise ValueError(f"{path.name} must compare the encodings {', '.join(ENCODINGS)}: re-run {SCRIPT}")
+    for encoding in ENCODINGS:
+        seeds = {r.seed for r in results.runs_of(encoding, {"length": TRAIN_MAX}) if r.curve}
+        lengths = set(results.param_values("length"))
+        if len(seeds) < 3 or not {TRAIN_MAX, MAX_LEN} <= lengths:
+            raise ValueError(f"{path.name}: {encoding} needs 3 seeds with curves and lengths {TRAIN_MAX} and "
+                             f"{MAX_LEN}: re-run {SCRIPT}")  # fmt: skip
+    return results
+
+
+def parameters(results: Comparison, encoding: str) -> int:
+    """The trainable parameters of the model with ``encoding`` (the same for every seed)."""
+    return int(results.runs_of(encoding)[0].extra["parameters"])
+
+
+def results_rows(results: Comparison) -> list[dict]:
+    """One row per encoding: parameters, n, accuracy inside the training lengths and on the longest inputs."""
+    inside = {"length": TRAIN_MAX}
+    longest = {"length": MAX_LEN}
+    return [
+        {"encoding": results.label(e), "parameters": parameters(results, e), "n": results.spread("accuracy", e,
+         inside).total, f"accuracy, {TRAIN_MAX} letters": results.spread("accuracy", e, inside).text(".1%",
+         with_n=False), f"accuracy, {MAX_LEN} letters": results.spread("accuracy", e, longest).text(".1%",
+         with_n=False), f"positions {TRAIN_MAX + 1}–{MAX_LEN}": results.spread("accuracy beyond", e,
+         longest).text(".1%", with_n=False)}
+        for e in results.variants
+    ]  # fmt: skip
+
+
+def learned_rows_sentence(results: Comparison) -> str:
+    """What the learned table holds past the training range, read from every seed's model."""
+    rows = [r.extra.get("untrained rows", []) for r in results.runs_of("learned", {"length": TRAIN_MAX})]
+    if not rows or not all(rows):
+        return "Every row of the learned table moved during training."
+    common = sorted(set.intersection(*(set(r) for r in rows)))
+    span = f"rows {common[0] + 1}–{common[-1] + 1}" if common else "no row"
+    return (
+        f"In every seed the learned table's {span} (positions {TRAIN_MAX + 1} and on) are exactly as initialised: no "
+        "training string reached them, so past the training range the learned model adds random vectors it never "
+        "saw."
+    )
+
+
+def observations(results: Comparison) -> list[str]:
+    """The sentences about the comparison, each computed by ``Comparison.compare`` from the loaded numbers (so a
+    file where the result goes the other way says so)."""
+    inside, longest = {"length": TRAIN_MAX}, {"length": MAX_LEN}
+    lines = [
+        results.compare(e, "none", "accuracy", where=inside).sentence(".1%", f"accuracy at {TRAIN_MAX} letters")
+        for e in ("sinusoidal", "learned")
+    ]
+    lines.append(results.compare("sinusoidal", "learned", "accuracy", where=inside)
+                 .sentence(".1%", f"accuracy at {TRAIN_MAX} letters"))  # fmt: skip
+    beyond = f"accuracy at positions {TRAIN_MAX + 1}–{MAX_LEN} of {MAX_LEN}-letter inputs"
+    lines.append(results.compare("sinusoidal", "learned", "accuracy beyond", where=longest).sentence(".1%", beyond))
+    lines.append(learned_rows_sentence(results))
+    return lines
+
+
+def results_curves(results: Comparison, x: str = "step") -> tuple[dict, dict]:
+    """Held-out accuracy and training loss against ``x`` (the training curves)."""
+    title = {"step": "training step", "seconds": "seconds"}[x]
+    common = {"x_title": title, "height": 280, "colors": COLORS}
+    where = {"length": TRAIN_MAX}
+    accuracy = curves_chart(results.curve_points("accuracy", x=x, where=where), y_title="held-out accuracy",
+                            title="Accuracy (4–16 letters)", percent=True, **common)  # fmt: skip
+    loss = curves_chart(results.curve_points("loss", x=x, where=where), y_title="training loss", title="Loss",
+                        **common)  # fmt: skip
+    return accuracy, loss
+
+
+def length_chart(results: Comparison) -> dict:
+    """Accuracy against the input's length, inside and beyond the training lengths (every seed, mean ± sd)."""
+    return curves_chart(results.sweep_points("accuracy", "length"), y_title="accuracy", height=300,
+                        x_title=f"input length (trained on {TRAIN_MIN}–{TRAIN_MAX})", colors=COLORS,
+                        title="Longer than any training string", percent=True)  # fmt: skip
+
+
+def provenance_note(meta: dict) -> str:
+    """How the shipped comparison was measured, read from its ``meta``."""
+    return (
+        f"Means ± sd over seeds {', '.join(map(str, meta.get('seeds', [])))}: {meta.get('steps')} steps of "
+        f"{BATCH} random strings of {TRAIN_MIN}–{TRAIN_MAX} letters, Adam at {LR:g}, d = {D_MODEL}; a held-out check "
+        f"({HELD_OUT} strings) every {REPORT_EVERY} steps. At the end, {TEST} fresh strings of each length. "
+        "Accuracy: letters right, the first of each string (which has no letter before it) not counted."
+    )
+
+
+# ------------------------------------------------------------------------------------- the shipped models
+def load_model(positional: str) -> tuple[TinyEncoder, dict]:
+    """The shipped seed-0 model with encoding ``positional`` (eval mode, CPU): the one copy ``load_pretrained``
+    keeps per process, shared read-only."""
+    if positional not in ENCODINGS:
+        raise ValueError(f"unknown encoding {positional!r}; choose from {', '.join(ENCODINGS)}")
+    shipped = load_pretrained(*PRETRAINED_KEYS[positional])
+    if shipped[0].config.positional != positional:
+        raise ValueError(f"checkpoint {PRETRAINED_KEYS[positional]} has positional {shipped[0].config.positional!r}")
+    return shipped
 
 
 @dataclass(frozen=True)
@@ -209,18 +424,18 @@ class ParsedText:
 
 
 def parse_text(text: str) -> ParsedText:
-    """The student's string: 2–10 digits or lowercase letters (what the ``reverse`` models read), or a message."""
+    """The student's string: 2–32 lowercase letters (what the models read), or a message."""
     text = text.strip() if isinstance(text, str) else ""
     if not text:
         return ParsedText("", "Type a short string, for example “position”.")
     if len(text) > 64 * MAX_CHARS:
-        return ParsedText("", f"That is far too long: the models read at most {MAX_CHARS} characters.")
+        return ParsedText("", f"That is far too long: the models read at most {MAX_CHARS} letters.")
     if not MIN_CHARS <= len(text) <= MAX_CHARS:
         return ParsedText("", f"That is {len(text)} characters; type {MIN_CHARS} to {MAX_CHARS}.")
-    odd = sorted({c for c in text if c not in ALPHABET})
+    odd = sorted({c for c in text if c not in LETTERS})
     if odd:
         shown = ", ".join(repr(c) for c in odd[:5])
-        return ParsedText("", f"Only digits and lowercase letters a–z are known to the models (not {shown}).")
+        return ParsedText("", f"Only lowercase letters a–z are known to the models (not {shown}).")
     return ParsedText(text)
 
 
@@ -235,63 +450,50 @@ def permutation(kind: str, n: int, seed: int = 0) -> list[int]:
     raise ValueError(f"unknown permutation {kind!r}; choose from {', '.join(PERMUTATIONS)}")
 
 
-def encoder_outputs(model: nn.Module, task: Task, text: str) -> tuple[np.ndarray, np.ndarray]:
-    """The encoder's output ``(S, d)`` and its first layer's self-attention ``(S, S)`` (heads averaged).
+@torch.inference_mode()
+def read(model: TinyEncoder, text: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """The attention's output ``(T, d)``, its map ``(T, T)`` and the letters the model writes under ``text``, one
+    under every letter (the first has no letter before it: what it writes there is not scored)."""
+    tokens = torch.tensor([tokenizer().encode(text)])  # (1, T)
+    z, weights = model.attention(model.embed(tokens))  # (1, T, d), (1, T, T)
+    letters = model.out(z)[0].argmax(-1).tolist()
+    written = "".join(tokenizer().decode([i]) or "?" for i in letters)
+    return z[0].double().numpy(), weights[0].double().numpy(), written
 
-    S counts the end-of-sentence token, which stays last.
-    """
-    batch = make_batch([task.aligner.pair(text)], task)
-    with torch.inference_mode():
-        memory = model.encode(batch.source, batch.source_lengths)
-    return memory.states[0].double().numpy(), memory.attention["encoder.0.self"][0].mean(0).double().numpy()
 
-
-def predict(model: nn.Module, task: Task, text: str) -> str:
-    """The model's greedy output for ``text``."""
-    batch = make_batch([task.aligner.pair(text)], task)
-    decoded = greedy(model, batch.source, batch.source_lengths, max_len=2 * len(text) + 2)
-    return task.target_tokenizer.decode(decoded.tokens[0].tolist())
+def is_right(written: str, text: str) -> bool:
+    """Whether ``written`` has the letter before under every letter of ``text`` but the first (not scored)."""
+    return written[1:] == text[:-1]
 
 
 @dataclass(frozen=True)
 class Equivariance:
-    """f(shuffled x) against f(x) shuffled the same way, for one trained encoder."""
+    """f(shuffled x) against f(x) shuffled the same way, for one trained model."""
 
     positional: str
     text: str
     shuffled: str
     order: tuple[int, ...]  # shuffled[j] == text[order[j]]
-    outputs: np.ndarray  # (S, d) encoder output for text (EOS last)
-    shuffled_outputs: np.ndarray  # (S, d) for shuffled
-    attention: np.ndarray  # (S, S) first encoder layer's self-attention for text
-    attention_back: np.ndarray  # (S, S) the same for shuffled, rows and columns put back in text's order
+    outputs: np.ndarray  # (T, d) the attention's output for text
+    shuffled_outputs: np.ndarray  # (T, d) for shuffled
+    attention: np.ndarray  # (T, T) self-attention for text
+    attention_back: np.ndarray  # (T, T) the same for shuffled, rows and columns put back in text's order
     difference: float  # max |f(Px) − P f(x)|: ~1e-7 without positions, O(1) with them
-    prediction: str  # the model's output for text
-    shuffled_prediction: str  # and for shuffled
+    prediction: str  # the letters it writes under text
+    shuffled_prediction: str  # and under shuffled
 
 
-def equivariance(model: nn.Module, task: Task, positional: str, text: str, order: Sequence[int]) -> Equivariance:
-    """Run the encoder on ``text`` and on its shuffle, and compare the second with the first shuffled."""
+def equivariance(model: TinyEncoder, positional: str, text: str, order: Sequence[int]) -> Equivariance:
+    """Run the model on ``text`` and on its shuffle, and compare the second with the first shuffled."""
     if sorted(order) != list(range(len(text))):
         raise ValueError(f"order {list(order)} is not a permutation of {len(text)} positions")
     shuffled = "".join(text[i] for i in order)
-    full = [*order, len(text)]  # the EOS stays at the end
-    out, attention = encoder_outputs(model, task, text)
-    out_p, attention_p = encoder_outputs(model, task, shuffled)
-    back = np.argsort(full)  # shuffled position holding original position j
-    return Equivariance(
-        positional=positional,
-        text=text,
-        shuffled=shuffled,
-        order=tuple(order),
-        outputs=out,
-        shuffled_outputs=out_p,
-        attention=attention,
-        attention_back=attention_p[np.ix_(back, back)],
-        difference=float(np.abs(out_p - out[full]).max()),
-        prediction=predict(model, task, text),
-        shuffled_prediction=predict(model, task, shuffled),
-    )
+    out, attention, prediction = read(model, text)
+    out_p, attention_p, shuffled_prediction = read(model, shuffled)
+    back = np.argsort(order)  # shuffled position holding original position j
+    return Equivariance(positional, text, shuffled, tuple(order), out, out_p, attention,
+                        attention_p[np.ix_(back, back)], float(np.abs(out_p - out[list(order)]).max()), prediction,
+                        shuffled_prediction)  # fmt: skip
 
 
 EQUIVARIANT = 1e-4  # a difference below this is float rounding: the model is permutation-equivariant
@@ -303,201 +505,84 @@ def equivariance_rows(checks: Sequence[Equivariance]) -> list[dict]:
             "encoding": LABELS[c.positional],
             "max |f(shuffled) − shuffled f|": c.difference,
             "equivariant?": "yes" if c.difference < EQUIVARIANT else "no",
-            "output for the string": c.prediction,
-            "output for the shuffle": c.shuffled_prediction,
-            "correct?": ("yes" if c.prediction == c.text[::-1] else "no")
+            "writes under the string": c.prediction,
+            "under the shuffle": c.shuffled_prediction,
+            "correct?": ("yes" if is_right(c.prediction, c.text) else "no")
             + " / "
-            + ("yes" if c.shuffled_prediction == c.shuffled[::-1] else "no"),
+            + ("yes" if is_right(c.shuffled_prediction, c.shuffled) else "no"),
         }
         for c in checks
     ]
 
 
-# ------------------------------------------------------------------------------- pretrained and attention
-def load_model(positional: str) -> tuple[nn.Module, dict]:
-    """The shipped ``reverse`` Transformer with encoding ``positional`` (eval mode, CPU): the one copy
-    ``load_pretrained`` keeps per process (the page's ``ui.pretrained`` gets the same), shared read-only."""
-    if positional not in ENCODINGS:
-        raise ValueError(f"unknown encoding {positional!r}; choose from {', '.join(ENCODINGS)}")
-    shipped = load_pretrained(*PRETRAINED_KEYS[positional])
-    if shipped[0].config.positional != positional:
-        raise ValueError(f"checkpoint {checkpoint_name(positional)} has positional {shipped[0].config.positional!r}")
-    return shipped
-
-
-def architecture() -> str:
-    """The compared Transformer's shape, read off the config the models are built with."""
-    c = model_config(MODEL, get_task(TASK))
-    return f"{c.encoder_layers} + {c.decoder_layers} layers, d = {c.d_model}, {c.n_heads} heads"
+def shipped_checks(text: str, order: tuple[int, ...]) -> list[Equivariance]:
+    """Each shipped model on a string and its shuffle."""
+    return [equivariance(load_model(name)[0], name, text, order) for name in ENCODINGS]
 
 
 @dataclass(frozen=True)
-class CrossAttention:
+class AttentionMap:
+    """One model's self-attention on a string, and how often each row's largest weight is on the letter before."""
+
     positional: str
-    source_tokens: list[str]  # S labels, "</s>" last
-    target_tokens: list[str]  # T labels: the reversed string, "</s>" last
-    weights: np.ndarray  # (T, S) the last decoder layer's cross-attention, heads averaged, teacher forced
+    tokens: list[str]
+    weights: np.ndarray  # (T, T)
     prediction: str
-    anti_diagonal: float | None  # share of output characters whose argmax is the source character they come from
+    on_previous: float | None  # share of rows 2..T whose argmax is the previous position
 
 
-def cross_attention(model: nn.Module, task: Task, positional: str, text: str) -> CrossAttention:
-    """The last decoder layer's cross-attention for ``text`` → its reverse (teacher forced, heads averaged)."""
-    example = task.aligner.pair(text)
-    batch = make_batch([example], task)
-    with torch.inference_mode():
-        out = model(batch.source, batch.source_lengths, batch.target_in)
-    name = f"decoder.{model.config.decoder_layers - 1}.cross"
-    weights = out.attention[name][0].mean(0).double().numpy()  # (T, S)
-    gold = task.gold_alignment(example)
-    hits = [int(weights[t].argmax()) in sources for t, sources in enumerate(gold)]
-    return CrossAttention(
-        positional=positional,
-        source_tokens=[*text, "</s>"],
-        target_tokens=[*example.target, "</s>"],
-        weights=weights,
-        prediction=predict(model, task, text),
-        anti_diagonal=sum(hits) / len(hits),
-    )
+def attention_map(model: TinyEncoder, positional: str, text: str) -> AttentionMap:
+    _, weights, prediction = read(model, text)
+    hits = [int(weights[t].argmax()) == t - 1 for t in range(1, len(text))]
+    return AttentionMap(positional, list(text), weights, prediction, sum(hits) / len(hits) if hits else None)
 
 
-def shipped_steps() -> str:
-    """How long each shipped model was trained: "none 600, sinusoidal 600, learned 600"."""
-    return ", ".join(f"{name} {load_model(name)[1]['training'].get('steps', '?')}" for name in ENCODINGS)
-
-
-def shipped_checks(text: str, order: tuple[int, ...]) -> list[Equivariance]:
-    """Each shipped model on a string and its shuffle."""
-    return [equivariance(load_model(name)[0], get_task(TASK), name, text, order) for name in ENCODINGS]
-
-
-def shipped_cross_attention(text: str) -> list[CrossAttention]:
-    """Each shipped model's cross-attention while reversing ``text``."""
-    return [cross_attention(load_model(name)[0], get_task(TASK), name, text) for name in ENCODINGS]
-
-
-def snapshot_cross_attention(snapshot, positional: str) -> CrossAttention:
-    """A live run's report (a ``minimodels.train.Progress``) as the cross-attention map the figures draw."""
-    return CrossAttention(
-        positional=positional,
-        source_tokens=snapshot.source_tokens,
-        target_tokens=snapshot.target_tokens,
-        weights=snapshot.attention,
-        prediction=snapshot.prediction,
-        anti_diagonal=None,
-    )
+def shipped_maps(text: str) -> list[AttentionMap]:
+    return [attention_map(load_model(name)[0], name, text) for name in ENCODINGS]
 
 
 # ---------------------------------------------------------------------------------------- live training
-def live_config(budget_seconds: float, seed: int) -> TrainConfig:
-    """The shipped checkpoints' recipe (Adam, warm-up 50, decay), reporting every 10 steps, on one thread."""
-    return default_train_config(
-        MODEL,
-        seed=seed,
-        max_seconds=budget_seconds,
-        max_steps=None,
-        report_every=10,
-        target_exact_match=0.98,
-        threads=THREADS_PER_RUN,
-    )
+LIVE_REPORT_EVERY = 25
+LIVE_TARGET = 0.98  # held-out exact match at which a live run stops
 
 
-def new_training(positional: str, seed: int, budget_seconds: float):
-    """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``."""
-    if positional not in ENCODINGS:
-        raise ValueError(f"unknown encoding {positional!r}; choose from {', '.join(ENCODINGS)}")
-    check_budget(budget_seconds)
-    task = get_task(TASK)
-    model = build_model(MODEL, task, seed=seed, positional=positional)
-    config = live_config(budget_seconds, seed)
-    return model, lambda on_progress: train(model, task, config, on_progress)
+@dataclass(frozen=True)
+class LiveProgress:
+    """One live report, as the training panel reads it (step, seconds, loss, exact_match, attention)."""
+
+    step: int
+    seconds: float
+    loss: float
+    exact_match: float  # held-out strings with every letter right
+    accuracy: float
+    attention: np.ndarray  # (T, T) the probe's map
+    prediction: str
 
 
 def new_run(positional: str, seed: int, budget_seconds: float) -> TrainingRun:
-    """The training panel's run: :func:`new_training`'s model and trainer, named for the encoding."""
-    fresh, train_fn = new_training(positional, seed, float(budget_seconds))
-    return TrainingRun(train_fn, model=fresh, name=f"positional-{positional}")
+    """A fresh model for one student, trained on one core for at most ``budget_seconds``."""
+    model_config(positional)  # refuses an unknown encoding here, not in the thread
+    check_budget(budget_seconds)
+
+    def train_fn(on_progress):
+        torch.set_num_threads(THREADS_PER_RUN)
+
+        def report(point: dict, model: TinyEncoder) -> bool:
+            _, weights, written = read(model, DEFAULT_TEXT)
+            progress = LiveProgress(point["step"], point["seconds"], point["loss"], point["exact_match"],
+                                    point["accuracy"], weights, written)  # fmt: skip
+            return bool(on_progress(progress)) and point["exact_match"] < LIVE_TARGET
+
+        return train_encoder(positional, seed, steps=100_000, on_report=report, report_every=LIVE_REPORT_EVERY,
+                             max_seconds=float(budget_seconds))[0]  # fmt: skip
+
+    return TrainingRun(train_fn, name=f"positional-{positional}")
 
 
-# --------------------------------------------------------------------------------------- shipped results
-# ``scripts/positional_encoding_results.py``: the same Transformer trained on ``reverse`` with each encoding and seed
-# for a fixed number of steps, a Comparison of ENCODINGS × seeds. A run's curve: {"step", "seconds", "loss",
-# "exact_match"} at every held-out check; its final metrics: FINAL (and the seconds to each level); its extra: the
-# model's trainable parameters.
-SCRIPT = "scripts/positional_encoding_results.py"
-
-
-def reached_metric(level: float, x: str = "step") -> str:
-    """The final metric "steps to 90%" (or "seconds to 90%"): the first held-out check at or above ``level``."""
-    return f"{'steps' if x == 'step' else 'seconds'} to {level:.0%}"
-
-
-FINAL = {  # the table's columns: final metric -> format
-    **{reached_metric(level): ".0f" for level in LEVELS},
-    "steps": ".0f",
-    "seconds": ".1f",  # wall time of the run, the held-out checks included
-    "held-out exact": ".1%",  # the held-out subset (200 validation strings) at the end
-    "test exact": ".1%",  # the whole test split at the end
-    "anti-diagonal": ".1%",  # cross-attention argmax on the source character it reverses (test split)
-}
-
-
-def load_results(path: Path | str | None = None) -> Comparison:
-    """The shipped comparison (``RESULTS`` by default); ``FileNotFoundError``/``ValueError`` naming the script."""
-    path = Path(path) if path is not None else RESULTS
-    results = Comparison.load(path, script=SCRIPT)
-    if set(results.variants) != set(ENCODINGS):
-        raise ValueError(f"{path.name} must compare the encodings {', '.join(ENCODINGS)}: re-run {SCRIPT}")
-    for run in results.runs:
-        lacking = sorted(set(FINAL) - set(run.final)) + ([] if run.curve else ["curve"])
-        lacking += [] if "parameters" in run.extra else ["parameters"]
-        if lacking:
-            raise ValueError(f"{path.name}: {run.variant} seed {run.seed} lacks {', '.join(lacking)}: re-run {SCRIPT}")
-    return results
-
-
-def parameters(results: Comparison, encoding: str) -> int:
-    """The trainable parameters of the model with ``encoding`` (the same for every seed)."""
-    return int(results.runs_of(encoding)[0].extra["parameters"])
-
-
-def results_rows(results: Comparison) -> list[dict]:
-    """The comparison table: one row per encoding, its parameters, n and each metric as mean ± sd."""
-    rows = results.table(FINAL, variant_header="encoding", missing="never")
-    return [{"encoding": row["encoding"], "parameters": parameters(results, encoding), **row}
-            for encoding, row in zip(results.variants, rows, strict=True)]  # fmt: skip
-
-
-def observations(results: Comparison) -> list[str]:
-    """The page's sentences about the comparison, each computed by ``Comparison.compare`` from the loaded numbers
-    (so a file where the result goes the other way says so)."""
-    test = "test exact"
-    lines = [results.compare(e, "none", test).sentence(".1%", "test exact match") for e in ("sinusoidal", "learned")]
-    lines.append(results.compare("sinusoidal", "learned", test).sentence(".1%", "test exact match"))
-    key = reached_metric(LEVELS[-1])
-    faster = results.compare("sinusoidal", "learned", key, higher_is_better=False)
-    lines.append(faster.sentence(".0f", f"steps to {LEVELS[-1]:.0%} held-out (fewer is better)", missing="never"))
-    never = [results.label(e) for e, spread in results.spreads(key).items() if spread.n == 0]
-    if never:
-        lines.append(f"Never reached {LEVELS[-1]:.0%} within the budget: {', '.join(never)}.")
-    return lines
-
-
-def results_curves(results: Comparison, x: str = "step") -> tuple[dict, dict]:
-    """Held-out exact match and loss against ``x`` ("step" or "seconds"): per encoding the mean over seeds, its
-    band and each seed (``curves_chart``, Vega-Lite specs for ``ui.vega``)."""
-    title = {"step": "training step", "seconds": "seconds"}[x]
-    common = {"x_title": title, "height": 300, "colors": COLORS}
-    accuracy = curves_chart(results.curve_points("exact_match", x=x), y_title="held-out exact match",
-                            title="Exact match on reverse", percent=True, **common)  # fmt: skip
-    loss = curves_chart(results.curve_points("loss", x=x), y_title="training loss", title="Loss", **common)
-    return accuracy, loss
-
-
-def lowest_test_exact(results: Comparison) -> str:
-    """The encoding with the lowest mean test exact match."""
-    means = {e: spread.mean for e, spread in results.spreads("test exact").items()}
-    return min(means, key=means.get)
+def snapshot_figure(snapshot: LiveProgress, positional: str) -> go.Figure:
+    """A live run's report as its self-attention map on the probe, titled with the encoding and the step."""
+    m = AttentionMap(positional, list(DEFAULT_TEXT), snapshot.attention, snapshot.prediction, None)
+    return attention_maps_figure([m], titles=[f"{LABELS[positional]} · step {snapshot.step}"])
 
 
 # ------------------------------------------------------------------------------------------ the figures
@@ -637,8 +722,8 @@ def offset_figure(check: OffsetCheck) -> go.Figure:
 
 
 def attention_pair_figure(check: Equivariance) -> go.Figure:
-    """First-layer self-attention for the string, and for its shuffle with rows and columns put back."""
-    labels = [safe_label(c) for c in [*check.text, "</s>"]]
+    """The self-attention for the string, and for its shuffle with rows and columns put back."""
+    labels = [safe_label(c) for c in check.text]
     fig = make_subplots(
         rows=1,
         cols=2,
@@ -673,22 +758,23 @@ def attention_pair_figure(check: Equivariance) -> go.Figure:
     return fig
 
 
-def _cross_title(m: CrossAttention) -> str:
-    if m.anti_diagonal is None:
+def _map_title(m: AttentionMap) -> str:
+    if m.on_previous is None:
         return safe_label(m.positional, 80)
-    return f"{safe_label(m.positional)}<br>argmax on the right character: {m.anti_diagonal:.0%}"
+    return f"{safe_label(m.positional)}<br>argmax on the letter before: {m.on_previous:.0%}"
 
 
-def cross_attention_figure(maps: Sequence[CrossAttention], titles: Sequence[str] | None = None) -> go.Figure:
-    """Each model's cross-attention on the same string side by side (rows: output characters)."""
+def attention_maps_figure(maps: Sequence[AttentionMap], titles: Sequence[str] | None = None) -> go.Figure:
+    """Each model's self-attention on the same string side by side (rows: the position writing, columns: the
+    position read)."""
     fig = make_subplots(
         rows=1,
         cols=len(maps),
-        subplot_titles=[safe_label(t, 80) for t in titles] if titles else [_cross_title(m) for m in maps],
+        subplot_titles=[safe_label(t, 80) for t in titles] if titles else [_map_title(m) for m in maps],
         horizontal_spacing=0.06,
     )
     for col, m in enumerate(maps, start=1):
-        xs, ys = [safe_label(t) for t in m.source_tokens], [safe_label(t) for t in m.target_tokens]
+        xs = ys = [safe_label(t) for t in m.tokens]
         fig.add_trace(
             go.Heatmap(
                 z=m.weights,
@@ -700,7 +786,7 @@ def cross_attention_figure(maps: Sequence[CrossAttention], titles: Sequence[str]
                 showscale=col == len(maps),
                 xgap=1,
                 ygap=1,
-                hovertemplate="output %{y} ← source %{x}<br>α = %{z:.4f}<extra></extra>",
+                hovertemplate="position %{y} reads %{x}<br>α = %{z:.4f}<extra></extra>",
             ),
             row=1,
             col=col,
@@ -750,63 +836,112 @@ ROTATION_TEXT = (
     "$PE_{pos+k} = M_k\\,PE_{pos}$ for **every** pos. Below, $M_k$ is built from k alone and checked against every "
     "row of the table (in float64)."
 )
+
 EQUIVARIANCE_TEXT = (
-    "Shuffle the input of a self-attention layer and its outputs come back shuffled **the same way**, nothing "
-    "else changes: it is *permutation-equivariant*. Each output is a weighted sum over all tokens, with weights "
-    "from content alone, so moving a token moves its row and nothing more. Layer norm and the feed-forward "
-    "network act on each position separately, so a whole encoder stack keeps the property. Here are three "
-    "shipped Transformers trained to **reverse** a string, identical except for the positional encoding. Type a "
-    "string, shuffle it, and compare the encoder's outputs f(shuffled) with f(string) shuffled the same way."
+    "Shuffle the input of a self-attention and its outputs come back shuffled **the same way**, nothing else "
+    "changes: it is *permutation-equivariant*. Each output is a weighted sum over all tokens, with weights from "
+    "content alone, so moving a token moves its row and nothing more. Here are three small models, each one "
+    "self-attention (one W^Q, W^K, W^V, as in lesson 5) and a linear read-out, trained to write under each letter "
+    "**the letter before it** (“position” → “·positio”: the first letter has none). They are identical except for "
+    "the position vectors added to the letters. Type a string, shuffle it, and compare the attention's outputs "
+    "f(shuffled) with f(string) shuffled the same way."
 )
 
 
 def set_text(checks: Sequence[Equivariance], quote=repr) -> str:
-    """Under the attention pair: what the model without positions did with the string and its shuffle, computed
+    """Under the attention pair: what the model without positions wrote for the string and its shuffle, computed
     from the checks (a model that told them apart would be said to)."""
     none = next((c for c in checks if c.positional == "none"), None)
     if none is None:
         return ""
+    moved = "".join(none.prediction[i] for i in none.order)
     text = (
-        "The cost shows in the outputs: without positions the decoder's cross-attention reads the encoder's "
-        "outputs as a *set*, and a set has no order to reverse. "
+        "The cost shows in what it writes. Without positions, “the letter before” means nothing to the model: "
+        "every letter sees the same set of letters. "
     )
-    if none.prediction == none.shuffled_prediction:
+    if none.shuffled_prediction == moved:
         return text + (
-            "Here it writes the same output for the string and for its shuffle "
-            f"({quote(none.prediction)}), so at most one of the two can be right."
+            f"Under the shuffle it writes {quote(none.shuffled_prediction)}: the letters it wrote under the string "
+            f"({quote(none.prediction)}), moved with their letters. It writes the same letter under a letter "
+            "wherever that letter stands."
         )
     return text + (
-        f"Here it writes {quote(none.prediction)} for the string and {quote(none.shuffled_prediction)} for its "
-        "shuffle: the decoder's own outputs so far differ, not what it reads from the encoder."
+        f"Here it writes {quote(none.prediction)} under the string and {quote(none.shuffled_prediction)} under the "
+        "shuffle."
     )
 
 
 def measured_text(results: Comparison | None = None) -> str:
-    """Above the shipped comparison: the model and the task, read from the shipped models and the task; the extra
-    parameters of learned positions read from the results (left out when they are missing)."""
-    task = get_task(TASK)
+    """Above the shipped comparison: the models and the task; the learned table's extra parameters read from the
+    results (left out when they are missing)."""
     extra = ""
     if results is not None:
         more = parameters(results, "learned") - parameters(results, "sinusoidal")
-        extra = (
-            f"{more:,} more parameters" if more > 0 else f"{-more:,} fewer parameters" if more else "no more parameters"
-        )
-        extra += " here, "
+        extra = f" ({more:,} more parameters here: {MAX_LEN} rows of {D_MODEL})" if more > 0 else ""
     return (
-        f"The same Transformer ({architecture()}) trained on **reverse** (“a3f9” → "
-        f"“{task.aligner.pair('a3f9').target}”, up to {task.max_source_len} characters) {len(ENCODINGS)} ways: no "
-        "position information, the fixed sinusoids, or a **learned** vector per position (as in BERT and GPT: "
-        f"{extra}and nothing beyond the longest training position). Predict first, then open the measured results."
+        f"The same small model trained {len(ENCODINGS)} ways on the previous-letter task, on strings of "
+        f"{TRAIN_MIN}–{TRAIN_MAX} letters: no position information, the fixed sinusoids, or a **learned** vector "
+        f"per position, as in BERT and GPT{extra}. Then each reads strings up to {MAX_LEN} letters long, longer than "
+        "any it was trained on. The sinusoid formula gives a vector for any position; a learned table's rows past "
+        f"position {TRAIN_MAX} were never used in training. Predict first, then open the measured results."
     )
 
 
 def train_text() -> str:
     """Above the train-it-yourself panel. It states no result: the student's curves sit next to the shipped ones."""
-    probe = get_task(TASK).probe
     return (
-        "A fresh model for you alone, on one core: pick an encoding, train it, and compare its curves with the "
-        f"shipped runs above. The heatmap is the cross-attention on the fixed string “{probe.source}” → "
-        f"“{probe.target}”."
+        "A fresh model for you alone, on one core: pick an encoding, train it on strings of "
+        f"{TRAIN_MIN}–{TRAIN_MAX} letters and compare its curves with the measured runs above. The heatmap is its "
+        f"self-attention on “{DEFAULT_TEXT}”; the progress bar's exact match is the share of {HELD_OUT} held-out "
+        "strings with every letter right."
+    )
+
+
+def equivariance_caption() -> str:
+    """Under the equivariance table: what f is, its size read from the models' config."""
+    return (
+        f"f: the self-attention's output vectors (d = {D_MODEL}), one per letter. “correct?”: whether it wrote the "
+        "letter before under each letter, for the string / for the shuffle (under the first letter, which has none "
+        "before it, whatever it writes is not scored)."
+    )
+
+
+def pair_caption(check: Equivariance) -> str:
+    """Under the attention pair: whether the two maps agree, computed from them (``EQUIVARIANT`` is the line the
+    table draws between "yes" and "no")."""
+    gap = float(np.abs(check.attention - check.attention_back).max())
+    if gap < EQUIVARIANT:
+        return (
+            f"The two maps differ by at most {gap:.0e}, rounding: the shuffle only renamed the rows and columns. "
+            f"{LABELS[check.positional]} cannot tell the shuffled string from the string."
+        )
+    return (
+        f"The two maps differ by up to {gap:.2f}: with {LABELS[check.positional]} the shuffled string is a different "
+        "input and gets a different map."
+    )
+
+
+def shipped_caption(meta: dict | None = None) -> str:
+    """Above the equivariance table: the shipped models' shape and training, read from a checkpoint's record."""
+    training = (meta or {}).get("training", {})
+    return (
+        f"The shipped models: one self-attention, d = {D_MODEL}, seed {(meta or {}).get('seed', '?')} of the "
+        f"measured runs below, {training.get('steps', '?')} training steps on strings of {TRAIN_MIN}–{TRAIN_MAX} "
+        "letters."
+    )
+
+
+def maps_caption(text: str, maps: Sequence[AttentionMap], quote=repr) -> str:
+    """Under the three models' maps on ``text``; ``quote`` shows user and model text verbatim."""
+    outputs = ", ".join(f"{m.positional} → {quote(m.prediction)}" for m in maps)
+    inside = (
+        ""
+        if len(text) <= TRAIN_MAX
+        else (f" Your string is longer than any training string ({TRAIN_MAX}): look at its rows past {TRAIN_MAX}.")
+    )
+    return (
+        f"Rows: the position writing; columns: the position read. The task means row t should read t − 1: the "
+        f"diagonal just below the main one. What each writes: {outputs}.{inside}"
     )
 
 
@@ -836,38 +971,9 @@ OFFSET_WHY = (
 )
 
 
-def equivariance_caption() -> str:
-    """Under the equivariance table: what f is, its size read from the config the models are built with."""
-    d = model_config(MODEL, get_task(TASK)).d_model
-    return (
-        f"f: the encoder's output vectors (d = {d}) for every character and the end-of-string token, which stays "
-        "last. “correct?”: whether each output is the reverse of its input."
-    )
-
-
-def pair_caption(check: Equivariance) -> str:
-    """Under the attention pair: whether the two maps agree, computed from them (``EQUIVARIANT`` is the line the
-    table draws between "yes" and "no")."""
-    gap = float(np.abs(check.attention - check.attention_back).max())
-    if gap < EQUIVARIANT:
-        return (
-            f"The two maps differ by at most {gap:.0e}, rounding: the shuffle only renamed the rows and columns. "
-            f"{LABELS[check.positional]} cannot tell the shuffled string from the string."
-        )
-    return (
-        f"The two maps differ by up to {gap:.2f}: with {LABELS[check.positional]} the shuffled string is a different "
-        "input and gets a different map."
-    )
-
-
 def default_dims(d_model: int) -> list[int]:
     """The dimensions the table's curves show first: fast, middle and slow ones that exist for ``d_model``."""
     return sorted({j for j in (0, 1, 6, 20, d_model - 2) if j < d_model})
-
-
-def shipped_caption() -> str:
-    """Above the equivariance table: the shipped models' shape and how long each was trained."""
-    return f"The shipped models: {architecture()}, training steps: {shipped_steps()}."
 
 
 def similarity_caption(d_model: int) -> str:
@@ -887,35 +993,6 @@ def offset_metrics(check: OffsetCheck) -> list[tuple[str, str]]:
         ("rows checked", f"{check.n_positions - k}"),
         (f"|PE_{pos + k} − M_k PE_{pos}| at pos = {pos}", f"{abs(check.pe_target - check.rotated).max():.1e}"),
     ]
-
-
-def cross_attention_caption(text: str, maps: Sequence[CrossAttention], quote=repr) -> str:
-    """Under the shipped models' cross-attention on ``text``; ``quote`` shows user and model text verbatim."""
-    outputs = ", ".join(f"{m.positional} → {quote(m.prediction)}" for m in maps)
-    return (
-        f"The last decoder layer's cross-attention (heads averaged) while writing the reverse of {quote(text)} "
-        "(teacher forced: rows are the correct output characters). Reversing means output character t reads source "
-        f"character S − 1 − t: the anti-diagonal. Greedy outputs: {outputs}."
-    )
-
-
-def provenance_note(meta: dict) -> str:
-    """How the shipped comparison was measured, read from its ``meta``: the page's note beside the provenance."""
-    machine = meta.get("machine", {})
-    return (
-        f"Means ± sd over the seeds, {meta.get('steps')} steps each, a held-out check (200 strings) every "
-        f"{meta.get('report_every')} steps. “Steps to 90%”: the first check at or above it. Test exact: the 500 test "
-        "strings at the end. Anti-diagonal: how often the cross-attention's argmax falls on the source character the "
-        f"output character comes from (test split). {machine.get('processor', '?')}, torch "
-        f"{machine.get('torch', '?')}; 1-minute load average {meta.get('load_1min_after', '?')} after (the machine "
-        "was shared: the seconds are inflated, the steps are not)."
-    )
-
-
-def snapshot_figure(snapshot, positional: str) -> go.Figure:
-    """A live run's report as its cross-attention map, titled with the encoding and the step."""
-    title = f"{LABELS[positional]} · step {snapshot.step}"
-    return cross_attention_figure([snapshot_cross_attention(snapshot, positional)], titles=[title])
 
 
 # ------------------------------------------------------------------------------------------- exercises
@@ -964,33 +1041,38 @@ def by_hand() -> list[Exercise]:
     ]
 
 
-ANAGRAM_CHOICES = ("the same output", "the first output shuffled the same way", "the first output reversed",
-                   "it depends on the string")  # fmt: skip
+SAME_CHOICES = ("exactly what it wrote under the string", "what it wrote under the string, reversed",
+                "something that depends on the string")  # fmt: skip
 
 
-def anagram_prediction(none_model: nn.Module) -> Exercise:
-    """Predict, before section 4's table: what the shipped model without positions writes for a string's reverse.
-    The answer is what the shipped model does (checked on it, never assumed)."""
-    task, text = get_task(TASK), DEFAULT_TEXT
-    first, second = predict(none_model, task, text), predict(none_model, task, text[::-1])
-    same = first == second
+def anagram_prediction(none_model: TinyEncoder) -> Exercise:
+    """Predict, before section 4's table: what the model without positions writes under a string's reverse. The
+    answer is what the shipped model does (checked on it, never assumed)."""
+    text = DEFAULT_TEXT
+    first, second = read(none_model, text)[2], read(none_model, text[::-1])[2]
+    reversed_first = "".join(reversed(first))
+    answer = 0 if second == first else 1 if second == reversed_first else 2
     return Exercise(
         key="positional_encoding.ex3",
         prompt=(
-            f"**Predict before you scroll on.** The shipped Transformer **without** positional encoding turns the "
-            f"string “{text}” into some output. What does it output for “{text[::-1]}”, the same characters in "
-            "reverse order?"
+            f"**Predict before you scroll on.** The model **without** positions writes some letter under each letter "
+            f"of “{text}”. What does it write under “{text[::-1]}”, the same letters in reverse order?"
         ),
-        choices=ANAGRAM_CHOICES,
-        answer=0 if same else 3,
+        choices=SAME_CHOICES,
+        answer=answer,
         explanation=(
-            "Its encoder returns the same set of vectors, only reordered, and cross-attention is a weighted sum over "
-            f"that set: the decoder cannot tell the two apart. Checked on the shipped model: {first!r} for both."
-            if same
-            else f"Checked on the shipped model: {first!r} and {second!r}. Its encoder returns the same set of "
-            "vectors, but the decoder's own outputs so far differ, and they steer it."
+            f"Checked on the shipped model: {first!r} under the string, {second!r} under its reverse. "
+            + (
+                "Every letter sees the same set of letters wherever it stands, so it writes the same letter under it "
+                "wherever it stands: the output is the first one, reversed. Shuffle the input, and the output is "
+                "shuffled the same way."
+                if answer == 1
+                else "The outputs are not the first reversed: the model is not as described, check it."
+                if answer == 2
+                else "The same letters in the same order: the string reads the same both ways."
+            )
         ),
-        hint="What can cross-attention see of the order of the encoder's outputs?",
+        hint="Shuffle the input of a self-attention without positions: what happens to its outputs?",
     )
 
 
@@ -1003,37 +1085,58 @@ RACE_CHOICES = ("sinusoidal (fixed)", "learned (one vector each)", "too close to
 
 
 def race_prediction(results: Comparison) -> Exercise:
-    """Predict, before section 5's results: sinusoidal or learned, which ends with the higher test exact match? The
-    answer is the shipped comparison's verdict, too close to call included."""
-    verdict = results.compare("sinusoidal", "learned", "test exact")
+    """Predict, before section 5's results: on positions past the training range, sinusoidal or learned? The answer
+    is the shipped comparison's verdict, too close to call included."""
+    verdict = results.compare("sinusoidal", "learned", "accuracy beyond", where={"length": MAX_LEN})
     answer = {"better": 0, "worse": 1, "too close": 2}[verdict.outcome]
-    more = parameters(results, "learned") - parameters(results, "sinusoidal")
     return Exercise(
         key="positional_encoding.ex4",
         prompt=(
-            "**Predict before you open the results.** Sinusoidal positions are fixed; learned ones cost "
-            f"{more:,} more parameters, one vector per position, trained with the rest. After the same budget, "
-            "which ends with the higher test exact match on reverse?"
+            f"**Predict before you open the results.** Both models were trained on strings of at most {TRAIN_MAX} "
+            f"letters. Given {MAX_LEN}-letter strings, which writes the right letter more often at positions "
+            f"{TRAIN_MAX + 1}–{MAX_LEN}?"
         ),
         choices=RACE_CHOICES,
         answer=answer,
-        explanation=f"{verdict.sentence('.1%', 'test exact match')} "
+        explanation=f"{verdict.sentence('.1%', f'accuracy at positions {TRAIN_MAX + 1}–{MAX_LEN}')} "
         + (
-            "Both give every position its own vector, and reverse only needs the positions the training strings "
-            "cover, so the fixed table loses nothing here; beyond the longest training string, only the sinusoids "
-            "have vectors at all."
-            if verdict.outcome != "worse"
-            else "Here the learned vectors, free to take any shape, fit reverse's positions better than the fixed "
-            "table within the same budget."
+            "The learned table's rows there never received a gradient: they are random vectors the model never saw. "
+            "The sinusoids there follow the same formula, and a fixed offset is the same rotation at every position, "
+            "so what the model learned about “one to the left” can still partly apply."
+            if verdict.outcome == "better"
+            else "Neither carries what it learned past the training range better than the other here: the sinusoids "
+            "make it possible (a fixed offset is one rotation everywhere), nothing forces the model to rely on that "
+            "alone."
         ),
-        hint="Does reverse need anything a learned vector can hold and a sinusoid cannot?",
+        hint="What vector does each model add at position 20, and did training ever show it one?",
     )
 
 
-def exercises(results: Comparison | None, none_model: nn.Module | None) -> list[Exercise]:
+def rows_prediction() -> Exercise:
+    """By hand: how many rows of the learned table no training string reaches."""
+    return Exercise(
+        key="positional_encoding.ex5",
+        prompt=(
+            f"The learned table has one row per position, {MAX_LEN} rows, and training strings have "
+            f"{TRAIN_MIN}–{TRAIN_MAX} letters. Training uses plain Adam, no weight decay. How many rows end training "
+            "exactly as they were initialised?"
+        ),
+        answer=MAX_LEN - TRAIN_MAX,
+        explanation=(
+            f"A string of n letters uses rows 1 … n, so training touches rows 1 … {TRAIN_MAX} only. A row no input "
+            f"uses gets a zero gradient at every step, and Adam moves a parameter whose gradient was always zero by "
+            f"0: rows {TRAIN_MAX + 1} … {MAX_LEN}, that is {MAX_LEN} − {TRAIN_MAX} = {MAX_LEN - TRAIN_MAX}, keep "
+            "their random start. (The measured results check it on every seed.)"
+        ),
+        hint="Which rows does a string of n letters use?",
+    )
+
+
+def exercises(results: Comparison | None, none_model: TinyEncoder | None) -> list[Exercise]:
     """Every exercise of the lesson: the computations by hand and the predictions whose source is loaded."""
     return [
         *by_hand(),
+        rows_prediction(),
         *([anagram_prediction(none_model)] if none_model is not None else []),
         *([race_prediction(results)] if results is not None else []),
     ]

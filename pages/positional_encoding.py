@@ -7,6 +7,7 @@ import streamlit as st
 import ui
 from lessons import positional_encoding
 from minimodels.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, sinusoidal_encoding
+from minimodels.small import TinyEncoder
 
 lesson = ui.lesson("positional_encoding")
 ui.explain(positional_encoding.INTRO)
@@ -88,10 +89,11 @@ the_offset()
 
 # --- 4. Why positions are needed ---------------------------------------------------------------------------
 ui.section("4 · Without positions, attention reads a bag of tokens", positional_encoding.EQUIVARIANCE_TEXT)
-if ui.pretrained(*positional_encoding.PRETRAINED_KEYS["none"]) is not None:  # the same for everyone: made once
-    ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(positional_encoding.shipped_anagram_prediction)())
+if not all(ui.pretrained(*positional_encoding.PRETRAINED_KEYS[name]) for name in positional_encoding.ENCODINGS):
+    st.stop()
+ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(positional_encoding.shipped_anagram_prediction)())
 shipped_checks = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_checks)
-shipped_cross_attention = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_cross_attention)
+shipped_maps = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_maps)
 
 
 @st.fragment
@@ -99,7 +101,7 @@ def the_permutation() -> None:
     c = st.columns([2, 2, 1])
     text = ui.checked_text(
         c[0].text_input,
-        f"Your string ({positional_encoding.MIN_CHARS}–{positional_encoding.MAX_CHARS} digits or lowercase letters)",
+        f"Your string ({positional_encoding.MIN_CHARS}–{positional_encoding.MAX_CHARS} lowercase letters)",
         positional_encoding.DEFAULT_TEXT, key="positional_encoding.text", parse=positional_encoding.parse_text,
         keep="text", what="string", ok_key="positional_encoding.text_ok", link=False, max_chars=200,
     )  # fmt: skip
@@ -107,38 +109,35 @@ def the_permutation() -> None:
                       key="positional_encoding.permutation")  # fmt: skip
     seed = int(c[2].number_input("Shuffle seed", 0, 9999, 0, key="positional_encoding.shuffle_seed",
                                  disabled=kind != "random shuffle"))  # fmt: skip
-    if not all(ui.pretrained(*positional_encoding.PRETRAINED_KEYS[name]) for name in positional_encoding.ENCODINGS):
-        return
     checks = shipped_checks(text, tuple(positional_encoding.permutation(kind, len(text), seed)))
-    st.caption(positional_encoding.shipped_caption())
+    st.caption(positional_encoding.shipped_caption(positional_encoding.load_model("none")[1]))
     st.markdown(f"The string {ui.literal(text)} shuffled: {ui.literal(checks[0].shuffled)}.")
     ui.table(positional_encoding.equivariance_rows(checks), formats={"max |f(shuffled) − shuffled f|": "%.2e"})
     st.caption(positional_encoding.equivariance_caption())
-    shown = st.radio("Self-attention of the first encoder layer (heads averaged) for", positional_encoding.ENCODINGS,
-                     format_func=positional_encoding.LABELS.get, horizontal=True,
-                     key="positional_encoding.attention_of")  # fmt: skip
+    shown = st.radio("Self-attention for", positional_encoding.ENCODINGS, format_func=positional_encoding.LABELS.get,
+                     horizontal=True, key="positional_encoding.attention_of")  # fmt: skip
     pair = positional_encoding.attention_pair_figure(checks[positional_encoding.ENCODINGS.index(shown)])
     ui.plotly(pair, key="positional_encoding.pair")
     st.caption(positional_encoding.pair_caption(checks[positional_encoding.ENCODINGS.index(shown)]))
     ui.explain(positional_encoding.set_text(checks, quote=ui.literal))
 
-    # --- 5. Trained on reverse: the shipped models' cross-attention on this string
-    st.subheader("Where each model looks when it reverses your string")
-    maps = shipped_cross_attention(text)
-    ui.plotly(positional_encoding.cross_attention_figure(maps), key="positional_encoding.cross")
-    st.caption(positional_encoding.cross_attention_caption(text, maps, quote=ui.literal))
+    st.subheader("Where each model looks on your string")
+    maps = shipped_maps(text)
+    ui.plotly(positional_encoding.attention_maps_figure(maps), key="positional_encoding.maps")
+    st.caption(positional_encoding.maps_caption(text, maps, quote=ui.literal))
 
 
 the_permutation()
 
 # --- 5. Measured -------------------------------------------------------------------------------------
-ui.section("5 · none, sinusoidal, learned: trained on reverse")
+ui.section("5 · none, sinusoidal, learned: trained, then longer inputs")
 results = ui.shipped_results(lesson)
 ui.explain(positional_encoding.measured_text(results))
 
 if results is not None:
+    ui.exercise(positional_encoding.rows_prediction())
     ui.exercise(positional_encoding.race_prediction(results))
-    with st.expander("Reveal the measured results (answer the prediction first)", icon=":material/visibility:"):
+    with st.expander("Reveal the measured results (answer the predictions first)", icon=":material/visibility:"):
         ui.measured(
             results, rows=positional_encoding.results_rows(results),
             observations=positional_encoding.observations(results),
@@ -146,6 +145,7 @@ if results is not None:
             note=positional_encoding.provenance_note(results.meta), names=("accuracy", "loss"),
             axis_key="positional_encoding.axis",
         )  # fmt: skip
+        ui.vega(positional_encoding.length_chart(results), key="positional_encoding.lengths")
 
 # --- 6. Train one yourself ----------------------------------------------------------------------------------
 ui.section("6 · Train one yourself", positional_encoding.train_text())
@@ -159,15 +159,17 @@ def train_yourself() -> None:
         format_func=positional_encoding.LABELS.get,
     )  # fmt: skip
     live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="positional_encoding.live_seed"))
-    budget = c[2].select_slider("Seconds", [5, 10, 20, 30, 60], value=20, key="positional_encoding.budget")
+    budget = c[2].select_slider("Seconds", [5, 10, 20, 30, 60], value=10, key="positional_encoding.budget")
 
     def draw(snapshot, key: str) -> None:
         ui.plotly(positional_encoding.snapshot_figure(snapshot, live_encoding), key=key)
-        st.caption(f"After {snapshot.step} steps the model outputs {ui.literal(snapshot.prediction)}.")
+        st.caption(f"After {snapshot.step} steps it writes {ui.literal(snapshot.prediction)} under "
+                   f"{ui.literal(positional_encoding.DEFAULT_TEXT)}.")  # fmt: skip
 
     ui.training_panel(f"positional_encoding.train.{live_encoding}",
                       lambda: positional_encoding.new_run(live_encoding, live_seed, budget), draw,
-                      budget_seconds=float(budget), target=0.98)  # fmt: skip
+                      budget_seconds=float(budget), target=positional_encoding.LIVE_TARGET,
+                      replay_frame=lambda snapshot: snapshot.attention)  # fmt: skip
 
 
 train_yourself()
@@ -175,7 +177,7 @@ train_yourself()
 ui.page_tail(
     lesson,
     code=[("The code that computes this", (sinusoidal_encoding, SinusoidalPositionalEncoding,
-                                           LearnedPositionalEmbedding)),
+                                           LearnedPositionalEmbedding, TinyEncoder)),
           ("The code of this page's checks", (positional_encoding.rotation, positional_encoding.offset_matrix,
                                               positional_encoding.offset_check, positional_encoding.equivariance))],
     exercises=positional_encoding.by_hand(),

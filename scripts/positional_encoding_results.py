@@ -1,24 +1,21 @@
-"""Measure the positional-encoding comparison the lesson page opens with: ``assets/results/positional_encoding.json``.
+"""Train and measure the positional-encoding lesson's models: ``assets/results/positional_encoding.json`` and three
+shipped checkpoints.
 
-    python scripts/positional_encoding_results.py --threads 1 --seeds 0 1 --steps 300
+    python scripts/positional_encoding_results.py [--seeds 0 1 2] [--steps 800] [--threads 1] [--out PATH]
+                                                  [--no-checkpoints]
 
-For each seed and each encoding (``none``, ``sinusoidal``, ``learned``), the same TinyTransformer (the same seed
-for its initial weights and its batches) trains on ``reverse`` for ``--steps`` steps with the
-shipped checkpoints' recipe (Adam, 50-step warm-up, inverse-square-root decay), checking 200 held-out strings
-every ``--report-every`` steps. Then, untimed: exact match on the whole test split and how often the last
-decoder layer's cross-attention peaks on the source character each output character comes from.
-
-The file is a ``lessons.common.comparison.Comparison`` of the three encodings × the seeds: each run's curve of
-held-out checks, its final metrics (``lessons.positional_encoding.FINAL``) and its parameter count.
-
-Figures are only what was measured: the command, date, machine, torch threads and the load average before and
-after are written with them. A fixed step budget makes the steps reproducible; the seconds depend on the machine.
+One self-attention (``minimodels.small.TinyEncoder``: one W^Q, W^K, W^V and a linear read-out, d = 32) learns to
+write under each letter the letter before it, on random strings of 4–16 letters, with no positions, the fixed
+sinusoids or a learned vector per position (a table of 32 rows), once per seed. Each model is then measured on 500
+fresh strings of every length in ``lessons.positional_encoding.LENGTHS`` (up to 32: longer than any training
+string): one ``Run`` per (encoding, seed, length), the training curve kept on the 16-letter run. The seed-0 models
+are saved as ``assets/checkpoints/copy-small-encoder-{none,sinusoidal,learned}`` (the page's live checks use them).
+The command, date, machine, load and seconds are written with the numbers.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -27,75 +24,41 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons import positional_encoding  # noqa: E402
-from lessons.common.comparison import Run, first_reached, measure  # noqa: E402
+from lessons import positional_encoding as pe  # noqa: E402
+from lessons.common.comparison import Comparison  # noqa: E402
+from minimodels.checkpoints import ASSETS, save_checkpoint  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from minimodels.train import alignment_accuracy, build_model, default_train_config, evaluate, train  # noqa: E402
 from scripts.common import Measurement, parse, save_comparison  # noqa: E402
 
 
-def config(seed: int, steps: int, report_every: int):
-    """The shipped checkpoints' recipe for a fixed number of steps, on the CPU."""
-    return default_train_config(positional_encoding.MODEL, seed=seed, max_steps=steps, max_seconds=None,
-                                target_exact_match=None, report_every=report_every, device="cpu")  # fmt: skip
-
-
-def run_one(encoding: str, seed: int, steps: int, report_every: int) -> Run:
-    """Train one model with ``encoding`` from ``seed`` for ``steps`` steps; then, untimed, test it."""
-    task = get_task(positional_encoding.TASK)
-    for split in ("train", "valid", "test"):
-        task.encoded(split)  # tokenize before the clock starts
-    model = build_model(positional_encoding.MODEL, task, seed=seed, positional=encoding)
-    result = train(model, task, config(seed, steps, report_every))
-    history = result.history
-    curve = [{"step": p.step, "seconds": p.seconds, "loss": p.loss, "exact_match": p.exact_match} for p in history]
-    final = {}
-    for level in positional_encoding.LEVELS:
-        for x in ("step", "seconds"):
-            final[positional_encoding.reached_metric(level, x)] = first_reached(curve, "exact_match", level, x)
-    with torch.inference_mode():
-        test = evaluate(model, task.encoded("test"))
-    final |= {
-        "steps": result.steps,
-        "seconds": result.seconds,
-        "held-out exact": result.exact_match,
-        "test exact": test,
-        "anti-diagonal": alignment_accuracy(model, task, "test")["accuracy"],
-    }
-    parameters = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    return Run(encoding, seed, curve=tuple(curve), final=final, extra={"parameters": parameters})
-
-
-def report(run: Run, done: int, total: int) -> None:
-    f = run.final
-    print(
-        f"[{done}/{total}] seed {run.seed} {run.variant:>10}: {f['steps']:g} steps, {f['seconds']:.1f} s, held-out "
-        f"{f['held-out exact']:.1%}, test {f['test exact']:.1%}, anti-diagonal {f['anti-diagonal']:.1%}",
-        flush=True,
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1], help="one run per encoding and seed")
-    p.add_argument("--steps", type=int, default=300, help="training steps per run")
-    p.add_argument("--report-every", type=int, default=25, help="steps between held-out checks")
-    p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
-    p.add_argument("--out", default=str(positional_encoding.RESULTS), help="where to write the JSON")
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--steps", type=int, default=pe.STEPS)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", default=str(pe.RESULTS))
+    p.add_argument("--no-checkpoints", action="store_true", help="do not write the seed-0 checkpoints")
     args = parse(p, argv)
-    measured = Measurement("positional_encoding_results.py", argv, args.threads)
-    results = measure(
-        positional_encoding.ENCODINGS, args.seeds,
-        lambda encoding, seed: run_one(encoding, seed, args.steps, args.report_every),
-        meta={}, on_run=report, labels=positional_encoding.LABELS,
-    )  # fmt: skip
-    meta = {
-        "lesson": "positional_encoding", "script": positional_encoding.SCRIPT, "task": positional_encoding.TASK,
-        "task_seed": 0, "model": positional_encoding.MODEL, "seeds": args.seeds, "steps": args.steps,
-        "report_every": args.report_every, "levels": list(positional_encoding.LEVELS),
-        "train_config": dataclasses.asdict(config(args.seeds[0], args.steps, args.report_every)),
-    }  # fmt: skip
-    save_comparison(results, measured, args.out, positional_encoding.load_results, **meta)
+    measured = Measurement("positional_encoding_results.py", argv, threads=args.threads)
+    runs = []
+    for encoding in pe.ENCODINGS:
+        for seed in args.seeds:
+            made, model = pe.trained_runs(encoding, seed, args.steps)
+            runs += made
+            by_length = {r.params["length"]: round(r.final["accuracy"], 3) for r in made}
+            print(encoding, seed, by_length, flush=True)
+            if seed == 0 and not args.no_checkpoints:
+                name = pe.PRETRAINED_KEYS[encoding][1]
+                training = {"steps": args.steps, "batch": pe.BATCH, "lr": pe.LR, "command": measured.command,
+                            "lengths": [pe.TRAIN_MIN, pe.TRAIN_MAX], "accuracy by length": by_length}  # fmt: skip
+                save_checkpoint(ASSETS / f"{pe.TASK}-{name}", model, model_name=name, task=get_task(pe.TASK),
+                                seed=seed, training=training)  # fmt: skip
+    meta = {"script": pe.SCRIPT, "seeds": args.seeds, "steps": args.steps, "task": "previous letter",
+            "report_every": pe.REPORT_EVERY}  # fmt: skip
+    results = Comparison(pe.ENCODINGS, tuple(runs), meta, dict(pe.LABELS))
+    out = save_comparison(results, measured, args.out, pe.load_results, torch=torch.__version__)
+    for line in pe.observations(pe.load_results(out)):
+        print(line)
     return 0
 
 
