@@ -223,8 +223,8 @@ COURSE: tuple[Part, ...] = (
                 ),
                 results=("assets/results/masking.json",),
                 pretrained=(
-                    ("dates", "transformer"),
-                    ("dates", "transformer-no-causal"),
+                    ("copy", "small-decoder-causal"),
+                    ("copy", "small-decoder-no-mask"),
                 ),
                 sources=(
                     "Sources: the Transformer lecture's “Masking” slide (padding mask, sequence mask, “set future "
@@ -242,9 +242,9 @@ COURSE: tuple[Part, ...] = (
                 introduces=("positional encoding",),
                 results=("assets/results/positional_encoding.json",),
                 pretrained=(
-                    ("reverse", "transformer-none"),
-                    ("reverse", "transformer-sinusoidal"),
-                    ("reverse", "transformer-learned"),
+                    ("copy", "small-encoder-none"),
+                    ("copy", "small-encoder-sinusoidal"),
+                    ("copy", "small-encoder-learned"),
                 ),
                 sources=(
                     "Sources: the Transformer lecture (“Positional encoding”: the two formulas and “for "
