@@ -248,18 +248,22 @@ def test_large_recurrent_weights_make_the_rnn_gradient_explode():
     assert "explodes" not in rnn_cells.gradient_summary(rnn_cells.vanishing_experiment(length=40, seeds=(0, 1)))
 
 
-def test_gradient_chart_is_a_log_scale_curve_per_cell():
-    exp = rnn_cells.vanishing_experiment(length=20, seeds=(0,))
+def test_gradient_chart_draws_each_seed_and_the_mean_and_spread_of_the_logs():
+    exp = rnn_cells.vanishing_experiment(length=20, seeds=(0, 1, 2))
     spec = rnn_cells.gradient_chart(exp)
-    assert spec["encoding"]["y"]["scale"]["type"] == "log"
-    assert "T = 20" in spec["title"]
-    data = exp.table()
-    assert sorted(data["cell"].unique()) == sorted(rnn_cells.CELLS) and len(data) == 3 * 20
-    assert (data["gradient norm"] > 0).all()
-    assert spec["data"]["values"] == data.to_dict("records")  # this experiment's numbers, every one of them
-    alt.Chart.from_dict(spec)  # Altair validates it against the Vega-Lite schema
-    other = rnn_cells.gradient_chart(rnn_cells.vanishing_experiment(length=10, seeds=(0,)))
-    assert len(other["data"]["values"]) == 3 * 10 and len(spec["data"]["values"]) == 3 * 20  # specs not shared
+    assert "T = 20" in spec["title"] and "3 seeds" in spec["title"]
+    values = spec["data"]["values"]
+    seeds = [v for v in values if v["kind"] == "seed"]
+    assert len(seeds) == 3 * 3 * 20  # every cell, seed and distance, each a faint line
+    for kind in rnn_cells.CELLS:  # the mean line is the log of the geometric mean the sentences quote
+        means = sorted((v["x"], v["mean"], v["sd"]) for v in values if v["kind"] == "mean" and v["label"] == kind)
+        np.testing.assert_allclose([m for _, m, _ in means], np.log10(exp.norms[kind]), rtol=1e-9)
+        np.testing.assert_allclose([sd for _, _, sd in means], np.log10(exp.per_seed[kind]).std(axis=0, ddof=1),
+                                   rtol=1e-9, atol=1e-12)  # fmt: skip
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["area", "line", "line"]  # band, seeds, mean
+    alt.LayerChart.from_dict(spec)  # Altair validates it against the Vega-Lite schema
+    one = rnn_cells.gradient_chart(rnn_cells.vanishing_experiment(length=10, seeds=(0,)))
+    assert "mean ± sd" not in one["title"] and len(one["data"]["values"]) == 3 * 10  # one seed: one line, no band
 
 
 # --- the kinds of RNN and the exercises ---------------------------------------------------------------------

@@ -11,21 +11,19 @@ Letters: T sequence length, I input (embedding) size, H hidden size, B batch.
 
 from __future__ import annotations
 
-import functools
-import json
+import dataclasses
 import math
 import re
 import unicodedata
 from dataclasses import dataclass
 
-import altair as alt
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from lessons.common.charts import safe_label, vega_lite_spec, with_values
+from lessons.common.charts import safe_label
+from lessons.common.comparison import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.queries_keys_values import ParsedSentence, word_embedding
 from lessons.queries_keys_values import parse_sentence as parse_words
@@ -480,18 +478,11 @@ class GradientExperiment:
     recurrent_scale: float
     norms: dict[str, np.ndarray]  # cell -> (T,) geometric mean over seeds, index = distance T − t
     keep: dict[str, float]  # cell -> mean keep gate (Γ_f, or 1 − Γ_u) over the runs
+    per_seed: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)  # cell -> (seeds, T), same index
+    seeds: tuple[int, ...] = ()
 
     def at(self, distance: int) -> dict[str, float]:
         return {kind: float(v[distance]) for kind, v in self.norms.items()}
-
-    def table(self) -> pd.DataFrame:
-        """Long form for the chart: one row per (cell, distance)."""
-        rows = [
-            {"cell": kind, "distance T − t": d, "gradient norm": float(v)}
-            for kind, values in self.norms.items()
-            for d, v in enumerate(values)
-        ]
-        return pd.DataFrame(rows)
 
 
 def vanishing_experiment(
@@ -506,15 +497,16 @@ def vanishing_experiment(
     Each cell kind runs once, its seeds side by side (:func:`side_by_side`): the same numbers as
     :func:`gradient_norms` seed by seed.
     """
-    norms, keep = {}, {}
+    norms, keep, each = {}, {}, {}
     x = torch.cat([random_sequence(length, s) for s in seeds], dim=1)  # (T, seeds·I)
     for kind in CELLS:
         settings = {"gate_bias": gate_bias, "recurrent_scale": recurrent_scale, "dtype": torch.float64}
         cells = [make_cell(kind, GRADIENT_HIDDEN, s, **settings) for s in seeds]
         per_seed, kept = jacobian_norms(side_by_side(cells), x, groups=len(seeds))  # (seeds, T), (seeds,)
-        norms[kind] = np.exp(np.log(per_seed.flip(1).numpy()).mean(axis=0))  # index d = T − t
+        each[kind] = per_seed.flip(1).numpy()  # index d = T − t
+        norms[kind] = np.exp(np.log(each[kind]).mean(axis=0))
         keep[kind] = float(kept.mean())
-    return GradientExperiment(length, gate_bias, recurrent_scale, norms, keep)
+    return GradientExperiment(length, gate_bias, recurrent_scale, norms, keep, each, tuple(seeds))
 
 
 def _superscript(n: int) -> str:
@@ -543,45 +535,23 @@ CELL_COLORS = ("#444444", "#1f77b4", "#ff7f0e")  # RNN, GRU, LSTM: apart in colo
 
 
 def gradient_chart(exp: GradientExperiment) -> dict:
-    """Gradient norm against distance, log y: a straight falling line is an exponential decay.
-
-    A Vega-Lite spec (for ``st.vega_lite_chart``): the Altair chart is drawn once (:func:`_gradient_chart_spec`)
-    and each experiment only puts its numbers in; building and validating it on every move of a slider cost
-    about as much as two of the experiment's three autograd passes.
-    """
-    values = [row for row in exp.table().to_dict("records") if row["gradient norm"] > 0]
-    title = f"‖∂a⟨T⟩/∂x⟨t⟩‖, T = {exp.length}, geometric mean of {len(GRADIENT_SEEDS)} seeds"
-    return with_values(_gradient_chart_spec(), values, title=title)
-
-
-@functools.cache
-def _gradient_chart_spec() -> str:
-    """The Altair chart of :func:`gradient_chart`, as Vega-Lite JSON without its data and title."""
-    return json.dumps(
-        vega_lite_spec(
-            alt.Chart(alt.Data(name="gradients"))
-            .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=2.5)
-            .encode(
-                x=alt.X("distance T − t:Q", title="distance T − t (steps back from the last token)"),
-                y=alt.Y(
-                    "gradient norm:Q",
-                    scale=alt.Scale(type="log"),
-                    axis=alt.Axis(format=".0e", labelFontSize=13),
-                    title="gradient norm (log scale)",
-                ),
-                color=alt.Color(
-                    "cell:N",
-                    scale=alt.Scale(domain=list(CELLS), range=list(CELL_COLORS)),
-                    legend=alt.Legend(orient="top-right", title=None, labelFontSize=14, symbolStrokeWidth=3),
-                ),
-                strokeDash=alt.StrokeDash(
-                    "cell:N", scale=alt.Scale(domain=list(CELLS), range=[[1, 0], [8, 3], [2, 2]])
-                ),
-                tooltip=["cell:N", "distance T − t:Q", alt.Tooltip("gradient norm:Q", format=".2e")],
-            )
-            .properties(height=380)
-        )
-    )
+    """log₁₀ of the gradient norm against distance (a straight falling line is an exponential decay): the course's
+    curve chart, each seed a faint line, the mean of the logs (the geometric mean the sentences quote) and ± one sd
+    of the logs as a band. Logs, because the seeds' numbers span many powers of ten: their arithmetic mean would
+    be the largest seed's alone."""
+    points = [
+        {"variant": kind, "order": i, "seed": seed, "x": d, "y": float(np.log10(v))}
+        for i, (kind, runs) in enumerate(exp.per_seed.items())
+        for seed, row in zip(exp.seeds, runs, strict=True)
+        for d, v in enumerate(row)
+        if v > 0
+    ]
+    n = len(exp.seeds)
+    return curves_chart(
+        points, y_title="log₁₀ gradient norm", x_title="distance T − t (steps back from the last token)",
+        title=f"‖∂a⟨T⟩/∂x⟨t⟩‖, T = {exp.length}, {n} seed{'s' if n > 1 else ''}" + (", mean ± sd" if n > 1 else ""),
+        height=420, colors=dict(zip(CELLS, CELL_COLORS, strict=True)),
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------
