@@ -15,9 +15,11 @@ Three things are computed here:
 
 * the variance of q·k for random q, k, measured at every d_k with its standard error (from the sample size);
 * the softmax of N such scores, scaled and unscaled: entropy, largest weight and the Jacobian's size;
-* the two shipped GRU encoder–decoders that differ only in the scale (``dates-gru-dot`` and
-  ``dates-gru-scaled_dot``): their attention on one date, the spread of their raw q·k, and a live race of both
-  (``lessons.scoring_functions.race``).
+* one self-attention layer (one head, d_k = d_model) trained on a recall task with and without the scale at
+  d_k = 8 … 512 over several seeds (``scripts/scaling_results.py``): the softmax's largest weight and entropy
+  and the gradient reaching W^Q and W^K at step 0, and the training curves;
+* why lesson 4's GRU race showed no stall (an untrained GRU's small states), and what additive and dot-product
+  scores cost in time and memory on this machine.
 
 Letters: d_k query/key size, N keys, n samples, S source and T target positions. No streamlit import.
 """
@@ -27,36 +29,35 @@ from __future__ import annotations
 import functools
 import json
 import math
+import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import altair as alt
 import numpy as np
 import plotly.graph_objects as go
 import torch
-from plotly.subplots import make_subplots
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 
 from lessons import scoring_functions as scoring
 from lessons.common.charts import (
     attention_coloraxis,
     figure,
-    hover_pairs,
     panel_axis,
-    safe_label,
     subplot_grid,
     vega_lite_spec,
     with_values,
 )
-from lessons.common.comparison import Comparison
+from lessons.common.comparison import Comparison, Run, Spread, Verdict, curves_chart, first_reached, verdict
 from lessons.common.exercises import Exercise
-from lessons.common.live import TrainingRun, check_budget
-from lessons.common.pretrained import CHECKPOINTS
-from minimodels.attention import masked_softmax
-from minimodels.decode import greedy
+from minimodels.attention import AdditiveAttention, DotProductAttention, ScaledDotProductAttention, masked_softmax
 from minimodels.tasks import Task, get_task, make_batch
-from minimodels.tokenizers import BOS_ID, EOS_ID, PAD_ID
+from minimodels.tokenizers import PAD_ID
 from minimodels.train import build_model
 
 D_SWEEP: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # the d_k of every curve
@@ -78,7 +79,6 @@ SCORES: tuple[str, ...] = ("dot", "scaled_dot")  # the two trained models: the s
 LABELS = {"dot": "unscaled q·k", "scaled_dot": "scaled q·k / √d_k"}
 COLORS = {"dot": scoring.COLORS["dot"], "scaled_dot": scoring.COLORS["scaled_dot"]}
 MODEL_NAMES = {score: scoring.model_name(score) for score in SCORES}
-DEFAULT_DATE = "Sunday, November 22, 2026"
 SPREAD_SENTENCES = 200  # held-out dates the trained models' score spreads are measured on
 
 
@@ -91,8 +91,8 @@ QUOTE = "“For large values of d_k will also make dot-product attention large.�
 WHY = (
     "Vaswani et al. (2017) add why that matters: the large dot products push the softmax into regions where its "
     "gradient is extremely small, so the scores stop learning. Their fix is the √d_k in the equation below. On "
-    "this page you measure the claim, see what it does to the softmax, and compare two trained models that "
-    "differ only in the scale."
+    "this page you measure the claim, see what it does to the softmax, train one self-attention layer with and "
+    "without the scale from small to large d_k, and time the two kinds of score the lecture compares."
 )
 
 
@@ -118,11 +118,6 @@ VARIANCE_TEXT = (
     "Draw many (q, k) pairs with independent N(0, 1) components, compute q·k, and measure its variance at every "
     "d_k. The error bars are ±1.96 standard errors of each measured variance, computed from the sample itself "
     "(its fourth moment and the number of pairs): the theory should fall inside about 19 times out of 20."
-)
-SPREAD_TEXT = (
-    "The √d_k argument assumes q and k have unit-variance components. Measured on "
-    f"{SPREAD_SENTENCES} held-out dates, the gold previous characters fed in (spreads are the standard deviation of "
-    "the scores within one softmax row, averaged over rows):"
 )
 
 
@@ -529,24 +524,6 @@ def gradient_caption(example: LectureExample) -> str:
 
 
 # ------------------------------------------------------------------------------------ the trained models
-@dataclass(frozen=True)
-class Alignment:
-    """One date through one trained model: the attention it used and the scores behind it."""
-
-    output: str
-    source: list[str]  # S source characters, "</s>" last
-    target: list[str]  # T output characters, "</s>" last when the model ended
-    weights: np.ndarray  # (T, S) α
-    raw: np.ndarray  # (T, S) raw q·k: decoder state sₜ · encoder state hᵢ
-    seen: np.ndarray  # (T, S) the scores the softmax saw: q·k, or q·k / √d_k
-    message: str | None  # what the tokenizer changed in the text (unknown characters, cut), or None
-
-
-def check_date_text(text: str) -> str | None:
-    """A message for the student when the text cannot be decoded, or None."""
-    if not text.strip():
-        return "Type a date first, for example “Sunday, November 22, 2026”."
-    return None
 
 
 def _decoder_queries(model: nn.Module, memory, target_in: torch.Tensor) -> torch.Tensor:
@@ -556,97 +533,6 @@ def _decoder_queries(model: nn.Module, memory, target_in: torch.Tensor) -> torch
         raise ValueError(f"the {model.config.attention} model attends before its step; this lesson reads sₜ")
     queries, _ = model._fused(model.target_embedding(target_in), memory.final)  # (B, T, D)
     return queries
-
-
-@torch.inference_mode()
-def align(model: nn.Module, task: Task, text: str) -> Alignment | str:
-    """Decode ``text`` greedily and recompute each step's scores; the alignment, or a message for the student
-    when the text is unusable."""
-    message = check_date_text(text)
-    if message:
-        return message
-    encoded = task.encode_source(text)
-    if encoded.empty:
-        return encoded.message or "Type a date first."
-    device = next(model.parameters()).device  # a student's model may have trained on a GPU
-    source = torch.tensor([[*encoded.ids, EOS_ID]], device=device)  # (1, S)
-    lengths = torch.tensor([source.size(1)], device=device)  # (1,)
-    memory = model.encode(source, lengths)
-    decoded = greedy(model, source, lengths, max_len=2 * task.max_target_len + 1)
-    steps = int(decoded.lengths[0])
-    tokens = decoded.tokens[0, :steps].tolist()
-    target_in = torch.tensor([[BOS_ID, *tokens[: steps - 1]]], device=device)  # (1, T): what each step was fed
-    queries = _decoder_queries(model, memory, target_in)  # (1, T, D)
-    raw = queries @ memory.states.transpose(1, 2)  # (1, T, D) @ (1, D, S) -> (1, T, S)
-    seen = model.scores(queries, memory)  # (1, T, S)
-    tokenizer = task.target_tokenizer
-    return Alignment(
-        output=tokenizer.decode(decoded.sequences()[0]),
-        source=[*encoded.pieces, task.source_tokenizer.id_to_piece(EOS_ID)],
-        target=[tokenizer.id_to_piece(i) for i in tokens],
-        weights=decoded.attention["cross"][0, :steps].float().cpu().numpy(),
-        raw=raw[0].float().cpu().numpy(),
-        seen=seen[0].float().cpu().numpy(),
-        message=encoded.message,
-    )
-
-
-VIEWS = {
-    "weights": "attention weights α",
-    "raw": "raw scores q·k",
-    "seen": "the scores the softmax sees",
-}
-
-
-def alignment_caption(view: str) -> str:
-    """The caption under :func:`alignment_figure`; the score views add that both panels share one scale."""
-    scale = "" if view == "weights" else " Both models share one red–blue scale, so their sizes compare."
-    return (
-        "Rows: the characters each model wrote; columns: the characters it read (␣ a space, </s> the end). "
-        f"Hover a cell for its exact value.{scale}"
-    )
-
-
-def alignment_figure(alignments: Mapping[str, Alignment], view: str = "weights", height: int = 440) -> go.Figure:
-    """The models' maps side by side (output characters down, source characters across) on one colour scale:
-    α from 0 to 1 (``view="weights"``), or raw / softmax-seen scores on a red–blue scale centred on 0 and shared
-    by both panels, so their magnitudes compare at a glance."""
-    if view not in VIEWS:
-        raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
-    present = [s for s in SCORES if s in alignments]
-    if not present:
-        raise ValueError("no alignments to draw")
-    titles = [safe_label(f"{LABELS[s]} · “{alignments[s].output}”", max_chars=60) for s in present]
-    fig = make_subplots(rows=1, cols=len(present), subplot_titles=titles, horizontal_spacing=0.08)
-    values = {s: np.asarray(getattr(alignments[s], view), dtype=float) for s in present}
-    bound = max(float(np.abs(v).max()) for v in values.values()) or 1.0
-    name = {"weights": "α", "raw": "q·k", "seen": "e"}[view]
-    for col, score in enumerate(present, start=1):
-        a, z = alignments[score], values[score]
-        xs = [safe_label(scoring.display_token(t)) for t in a.source]
-        ys = [safe_label(scoring.display_token(t)) for t in a.target]
-        if z.shape != (len(ys), len(xs)):
-            raise ValueError(f"{score}: a map of shape {z.shape} does not match {len(ys)} × {len(xs)} tokens")
-        fig.add_trace(
-            go.Heatmap(
-                z=z, x=list(range(len(xs))), y=list(range(len(ys))), customdata=hover_pairs(ys, xs),
-                coloraxis="coloraxis", hovertemplate="%{customdata}<br>" + name + " = %{z:.4f}<extra>"
-                + LABELS[score] + "</extra>", xgap=1, ygap=1,
-            ),
-            row=1, col=col,
-        )  # fmt: skip
-        fig.update_xaxes(tickmode="array", tickvals=list(range(len(xs))), ticktext=xs, tickangle=0, row=1, col=col)
-        fig.update_yaxes(
-            tickmode="array", tickvals=list(range(len(ys))), ticktext=ys, autorange="reversed", row=1, col=col
-        )
-    if view == "weights":
-        coloraxis = attention_coloraxis(name)
-    else:
-        coloraxis = {"colorscale": "RdBu", "reversescale": True, "cmid": 0.0, "cmin": -bound, "cmax": bound,
-                     "colorbar": {"title": name}}  # fmt: skip
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10}, coloraxis=coloraxis)
-    fig.update_annotations(font_size=13)
-    return fig
 
 
 @dataclass(frozen=True)
@@ -716,19 +602,6 @@ def fresh_spread(score: str, seed: int = 0) -> ScoreSpread:
     return score_spread(build_model(MODEL_NAMES[score], task, seed=seed).eval(), task, score)
 
 
-def read_models(models: Mapping[str, nn.Module], text: str) -> dict[str, Alignment] | str:
-    """:func:`align` of ``text`` by each model (score -> model), or the message for the student when it is refused."""
-    task = get_task(TASK)
-    alignments = {score: align(models[score], task, text) for score in SCORES}
-    return next((a for a in alignments.values() if isinstance(a, str)), alignments)
-
-
-def spreads_of(models: Mapping[str, nn.Module]) -> dict[str, ScoreSpread]:
-    """:func:`score_spread` of each model (score -> model)."""
-    task = get_task(TASK)
-    return {score: score_spread(models[score], task, score) for score in SCORES}
-
-
 def race_verdict(results: Comparison) -> str:
     """Whether the unscaled model stalled in the shipped race, computed from it: steps to 90% (fewer is better)
     and test exact match, each with the verdict's spread rule."""
@@ -746,7 +619,7 @@ def race_verdict(results: Comparison) -> str:
         }[pace.outcome]  # fmt: skip
     )
     return (
-        f"In the shipped race (below), the unscaled model {lead} ({pace.a_spread.text('.0f')} steps against "
+        f"In its shipped race, the unscaled model {lead} ({pace.a_spread.text('.0f')} steps against "
         f"{pace.b_spread.text('.0f')} scaled); {end.sentence('.1%', 'test exact match')}"
     )
 
@@ -756,116 +629,16 @@ def untrained_note(start: ScoreSpread, results: Comparison | None = None) -> str
     results are loaded) and the untrained model's figures (:func:`fresh_spread`)."""
     race = f"{race_verdict(results)} " if results is not None else ""
     return (
-        f"{race}Before training, its GRU's states are small (components with standard deviations of "
+        f"Lesson 4 raced two GRU encoder–decoders on dates that differ only in the scale (d_k = {start.d_k}, the "
+        f"GRU's state). {race}Before training, its GRU's states are small (components with standard deviations of "
         f"{start.q_std:.2f} and {start.k_std:.2f}), so its first raw scores spread by only {start.raw_std:.2f} and its "
-        f"softmax starts far from saturated (mean largest α {start.largest:.2f}). The stall needs unit-variance q and "
-        "k at a large d_k, as in a Transformer whose queries and keys are projections of normalised embeddings: "
-        "sections 2 and 3."
+        f"softmax starts far from saturated (mean largest α {start.largest:.2f}). The stall needs q and k with "
+        "unit-variance components at a large d_k, as in section 4's self-attention, whose queries and keys are "
+        "projections of unit-variance vectors."
     )
 
 
-def trained_text(shipped: Mapping[str, tuple[nn.Module, Mapping]]) -> str:
-    """Section 4's text: the two shipped models' size and seeds, read from their configs and checkpoints."""
-    sizes = {score: model.config.hidden_size for score, (model, _) in shipped.items()}
-    seeds = {info.get("seed") for _, info in shipped.values()}
-    steps = {info.get("training", {}).get("steps") for _, info in shipped.values()}
-    size = f"d_k = {sizes['dot']}, the GRU's state" if len(set(sizes.values())) == 1 else f"sizes {sizes}"
-    same = []
-    if len(seeds) == 1:
-        same.append(f"same seed ({seeds.pop()})")
-    if len(steps) == 1:
-        same.append(f"same steps ({steps.pop()})")
-    return (
-        "Two GRU encoder–decoders trained on **dates** (“Sunday, November 22, 2026” → “2026-11-22”, character by "
-        f"character), shipped with the course: same size ({size}), {', '.join([*same, 'same data'])}. The only "
-        f"difference: one scores q·k, the other q·k / √{sizes['scaled_dot']}. The query is the decoder's state sₜ, "
-        "the keys are the encoder's states hᵢ."
-    )
-
-
-def spread_rows(spreads: Mapping[str, ScoreSpread]) -> list[dict]:
-    return [
-        {
-            "model": LABELS[s.score],
-            "d_k": s.d_k,
-            "std of q components": round(s.q_std, 3),
-            "std of k components": round(s.k_std, 3),
-            "spread of raw q·k in a row": round(s.raw_std, 2),
-            "√d_k·σ_q·σ_k": round(s.predicted_raw_std, 2),
-            "raw q·k from … to": f"{s.raw_range[0]:.1f} … {s.raw_range[1]:.1f}",
-            "spread the softmax sees": round(s.seen_std, 2),
-            "mean largest α": round(s.largest, 3),
-            f"rows with α > {SATURATED}": f"{s.saturated:.0%}",
-            "entropy (bits)": round(s.entropy, 2),
-        }
-        for s in spreads.values()
-    ]
-
-
-def spread_observations(spreads: Mapping[str, ScoreSpread]) -> list[str]:
-    """What the measured spreads say, in sentences computed from them."""
-    dot, scaled = spreads["dot"], spreads["scaled_dot"]
-    root = math.sqrt(scaled.d_k)
-    return [
-        f"The trained states are not unit-variance: their components have a standard deviation of "
-        f"{dot.q_std:.2f} and {dot.k_std:.2f} (unscaled model), {scaled.q_std:.2f} and {scaled.k_std:.2f} (scaled "
-        "model), and GRU states can never leave [−1, 1].",
-        f"Raw q·k spreads by **{dot.raw_std:.1f}** in the unscaled model and **{scaled.raw_std:.1f}** in the scaled "
-        f"one. The scaled model's softmax sees that divided by √{scaled.d_k} = {root:g}: **{scaled.seen_std:.2f}**."
-        + (
-            f" Training made up for {ratio:.1f}× of the {root:g}× the scale takes away, no more: the states it "
-            "multiplies are bounded."
-            if (ratio := scaled.raw_std / dot.raw_std) > 1
-            else ""
-        ),
-        f"So the {'unscaled' if dot.largest > scaled.largest else 'scaled'} model's attention is the more peaked "
-        f"one: mean largest α **{dot.largest:.2f}**, {dot.saturated:.0%} of rows above {SATURATED} for the unscaled "
-        f"model, against **{scaled.largest:.2f}** and {scaled.saturated:.0%} for the scaled one.",
-    ]
-
-
-def training_records(manifest: Mapping[str, Mapping]) -> list[dict]:
-    """The shipped checkpoints' training records (``assets/checkpoints/manifest.json``), one row per model."""
-    rows = []
-    for score in SCORES:
-        entry = manifest.get(f"{TASK}-{MODEL_NAMES[score]}")
-        if entry is None:
-            continue
-        align_acc = entry.get("test_alignment_accuracy")
-        rows.append(
-            {
-                "model": LABELS[score],
-                "checkpoint": f"{TASK}-{MODEL_NAMES[score]}",
-                "steps": entry.get("steps"),
-                "seconds": entry.get("seconds"),
-                "held-out exact match": entry.get("exact_match"),
-                "test exact match": entry.get("test_exact_match"),
-                "alignment accuracy": align_acc,
-                "parameters": entry.get("parameters"),
-            }
-        )
-    return rows
-
-
-def load_training_records(path: Path | None = None) -> list[dict] | str:
-    """:func:`training_records` of the shipped manifest (``CHECKPOINTS/manifest.json`` by default), or a message for
-    the student when it cannot be read."""
-    path = path if path is not None else CHECKPOINTS / "manifest.json"
-    try:
-        return training_records(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError) as error:
-        return f"The checkpoints' training record cannot be read: {error}"
-
-
-RECORDS_CAPTION = (  # under the table of load_training_records
-    "From assets/checkpoints/manifest.json, written when the checkpoints were trained "
-    "(python -m minimodels.checkpoints): held-out exact match on the first validation dates, test exact "
-    "match and alignment accuracy (how often the attention's argmax falls on a character the output comes "
-    "from) on the test split. Seconds are wall time on a shared machine."
-)
-
-
-def load_results(path: Path | str | None = None) -> Comparison:
+def load_gru_race(path: Path | str | None = None) -> Comparison:
     """The scoring lesson's shipped race (``assets/results/scoring_functions.json``), its two dot-product models
     only: the same runs, seeds and meta (``ValueError``/``FileNotFoundError`` as ``scoring.load_results``)."""
     race = scoring.load_results(path)
@@ -873,42 +646,599 @@ def load_results(path: Path | str | None = None) -> Comparison:
 
 
 # ------------------------------------------------------------------------------------------- live race
-def race_note(results: Comparison) -> str:
-    """The text above the shipped race's curves: where the runs come from (seeds and stopping level read from the
-    results) and how they are drawn."""
-    seeds = ", ".join(map(str, results.seeds))
-    target = (results.meta.get("train_config") or {}).get("target_exact_match")
-    stop = f", stop at {target:.0%} held-out exact match" if target else ""
-    return (
-        f"The same two models raced from seeds {seeds} in the *Scoring functions* lesson's measurement "
-        f"(assets/results/scoring_functions.json{stop}): each seed's curve faint, their mean as a line and ± one sd "
-        "as a band."
+
+
+# ------------------------------------------------------------------ a self-attention layer at four sizes of d_k
+# The GRU race of lesson 4 cannot show the stall: its states are small and bounded. Here queries and keys are what
+# the √d_k argument assumes, projections of unit-variance vectors whose components have variance about 1.
+RECALL_KEYS = 16  # key words an item can have
+RECALL_VALUES = 16  # value words an item can have: the answer is one of them
+RECALL_ITEMS = 8  # items per example, each with a different key
+RECALL_D_K: tuple[int, ...] = (8, 32, 128, 512)  # d_k = d_model: one head
+RECALL_STEPS = 400  # Adam steps per run
+RECALL_BATCH = 64  # examples per step
+RECALL_LR = 3e-3  # Adam's learning rate, the same for every d_k and both scores
+RECALL_REPORT = 25  # steps between two measurements on the held-out examples
+RECALL_TEST = 512  # held-out examples (the same for every run: seed RECALL_TEST_SEED)
+RECALL_TEST_SEED = 12345
+RECALL_LEVEL = 0.9  # "steps to 90%"
+RECALL_SEEDS: tuple[int, ...] = (0, 1, 2)
+INIT_METRICS = {  # final metric -> what the page calls it (measured on the untrained model)
+    "initial largest α": "largest α at step 0",
+    "initial entropy (bits)": "entropy of α at step 0 (bits)",
+    "initial ‖∂L/∂W^Q‖": "‖∂L/∂W^Q‖ at step 0",
+    "initial ‖∂L/∂W^K‖": "‖∂L/∂W^K‖ at step 0",
+}
+
+
+class RecallBatch(NamedTuple):
+    """Examples of the recall task: ``RECALL_ITEMS`` (key, value) items and a question naming one key."""
+
+    keys: torch.Tensor  # (B, n) distinct key ids
+    values: torch.Tensor  # (B, n) value ids
+    question: torch.Tensor  # (B,) one of the example's keys
+    answer: torch.Tensor  # (B,) the value paired with it
+
+
+def recall_batch(size: int, generator: torch.Generator, items: int = RECALL_ITEMS) -> RecallBatch:
+    """``size`` random examples: ``items`` distinct keys with random values, and a question about one of them."""
+    keys = torch.rand(size, RECALL_KEYS, generator=generator).argsort(-1)[:, :items]  # (B, n)
+    values = torch.randint(0, RECALL_VALUES, (size, items), generator=generator)  # (B, n)
+    pick = torch.randint(0, items, (size,), generator=generator)  # (B,)
+    rows = torch.arange(size)
+    return RecallBatch(keys, values, keys[rows, pick], values[rows, pick])
+
+
+class RecallAttention(nn.Module):
+    r"""One self-attention layer with one head (lesson 5's W^Q, W^K, W^V), d_k = d_model, and a linear read-out.
+
+    Its input is ``RECALL_ITEMS + 1`` vectors: each item is the embedding of its key plus that of its value
+    (divided by √2, so that its components keep variance 1), then the question, a third embedding. Every vector
+    attends to every vector; the question's output :math:`z = \sum_j \alpha_j v_j` is read by a linear layer that
+    names the answer. Nothing tells the positions apart, and none is needed: the question must find the item with
+    its key by content. The projections are drawn with Glorot's uniform initialisation (variance 1/d_model), so
+    q and k have components of variance about 1, as the √d_k argument assumes; the only difference between the
+    two models is the attention module, minimodels' :class:`ScaledDotProductAttention` or
+    :class:`DotProductAttention`.
+    """
+
+    def __init__(self, d_k: int, scaled: bool):
+        super().__init__()
+        self.d_k, self.scaled = d_k, scaled
+        self.key_embedding = nn.Embedding(RECALL_KEYS, d_k)  # N(0, 1) components
+        self.value_embedding = nn.Embedding(RECALL_VALUES, d_k)
+        self.question_embedding = nn.Embedding(RECALL_KEYS, d_k)
+        self.W_q = nn.Linear(d_k, d_k, bias=False)
+        self.W_k = nn.Linear(d_k, d_k, bias=False)
+        self.W_v = nn.Linear(d_k, d_k, bias=False)
+        for linear in (self.W_q, self.W_k, self.W_v):
+            nn.init.xavier_uniform_(linear.weight)
+        self.attention = ScaledDotProductAttention() if scaled else DotProductAttention()
+        self.out = nn.Linear(d_k, RECALL_VALUES)
+
+    def forward(self, batch: RecallBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits over the values ``(B, V)`` and the attention weights ``(B, n + 1, n + 1)`` (last row: the
+        question's)."""
+        items = (self.key_embedding(batch.keys) + self.value_embedding(batch.values)) / math.sqrt(2)  # (B, n, d)
+        x = torch.cat([items, self.question_embedding(batch.question).unsqueeze(1)], dim=1)  # (B, n + 1, d)
+        z, weights = self.attention(self.W_q(x), self.W_k(x), self.W_v(x))  # (B, n + 1, d), (B, n + 1, n + 1)
+        return self.out(z[:, -1]), weights  # (B, V)
+
+
+def recall_model(d_k: int, scale: str, seed: int) -> RecallAttention:
+    """A fresh model, its weights drawn from ``seed`` (the scaled and unscaled models of a seed start equal)."""
+    if scale not in SCORES:
+        raise ValueError(f"scale must be one of {', '.join(SCORES)}, not {scale!r}")
+    if d_k not in RECALL_D_K:
+        raise ValueError(f"d_k must be one of {', '.join(map(str, RECALL_D_K))}, not {d_k!r}")
+    with torch.random.fork_rng():  # the seed picks these weights only; torch's global generator is left as it was
+        torch.manual_seed(seed)
+        return RecallAttention(d_k, scaled=scale == "scaled_dot")
+
+
+def recall_test() -> RecallBatch:
+    """The held-out examples every run is measured on."""
+    return recall_batch(RECALL_TEST, torch.Generator().manual_seed(RECALL_TEST_SEED))
+
+
+def initial_state(model: RecallAttention, batch: RecallBatch) -> dict[str, float]:
+    """The untrained model on ``batch``: mean largest α and entropy over every softmax row, and the size (Frobenius
+    norm) of the loss's gradient reaching W^Q and W^K. The model's gradients are left as they were."""
+    logits, weights = model(batch)
+    loss = nn.functional.cross_entropy(logits, batch.answer)
+    grad_q, grad_k = torch.autograd.grad(loss, (model.W_q.weight, model.W_k.weight))
+    alpha = weights.detach().double()  # (B, n + 1, n + 1)
+    return {
+        "initial largest α": float(alpha.amax(-1).mean()),
+        "initial entropy (bits)": float(entropy_bits(alpha).mean()),
+        "initial ‖∂L/∂W^Q‖": float(grad_q.norm()),
+        "initial ‖∂L/∂W^K‖": float(grad_k.norm()),
+    }
+
+
+@torch.no_grad()
+def _evaluate(model: RecallAttention, test: RecallBatch) -> dict[str, float]:
+    logits, weights = model(test)
+    return {
+        "loss": float(nn.functional.cross_entropy(logits, test.answer)),
+        "accuracy": float((logits.argmax(-1) == test.answer).double().mean()),
+        "largest α": float(weights[:, -1].amax(-1).mean()),  # the question's row
+    }
+
+
+def train_recall(d_k: int, scale: str, seed: int, steps: int = RECALL_STEPS, on_report=None) -> Run:
+    """Train one model from ``seed`` for ``steps`` Adam steps (the batches drawn from ``seed`` too, the same for
+    both scores), measuring it on the held-out examples every :data:`RECALL_REPORT` steps. ``on_report(point)``
+    after each measurement; training stops when it returns False. Time: this thread's CPU seconds."""
+    model = recall_model(d_k, scale, seed)
+    test = recall_test()
+    start = initial_state(model, test)
+    generator = torch.Generator().manual_seed(10_000 + seed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=RECALL_LR)
+    curve, clock, seconds = [], time.thread_time(), 0.0
+    for step in range(steps + 1):
+        if step % RECALL_REPORT == 0 or step == steps:
+            seconds += time.thread_time() - clock
+            curve.append({"step": step, "seconds": round(seconds, 3), **_evaluate(model, test)})
+            clock = time.thread_time()
+            if on_report is not None and on_report(curve[-1]) is False:
+                break
+        if step == steps:
+            break
+        batch = recall_batch(RECALL_BATCH, generator)
+        loss = nn.functional.cross_entropy(model(batch)[0], batch.answer)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    final = {
+        "test accuracy": curve[-1]["accuracy"],
+        "test loss": curve[-1]["loss"],
+        f"steps to {RECALL_LEVEL:.0%}": first_reached(curve, "accuracy", RECALL_LEVEL),
+        "trained largest α": curve[-1]["largest α"],
+        **start,
+    }
+    return Run(scale, seed, {"d_k": d_k}, tuple(curve), final, {"steps": curve[-1]["step"]})
+
+
+def recall_config(steps: int = RECALL_STEPS) -> dict:
+    """How every run of the recall comparison is trained, for the results file (and the page's text)."""
+    return {"keys": RECALL_KEYS, "values": RECALL_VALUES, "items": RECALL_ITEMS, "steps": steps,
+            "batch": RECALL_BATCH, "optimizer": "Adam", "lr": RECALL_LR, "report_every": RECALL_REPORT,
+            "test_examples": RECALL_TEST, "init": "Glorot uniform W^Q, W^K, W^V; N(0, 1) embeddings"}  # fmt: skip
+
+
+RECALL_RESULTS = Path(__file__).resolve().parents[1] / "assets" / "results" / "scaling.json"
+
+
+def load_results(path: Path | str | None = None) -> Comparison:
+    """The shipped recall comparison (``scripts/scaling_results.py``), checked: both scores, a d_k on every run,
+    the metrics the page reads (``ValueError``/``FileNotFoundError`` naming the script otherwise)."""
+    results = Comparison.load(path if path is not None else RECALL_RESULTS, script="scripts/scaling_results.py")
+    if set(results.variants) != set(SCORES):
+        raise ValueError(f"scaling.json compares {list(results.variants)}, not {list(SCORES)}: run the script again")
+    needed = {"test accuracy", *INIT_METRICS}
+    for run in results.runs:
+        if "d_k" not in run.params or not needed <= set(run.final):
+            missing = sorted(needed - set(run.final))
+            raise ValueError(
+                f"scaling.json: {run.variant} seed {run.seed} lacks d_k or {missing}: run the script again"
+            )
+    return results
+
+
+RECALL_TEXT = (
+    "Lesson 4's GRU race could not show the stall: a GRU's states are small and never leave [−1, 1] (section 5). "
+    "Here the queries and keys are what the √d_k argument assumes. The task, **recall**: an example is "
+    "{items} items, each a key word and a value word (“k3 → v11”), and a question naming one of the keys; the "
+    "answer is its value, one of {values}. The model is one self-attention layer with one head (lesson 5's W^Q, "
+    "W^K, W^V), d_k = d_model, over the {items} item vectors (key embedding + value embedding, ÷ √2) and the "
+    "question's vector; a linear layer reads the question's output z = Σ αⱼvⱼ. No positions are needed: the "
+    "question must find its item by content. W^Q, W^K, W^V start with Glorot's initialisation, so q and k have "
+    "components of variance about 1, and the two models of a seed start with the same weights: the only "
+    "difference is minimodels' ScaledDotProductAttention or DotProductAttention. Each learns for {steps} Adam "
+    "steps (lr {lr:g}, batches of {batch}, the same batches for both) and is measured on {test} held-out examples."
+)
+
+
+def recall_text(results: Comparison | None = None) -> str:
+    """Section 4's text, its settings read from the shipped results' config (the lesson's own when absent)."""
+    config = {**recall_config(), **((results.meta.get("train_config") or {}) if results is not None else {})}
+    return RECALL_TEXT.format(items=config["items"], values=config["values"], steps=config["steps"],
+                              lr=config["lr"], batch=config["batch"], test=config["test_examples"])  # fmt: skip
+
+
+def recall_d_ks(results: Comparison) -> list[int]:
+    return list(results.param_values("d_k"))
+
+
+def recall_verdicts(results: Comparison) -> dict[int, Verdict]:
+    """d_k -> is scaled better than unscaled on final held-out accuracy, by more than the spread over seeds?"""
+    return {d: results.compare("scaled_dot", "dot", "test accuracy", where={"d_k": d}) for d in recall_d_ks(results)}
+
+
+def _listed(ds: Sequence[int]) -> str:
+    return ", ".join(map(str, ds[:-1])) + (" and " if len(ds) > 1 else "") + str(ds[-1])
+
+
+def recall_headline(results: Comparison) -> str:
+    """The section's claim, computed: at which d_k the scale clearly helps, where it does not matter, and where (if
+    anywhere) it hurts, on held-out accuracy at the end of training."""
+    verdicts = recall_verdicts(results)
+    helps = [d for d, v in verdicts.items() if v.outcome == "better"]
+    close = [d for d, v in verdicts.items() if v.outcome == "too close"]
+    hurts = [d for d, v in verdicts.items() if v.outcome == "worse"]
+    steps = (results.meta.get("train_config") or {}).get("steps", RECALL_STEPS)
+    parts = []
+    if helps:
+        big = verdicts[helps[-1]]
+        parts.append(f"After {steps} steps, the scale clearly helps at d_k = {_listed(helps)}: at d_k = {helps[-1]}, "
+                     f"{big.a_spread.text('.0%')} held-out accuracy scaled against {big.b_spread.text('.0%')} "
+                     "unscaled.")  # fmt: skip
+    else:
+        parts.append(f"After {steps} steps, the scale is not clearly better at any d_k measured.")
+    if close:
+        parts.append(f"At d_k = {_listed(close)} the two are too close to call: there, scaling does not matter.")
+    if hurts:
+        parts.append(f"At d_k = {_listed(hurts)} the unscaled model is clearly ahead.")
+    return " ".join(parts)
+
+
+def recall_observations(results: Comparison) -> list[str]:
+    """One sentence per d_k (the verdict on final accuracy), then what the softmax and the gradient looked like at
+    step 0, all computed from the results."""
+    lines = [f"d_k = {d}: {v.sentence('.0%', 'held-out accuracy')}" for d, v in recall_verdicts(results).items()]
+    ds = recall_d_ks(results)
+    lo, hi = ds[0], ds[-1]
+
+    def mean(metric: str, score: str, d: int) -> float:
+        return results.spread(metric, score, {"d_k": d}).mean
+
+    alpha, entropy, grad = "initial largest α", "initial entropy (bits)", "initial ‖∂L/∂W^Q‖"
+    lines.append(
+        f"At step 0, unscaled, the softmax's mean largest α goes from {mean(alpha, 'dot', lo):.2f} at d_k = {lo} to "
+        f"**{mean(alpha, 'dot', hi):.2f}** at d_k = {hi} and its entropy from {mean(entropy, 'dot', lo):.2f} to "
+        f"**{mean(entropy, 'dot', hi):.2f} bits**; scaled, from {mean(alpha, 'scaled_dot', lo):.2f} to "
+        f"{mean(alpha, 'scaled_dot', hi):.2f} and from {mean(entropy, 'scaled_dot', lo):.2f} to "
+        f"{mean(entropy, 'scaled_dot', hi):.2f} bits."
+    )
+    for d in (lo, hi):
+        g = results.compare("dot", "scaled_dot", grad, where={"d_k": d})
+        said = {"better": "larger than", "worse": "smaller than", "too close": "too close to call against"}[g.outcome]
+        lines.append(
+            f"The gradient reaching W^Q at step 0, d_k = {d}: {g.a_spread.text('.2g')} unscaled, {said} "
+            f"{g.b_spread.text('.2g')} scaled."
+            + (
+                " So the unscaled model does not start with a vanishing gradient at W^Q: the softmax's Jacobian "
+                "shrinks, but a raw score's derivative with respect to W^Q is √d_k times the scaled score's."
+                if d == hi and g.outcome == "better"
+                else ""
+            )
+        )
+    return lines
+
+
+def recall_rows(results: Comparison) -> list[dict]:
+    """One row per d_k and score: the state at step 0 and the end of training, mean ± sd over seeds."""
+    columns = {"initial largest α": ".2f", "initial entropy (bits)": ".2f", "initial ‖∂L/∂W^Q‖": ".2g",
+               "initial ‖∂L/∂W^K‖": ".2g", "test accuracy": ".0%", f"steps to {RECALL_LEVEL:.0%}": ".0f"}  # fmt: skip
+    rows = results.table(columns, by="d_k", variant_header="score")
+    rows.sort(key=lambda r: (r["d_k"], r["score"]))
+    names = {**INIT_METRICS, "test accuracy": "held-out accuracy at the end"}
+    return [{names.get(k, k): v for k, v in r.items()} for r in rows]
+
+
+RECALL_CAPTION = (
+    "Step 0: the untrained models on the held-out examples, every softmax row (largest α, entropy) and the "
+    "Frobenius norm of the loss's gradient with respect to W^Q and W^K. Mean ± sd over seeds (n runs)."
+)
+
+
+def recall_init_charts(results: Comparison, height: int = 260) -> list[dict]:
+    """The state at step 0 against d_k (log scale), scaled and unscaled, every seed faint, mean ± sd."""
+    common = {"x_title": "d_k (one head, d_k = d_model)", "log_x": True, "height": height, "colors": COLORS}
+    charts = [
+        curves_chart(results.sweep_points("initial largest α", "d_k"), y_title="mean largest α", title="Largest α",
+                     **common),
+        curves_chart(results.sweep_points("initial entropy (bits)", "d_k"), y_title="bits", title="Entropy of α",
+                     **common),
+        curves_chart(results.sweep_points("initial ‖∂L/∂W^Q‖", "d_k"), y_title="‖∂L/∂W^Q‖", log_y=True,
+                     title="Gradient reaching W^Q", **common),
+    ]  # fmt: skip
+    for chart in charts:
+        chart["encoding"]["x"] |= {"axis": {"values": recall_d_ks(results), "title": common["x_title"]}}
+    return charts
+
+
+def recall_curves(results: Comparison, d_k: int, x: str = "step", height: int = 280) -> tuple[dict, dict]:
+    """Held-out accuracy and loss against ``x`` for one d_k, both scores, every seed faint, mean ± sd."""
+    title = {"step": "training step", "seconds": "CPU seconds"}[x]
+    common = {"x_title": title, "height": height, "colors": COLORS}
+    where = {"d_k": d_k}
+    accuracy = curves_chart(results.curve_points("accuracy", x=x, where=where), y_title="held-out accuracy",
+                            title=f"Accuracy, d_k = {d_k}", percent=True, **common)  # fmt: skip
+    loss = curves_chart(results.curve_points("loss", x=x, where=where), y_title="held-out loss",
+                        title=f"Loss, d_k = {d_k}", **common)  # fmt: skip
+    return accuracy, loss
+
+
+def final_accuracy_chart(results: Comparison, height: int = 280) -> dict:
+    """Held-out accuracy at the end of training against d_k: where the scale matters."""
+    points = results.sweep_points("test accuracy", "d_k")
+    chart = curves_chart(points, y_title="held-out accuracy", percent=True, x_title="d_k", log_x=True,
+                         title="At the end of training", height=height, colors=COLORS)  # fmt: skip
+    chart["encoding"]["x"] |= {"axis": {"values": recall_d_ks(results), "title": "d_k"}}
+    return chart
+
+
+def recall_prediction(results: Comparison) -> Exercise:
+    """Predict, before the results are revealed: at the largest d_k, is the unscaled model's accuracy lower?"""
+    d = recall_d_ks(results)[-1]
+    v = recall_verdicts(results)[d]
+    choices = ("clearly lower", "too close to call", "clearly higher")
+    answer = {"better": 0, "too close": 1, "worse": 2}[v.outcome]
+    start = results.spread("initial largest α", "dot", {"d_k": d}).mean
+    return Exercise(
+        key="scaling.ex4",
+        prompt=(
+            f"**Predict before you reveal the results.** At d_k = {d}, the unscaled model's softmax starts with a "
+            f"mean largest α of {start:.2f}. After the same training, is its held-out "
+            "accuracy, compared with the scaled model's…"
+        ),
+        choices=choices,
+        answer=answer,
+        explanation=(
+            f"{choices[answer].capitalize()}: {v.b_spread.text('.0%')} unscaled against {v.a_spread.text('.0%')} "
+            "scaled. "
+            + (
+                f"Its softmax started with a mean largest α of {start:.2f} (scaled: "
+                f"{results.spread('initial largest α', 'scaled_dot', {'d_k': d}).mean:.2f}): each question attends "
+                "to one item before the model has learnt which, and the few rows that are not saturated carry "
+                "nearly all the gradient the scores get."
+                if answer == 0
+                else "The saturated start did not stop it here: compare the curves below."
+            )
+        ),
+        hint="How much gradient passes through a softmax whose largest weight is almost 1?",
     )
 
 
-def new_models(task: Task, seed: int = 0) -> dict[str, nn.Module]:
-    """Two fresh GRU encoder–decoders from the same ``seed``: identical weights, the scale their only difference."""
-    return {score: build_model(MODEL_NAMES[score], task, seed=seed) for score in SCORES}
+def threshold_prediction(results: Comparison) -> Exercise:
+    """Predict: the smallest measured d_k at which scaling clearly raises the final accuracy (or none)."""
+    verdicts = recall_verdicts(results)
+    ds = list(verdicts)
+    helps = [d for d, v in verdicts.items() if v.outcome == "better"]
+    choices = (*(f"d_k = {d}" for d in ds), "at none of them")
+    answer = ds.index(helps[0]) if helps else len(ds)
+    return Exercise(
+        key="scaling.ex5",
+        prompt=(
+            "**Predict before you reveal the results.** Both models train at "
+            f"d_k = {_listed(ds)}. From which d_k on does dividing by √d_k clearly raise the final held-out accuracy "
+            "(by more than the spread over seeds)?"
+        ),
+        choices=choices,
+        answer=answer,
+        explanation=(
+            "Unscaled, q·k has a standard deviation of about √d_k: "
+            + ", ".join(f"{math.sqrt(d):.1f} at d_k = {d}" for d in ds)
+            + f". {recall_headline(results)}"
+        ),
+        hint="At what spread of the scores does a softmax of nine of them become nearly one-hot?",
+    )
 
 
-def new_race(seed: int, budget_seconds: float):
-    """Both models for one student and the function that races them (``lessons.scoring_functions.race``): turns of a few
-    steps each, same batches, each model's own compute seconds. ``(models, train_fn(on_progress))``."""
-    check_budget(budget_seconds, " per model")
-    task = get_task(TASK)
-    models = new_models(task, seed)
-    config = scoring.race_config(seed)
-
-    def train_fn(on_progress):
-        return scoring.race(models, task, config, budget_seconds=budget_seconds, on_progress=on_progress)
-
-    return models, train_fn
+# ------------------------------------------------------------------------ additive or dot product: what each costs
+COST_D: tuple[int, ...] = (16, 64, 256)  # d: the size of q and k, and the additive score's hidden layer
+COST_LENGTHS: tuple[int, ...] = (8, 32, 128)  # T: queries and keys (self-attention over one sentence)
+COST_REPEATS = 5
+COST_SCORES = {"additive": "additive vᵀ tanh(W_q q + W_k k)", "scaled_dot": "dot product q·k / √d"}
 
 
-def new_run(seed: int, budget_seconds: float) -> TrainingRun:
-    """The training panel's run: :func:`new_race`'s two models and the function that races them."""
-    models, train_fn = new_race(seed, float(budget_seconds))
-    return TrainingRun(train_fn, model=models, name="scaling-race")
+class _Intermediates(TorchDispatchMode):
+    """While active, counts the bytes of every tensor an operation creates for as long as it lives (views share
+    their base's memory and are not counted): the peak of the bytes alive at once, and the largest single tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.live = self.peak = self.largest = 0
+
+    def _free(self, nbytes: int) -> None:
+        self.live -= nbytes
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in tree_leaves(out):
+            if isinstance(t, torch.Tensor) and not t._is_view():
+                nbytes = t.untyped_storage().nbytes()
+                self.live += nbytes
+                self.peak, self.largest = max(self.peak, self.live), max(self.largest, nbytes)
+                weakref.finalize(t, self._free, nbytes)
+        return out
+
+
+def score_module(score: str, d: int) -> nn.Module:
+    """minimodels' module for ``score``: :class:`AdditiveAttention` with a hidden layer of d (its own W_q, W_k)
+    or :class:`ScaledDotProductAttention` (no parameters: q and k come projected)."""
+    if score == "additive":
+        return AdditiveAttention(d, d, d).eval()
+    if score == "scaled_dot":
+        return ScaledDotProductAttention().eval()
+    raise ValueError(f"score must be one of {', '.join(COST_SCORES)}, not {score!r}")
+
+
+@torch.inference_mode()
+def intermediate_bytes(module: nn.Module, T: int, d: int) -> tuple[int, int]:
+    """Peak bytes of the intermediate tensors alive at once while ``module`` attends over one sentence of T
+    tokens of size d (the inputs not counted), and the largest single tensor's bytes."""
+    x = torch.randn(1, T, d)
+    with _Intermediates() as counted:
+        module(x, x, x)
+    return counted.peak, counted.largest
+
+
+def saved_bytes(module: nn.Module, T: int, d: int) -> int:
+    """Bytes of the tensors autograd keeps for the backward pass while ``module`` attends over one sentence of T
+    random tokens of size d (self-attention: queries, keys and values are the same T vectors): the memory a
+    training step holds until its backward pass, each tensor counted once however often it is saved."""
+    x = torch.randn(1, T, d, requires_grad=True)
+    kept: dict[int, int] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        kept[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+
+    with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        module(x, x, x)
+    return sum(kept.values())
+
+
+@dataclass(frozen=True)
+class ScoreCost:
+    """Time and memory of the two scores over one sentence, at every d and length, measured on this machine."""
+
+    rows: tuple[dict, ...]  # {"score", "d", "T", "repeat", "ms", "saved_bytes"}
+    threads: int
+    repeats: int
+
+    def values(self, score: str, d: int, T: int, field: str = "ms") -> list[float]:
+        return [r[field] for r in self.rows if (r["score"], r["d"], r["T"]) == (score, d, T)]
+
+    @property
+    def ds(self) -> list[int]:
+        return sorted({r["d"] for r in self.rows})
+
+    @property
+    def lengths(self) -> list[int]:
+        return sorted({r["T"] for r in self.rows})
+
+
+def measure_score_cost(ds=COST_D, lengths=COST_LENGTHS, repeats: int = COST_REPEATS) -> ScoreCost:
+    """Time (this thread's CPU milliseconds, so another process's work is not counted) of one forward pass of
+    each score module over one sentence of T random tokens of size d, ``repeats`` times in alternation after a
+    warm-up, and the bytes it keeps for the backward pass (:func:`saved_bytes`)."""
+    generator = torch.Generator().manual_seed(0)
+    modules = {(s, d): score_module(s, d) for s in COST_SCORES for d in ds}
+    inputs = {(d, T): torch.randn(1, T, d, generator=generator) for d in ds for T in lengths}
+    kept = {(s, d, T): saved_bytes(modules[s, d], T, d) for s, d in modules for T in lengths}
+    rows, threads = [], torch.get_num_threads()
+    torch.set_num_threads(1)  # thread time counts this thread only: the work must not go to other threads
+    try:
+        rows = _timed(modules, inputs, kept, lengths, repeats)
+    finally:
+        torch.set_num_threads(threads)
+    return ScoreCost(tuple(rows), 1, repeats)
+
+
+@torch.inference_mode()
+def _timed(modules: Mapping, inputs: Mapping, kept: Mapping, lengths: Sequence[int], repeats: int) -> list[dict]:
+    rows = []
+    for (_, d), module in modules.items():  # warm up: the first call of each shape pays for allocation
+        module(*[inputs[d, lengths[0]]] * 3)
+    for repeat in range(repeats):
+        for (s, d), module in modules.items():
+            for T in lengths:
+                x = inputs[d, T]
+                start = time.thread_time()
+                module(x, x, x)
+                ms = 1000 * (time.thread_time() - start)
+                rows.append({"score": s, "d": d, "T": T, "repeat": repeat, "ms": ms, "saved_bytes": kept[s, d, T]})
+    return rows
+
+
+# -------------------------------------------------------------------------------- what the two scores cost: page
+COST_TEXT = (
+    "The lecture: “Additive attention computes the compatibility function using a feed-forward network with a "
+    "single hidden layer. Dot product attention is much faster and space-efficient.” Measured here when the page "
+    "was first opened on this server: one sentence of T tokens attends to itself with minimodels' "
+    "AdditiveAttention (hidden layer of d, its own W_q and W_k) and ScaledDotProductAttention (q and k of size d, "
+    "already projected). Time: this thread's CPU time for one forward pass, {repeats} repeats. Memory: the bytes "
+    "autograd keeps for the backward pass, what a training step holds on to."
+)
+
+
+def _cost_label(score: str, d: int) -> str:
+    return f"{'additive' if score == 'additive' else 'dot'}, d = {d}"
+
+
+def cost_charts(cost: ScoreCost, height: int = 300) -> tuple[dict, dict]:
+    """Time (mean ± sd over repeats) and memory kept for the backward pass against T, one line per score and d."""
+    order = [(s, d) for s in COST_SCORES for d in cost.ds]
+    colors = dict(zip([_cost_label(s, d) for s, d in order],
+                      ["#f2b28c", "#e8743b", "#a33f0b", "#9ecae1", "#4c78a8", "#1f3f66"], strict=False))  # fmt: skip
+
+    def points(field: str, only_first: bool) -> list[dict]:
+        return [{"variant": _cost_label(r["score"], r["d"]), "label": _cost_label(r["score"], r["d"]),
+                 "order": order.index((r["score"], r["d"])), "seed": r["repeat"], "x": r["T"], "y": r[field]}
+                for r in cost.rows if not (only_first and r["repeat"])]  # fmt: skip
+
+    common = {"x_title": "sentence length T", "log_x": True, "log_y": True, "height": height, "colors": colors}
+    time_chart = curves_chart(points("ms", False), y_title="ms per sentence", title="Time", **common)
+    memory_chart = curves_chart(points("saved_bytes", True), y_title="bytes kept for backward", title="Memory",
+                                **common)  # fmt: skip
+    for chart in (time_chart, memory_chart):
+        chart["encoding"]["x"] |= {"axis": {"values": cost.lengths, "title": "sentence length T"}}
+    return time_chart, memory_chart
+
+
+def cost_sentence(cost: ScoreCost) -> str:
+    """The lecture's claim tested on the measurement: at the smallest and the largest size, which score was faster
+    (verdict over repeats) and how many times the bytes additive kept."""
+    parts = []
+    for d, T in ((cost.ds[0], cost.lengths[0]), (cost.ds[-1], cost.lengths[-1])):
+        dot, additive = Spread(tuple(cost.values("scaled_dot", d, T))), Spread(tuple(cost.values("additive", d, T)))
+        outcome, _ = verdict(dot, additive, higher_is_better=False)
+        ratio = additive.mean / dot.mean
+        said = {
+            "better": f"the dot product was faster, {ratio:.1f}× (additive {additive.text('.2f', with_n=False)} ms, "
+            f"dot {dot.text('.2f', with_n=False)} ms)",
+            "worse": f"additive was faster ({additive.text('.2f', with_n=False)} ms against dot's "
+            f"{dot.text('.2f', with_n=False)} ms)",
+            "too close": f"the two took about as long ({additive.text('.2f', with_n=False)} and "
+            f"{dot.text('.2f', with_n=False)} ms, within the spread over repeats)",
+        }[outcome]
+        kept = cost.values("additive", d, T, "saved_bytes")[0] / cost.values("scaled_dot", d, T, "saved_bytes")[0]
+        parts.append(f"at d = {d}, T = {T}, {said}, and additive kept {kept:.1f}× the bytes")
+    return (
+        f"Measured: {parts[0]}; {parts[1]}. Additive builds a hidden vector of d numbers for every (query, key) "
+        "pair, T·T·d numbers, where the dot product keeps one score per pair, T·T."
+    )
+
+
+def cost_caption(cost: ScoreCost) -> str:
+    return (
+        f"Measured on this server when the page was first opened ({cost.threads} torch thread"
+        f"{'s' if cost.threads != 1 else ''}, {cost.repeats} repeats, band ± sd, random inputs and weights; "
+        "python -m bench.score_cost prints a larger grid with the machine's load). Log–log axes."
+    )
+
+
+COST_EX = {"T": 40, "d": 50}  # the hand exercise's sizes: not on the page's grid
+
+
+def memory_exercise() -> Exercise:
+    """By hand: how many numbers additive's tanh layer holds for one sentence, against the dot product's scores;
+    the answer read from the module (the shape of the tensor its tanh produces)."""
+    T, d = COST_EX["T"], COST_EX["d"]
+    module = score_module("additive", d)
+    x = torch.zeros(1, T, d)
+    with torch.inference_mode():
+        hidden = torch.tanh(module.W_q(x).unsqueeze(2) + module.W_k(x).unsqueeze(1))  # (1, T, T, d): as score()
+    numbers = hidden.numel()
+    return Exercise(
+        key="scaling.ex6",
+        prompt=(
+            f"Additive attention with a hidden layer of d = {d} scores a sentence of T = {T} tokens against itself. "
+            "How many numbers does its tanh layer hold at once (one sentence)?"
+        ),
+        answer=float(numbers),
+        tolerance=0.5,
+        explanation=(
+            f"One hidden vector of d = {d} numbers for every (query, key) pair: T · T · d = {T} · {T} · {d} = "
+            f"{numbers:,}. The dot product keeps one score per pair, {T * T:,}: {numbers // (T * T)}× fewer, and "
+            "that factor d is the “space-efficient” of the lecture."
+        ),
+        hint="Count the (query, key) pairs first, then how many numbers each pair gets.",
+    )
 
 
 # ------------------------------------------------------------------------------------------ exercises
@@ -945,6 +1275,7 @@ def exercises() -> list[Exercise]:
             ),
             hint="Var(c·X) = c²·Var(X).",
         ),
+        memory_exercise(),
     ]
 
 
@@ -980,32 +1311,4 @@ def lecture_prediction() -> Exercise:
             f"{example.gradient_scaled:.3f} to {example.gradient_unscaled:.1e}."
         ),
         hint="Only the difference of the two scores matters: how big is e to the minus that difference?",
-    )
-
-
-def peaked_prediction(spreads: Mapping[str, ScoreSpread]) -> Exercise:
-    """Predict, before section 4 shows the trained models' attention: which is more peaked. Answer from the
-    measured spreads (:func:`score_spread`)."""
-    peaked = max(SCORES, key=lambda s: spreads[s].largest)
-    other = next(s for s in SCORES if s != peaked)
-    choices = tuple(LABELS[s] for s in SCORES)
-    return Exercise(
-        key="scaling.ex4",
-        prompt=(
-            "**Predict before you look at the maps.** Both models were trained to the same task. Which one's "
-            "attention is **more peaked** (a larger mean largest α over held-out dates)?"
-        ),
-        choices=choices,
-        answer=SCORES.index(peaked),
-        explanation=(
-            f"{LABELS[peaked]}: mean largest α {spreads[peaked].largest:.2f}, against {spreads[other].largest:.2f}. "
-            f"Its softmax sees raw scores spread by {spreads[peaked].seen_std:.2f} within a row, the other's by "
-            f"{spreads[other].seen_std:.2f}: training could not make up the √d_k the scale takes away, because the "
-            "GRU states it multiplies stay in [−1, 1]."
-            if peaked == "dot"
-            else f"{LABELS[peaked]}: mean largest α {spreads[peaked].largest:.2f}, against "
-            f"{spreads[other].largest:.2f}. Training grew its raw scores (spread {spreads[peaked].raw_std:.2f}) more "
-            "than the division takes away."
-        ),
-        hint="Which softmax sees the raw q·k undivided, and can training make up the division?",
     )

@@ -1,10 +1,11 @@
 """Lesson: scaling the dot product by √d_k (Part 2)."""
 
+from functools import partial
+
 import streamlit as st
 
 import ui
 from lessons import scaling
-from lessons import scoring_functions as scoring  # the race and its figures, which this lesson reuses
 
 lesson = ui.lesson("scaling")
 st.markdown(scaling.INTRO)
@@ -73,106 +74,52 @@ def variance_section() -> None:
 
 variance_section()
 
-# --- Two trained models ------------------------------------------------------------------------------------
-ui.section("4 · The same model trained with and without the scale")
-loaded = {s: ui.pretrained(scaling.TASK, scaling.MODEL_NAMES[s]) for s in scaling.SCORES}  # shared, read-only
-shipped = None if None in loaded.values() else {s: model for s, (model, _) in loaded.items()}
-results = ui.shipped_results(lesson, what="The measured race")
-if shipped is not None:
-    ui.explain(scaling.trained_text(loaded))
+# --- Trained: one self-attention layer from small to large d_k ---------------------------------------------
+results = ui.shipped_results(lesson, what="The measured comparison")
+ui.section("4 · Train it: one self-attention layer, d_k from small to large", scaling.recall_text(results))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def shipped_alignments(text: str) -> dict[str, scaling.Alignment] | str:
-    return scaling.read_models(shipped, text)
-
-
-@st.cache_data(max_entries=1, show_spinner="Measuring the scores on held-out dates…")
-def shipped_spreads() -> dict[str, scaling.ScoreSpread]:
-    return scaling.spreads_of(shipped)
-
-
-fresh_spread = st.cache_data(max_entries=1, show_spinner=False)(scaling.fresh_spread)
-own = ui.trained_model("scaling.race")
-if shipped is not None:
-    ui.exercise(scaling.peaked_prediction(shipped_spreads()))
-    c = st.columns([3, 2])
-    text = c[0].text_input("A date, written any way", value=scaling.DEFAULT_DATE, key="scaling.date", max_chars=200)
-    view = c[1].radio(
-        "Show", list(scaling.VIEWS), format_func=scaling.VIEWS.get, horizontal=True, key="scaling.view",
-        help="The softmax turns the scores it sees into α; the raw scores are q·k before any division.",
-    )  # fmt: skip
-    which = "the shipped pretrained ones"
-    if own is not None:
-        which = st.radio("Models", [which, "yours, raced below"], horizontal=True, key="scaling.which")
-    if which.startswith("yours"):
-        alignments, spreads = scaling.read_models(own, text), scaling.spreads_of(own)
-    else:
-        alignments, spreads = shipped_alignments(text), shipped_spreads()
-    if isinstance(alignments, str):
-        st.warning(alignments)
-    else:
-        if alignments["dot"].message:
-            st.caption(alignments["dot"].message)
-        ui.plotly(scaling.alignment_figure(alignments, view), key="scaling.trained")
-        st.caption(scaling.alignment_caption(view))
-    st.subheader("How large are the trained scores?")
-    st.markdown(scaling.SPREAD_TEXT)
-    ui.table(scaling.spread_rows(spreads))
-    st.markdown("\n".join(f"- {line}" for line in scaling.spread_observations(spreads)))
-    st.markdown(scaling.untrained_note(fresh_spread("dot"), results))
-
-
-def race_figures(race, key: str, table_key: str | None = None) -> None:
-    """A race's loss and exact-match curves side by side, then its table: the shipped race's, or the student's."""
-    loss, accuracy = scoring.race_charts(race)
-    cols = st.columns(2)
-    ui.vega(loss, key=f"{key}.loss", height=300, container=cols[0])
-    ui.vega(accuracy, key=f"{key}.accuracy", height=300, container=cols[1])
-    ui.table(scoring.table_rows(race), key=table_key)
-
-
-st.subheader("Their training record")
-records = scaling.load_training_records()
-if isinstance(records, str):
-    st.warning(records)
-elif records:
-    ui.table(records)
-    st.caption(scaling.RECORDS_CAPTION)
-if results is not None:
-    st.markdown(scaling.race_note(results))
-    race_figures(results, "scaling.shipped")
+@st.fragment  # the d_k and axis controls rerun this section only
+def recall_results() -> None:
+    st.markdown(f"**{scaling.recall_headline(results)}**")
+    st.markdown("At step 0, before any training (every seed faint, mean ± sd):")
+    for column, name, spec in zip(st.columns(3), ("alpha", "entropy", "gradient"),
+                                  scaling.recall_init_charts(results), strict=True):  # fmt: skip
+        ui.vega(spec, key=f"scaling.init.{name}", container=column)
+    ui.vega(scaling.final_accuracy_chart(results), key="scaling.final")
+    sizes = scaling.recall_d_ks(results)
+    d_k = st.select_slider("Training curves at d_k", sizes, value=sizes[-1], key="scaling.curves_d_k")
+    ui.comparison_curves(partial(scaling.recall_curves, results, d_k), "scaling.curves", names=("accuracy", "loss"),
+                         axis_key="scaling.axis", height=300)  # fmt: skip
+    ui.table(scaling.recall_rows(results))
+    st.caption(scaling.RECALL_CAPTION)
+    st.markdown("\n".join(f"- {line}" for line in scaling.recall_observations(results)))
     ui.provenance(results.meta)
 
-# --- Race them yourself ----------------------------------------------------------------------------------
-ui.section(
-    "5 · Train both yourself",
-    f"One click trains two fresh models for you alone, from the seed you choose, identical but for the scale. "
-    f"They take turns, {scoring.REPORT_EVERY} steps each, so their curves grow side by side; each stops at "
-    f"{scoring.TARGET:.0%} held-out exact match or when its time budget is spent. When they are done, section 4 "
-    "can show yours.",
-)
 
+if results is not None:
+    ui.exercise(scaling.recall_prediction(results))
+    ui.exercise(scaling.threshold_prediction(results))
+    with st.expander("Reveal the measured results (answer the predictions first)", icon=":material/visibility:"):
+        recall_results()
 
-@st.fragment  # moving these controls reruns this section only, not the whole lesson
-def train_yourself() -> None:
-    c = st.columns([1, 2, 3])
-    race_seed = int(c[0].number_input("Seed", 0, 9999, 0, key="scaling.race_seed"))
-    budget = c[1].select_slider("Seconds per model", [3, 5, 10, 20], value=10, key="scaling.budget")
+# --- Lesson 4's GRU race --------------------------------------------------------------------------------------
+ui.section("5 · Why lesson 4's GRU race showed no stall")
+gru_race = ui.shipped_results(lesson, lesson.results[1], loader="load_gru_race", what="Lesson 4's race")
+fresh_spread = st.cache_data(max_entries=1, show_spinner="Measuring an untrained GRU…")(scaling.fresh_spread)
+st.markdown(scaling.untrained_note(fresh_spread("dot"), gru_race))
 
-    def draw(report: scoring.RaceReport, key: str) -> None:
-        race_figures(report.comparison(), key, table_key=f"{key}.table")  # one seed per model
-        if maps := report.maps():
-            ui.plotly(scoring.attention_grid(maps, height=420), key=f"{key}.maps")
-
-    ui.training_panel("scaling.race", lambda: scaling.new_run(race_seed, budget), draw, budget_seconds=2 * budget,
-                      target=scoring.TARGET)  # fmt: skip
-
-
-train_yourself()
+# --- What the two scores cost -------------------------------------------------------------------------------
+ui.section("6 · Additive or dot product: what each costs", scaling.COST_TEXT.format(repeats=scaling.COST_REPEATS))
+cost = st.cache_data(max_entries=1, show_spinner="Timing both scores…")(scaling.measure_score_cost)()
+for column, name, spec in zip(st.columns(2), ("time", "memory"), scaling.cost_charts(cost), strict=True):
+    ui.vega(spec, key=f"scaling.cost.{name}", container=column)
+st.markdown(scaling.cost_sentence(cost))
+st.caption(scaling.cost_caption(cost))
 
 ui.page_tail(lesson, code=[
     ("The code that computes this",
      (scaling.dot_products, scaling.variance_with_error, scaling.softmax_jacobian, scaling.softmax_statistics)),
-    ("The code that reads the trained models' scores", (scaling.align, scaling.score_spread)),
+    ("The model trained in section 4", (scaling.RecallAttention, scaling.initial_state, scaling.train_recall)),
+    ("The code that times the two scores", (scaling.saved_bytes, scaling.measure_score_cost)),
 ], exercises=scaling.exercises())  # fmt: skip

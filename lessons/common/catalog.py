@@ -199,11 +199,8 @@ COURSE: tuple[Part, ...] = (
                 icon=":material/square_foot:",
                 tab_icon="📐",
                 introduces=("scaling",),
-                results=("assets/results/scoring_functions.json",),
-                pretrained=(
-                    ("dates", "gru-dot"),
-                    ("dates", "gru-scaled_dot"),
-                ),
+                results=("assets/results/scaling.json", "assets/results/scoring_functions.json"),
+                pretrained=(),
                 sources=(
                     "Sources: the Transformer lecture (“What about √d_k?”, the “Thinking Machines” "
                     "example); Vaswani et "
