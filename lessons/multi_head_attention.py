@@ -24,6 +24,7 @@ streamlit.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -45,14 +46,18 @@ from lessons.common.charts import (
     head_grid,
     safe_label,
 )
-from lessons.common.comparison import Comparison, Run, curve_of, curves_chart, first_reached
+from lessons.common.comparison import Comparison, Run, curve_of, curves_chart, first_reached, verdict
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from lessons.common.reading import ReadsSentence
 from lessons.queries_keys_values import ParsedSentence, parse_sentence, word_embedding
 from minimodels.attention import MultiHeadAttention, scaled_dot_product_attention
+from minimodels.coreference import ItConfig, ItResolver
+from minimodels.coreference import accuracy as resolver_accuracy
+from minimodels.coreference import load as load_resolver
+from minimodels.coreference import train as train_resolver
 from minimodels.decode import Translation, translate
-from minimodels.tasks import Task, get_task
+from minimodels.tasks import Task, coreference, get_task
 from minimodels.train import Progress, TrainConfig, alignment_accuracy, build_model, default_train_config, evaluate
 from minimodels.train import train as train_model
 
@@ -1001,6 +1006,410 @@ def snapshot_grid(snapshot: Progress) -> go.Figure:
     return head_grid(snapshot_rows(snapshot), title=title)
 
 
+# ------------------------------------------------------------------------------------------------------
+# 4. Which head resolves "it"? (the lecture's "The animal didn't cross the street because it was too tired")
+# ------------------------------------------------------------------------------------------------------
+IT_RESULTS = ROOT / "assets" / "results" / "multi_head_attention_it.json"
+IT_SCRIPT = "scripts/multi_head_attention_coreference.py"
+IT_CHECKPOINT = ROOT / "assets" / "multi_head_attention" / "it-resolver"
+IT_LAYERS: tuple[int, ...] = (1, 2)  # the compared depths; the shipped model is the deepest
+IT_HEADS, IT_STEPS = 4, 800
+IT_DEFAULT = "the animal didn't cross the street because it was too tired"
+IT_TITLE = "4 · Which head resolves “it”?"
+IT_TEXT = (
+    "The lecture asks of *The animal didn't cross the street because **it** was too tired*: animal? street? End "
+    "it with *…too wide* and “it” is the street. A model that translates into French must decide: *il* (l'animal) "
+    "or *elle* (la rue). The model here learned exactly that on a small grammar (10 creatures, 10 places, 12 "
+    "adjectives, 5 word orders; every noun has its French gender): it reads the sentence with "
+    f"{IT_HEADS}-head self-attention layers (embeddings and sinusoidal positions, nothing else), and a last "
+    "linear layer reads the vector at “it” and says il or elle. Type a sentence of its words and see each head's "
+    "weights from “it”. In layer 1 the query of “it” is made from “it” and its position only, so it cannot know "
+    "the adjective yet; layer 2's query is what layer 1 wrote at “it”, and its keys and values are the words again."
+)
+IT_MAX_CHARS = 300
+ACCURACY = "il/elle right, nouns of two genders"
+PREFER_GAP = 0.05  # a best head's rate must beat layer 1's by more than this (and the spread) to count as linking
+PREFERS, LARGEST, FLIPS = "prefers the referent", "largest weight on the referent", "flips with the ending"
+IT_TABLE = {"test " + ACCURACY: ".1%", **{f"layer {n}, best head: {m}": ".0%" for n in IT_LAYERS
+            for m in (PREFERS, FLIPS)}, "CPU s": ".1f"}  # fmt: skip
+
+
+def it_variant(layers: int) -> str:
+    """The comparison's name of a model with ``layers`` layers: ``"2 layers"``."""
+    return f"{layers} layer{'s' * (layers != 1)}"
+
+
+@dataclass(frozen=True)
+class ParsedIt:
+    """The student's sentence as the grammar's words, or the reason it cannot be read (``error``)."""
+
+    tokens: tuple[str, ...] = ()
+    error: str | None = None
+
+
+def _shown(word: str) -> str:
+    """A word the student typed, quoted for a message: no backticks, control characters or length to break it."""
+    cleaned = "".join(ch if ch.isprintable() and ch != "`" else "�" for ch in word)
+    return f"`{cleaned[:20]}{'…' * (len(cleaned) > 20)}`"
+
+
+def parse_it(text: str) -> ParsedIt:
+    """Lower-cased words of the grammar's vocabulary, one "it", at most ``max_len`` of them; a message otherwise."""
+    if not isinstance(text, str) or not text.strip():
+        return ParsedIt(error="Type a sentence, e.g. “" + IT_DEFAULT + "”.")
+    if len(text) > IT_MAX_CHARS:
+        return ParsedIt(error=f"That is {len(text):,} characters; this model reads at most {IT_MAX_CHARS}.")
+    words = text.lower().replace("’", "'").replace(".", " ").replace(",", " ").split()
+    if len(words) > ItConfig().max_len:
+        return ParsedIt(error=f"That is {len(words)} words; the model was built for at most {ItConfig().max_len}.")
+    unknown = list(dict.fromkeys(w for w in words if w not in coreference.INDEX or w == coreference.PAD))
+    if unknown:
+        shown = ", ".join(_shown(w) for w in unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
+        return ParsedIt(error=f"The model knows only its grammar's words, not {shown}. {IT_WORDS_NOTE}")
+    if words.count(coreference.IT) != 1:
+        return ParsedIt(error=f"The sentence needs exactly one “it” (it has {words.count(coreference.IT)}).")
+    return ParsedIt(tuple(words))
+
+
+IT_WORDS_NOTE = (
+    "Creatures: " + ", ".join(coreference.CREATURES) + ". Places: " + ", ".join(coreference.PLACES) + ". Their "
+    "adjectives: " + ", ".join(coreference.CREATURE_ADJECTIVES) + " / " + ", ".join(coreference.PLACE_ADJECTIVES)
+    + ". Other words: " + ", ".join(coreference.FUNCTION_WORDS) + "."
+)  # fmt: skip
+
+
+def referent_of(tokens: Sequence[str]) -> tuple[int, int] | None:
+    """``(referent, other)`` positions by the grammar's rule (one creature, one place, one adjective after "it":
+    the noun of the adjective's kind), or None when the rule names none."""
+    creatures = [i for i, w in enumerate(tokens) if w in coreference.CREATURES]
+    places = [i for i, w in enumerate(tokens) if w in coreference.PLACES]
+    it = tokens.index(coreference.IT)
+    adjectives = [w for w in tokens[it:] if w in coreference.SWAPS]
+    if len(creatures) != 1 or len(places) != 1 or len(adjectives) != 1:
+        return None
+    c, p = creatures[0], places[0]
+    return (c, p) if adjectives[0] in coreference.CREATURE_ADJECTIVES else (p, c)
+
+
+@dataclass(frozen=True)
+class ItReading:
+    """One sentence through the resolver: every head's weights from "it", and its answer."""
+
+    tokens: tuple[str, ...]
+    it: int
+    weights: dict[str, np.ndarray]  # "layer 1" -> (h, T) each head's weights from "it"
+    p_elle: float  # the model's probability that "it" is "elle"
+    referent: tuple[int, int] | None  # (referent, other) by the grammar's rule
+
+    @property
+    def answer(self) -> str:
+        return coreference.PRONOUNS[int(self.p_elle > 0.5)]
+
+
+@torch.inference_mode()
+def read_it(model: ItResolver, tokens: Sequence[str]) -> ItReading:
+    """The resolver on one parsed sentence (:func:`parse_it`)."""
+    ids = torch.tensor([[coreference.INDEX[w] for w in tokens]])  # (1, T)
+    it = tokens.index(coreference.IT)
+    out = model(ids, torch.tensor([len(tokens)]), torch.tensor([it]))
+    weights = {name: w[0, :, it].numpy() for name, w in out.attention.items()}  # (h, T) each
+    p = float(torch.softmax(out.logits[0], -1)[1])
+    return ItReading(tuple(tokens), it, weights, p, referent_of(tuple(tokens)))
+
+
+def it_answer(reading: ItReading) -> str:
+    """What the model says, and whether the grammar agrees, in one markdown line."""
+    p = max(reading.p_elle, 1 - reading.p_elle)
+    text = f"The model translates “it” as **{reading.answer}** (probability {p:.0%})."
+    if reading.referent is None:
+        return text + " This sentence has no referent by the grammar's rule (one creature, one place, one adjective)."
+    noun = reading.tokens[reading.referent[0]]
+    right = coreference.PRONOUNS[int(coreference.GENDERS[noun] == "f")]
+    verdict = "right" if right == reading.answer else "wrong"
+    return text + f" By the grammar, “it” is the **{noun}** ({right}): the model is {verdict}."
+
+
+def it_figure(reading: ItReading) -> go.Figure:
+    """Every head's weights from "it" (one row per layer and head, one column per word), the referent's column
+    outlined."""
+    rows = [
+        (f"layer {name.split()[-1]} · head {j + 1}", w)
+        for name, ws in reading.weights.items()
+        for j, w in enumerate(ws)
+    ]
+    labels = [f"{t} ({i})" if reading.tokens.count(t) > 1 else t for i, t in enumerate(reading.tokens)]
+    fig = attention_heatmap(np.stack([w for _, w in rows]), labels, [r for r, _ in rows], value_name="α from “it”",
+                            x_title="word (attended to by “it”)", y_title="", height=120 + 30 * len(rows))  # fmt: skip
+    if reading.referent is not None:
+        r = reading.referent[0]
+        fig.add_shape(
+            type="rect", x0=r - 0.5, x1=r + 0.5, y0=-0.5, y1=len(rows) - 0.5, line={"color": "#d62728", "width": 3}
+        )
+    return fig
+
+
+IT_FIGURE_CAPTION = (
+    "Each row: one head's weights from “it” over your sentence (they sum to 1); red outline: the noun “it” means "
+    "by the grammar. Layer 1's queries are made from “it” and its position alone; layer 2's from what layer 1 "
+    "wrote at “it”, its keys and values from the words."
+)
+
+
+def load_it_model(path: Path | str | None = None) -> tuple[ItResolver, dict]:
+    """The shipped resolver and its record; ``OSError``/``ValueError`` name the script that makes it."""
+    try:
+        return load_resolver(path or IT_CHECKPOINT)
+    except (OSError, KeyError) as error:
+        raise OSError(f"{error}. Make it with `python {IT_SCRIPT}`.") from error
+
+
+def head_measures(model: ItResolver, sentences: Sequence[coreference.ItSentence]) -> dict[str, dict[str, list[float]]]:
+    """Per layer, per head, over ``sentences`` and each one's twin with the other ending (tired <-> wide):
+    how often the head gives the referent more weight from "it" than the other noun (``PREFERS``), how often its
+    largest weight from "it" falls on the referent (``LARGEST``), and how often it prefers the referent in both
+    twins, i.e. moves from one noun to the other when the ending changes (``FLIPS``). Also ``"ratio change"``: the
+    largest change of log(α_noun1 / α_noun2) between twins (layer 1: 0 up to float rounding)."""
+    twins = [coreference.swapped(s) for s in sentences]
+    out = {}
+    with torch.inference_mode():
+        read = [_from_it(model, coreference.encode(batch)) for batch in (list(sentences), twins)]
+    for name in read[0]:
+        (w, ref, oth), (_, ref2, oth2) = read[0][name], read[1][name]  # (B, h, T), (B, h), (B, h)
+        prefers, prefers2 = ref > oth, ref2 > oth2
+        on_ref = w.argmax(-1) == torch.as_tensor([s.referent for s in sentences])[:, None]
+        ratio = (torch.log(ref / oth) + torch.log(ref2 / oth2)).abs()  # ref/oth swap roles between the twins
+        out[name] = {PREFERS: prefers.float().mean(0).tolist(), LARGEST: on_ref.float().mean(0).tolist(),
+                     FLIPS: (prefers & prefers2).float().mean(0).tolist(),
+                     "ratio change": ratio.max(0).values.tolist()}  # fmt: skip
+    return out
+
+
+def _from_it(model: ItResolver, batch: Mapping[str, torch.Tensor]) -> dict[str, tuple[torch.Tensor, ...]]:
+    """Layer -> (weights from "it" (B, h, T), weight on the referent (B, h), weight on the other noun (B, h))."""
+    out = model(batch["tokens"], batch["lengths"], batch["it"])
+    rows = torch.arange(len(batch["it"]))
+    found = {}
+    for name, w in out.attention.items():
+        from_it = w[rows, :, batch["it"]]  # (B, h, T)
+        found[name] = (from_it, from_it[rows, :, batch["referent"]], from_it[rows, :, batch["other"]])  # (B, h) each
+    return found
+
+
+@functools.cache
+def shipped_resolver() -> tuple[ItResolver, dict]:
+    """:func:`load_it_model` once per process: every student reads the same model (eval mode; never train it)."""
+    return load_it_model()
+
+
+def shipped_reading_it(tokens: tuple[str, ...]) -> ItReading:
+    """:func:`read_it` by the shipped resolver (what the page caches for every student)."""
+    return read_it(shipped_resolver()[0], tokens)
+
+
+def shipped_head_rows() -> list[dict]:
+    """The shipped resolver's heads measured on the test split (:func:`head_measures`), one row each."""
+    return head_measure_rows(head_measures(shipped_resolver()[0], coreference.it_task().split("test")))
+
+
+def it_shipped_note(info: Mapping) -> str:
+    """The caption under the shipped model's per-head table: which run it is and how it was chosen."""
+    run = info.get("info", {})
+    return (
+        f"Per head of the shipped {IT_HEADS}-head model (seed {run.get('seed', '?')}, {run.get('steps', '?')} steps; "
+        f"{run.get('test_accuracy', 0):.1%} il/elle right on the test sentences whose nouns differ in gender), on "
+        "the 600 test sentences and each one's twin with the other ending. Of the seeds measured below, it is the "
+        "median by its best last-layer head: a typical model, not the luckiest. Head numbers are this model's own: "
+        "another seed's head 1 is a different head."
+    )
+
+
+def head_measure_rows(measures: Mapping[str, Mapping[str, Sequence[float]]]) -> list[dict]:
+    """One row per head of the shipped model: :func:`head_measures`' three rates."""
+    return [
+        {"layer · head": f"{name} · head {j + 1}", **{m: f"{values[m][j]:.0%}" for m in (PREFERS, LARGEST, FLIPS)}}
+        for name, values in measures.items() for j in range(len(values[PREFERS]))
+    ]  # fmt: skip
+
+
+def measure_it(layers: int, seed: int, steps: int = IT_STEPS) -> tuple[Run, ItResolver]:
+    """Train one resolver of the comparison (``layers`` layers of ``IT_HEADS`` heads) and measure it on the test
+    split (noun pairs it never saw together): its run, and the model."""
+    task = coreference.it_task()
+    torch.manual_seed(seed)
+    model = ItResolver(ItConfig(n_heads=IT_HEADS, n_layers=layers))
+    trained = train_resolver(model, task, seed=seed, steps=steps)
+    test = task.split("test")
+    measures = head_measures(model, test)
+    final = {"test " + ACCURACY: resolver_accuracy(model, coreference.encode(test)), "steps": steps,
+             "CPU s": round(trained.cpu_seconds, 3), "wall s": round(trained.seconds, 3),
+             "parameters": sum(p.numel() for p in model.parameters())}  # fmt: skip
+    for name, values in measures.items():
+        for m in (PREFERS, LARGEST, FLIPS):
+            final[f"{name}, best head: {m}"] = round(max(values[m]), 4)
+        final[f"{name}, ratio change"] = max(values["ratio change"])
+    extra = {"heads": {n: {m: [round(x, 4) for x in v] for m, v in values.items()} for n, values in measures.items()}}
+    run = Run(it_variant(layers), seed, params={"layers": layers, "heads": IT_HEADS}, curve=trained.curve,
+              final=final, extra=extra)  # fmt: skip
+    return run, model
+
+
+def median_seed(c: Comparison, layers: int) -> int:
+    """The seed whose deepest layer's best head prefers the referent the median amount: the model the page ships
+    (a typical one, not the luckiest)."""
+    runs = sorted(
+        c.runs_of(it_variant(layers)), key=lambda r: (r.value(f"layer {layers}, best head: {PREFERS}"), r.seed)
+    )
+    return runs[(len(runs) - 1) // 2].seed
+
+
+def load_it_results(path: Path | str | None = None) -> Comparison:
+    """The shipped comparison of 1 and 2 layers; ``ValueError``/``FileNotFoundError`` name the script."""
+    return Comparison.load(path or IT_RESULTS, script=IT_SCRIPT)
+
+
+def it_rows(c: Comparison) -> list[dict]:
+    """One row per depth, every measure as mean ± sd over the seeds ("no such layer" where the model has none)."""
+    rows = []
+    for v in c.variants:
+        runs = c.runs_of(v)
+        row = {"model": c.label(v), "n": len(runs)}
+        for metric, fmt in IT_TABLE.items():
+            has = all(r.final.get(metric) is not None for r in runs)
+            row[metric] = c.spread(metric, v).text(fmt, with_n=False) if has else "no such layer"
+        rows.append(row)
+    return rows
+
+
+IT_ROWS_CAPTION = (
+    "Mean ± sd over the seeds (n), test split: 600 sentences whose two nouns never appeared together in training. "
+    "il/elle is scored on those whose nouns differ in gender (elsewhere either noun gives the same word). Best "
+    "head: the head of that layer with the highest rate; “prefers”: more weight from “it” on the referent than on "
+    "the other noun; “flips”: prefers the referent with both endings (tired and wide), so it moved between nouns."
+)
+
+
+def it_curves(c: Comparison, height: int = 260) -> tuple[dict, dict]:
+    """Training loss and held-out il/elle accuracy against the step, mean ± sd over seeds, each seed faint."""
+    loss = curves_chart(c.curve_points("loss"), y_title="training loss", x_title="training step", title="Loss",
+                        height=height, log_y=True)  # fmt: skip
+    right = curves_chart(c.curve_points("accuracy"), y_title="held-out il/elle right", x_title="training step",
+                         title="Held-out accuracy", height=height, percent=True)  # fmt: skip
+    return loss, right
+
+
+def it_observations(c: Comparison) -> list[str]:
+    """The sentences of the comparison, each computed from it (a verdict or a count that can say the opposite)."""
+    deep, shallow = it_variant(max(IT_LAYERS)), it_variant(min(IT_LAYERS))
+    acc = "test " + ACCURACY
+    v = c.compare(deep, shallow, acc)
+    lines = [f"il/elle right on the test sentences: {v.sentence('.1%')}" if v.clear else
+             f"il/elle right on the test sentences: {c.label(deep)} {v.a_spread.text('.1%')}, {c.label(shallow)} "
+             f"{v.b_spread.text('.1%')}; {v.why('.1%')}: one layer resolves “it” about as well."]  # fmt: skip
+    flips = [r.value(f"layer 1, best head: {FLIPS}") for r in c.runs]
+    ratio = max(r.value("layer 1, ratio change") for r in c.runs)
+    lines.append(
+        f"Layer 1: in {sum(f == 0 for f in flips)} of {len(flips)} runs no head ever moved from one noun to the other "
+        f"when the ending changed (largest change of a head's log(α_noun1 / α_noun2): {ratio:.1e}"
+        + (", float rounding)." if ratio < 1e-4 else ").")
+        + (" Its query is made from “it” alone, so it cannot." if all(f == 0 for f in flips) else "")
+    )
+    n = max(IT_LAYERS)
+    best, first = c.spread(f"layer {n}, best head: {PREFERS}", deep), c.spread(f"layer 1, best head: {PREFERS}", deep)
+    outcome, _ = verdict(best, first, min_gap=PREFER_GAP)
+    gap = best.mean - first.mean
+    said = {"better": "prefers the referent more often than", "worse": "prefers the referent less often than",
+            "too close": "is too close to call against"}[outcome]  # fmt: skip
+    lines.append(
+        f"In the {n}-layer model, the best head of layer {n} {said} layer 1's best head: {best.text('.0%')} of the "
+        f"test sentences against {first.text('.0%')}, a gap of {gap:.0%} (clear only when larger than the two sds "
+        f"together and than {PREFER_GAP:.0%}); its seeds range from {best.min:.0%} to {best.max:.0%}, and "
+        f"{sum(x >= 0.9 for x in best.present)} of {best.n} seeds have a head in layer {n} that prefers the referent in 90% "
+        "or more."
+    )
+    return lines
+
+
+IT_HAND_SENTENCE = coreference.sentence(2, "hen", "tunnel", "sleepy")  # not the page's default: worked by hand
+SWITCH_CHOICES = ("some head of layer 1, none of layer 2", "some head of layer 2, none of layer 1",
+                  "heads of both layers", "no head of either layer")  # fmt: skip
+
+
+def _nouns(reading: ItReading, layer: str, head: int) -> tuple[float, float]:
+    """``(α on the referent, α on the other noun)`` of one head of ``layer`` from "it"."""
+    ref, other = reading.referent
+    return float(reading.weights[layer][head, ref]), float(reading.weights[layer][head, other])
+
+
+def it_switch_prediction(model: ItResolver) -> Exercise:
+    """Predict, before switching the default sentence's ending to its partner (tired -> wide): which heads will move
+    from preferring one noun to preferring the other? The answer is the model's, head by head."""
+    before = read_it(model, tuple(IT_DEFAULT.split()))
+    after = read_it(model, coreference.swapped(coreference.sentence(0, "animal", "street", before.tokens[-1])).tokens)
+    noun, other = (before.tokens[i] for i in before.referent)
+    moved, lines = {}, []
+    for layer in before.weights:
+        for j in range(model.config.n_heads):
+            (a0, o0), (o1, a1) = _nouns(before, layer, j), _nouns(after, layer, j)  # after: the other noun is referent
+            moved[layer, j] = a0 > o0 and o1 > a1
+            lines.append(f"{layer} head {j + 1}: {noun} {a0:.3g} / {other} {o0:.3g} → {a1:.3g} / {o1:.3g}"
+                         + (" (moved)" if moved[layer, j] else ""))  # fmt: skip
+    first = any(v for (layer, _), v in moved.items() if layer == "layer 1")
+    later = any(v for (layer, _), v in moved.items() if layer != "layer 1")
+    answer = {(True, False): 0, (False, True): 1, (True, True): 2, (False, False): 3}[first, later]
+    why = {
+        1: "A layer-2 query is what layer 1 wrote at “it”, the adjective included, so a layer-2 head can look for "
+        "the other noun; layer 1's cannot.",
+        3: "Layer 1 cannot; layer 2 could (its query has read the adjective through layer 1), but on this sentence "
+        "none of its heads does: the model resolves “it” without a head moving between the nouns here.",
+    }.get(answer, "Layer 1 moved, which its equations forbid: check the model.")
+    return Exercise(
+        key="multi_head_attention.ex5",
+        prompt=f"**Predict before you change the ending.** Section 4's first sentence ends “{before.tokens[-1]}”: “it” "
+        f"is the {noun}. Change it to “{after.tokens[-1]}”, so that “it” means the {other}. Which heads will move from "
+        f"giving “{noun}” more weight from “it” than “{other}” to giving “{other}” more?",
+        choices=SWITCH_CHOICES,
+        answer=answer,
+        explanation="Run by the shipped model, α from “it” on the two nouns before → after the change: "
+        + "; ".join(lines)
+        + f". Every layer-1 head keeps its ratio α({noun}) / α({other}): its query is made from “it” and its position "
+        "alone, and neither noun's key changes. " + why,
+        hint="Where does each layer's query come from, and what has it read by then?",
+    )
+
+
+def shipped_switch_prediction() -> Exercise:
+    """:func:`it_switch_prediction` on the shipped resolver (what the page caches)."""
+    return it_switch_prediction(shipped_resolver()[0])
+
+
+def it_by_hand(model: ItResolver) -> Exercise:
+    """Compute by hand: a layer-1 head's weight on one noun after the ending changes, from the ratio that cannot
+    change. Numbers from the shipped model on a sentence the page does not show; the answer from them."""
+    s, t = IT_HAND_SENTENCE, coreference.swapped(IT_HAND_SENTENCE)
+    before, after = read_it(model, s.tokens), read_it(model, t.tokens)
+    c, p = s.creature, s.place
+    head = int(np.argmax(before.weights["layer 1"][:, [c, p]].min(-1)))  # the head that reads both nouns most
+    a, b = (round(float(before.weights["layer 1"][head, i]), 4) for i in (c, p))
+    a2, b2 = round(float(after.weights["layer 1"][head, c]), 4), float(after.weights["layer 1"][head, p])
+    answer = round(b * a2 / a, 4)
+    creature, place = s.tokens[c], s.tokens[p]
+    return Exercise(
+        key="multi_head_attention.ex6",
+        prompt=f"“{' '.join(s.tokens)}”: in the shipped model, head {head + 1} of layer 1 gives “{creature}” "
+        f"α = {a} and “{place}” α = {b} from “it”. End the sentence with “{t.tokens[-1]}” instead: its weight on "
+        f"“{creature}” becomes {a2}. What is its weight on “{place}” now (3 decimals)?",
+        answer=answer,
+        tolerance=0.002,
+        explanation=f"A layer-1 query is made from “it” and its position only, and the two nouns' keys do not "
+        f"change, so α({place}) / α({creature}) = e^((q·k_{place} − q·k_{creature}) / √d_k) stays {b} / {a} = "
+        f"{b / a:.4f}. Only the total they share changes (the adjective's key is new). So α({place}) = {a2} × "
+        f"{b / a:.4f} = {answer:.4f}; the model computes {b2:.4f}.",
+        hint="Which of the scores q·k changes when only the last word changes?",
+    )
+
+
 # ------------------------------------------------------------------------------------------- exercises
 BIG_D_MODEL, BIG_HEADS = 1024, 16  # the paper's "big" model (Table 3): not on the page's sliders, so worked by hand
 PREDICT_HEADS = (1, 8)  # the split prediction: from one head to this many, at the lecture's d_model
@@ -1094,7 +1503,17 @@ def alignment_prediction(results: Comparison) -> Exercise:
     )
 
 
-def exercises(results: Comparison | None = None) -> list[Exercise]:
+def tail_exercises() -> list[Exercise]:
+    """The check-yourself section: :func:`by_hand`, and the "it" computation when the shipped resolver loads."""
+    try:
+        return [*by_hand(), it_by_hand(shipped_resolver()[0])]
+    except (OSError, ValueError):
+        return by_hand()
+
+
+def exercises(results: Comparison | None = None, resolver: ItResolver | None = None) -> list[Exercise]:
     """Every exercise of the lesson: the computations by hand, the split prediction and, when the shipped results
-    are loaded, the alignment prediction. Every answer is computed by the modules or from the results."""
-    return [*by_hand(), split_prediction(), *([alignment_prediction(results)] if results is not None else [])]
+    are loaded, the alignment prediction; with the shipped resolver, the "it" prediction and its hand computation.
+    Every answer is computed by the modules, from the results or by the model."""
+    found = [*by_hand(), split_prediction(), *([alignment_prediction(results)] if results is not None else [])]
+    return found + ([it_switch_prediction(resolver), it_by_hand(resolver)] if resolver is not None else [])

@@ -174,8 +174,44 @@ def train_yourself() -> None:
 
 train_yourself()
 
+# --- 4. Which head resolves "it"? ----------------------------------------------------------------------------
+ui.section(multi_head_attention.IT_TITLE, multi_head_attention.IT_TEXT)
+
+
+it_reading = st.cache_data(max_entries=64, show_spinner=False)(multi_head_attention.shipped_reading_it)  # for all
+
+
+@st.fragment  # typing a sentence redraws this figure only
+def resolve_it() -> None:
+    tokens = ui.sentence_input("Your sentence, in the grammar's words", multi_head_attention.IT_DEFAULT,
+                               "multi_head_attention.it", multi_head_attention.parse_it,
+                               tokens_key="multi_head_attention.it.tokens")  # fmt: skip
+    reading = it_reading(tokens)
+    st.markdown(multi_head_attention.it_answer(reading))
+    ui.plotly(multi_head_attention.it_figure(reading), key="multi_head_attention.it.heads")
+    st.caption(multi_head_attention.IT_FIGURE_CAPTION)
+
+
+try:
+    resolver, resolver_info = multi_head_attention.shipped_resolver()
+except (OSError, ValueError) as error:
+    st.error(f"The “it” model cannot be loaded: {error}")
+else:
+    ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(multi_head_attention.shipped_switch_prediction)())
+    resolve_it()
+    ui.table(st.cache_data(max_entries=1, show_spinner="Measuring every head on the test sentences…")(
+        multi_head_attention.shipped_head_rows)())  # fmt: skip
+    st.caption(multi_head_attention.it_shipped_note(resolver_info))
+it_results = ui.shipped_results(lesson, multi_head_attention.IT_RESULTS, loader="load_it_results",
+                                what="The measured comparison of 1 and 2 layers")  # fmt: skip
+if it_results is not None:
+    ui.measured(it_results, rows=multi_head_attention.it_rows(it_results),
+                observations=multi_head_attention.it_observations(it_results),
+                curves=partial(multi_head_attention.it_curves, it_results), key="multi_head_attention.it.shipped",
+                caption=multi_head_attention.IT_ROWS_CAPTION, height=280)  # fmt: skip
+
 ui.page_tail(lesson, code=[
     ("The code: by hand, and the module every model uses", (multi_head_attention.heads_by_hand, MultiHeadAttention)),
     ("The code of section 2",
      (multi_head_attention.read_sentence, multi_head_attention.head_rows, multi_head_attention.head_distance)),
-], exercises=multi_head_attention.by_hand())  # fmt: skip
+], exercises=multi_head_attention.tail_exercises())  # fmt: skip

@@ -459,3 +459,99 @@ def test_yours_label_counts_the_students_heads():
     assert multi_head_attention.yours_label(own(1)) == "yours, trained on this page (1 head)"
     assert multi_head_attention.yours_label(own(8)) == "yours, trained on this page (8 heads)"
     assert multi_head_attention.LIVE_BUDGET == 60.0
+
+
+# ---------------------------------------------------------------------------------------- 4. which head resolves "it"
+from minimodels.tasks import coreference  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [("", "Type a sentence"), ("   ", "Type a sentence"), ("the zebra crossed it", "`zebra`"),
+     ("the dog 🐙 it", "`🐙`"), ("<b>it</b> was too tired", "`<b>it</b>`"), ("it " * 200, "characters"),
+     ("the dog " * 9 + "it", "words"), ("the dog was too tired", "exactly one “it”"),
+     ("it was it", "exactly one “it”"), ("`it` was", "`�it�`"), ("<pad> it", "`<pad>`")],
+)  # fmt: skip
+def test_bad_it_sentences_get_a_message_and_no_tokens(text, says):
+    parsed = multi_head_attention.parse_it(text)
+    assert parsed.tokens == () and parsed.error and says in parsed.error
+
+
+def test_it_sentences_are_read_in_the_grammars_words():
+    parsed = multi_head_attention.parse_it("The animal didn’t cross the street because it was too tired.")
+    assert parsed.error is None and parsed.tokens == tuple(multi_head_attention.IT_DEFAULT.split())
+    tokens = parsed.tokens
+    assert multi_head_attention.referent_of(tokens) == (1, 5)  # the animal
+    assert multi_head_attention.referent_of(tokens[:-1] + ("wide",)) == (5, 1)  # the street
+    assert multi_head_attention.referent_of(("the", "dog", "it", "was")) is None  # no adjective: no referent
+
+
+def test_the_grammar_splits_by_noun_pair_and_translates_it_by_gender():
+    task = coreference.it_task()
+    pairs = {name: {(s.tokens[s.creature], s.tokens[s.place]) for s in task.split(name)} for name in task.splits}
+    assert pairs["test"] == set(coreference.TEST_PAIRS) and not pairs["test"] & pairs["train"]
+    tired = coreference.sentence(0, "animal", "street", "tired")
+    assert (
+        coreference.PRONOUNS[tired.pronoun] == "il"
+        and coreference.PRONOUNS[coreference.swapped(tired).pronoun] == "elle"
+    )
+    assert tired.ambiguous and not coreference.sentence(0, "dog", "bridge", "tired").ambiguous
+
+
+@pytest.fixture(scope="module")
+def resolver():
+    return multi_head_attention.shipped_resolver()[0]
+
+
+def test_a_first_layer_head_cannot_move_between_the_nouns_but_a_second_layer_head_can(resolver):
+    """The lesson's claim, on the shipped model: layer 1's ratio of the two nouns is the same with either ending."""
+    measures = multi_head_attention.head_measures(resolver, coreference.it_task().split("test")[:120])
+    first, second = measures["layer 1"], measures["layer 2"]
+    assert max(first[multi_head_attention.FLIPS]) == 0 and max(first["ratio change"]) < 1e-4
+    assert all(x == 0.5 for x in first[multi_head_attention.PREFERS])  # a fixed preference is right half the time
+    assert max(second["ratio change"]) > 1  # layer 2's query has read the adjective
+
+
+def test_the_it_exercises_answer_what_the_model_computes(resolver):
+    by_hand = multi_head_attention.it_by_hand(resolver)
+    s = multi_head_attention.IT_HAND_SENTENCE
+    after = multi_head_attention.read_it(resolver, coreference.swapped(s).tokens)
+    head = int(by_hand.prompt.split("head ")[1].split()[0]) - 1
+    assert abs(after.weights["layer 1"][head, s.place] - by_hand.answer) < 0.01  # the ratio rule, on the model
+    switch = multi_head_attention.it_switch_prediction(resolver)
+    lines = switch.explanation.split(": ", 1)[1].split(". Every")[0].split("; ")
+    assert len(lines) == 8 and not any(line.endswith("(moved)") for line in lines[:4])  # layer 1: never
+    assert switch.answer == (1 if any(line.endswith("(moved)") for line in lines[4:]) else 3)
+    assert len(multi_head_attention.exercises(None, resolver)) >= 5
+
+
+def it_comparison(one_layer: float, best_second: float) -> Comparison:
+    """A made-up comparison of 1 and 2 layers: accuracies and best layer-2 head around the given values."""
+    acc, prefers = "test " + multi_head_attention.ACCURACY, multi_head_attention.PREFERS
+    runs = []
+    for seed, wobble in enumerate((-0.01, 0.0, 0.01)):
+        common = {"CPU s": 1.0, "layer 1, ratio change": 1e-6, f"layer 1, best head: {prefers}": 0.5,
+                  f"layer 1, best head: {multi_head_attention.FLIPS}": 0.0}  # fmt: skip
+        runs.append(Run("1 layer", seed, final={**common, acc: one_layer + wobble}))
+        runs.append(Run("2 layers", seed, final={**common, acc: 0.9 + wobble,
+                                                  f"layer 2, best head: {prefers}": best_second + wobble}))  # fmt: skip
+    return Comparison(("1 layer", "2 layers"), tuple(runs))
+
+
+def test_it_sentences_follow_the_numbers_and_flip_when_they_are_swapped():
+    lines = multi_head_attention.it_observations(it_comparison(0.6, 0.95))
+    assert "2 layers beats 1 layer" in lines[0]
+    assert "prefers the referent more often than" in lines[2] and "3 of 3 seeds" in lines[2]
+    lines = multi_head_attention.it_observations(it_comparison(0.99, 0.5))
+    assert "1 layer is ahead" in lines[0] or "about as well" in lines[0]
+    assert "too close to call" in lines[2] and "0 of 3 seeds" in lines[2]
+    assert "no head ever moved" in lines[1] and "float rounding" in lines[1]
+
+
+def test_the_shipped_it_results_are_what_the_page_reads():
+    c = multi_head_attention.load_it_results()
+    assert set(c.variants) == {"1 layer", "2 layers"} and len(c.seeds) >= 3
+    rows = multi_head_attention.it_rows(c)
+    assert rows[0]["layer 2, best head: prefers the referent"] == "no such layer"
+    assert c.meta["shipped_seed"] == multi_head_attention.shipped_resolver()[1]["info"]["seed"]
+    assert c.meta["shipped_seed"] == multi_head_attention.median_seed(c, 2)

@@ -12,7 +12,7 @@ import pytest
 
 from lessons import multi_head_attention
 from lessons.common.pretrained import load_pretrained
-from tests.helpers import open_page, vega_specs, wait_for_report, wait_for_run
+from tests.helpers import answer_exercise, open_page, vega_specs, wait_for_report, wait_for_run
 from tests.helpers import plotly_specs as specs
 
 PAGE = "pages/multi_head_attention.py"
@@ -205,3 +205,47 @@ def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path)
     assert any("multi_head_attention_results.py" in w.value for w in page.warning)
     assert "multi_head_attention.ex4.answer" not in [r.key for r in page.radio]
     assert page.button(key="multi_head_attention.train.train") is not None
+
+
+def it_box(at):
+    return next(t for t in at.text_input if t.key == "multi_head_attention.it")
+
+
+def it_heads(at) -> dict:
+    found = [s for s in specs(at) if "from “it”" in json.dumps(s, ensure_ascii=False)]
+    assert found, "no figure of the heads' weights from it"
+    return found[0]
+
+
+def test_section_4_shows_every_head_from_it_and_the_measured_depths(at):
+    assert not at.exception
+    fig = it_heads(at)
+    assert len(fig["data"][0]["y"]) == 8  # 2 layers × 4 heads
+    assert "By the grammar, “it” is the **animal** (il)" in " ".join(m.value for m in at.markdown)
+    text = " ".join(m.value for m in at.markdown)
+    for line in multi_head_attention.it_observations(multi_head_attention.load_it_results()):
+        assert line in text
+    rows = next(d.value for d in at.dataframe if "layer · head" in d.value.columns)
+    assert len(rows) == 8
+
+
+@pytest.mark.parametrize(
+    "bad", ["", "the zebra crossed it", "🐙 it", "<script>alert(1)</script> it", "it " * 500],
+    ids=["empty", "unknown", "emoji", "html", "huge"],
+)  # fmt: skip
+def test_bad_it_sentences_get_a_message_and_change_nothing(at, bad):
+    before = it_heads(at)
+    it_box(at).set_value(bad).run()
+    assert not at.exception
+    assert any("Showing the last sentence that worked" in w.value for w in at.warning)
+    assert it_heads(at) == before
+    it_box(at).set_value(multi_head_attention.IT_DEFAULT).run()
+
+
+def test_switching_the_ending_moves_the_referent_and_answers_the_prediction(at):
+    it_box(at).set_value(multi_head_attention.IT_DEFAULT.replace("tired", "wide")).run()
+    assert "“it” is the **street** (elle)" in " ".join(m.value for m in at.markdown)
+    ex = multi_head_attention.shipped_switch_prediction()
+    answer_exercise(at, ex.key, ex.choices[ex.answer])
+    assert any(s.value.startswith("Right") for s in at.success)
+    it_box(at).set_value(multi_head_attention.IT_DEFAULT).run()

@@ -13,6 +13,9 @@ name                          pairs                                             
 ``toy-translation-it``        "I like pizza" -> "mi piace la pizza"               sentencepiece (en -> it)
 ============================  ==================================================  ===========================
 
+Not a seq2seq task: ``minimodels.tasks.coreference`` is the multi-head lesson's grammar in which "it" must be
+resolved ("the animal didn't cross the street because it was too tired" -> il), built by ``it_task()``.
+
 Options: every task takes ``n_train``, ``n_valid``, ``n_test`` (defaults: dates 6000/500/500, strings
 4000/500/500, translation 6000/500/500); copy/reverse/sort take ``min_len``, ``max_len`` (3, 10) and
 ``alphabet`` (digits + lowercase letters); the translation tasks take ``verb_final`` (False).
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import functools
 
+from minimodels.tasks import coreference
 from minimodels.tasks.core import Alignment, Batch, Example, Task, make_batch
 from minimodels.tasks.dates import build_dates
 from minimodels.tasks.strings import STRING_TASKS, build_string_task
@@ -62,5 +66,6 @@ __all__ = [
     "Task",
     "get_task",
     "lecture_examples",
+    "coreference",
     "make_batch",
 ]
