@@ -1160,7 +1160,7 @@ def _cost_label(score: str, d: int) -> str:
     return f"{'additive' if score == 'additive' else 'dot'}, d = {d}"
 
 
-def cost_charts(cost: ScoreCost, height: int = 300) -> tuple[dict, dict]:
+def cost_charts(cost: ScoreCost, height: int = 460) -> tuple[dict, dict]:
     """Time (mean ± sd over repeats) and memory kept for the backward pass against T, one line per score and d."""
     order = [(s, d) for s in COST_SCORES for d in cost.ds]
     colors = dict(zip([_cost_label(s, d) for s, d in order],
