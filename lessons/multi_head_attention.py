@@ -776,6 +776,10 @@ def results_rows(c: Comparison) -> list[dict]:
     return rows
 
 
+SHARED_NOTE = (  # after the comparison's provenance
+    "The machine was shared, so wall seconds are inflated by waiting for the cores; CPU seconds count this "
+    "process's own compute, and steps do not depend on the machine."
+)
 RESULTS_CAPTION = (  # under results_rows' table
     f"Mean ± sd over the seeds (n: how many). “Steps to 90%”: the first check (every "
     f"{REPORT_EVERY} steps, 200 held-out sentences) at or above it. Test exact: the 500 test "
@@ -1208,8 +1212,10 @@ def shipped_reading_it(tokens: tuple[str, ...]) -> ItReading:
     return read_it(shipped_resolver()[0], tokens)
 
 
+@functools.cache
 def shipped_head_rows() -> list[dict]:
-    """The shipped resolver's heads measured on the test split (:func:`head_measures`), one row each."""
+    """The shipped resolver's heads measured on the test split (:func:`head_measures`), one row each; once per
+    process (~50 ms), the same for every student."""
     return head_measure_rows(head_measures(shipped_resolver()[0], coreference.it_task().split("test")))
 
 
@@ -1325,8 +1331,8 @@ def it_observations(c: Comparison) -> list[str]:
         f"In the {n}-layer model, the best head of layer {n} {said} layer 1's best head: {best.text('.0%')} of the "
         f"test sentences against {first.text('.0%')}, a gap of {gap:.0%} (clear only when larger than the two sds "
         f"together and than {PREFER_GAP:.0%}); its seeds range from {best.min:.0%} to {best.max:.0%}, and "
-        f"{sum(x >= 0.9 for x in best.present)} of {best.n} seeds have a head in layer {n} that prefers the referent in 90% "
-        "or more."
+        f"{sum(x >= 0.9 for x in best.present)} of {best.n} seeds have a head in layer {n} that prefers the referent "
+        "in 90% or more."
     )
     return lines
 

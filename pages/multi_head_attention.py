@@ -8,6 +8,7 @@ import ui
 from lessons import multi_head_attention
 from lessons.common.charts import head_grid
 from minimodels.attention import MultiHeadAttention
+from minimodels.coreference import ItResolver
 
 lesson = ui.lesson("multi_head_attention")
 st.markdown(multi_head_attention.INTRO)
@@ -135,16 +136,14 @@ ui.explain(multi_head_attention.comparison_text(results))
 
 @st.fragment
 def measured() -> None:
-    ui.table(multi_head_attention.results_rows(results))
-    st.caption(multi_head_attention.RESULTS_CAPTION)
-    st.markdown("\n".join(f"- {line}" for line in multi_head_attention.observations(results)))
-    ui.comparison_curves(partial(multi_head_attention.curves, results), "multi_head_attention.shipped", height=300)
+    ui.measured(results, rows=multi_head_attention.results_rows(results), caption=multi_head_attention.RESULTS_CAPTION,
+                observations=multi_head_attention.observations(results), key="multi_head_attention.shipped",
+                curves=partial(multi_head_attention.curves, results), note=multi_head_attention.SHARED_NOTE,
+                height=300)  # fmt: skip
     name = st.radio("Cross-attention heads on the fixed example, at the end of training, for",
                     multi_head_attention.probe_variants(results), horizontal=True,
                     key="multi_head_attention.shipped.heads")  # fmt: skip
     ui.plotly(multi_head_attention.probe_grid(results, name), key="multi_head_attention.shipped.maps")
-    ui.provenance(results.meta, note="The machine was shared, so wall seconds are inflated by waiting for the cores; "
-                  "CPU seconds count this process's own compute, and steps do not depend on the machine.")  # fmt: skip
 
 
 if results is not None:
@@ -176,8 +175,6 @@ train_yourself()
 
 # --- 4. Which head resolves "it"? ----------------------------------------------------------------------------
 ui.section(multi_head_attention.IT_TITLE, multi_head_attention.IT_TEXT)
-
-
 it_reading = st.cache_data(max_entries=64, show_spinner=False)(multi_head_attention.shipped_reading_it)  # for all
 
 
@@ -199,11 +196,9 @@ except (OSError, ValueError) as error:
 else:
     ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(multi_head_attention.shipped_switch_prediction)())
     resolve_it()
-    ui.table(st.cache_data(max_entries=1, show_spinner="Measuring every head on the test sentences…")(
-        multi_head_attention.shipped_head_rows)())  # fmt: skip
+    ui.table(multi_head_attention.shipped_head_rows())  # measured once per process, the same for every student
     st.caption(multi_head_attention.it_shipped_note(resolver_info))
-it_results = ui.shipped_results(lesson, multi_head_attention.IT_RESULTS, loader="load_it_results",
-                                what="The measured comparison of 1 and 2 layers")  # fmt: skip
+it_results = ui.shipped_results(lesson, multi_head_attention.IT_RESULTS, loader="load_it_results")
 if it_results is not None:
     ui.measured(it_results, rows=multi_head_attention.it_rows(it_results),
                 observations=multi_head_attention.it_observations(it_results),
@@ -214,4 +209,5 @@ ui.page_tail(lesson, code=[
     ("The code: by hand, and the module every model uses", (multi_head_attention.heads_by_hand, MultiHeadAttention)),
     ("The code of section 2",
      (multi_head_attention.read_sentence, multi_head_attention.head_rows, multi_head_attention.head_distance)),
+    ("The code of section 4", (ItResolver, multi_head_attention.read_it, multi_head_attention.head_measures)),
 ], exercises=multi_head_attention.tail_exercises())  # fmt: skip
