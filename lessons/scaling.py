@@ -830,8 +830,8 @@ RECALL_TEXT = (
     "Lesson 4's GRU race could not show the stall: a GRU's states are small and never leave [−1, 1] (section 5). "
     "Here the queries and keys are what the √d_k argument assumes. The task, **recall**: an example is "
     "{items} items, each a key word and a value word (“k3 → v11”), and a question naming one of the keys; the "
-    "answer is its value, one of {values}. The model is one self-attention layer with one head (lesson 5's W^Q, "
-    "W^K, W^V), d_k = d_model, over the {items} item vectors (key embedding + value embedding, ÷ √2) and the "
+    "answer is its value, one of {values}. The model is one self-attention layer with one set of lesson 5's W^Q, "
+    "W^K, W^V, so d_k = d_model, over the {items} item vectors (key embedding + value embedding, ÷ √2) and the "
     "question's vector; a linear layer reads the question's output z = Σ αⱼvⱼ. No positions are needed: the "
     "question must find its item by content. W^Q, W^K, W^V start with Glorot's initialisation, so q and k have "
     "components of variance about 1, and the two models of a seed start with the same weights: the only "
@@ -935,7 +935,7 @@ RECALL_CAPTION = (
 
 def recall_init_charts(results: Comparison, height: int = 260) -> list[dict]:
     """The state at step 0 against d_k (log scale), scaled and unscaled, every seed faint, mean ± sd."""
-    common = {"x_title": "d_k (one head, d_k = d_model)", "log_x": True, "height": height, "colors": COLORS}
+    common = {"x_title": "d_k (= d_model)", "log_x": True, "height": height, "colors": COLORS}
     charts = [
         curves_chart(results.sweep_points("initial largest α", "d_k"), y_title="mean largest α", title="Largest α",
                      **common),
