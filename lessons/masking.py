@@ -335,6 +335,7 @@ MODELS = {True: "small-decoder-causal", False: "small-decoder-no-mask"}  # causa
 PRETRAINED_KEYS = {c: (TASK, name) for c, name in MODELS.items()}  # ui.pretrained's (task, model)
 VARIANT = {True: "causal mask", False: "no mask"}  # causal -> the comparison's variant key
 LABELS = {True: "causal mask", False: "no mask (cheating decoder)"}
+MAP_TITLES = {True: "causal mask: on", False: "causal mask: off (cheating)"}  # short: two maps share a phone's width
 SCRIPT = "scripts/masking_results.py"
 
 

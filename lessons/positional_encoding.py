@@ -395,6 +395,16 @@ def length_chart(results: Comparison) -> dict:
                         title="Longer than any training string", percent=True)  # fmt: skip
 
 
+def length_caption() -> str:
+    """Under the accuracy-against-length chart: what a point is, and how much of a long input lies in the range."""
+    inside = TRAIN_MAX - 1  # scored letters at positions 2..TRAIN_MAX
+    return (
+        f"Each point: letters right over the whole input (the first letter not counted), {TEST} fresh strings per "
+        f"length and seed. On a {MAX_LEN}-letter input, {inside} of the {MAX_LEN - 1} scored letters sit at positions "
+        f"the models were trained on; the table's last column scores positions {TRAIN_MAX + 1}–{MAX_LEN} alone."
+    )
+
+
 def provenance_note(meta: dict) -> str:
     """How the shipped comparison was measured, read from its ``meta``."""
     return (
@@ -728,8 +738,8 @@ def attention_pair_figure(check: Equivariance) -> go.Figure:
         rows=1,
         cols=2,
         subplot_titles=(
-            f"{LABELS[check.positional]}: the string",
-            "its shuffle, rows and columns put back",
+            f"{safe_label(check.positional)}:<br>the string",
+            "its shuffle,<br>put back in order",
         ),
         horizontal_spacing=0.1,
     )
@@ -759,9 +769,8 @@ def attention_pair_figure(check: Equivariance) -> go.Figure:
 
 
 def _map_title(m: AttentionMap) -> str:
-    if m.on_previous is None:
-        return safe_label(m.positional, 80)
-    return f"{safe_label(m.positional)}<br>argmax on the letter before: {m.on_previous:.0%}"
+    """Short: three maps share a phone's width (the caption gives the numbers)."""
+    return safe_label(m.positional, 80)
 
 
 def attention_maps_figure(maps: Sequence[AttentionMap], titles: Sequence[str] | None = None) -> go.Figure:
@@ -842,7 +851,8 @@ EQUIVARIANCE_TEXT = (
     "changes: it is *permutation-equivariant*. Each output is a weighted sum over all tokens, with weights from "
     "content alone, so moving a token moves its row and nothing more. Here are three small models, each one "
     "self-attention (one W^Q, W^K, W^V, as in lesson 5) and a linear read-out, trained to write under each letter "
-    "**the letter before it** (“position” → “·positio”: the first letter has none). They are identical except for "
+    "**the letter before it** (under “position”, “?positio”: the first letter has none before it, so what it "
+    "writes there is not scored). They are identical except for "
     "the position vectors added to the letters. Type a string, shuffle it, and compare the attention's outputs "
     "f(shuffled) with f(string) shuffled the same way."
 )
@@ -939,9 +949,11 @@ def maps_caption(text: str, maps: Sequence[AttentionMap], quote=repr) -> str:
         if len(text) <= TRAIN_MAX
         else (f" Your string is longer than any training string ({TRAIN_MAX}): look at its rows past {TRAIN_MAX}.")
     )
+    shares = ", ".join(f"{m.positional} {m.on_previous:.0%}" for m in maps if m.on_previous is not None)
+    argmax = f" Rows whose largest weight is on the letter before (the first row left out): {shares}." if shares else ""
     return (
         f"Rows: the position writing; columns: the position read. The task means row t should read t − 1: the "
-        f"diagonal just below the main one. What each writes: {outputs}.{inside}"
+        f"diagonal just below the main one.{argmax} What each writes: {outputs}.{inside}"
     )
 
 

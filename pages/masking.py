@@ -108,7 +108,7 @@ def on_the_word() -> None:
     causal_demo(normal.inputs)
     ui.explain(masking.MAPS_TEXT)
     st.caption(masking.POSITIONS_NOTE)
-    maps = [(masking.LABELS[c], view.attention) for c, view in ((True, normal), (False, cheater))]
+    maps = [(masking.MAP_TITLES[c], view.attention) for c, view in ((True, normal), (False, cheater))]
     ui.plotly(masking.pair_figure(maps, normal.inputs, normal.inputs), key="masking.decoder.maps")
     for column, (_, m) in zip(st.columns(2), maps, strict=True):
         column.metric("weight on later positions (mean of the rows)", f"{masking.future_weight(m):.3f}")

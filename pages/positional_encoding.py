@@ -146,6 +146,7 @@ if results is not None:
             axis_key="positional_encoding.axis",
         )  # fmt: skip
         ui.vega(positional_encoding.length_chart(results), key="positional_encoding.lengths")
+        st.caption(positional_encoding.length_caption())
 
 # --- 6. Train one yourself ----------------------------------------------------------------------------------
 ui.section("6 · Train one yourself", positional_encoding.train_text())

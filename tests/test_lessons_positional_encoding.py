@@ -209,6 +209,7 @@ def test_shipped_results_have_three_seeds_every_length_and_say_what_they_measure
     assert rows[2]["parameters"] - rows[1]["parameters"] == positional_encoding.MAX_LEN * positional_encoding.D_MODEL
     chart = positional_encoding.length_chart(results)
     assert {v["x"] for v in chart["data"]["values"]} == set(map(float, positional_encoding.LENGTHS))
+    assert "15 of the 31 scored letters" in positional_encoding.length_caption()
     accuracy, loss = positional_encoding.results_curves(results)
     assert accuracy["data"]["values"] and loss["data"]["values"]
 
@@ -310,7 +311,10 @@ def test_maps_caption_quotes_the_text_and_every_output_and_flags_long_strings():
             for e in positional_encoding.ENCODINGS]  # fmt: skip
     caption = positional_encoding.maps_caption("ab", maps, quote=lambda t: f"[{t}]")
     assert all(f"{e} → [out-{e}]" in caption for e in positional_encoding.ENCODINGS)
-    assert "longer than any" not in caption
+    assert "longer than any" not in caption and "largest weight" not in caption  # no share to give
+    shared = [dataclasses.replace(m, on_previous=0.5) for m in maps]
+    assert "(the first row left out): none 50%, sinusoidal 50%, learned 50%." in positional_encoding.maps_caption(
+        "ab", shared)  # fmt: skip
     assert "longer than any" in positional_encoding.maps_caption("a" * 20, maps)
 
 

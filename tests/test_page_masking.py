@@ -73,7 +73,7 @@ def test_page_opens_with_every_figure_and_the_shipped_results(at):
     T = 2 * masking.WORD
     causal = z(heatmap_titled(at, f"causal_mask({T})"))
     assert causal.tolist() == np.tril(np.ones((T, T))).tolist()
-    normal, cheater = z(heatmap_titled(at, masking.LABELS[True])), z(heatmap_titled(at, masking.LABELS[False]))
+    normal, cheater = z(heatmap_titled(at, masking.MAP_TITLES[True])), z(heatmap_titled(at, masking.MAP_TITLES[False]))
     assert (normal[np.triu_indices(T, 1)] == 0).all()  # the trained decoder never reads the future
     assert cheater[np.triu_indices(T, 1)].sum() > 1
     views = masking.shipped_view(True, masking.PROBE), masking.shipped_view(False, masking.PROBE)
@@ -122,7 +122,7 @@ def test_html_emoji_and_rtl_are_shown_as_text_never_as_html(at):
 
 
 def test_the_word_and_the_position_change_the_decoder_maps(at):
-    before = z(heatmap_titled(at, masking.LABELS[False]))
+    before = z(heatmap_titled(at, masking.MAP_TITLES[False]))
     at.text_input(key="masking.word").set_value("abcdefgh").run()
     assert not at.exception and not at.warning
     at.slider(key="masking.position").set_value(2 * masking.WORD).run()
@@ -130,7 +130,7 @@ def test_the_word_and_the_position_change_the_decoder_maps(at):
     at.slider(key="masking.position").set_value(1).run()
     assert list(causal_row(at)["future → −∞"])[1:] == ["-inf"] * (2 * masking.WORD - 1)
     assert list(causal_row(at)["softmax"]) == ["1.000"] + ["0.000"] * (2 * masking.WORD - 1)
-    normal, cheater = z(heatmap_titled(at, masking.LABELS[True])), z(heatmap_titled(at, masking.LABELS[False]))
+    normal, cheater = z(heatmap_titled(at, masking.MAP_TITLES[True])), z(heatmap_titled(at, masking.MAP_TITLES[False]))
     assert (normal[np.triu_indices(len(normal), 1)] == 0).all()
     assert not np.array_equal(cheater, before)
     outputs = next(e for e in at.expander if e.label.startswith("Reveal")).dataframe[0].value
@@ -150,7 +150,7 @@ def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(
     at = open_page(PAGE)
     assert not at.exception
     assert at.warning and "cannot be shown" in at.warning[0].value and "masking_results.py" in at.warning[0].value
-    assert heatmap_titled(at, masking.LABELS[False])  # the decoders still load and draw
+    assert heatmap_titled(at, masking.MAP_TITLES[False])  # the decoders still load and draw
     assert "masking.ex6.answer" not in [r.key for r in at.radio]
     broken = tmp_path / "assets" / "results" / "masking.json"
     broken.parent.mkdir(parents=True)
