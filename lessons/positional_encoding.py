@@ -892,8 +892,9 @@ def measured_text(results: Comparison | None = None) -> str:
         f"The same small model trained {len(ENCODINGS)} ways on the previous-letter task, on strings of "
         f"{TRAIN_MIN}–{TRAIN_MAX} letters: no position information, the fixed sinusoids, or a **learned** vector "
         f"per position, as in BERT and GPT{extra}. Then each reads strings up to {MAX_LEN} letters long, longer than "
-        "any it was trained on. The sinusoid formula gives a vector for any position; a learned table's rows past "
-        f"position {TRAIN_MAX} were never used in training. Predict first, then open the measured results."
+        "any it was trained on. The sinusoid formula gives a vector for any position; a learned table has only the "
+        "rows it was built with, each trained only if some training string reaches it. Predict first, then open the "
+        "measured results."
     )
 
 
