@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
+from lessons.common.catalog import number
 from lessons.common.charts import safe_label
 from lessons.common.comparison import curves_chart
 from lessons.common.exercises import Exercise
@@ -642,6 +643,7 @@ def _steps_exercise() -> Exercise:
     """By hand: the steps a two-layer RNN must take one after another, against a two-layer self-attention stack."""
     T, L = STEPS_EXERCISE.values()
     chain = steps_in_a_row(T, L)
+    attention = number("queries_keys_values")
     return Exercise(
         key="rnn_cells.ex6",
         prompt=(
@@ -652,7 +654,8 @@ def _steps_exercise() -> Exercise:
         explanation=(
             f"Layer 1 takes its {T} steps in a row. Layer 2 can start as soon as layer 1's first step is done, "
             f"and then follows one step behind: it finishes {L - 1} step later, so {T} + {L} − 1 = {chain} steps "
-            f"in a row. Twice the length, twice the chain. A stack of {L} self-attention layers needs "
+            f"in a row. Twice the length, twice the chain. A stack of {L} self-attention layers (lesson "
+            f"{attention}) needs "
             f"{steps_in_a_row(T, L, recurrent=False)} steps in a row whatever T is: each layer covers every "
             "position at once (it does more arithmetic, T² scores, but all of it can run side by side)."
         ),

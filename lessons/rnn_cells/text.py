@@ -115,8 +115,8 @@ TRAIN_READING = (
 SEQUENTIAL = (
     "The lecture's *Limitation?* slide: RNN, GRU, LSTM, more and more complex, and **sequential**. Step t needs "
     "a⟨t−1⟩, so reading T tokens takes T steps, one after the other, however many cores are free. A feed-forward "
-    "network applied to every position, or self-attention over the sequence, is one operation over all T "
-    "positions at once. Timed here, on this server, once (the forward pass only, a batch of "
+    "network applied to every position, or self-attention over the sequence (lesson 5), is one operation over "
+    "all T positions at once. Timed here, on this server, once (the forward pass only, a batch of "
     f"{timing.BATCH} sequences, vectors of {timing.SIZE} numbers):"
 )
 

@@ -133,13 +133,15 @@ def timing_summary(timing: Timing) -> str:
     against the feed-forward network (the same arithmetic per position) and against self-attention."""
     first, last = timing.lengths[0], timing.lengths[-1]
     rnn, ff, att = (timing.at(name, last) for name in LAYERS)
+    lesson = number("queries_keys_values")  # self-attention's own lesson, named where it is mentioned
     return (
         f"From T = {first} to T = {last} ({last // first}× longer) the RNN's time grew "
         f"{timing.growth(RNN_NAME):.0f}×, the feed-forward network's {timing.growth(FEED_FORWARD):.0f}× and "
-        f"self-attention's {timing.growth(ATTENTION):.0f}× (its work grows with T²). At T = {last} the RNN took "
+        f"self-attention's (lesson {lesson}) {timing.growth(ATTENTION):.0f}× (its work grows with T²). At T = {last} "
+        "the RNN took "
         f"{rnn:.3g} ms per sequence, {_times(rnn, ff)} the feed-forward network ({ff:.3g} ms), which does the same "
         f"multiply-adds per position in one operation instead of {last} steps that each wait for the one before; "
-        f"self-attention took {att:.3g} ms, {_times(att, rnn)} the RNN."
+        f"self-attention (lesson {lesson}) took {att:.3g} ms, {_times(att, rnn)} the RNN."
     )
 
 
