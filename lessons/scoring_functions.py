@@ -152,9 +152,9 @@ LIVE_INTRO = (
 
 SWEEP_INTRO = (
     "Why divide by √d at all? If q and k have d independent entries of variance σ², q·k = Σⱼ qⱼkⱼ has variance "
-    "d·σ⁴: its sd is √d·σ². For unit-variance vectors (lesson 10's layer norm keeps a Transformer's so), that is √d, and "
-    "at large d the softmax puts almost all its weight on one key before anything is learned. To see where that "
-    "starts to matter, a race small enough to run at several d over several seeds: **one attention layer**, "
+    "d·σ⁴: its sd is √d·σ². For unit-variance vectors (lesson 10's layer norm keeps a Transformer's so), that is "
+    "√d, and at large d the softmax puts almost all its weight on one key before anything is learned. To see where "
+    "that starts to matter, a race small enough to run at several d over several seeds: **one attention layer**, "
     "nothing else, must learn projections W_q, W_k under which a query finds the key it is a noisy copy of. "
     "The values are the keys; the loss is the distance between the context c and the right key. The measure: "
     "the mean α on the right key, on held-out queries, early in training (how fast it learns where to look)."
