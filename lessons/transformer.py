@@ -14,8 +14,14 @@ What is computed here, all from a trained model or from measurements:
   a block diagram (:func:`block_diagram`, drawn with Plotly by :func:`diagram_figure`) labels its boxes with;
 * the lecture's "it" sentence checked against what the toy model can read (:func:`lecture_it`), and what the
   model does with the "it" its grammar has (:func:`pronoun_check`);
-* the residual and layer-norm ablations: shipped measurements (``scripts/transformer_results.py``,
-  :func:`load_results`) and a live training run of any variant (:func:`new_training`).
+* the residual, layer-norm and feed-forward ablations: shipped measurements (``scripts/transformer_results.py``,
+  :func:`load_results`) and a live training run of any variant (:func:`new_training`);
+* why the feed-forward network: every attention output checked to be a convex combination of the value vectors
+  (:func:`convex_check`, drawn by :func:`convex_figure`);
+* the depth argument measured: a small model at 1–8 layers a stack, with and without residuals and layer norm
+  (``--experiment depth``, :func:`load_depth_results`, :func:`depth_observations`);
+* training and decoding: one teacher-forced pass (:func:`teacher_forcing`) and beam search on the student's
+  sentence, its tree and scores drawn (:func:`beam_view`, :func:`beam_figure`).
 
 Letters: S source positions (EOS included), T decoded positions, d d_model, h heads. Never imports streamlit.
 """
@@ -34,11 +40,13 @@ from torch import nn
 
 from lessons.common.catalog import ROOT
 from lessons.common.charts import GridRow, attention_heatmap, figure, head_grid, safe_label
-from lessons.common.comparison import Comparison, Run, curves_chart, first_reached
+from lessons.common.comparison import Comparison, Run, Spread, curves_chart, first_reached
+from lessons.common.comparison import verdict as comparison_verdict
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
-from minimodels.decode import Translation, translate
+from minimodels.decode import BeamResult, Translation, translate
 from minimodels.tasks import Task, get_task, lecture_examples
+from minimodels.tokenizers import EOS_ID
 from minimodels.train import TrainConfig, build_model, default_train_config, model_config, train
 from minimodels.transformer import TransformerConfig
 
@@ -136,13 +144,88 @@ def layer_norm_note() -> str:
         "The course's models put the layer norm *before* each sublayer (pre-LN, Xiong et al. 2020); the paper puts "
         "it after the residual sum (post-LN), which Xiong et al. report needs a careful learning-rate warm-up. The "
         f"course trains every Transformer at a peak learning rate of {recipe.lr:g} after a {recipe.warmup_steps}-step "
-        "warm-up. Section 4 trains both arrangements with that one recipe, and the same model without its residuals "
-        "or without its layer norms, and says whether the short warm-up held post-LN back here."
+        "warm-up. Section 4 trains both arrangements with that one recipe, and the same model without its residuals, "
+        "its layer norms or its feed-forward networks, and says whether the short warm-up held post-LN back here."
     )
 
 
 def display_token(token: str) -> str:
     return SPACE if token == " " else token
+
+
+INTRO = (
+    "Put every piece of the last lessons together and you have the Transformer (Vaswani et al. 2017). An "
+    "**encoder** of identical layers reads the whole source at once: in each layer every token looks at every "
+    "other (*self-attention*: “focus on other words in the input sentence”, as the lecture puts it), then "
+    "each token goes alone through a small feed-forward network. A **decoder** of identical layers writes "
+    "the output one token at a time: *masked* self-attention over what it has written so far, "
+    "*encoder–decoder attention* over the source (“focus on relevant parts of the input sentence”), then its "
+    "own feed-forward network. Every sublayer sits in a **residual connection** with **layer normalisation**. "
+    "No recurrence anywhere: the only way information moves between positions is attention."
+)
+
+ABLATION_TEXT = (
+    "The lecture's reason for residual connections: “when the model goes deeper, gradient vanishing, gradient "
+    "explosion, and saturation may occur.” A residual lets each sublayer learn only a *change* to its input, "
+    "and gives gradients a straight path down; layer norm keeps every sublayer's input at a steady scale. And the "
+    "lecture's question, “Why feed forward NN?”: an attention head's output is Σⱼ αᵢⱼ vⱼ with weights αᵢⱼ ≥ 0 "
+    "that sum to 1, a *convex combination* of the value vectors. It can only land inside their convex hull (the "
+    "figure: your sentence's values and outputs, drawn on the values' two main directions, a linear view that keeps "
+    "the hull). Mixing is all attention does; the feed-forward network transforms each token. Switch one piece off "
+    "and train the same model again: same seeds, same batches, same number of steps."
+)
+
+DEPTH_TEXT = (
+    "The lecture backs residuals with He et al.'s plain networks: at 56 layers they train *worse* than at 20, "
+    "training error included, so it is not overfitting. Here the same argument is measured on a smaller "
+    "Transformer (d_model 32), at 1, 2, 4 and 8 layers a stack, as shipped, without residuals and without layer "
+    "norm, three seeds each: does adding layers help, and which variant stops being trainable as it deepens?"
+)
+
+DECODING_TEXT = (
+    "The lecture's last slide: the model is trained to give P(next word | the words before and the source), and "
+    "“beam search is used to generate meaningful sentences”. In training the decoder is **teacher forced**: at "
+    "every position it is fed the *correct* previous token, whatever it would have written, so all positions are "
+    "trained in one pass. At inference there is no correct token to feed: the model feeds back its own. Greedy "
+    "decoding keeps the single likeliest token at each step; **beam search** keeps the *k* likeliest partial "
+    "outputs by log p(output so far | source), extends each by every token, and keeps the best *k* again."
+)
+
+
+def teacher_forcing_text(forced: TeacherForcing) -> str:
+    """Above the teacher-forcing table: which example, and how many of its positions the model gets right when fed
+    the gold prefix (computed)."""
+    right = sum(r["model's best guess"] == r["should write"] for r in forced.rows)
+    return (
+        f"The training example *{forced.source}* → *{forced.target}*, one teacher-forced pass of the model: row t is "
+        f"fed the gold token before it. Its best guess is the gold token at {right} of {len(forced.rows)} positions; "
+        "the loss trained is −log p(gold) summed over the rows."
+    )
+
+
+def it_lines(lecture: LectureCheck, pronoun: PronounCheck | None) -> list[str]:
+    """Section 3's paragraphs, computed from the two checks (the second None when the model does not translate
+    the grammar's "I see it" as its grammar does)."""
+    cut = "read" if lecture.it_is_read else "**cut off**"
+    lines = [
+        f"The lecture's example of self-attention is *“{LECTURE_SENTENCE}”*: a trained model's encoder, at “it”, "
+        "puts much of its attention on “animal”. Our toy translator cannot show you that, and here is why, measured: "
+        f"its tokenizer cuts the sentence into **{lecture.tokens}** pieces, but the model reads at most "
+        f"**{lecture.limit}** (so “it” is {cut}); **{len(lecture.unknown_words)} of its {lecture.words} words** never "
+        f"occur in its training data ({', '.join(lecture.unknown_words)}); and its grammar has no sentence in which a "
+        "pronoun refers back to a noun of the same sentence. Nothing it was trained on rewards resolving “it”, so no "
+        "map on this page is evidence of coreference, whatever it looks like."
+    ]
+    if pronoun is not None:
+        lines.append(
+            f"What the toy model *does* learn about “it” is what its data rewards: in *{pronoun.text}* → "
+            f"*{pronoun.output}* the object pronoun moves before the verb. When it writes "
+            f"`{pronoun.pronoun_piece}` (output token {pronoun.step + 1}), the last decoder layer's encoder–decoder "
+            f"attention, averaged over heads, puts its largest weight, **{pronoun.weight:.2f}**, on "
+            f"`{pronoun.looked_at}`; {pronoun.heads_on_it} of its {pronoun.heads} heads peak there. Type *I see it* "
+            "above (task: English → French-like) to see the maps."
+        )
+    return lines
 
 
 # ------------------------------------------------------------------------------------- the student's text
@@ -305,13 +388,19 @@ def block_diagram(w: Walk) -> Diagram:
     arrows = [("src", "src_emb", ""), ("tgt", "tgt_emb", "")]
     previous, row = "src_emb", 2
     for i in range(c.encoder_layers):
-        boxes += [
-            Box(f"e{i}_att", 0, row, (f"layer {i + 1} self-attention, {h} heads × d_k {d_k}",
-                _sublayer(c, "MultiHead"), f"{h} maps of {S} × {S}"), ATTENTION_FILL["encoder_self"]),
-            Box(f"e{i}_ff", 0, row + 1, (f"layer {i + 1} feed-forward {d} → {c.d_ff} → {d}", _sublayer(c, "FFN"))),
-        ]  # fmt: skip
-        arrows += [(previous, f"e{i}_att", f"{S} × {d}"), (f"e{i}_att", f"e{i}_ff", "")]
-        previous, row = f"e{i}_ff", row + 2
+        lines = (
+            f"layer {i + 1} self-attention, {h} heads × d_k {d_k}",
+            _sublayer(c, "MultiHead"),
+            f"{h} maps of {S} × {S}",
+        )
+        boxes.append(Box(f"e{i}_att", 0, row, lines, ATTENTION_FILL["encoder_self"]))
+        arrows.append((previous, f"e{i}_att", f"{S} × {d}"))
+        previous, row = f"e{i}_att", row + 1
+        if c.feed_forward:  # a model trained without feed-forward networks has attention sublayers only
+            boxes.append(Box(f"e{i}_ff", 0, row, (f"layer {i + 1} feed-forward {d} → {c.d_ff} → {d}",
+                                                  _sublayer(c, "FFN"))))  # fmt: skip
+            arrows.append((previous, f"e{i}_ff", ""))
+            previous, row = f"e{i}_ff", row + 1
     if c.layer_norm and c.norm_first:  # pre-LN leaves the residual stream un-normalised: one last norm
         boxes.append(Box("e_norm", 0, row, ("layer norm: the encoder's output", f"{S} × {d}")))
         arrows.append((previous, "e_norm", ""))
@@ -324,15 +413,18 @@ def block_diagram(w: Walk) -> Diagram:
                 f"{h} maps of {T} × {T} (future masked)"), ATTENTION_FILL["decoder_self"]),
             Box(f"d{i}_cross", 1, row + 1, (f"layer {i + 1} encoder–decoder attention, {h} heads",
                 _sublayer(c, "MultiHead"), f"{h} maps of {T} × {S}"), ATTENTION_FILL["cross"]),
-            Box(f"d{i}_ff", 1, row + 2, (f"layer {i + 1} feed-forward {d} → {c.d_ff} → {d}", _sublayer(c, "FFN"))),
         ]  # fmt: skip
         arrows += [
             (previous, f"d{i}_self", f"{T} × {d}"),
             (f"d{i}_self", f"d{i}_cross", f"queries {T} × {d}"),
-            (f"d{i}_cross", f"d{i}_ff", ""),
             (memory, f"d{i}_cross", f"keys, values {S} × {d}"),
         ]
-        previous, row = f"d{i}_ff", row + 3
+        previous, row = f"d{i}_cross", row + 2
+        if c.feed_forward:
+            boxes.append(Box(f"d{i}_ff", 1, row, (f"layer {i + 1} feed-forward {d} → {c.d_ff} → {d}",
+                                                  _sublayer(c, "FFN"))))  # fmt: skip
+            arrows.append((previous, f"d{i}_ff", ""))
+            previous, row = f"d{i}_ff", row + 1
     final = "layer norm → " if c.layer_norm and c.norm_first else ""
     boxes += [
         Box("out", 1, row, (f"{final}linear {d} → {c.target_vocab_size} → softmax", f"{T} × {c.target_vocab_size}")),
@@ -580,14 +672,22 @@ VARIANTS: dict[str, dict] = {
     "post-LN": {"norm_first": False},
     "no residual": {"residual": False},
     "no layer norm": {"layer_norm": False},
+    "no FFN": {"feed_forward": False},
 }
 VARIANT_LABELS = {
     "full": "full (pre-LN): x + Sublayer(LN(x))",
     "post-LN": "post-LN, the paper's: LN(x + Sublayer(x))",
     "no residual": "no residual: Sublayer(LN(x))",
     "no layer norm": "no layer norm: x + Sublayer(x)",
+    "no FFN": "no FFN: attention sublayers only, no feed-forward network",
 }
-COLORS = {"full": "#1f77b4", "post-LN": "#2ca02c", "no residual": "#d62728", "no layer norm": "#ff7f0e"}
+COLORS = {
+    "full": "#1f77b4",
+    "post-LN": "#2ca02c",
+    "no residual": "#d62728",
+    "no layer norm": "#ff7f0e",
+    "no FFN": "#9467bd",
+}
 ABLATION_TASK = "dates"
 LEVEL = 0.9  # the results table's "steps to" level
 
@@ -677,6 +777,8 @@ def observations(c: Comparison) -> list[str]:
         elif len(c.seeds) > 1:
             text += f" On test exact match the two are too close to call ({verdict.why('.1%')})."
         lines.append(text)
+    if (ffn := ffn_sentence(c)) is not None:
+        lines.append(ffn)
     if lines and (warmup := warmup_sentence(c)) is not None:
         lines.append(warmup)
     if lines and len(c.seeds) == 1:
@@ -753,6 +855,439 @@ def _depth() -> str:
     """The ablation model's depth, read from the config it is built with: "2 + 2 layers"."""
     c = model_config(MODEL, get_task(ABLATION_TASK))
     return f"{c.encoder_layers} + {c.decoder_layers} layers"
+
+
+# ---------------------------------------------------------------------------------------------- depth sweep
+# The lecture's depth argument ("when the model goes deeper, gradient vanishing, gradient explosion, and saturation
+# may occur"; He et al.'s 20- and 56-layer plain nets) measured here: the same small Transformer at 1, 2, 4 and 8
+# encoder and decoder layers, with and without residuals and layer norm, every seed and depth on the same batches.
+DEPTH_RESULTS = ROOT / "assets" / "results" / "transformer_depth.json"
+DEPTH_VARIANTS: dict[str, dict] = {k: VARIANTS[k] for k in ("full", "no residual", "no layer norm")}
+DEPTHS = (1, 2, 4, 8)  # encoder layers = decoder layers
+DEPTH_MODEL = {"d_model": 32, "n_heads": 2, "d_ff": 64}  # small, so that 8 + 8 layers train in seconds
+DEPTH_METRICS = {"final loss": ".3f", "held-out exact": ".1%"}  # the sweep's two final metrics and their formats
+
+
+def depth_overrides(variant: str, depth: int) -> dict:
+    """The ``build_model`` overrides of one point of the sweep: the small model, ``depth`` layers a stack."""
+    if variant not in DEPTH_VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(DEPTH_VARIANTS)}")
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, not {depth}")
+    return {**DEPTH_MODEL, **DEPTH_VARIANTS[variant], "encoder_layers": depth, "decoder_layers": depth}
+
+
+def depth_config(steps: int, seed: int = 0, threads: int = 1) -> TrainConfig:
+    """The sweep's recipe: the Transformer's default (as the ablation), smaller batches, a fixed step budget."""
+    return default_train_config(
+        MODEL, max_steps=steps, max_seconds=None, target_exact_match=None, report_every=50, batch_size=64, seed=seed,
+        threads=threads,
+    )  # fmt: skip
+
+
+def depth_run(variant: str, seed: int, depth: int, measured: Mapping) -> Run:
+    """One point of the sweep from one training: ``{"parameters", "steps", "seconds", "exact_match", "history"}``."""
+    history = list(measured["history"])
+    final = {"final loss": history[-1]["loss"], "held-out exact": measured["exact_match"], "steps": measured["steps"],
+             "seconds": measured["seconds"], "parameters": measured["parameters"]}  # fmt: skip
+    return Run(variant, seed, {"depth": depth}, tuple(history), final)
+
+
+def load_depth_results(path: Path | str | None = None) -> Comparison:
+    """The shipped depth sweep; ``FileNotFoundError`` or ``ValueError`` naming the script when unusable."""
+    c = Comparison.load(path or DEPTH_RESULTS, script=DEPTH_SCRIPT)
+    unknown = sorted(set(c.variants) - set(DEPTH_VARIANTS))
+    if unknown:
+        raise ValueError(f"the depth sweep has unknown variants: {', '.join(unknown)}: run python {DEPTH_SCRIPT}")
+    if not c.param_values("depth"):
+        raise ValueError(f"the depth sweep has no depths: run python {DEPTH_SCRIPT}")
+    return c
+
+
+DEPTH_SCRIPT = f"{RESULT_SCRIPT} --experiment depth"
+
+
+def depth_curves(c: Comparison, height: int = 240) -> tuple[dict, dict]:
+    """Final training loss and held-out exact match against depth (log₂ axis), one line per variant: the mean over
+    seeds with a ± sd band, and each seed faintly."""
+
+    def points(metric: str) -> list[dict]:
+        return [p | {"label": p["variant"]} for p in c.sweep_points(metric, "depth")]
+
+    loss = curves_chart(points("final loss"), y_title="final training loss", x_title="layers per stack", log_x=True,
+                        title="Final loss (log scale)", height=height, log_y=True, colors=COLORS)  # fmt: skip
+    exact = curves_chart(points("held-out exact"), y_title="held-out exact match", x_title="layers per stack",
+                         title="Exact match", height=height, log_x=True, percent=True, colors=COLORS)  # fmt: skip
+    depths = list(c.param_values("depth"))
+    return _seed_points(loss, depths), _seed_points(exact, depths)
+
+
+def _seed_points(spec: dict, depths: list[int]) -> dict:
+    """The chart with a dot on each seed's faint line at every depth (a sweep has few x, each one a measurement),
+    and a tick at each depth measured."""
+    spec["encoding"]["x"]["axis"] = {"values": depths}
+    for layer in spec.get("layer", ()):
+        if any("datum.kind === 'seed'" in t.get("filter", "") for t in layer.get("transform", ())):
+            layer["mark"] = {**layer["mark"], "point": {"size": 14, "filled": True, "opacity": 0.5}}
+    return spec
+
+
+def depth_rows(c: Comparison) -> list[dict]:
+    """One row per variant and depth: the two final metrics, mean ± sd (n)."""
+    return [
+        {"variant": variant, "layers": depth}
+        | {m: c.spread(m, variant, {"depth": depth}).text(f, with_n=False) for m, f in DEPTH_METRICS.items()}
+        | {"n": c.spread("final loss", variant, {"depth": depth}).total}
+        for variant in c.variants
+        for depth in c.param_values("depth")
+    ]
+
+
+def _direction(a: Spread, b: Spread, higher_is_better: bool) -> str:
+    """Whether it is "better", "worse" or "too close" for ``a`` against ``b``, by the comparison's own rule."""
+    return comparison_verdict(a, b, higher_is_better=higher_is_better)[0]
+
+
+def depth_observations(c: Comparison) -> list[str]:
+    """What the sweep shows, computed from it: for each variant, how its held-out exact match moves from the
+    shallowest to the deepest stack; and at each depth, whether it is ahead of or behind the full model."""
+    depths = c.param_values("depth")
+    if len(depths) < 2:
+        return []
+    low, high = depths[0], depths[-1]
+    lines = []
+    for variant in c.variants:
+        a, b = c.spread("held-out exact", variant, {"depth": high}), c.spread("held-out exact", variant, {"depth": low})
+        moves = {"better": "rises", "worse": "falls", "too close": "does not clearly move"}
+        deep, shallow = (
+            c.spread("final loss", variant, {"depth": high}),
+            c.spread("final loss", variant, {"depth": low}),
+        )
+        text = (
+            f"**{variant}**: held-out exact match {moves[_direction(a, b, True)]} from {b.text('.1%')} at {low} "
+            f"layer{'s' * (low > 1)} a stack to {a.text('.1%')} at {high} layers, and the final loss "
+            f"{moves[_direction(deep, shallow, True)]} from {shallow.text('.3f', with_n=False)} to "
+            f"{deep.text('.3f', with_n=False)}"
+        )
+        if variant != "full" and "full" in c.variants:
+            spread = partial(c.spread, "held-out exact")
+            against = {d: _direction(spread(variant, {"depth": d}), spread("full", {"depth": d}), True) for d in depths}
+            behind = [d for d in depths if against[d] == "worse"]
+            ahead = [d for d in depths if against[d] == "better"]
+            text += f"; behind the full model by more than the spread at {_depth_list(behind)}"
+            if ahead:
+                text += f", ahead of it at {_depth_list(ahead)}"
+        lines.append(text + ".")
+    return lines
+
+
+def _depth_list(depths: Sequence[int]) -> str:
+    """ "1, 2 and 4 layers", "8 layers", "no depth"."""
+    if not depths:
+        return "no depth"
+    words = [str(d) for d in depths]
+    return (", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]) + " layers"
+
+
+def depth_provenance_note(meta: Mapping) -> str:
+    """What the provenance caption adds for the sweep: the model, the task, the budget and the recipe."""
+    m, batch = meta.get("model") or {}, (meta.get("train_config") or {}).get("batch_size", "?")
+    return (
+        f"Task `{meta.get('task', '?')}`, d_model {m.get('d_model', '?')}, {m.get('n_heads', '?')} heads, d_ff "
+        f"{m.get('d_ff', '?')}, {meta.get('max_steps', '?')} steps of {batch} examples each ({_recipe(meta)}); "
+        "held-out exact match on 200 validation sentences at the end. A smaller model and budget than the ablation "
+        "above, so that 8 + 8 layers fit: its numbers are not the shipped model's."
+    )
+
+
+# ------------------------------------------------------------------------------- why a feed-forward network
+@dataclass(frozen=True)
+class ConvexCheck:
+    """Layer 1's encoder self-attention on one sentence, checked against "every output is a weighted average of the
+    value vectors" (weights ≥ 0 that sum to 1, so the output lies in the values' convex hull), over every head."""
+
+    tokens: list[str]  # source labels, "</s>" last
+    heads: int
+    d_k: int
+    min_weight: float  # smallest attention weight of any head (≥ 0)
+    max_sum_error: float  # largest |Σ_j α_ij − 1| over every row of every head
+    max_reconstruction_error: float  # largest |z_i − Σ_j α_ij v_j| over every coordinate
+    outside: int  # output coordinates beyond the smallest or largest value coordinate (0: inside the box)
+    coordinates: int  # output coordinates checked: h × S × d_k
+    values_2d: np.ndarray  # (S, 2) head 1's value vectors projected on their two principal directions
+    outputs_2d: np.ndarray  # (S, 2) head 1's outputs, the same projection (linear: the hull is kept)
+    relu_zero_share: float  # share of layer 1's FFN hidden units that ReLU sets to 0 for this sentence's tokens
+    d_ff: int
+
+
+@torch.inference_mode()
+def convex_check(model: nn.Module, task: Task, text: str) -> ConvexCheck | str:
+    """Run ``text`` through the embeddings and layer 1's self-attention by hand, keeping each head's value vectors
+    ``v (h, S, d_k)``, weights ``α (h, S, S)`` and outputs ``z = α v`` (before W^O), and check the convex-combination
+    claim numerically. A message for the student when there is nothing to read."""
+    from minimodels.attention import scaled_dot_product_attention
+
+    encoded = task.encode_source(text)
+    if encoded.empty:
+        return encoded.message or "Type a sentence first."
+    device = next(model.parameters()).device
+    source = torch.tensor([[*encoded.ids, EOS_ID]], device=device)  # (1, S)
+    layer = model.encoder_layers[0]
+    x = model._embed(source, model.source_embedding, model.source_position)  # (1, S, d)
+    h = layer.residual1.norm(x) if model.config.norm_first else x  # what the sublayer reads
+    att = layer.self_attention
+    q, k, v = (att._split(w(h)) for w in (att.W_q, att.W_k, att.W_v))  # (1, h, S, d_k) each
+    z, alpha = scaled_dot_product_attention(q, k, v)  # (1, h, S, d_k), (1, h, S, S)
+    v, z, alpha = v[0].double(), z[0].double(), alpha[0].double()
+    lo, hi = v.min(dim=1, keepdim=True).values, v.max(dim=1, keepdim=True).values  # (h, 1, d_k)
+    tolerance = 1e-5 * (1 + v.abs().max())
+    outside = int(((z < lo - tolerance) | (z > hi + tolerance)).sum())
+    values_2d, outputs_2d = _principal_plane(v[0].numpy(), z[0].numpy())
+    hidden = torch.relu(layer.feed_forward.linear1(layer.residual2.norm(x))) if layer.feed_forward is not None else None
+    return ConvexCheck(
+        tokens=[display_token(task.source_tokenizer.id_to_piece(i)) for i in source[0].tolist()],
+        heads=alpha.size(0),
+        d_k=v.size(-1),
+        min_weight=float(alpha.min()),
+        max_sum_error=float((alpha.sum(-1) - 1).abs().max()),
+        max_reconstruction_error=float((z - alpha @ v).abs().max()),
+        outside=outside,
+        coordinates=z.numel(),
+        values_2d=values_2d,
+        outputs_2d=outputs_2d,
+        relu_zero_share=float((hidden == 0).double().mean()) if hidden is not None else float("nan"),
+        d_ff=model.config.d_ff if hidden is not None else 0,
+    )
+
+
+def _principal_plane(values: np.ndarray, outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``values (S, d_k)`` and ``outputs (S, d_k)`` on the values' two principal directions (centred on their mean).
+    A linear map sends a weighted average to the same weighted average of the images: the hull survives."""
+    mean = values.mean(axis=0)
+    _, _, directions = np.linalg.svd(values - mean, full_matrices=False)  # rows: principal directions
+    plane = directions[:2].T  # (d_k, 2)
+    return (values - mean) @ plane, (outputs - mean) @ plane
+
+
+def convex_hull(points: np.ndarray) -> list[int]:
+    """Indices of the 2-D convex hull of ``points (n, 2)``, counter-clockwise (Andrew's monotone chain)."""
+    order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1]))
+
+    def cross(o: int, a: int, b: int) -> float:
+        (ox, oy), (ax, ay), (bx, by) = points[o], points[a], points[b]
+        return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
+
+    def chain(indices: list[int]) -> list[int]:
+        out: list[int] = []
+        for i in indices:
+            while len(out) >= 2 and cross(out[-2], out[-1], i) <= 0:
+                out.pop()
+            out.append(i)
+        return out
+
+    if len(order) < 3:
+        return order
+    lower, upper = chain(order), chain(order[::-1])
+    return lower[:-1] + upper[:-1]
+
+
+def inside_hull(point: np.ndarray, points: np.ndarray, tolerance: float = 1e-9) -> bool:
+    """Whether ``point`` lies in the convex hull of ``points`` (2-D), on its edge included."""
+    hull = convex_hull(points)
+    if len(hull) < 3:
+        return False
+    scale = tolerance * (1 + float(np.abs(points).max()))
+    for a, b in zip(hull, hull[1:] + hull[:1], strict=True):
+        (ax, ay), (bx, by) = points[a], points[b]
+        if (bx - ax) * (point[1] - ay) - (by - ay) * (point[0] - ax) < -scale:
+            return False
+    return True
+
+
+def convex_figure(check: ConvexCheck, height: int = 360) -> go.Figure:
+    """Head 1's value vectors (dots), their convex hull (shaded) and its outputs (crosses), on the values' two
+    principal directions: every cross lies inside the shaded polygon."""
+    v, z = check.values_2d, check.outputs_2d
+    hull = convex_hull(v)
+    ring = hull + hull[:1]
+    labels = [safe_label(t, 12) for t in check.tokens]
+    data = [
+        {"type": "scatter", "x": v[ring, 0].tolist(), "y": v[ring, 1].tolist(), "mode": "lines", "fill": "toself",
+         "fillcolor": "rgba(76,120,168,0.15)", "line": {"color": "#4c78a8", "width": 1},
+         "name": "convex hull of the values",
+         "hoverinfo": "skip"},
+        {"type": "scatter", "x": v[:, 0].tolist(), "y": v[:, 1].tolist(), "mode": "markers+text", "text": labels,
+         "textposition": "top center", "marker": {"size": 9, "color": "#4c78a8"}, "name": "value vⱼ of each token",
+         "hovertemplate": "value of %{text}<extra></extra>"},
+        {"type": "scatter", "x": z[:, 0].tolist(), "y": z[:, 1].tolist(), "mode": "markers", "text": labels,
+         "marker": {"size": 10, "symbol": "x", "color": "#e45756"}, "name": "output zᵢ = Σⱼ αᵢⱼ vⱼ",
+         "hovertemplate": "output at %{text}<extra></extra>"},
+    ]  # fmt: skip
+    layout = {
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
+        "title": {"text": "Layer 1 self-attention, head 1: values and outputs"},
+        "xaxis": {"title": {"text": "1st principal direction of the values"}, "zeroline": False},
+        "yaxis": {"title": {"text": "2nd"}, "zeroline": False},
+        "legend": {"orientation": "h", "y": -0.2},
+        "plot_bgcolor": "white",
+    }
+    return figure(data, layout)
+
+
+def convex_text(check: ConvexCheck) -> str:
+    """What the check found, in numbers (it can also say that an output fell outside)."""
+    verdict = (
+        "every one of them lies within the smallest and largest value of its coordinate"
+        if check.outside == 0
+        else f"**{check.outside}** of them fall outside that range"
+    )
+    relu = (
+        f" The feed-forward network after it is the layer's only non-linear step on each token alone: for your "
+        f"sentence ReLU sets **{check.relu_zero_share:.0%}** of its {check.d_ff} hidden units to 0, a different "
+        "set for each token."
+        if check.d_ff
+        else ""
+    )
+    return (
+        f"Measured on your sentence, layer 1 of the encoder, all {check.heads} heads: the smallest weight is "
+        f"{check.min_weight:.2g} (never negative), every row sums to 1 within {check.max_sum_error:.1e}, and each "
+        f"output equals Σⱼ αᵢⱼ vⱼ within {check.max_reconstruction_error:.1e}. Of the {check.coordinates} output "
+        f"coordinates (heads × tokens × d_k = {check.heads} × {len(check.tokens)} × {check.d_k}), {verdict}.{relu}"
+    )
+
+
+def ffn_sentence(c: Comparison) -> str | None:
+    """The no-FFN ablation in one sentence, from the loaded runs (None without both variants): which side of the
+    full model it ends on by the verdict's rule, and the parameter counts, since removing the FFN also shrinks it."""
+    if not {"full", "no FFN"} <= set(c.variants):
+        return None
+    verdict = c.compare("no FFN", "full", "test exact")
+    side = {
+        "worse": "ends behind the full model on test exact match by more than the spread over seeds",
+        "better": "ends ahead of the full model on test exact match by more than the spread over seeds",
+        "too close": "and the full model are too close to call on test exact match",
+    }[verdict.outcome]
+    numbers = f"{_value(c, 'test exact', 'no FFN', '.1%')} against {_value(c, 'test exact', 'full', '.1%')}"
+    loss = f"final loss {_value(c, 'final loss', 'no FFN', '.3f')} against {_value(c, 'final loss', 'full', '.3f')}"
+    small, full = c.spread("parameters", "no FFN").mean, c.spread("parameters", "full").mean
+    return (
+        f"**no FFN** {side} ({numbers}; {loss}). It also has {1 - small / full:.0%} fewer parameters ({small:,.0f} "
+        f"against {full:,.0f}), so this run cannot tell “no per-token transformation” from “a smaller model”."
+    )
+
+
+# ------------------------------------------------------------------------- teacher forcing and beam search
+@dataclass(frozen=True)
+class TeacherForcing:
+    """One training example as training sees it: the gold previous token fed at every position."""
+
+    source: str
+    target: str
+    rows: list[dict]  # one per position: fed, the gold next token, the model's best guess, p(gold)
+
+
+@torch.inference_mode()
+def teacher_forcing(model: nn.Module, task: Task, example=None) -> TeacherForcing:
+    """``example`` (default: the task's probe) through one teacher-forced pass: what the decoder is fed at each
+    position (``<s>``, then the *gold* tokens, whatever the model would have written) and what it predicts."""
+    from minimodels.tasks.core import make_batch
+
+    example = example or task.probe or task.valid[0]
+    batch = make_batch([example], task).to(next(model.parameters()).device)
+    probs = model(batch.source, batch.source_lengths, batch.target_in).logits[0].softmax(-1)  # (T, V)
+    piece = task.target_tokenizer.id_to_piece
+    rows = []
+    for t, (fed, gold) in enumerate(zip(batch.target_in[0].tolist(), batch.target_out[0].tolist(), strict=True)):
+        best = int(probs[t].argmax())
+        rows.append({"position": t + 1, "fed (gold)": display_token(piece(fed)),
+                     "should write": display_token(piece(gold)), "model's best guess": display_token(piece(best)),
+                     "p(gold)": round(float(probs[t, gold]), 4)})  # fmt: skip
+    return TeacherForcing(example.source, example.target, rows)
+
+
+@dataclass(frozen=True)
+class BeamView:
+    """Beam search on the student's sentence: the tree it kept, and its hypotheses best first."""
+
+    width: int
+    result: BeamResult
+    pieces: dict[int, str]  # node id -> its token as a label
+    texts: list[str]  # each hypothesis decoded
+
+
+@torch.inference_mode()
+def beam_view(model: nn.Module, task: Task, text: str, width: int) -> BeamView | str:
+    """Beam search of ``width`` on ``text`` (``minimodels.decode.beam_search``); a message when there is no text."""
+    if not 1 <= int(width) <= MAX_BEAM:
+        return f"Pick a beam width from 1 to {MAX_BEAM}."
+    result = translate(model, task, text, method="beam", width=int(width))
+    if result.beam is None:
+        return result.message or "Type a sentence first."
+    piece = task.target_tokenizer.id_to_piece
+    pieces = {n.id: display_token(piece(n.token)) for n in result.beam.nodes}  # the root's is <s>
+    texts = [task.target_tokenizer.decode(h.tokens) for h in result.beam.hypotheses]
+    return BeamView(int(width), result.beam, pieces, texts)
+
+
+MAX_BEAM = 8
+
+
+def beam_rows(view: BeamView) -> list[dict]:
+    """The final hypotheses, best first: output, log-probability, probability, whether it ended with </s>."""
+    return [
+        {"rank": i + 1, "output": text, "log p": round(h.log_prob, 4), "p": round(float(np.exp(h.log_prob)), 4),
+         "ended with </s>": h.finished}
+        for i, (h, text) in enumerate(zip(view.result.hypotheses, view.texts, strict=True))
+    ]  # fmt: skip
+
+
+def beam_figure(view: BeamView, height: int = 380) -> go.Figure:
+    """Every partial output the beam kept, step by step: x the step, y its score log p(prefix | source), each
+    labelled with the token it added and joined to the one it extends, from ``<s>`` at step 0; the best
+    hypothesis's path in red, outputs that ended with </s> as squares."""
+    nodes = view.result.nodes
+    best = {0} | {n.id for n in view.result.path(view.result.best.node)}  # the root (<s>, score 0) starts every path
+    edge_x, edge_y = [], []
+    for n in nodes[1:]:
+        parent = nodes[n.parent]
+        edge_x += [parent.step + 1, n.step + 1, None]
+        edge_y += [parent.log_prob, n.log_prob, None]
+    data = [{"type": "scatter", "x": edge_x, "y": edge_y, "mode": "lines", "line": {"color": "#bbbbbb", "width": 1},
+             "hoverinfo": "skip", "showlegend": False}]  # fmt: skip
+    for name, keep, color in (("kept in the beam", False, "#4c78a8"), ("the best output's path", True, "#e45756")):
+        chosen = [n for n in nodes if (n.id in best) == keep]
+        data.append(
+            {"type": "scatter", "x": [n.step + 1 for n in chosen], "y": [n.log_prob for n in chosen],
+             "mode": "markers+text", "text": [safe_label(view.pieces[n.id], 8) for n in chosen],
+             "textposition": "middle right", "name": name,
+             "marker": {"size": 9, "color": color, "symbol": ["square" if n.finished else "circle" for n in chosen]},
+             "customdata": [round(n.log_prob, 4) for n in chosen],
+             "hovertemplate": "step %{x}: %{text}, log p = %{customdata}<extra></extra>"}
+        )  # fmt: skip
+    layout = {
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
+        "title": {"text": f"Beam search, width {view.width}: every partial output kept"},
+        "xaxis": {"title": {"text": "decoder step"}, "dtick": 1},
+        "yaxis": {"title": {"text": "log p(output so far | source)"}},
+        "legend": {"orientation": "h", "y": -0.2},
+        "plot_bgcolor": "white",
+    }
+    return figure(data, layout)
+
+
+def beam_text(view: BeamView, greedy_text: str) -> str:
+    """What the search found against greedy decoding, computed (the two agree at width 1)."""
+    best = view.result.best
+    same = view.texts[0] == greedy_text
+    kept = len(view.result.nodes) - 1
+    return (
+        f"Width {view.width} kept {kept} partial outputs over {max(n.step for n in view.result.nodes) + 1} steps. "
+        f"Its best output, *{view.texts[0] or '(nothing)'}*, has log p = {best.log_prob:.3f} "
+        f"(p = {np.exp(best.log_prob):.3f}); it is {'the same as' if same else '**not** the same as'} the greedy "
+        f"output *{greedy_text or '(nothing)'}* of section 1."
+    )
 
 
 # ------------------------------------------------------------------------------------------ live training
@@ -866,6 +1401,7 @@ def exercises(model: nn.Module, task: Task) -> list[Exercise]:
             "model learned.",
             hint="What must a decoder not read while it writes position t?",
         ),
+        *hand_exercises(),
     ]
 
 
@@ -907,13 +1443,149 @@ def residual_prediction(c: Comparison) -> Exercise | None:
     )
 
 
+FFN_CHOICES = (
+    "about as well as the full model (too close to call)",
+    "better than the full model, by more than the spread",
+    "a little worse: behind by more than the spread, still above 90% test exact match",
+    "far worse: under 90% test exact match",
+)
+
+
+def ffn_prediction(c: Comparison) -> Exercise | None:
+    """Predict, before section 4's results: how the model without its feed-forward networks ends. The answer is
+    computed from the loaded runs; None when they lack either variant."""
+    if not {"full", "no FFN"} <= set(c.variants):
+        return None
+    verdict = c.compare("no FFN", "full", "test exact")
+    mean = c.spread("test exact", "no FFN").mean
+    answer = {"too close": 0, "better": 1}.get(verdict.outcome, 2 if mean >= 0.9 else 3)
+    why = {
+        "worse": "Attention only averages value vectors; without the FFN the only per-token transformation left is "
+        "the linear W^O (and the layer norms).",
+        "better": "Here the averaging alone, with W^O, was enough, and the smaller model did better.",
+        "too close": "At this size and budget the averaging alone, with W^O, was enough for this task.",
+    }[verdict.outcome]
+    return Exercise(
+        key="transformer.ex6",
+        prompt=(
+            "**Predict before you open the results.** The same Transformer with every feed-forward network removed "
+            "(each layer keeps its attention sublayers, residuals and layer norms). It ends…"
+        ),
+        choices=FFN_CHOICES,
+        answer=answer,
+        explanation=f"{ffn_sentence(c)} {why}",
+        hint="What can a weighted average of value vectors, then one linear map, not compute?",
+    )
+
+
+def depth_prediction(c: Comparison) -> Exercise | None:
+    """Predict, before section 5's sweep: from how many layers a stack the model without residuals falls behind the
+    full model by more than the spread over seeds. Computed from the sweep; None without both variants."""
+    if not {"full", "no residual"} <= set(c.variants) or not c.param_values("depth"):
+        return None
+    depths = c.param_values("depth")
+    spread = partial(c.spread, "held-out exact")
+    behind = [d for d in depths if _direction(spread("no residual", {"depth": d}), spread("full", {"depth": d}), True)
+              == "worse"]  # fmt: skip
+    choices = (*(f"from {d} layer{'s' * (d > 1)} a stack" for d in depths), f"at none of {depths[0]}–{depths[-1]}")
+    answer = depths.index(behind[0]) if behind else len(depths)
+    numbers = "; ".join(
+        f"{d}: {spread('no residual', {'depth': d}).text('.1%', with_n=False)} against "
+        f"{spread('full', {'depth': d}).text('.1%', with_n=False)}"
+        for d in depths
+    )
+    return Exercise(
+        key="transformer.ex7",
+        prompt=(
+            f"**Predict before you open the sweep.** The small Transformer is trained at {', '.join(map(str, depths))} "
+            "layers a stack, with and without residual connections. From which depth does the model *without* "
+            "residuals end behind the full one by more than the spread over seeds (held-out exact match)?"
+        ),
+        choices=choices,
+        answer=answer,
+        explanation=(
+            f"Held-out exact match, without residuals against the full model, by layers a stack: {numbers}. "
+            + (
+                f"It is behind from {behind[0]} layer{'s' * (behind[0] > 1)}: every sublayer without “x +” must pass "
+                "on everything the layers above need, and the gradient has no straight path back down."
+                if behind
+                else "It is never clearly behind in this sweep."
+            )
+        ),
+        hint="The shipped ablation in section 4 has 2 layers a stack.",
+    )
+
+
+BEAM_FIRST = {"A": 0.6, "B": 0.4}  # p(first token)
+BEAM_SECOND = {"A": {"x": 0.5, "y": 0.5}, "B": {"x": 0.9, "y": 0.1}}  # p(second token | first), then </s> for sure
+
+
+def two_step_beam(width: int) -> tuple[str, float]:
+    """Beam search by hand on :data:`BEAM_FIRST` and :data:`BEAM_SECOND`: the output and its probability."""
+    kept = sorted(BEAM_FIRST, key=BEAM_FIRST.get, reverse=True)[:width]
+    outputs = {a + b: BEAM_FIRST[a] * p for a in kept for b, p in BEAM_SECOND[a].items()}
+    best = max(outputs, key=outputs.get)  # a tie goes to the first in order, as an argmax does
+    return best, outputs[best]
+
+
+CONVEX_VALUES = ((2.0, -1.0), (0.0, 3.0), (-4.0, 1.0))  # three value vectors for the hand exercise
+
+
+def hand_exercises() -> list[Exercise]:
+    """The computations by hand of sections 4 and 6 (their numbers are not on the page): a weighted average's bound
+    and a two-step beam search."""
+    greedy_output, greedy_p = two_step_beam(1)
+    beam_output, beam_p = two_step_beam(2)
+    first = [v[0] for v in CONVEX_VALUES]
+    vectors = ", ".join(f"v{'₁₂₃'[i]} = ({a:g}, {b:g})" for i, (a, b) in enumerate(CONVEX_VALUES))
+    table = "; ".join(
+        f"after {a}: " + ", ".join(f"p({b}) = {p:g}" for b, p in BEAM_SECOND[a].items()) for a in BEAM_SECOND
+    )
+    outputs = {a + b: BEAM_FIRST[a] * p for a in BEAM_FIRST for b, p in BEAM_SECOND[a].items()}
+    return [
+        Exercise(
+            key="transformer.ex8",
+            prompt=(
+                f"One head's value vectors are {vectors}. Whatever scores the softmax turns into weights, what is the "
+                "largest the *first* coordinate of the head's output z = Σⱼ αⱼ vⱼ can get (as close as you like)?"
+            ),
+            answer=max(first),
+            tolerance=0.01,
+            explanation=(
+                f"The weights are ≥ 0 and sum to 1, so z's first coordinate is a weighted average of "
+                f"{', '.join(f'{a:g}' for a in first)}: never above the largest, {max(first):g}, reached as the weight "
+                "on that value goes to 1. No setting of the scores pushes an output beyond its values: attention "
+                "mixes, it does not transform. The feed-forward network is what transforms each token."
+            ),
+            hint="An average with weights ≥ 0 that sum to 1 cannot leave the range of what it averages.",
+        ),
+        Exercise(
+            key="transformer.ex9",
+            prompt=(
+                f"A decoder writes two tokens then </s>. First token: p(A) = {BEAM_FIRST['A']:g}, "
+                f"p(B) = {BEAM_FIRST['B']:g}. Second: {table}. Greedy decoding writes {greedy_output} "
+                f"(p = {greedy_p:g}). What is the probability of the output beam search of width 2 returns?"
+            ),
+            answer=round(beam_p, 6),
+            tolerance=0.005,
+            explanation=(
+                "Width 2 keeps both first tokens and scores whole outputs, p(first) × p(second | first): "
+                + ", ".join(f"{o} = {p:.2f}" for o, p in outputs.items())
+                + f". The best is {beam_output}, p = {beam_p:.2f}, above greedy's {greedy_p:.2f}: greedy chose "
+                "A because it was likelier *first*, and could not take it back."
+            ),
+            hint="Multiply along each path, for all four two-token outputs.",
+        ),
+    ]
+
+
 def train_text(task_name: str) -> str:
     """Above the train-it-yourself panel: what the student trains and what it shows while it learns."""
     return (
         f"Train a fresh Transformer on **{TASKS[task_name].split(' (')[0]}** for you alone, with or without "
-        "residuals and layer norm, and watch the last decoder layer's encoder–decoder attention, head by head, on a "
-        "fixed example. Predict first: will its heads sharpen from a uniform haze into an alignment within your "
-        f"budget, for the variant you picked? It stops at {LIVE_TARGET:.0%} "
+        "residuals, layer norm or feed-forward networks, and watch the last decoder layer's encoder–decoder "
+        "attention, head by head, on a fixed example. Predict first: will its heads sharpen from a uniform haze into "
+        f"an alignment within your budget, for the variant you picked? It stops at {LIVE_TARGET:.0%} "
         "held-out exact match or at the end of its budget; afterwards, replay the run and use your model in the "
         "sections above."
     )

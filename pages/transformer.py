@@ -10,16 +10,7 @@ from minimodels.tasks import get_task
 from minimodels.transformer import DecoderLayer, EncoderLayer, FeedForward, _Residual
 
 lesson = ui.lesson("transformer")
-st.markdown(
-    "Put every piece of the last lessons together and you have the Transformer (Vaswani et al. 2017). An "
-    "**encoder** of identical layers reads the whole source at once: in each layer every token looks at every "
-    "other (*self-attention*: “focus on other words in the input sentence”, as the lecture puts it), then "
-    "each token goes alone through a small feed-forward network. A **decoder** of identical layers writes "
-    "the output one token at a time: *masked* self-attention over what it has written so far, "
-    "*encoder–decoder attention* over the source (“focus on relevant parts of the input sentence”), then its "
-    "own feed-forward network. Every sublayer sits in a **residual connection** with **layer normalisation**. "
-    "No recurrence anywhere: the only way information moves between positions is attention."
-)
+st.markdown(transformer.INTRO)
 st.latex(
     r"\begin{aligned}"
     r"\text{encoder layer:}\quad & h = x + \mathrm{MultiHead}(\mathrm{LN}(x)) &"
@@ -102,47 +93,20 @@ def it_checks() -> tuple[transformer.LectureCheck, transformer.PronounCheck | No
 
 
 lecture, pronoun = it_checks()
-st.markdown(
-    f"The lecture's example of self-attention is *“{transformer.LECTURE_SENTENCE}”*: a trained model's encoder, at "
-    "“it”, puts much of its attention on “animal”. Our toy translator cannot show you that, and here is why, "
-    f"measured: its tokenizer cuts the sentence into **{lecture.tokens}** pieces, but the model reads at most "
-    f"**{lecture.limit}** (so “it” is {'read' if lecture.it_is_read else '**cut off**'}); "
-    f"**{len(lecture.unknown_words)} of its {lecture.words} words** never occur in its training data "
-    f"({', '.join(lecture.unknown_words)}); and its grammar has no sentence in which a pronoun refers back to a "
-    "noun of the same sentence. Nothing it was trained on rewards resolving “it”, so no map on this page is "
-    "evidence of coreference, whatever it looks like."
-)
-if pronoun is not None:
-    st.markdown(
-        f"What the toy model *does* learn about “it” is what its data rewards: in *{pronoun.text}* → "
-        f"*{pronoun.output}* the object pronoun moves before the verb. When it writes "
-        f"{ui.literal(pronoun.pronoun_piece)} (output token {pronoun.step + 1}), the last decoder layer's "
-        f"encoder–decoder attention, averaged over heads, puts its largest weight, **{pronoun.weight:.2f}**, on "
-        f"{ui.literal(pronoun.looked_at)}; {pronoun.heads_on_it} of its {pronoun.heads} heads peak there. Type "
-        "*I see it* above (task: English → French-like) to see the maps."
-    )
-else:
+for paragraph in transformer.it_lines(lecture, pronoun):
+    st.markdown(paragraph)
+if pronoun is None:
     st.info("The shipped translator does not translate “I see it” as its grammar does, so there is nothing to show.")
 
-# --- Residuals and layer norm -------------------------------------------------------------------------
-ui.section(
-    "4 · Residuals and layer norm, by their effect",
-    "The lecture's reason for residual connections: “when the model goes deeper, gradient vanishing, gradient "
-    "explosion, and saturation may occur.” A residual lets each sublayer learn only a *change* to its input, "
-    "and gives gradients a straight path down; layer norm keeps every sublayer's input at a steady scale. "
-    "Switch one off and train the same model again: same seeds, same batches, same number of steps.",
-)
-for column, variant in zip(st.columns(len(transformer.VARIANTS)), transformer.VARIANTS, strict=True):
-    column.markdown(f"**{variant}**")
-    column.caption(transformer.VARIANT_LABELS[variant].split(": ", 1)[1])
-
-results = ui.shipped_results(lesson)
-
-
-if results is not None:
-    if (prediction := transformer.residual_prediction(results)) is not None:
+# --- Residuals, layer norm and the feed-forward network -----------------------------------------------
+ui.section("4 · Residuals, layer norm and the feed-forward network, by their effect", transformer.ABLATION_TEXT)
+if not isinstance(check := transformer.convex_check(model, task, text), str):
+    ui.plotly(transformer.convex_figure(check), key="transformer.convex")
+    st.markdown(transformer.convex_text(check))
+if (results := ui.shipped_results(lesson)) is not None:
+    for prediction in filter(None, (transformer.residual_prediction(results), transformer.ffn_prediction(results))):
         ui.exercise(prediction)
-    with st.expander("Reveal the measured results (answer the prediction first)", icon=":material/visibility:"):
+    with st.expander("Reveal the measured results (answer the predictions first)", icon=":material/visibility:"):
         ui.measured(
             results, rows=transformer.table_rows(results), observations=transformer.observations(results),
             curves=partial(transformer.ablation_curves, results), key="transformer.ablation",
@@ -150,8 +114,42 @@ if results is not None:
             height=transformer.CHART_HEIGHT,
         )  # fmt: skip
 
+# --- Depth ---------------------------------------------------------------------------------------------
+ui.section("5 · Deeper stacks, with and without residuals", transformer.DEPTH_TEXT)
+sweep = ui.shipped_results(lesson, lesson.results[1], loader="load_depth_results", what="The depth sweep")
+if sweep is not None:
+    if (prediction := transformer.depth_prediction(sweep)) is not None:
+        ui.exercise(prediction)
+    with st.expander("Reveal the depth sweep (answer the prediction first)", icon=":material/visibility:"):
+        ui.measured(
+            sweep, rows=transformer.depth_rows(sweep), observations=transformer.depth_observations(sweep),
+            curves=partial(transformer.depth_curves, sweep), key="transformer.depth", names=("loss", "exact"),
+            note=transformer.depth_provenance_note(sweep.meta), height=transformer.CHART_HEIGHT,
+        )  # fmt: skip
+
+# --- Teacher forcing, then beam search ---------------------------------------------------------------------
+ui.section("6 · Teacher forcing, then beam search", transformer.DECODING_TEXT)
+forced = transformer.teacher_forcing(model, task)
+st.markdown(transformer.teacher_forcing_text(forced))
+ui.table(forced.rows, formats={"p(gold)": "%.4f"})
+
+
+@st.fragment  # the beam width reruns this figure only
+def beams() -> None:
+    width = ui.linked(st.slider, "Beam width k", 1, transformer.MAX_BEAM, 3, key="transformer.beam")
+    view = transformer.beam_view(model, task, text, width)
+    if isinstance(view, str):
+        st.warning(view)
+        return
+    ui.plotly(transformer.beam_figure(view), key="transformer.beams")
+    st.markdown(transformer.beam_text(view, w.translation.text))
+    ui.table(transformer.beam_rows(view), formats={"log p": "%.4f", "p": "%.4f"})
+
+
+beams()
+
 # --- Train it yourself ---------------------------------------------------------------------------------
-ui.section("5 · Train it yourself", transformer.train_text(task_name))
+ui.section("7 · Train it yourself", transformer.train_text(task_name))
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson

@@ -1,6 +1,7 @@
 """The Transformer lesson's numbers: maps of a real trained model, the diagram's shapes, the ablation table."""
 
 import json
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -325,7 +326,7 @@ def test_new_training_builds_the_chosen_variant():
 def test_exercise_answers_are_computed_from_the_model(translator):
     model, task = translator
     exercises = {e.key: e for e in transformer.exercises(model, task)}
-    assert set(exercises) == {f"transformer.ex{i}" for i in range(1, 5)}  # the prediction sits in section 4
+    assert set(exercises) == {f"transformer.ex{i}" for i in (1, 2, 3, 4, 8, 9)}  # the predictions sit in sections 4-5
     assert exercises["transformer.ex1"].answer == 6 * 8 + 2 * 6 * 8  # the paper's base model, not on the page
     assert "48" in exercises["transformer.ex1"].explanation and "96" in exercises["transformer.ex1"].explanation
     assert exercises["transformer.ex3"].answer == 2 * 512 * 2048 + 2048 + 512
@@ -333,3 +334,202 @@ def test_exercise_answers_are_computed_from_the_model(translator):
     w = transformer.walk(model, task, task.probe.source)
     assert exercises["transformer.ex2"].answer == len(w.output) * len(w.source)
     assert exercises["transformer.ex4"].check(exercises["transformer.ex4"].choices[0]).correct
+
+
+# ------------------------------------------------------------------------------------------ no feed-forward
+def test_a_model_without_feed_forward_networks_has_none_and_decodes_as_it_trains():
+    import torch
+
+    from minimodels.decode import greedy, teacher_forced
+    from minimodels.train import build_model
+
+    task = get_task("dates")
+    full = build_model(transformer.MODEL, task, seed=0)
+    bare = build_model(transformer.MODEL, task, seed=0, **transformer.VARIANTS["no FFN"])
+    assert not any(type(m).__name__ == "FeedForward" for m in bare.modules())
+    c = full.config
+    per_ffn = transformer.feed_forward_parameters(c) + 2 * c.d_model  # the network and its layer norm
+    count = sum(p.numel() for p in full.parameters()) - sum(p.numel() for p in bare.parameters())
+    assert count == (c.encoder_layers + c.decoder_layers) * per_ffn
+    batch = task.encoded("valid").select(torch.arange(4))
+    decoded = greedy(bare, batch.source, batch.source_lengths, max_len=6)
+    target_in = torch.cat([torch.full((4, 1), 1), decoded.tokens[:, :-1]], dim=1)  # BOS + its own output
+    forced = teacher_forced(bare, batch.source, batch.source_lengths, target_in)
+    assert torch.equal(forced.tokens, decoded.tokens)  # the step-by-step path computes what the whole pass does
+
+
+# ------------------------------------------------------------------------------------- the convex combination
+def test_every_attention_output_is_a_convex_combination_of_the_values(translator):
+    model, task = translator
+    check = transformer.convex_check(model, task, "Jane visits Africa in September")
+    assert check.min_weight >= 0 and check.max_sum_error < 1e-5 and check.max_reconstruction_error < 1e-5
+    assert check.outside == 0 and check.coordinates == check.heads * len(check.tokens) * check.d_k
+    assert all(transformer.inside_hull(z, check.values_2d) for z in check.outputs_2d)
+    assert 0 < check.relu_zero_share < 1 and check.d_ff == model.config.d_ff
+    text = transformer.convex_text(check)
+    assert "every one of them lies within" in text and f"{check.relu_zero_share:.0%}" in text
+    broken = transformer.convex_text(replace(check, outside=3))  # the sentence follows the count
+    assert "**3** of them fall outside" in broken and "every one of them" not in broken
+    fig = transformer.convex_figure(check)
+    assert len(fig.data[1].x) == len(check.tokens) and len(fig.data[2].x) == len(check.tokens)
+    assert isinstance(transformer.convex_check(model, task, "   "), str)
+
+
+def test_convex_hull_and_inside_hull():
+    square = np.array([[0, 0], [2, 0], [2, 2], [0, 2], [1, 1]], dtype=float)
+    assert sorted(transformer.convex_hull(square)) == [0, 1, 2, 3]
+    assert transformer.inside_hull(np.array([1.0, 0.5]), square)
+    assert transformer.inside_hull(np.array([2.0, 1.0]), square)  # on an edge
+    assert not transformer.inside_hull(np.array([2.1, 1.0]), square)
+    assert not transformer.inside_hull(np.array([0.5, 0.5]), square[:2])  # no hull of two points
+
+
+def test_the_no_ffn_sentence_and_prediction_follow_the_numbers():
+    seeds = {"seeds": (0, 1, 2), "spread": 0.01}
+    worse = fake_results({"full": 0.96, "no FFN": 0.5}, **seeds)
+    slightly = fake_results({"full": 0.98, "no FFN": 0.94}, **seeds)
+    same = fake_results({"full": 0.96, "no FFN": 0.955}, **seeds)
+    better = fake_results({"full": 0.5, "no FFN": 0.96}, **seeds)
+    assert "**no FFN** ends behind the full model" in transformer.ffn_sentence(worse)
+    assert "**no FFN** ends ahead of the full model" in transformer.ffn_sentence(better)
+    assert "**no FFN** and the full model are too close to call" in transformer.ffn_sentence(same)
+    assert transformer.ffn_sentence(worse) in transformer.observations(worse)
+    answers = [transformer.ffn_prediction(c) for c in (same, better, slightly, worse)]
+    assert [e.answer for e in answers] == [0, 1, 2, 3]
+    assert [e.choices[e.answer][:6] for e in answers] == ["about ", "better", "a litt", "far wo"]
+    assert transformer.ffn_prediction(fake_results({"full": 0.9})) is None
+
+
+# ---------------------------------------------------------------------------------------------- depth sweep
+def fake_sweep(exact: dict[str, dict[int, float]], seeds=(0, 1, 2), spread: float = 0.01) -> Comparison:
+    runs = []
+    for variant, by_depth in exact.items():
+        for i, seed in enumerate(seeds):
+            for depth, value in by_depth.items():
+                end = value + (spread if i % 2 else -spread)
+                history = [{"step": 50, "seconds": 1.0, "loss": 1.0 - end, "exact_match": end}]
+                measured = {"parameters": 10 * depth, "steps": 50, "seconds": 1.0, "exact_match": end,
+                            "history": history}  # fmt: skip
+                runs.append(transformer.depth_run(variant, seed, depth, measured))
+    return Comparison(tuple(exact), tuple(runs), {"seeds": list(seeds)}, transformer.VARIANT_LABELS)
+
+
+def test_depth_sentences_and_prediction_follow_the_numbers(tmp_path):
+    collapse = fake_sweep({"full": {1: 0.5, 2: 0.7, 8: 0.8}, "no residual": {1: 0.5, 2: 0.1, 8: 0.0}})
+    collapse = transformer.load_depth_results(collapse.save(tmp_path / "depth.json"))  # a round trip
+    lines = transformer.depth_observations(collapse)
+    assert lines[0] == (
+        "**full**: held-out exact match rises from 49.7% ± 1.2% (n = 3) at 1 layer a stack to 79.7% ± 1.2% (n = 3) "
+        "at 8 layers, and the final loss falls from 0.503 ± 0.012 to 0.203 ± 0.012."
+    )
+    assert lines[1].startswith("**no residual**: held-out exact match falls")
+    assert "behind the full model by more than the spread at 2 and 8 layers" in lines[1]
+    ex7 = transformer.depth_prediction(collapse)
+    assert ex7.choices[ex7.answer] == "from 2 layers a stack"
+    never = transformer.depth_prediction(fake_sweep({"full": {1: 0.5, 8: 0.8}, "no residual": {1: 0.5, 8: 0.8}}))
+    assert never.choices[never.answer] == "at none of 1–8" and "never clearly behind" in never.explanation
+    flipped = transformer.depth_observations(fake_sweep({"full": {1: 0.8, 8: 0.5}, "no residual": {1: 0.5, 8: 0.9}}))
+    assert "match falls" in flipped[0] and "loss rises" in flipped[0] and "match rises" in flipped[1]
+    assert "ahead of it at 8 layers" in flipped[1]
+    rows = transformer.depth_rows(collapse)
+    assert [(r["variant"], r["layers"]) for r in rows][:3] == [("full", 1), ("full", 2), ("full", 8)]
+    assert rows[0]["n"] == 3 and "±" in rows[0]["held-out exact"]
+    loss, exact = transformer.depth_curves(collapse)
+    assert exact["encoding"]["x"]["scale"] == {"type": "log"} and loss["encoding"]["x"]["title"] == "layers per stack"
+    assert {v["x"] for v in exact["data"]["values"]} == {1, 2, 8}
+    seeds = [layer for layer in exact["layer"] if "seed" in layer["transform"][0]["filter"]]
+    assert seeds and seeds[0]["mark"]["point"]["filled"]  # every seed's value drawn at every depth
+    assert exact["encoding"]["x"]["axis"] == {"values": [1, 2, 8]}  # a tick at each depth measured
+
+
+def test_depth_overrides_and_files_are_checked(tmp_path):
+    assert transformer.depth_overrides("no layer norm", 4) == {**transformer.DEPTH_MODEL, "layer_norm": False,
+                                                              "encoder_layers": 4, "decoder_layers": 4}  # fmt: skip
+    with pytest.raises(ValueError):
+        transformer.depth_overrides("no FFN", 2)
+    with pytest.raises(ValueError):
+        transformer.depth_overrides("full", 0)
+    with pytest.raises(FileNotFoundError, match="--experiment depth"):
+        transformer.load_depth_results(tmp_path / "missing.json")
+    flat = Comparison(("full",), (Run("full", 0, final={"held-out exact": 0.5}),))
+    with pytest.raises(ValueError, match="no depths"):
+        transformer.load_depth_results(flat.save(tmp_path / "flat.json"))
+
+
+def test_the_depth_script_writes_what_the_lesson_reads(tmp_path, monkeypatch):
+    import scripts.transformer_results as script
+
+    def train_depth(variant, seed, depth, steps, threads):
+        history = [{"step": 50, "seconds": 1.0, "loss": 1.0 / depth, "exact_match": 0.1 * depth}]
+        return {"parameters": depth, "steps": steps, "seconds": 1.0, "exact_match": 0.1 * depth, "history": history}
+
+    monkeypatch.setattr(script, "train_depth", train_depth)
+    out = tmp_path / "depth.json"
+    argv = ["--experiment", "depth", "--seeds", "0", "1", "--depths", "1", "2", "--steps", "5", "--out", str(out)]
+    assert script.main(argv) == 0
+    written = transformer.load_depth_results(out)
+    assert written.variants == tuple(transformer.DEPTH_VARIANTS) and written.param_values("depth") == (1, 2)
+    assert written.meta["script"] == transformer.DEPTH_SCRIPT and written.meta["model"] == transformer.DEPTH_MODEL
+    assert written.spread("held-out exact", "full", {"depth": 2}).mean == pytest.approx(0.2)
+
+
+def test_shipped_depth_sweep_covers_every_variant_depth_and_seed():
+    sweep = transformer.load_depth_results()
+    assert sweep.variants == tuple(transformer.DEPTH_VARIANTS) and len(sweep.seeds) >= 3
+    assert sweep.param_values("depth") == transformer.DEPTHS
+    for variant in sweep.variants:
+        for depth in transformer.DEPTHS:
+            runs = sweep.runs_of(variant, {"depth": depth})
+            assert sorted(r.seed for r in runs) == list(sweep.seeds)
+            assert {r.value("steps") for r in runs} == {sweep.meta["max_steps"]}
+    assert transformer.depth_observations(sweep) and transformer.depth_prediction(sweep) is not None
+
+
+# ------------------------------------------------------------------------------ teacher forcing, beam search
+def test_teacher_forcing_feeds_the_gold_prefix(translator):
+    model, task = translator
+    forced = transformer.teacher_forcing(model, task)
+    gold = [transformer.display_token(p) for p in task.target_tokenizer.encode_pieces(task.probe.target)] if hasattr(
+        task.target_tokenizer, "encode_pieces") else None  # fmt: skip
+    rows = forced.rows
+    assert rows[0]["fed (gold)"] == "<s>" and rows[-1]["should write"] == "</s>"
+    assert [r["fed (gold)"] for r in rows[1:]] == [r["should write"] for r in rows[:-1]]  # gold, never its guess
+    if gold is not None:
+        assert [r["should write"] for r in rows[:-1]] == gold
+    assert all(0 <= r["p(gold)"] <= 1 for r in rows)
+    right = sum(r["model's best guess"] == r["should write"] for r in rows)
+    assert f"at {right} of {len(rows)} positions" in transformer.teacher_forcing_text(forced)
+
+
+@pytest.mark.parametrize(("task_name", "text"), [("toy-translation", "Jane visits Africa in September"),
+                                                 ("dates", "Sunday, November 22, 2026")])  # fmt: skip
+def test_beam_width_one_is_greedy_and_the_tree_is_drawn(task_name, text):
+    model, _ = load_pretrained(task_name, transformer.MODEL)
+    task = get_task(task_name)
+    greedy = transformer.walk(model, task, text).translation
+    one = transformer.beam_view(model, task, text, 1)
+    assert one.texts == [greedy.text] and len(one.result.hypotheses) == 1
+    assert [one.pieces[n.id] for n in one.result.path(one.result.best.node)] == greedy.target_pieces
+    assert "it is the same as the greedy output" in transformer.beam_text(one, greedy.text)
+    assert "**not** the same" in transformer.beam_text(one, greedy.text + "x")
+    four = transformer.beam_view(model, task, text, 4)
+    rows = transformer.beam_rows(four)
+    assert 1 < len(rows) <= 4 and [r["log p"] for r in rows] == sorted((r["log p"] for r in rows), reverse=True)
+    assert rows[0]["p"] == pytest.approx(np.exp(four.result.best.log_prob), abs=1e-4)
+    fig = transformer.beam_figure(four)
+    assert sum(len(t.x) for t in fig.data[1:]) == len(four.result.nodes)  # every node kept, from <s>
+    best = fig.data[2]
+    assert list(best.y) == [0.0, *(n.log_prob for n in four.result.path(four.result.best.node))]
+    assert best.text[0] == "&lt;s&gt;" and list(best.x) == list(range(len(best.x)))
+    for bad in (0, transformer.MAX_BEAM + 1):
+        assert "beam width" in transformer.beam_view(model, task, text, bad)
+    assert isinstance(transformer.beam_view(model, task, "  ", 2), str)
+
+
+def test_hand_exercises_are_computed():
+    assert transformer.two_step_beam(1) == ("Ax", pytest.approx(0.3))
+    assert transformer.two_step_beam(2) == ("Bx", pytest.approx(0.36))
+    ex8, ex9 = transformer.hand_exercises()
+    assert ex8.answer == max(v[0] for v in transformer.CONVEX_VALUES) == 2
+    assert ex9.answer == pytest.approx(0.36) and "0.36" in ex9.explanation and "0.30" in ex9.explanation
+    assert ex9.check(0.3).correct is False and "Worked answer" in ex9.check(0.3).message

@@ -39,7 +39,9 @@ def test_opens_on_a_trained_model_with_its_diagram_and_maps(at):
     np.testing.assert_allclose(plotly_array(grid["data"][0]["z"]), w.weights("encoder_self", 0)[0], rtol=1e-6)
     assert len(at.dataframe[0].value) == 4  # one row per head
     assert len(at.dataframe[1].value) == len(transformer.VARIANTS)  # the shipped ablation table
-    assert len(at.get("vega_lite_chart")) == 2
+    sweep = transformer.load_depth_results()
+    assert len(at.dataframe[2].value) == len(sweep.variants) * len(sweep.param_values("depth"))  # the depth sweep
+    assert len(at.get("vega_lite_chart")) == 4  # the ablation's two charts, then the sweep's two
     assert at.button(key="transformer.train.toy-translation.train").disabled is False
 
 
@@ -94,7 +96,8 @@ def test_train_an_ablated_model_replay_it_and_use_it_then_stop_a_second_run(at):
     assert live["layout"]["yaxis"]["title"]["text"] == "encoder–decoder, layer 2"
     assert [a["text"] for a in live["layout"]["annotations"]] == [f"head {j}" for j in (1, 2, 3, 4)]
     assert len(live["data"]) == 4
-    if at.slider:  # a busy machine may leave a 5-second run with a single report, and no replay
+    if any(s.key == "transformer.train.dates.replay" for s in at.slider):  # a busy machine may leave a 5-second
+        #                                                                    run with a single report, and no replay
         at.slider(key="transformer.train.dates.replay").set_value(1).run()
         assert not at.exception
     at.radio(key="transformer.use.dates").set_value("yours, trained on this page").run()
@@ -140,4 +143,44 @@ def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatc
     at = open_page(PAGE)
     assert not at.exception
     assert at.warning and "transformer_results.py" in at.warning[0].value
-    assert len(at.dataframe) == 1 and "transformer.ex5.answer" not in [r.key for r in at.radio]
+    assert "depth sweep cannot be shown" in at.warning[1].value and "--experiment depth" in at.warning[1].value
+    assert len(at.dataframe) == 3  # the heads, the teacher-forced pass and the beams: no shipped table
+    keys = [r.key for r in at.radio]
+    assert not {"transformer.ex5.answer", "transformer.ex6.answer", "transformer.ex7.answer"} & set(keys)
+
+
+def test_convex_check_teacher_forcing_and_beam_search_on_the_student_s_sentence(at):
+    model, _ = load_pretrained("toy-translation", transformer.MODEL)
+    task = get_task("toy-translation")
+    text = transformer.DEFAULT_TEXT["toy-translation"]
+    check = transformer.convex_check(model, task, text)
+    assert transformer.convex_text(check) in [m.value for m in at.markdown]
+    forced = transformer.teacher_forcing(model, task)
+    assert at.dataframe[3].value.to_dict("records") == forced.rows
+    beams = next(s for s in plotly_specs(at) if s["layout"].get("title", {}).get("text", "").startswith("Beam"))
+    assert beams["layout"]["title"]["text"] == "Beam search, width 3: every partial output kept"
+    at.slider(key="transformer.beam").set_value(1).run()
+    assert not at.exception
+    said = next(m.value for m in at.markdown if m.value.startswith("Width 1 kept"))
+    greedy = transformer.walk(model, task, text).translation.text
+    assert f"it is the same as the greedy output *{greedy}*" in said
+    assert at.dataframe[4].value.to_dict("records") == transformer.beam_rows(
+        transformer.beam_view(model, task, text, 1)
+    )
+    at.selectbox(key="transformer.task").set_value("dates").run()
+    at.slider(key="transformer.beam").set_value(4).run()
+    assert not at.exception and 1 < len(at.dataframe[-1].value) <= 4
+
+
+def test_the_predictions_are_asked_before_the_reveals(at):
+    results, sweep = transformer.load_results(), transformer.load_depth_results()
+    for ex in (transformer.ffn_prediction(results), transformer.depth_prediction(sweep)):
+        at.radio(key=f"{ex.key}.answer").set_value(ex.choices[ex.answer])
+        at.button(key=f"FormSubmitter:{ex.key}.form-Check").click().run()
+        assert any(s.value.startswith("Right") and ex.explanation in s.value for s in at.success)
+    labels = [e.label for e in at.expander]
+    assert "Reveal the depth sweep (answer the prediction first)" in labels
+    reveal = next(e for e in at.expander if e.label.startswith("Reveal the depth sweep"))
+    lines = transformer.depth_observations(sweep)
+    assert "\n".join(f"- {line}" for line in lines) in [m.value for m in reveal.markdown]
+    assert transformer.ffn_sentence(results) in "\n".join(m.value for m in at.markdown)

@@ -283,7 +283,7 @@ COURSE: tuple[Part, ...] = (
                     "cross-attention",
                     "transformer",
                 ),
-                results=("assets/results/transformer.json",),
+                results=("assets/results/transformer.json", "assets/results/transformer_depth.json"),
                 pretrained=(
                     ("dates", "transformer"),
                     ("toy-translation", "transformer"),
@@ -291,7 +291,8 @@ COURSE: tuple[Part, ...] = (
                 sources=(
                     "Sources: the Transformer lecture (overall architecture, self-attention and “The "
                     "animal didn't cross "
-                    "the street because it was too tired”, encoder–decoder attention, masking, residuals); Vaswani et "
+                    "the street because it was too tired”, encoder–decoder attention, masking, residuals, “Q: Why "
+                    "feed forward NN?”, training and beam search); Vaswani et "
                     "al., *Attention Is All You Need*, NeurIPS 2017; Xiong et al., *On Layer Normalization in the "
                     "Transformer Architecture*, ICML 2020; He et al., *Deep Residual Learning for Image Recognition*, "
                     "CVPR 2016."
