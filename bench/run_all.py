@@ -228,15 +228,19 @@ def shipped_results() -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     for lesson in all_lessons():
-        path = ROOT / "assets" / "results" / f"{lesson.slug}.json"
-        if not path.exists():
-            continue
-        meta = json.loads(path.read_text(encoding="utf-8"))["meta"]
-        load = meta.get("load_1min_before", meta.get("load_average_before", ""))
-        load = load[0] if isinstance(load, list) else load
-        seconds = meta.get("seconds", "not recorded")
-        lines.append(f"| {lesson.slug} | `{meta.get('command', '')}` | {len(meta.get('seeds', []))} | {seconds} "
-                     f"| {str(meta.get('date', ''))[:10]} | {load} |")  # fmt: skip
+        # the lesson's own file, then any further file of its catalog entry named after it (transformer_depth.json)
+        extra = [r for r in lesson.results if Path(r).stem.startswith(f"{lesson.slug}_")]
+        for relative in (f"assets/results/{lesson.slug}.json", *extra):
+            path = ROOT / relative
+            if not path.exists():
+                continue
+            meta = json.loads(path.read_text(encoding="utf-8"))["meta"]
+            load = meta.get("load_1min_before", meta.get("load_average_before", ""))
+            load = load[0] if isinstance(load, list) else load
+            seconds = meta.get("seconds", "not recorded")
+            name = lesson.slug if path.stem == lesson.slug else f"{lesson.slug} ({path.name})"
+            lines.append(f"| {name} | `{meta.get('command', '')}` | {len(meta.get('seeds', []))} | {seconds} "
+                         f"| {str(meta.get('date', ''))[:10]} | {load} |")  # fmt: skip
     return lines
 
 
