@@ -1269,7 +1269,11 @@ def beam_figure(view: BeamView, height: int = 380) -> go.Figure:
         "height": height,
         "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
         "title": {"text": f"Beam search, width {view.width}: every partial output kept"},
-        "xaxis": {"title": {"text": "decoder step"}, "dtick": 1},
+        "xaxis": {
+            "title": {"text": "decoder step"},
+            "dtick": 1,  # room on the right for the last step's labels
+            "range": [-0.3, max(n.step for n in nodes) + 1.9],
+        },
         "yaxis": {"title": {"text": "log p(output so far | source)"}},
         "legend": {"orientation": "h", "y": -0.2},
         "plot_bgcolor": "white",
