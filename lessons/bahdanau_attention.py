@@ -48,7 +48,9 @@ INTRO = (
     "softmax, reads the weighted sum cₜ, and only then updates its state and predicts the token. The α's are "
     "the alignment the model learned, with no one telling it which word translates which. The shipped models' "
     "encoders are **bidirectional**: one RNN reads the sentence left to right, another right to left, and hᵢ is "
-    "the two states of token i side by side, so hᵢ knows the words on both sides of i."
+    "the two states of token i side by side, so hᵢ knows the words on both sides of i. A decoder reading the "
+    "encoder's states this way is what the Transformer lecture calls **encoder–decoder attention**, or "
+    "cross-attention: the same idea, with other scores, comes back in every later lesson that translates."
 )
 # Bahdanau's step, one line per equation (so that each fits a phone's width), with the model's own letters
 EQUATIONS = (

@@ -137,6 +137,7 @@ COURSE: tuple[Part, ...] = (
                     "attention",
                     "additive score",
                     "alignment",
+                    "cross-attention",  # the decoder reads the encoder: the lecture's encoder-decoder attention
                 ),
                 results=(),
                 pretrained=(
@@ -261,7 +262,7 @@ COURSE: tuple[Part, ...] = (
                     "heads",
                     "multi-head attention",
                 ),
-                results=("assets/results/multi_head_attention.json",),
+                results=("assets/results/multi_head_attention.json", "assets/results/multi_head_attention_it.json"),
                 pretrained=(("toy-translation", "transformer"),),
                 sources=(
                     "Sources: the Transformer lecture (“What is multi-head self-attention”: Thinking "
@@ -280,7 +281,6 @@ COURSE: tuple[Part, ...] = (
                     "residual",
                     "layer norm",
                     "feed-forward",
-                    "cross-attention",
                     "transformer",
                 ),
                 results=("assets/results/transformer.json", "assets/results/transformer_depth.json"),
