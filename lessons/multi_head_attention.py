@@ -405,6 +405,22 @@ def split_grid(example: SplitExample) -> go.Figure:
 SPLIT_GRID_CAPTION = "Step 4: each head scores its own Qᵢ against its own Kᵢ, so each has its own map. Rows sum to 1."
 
 
+def split_sentence(example: SplitExample, d_model: int) -> str:
+    """Above the split's table: d_k from the widgets' d_model and h."""
+    h, d_k = example.heads.n_heads, example.heads.d_k
+    return (
+        f"**d_k = d_model / h = {d_model} / {h} = {d_k}.** Each head sees {d_k} of the {d_model} numbers of every "
+        "word's query, key and value."
+    )
+
+
+def parity_metrics(example: SplitExample) -> list[tuple[str, str, str | None]]:
+    """Under the split: ``(label, value, help)`` for the parameter count and each difference from a reference."""
+    count = [("parameters of W^Q, W^K, W^V, W^O", f"{sum(example.parameters.values()):,}", None)]
+    return count + [(f"vs {name}", f"{value:.1e}", f"Largest absolute difference from {name}")
+                    for name, value in example.differences.items()]  # fmt: skip
+
+
 def split_figures(example: SplitExample) -> list[tuple[str, go.Figure, str]]:
     """Section 1's figures in the lecture's order, each as ``(key, figure, caption)``: the projections (steps 2–3),
     each head's own map (step 4), the concatenation and W^O (step 5)."""

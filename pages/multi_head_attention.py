@@ -41,17 +41,14 @@ def the_split() -> None:
     except ValueError as error:
         st.error(str(error))
         return
-    d_k = example.heads.d_k
-    st.markdown(f"**d_k = d_model / h = {d_model} / {n_heads} = {d_k}.** Each head sees {d_k} of the {d_model} "
-                "numbers of every word's query, key and value.")  # fmt: skip
+    st.markdown(multi_head_attention.split_sentence(example, d_model))
     ui.table(multi_head_attention.shape_rows(example))
     for key, figure, caption in multi_head_attention.split_figures(example):  # the lecture's steps 2–3, 4 and 5
         ui.plotly(figure, key=f"multi_head_attention.{key}")
         st.caption(caption)
-    cols = st.columns(len(example.differences) + 1)
-    cols[0].metric("parameters of W^Q, W^K, W^V, W^O", f"{sum(example.parameters.values()):,}")
-    for col, (name, value) in zip(cols[1:], example.differences.items(), strict=True):
-        col.metric(f"vs {name}", f"{value:.1e}", help=f"Largest absolute difference from {name}")
+    metrics = multi_head_attention.parity_metrics(example)
+    for col, (label, value, why) in zip(st.columns(len(metrics)), metrics, strict=True):
+        col.metric(label, value, help=why)
     st.caption(multi_head_attention.PARITY_CAPTION)
     rows, sentence = counted(d_model)
     ui.table(rows)
