@@ -14,15 +14,13 @@ Time is the CPU time of the decoding thread (not wall time, which a busy machine
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import torch
 
+from bench import sections
 from lessons import bahdanau_attention
 from lessons.common.pretrained import load_pretrained
 
@@ -43,11 +41,8 @@ def main(argv=None) -> None:
     lines = [
         "## What attention costs: decoding time and memory vs length",
         "",
-        f"Measured on {datetime.date.today().isoformat()} by `python -m bench.attention_cost "
-        f"{' '.join(argv if argv is not None else sys.argv[1:])}`".rstrip()
-        + f" in {seconds:.1f} s: "
-        f"{os.cpu_count()} cores, torch {torch.__version__}, {cost.threads} thread(s), 1-minute load before "
-        f"{load:.2f}. Greedy decoding of T tokens from a source of T tokens, batches of {cost.batch}, "
+        sections.measured_by("attention_cost", argv, seconds, load)
+        + f" {cost.threads} thread(s). Greedy decoding of T tokens from a source of T tokens, batches of {cost.batch}, "
         f"{cost.repeats} repeats (mean ± sd), CPU time of the decoding thread per sentence, random weights. "
         f"With: {cost.models['additive']}. Without: {cost.models['none']}. Bytes: the attention weights one "
         "sentence produces, and what the decoder reads at every step.",
@@ -66,9 +61,7 @@ def main(argv=None) -> None:
     lines += ["", bahdanau_attention.cost_sentence(cost)]
     print("\n".join(lines))
     if args.write:
-        folder = Path(__file__).resolve().parent / "sections"
-        folder.mkdir(exist_ok=True)
-        (folder / "attention_cost.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        sections.write("attention_cost", lines)
 
 
 if __name__ == "__main__":

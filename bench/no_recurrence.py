@@ -14,13 +14,11 @@ averages, and all three), the counts, the multiply-adds and the sentence the pag
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import sys
-from pathlib import Path
 
 import torch
 
+from bench import sections
 from lessons import queries_keys_values as qkv
 
 
@@ -37,13 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     before = os.getloadavg()[0]
     timing = qkv.measure_recurrence(args.lengths, batch=args.batch, width=args.width, budget=args.budget)
     after = os.getloadavg()[0]
-    command = " ".join(argv if argv is not None else sys.argv[1:])
     lines = [
         "## Why no recurrence: a GRU encoder against self-attention, time and sequential steps vs length",
         "",
-        f"Measured on {datetime.date.today().isoformat()} by `python -m bench.no_recurrence {command}`".rstrip()
-        + f" in {timing.seconds:.1f} s: {os.cpu_count()} cores, torch {torch.__version__}, {timing.threads} "
-        f"thread(s), 1-minute load {before:.2f} before and {after:.2f} after. {qkv.GRU_ENCODER}: the lessons' "
+        sections.measured_by("no_recurrence", argv, timing.seconds, before)
+        + f" {timing.threads} thread(s), 1-minute load {after:.2f} after. {qkv.GRU_ENCODER}: the lessons' "
         f"`Seq2Seq` encoder (E = H = {timing.width}); {qkv.SELF_ATTENTION}: softmax(QKᵀ/√d)V with "
         f"d = {timing.width}, on the same embeddings; random weights, batches of {timing.batch}, wall time per "
         "sequence, the fastest of 3 averages (all three in brackets). Products in a row: the longest chain of "
@@ -63,9 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", qkv.recurrence_sentence(timing).replace("**", "")]
     print("\n".join(lines))
     if args.write:
-        folder = Path(__file__).resolve().parent / "sections"
-        folder.mkdir(exist_ok=True)
-        (folder / "no_recurrence.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        sections.write("no_recurrence", lines)
     return 0
 
 

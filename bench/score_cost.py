@@ -15,15 +15,13 @@ section as ``bench/sections/score_cost.md``, which ``python -m bench.run_all --r
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import torch
 
+from bench import sections
 from lessons import scaling
 
 
@@ -41,10 +39,8 @@ def main(argv=None) -> None:
     lines = [
         "## Additive or dot product: time and memory vs d and length",
         "",
-        f"Measured on {datetime.date.today().isoformat()} by `python -m bench.score_cost "
-        f"{' '.join(argv if argv is not None else sys.argv[1:])}`".rstrip()
-        + f" in {seconds:.1f} s: {os.cpu_count()} cores, torch {torch.__version__}, {cost.threads} thread, 1-minute "
-        f"load before {load:.2f}. One sentence of T tokens attending to itself, CPU time of the measuring thread per "
+        sections.measured_by("score_cost", argv, seconds, load)
+        + f" {cost.threads} thread. One sentence of T tokens attending to itself, CPU time of the measuring thread per "
         f"forward pass, {cost.repeats} repeats (mean ± sd), random weights. Memory: bytes autograd keeps for the "
         "backward pass.",
         "",
@@ -63,9 +59,7 @@ def main(argv=None) -> None:
     lines += ["", scaling.cost_sentence(cost)]
     print("\n".join(lines))
     if args.write:
-        folder = Path(__file__).resolve().parent / "sections"
-        folder.mkdir(exist_ok=True)
-        (folder / "score_cost.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        sections.write("score_cost", lines)
 
 
 if __name__ == "__main__":

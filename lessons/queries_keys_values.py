@@ -22,6 +22,7 @@ import torch
 from lessons.common import charts
 from lessons.common.comparison import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.timing import call_seconds
 from minimodels.attention import masked_softmax, scaled_dot_product_attention
 
 INTRO = (
@@ -922,20 +923,6 @@ def sequential_steps(models: RecurrenceModels, length: int, **gru_options) -> di
                 SELF_ATTENTION: matrix_product_chain(models.attention(source))}  # fmt: skip
 
 
-def _seconds_per_call(fn, x: torch.Tensor, budget: float, repeats: int) -> list[float]:
-    """``repeats`` averages of ``fn(x)``'s wall time, each over as many calls as fit in ``budget`` seconds."""
-    out = []
-    with torch.inference_mode():
-        fn(x)  # warm-up
-        for _ in range(repeats):
-            calls, start = 0, time.perf_counter()
-            while (elapsed := time.perf_counter() - start) < budget or calls == 0:
-                fn(x)
-                calls += 1
-            out.append(elapsed / calls)
-    return out
-
-
 def multiply_adds(models: RecurrenceModels, length: int) -> dict[str, int]:
     """Multiply-adds per sequence of each layer, from its weight shapes: the GRU's 3 gates each do W_ih x and W_hh h
     at every step; self-attention does three T × d by d × d projections, then QKᵀ and αV, each T × T × d."""
@@ -976,11 +963,11 @@ def measure_recurrence(lengths=RECURRENCE_LENGTHS, *, batch: int = RECURRENCE_BA
     work: dict[str, list] = {name: [] for name in layers}
     warm = torch.randint(4, 500, (batch, lengths[0]), generator=generator)  # (B, T)
     for fn in layers.values():  # the first calls of a fresh process are slow (allocations, kernel choice)
-        _seconds_per_call(fn, warm, budget, repeats)
+        call_seconds(fn, warm, budget=budget, repeats=repeats)
     for t in lengths:
         source = torch.randint(4, 500, (batch, t), generator=generator)  # (B, T)
         for name, fn in layers.items():
-            ms[name].append(tuple(1000 * s / batch for s in _seconds_per_call(fn, source, budget, repeats)))
+            ms[name].append(tuple(1000 * s / batch for s in call_seconds(fn, source, budget=budget, repeats=repeats)))
         for name, count in sequential_steps(models, t).items():
             steps[name].append(count)
         for name, count in multiply_adds(models, t).items():

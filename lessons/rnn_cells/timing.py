@@ -11,7 +11,6 @@ Letters: B batch, T sequence length, H size of every vector.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -20,6 +19,7 @@ from torch import nn
 
 from lessons.common.catalog import number
 from lessons.common.comparison import curves_chart
+from lessons.common.timing import call_seconds
 
 LENGTHS = (8, 32, 128, 512)  # T
 BATCH = 8  # B sequences per call
@@ -69,18 +69,8 @@ def steps_in_a_row(length: int, layers: int, recurrent: bool = True) -> int:
 
 def seconds_per_call(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, *, budget: float = 0.02,
                      repeats: int = 3) -> float:  # fmt: skip
-    """The fastest of ``repeats`` averages of ``fn(x)``, each over as many calls as fit in ``budget`` seconds
-    (the fastest: other work on a shared machine only ever adds time)."""
-    best = math.inf
-    with torch.inference_mode():
-        fn(x)  # warm-up
-        for _ in range(repeats):
-            calls, start = 0, time.perf_counter()
-            while (elapsed := time.perf_counter() - start) < budget or calls == 0:
-                fn(x)
-                calls += 1
-            best = min(best, elapsed / calls)
-    return best
+    """The fastest of ``repeats`` averages of ``fn(x)`` (:func:`lessons.common.timing.call_seconds`)."""
+    return min(call_seconds(fn, x, budget=budget, repeats=repeats))
 
 
 @dataclass(frozen=True)
