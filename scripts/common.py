@@ -25,6 +25,21 @@ def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.N
     return args
 
 
+def seeded_parser(
+    description: str, *, steps: int, out: str | Path, checkpoints: bool = True
+) -> argparse.ArgumentParser:
+    """A results script's usual options: ``--seeds`` (0 1 2), ``--steps``, ``--threads`` (1), ``--out`` and, for a
+    script that also writes its lesson's checkpoints, ``--no-checkpoints``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--steps", type=int, default=steps)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", default=str(out))
+    if checkpoints:
+        parser.add_argument("--no-checkpoints", action="store_true", help="do not write the seed-0 checkpoints")
+    return parser
+
+
 def tokenized(task_name: str):
     """The task with every split tokenized, so that no clock a script starts afterwards counts the tokenizing."""
     task = get_task(task_name)

@@ -15,7 +15,6 @@ The command, date, machine, load and seconds are written with the numbers.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -28,17 +27,11 @@ from lessons import positional_encoding as pe  # noqa: E402
 from lessons.common.comparison import Comparison  # noqa: E402
 from minimodels.checkpoints import ASSETS, save_checkpoint  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison, seeded_parser  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    p.add_argument("--steps", type=int, default=pe.STEPS)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out", default=str(pe.RESULTS))
-    p.add_argument("--no-checkpoints", action="store_true", help="do not write the seed-0 checkpoints")
-    args = parse(p, argv)
+    args = parse(seeded_parser(__doc__.splitlines()[0], steps=pe.STEPS, out=pe.RESULTS), argv)
     measured = Measurement("positional_encoding_results.py", argv, threads=args.threads)
     runs = []
     for encoding in pe.ENCODINGS:
