@@ -52,11 +52,22 @@ def main(argv=None) -> None:
     ]
     for T in cost.lengths:
         a, n = cost.values("additive", T), cost.values("none", T)
+        bytes_of = {
+            (v, f): f"{cost.values(v, T, f)[0]:.0f}"
+            for v in ("additive", "none")
+            for f in ("alpha_bytes", "read_bytes")
+        }
+        ratio = f"{statistics.mean(a) / statistics.mean(n):.2f}"
         lines.append(
-            f"| {T} | {statistics.mean(a):.3f} ± {statistics.stdev(a):.3f} | {statistics.mean(n):.3f} ± "
-            f"{statistics.stdev(n):.3f} | {statistics.mean(a) / statistics.mean(n):.2f} "
-            f"| {cost.values('additive', T, 'alpha_bytes')[0]:.0f} | {cost.values('additive', T, 'read_bytes')[0]:.0f} "
-            f"| {cost.values('none', T, 'read_bytes')[0]:.0f} |"
+            sections.row(
+                T,
+                sections.mean_sd(a),
+                sections.mean_sd(n),
+                ratio,
+                bytes_of["additive", "alpha_bytes"],
+                bytes_of["additive", "read_bytes"],
+                bytes_of["none", "read_bytes"],
+            )
         )
     lines += ["", bahdanau_attention.cost_sentence(cost)]
     print("\n".join(lines))

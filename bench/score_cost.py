@@ -51,11 +51,9 @@ def main(argv=None) -> None:
         for T in cost.lengths:
             a, b = cost.values("additive", d, T), cost.values("scaled_dot", d, T)
             ma, mb = cost.values("additive", d, T, "saved_bytes")[0], cost.values("scaled_dot", d, T, "saved_bytes")[0]
-            lines.append(
-                f"| {d} | {T} | {statistics.mean(a):.3f} ± {statistics.stdev(a):.3f} | {statistics.mean(b):.3f} ± "
-                f"{statistics.stdev(b):.3f} | {statistics.mean(a) / statistics.mean(b):.1f} | {ma:.0f} | {mb:.0f} "
-                f"| {ma / mb:.1f} |"
-            )
+            times = f"{statistics.mean(a) / statistics.mean(b):.1f}"
+            cells = (sections.mean_sd(a), sections.mean_sd(b), times, f"{ma:.0f}", f"{mb:.0f}", f"{ma / mb:.1f}")
+            lines.append(sections.row(d, T, *cells))
     lines += ["", scaling.cost_sentence(cost)]
     print("\n".join(lines))
     if args.write:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import statistics
 import sys
 from pathlib import Path
 
@@ -30,3 +31,13 @@ def write(name: str, lines: list[str]) -> Path:
     path = FOLDER / f"{name}.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def mean_sd(values, fmt: str = ".3f") -> str:
+    """A table cell: the mean ± the sample standard deviation of ``values``."""
+    return f"{statistics.mean(values):{fmt}} ± {statistics.stdev(values):{fmt}}"
+
+
+def row(*cells) -> str:
+    """One Markdown table row."""
+    return "| " + " | ".join(str(c) for c in cells) + " |"
