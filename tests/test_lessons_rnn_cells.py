@@ -12,16 +12,6 @@ from lessons import queries_keys_values as qkv
 from lessons import rnn_cells
 from lessons.common import export
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny matmuls on a busy 2-core machine are far faster on one thread; restored afterwards."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 TOKENS = rnn_cells.parse_sentence(rnn_cells.DEFAULT_SENTENCE).tokens
 
 

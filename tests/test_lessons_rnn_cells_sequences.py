@@ -9,14 +9,6 @@ from lessons.rnn_cells import sequences as sq
 from lessons.rnn_cells import timing as tm
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 # --- sizes ----------------------------------------------------------------------------------------------------
 def test_parameter_counts_are_torchs_own_and_only_the_window_grows_with_t():
     rows = sq.parameter_counts([1, 20, 200])
