@@ -170,6 +170,22 @@ def watch_redraws(page, live, click_elsewhere, wanted: int = 3, timeout: float =
     return seen
 
 
+def train_live_and_replay(page, live, click_elsewhere, what: str) -> list[str]:
+    """In a real browser: press Train once the page is idle, see the live figure (``live``, a locator of its titles)
+    redrawn at least three times while ``click_elsewhere()`` moves another control, then wait for the finished
+    run's replay. No exception on the page at any point. Returns the live states seen."""
+    page.wait_for_timeout(500)
+    page.wait_for_selector(SCRIPT_DONE, timeout=60_000)
+    page.get_by_role("button", name="Train").click()
+    seen = watch_redraws(page, live, click_elsewhere)
+    assert len(seen) >= 3, f"{what} were redrawn only for {seen}"
+    assert_no_exception(page)
+    page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)
+    page.wait_for_selector(SCRIPT_DONE, timeout=60_000)
+    assert_no_exception(page)
+    return seen
+
+
 def open_without_results(slug: str, monkeypatch, tmp_path) -> AppTest:
     """The lesson's page with its catalog entry's shipped results pointing at a file that does not exist."""
     import dataclasses

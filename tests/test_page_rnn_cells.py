@@ -11,6 +11,7 @@ from tests.helpers import (
     open_without_results,
     plotly_array,
     train_and_stop_at_once,
+    train_live_and_replay,
     vega_rows,
     wait_for_run,
 )
@@ -251,20 +252,12 @@ def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatc
 def test_in_a_browser_training_redraws_the_gates_and_survives_a_click_elsewhere(page, streamlit_server):
     import re
 
-    from tests.helpers import assert_no_exception, goto, watch_redraws
+    from tests.helpers import goto
 
     goto(page, f"{streamlit_server}/rnn_cells")
     distance = page.locator("[data-testid=stSlider]", has_text="Distance T").get_by_role("slider")
     distance.focus()
     distance.press("End")  # T = 40: the RNN and (seed 0) the LSTM train for all their steps
-    page.wait_for_timeout(500)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
-    page.get_by_role("button", name="Train").click()
     live = page.locator(".js-plotly-plot .gtitle").filter(has_text=re.compile(r"Keep gates .* at step \d+"))
     cell = page.get_by_role("radiogroup", name="Cell").get_by_text("GRU")  # section 1, changed while they train
-    seen = watch_redraws(page, live, cell.click)
-    assert len(seen) >= 3, f"the gates were redrawn only for {seen}"
-    assert_no_exception(page)
-    page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
-    assert_no_exception(page)
+    train_live_and_replay(page, live, cell.click, "the gates")

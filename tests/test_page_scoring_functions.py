@@ -18,6 +18,7 @@ from tests.helpers import (
     open_page,
     plotly_specs,
     train_and_stop_at_once,
+    train_live_and_replay,
     vega_rows,
     wait_for_run,
 )
@@ -191,22 +192,14 @@ def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatc
 
 @pytest.mark.browser
 def test_in_a_browser_the_race_redraws_its_maps_and_survives_a_click_elsewhere(page, streamlit_server):
-    from tests.helpers import assert_no_exception, goto, watch_redraws
+    from tests.helpers import goto
 
     goto(page, f"{streamlit_server}/scoring_functions")
     budget = page.locator("[data-testid=stSlider]", has_text="Seconds per model").get_by_role("slider")
     budget.focus()
     budget.press("Home")  # 3 s per model
-    page.wait_for_timeout(500)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
-    page.get_by_role("button", name="Train").click()
-    live = page.locator(".js-plotly-plot .annotation-text").filter(has_text=re.compile(r"· step \d+ ·"))
+    live = page.locator(".js-plotly-plot .annotation-text").filter(has_text=re.compile(r"step \d+ ·"))
     axis = page.get_by_role("radiogroup", name="Curves against").get_by_text("seconds")  # clicked while it runs
-    seen = watch_redraws(page, live, axis.click)
-    assert len(seen) >= 3, f"the race's maps were redrawn only for {seen}"
-    assert_no_exception(page)
-    page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
-    assert_no_exception(page)
-    final = page.locator(".js-plotly-plot", has=page.locator("g.hm")).filter(has_text=re.compile(r"· step \d+ ·"))
+    train_live_and_replay(page, live, axis.click, "the race's maps")
+    final = page.locator(".js-plotly-plot", has=page.locator("g.hm")).filter(has_text=re.compile(r"step \d+ ·"))
     final.last.wait_for(timeout=30_000)  # after the race: the replay draws each model's map at its last report
