@@ -54,7 +54,7 @@ def test_page_opens_with_the_example_and_the_shipped_race(at):
     ) == 2 * 4 * 5
     figure_with(at, "heatmap", 1)  # the query and the contexts
     grid = figure_with(at, "heatmap", 4)  # the shipped race's attention maps
-    assert [a["text"].split(" · ")[0] for a in grid["layout"]["annotations"]] == [
+    assert [a["text"].split("<br>")[0] for a in grid["layout"]["annotations"]] == [
         scoring_functions.LABELS[s] for s in scoring_functions.SCORES
     ]
     results = scoring_functions.load_results()
@@ -164,7 +164,7 @@ def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
     assert not at.exception
     grid = plotly_specs(at)[-1]
     titles = [a["text"] for a in grid["layout"]["annotations"]]
-    assert titles[0].startswith("dot · step 10") and len(grid["data"]) == 1  # the first report: dot only
+    assert titles[0].startswith("dot<br>step 10 · ") and len(grid["data"]) == 1  # the first report: dot only
 
 
 def test_stop_ends_the_race_and_train_is_offered_again(at):

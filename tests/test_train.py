@@ -356,8 +356,8 @@ def test_loading_a_non_checkpoint_fails_clearly(tmp_path):
 ALL_SHIPPED = sorted(p.parent for p in CHECKPOINTS.glob("*/config.json"))
 # the one-layer models of lessons 7 and 8 (minimodels.small) are no seq2seq translators: their lessons' tests check
 # what they do (tests/test_lessons_masking.py, tests/test_lessons_positional_encoding.py)
-SMALL = [p for p in ALL_SHIPPED if json.loads((p / "config.json").read_text()).get("kind", "").startswith("small-")]
-SHIPPED = [p for p in ALL_SHIPPED if p not in SMALL]
+ONE_LAYER = [p for p in ALL_SHIPPED if json.loads((p / "config.json").read_text()).get("kind", "").startswith("small-")]
+SHIPPED = [p for p in ALL_SHIPPED if p not in ONE_LAYER]
 
 
 def test_the_lessons_checkpoints_are_shipped():
@@ -371,8 +371,8 @@ def test_the_small_checkpoints_are_the_ones_lessons_7_and_8_declare():
 
     declared = {f"{task}-{model}" for slug in ("masking", "positional_encoding")
                 for task, model in catalog.lesson(slug).pretrained}  # fmt: skip
-    assert {p.name for p in SMALL} == declared
-    for path in SMALL:
+    assert {p.name for p in ONE_LAYER} == declared
+    for path in ONE_LAYER:
         assert sum(f.stat().st_size for f in path.iterdir()) <= 2 * 1024 * 1024
         model, meta = load_checkpoint(path)
         assert meta["model"].startswith("small-") and sum(p.numel() for p in model.parameters()) > 0
