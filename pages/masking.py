@@ -118,8 +118,7 @@ def on_the_word() -> None:
     ui.exercise(masking.floor_prediction())
     if results is not None:
         ui.exercise(masking.cheat_prediction(results))
-    with st.expander("Reveal the outputs and the measured results (answer the predictions first)",
-                     icon=":material/visibility:"):  # fmt: skip
+    with ui.reveal("the outputs and the measured results", predictions=2):
         ui.table(masking.outputs_table(normal, cheater))
         st.caption(masking.outputs_caption(word, quote=ui.literal))
         if results is not None:

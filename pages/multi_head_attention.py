@@ -51,8 +51,9 @@ def the_split() -> None:
         col.metric(label, value, help=why)
     st.caption(multi_head_attention.PARITY_CAPTION)
     rows, sentence = counted(d_model)
-    ui.table(rows)
-    st.markdown(sentence)
+    with ui.reveal("the parameter count for every h"):
+        ui.table(rows)
+        st.markdown(sentence)
 
 
 the_split()
@@ -145,7 +146,7 @@ def measured() -> None:
 
 if results is not None:
     ui.exercise(multi_head_attention.alignment_prediction(results))
-    with st.expander("Reveal the measured results (answer the prediction first)", icon=":material/visibility:"):
+    with ui.reveal("the measured results"):
         measured()
 
 st.subheader("Train one yourself")

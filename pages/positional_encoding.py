@@ -112,14 +112,15 @@ def the_permutation() -> None:
     checks = shipped_checks(text, tuple(positional_encoding.permutation(kind, len(text), seed)))
     st.caption(positional_encoding.shipped_caption(positional_encoding.load_model("none")[1]))
     st.markdown(f"The string {ui.literal(text)} shuffled: {ui.literal(checks[0].shuffled)}.")
-    ui.table(positional_encoding.equivariance_rows(checks), formats={"max |f(shuffled) − shuffled f|": "%.2e"})
-    st.caption(positional_encoding.equivariance_caption())
+    with ui.reveal("what each model writes"):
+        ui.table(positional_encoding.equivariance_rows(checks), formats={"max |f(shuffled) − shuffled f|": "%.2e"})
+        st.caption(positional_encoding.equivariance_caption())
+        st.markdown(positional_encoding.set_text(checks, quote=ui.literal))
     shown = st.radio("Self-attention for", positional_encoding.ENCODINGS, format_func=positional_encoding.LABELS.get,
                      horizontal=True, key="positional_encoding.attention_of")  # fmt: skip
     pair = positional_encoding.attention_pair_figure(checks[positional_encoding.ENCODINGS.index(shown)])
     ui.plotly(pair, key="positional_encoding.pair")
     st.caption(positional_encoding.pair_caption(checks[positional_encoding.ENCODINGS.index(shown)]))
-    ui.explain(positional_encoding.set_text(checks, quote=ui.literal))
 
     st.subheader("Where each model looks on your string")
     maps = shipped_maps(text)
@@ -137,7 +138,7 @@ ui.explain(positional_encoding.measured_text(results))
 if results is not None:
     ui.exercise(positional_encoding.rows_prediction())
     ui.exercise(positional_encoding.race_prediction(results))
-    with st.expander("Reveal the measured results (answer the predictions first)", icon=":material/visibility:"):
+    with ui.reveal("the measured results", predictions=2):
         ui.measured(
             results, rows=positional_encoding.results_rows(results),
             observations=positional_encoding.observations(results),

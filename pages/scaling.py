@@ -21,8 +21,9 @@ st.latex(
 ui.section("1 · The lecture's example, without the division", scaling.lecture_text())
 ui.exercise(scaling.lecture_prediction())
 lecture = scaling.lecture_example()
-st.table(scaling.lecture_rows(lecture))
-st.caption(scaling.gradient_caption(lecture))
+with ui.reveal("the lecture's numbers, with and without the division"):
+    st.table(scaling.lecture_rows(lecture))
+    st.caption(scaling.gradient_caption(lecture))
 
 # --- What the softmax does with large scores ------------------------------------------------------------
 ui.section("2 · One query, six sizes of d_k", scaling.one_query_text())
@@ -100,7 +101,7 @@ def recall_results() -> None:
 if results is not None:
     ui.exercise(scaling.recall_prediction(results))
     ui.exercise(scaling.threshold_prediction(results))
-    with st.expander("Reveal the measured results (answer the predictions first)", icon=":material/visibility:"):
+    with ui.reveal("the measured results", predictions=2):
         recall_results()
 
 # --- Lesson 4's GRU race --------------------------------------------------------------------------------------

@@ -106,7 +106,7 @@ if not isinstance(check := transformer.convex_check(model, task, text), str):
 if (results := ui.shipped_results(lesson)) is not None:
     for prediction in filter(None, (transformer.residual_prediction(results), transformer.ffn_prediction(results))):
         ui.exercise(prediction)
-    with st.expander("Reveal the measured results (answer the predictions first)", icon=":material/visibility:"):
+    with ui.reveal("the measured results", predictions=2):
         ui.measured(
             results, rows=transformer.table_rows(results), observations=transformer.observations(results),
             curves=partial(transformer.ablation_curves, results), key="transformer.ablation",
@@ -120,7 +120,7 @@ sweep = ui.shipped_results(lesson, lesson.results[1], loader="load_depth_results
 if sweep is not None:
     if (prediction := transformer.depth_prediction(sweep)) is not None:
         ui.exercise(prediction)
-    with st.expander("Reveal the depth sweep (answer the prediction first)", icon=":material/visibility:"):
+    with ui.reveal("the depth sweep"):
         ui.measured(
             sweep, rows=transformer.depth_rows(sweep), observations=transformer.depth_observations(sweep),
             curves=partial(transformer.depth_curves, sweep), key="transformer.depth", names=("loss", "exact"),

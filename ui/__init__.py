@@ -28,7 +28,7 @@ from ui.presenter import (
 )
 from ui.pretrained import pretrained
 from ui.results import measured, provenance, provenance_text, shipped_results
-from ui.tail import check_yourself, exercise, page_tail, show_code
+from ui.tail import check_yourself, exercise, page_tail, reveal, show_code
 from ui.training import (
     POLL_SECONDS,
     current_run,
@@ -42,7 +42,7 @@ __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
     "altair", "check_yourself", "checked_text", "comparison_curves", "current_run", "exercise", "explain",
     "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice", "model_output", "page",
-    "page_tail", "plotly", "presenting", "pretrained", "provenance", "provenance_text", "replay_gif_button",
+    "page_tail", "plotly", "presenting", "pretrained", "provenance", "provenance_text", "replay_gif_button", "reveal",
     "section", "sentence_input", "shipped_results", "show_code", "sidebar", "symbols", "table", "trained_model",
     "training_panel", "vega",
 ]  # fmt: skip

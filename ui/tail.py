@@ -64,3 +64,9 @@ def page_tail(lesson, *, code=(), exercises=None) -> None:
         st.page_link(following.page, label=f"Next: {following.title}", icon=":material/arrow_forward:")
     else:
         st.page_link("app.py", label="Back to the course map", icon=":material/school:")
+
+
+def reveal(what: str, predictions: int = 1):
+    """The answer to the prediction(s) asked just above, folded until the student opens it (a ``with`` block)."""
+    asked = "the prediction" if predictions == 1 else "the predictions"
+    return st.expander(f"Reveal {what} (answer {asked} first)", icon=":material/visibility:")
