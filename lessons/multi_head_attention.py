@@ -928,10 +928,10 @@ INTRO = (
     "results are concatenated and mixed by one more matrix, W^O. In the lecture's words, it “expands the model's "
     "ability to focus on different positions” and gives the layer multiple “representation subspaces”."
 )
-EQUATIONS = (  # one line each, so a phone's narrow column holds them
-    r"\begin{aligned}\mathrm{MultiHead}(Q,K,V) &= \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O \\"
-    r"\mathrm{head}_i &= \mathrm{Attention}(QW_i^Q,\, KW_i^K,\, VW_i^V) \\"
-    r"d_k &= d_\text{model} / h\end{aligned}"
+EQUATIONS = (  # short lines, centred, so a phone's narrow column holds them
+    r"\begin{gathered}\mathrm{MultiHead}(Q,K,V) = \\ \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O \\"
+    r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q,\, KW_i^K,\, VW_i^V) \\"
+    r"d_k = d_\text{model} / h\end{gathered}"
 )
 SPLIT_TEXT = (
     "The lecture's recipe on *Thinking Machines*: (1) the sentence, (2) embed each word, (3) split into 8 heads, "
