@@ -1583,6 +1583,20 @@ def hand_exercises() -> list[Exercise]:
     ]
 
 
+# The layers' equations, one short line each, so that a phone's narrow column holds them
+EQUATIONS = (
+    r"\begin{aligned}"
+    r"&\text{encoder layer:} \\ h &= x + \mathrm{MultiHead}(\mathrm{LN}(x)) \\"
+    r"\mathrm{out} &= h + \mathrm{FFN}(\mathrm{LN}(h)) \\[4pt]"
+    r"&\text{decoder layer:} \\ a &= y + \mathrm{MaskedMultiHead}(\mathrm{LN}(y)) \\"
+    r"b &= a + \mathrm{MultiHead}(Q{=}\mathrm{LN}(a), \\ &\qquad K{=}V{=}\text{encoder output}) \\"
+    r"\mathrm{out} &= b + \mathrm{FFN}(\mathrm{LN}(b)) \\[4pt]"
+    r"\mathrm{FFN}(x) &= \max(0,\ xW_1 + b_1)\,W_2 + b_2 \\"
+    r"\mathrm{LN}(x) &= \gamma \odot \frac{x - \mu(x)}{\sigma(x)} + \beta"
+    r"\end{aligned}"
+)
+
+
 def train_text(task_name: str) -> str:
     """Above the train-it-yourself panel: what the student trains and what it shows while it learns."""
     return (

@@ -11,19 +11,7 @@ from minimodels.transformer import DecoderLayer, EncoderLayer, FeedForward, _Res
 
 lesson = ui.lesson("transformer")
 st.markdown(transformer.INTRO)
-st.latex(
-    r"\begin{aligned}"
-    r"\text{encoder layer:}\quad & h = x + \mathrm{MultiHead}(\mathrm{LN}(x)) &"
-    r"\mathrm{out} &= h + \mathrm{FFN}(\mathrm{LN}(h)) \\"
-    r"\text{decoder layer:}\quad & a = y + \mathrm{MaskedMultiHead}(\mathrm{LN}(y)) &"
-    r"b &= a + \mathrm{MultiHead}(Q{=}\mathrm{LN}(a),\ K{=}V{=}\text{encoder output}) \\"
-    r"& & \mathrm{out} &= b + \mathrm{FFN}(\mathrm{LN}(b))"
-    r"\end{aligned}"
-)
-st.latex(
-    r"\mathrm{FFN}(x) = \max(0,\ xW_1 + b_1)\,W_2 + b_2 \qquad "
-    r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu(x)}{\sigma(x)} + \beta"
-)
+st.latex(transformer.EQUATIONS)
 st.caption(transformer.layer_norm_note())
 
 cols = st.columns([2, 3])
