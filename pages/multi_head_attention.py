@@ -187,15 +187,12 @@ def resolve_it() -> None:
     st.caption(multi_head_attention.IT_FIGURE_CAPTION)
 
 
-try:
-    resolver, resolver_info = multi_head_attention.shipped_resolver()
-except (OSError, ValueError) as error:
-    st.error(f"The “it” model cannot be loaded: {error}")
-else:
+resolver = ui.pretrained("coreference", "it-resolver", loader=multi_head_attention.shipped_resolver)
+if resolver is not None:
     ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(multi_head_attention.shipped_switch_prediction)())
     resolve_it()
     ui.table(multi_head_attention.shipped_head_rows())  # measured once per process, the same for every student
-    st.caption(multi_head_attention.it_shipped_note(resolver_info))
+    st.caption(multi_head_attention.it_shipped_note(resolver[1]))
 it_results = ui.shipped_results(lesson, multi_head_attention.IT_RESULTS, loader="load_it_results")
 if it_results is not None:
     ui.measured(it_results, rows=multi_head_attention.it_rows(it_results),

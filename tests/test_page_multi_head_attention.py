@@ -250,3 +250,14 @@ def test_switching_the_ending_moves_the_referent_and_answers_the_prediction(at):
     answer_exercise(at, ex.key, ex.choices[ex.answer])
     assert any(s.value.startswith("Right") for s in at.success)
     it_box(at).set_value(multi_head_attention.IT_DEFAULT).run()
+
+
+def test_a_missing_it_model_gets_the_pretrained_error_and_the_rest_of_the_page_works(monkeypatch):
+    def broken():
+        raise OSError("no such checkpoint")
+
+    monkeypatch.setattr(multi_head_attention, "shipped_resolver", broken)
+    at = open_page(PAGE)
+    assert not at.exception
+    assert any("coreference-it-resolver cannot be loaded: no such checkpoint" in e.value for e in at.error)
+    assert at.title[0].value == "Multi-head attention" and any(h.value.startswith("Check yourself") for h in at.header)

@@ -16,10 +16,13 @@ def _load(task: str, model: str):
     return load_pretrained(task, model)
 
 
-def pretrained(task: str, model: str):
-    """``(model, info)`` of the shipped checkpoint ``<task>-<model>`` (``.eval()``), or None with an error shown."""
+def pretrained(task: str, model: str, loader=None):
+    """``(model, info)`` of the shipped checkpoint ``<task>-<model>`` (``.eval()``), or None with an error shown.
+
+    ``loader``: for a checkpoint of another kind than ``lessons.common.pretrained`` reads, the lesson's own
+    function returning ``(model, info)`` (loaded once per server by the lesson), under the same error contract."""
     try:
-        return _load(task, model)
+        return loader() if loader is not None else _load(task, model)
     except (LookupError, ValueError, OSError, RuntimeError) as error:
         st.error(f"The pretrained model {task}-{model} cannot be loaded: {error}")
         return None
