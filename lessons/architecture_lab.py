@@ -45,7 +45,7 @@ from minimodels.train import Progress, TrainConfig, TrainResult
 from minimodels.train import train as train_model
 
 RESULTS = ROOT / "assets" / "results" / "architecture_lab.json"
-TASKS = ("copy", "reverse", "dates")
+TASKS = ("copy", "reverse", "dates", "toy-translation")
 TARGET = 0.9  # "steps/seconds to accuracy": the first report at or above this held-out exact match
 STOP_AT = 0.98  # a run stops once it reaches this
 REPORT_EVERY = 25
@@ -69,6 +69,7 @@ def transformer_style(layer: str, side: str, n: int = 2) -> str:
 
 # the poster's "RNN to Transformer" encoder: a bidirectional first layer, unidirectional ones after it
 RNN_ENCODER = "pos->res(norm->birnn)->res(norm->ff)->repeat(1,res(norm->rnn)->res(norm->ff))->norm"
+RNN_ENCODER_NO_FF = "pos->res(norm->birnn)->repeat(1,res(norm->rnn))->norm"  # the ablations before "+ ff"
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class Preset:
     decoder: str
     paper: tuple[str, str] | None  # the paper's table row it is a small copy of: (encoder, decoder)
     note: str
+    group: str = "combinations"  # the poster's table it belongs to: "baselines", "combinations" or "ablations"
 
 
 PRESETS: tuple[Preset, ...] = (
@@ -104,10 +106,19 @@ PRESETS: tuple[Preset, ...] = (
     Preset("rnmt", "RNMT-style RNN (the paper's RNN baseline)", "res(birnn)->repeat(1,res(rnn))",
            "repeat(2,res(rnn))->res(dot_src_att)->res(ff)", None, "The poster's RNN baseline "
            "dropout->res_d(birnn)->repeat(5,res_d(rnn)) / dropout->repeat(6,res_d(rnn))->res_d(dot_src_att)->"
-           "res_d(ff), made small and without dropout. Its decoder starts from zeros, not the encoder's state."),
+           "res_d(ff), made small and without dropout. Its decoder starts from zeros, not the encoder's state.",
+           "baselines"),
     Preset("convs2s", "CNN GLU (the paper's CNN baseline)", "pos->repeat(2,res(cnn))",
            "pos->repeat(2,res(cnn)->res(dot_src_att))", None, "The poster's CNN baseline pos->repeat(6,res_d(cnn)) "
-           "/ pos->repeat(6,res_d(cnn)->res_d(dot_src_att)), made small and without dropout."),
+           "/ pos->repeat(6,res_d(cnn)->res_d(dot_src_att)), made small and without dropout.", "baselines"),
+    Preset("rnn-one-att", "RNN + mh + pos + norm (one source attention)", RNN_ENCODER_NO_FF,
+           "pos->repeat(2,res(norm->rnn))->res(norm->mh_dot_src_att)->norm", None, "The poster's RNN ablation before "
+           "'+ multi-att': multi-head attention, positions and layer norm, but one source attention on top of the "
+           "decoder's RNNs and no feed-forward layers.", "ablations"),
+    Preset("rnn-multi-att", "+ multi-att (a source attention in every decoder layer)", RNN_ENCODER_NO_FF,
+           "pos->repeat(2,res(norm->rnn)->res(norm->mh_dot_src_att))->norm", None, "The same, with a source "
+           "attention after each decoder RNN: the poster's '+ multi-att'. Adding the residual feed-forward layers "
+           "to both sides gives RNN → RNN above (the poster's '+ ff').", "ablations"),
 )  # fmt: skip
 PRESET_BY_KEY = {p.key: p for p in PRESETS}
 
@@ -586,13 +597,15 @@ def train_config(budget_seconds: float, seed: int = 0, **overrides) -> TrainConf
     return TrainConfig(**options)
 
 
-def new_run(checked: Checked, task: Task, seed: int, budget_seconds: float):
-    """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``."""
+def new_run(checked: Checked, task: Task, seed: int, budget_seconds: float, max_steps: int | None = None):
+    """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``. With
+    ``max_steps`` (a shipped row's recipe) it trains that many steps and does not stop early at ``STOP_AT``."""
     if checked.config is None:
         raise ValueError(checked.error or "the chains cannot be built")
     check_budget(budget_seconds)
     model = build(checked.config, seed)
-    config = train_config(budget_seconds, seed)
+    fixed = {"max_steps": max_steps, "target_exact_match": 1.0} if max_steps else {}
+    config = train_config(budget_seconds, seed, **fixed)
 
     def train_fn(on_progress) -> TrainResult:
         return train_model(model, task, config, on_progress)
@@ -609,10 +622,11 @@ def reached(history: Sequence[Progress], target: float = TARGET) -> tuple[int, f
 
 
 def live_run(checked: Checked, task_name: str, cell: str, encoder: str, decoder: str, seed: int,
-             budget_seconds: float) -> tuple[TrainingRun, Callable[[TrainResult], dict]]:  # fmt: skip
+             budget_seconds: float, max_steps: int | None = None
+             ) -> tuple[TrainingRun, Callable[[TrainResult], dict]]:  # fmt: skip
     """The training panel's run of these chains (:func:`new_run`), and the function that makes its row of the
     comparison table (:func:`run_row`) from its result once it is over."""
-    trained, train_fn = new_run(checked, get_task(task_name), seed, budget_seconds)
+    trained, train_fn = new_run(checked, get_task(task_name), seed, budget_seconds, max_steps)
     row = functools.partial(run_row, label_for(encoder, decoder), encoder, decoder, cell, task_name, checked.parameters)
     return TrainingRun(train_fn, model=trained, name="architecture_lab"), row
 
@@ -650,7 +664,6 @@ def label_for(encoder: str, decoder: str) -> str:
 # chains, cell, parameters, why it stopped and, for one run per preset, its final attention on the task's probe.
 STEPS_TO, SECONDS_TO, FINAL = f"steps to {TARGET:.0%}", f"seconds to {TARGET:.0%}", "final exact match"
 METRICS = (STEPS_TO, SECONDS_TO, FINAL, "steps", "seconds")  # every run's finals
-TABLE_FORMATS = {STEPS_TO: ".0f", SECONDS_TO: ".1f", FINAL: ".1%", "steps": ".0f", "seconds": ".1f"}
 
 
 def shipped_run(preset: Preset, task_name: str, seed: int, result: TrainResult, parameters: int, *,
@@ -708,68 +721,159 @@ def probe_caption(results: Comparison, key: str) -> str:
     return f"TRAINED ({probe['task']}, seed {probe['seed']}, step {probe['step']}): writes {probe['prediction']!r}"
 
 
-def table_rows(results: Comparison) -> list[dict]:
-    """One row per preset and task: its size, then mean ± sd over seeds and n of every final, and how its runs
-    stopped."""
-    rows = []
-    for row in results.table(TABLE_FORMATS, by="task", variant_header="chains"):
-        variant = next(v for v in results.variants if results.label(v) == row["chains"])
-        runs = results.runs_of(variant, {"task": row["task"]})
-        stopped = ", ".join(sorted({str(r.extra.get("stopped")) for r in runs}))
-        head = {"chains": row.pop("chains"), "task": row.pop("task"), "parameters": runs[0].extra.get("parameters")}
-        rows.append({**head, **row, "stopped": stopped})
-    return rows
-
-
-def _ranked(results: Comparison, metric: str, task: str, higher_is_better: bool) -> list[str]:
-    """The presets with runs on ``task``, best mean first; those with no value at all last."""
-    spreads = results.spreads(metric, {"task": task})
-    sign = -1 if higher_is_better else 1
-    return sorted(spreads, key=lambda v: (spreads[v].mean is None, sign * (spreads[v].mean or 0.0)))
-
-
-def observations(results: Comparison, task: str) -> list[str]:
-    """What the shipped comparison says about ``task``, computed from it: the fewest steps to the target and the best
-    final exact match, each set against the runner-up by :meth:`Comparison.compare` (one seed is never a clear win),
-    and who did not get there."""
-    where = {"task": task}
-    ranked = _ranked(results, STEPS_TO, task, higher_is_better=False)
-    if not ranked:
-        return []
-    lines = []
-    spreads = results.spreads(STEPS_TO, where)
-    if spreads[ranked[0]].n:
-        lines.append(_leader(results, ranked, STEPS_TO, where, ".0f", higher_is_better=False))
-    missed = [f"{results.label(v)}{'' if s.n == 0 else f' ({s.missing} of {s.total} runs)'}"
-              for v, s in spreads.items() if s.missing]  # fmt: skip
-    if missed:
-        lines.append(f"Did not reach {TARGET:.0%} within the budget: {', '.join(missed)}.")
-    lines.append(_leader(results, _ranked(results, FINAL, task, higher_is_better=True), FINAL, where, ".1%",
-                         higher_is_better=True))  # fmt: skip
-    return lines
-
-
-def _leader(results: Comparison, ranked: list[str], metric: str, where: dict, fmt: str, *,
-            higher_is_better: bool) -> str:  # fmt: skip
-    """The leader on ``metric``, set against the runner-up as :meth:`Verdict.sentence` says it."""
-    name = f"{metric} on {where['task']}"
-    lead = f"{'Fewest' if not higher_is_better else 'Best'} {name}: **{results.label(ranked[0])}**"
-    if len(ranked) < 2:
-        return f"{lead} ({results.spread(metric, ranked[0], where).text(fmt)})."
-    verdict = results.compare(ranked[0], ranked[1], metric, higher_is_better=higher_is_better, where=where)
-    return f"{lead}. {verdict.sentence(fmt, metric_name=name)}"
-
-
 def provenance_note(meta: Mapping) -> str:
     """What the page adds to the provenance caption: the recipe, what "steps to 90%" means, the machine's load."""
     machine = meta.get("machine", {})
+    steps, stop_at = meta.get("max_steps", "?"), meta.get("stop_at", 0)
+    how = (f"for exactly {steps} steps (no early stop)" if stop_at >= 1.0
+           else f"for at most {steps} steps, stopping at {stop_at:.0%}")  # fmt: skip
     return (
-        f"Each preset trained with this page's recipe for at most {meta.get('max_steps', '?')} steps, stopping at "
-        f"{meta.get('stop_at', 0):.0%}; “{STEPS_TO}” is the first check at or above it. Torch "
+        f"Each preset trained with this page's recipe {how}; “{STEPS_TO}” is the first check at or above it. Torch "
         f"{machine.get('torch', '?')} on {machine.get('processor', '?')}, 1-minute load average "
         f"{meta.get('load_1min_after', '?')} after: the machine was shared, so the seconds are slower than yours will "
         "be; the steps are what to compare."
     )
+
+
+# ------------------------------------------------------------------------------------ the poster's layout
+# The poster's WMT'17 EN→DE BLEU (mean ± sd of 3 runs, quoted as printed) beside the rows that copy it here.
+PAPER_BASELINES = {"transformer": ("Transformer", (27.6, 0.0)), "rnmt": ("RNMT", (25.5, 0.2)),
+                   "convs2s": ("CNN GLU", (25.0, 0.3))}  # fmt: skip
+PAPER_RNN_LADDER = {"rnmt": ("RNN", (23.8, 0.1)), "rnn-one-att": ("+ mh, + pos, + norm", (24.0, 0.2)),
+                    "rnn-multi-att": ("+ multi-att", (25.5, 0.0)), "rnn-rnn": ("+ ff", (26.7, 0.1))}  # fmt: skip
+POSTER_COLUMN = "poster: WMT'17 EN→DE BLEU"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One of the poster's findings, as pairs (a, b) of presets where the poster has a ahead of b."""
+
+    claim: str
+    pairs: tuple[tuple[str, str], ...]
+
+
+FINDINGS = (
+    Finding("Multiple source attention layers are key", (("rnn-multi-att", "rnn-one-att"),)),
+    Finding("The residual feed-forward layer is key", (("rnn-rnn", "rnn-multi-att"),)),
+    Finding("Self-attention is more important on the source side",
+            (("selfatt-rnn", "rnn-selfatt"), ("selfatt-cnn", "cnn-selfatt"))),
+    Finding("The Transformer beats the RNN and CNN baselines", (("transformer", "rnmt"), ("transformer", "convs2s"))),
+    Finding("The decoder needs a layer that reads the target so far (self-att → none is the worst combination)",
+            (("transformer", "selfatt-none"),)),
+)  # fmt: skip
+
+
+def final_name(results: Comparison) -> str:
+    """What the tables' main column measures: held-out exact match after the grid's fixed number of steps."""
+    return f"exact match after {results.meta.get('max_steps', '?')} steps"
+
+
+def _poster_row(results: Comparison, key: str, head: dict, paper: tuple[float, float] | None) -> dict:
+    runs = results.runs_of(key)
+    row = {**head, final_name(results): results.spread(FINAL, key).text(".1%", with_n=False)}
+    row["parameters"] = runs[0].extra.get("parameters")
+    row["seconds"] = results.spread("seconds", key).text(".1f", with_n=False)
+    row["n"] = len(runs)
+    row[POSTER_COLUMN] = f"{paper[0]:.1f} ± {paper[1]:.1f}" if paper else "–"
+    return row
+
+
+def combination_rows(results: Comparison) -> list[dict]:
+    """The poster's "Encoder/Decoder Combinations" table, measured here: one row per combination the grid ran, in
+    the poster's order, with mean ± sd over seeds, parameters, seconds, n and the poster's own BLEU."""
+    by_pair = {p.paper: p.key for p in PRESETS if p.paper}
+    rows = []
+    for encoder, decoder, scores in PAPER_COMBINATIONS:
+        key = by_pair.get((encoder, decoder))
+        if key in results.variants and results.runs_of(key):
+            rows.append(_poster_row(results, key, {"encoder": encoder, "decoder": decoder}, scores[1]))
+    return rows
+
+
+def ladder_rows(results: Comparison, ladder: Mapping[str, tuple[str, tuple[float, float]]]) -> list[dict]:
+    """The poster's baselines or its RNN ablation ladder, measured here (the rows the grid ran)."""
+    return [_poster_row(results, key, {"model": name}, paper) for key, (name, paper) in ladder.items()
+            if key in results.variants and results.runs_of(key)]  # fmt: skip
+
+
+def poster_tables(results: Comparison) -> list[tuple[str, list[dict]]]:
+    """The poster's three tables as the grid measured them, (title, rows), the empty ones left out."""
+    tables = [
+        ("Baselines: Transformer, RNMT and ConvS2S (CNN GLU)", ladder_rows(results, PAPER_BASELINES)),
+        ("Encoder/decoder combinations", combination_rows(results)),
+        ("The RNN ablations, one step at a time", ladder_rows(results, PAPER_RNN_LADDER)),
+    ]
+    return [(title, rows) for title, rows in tables if rows]
+
+
+def grid_text(results: Comparison) -> str:
+    """How the shipped grid was measured, from its meta: task, steps, seeds, metric."""
+    meta = results.meta
+    tasks = ", ".join(f"`{t}`" for t in meta.get("tasks", results.param_values("task")))
+    seeds = ", ".join(str(s) for s in results.seeds)
+    spreads = results.spreads(FINAL)
+    worst, best = min(spreads, key=lambda v: spreads[v].mean), max(spreads, key=lambda v: spreads[v].mean)
+    low, high = spreads[worst], spreads[best]
+    return (
+        f"Every row below is a preset of section 1, trained on {tasks} for exactly {meta.get('max_steps', '?')} steps "
+        f"with the recipe of section 2, once per seed ({seeds}). The toy English → French grammar moves adjectives "
+        "behind their noun and pronouns before the verb (I see it → je le vois), adds articles, agreement and "
+        "ne … pas, so a model has to reorder and look back at the source, where `reverse` only reads it backwards. "
+        f"After {meta.get('max_steps', '?')} steps the rows' means range from {low.mean:.1%} "
+        f"({results.label(worst)}) to {high.mean:.1%} ({results.label(best)}); whether two rows differ is "
+        "for the sentences under the tables to say: a gap counts only when it is larger than the spread over seeds. "
+        f"The main column is the {final_name(results)} on held-out sentences, mean ± sd over the seeds "
+        "(n runs); seconds are one run's training time at one thread on a shared machine. The last column quotes "
+        "the poster's BLEU for the row it copies: a direction to compare, not a number."
+    )
+
+
+def finding_status(verdicts: Sequence) -> str:
+    """ "reproduced" when every pair is clearly won the poster's way, "contradicted" when any is clearly won the
+    other way, "partly reproduced" when some are won and the rest too close, else "too close to call"."""
+    winners = [v.winner for v in verdicts]
+    if any(w == v.b for w, v in zip(winners, verdicts, strict=True)):
+        return "contradicted"
+    if all(w == v.a for w, v in zip(winners, verdicts, strict=True)):
+        return "reproduced"
+    return "partly reproduced" if any(winners) else "too close to call"
+
+
+def findings(results: Comparison) -> list[tuple[str, str, list[str]]]:
+    """For each poster finding whose presets the grid ran: (claim, status, the computed sentences)."""
+    name = final_name(results)
+    out = []
+    for finding in FINDINGS:
+        pairs = [(a, b) for a, b in finding.pairs if {a, b} <= set(results.variants)]
+        if not pairs:
+            continue
+        verdicts = [results.compare(a, b, FINAL) for a, b in pairs]
+        out.append((finding.claim, finding_status(verdicts), [v.sentence(".1%", metric_name=name) for v in verdicts]))
+    return out
+
+
+def findings_markdown(results: Comparison) -> str:
+    """A summary line (which findings the toy reproduces, which not), then the findings as a list:
+    "- **claim**: reproduced here. sentence …"."""
+    found = findings(results)
+    lines = [f"- **“{claim}”**: {status} here. " + " ".join(sentences) for claim, status, sentences in found]
+    held = [claim for claim, status, _ in found if status == "reproduced"]
+    other = [f"{claim} ({status})" for claim, status, _ in found if status != "reproduced"]
+    summary = (f"The toy reproduces {len(held)} of the {len(found)} findings it can test"
+               + (f": {'; '.join(held)}." if held else ".")
+               + (f" It does not reproduce: {'; '.join(other)}." if other else ""))  # fmt: skip
+    return "\n".join([summary, "", *lines]) if found else ""
+
+
+def rerun_settings(results: Comparison, key: str) -> dict:
+    """The page's state that sets section 1 and 2 to a shipped row: its preset, chains, task, seed and steps (the
+    longest budget: a busy machine's 200 steps may take more than the shipped seconds)."""
+    preset, run = PRESET_BY_KEY[key], results.runs_of(key)[0]
+    return {"architecture_lab.preset": key, "architecture_lab.encoder": preset.encoder,
+            "architecture_lab.decoder": preset.decoder, "architecture_lab.task": run.params["task"],
+            "architecture_lab.cell": run.extra.get("cell", "gru"), "architecture_lab.seed": run.seed,
+            "architecture_lab.budget": BUDGETS[-1],
+            "architecture_lab.steps": int(results.meta.get("max_steps", 0))}  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ exercises
@@ -779,6 +883,10 @@ def exercises() -> list[Exercise]:
     best_iwslt = max(PAPER_COMBINATIONS, key=lambda row: row[2][0][0])
     wmt_best = max(PAPER_COMBINATIONS, key=lambda row: row[2][1][0])
     encoders = sorted({row[0] for row in PAPER_COMBINATIONS})
+    task = get_task("toy-translation")
+    full, none = (check(PRESET_BY_KEY[k].encoder, PRESET_BY_KEY[k].decoder, task).parameters
+                  for k in ("transformer", "selfatt-none"))  # fmt: skip
+    saved, layers = full - none, 2
     return [
         Exercise(
             key="architecture_lab.ex1",
@@ -807,5 +915,18 @@ def exercises() -> list[Exercise]:
             f"the larger WMT'17 EN→DE the self-attention encoders lead ({wmt_best[0]} → {wmt_best[1]}: "
             f"{wmt_best[2][1][0]}). The poster's conclusions: “Multiple source attention layers and residual "
             "feed-forward layer are key” and “Self-attention more important on the source side”.",
+        ),
+        Exercise(
+            key="architecture_lab.ex4",
+            prompt=f"Before you look at the tables: the decoder of **self-att → none** is the Transformer preset's "
+            f"decoder with the self-attention sublayer, and the layer norm in front of it, taken out of each of its "
+            f"{layers} layers. At d = {d}, how many parameters does that remove? (A layer norm has a gain and a bias "
+            "per dimension.)",
+            answer=saved,
+            hint="Count the norm too, and both decoder layers (repeat(n, …) gives each copy its own weights).",
+            explanation=f"Per layer: the attention's four d × d projections with biases, 4 × ({d}·{d} + {d}) = "
+            f"{attention}, plus the norm's 2 × {d} = {2 * d}, together {attention + 2 * d}; × {layers} layers = "
+            f"{saved}. The parameter column agrees: {full:,} − {none:,} = {saved:,}. Whether those weights matter "
+            "is what the run measures: the poster's “none” decoder lost about 2 BLEU.",
         ),
     ]

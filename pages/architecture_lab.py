@@ -35,12 +35,18 @@ def _use_preset() -> None:
     preset = architecture_lab.PRESET_BY_KEY[st.session_state["architecture_lab.preset"]]
     st.session_state["architecture_lab.encoder"] = preset.encoder
     st.session_state["architecture_lab.decoder"] = preset.decoder
+    st.session_state["architecture_lab.steps"] = None  # a shipped row's fixed steps end with it
 
 
-st.session_state.setdefault("architecture_lab.preset", architecture_lab.PRESETS[0].key)
-st.session_state.setdefault("architecture_lab.encoder", architecture_lab.PRESETS[0].encoder)
-st.session_state.setdefault("architecture_lab.decoder", architecture_lab.PRESETS[0].decoder)
-st.session_state.setdefault("architecture_lab.runs", [])  # this student's finished runs: rows of the comparison table
+def _rerun_row(results) -> None:  # a shipped row's preset, task, seed and steps into sections 1 and 2
+    st.session_state.update(architecture_lab.rerun_settings(results, st.session_state["architecture_lab.rerun"]))
+
+
+first = architecture_lab.PRESETS[0]
+defaults = {"preset": first.key, "encoder": first.encoder, "decoder": first.decoder, "task": "reverse", "seed": 0,
+            "budget": 30, "steps": None, "runs": []}  # runs: the finished runs of "Your runs"  # fmt: skip
+for name, default in defaults.items():
+    st.session_state.setdefault(f"architecture_lab.{name}", default)
 
 
 untrained = st.cache_data(max_entries=32, show_spinner=False)(architecture_lab.untrained_maps)  # fresh models only
@@ -67,7 +73,7 @@ def write_and_train() -> None:
     c[0].selectbox("Preset", list(architecture_lab.PRESET_BY_KEY), key="architecture_lab.preset", on_change=_use_preset,
                    format_func=lambda k: architecture_lab.PRESET_BY_KEY[k].label)  # fmt: skip
     tasks = architecture_lab.TASKS
-    task_name = c[1].selectbox("Task", tasks, index=tasks.index("reverse"), key="architecture_lab.task")
+    task_name = c[1].selectbox("Task", tasks, key="architecture_lab.task")
     cell = c[2].selectbox("RNN cell", model.CELLS, format_func=str.upper, key="architecture_lab.cell")
     st.caption(architecture_lab.PRESET_BY_KEY[st.session_state["architecture_lab.preset"]].note)
     encoder_text = st.text_area("Encoder chain", key="architecture_lab.encoder", height=80, max_chars=4000)
@@ -109,12 +115,15 @@ def write_and_train() -> None:
     @st.fragment  # moving these controls reruns this section only, not the whole lesson
     def train_yourself() -> None:
         seed_col, budget_col, _ = st.columns([1, 2, 3])
-        seed = int(seed_col.number_input("Seed", 0, 9999, 0, key="architecture_lab.seed"))
-        budget = budget_col.select_slider("Seconds", architecture_lab.BUDGETS, value=30, key="architecture_lab.budget")
+        seed = int(seed_col.number_input("Seed", 0, 9999, key="architecture_lab.seed"))
+        budget = budget_col.select_slider("Seconds", architecture_lab.BUDGETS, key="architecture_lab.budget")
+        steps = st.session_state["architecture_lab.steps"]
+        if steps:
+            st.caption(f"As the shipped row: {steps} steps, no early stop (pick a preset to go back to the recipe).")
 
         def make_run() -> TrainingRun:
             run, row = architecture_lab.live_run(
-                checked, task_name, cell, encoder_text, decoder_text, seed, float(budget)
+                checked, task_name, cell, encoder_text, decoder_text, seed, float(budget), steps
             )
             st.session_state["architecture_lab.pending"] = (run, row)  # recorded in the table once the run is over
             return run
@@ -160,13 +169,20 @@ def shipped_maps(results) -> None:
     ui.plotly(figure, key="architecture_lab.shipped_maps")
 
 
-st.subheader("The paper's combinations, trained here")
+st.subheader("The poster's tables, measured on a toy translation")
 results = ui.shipped_results(lesson, architecture_lab.RESULTS, what="The shipped runs")
 if results is not None:
-    ui.table(architecture_lab.table_rows(results), key="architecture_lab.shipped")
-    for task_name in results.param_values("task"):
-        st.markdown("\n".join(f"- {line}" for line in architecture_lab.observations(results, task_name)))
+    st.markdown(architecture_lab.grid_text(results))
+    for title, rows in architecture_lab.poster_tables(results):
+        st.markdown(f"**{title}**")
+        ui.table(rows, key=f"architecture_lab.poster.{title}")
+    st.markdown("**Which of the poster's findings the toy reproduces**")
+    st.markdown(architecture_lab.findings_markdown(results))
     ui.provenance(results.meta, note=architecture_lab.provenance_note(results.meta))
+    pick, load = st.columns([3, 2], vertical_alignment="bottom")
+    pick.selectbox("Rerun a row live", results.variants, key="architecture_lab.rerun", format_func=results.label)
+    load.button("Load it into sections 1–2", key="architecture_lab.rerun_load", on_click=_rerun_row, args=(results,))
+    st.caption("Loading a row sets its chains, task, seed and steps above; press Train in section 2 to rerun it.")
     if architecture_lab.probes(results):
         shipped_maps(results)
 

@@ -200,20 +200,6 @@ def test_the_shipped_results_are_complete_and_consistent():
             v.name for v in architecture_lab.untrained_views(model, get_task(probe["task"]))
         ]
     assert "architecture_lab_results.py" in results.meta["command"]
-    assert architecture_lab.observations(results, results.meta["tasks"][0])
-
-
-def test_the_shipped_table_has_one_row_per_preset_and_task_with_mean_sd_and_n():
-    results = architecture_lab.load_results()
-    rows = architecture_lab.table_rows(results)
-    assert len(rows) == len({(r.variant, r.params["task"]) for r in results.runs})
-    first = results.runs_of(results.variants[0], {"task": rows[0]["task"]})
-    assert rows[0]["chains"] == results.label(results.variants[0]) and rows[0]["n"] == len(first)
-    assert rows[0][architecture_lab.FINAL] == Spread(tuple(r.value(architecture_lab.FINAL) for r in first)).text(
-        ".1%", with_n=False
-    )
-    assert rows[0]["parameters"] == first[0].extra["parameters"]
-    assert rows[0]["stopped"] == ", ".join(sorted({r.extra["stopped"] for r in first}))  # every seed's reason
 
 
 def comparison(steps: dict[str, tuple], finals: dict[str, tuple], task: str = "reverse") -> Comparison:
@@ -236,31 +222,6 @@ def comparison(steps: dict[str, tuple], finals: dict[str, tuple], task: str = "r
         for seed, (s, f) in enumerate(zip(steps[key], finals[key], strict=True))
     ]
     return Comparison(tuple(steps), tuple(runs), {}, {k: architecture_lab.PRESET_BY_KEY[k].label for k in steps})
-
-
-@pytest.mark.parametrize("transformer_first", [True, False])
-def test_observations_say_who_leads_and_whether_the_lead_is_clear(transformer_first):
-    fast, slow = ((100, 110, 105), (250, 240, 260))
-    fast, slow = (fast, slow) if transformer_first else (slow, fast)
-    results = comparison({"transformer": fast, "cnn-cnn": slow},
-                         {"transformer": (0.99, 0.98, 0.99), "cnn-cnn": (0.6, 0.5, 0.55)})  # fmt: skip
-    steps, best = architecture_lab.observations(results, "reverse")
-    names = ["Transformer: self-att → self-att", "CNN → CNN (Transformer-style blocks)"]
-    leader, other = names if transformer_first else names[::-1]
-    assert steps.startswith(f"Fewest steps to 90% on reverse: **{leader}**.")
-    assert f"{leader} beats {other} on steps to 90% on reverse" in steps
-    assert best.startswith("Best final exact match on reverse: **Transformer: self-att → self-att**.")
-    assert "beats CNN → CNN" in best
-
-
-def test_observations_never_call_one_seed_a_win_and_name_who_missed():
-    results = comparison({"transformer": (100,), "rnn-rnn": (150,), "cnn-cnn": (None,)},
-                         {"transformer": (0.99,), "rnn-rnn": (0.98,), "cnn-cnn": (0.3,)})  # fmt: skip
-    steps, missed, best = architecture_lab.observations(results, "reverse")
-    assert "**Transformer: self-att → self-att**" in steps and "too close to call" in steps and "one seed" in steps
-    assert missed == "Did not reach 90% within the budget: CNN → CNN (Transformer-style blocks)."
-    assert "too close to call" in best and "beats" not in best
-    assert architecture_lab.observations(results, "copy") == []  # no runs of that task: nothing to say
 
 
 def test_broken_results_files_get_clear_errors(tmp_path):
@@ -297,7 +258,10 @@ def test_the_script_makes_what_the_page_reads(tmp_path):
 
 
 def test_exercises_are_answered_by_the_lessons_own_numbers():
-    ex1, ex2, ex3 = architecture_lab.exercises()
+    ex1, ex2, ex3, ex4 = architecture_lab.exercises()
+    d = 64
+    assert ex4.check(2 * (4 * (d * d + d) + 2 * d)).correct  # the hand count is the code's count
+    assert not ex4.check(2 * 4 * (d * d + d)).correct and "norm" in ex4.hint  # forgetting the norms
     assert ex1.check(4 * (64 * 64 + 64)).correct
     assert ex2.choices[ex2.answer] == "birnn"
     assert ex3.check("RNN").correct and not ex3.check("CNN").correct
@@ -332,3 +296,104 @@ def test_the_live_run_and_its_table_row(task):
 def test_the_page_captions_are_fixed_text():
     assert architecture_lab.PAPER_CAPTION.startswith(architecture_lab.PAPER_CREDIT + " Not comparable")
     assert architecture_lab.UNTRAINED_TITLE.startswith("UNTRAINED") and "uniform" in architecture_lab.UNTRAINED_CAPTION
+
+
+# ------------------------------------------------------------------------------------- the poster's findings
+FINDING_KEYS = sorted({key for f in architecture_lab.FINDINGS for pair in f.pairs for key in pair})
+
+
+def poster_grid(finals: dict[str, tuple]) -> Comparison:
+    """A made-up grid of every preset the findings name: ``finals`` per preset (0.5 ± 0.01 for the others)."""
+    default = (0.5, 0.51, 0.49)
+    return comparison({k: (100, 100, 100) for k in FINDING_KEYS},
+                      {k: finals.get(k, default) for k in FINDING_KEYS}, task="toy-translation")  # fmt: skip
+
+
+@pytest.mark.parametrize("finding", architecture_lab.FINDINGS, ids=lambda f: f.claim[:30])
+def test_each_finding_is_reproduced_or_contradicted_as_the_numbers_say(finding):
+    ahead, behind = (0.9, 0.91, 0.92), (0.6, 0.62, 0.61)
+    favour = {a: ahead for a, _ in finding.pairs} | {b: behind for _, b in finding.pairs}
+    swapped = {a: behind for a, _ in finding.pairs} | {b: ahead for _, b in finding.pairs}
+    for finals, status in ((favour, "reproduced"), (swapped, "contradicted")):
+        said = {claim: (s, sentences) for claim, s, sentences in architecture_lab.findings(poster_grid(finals))}
+        got, sentences = said[finding.claim]
+        assert got == status
+        first, second = finding.pairs[0]
+        winner, loser = (first, second) if status == "reproduced" else (second, first)
+        assert f"{architecture_lab.PRESET_BY_KEY[winner].label} beats" in sentences[0] or (
+            f"{architecture_lab.PRESET_BY_KEY[loser].label} does not beat" in sentences[0]
+        )
+        text = architecture_lab.findings_markdown(poster_grid(finals))
+        assert f"**“{finding.claim}”**: {status} here." in text
+        summary = text.split("\n")[0]
+        assert (finding.claim + " (contradicted)" in summary) == (status == "contradicted")
+        assert (finding.claim + "." in summary or finding.claim + ";" in summary) == (status == "reproduced")
+
+
+def test_a_finding_within_the_spread_is_too_close_to_call_and_a_half_won_one_is_partly_reproduced():
+    noisy = poster_grid({"rnn-multi-att": (0.6, 0.7, 0.5), "rnn-one-att": (0.58, 0.68, 0.52)})
+    status = {claim: s for claim, s, _ in architecture_lab.findings(noisy)}
+    assert status["Multiple source attention layers are key"] == "too close to call"
+    half = poster_grid({"selfatt-rnn": (0.9, 0.91, 0.92), "rnn-selfatt": (0.6, 0.61, 0.62)})  # CNN pair: a tie
+    assert {c: s for c, s, _ in architecture_lab.findings(half)}[
+        "Self-attention is more important on the source side"
+    ] == "partly reproduced"
+    assert architecture_lab.findings(comparison({"transformer": (1, 2)}, {"transformer": (0.5, 0.6)})) == []
+
+
+def test_the_shipped_findings_agree_with_the_shipped_means():
+    """Recomputed here by hand: a pair is won when the means are further apart than the two sds together."""
+    results = architecture_lab.load_results()
+    said = {claim: status for claim, status, _ in architecture_lab.findings(results)}
+    assert len(said) == len(architecture_lab.FINDINGS)  # the grid ran every preset the findings name
+    for finding in architecture_lab.FINDINGS:
+        won = []
+        for a, b in finding.pairs:
+            sa, sb = (results.spread(architecture_lab.FINAL, k) for k in (a, b))
+            gap = sa.mean - sb.mean
+            won.append("a" if gap > sa.sd + sb.sd else "b" if -gap > sa.sd + sb.sd else None)
+        expected = ("contradicted" if "b" in won else "reproduced" if all(w == "a" for w in won)
+                    else "partly reproduced" if any(won) else "too close to call")  # fmt: skip
+        assert said[finding.claim] == expected, finding.claim
+
+
+def test_the_shipped_grid_is_the_posters_tables_with_three_seeds_on_a_task_that_does_not_saturate():
+    results = architecture_lab.load_results()
+    assert len(results.seeds) >= 3 and results.meta["tasks"] == ["toy-translation"]
+    assert all(len(results.runs_of(v)) == len(results.seeds) for v in results.variants)
+    finals = [results.spread(architecture_lab.FINAL, v).mean for v in results.variants]
+    assert max(finals) - min(finals) > 0.1 and min(finals) < 0.9  # the rows are separated, not all at 100%
+    tables = dict(architecture_lab.poster_tables(results))
+    assert [t for t, _ in architecture_lab.poster_tables(results)][0].startswith("Baselines")
+    name = architecture_lab.final_name(results)
+    combos = tables["Encoder/decoder combinations"]
+    order = [(e, d) for e, d, _ in architecture_lab.PAPER_COMBINATIONS]
+    assert [(r["encoder"], r["decoder"]) for r in combos] == [
+        p for p in order if p in {(r["encoder"], r["decoder"]) for r in combos}
+    ]
+    for row in combos:
+        key = next(p.key for p in architecture_lab.PRESETS if p.paper == (row["encoder"], row["decoder"]))
+        runs = results.runs_of(key)
+        assert row[name] == Spread(tuple(r.value(architecture_lab.FINAL) for r in runs)).text(".1%", with_n=False)
+        assert row["parameters"] == runs[0].extra["parameters"] and row["n"] == len(runs)
+        assert row["seconds"] == results.spread("seconds", key).text(".1f", with_n=False)
+    ladder = tables["The RNN ablations, one step at a time"]
+    assert [r["model"] for r in ladder] == [name for name, _ in architecture_lab.PAPER_RNN_LADDER.values()]
+    assert [r["model"] for r in tables[next(iter(tables))]] == ["Transformer", "RNMT", "CNN GLU"]
+    text = architecture_lab.grid_text(results)
+    assert "toy-translation" in text and f"range from {min(finals):.1%}" in text and f"to {max(finals):.1%}" in text
+
+
+def test_a_shipped_row_reruns_with_its_chains_seed_and_steps():
+    results = architecture_lab.load_results()
+    key = results.variants[-1]
+    settings = architecture_lab.rerun_settings(results, key)
+    preset = architecture_lab.PRESET_BY_KEY[key]
+    assert settings["architecture_lab.encoder"] == preset.encoder and settings["architecture_lab.preset"] == key
+    assert settings["architecture_lab.task"] == "toy-translation"
+    assert settings["architecture_lab.steps"] == results.meta["max_steps"]
+    assert settings["architecture_lab.seed"] in results.seeds
+    task = get_task("reverse")
+    checked = architecture_lab.check(preset.encoder, preset.decoder, task)
+    model, train_fn = architecture_lab.new_run(checked, task, 0, 60.0, max_steps=3)
+    assert train_fn(None).steps == 3  # exactly the row's steps, no early stop

@@ -174,23 +174,42 @@ def test_a_short_training_run_is_drawn_and_joins_the_comparison_table(at):
     assert all("your chains" not in set(df.value["chains"]) for df in at.dataframe if "chains" in df.value.columns)
 
 
-def test_the_shipped_runs_and_their_trained_maps_are_shown(at):
+def test_the_posters_tables_its_findings_and_the_trained_maps_are_shown(at):
     results = architecture_lab.load_results()
-    shipped = frame_with(at, "n")
-    assert shipped.to_dict("records") == architecture_lab.table_rows(results)  # mean ± sd (n) per preset and task
+    shown = [df.value.to_dict("records") for df in at.dataframe if "poster: WMT'17 EN→DE BLEU" in df.value.columns]
+    assert shown == [rows for _, rows in architecture_lab.poster_tables(results)]  # baselines, combinations, ablations
     text = " ".join(m.value for m in at.markdown)
-    for line in architecture_lab.observations(results, results.meta["tasks"][0]):
-        assert line in text  # the sentences are the comparison's, as computed
+    for title, _ in architecture_lab.poster_tables(results):
+        assert f"**{title}**" in text
+    assert architecture_lab.findings_markdown(results) in text  # the findings, as computed from the results
+    assert architecture_lab.grid_text(results) in text
     trained = [s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("TRAINED")]
     assert len(trained) == 1
     key, probe = next(iter(architecture_lab.probes(results).items()))
     assert len(trained[0]["data"]) == len(probe["maps"])
     assert trained[0]["layout"]["title"]["text"] == html.escape(architecture_lab.probe_caption(results, key))
-    assert any("architecture_lab_results.py" in c.value and "steps to 90%" in c.value for c in at.caption)
+    assert any("architecture_lab_results.py" in c.value and "exactly" in c.value for c in at.caption)
     other = list(architecture_lab.probes(results))[-1]
     at.selectbox(key="architecture_lab.shipped_preset").set_value(other).run()
     trained = [s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("TRAINED")]
     assert len(trained[0]["data"]) == len(architecture_lab.probes(results)[other]["maps"])
+
+
+def test_a_shipped_row_is_loaded_into_the_live_panel_and_a_preset_unloads_it(at):
+    results = architecture_lab.load_results()
+    key = results.variants[1]
+    at.selectbox(key="architecture_lab.rerun").set_value(key).run()
+    at.button(key="architecture_lab.rerun_load").click().run()
+    assert not at.exception and not at.warning
+    preset = architecture_lab.PRESET_BY_KEY[key]
+    assert at.text_area(key="architecture_lab.encoder").value == preset.encoder
+    assert at.text_area(key="architecture_lab.decoder").value == preset.decoder
+    assert at.selectbox(key="architecture_lab.task").value == "toy-translation"
+    assert at.number_input(key="architecture_lab.seed").value == results.runs_of(key)[0].seed
+    steps = results.meta["max_steps"]
+    assert any(c.value.startswith(f"As the shipped row: {steps} steps") for c in at.caption)
+    at.selectbox(key="architecture_lab.preset").set_value("transformer").run()
+    assert not any(c.value.startswith("As the shipped row") for c in at.caption)
 
 
 def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path):
