@@ -142,18 +142,6 @@ PRETRAINED: dict[str, list[str]] = {
         for task in ("toy-translation", "toy-translation-it")
     },
     "toy-translation-transformer": ["--task", "toy-translation", "--model", "transformer", "--max-steps", "800"],
-    # the masking lesson's "cheating decoder": no causal mask, so teacher forcing hands it the answer (it
-    # copies the next input token within ~100 steps; 300 is plenty)
-    "dates-transformer-no-causal": [
-        "--task", "dates", "--model", "transformer", "--max-steps", "300", "--set", "causal=false",
-    ],
-    # the positional-encoding lesson: one Transformer on reverse per encoding (without one it cannot learn it)
-    **{
-        f"reverse-transformer-{positional}": [
-            "--task", "reverse", "--model", "transformer", "--max-steps", "400", "--set", f"positional={positional}",
-        ]
-        for positional in ("none", "sinusoidal", "learned")
-    },
 }  # fmt: skip
 COMMON = ["--seed", "0", "--threads", "1", "--target", "0", "--max-seconds", "0"]
 
