@@ -21,9 +21,9 @@ CHECKPOINTS = Path(__file__).resolve().parents[2] / "assets" / "checkpoints"
 
 @cache
 def _index() -> dict[tuple[str, str], Path]:
-    """``(task, model) -> folder``. A checkpoint answers under its folder's name (``dates-transformer-no-causal``
-    is ``("dates", "transformer-no-causal")``, as the catalog names it) and, unless a plain ``TASK-MODEL`` folder
-    exists, under the model name it records (``("dates", "transformer")``)."""
+    """``(task, model) -> folder``. A checkpoint answers under its folder's name (``copy-small-decoder-no-mask``
+    is ``("copy", "small-decoder-no-mask")``, as the catalog names it) and, unless a plain ``TASK-MODEL`` folder
+    exists, under the model name it records (``("copy", "small-decoder")`` where no such folder exists)."""
     found: dict[tuple[str, str], Path] = {}
     for config in sorted(CHECKPOINTS.glob("*/config.json")):
         meta = json.loads(config.read_text(encoding="utf-8"))
