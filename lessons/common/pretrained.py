@@ -23,7 +23,7 @@ CHECKPOINTS = Path(__file__).resolve().parents[2] / "assets" / "checkpoints"
 def _index() -> dict[tuple[str, str], Path]:
     """``(task, model) -> folder``. A checkpoint answers under its folder's name (``copy-small-decoder-no-mask``
     is ``("copy", "small-decoder-no-mask")``, as the catalog names it) and, unless a plain ``TASK-MODEL`` folder
-    exists, under the model name it records (``("copy", "small-decoder")`` where no such folder exists)."""
+    exists, under the model name its config records (the same name for every checkpoint shipped today)."""
     found: dict[tuple[str, str], Path] = {}
     for config in sorted(CHECKPOINTS.glob("*/config.json")):
         meta = json.loads(config.read_text(encoding="utf-8"))
