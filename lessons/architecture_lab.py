@@ -572,7 +572,7 @@ def snapshot_views(snapshot: Progress) -> list[MapView]:
 
 def snapshot_figure(snapshot: Progress) -> go.Figure:
     """A live report's maps (:func:`attention_figure`), titled with its step, exact match and what it writes."""
-    caption = f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes {snapshot.prediction!r}"
+    caption = f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes “{snapshot.prediction}”"
     return attention_figure(snapshot_views(snapshot), caption=caption)
 
 
@@ -718,20 +718,19 @@ def shipped_views(results: Comparison, key: str) -> list[MapView]:
 
 def probe_caption(results: Comparison, key: str) -> str:
     probe = probes(results)[key]
-    return f"TRAINED ({probe['task']}, seed {probe['seed']}, step {probe['step']}): writes {probe['prediction']!r}"
+    return f"TRAINED ({probe['task']}, seed {probe['seed']}, step {probe['step']}): writes “{probe['prediction']}”"
 
 
 def provenance_note(meta: Mapping) -> str:
-    """What the page adds to the provenance caption: the recipe, what "steps to 90%" means, the machine's load."""
+    """What the page adds to the provenance caption: the recipe, how long each run trained, the machine's load."""
     machine = meta.get("machine", {})
     steps, stop_at = meta.get("max_steps", "?"), meta.get("stop_at", 0)
-    how = (f"for exactly {steps} steps (no early stop)" if stop_at >= 1.0
-           else f"for at most {steps} steps, stopping at {stop_at:.0%}")  # fmt: skip
+    how = (f"for exactly {steps} steps (no early stop), so every row had the same training"
+           if stop_at >= 1.0 else f"for at most {steps} steps, stopping at {stop_at:.0%}")  # fmt: skip
     return (
-        f"Each preset trained with this page's recipe {how}; “{STEPS_TO}” is the first check at or above it. Torch "
-        f"{machine.get('torch', '?')} on {machine.get('processor', '?')}, 1-minute load average "
-        f"{meta.get('load_1min_after', '?')} after: the machine was shared, so the seconds are slower than yours will "
-        "be; the steps are what to compare."
+        f"Each preset trained with this page's recipe {how}. Torch {machine.get('torch', '?')} on "
+        f"{machine.get('processor', '?')}, 1-minute load average {meta.get('load_1min_after', '?')} after: the "
+        "machine was shared, so the seconds are slower than yours will be, and only roughly comparable between rows."
     )
 
 
@@ -848,8 +847,18 @@ def findings(results: Comparison) -> list[tuple[str, str, list[str]]]:
         if not pairs:
             continue
         verdicts = [results.compare(a, b, FINAL) for a, b in pairs]
-        out.append((finding.claim, finding_status(verdicts), [v.sentence(".1%", metric_name=name) for v in verdicts]))
+        sentences = [v.sentence(".1%", metric_name=name) + _sizes(results, v.a, v.b) for v in verdicts]
+        out.append((finding.claim, finding_status(verdicts), sentences))
     return out
+
+
+def _sizes(results: Comparison, a: str, b: str) -> str:
+    """The two models' sizes, and a warning when the first is over 10% larger: its lead may be its size."""
+    pa, pb = (results.runs_of(k)[0].extra.get("parameters") for k in (a, b))
+    if not pa or not pb:
+        return ""
+    warning = " — more weights, so the gap is not the layout's alone" if pa > 1.1 * pb else ""
+    return f" Parameters: {pa:,} against {pb:,}{warning}."
 
 
 def findings_markdown(results: Comparison) -> str:

@@ -3,6 +3,7 @@ paper's table (checked against the paper's text where the course's sources are a
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -397,3 +398,14 @@ def test_a_shipped_row_reruns_with_its_chains_seed_and_steps():
     checked = architecture_lab.check(preset.encoder, preset.decoder, task)
     model, train_fn = architecture_lab.new_run(checked, task, 0, 60.0, max_steps=3)
     assert train_fn(None).steps == 3  # exactly the row's steps, no early stop
+
+
+@pytest.mark.parametrize(("big", "warned"), [(120_000, True), (105_000, False)])
+def test_a_finding_names_the_sizes_and_warns_when_the_winner_is_much_larger(big, warned):
+    grid = poster_grid({})
+    sizes = {"rnn-rnn": big, "rnn-multi-att": 100_000}
+    runs = tuple(replace(r, extra={"parameters": sizes.get(r.variant, 1)}) for r in grid.runs)
+    said = {c: s for c, _, s in architecture_lab.findings(Comparison(grid.variants, runs, {}, grid.labels))}
+    sentence = said["The residual feed-forward layer is key"][0]
+    assert f"Parameters: {big:,} against 100,000" in sentence
+    assert ("more weights" in sentence) == warned
