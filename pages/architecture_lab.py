@@ -164,8 +164,8 @@ def shipped_maps(results) -> None:
     probes = architecture_lab.probes(results)
     key = st.selectbox("Attention of the trained model", list(probes), key="architecture_lab.shipped_preset",
                        format_func=lambda k: architecture_lab.PRESET_BY_KEY[k].label)  # fmt: skip
-    figure = architecture_lab.attention_figure(architecture_lab.shipped_views(results, key),
-                                               caption=architecture_lab.probe_caption(results, key))  # fmt: skip
+    views, caption = architecture_lab.shipped_views(results, key), architecture_lab.probe_caption(results, key)
+    figure = architecture_lab.attention_figure(views, caption=caption, columns=2)
     ui.plotly(figure, key="architecture_lab.shipped_maps")
 
 
