@@ -409,3 +409,18 @@ def test_a_finding_names_the_sizes_and_warns_when_the_winner_is_much_larger(big,
     sentence = said["The residual feed-forward layer is key"][0]
     assert f"Parameters: {big:,} against 100,000" in sentence
     assert ("more weights" in sentence) == warned
+
+
+@pytest.mark.slow  # trains one shipped row again: ~10 s at one thread
+def test_rerunning_a_shipped_row_live_gives_its_shipped_number():
+    results = architecture_lab.load_results()
+    key = min(results.variants, key=lambda v: results.spread("seconds", v).mean)  # the quickest row
+    settings = architecture_lab.rerun_settings(results, key)
+    task = get_task(settings["architecture_lab.task"])
+    checked = architecture_lab.check(settings["architecture_lab.encoder"], settings["architecture_lab.decoder"], task)
+    _, train_fn = architecture_lab.new_run(checked, task, settings["architecture_lab.seed"], 120.0,
+                                           settings["architecture_lab.steps"])  # fmt: skip
+    result = train_fn(lambda progress: None)
+    shipped = next(r for r in results.runs_of(key) if r.seed == settings["architecture_lab.seed"])
+    assert result.steps == shipped.value("steps")
+    assert result.exact_match == pytest.approx(shipped.value(architecture_lab.FINAL), abs=0.01)
