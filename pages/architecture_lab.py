@@ -170,19 +170,20 @@ def shipped_maps(results) -> None:
 
 
 st.subheader("The poster's tables, measured on a toy translation")
-results = ui.shipped_results(lesson, architecture_lab.RESULTS, what="The shipped runs")
+grid = st.radio("Trained for", list(architecture_lab.GRIDS), horizontal=True, key="architecture_lab.grid")
+results = ui.shipped_results(lesson, architecture_lab.GRIDS[grid], what="The shipped runs")
 if results is not None:
     st.markdown(architecture_lab.grid_text(results))
     for title, rows in architecture_lab.poster_tables(results):
         st.markdown(f"**{title}**")
         ui.table(rows, key=f"architecture_lab.poster.{title}")
-    st.markdown("**Which of the poster's findings the toy reproduces**")
-    st.markdown(architecture_lab.findings_markdown(results))
+    findings = architecture_lab.findings_markdown(results)
+    st.markdown(f"**Which of the poster's findings the toy reproduces**\n\n{findings}")
     ui.provenance(results.meta, note=architecture_lab.provenance_note(results.meta))
     pick, load = st.columns([3, 2], vertical_alignment="bottom")
     pick.selectbox("Rerun a row live", results.variants, key="architecture_lab.rerun", format_func=results.label)
-    load.button("Load it into sections 1–2", key="architecture_lab.rerun_load", on_click=_rerun_row, args=(results,))
-    st.caption("Loading a row sets its chains, task, seed and steps above; press Train in section 2 to rerun it.")
+    load.button("Load it into sections 1–2", key="architecture_lab.rerun_load", on_click=_rerun_row, args=(results,),
+                help="Sets its chains, task, seed and steps above; then press Train in section 2.")  # fmt: skip
     if architecture_lab.probes(results):
         shipped_maps(results)
 

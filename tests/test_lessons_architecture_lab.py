@@ -175,8 +175,9 @@ def test_the_quoted_bleu_table_is_the_papers():
 
 
 # ------------------------------------------------------------------------------------------- shipped results
-def test_the_shipped_results_are_complete_and_consistent():
-    results = architecture_lab.load_results()
+@pytest.mark.parametrize("grid", list(architecture_lab.GRIDS))
+def test_the_shipped_results_are_complete_and_consistent(grid):
+    results = architecture_lab.load_results(architecture_lab.GRIDS[grid])
     assert isinstance(results, Comparison) and results.meta["script"] == "scripts/architecture_lab_results.py"
     assert (
         set(results.variants) <= set(architecture_lab.PRESET_BY_KEY) and len(results.variants) >= 6
@@ -342,9 +343,10 @@ def test_a_finding_within_the_spread_is_too_close_to_call_and_a_half_won_one_is_
     assert architecture_lab.findings(comparison({"transformer": (1, 2)}, {"transformer": (0.5, 0.6)})) == []
 
 
-def test_the_shipped_findings_agree_with_the_shipped_means():
+@pytest.mark.parametrize("grid", list(architecture_lab.GRIDS))
+def test_the_shipped_findings_agree_with_the_shipped_means(grid):
     """Recomputed here by hand: a pair is won when the means are further apart than the two sds together."""
-    results = architecture_lab.load_results()
+    results = architecture_lab.load_results(architecture_lab.GRIDS[grid])
     said = {claim: status for claim, status, _ in architecture_lab.findings(results)}
     assert len(said) == len(architecture_lab.FINDINGS)  # the grid ran every preset the findings name
     for finding in architecture_lab.FINDINGS:
@@ -358,9 +360,11 @@ def test_the_shipped_findings_agree_with_the_shipped_means():
         assert said[finding.claim] == expected, finding.claim
 
 
-def test_the_shipped_grid_is_the_posters_tables_with_three_seeds_on_a_task_that_does_not_saturate():
-    results = architecture_lab.load_results()
+@pytest.mark.parametrize("grid", list(architecture_lab.GRIDS))
+def test_the_shipped_grid_is_the_posters_tables_with_three_seeds_on_a_task_that_does_not_saturate(grid):
+    results = architecture_lab.load_results(architecture_lab.GRIDS[grid])
     assert len(results.seeds) >= 3 and results.meta["tasks"] == ["toy-translation"]
+    assert f"{results.meta['max_steps']} steps" == grid and results.meta["stop_at"] >= 1.0  # no early stop
     assert all(len(results.runs_of(v)) == len(results.seeds) for v in results.variants)
     finals = [results.spread(architecture_lab.FINAL, v).mean for v in results.variants]
     assert max(finals) - min(finals) > 0.1 and min(finals) < 0.9  # the rows are separated, not all at 100%
@@ -385,8 +389,9 @@ def test_the_shipped_grid_is_the_posters_tables_with_three_seeds_on_a_task_that_
     assert "toy-translation" in text and f"range from {min(finals):.1%}" in text and f"to {max(finals):.1%}" in text
 
 
-def test_a_shipped_row_reruns_with_its_chains_seed_and_steps():
-    results = architecture_lab.load_results()
+@pytest.mark.parametrize("grid", list(architecture_lab.GRIDS))
+def test_a_shipped_row_reruns_with_its_chains_seed_and_steps(grid):
+    results = architecture_lab.load_results(architecture_lab.GRIDS[grid])
     key = results.variants[-1]
     settings = architecture_lab.rerun_settings(results, key)
     preset = architecture_lab.PRESET_BY_KEY[key]

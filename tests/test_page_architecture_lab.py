@@ -195,6 +195,18 @@ def test_the_posters_tables_its_findings_and_the_trained_maps_are_shown(at):
     assert len(trained[0]["data"]) == len(architecture_lab.probes(results)[other]["maps"])
 
 
+def test_the_shorter_grid_replaces_the_tables_findings_and_rows_to_rerun(at):
+    at.radio(key="architecture_lab.grid").set_value("100 steps").run()
+    assert not at.exception
+    results = architecture_lab.load_results(architecture_lab.GRIDS["100 steps"])
+    shown = [df.value.to_dict("records") for df in at.dataframe if "poster: WMT'17 EN→DE BLEU" in df.value.columns]
+    assert shown == [rows for _, rows in architecture_lab.poster_tables(results)]
+    assert architecture_lab.findings_markdown(results) in " ".join(m.value for m in at.markdown)
+    at.selectbox(key="architecture_lab.rerun").set_value("convs2s").run()
+    at.button(key="architecture_lab.rerun_load").click().run()
+    assert any(c.value.startswith("As the shipped row: 100 steps") for c in at.caption)
+
+
 def test_a_shipped_row_is_loaded_into_the_live_panel_and_a_preset_unloads_it(at):
     results = architecture_lab.load_results()
     key = results.variants[1]
@@ -213,7 +225,7 @@ def test_a_shipped_row_is_loaded_into_the_live_panel_and_a_preset_unloads_it(at)
 
 
 def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(architecture_lab, "RESULTS", tmp_path / "architecture_lab.json")
+    monkeypatch.setattr(architecture_lab, "GRIDS", {k: tmp_path / v.name for k, v in architecture_lab.GRIDS.items()})
     at = open_page(PAGE)
     assert not at.exception
     assert at.warning and "architecture_lab_results.py" in at.warning[0].value

@@ -310,7 +310,7 @@ COURSE: tuple[Part, ...] = (
                 icon=":material/science:",
                 tab_icon="🧪",
                 introduces=("layer chains",),
-                results=("assets/results/architecture_lab.json",),
+                results=("assets/results/architecture_lab.json", "assets/results/architecture_lab_100_steps.json"),
                 pretrained=(),
                 sources=(
                     "Source: T. Domhan, *How Much Attention Do You Need? A Granular Analysis of Neural Machine "
