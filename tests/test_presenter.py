@@ -3,10 +3,11 @@ control kept, and it follows the teacher from page to page."""
 
 import json
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui
-from lessons.common import charts
+from lessons.common import catalog, charts
 from tests.helpers import open_page
 
 QKV = "pages/queries_keys_values.py"
@@ -80,3 +81,12 @@ def test_vega_charts_get_presenter_sizes_too():
         assert after["encoding"]["x"]["axis"]["labelFontSize"] == charts.AXIS_PRESENTER["labelFontSize"]
         assert after["title"] == {"text": before["title"], "fontSize": charts.TITLE_PRESENTER}
         assert after["height"] == int(before["height"] * ui.PRESENTER_SCALE)
+
+
+@pytest.mark.parametrize("lesson", catalog.all_lessons(), ids=lambda lesson: lesson.slug)
+def test_every_lesson_opens_in_presenter_mode(lesson):
+    """Presenter mode takes other paths through a page (explanations folded, larger figures): every lesson page
+    opens in it without an exception, with the stylesheet on."""
+    at = open_page(lesson.page, params={ui.PRESENT_PARAM: "1"})
+    assert not at.exception, at.exception[0].value if at.exception else ""
+    assert stylesheet_on(at) and at.title[0].value == lesson.title
