@@ -53,7 +53,7 @@ from lessons.common.charts import (
     vega_lite_spec,
     with_values,
 )
-from lessons.common.comparison import Comparison, Run, Spread, Verdict, curves_chart, first_reached, verdict
+from lessons.common.comparison import Comparison, Run, Spread, Verdict, by_outcome, curves_chart, first_reached, verdict
 from lessons.common.exercises import Exercise
 from minimodels.attention import AdditiveAttention, DotProductAttention, ScaledDotProductAttention, masked_softmax
 from minimodels.tasks import Task, get_task, make_batch
@@ -864,9 +864,7 @@ def recall_headline(results: Comparison) -> str:
     """The section's claim, computed: at which d_k the scale clearly helps, where it does not matter, and where (if
     anywhere) it hurts, on held-out accuracy at the end of training."""
     verdicts = recall_verdicts(results)
-    helps = [d for d, v in verdicts.items() if v.outcome == "better"]
-    close = [d for d, v in verdicts.items() if v.outcome == "too close"]
-    hurts = [d for d, v in verdicts.items() if v.outcome == "worse"]
+    helps, close, hurts = by_outcome(verdicts).values()
     steps = (results.meta.get("train_config") or {}).get("steps", RECALL_STEPS)
     parts = []
     if helps:
@@ -1006,7 +1004,7 @@ def threshold_prediction(results: Comparison) -> Exercise:
     """Predict: the smallest measured d_k at which scaling clearly raises the final accuracy (or none)."""
     verdicts = recall_verdicts(results)
     ds = list(verdicts)
-    helps = [d for d, v in verdicts.items() if v.outcome == "better"]
+    helps = by_outcome(verdicts)["better"]
     choices = (*(f"d_k = {d}" for d in ds), "at none of them")
     answer = ds.index(helps[0]) if helps else len(ds)
     return Exercise(

@@ -40,7 +40,16 @@ from torch import nn
 
 from lessons.common.catalog import ROOT
 from lessons.common.charts import attention_coloraxis, hover_pairs, safe_label, vega_lite_spec, with_values
-from lessons.common.comparison import Comparison, Run, Spread, Verdict, curve_of, curves_chart, first_reached
+from lessons.common.comparison import (
+    Comparison,
+    Run,
+    Spread,
+    Verdict,
+    by_outcome,
+    curve_of,
+    curves_chart,
+    first_reached,
+)
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, check_budget
 from minimodels.attention import (
@@ -1150,9 +1159,7 @@ def _ds(ds: Sequence[int]) -> str:
 def sweep_summary(sweep: Comparison) -> str:
     """Where scaling matters in the reduced race, and where it does not, from :func:`sweep_verdicts`."""
     verdicts = sweep_verdicts(sweep)
-    ahead = [d for d, v in verdicts.items() if v.winner == "scaled_dot"]
-    behind = [d for d, v in verdicts.items() if v.winner == "dot"]
-    close = [d for d, v in verdicts.items() if not v.clear]
+    ahead, close, behind = by_outcome(verdicts).values()  # scaled dot against dot
     parts = []
     if ahead:
         parts.append(f"scaling clearly helps at d = {_ds(ahead)}")

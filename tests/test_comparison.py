@@ -367,3 +367,15 @@ def test_a_training_history_becomes_a_runs_curve():
 
     reports = [SimpleNamespace(step=25, seconds=1.23456, loss=0.1234567, exact_match=0.512345)]  # a Progress's fields
     assert curve_of(reports) == [{"step": 25, "seconds": 1.235, "loss": 0.12346, "exact_match": 0.5123}]
+
+
+def test_by_outcome_groups_settings_by_their_verdict_in_order():
+    from lessons.common.comparison import by_outcome
+
+    c = _comparison()
+    clear = c.compare("attention", "none", "test exact")
+    behind = c.compare("none", "attention", "test exact")
+    close = _comparison(b_scores=(0.9, 0.92, 0.95)).compare("attention", "none", "test exact")
+    groups = by_outcome({8: close, 32: clear, 128: behind, 512: clear})
+    assert groups == {"better": [32, 512], "too close": [8], "worse": [128]}
+    assert by_outcome({}) == {"better": [], "too close": [], "worse": []}

@@ -220,6 +220,15 @@ class Verdict:
         return self.reason
 
 
+def by_outcome(verdicts: Mapping[Any, Verdict]) -> dict[Outcome, list]:
+    """The keys of ``verdicts`` (a setting -> its verdict, e.g. d_k -> scaled vs unscaled) grouped by outcome, each
+    group in the mapping's order: ``{"better": [...], "too close": [...], "worse": [...]}``."""
+    groups: dict[Outcome, list] = {"better": [], "too close": [], "worse": []}
+    for key, v in verdicts.items():
+        groups[v.outcome].append(key)
+    return groups
+
+
 def verdict(
     a: Spread, b: Spread, *, higher_is_better: bool = True, none_is_worst: bool = True, min_gap: float = 0.0
 ) -> tuple[Outcome, str]:
