@@ -10,7 +10,7 @@ import math
 import torch
 from torch import nn
 
-__all__ = ["sinusoidal_encoding", "SinusoidalPositionalEncoding", "LearnedPositionalEmbedding"]
+__all__ = ["sinusoidal_encoding", "SinusoidalPositionalEncoding", "LearnedPositionalEmbedding", "positional_layer"]
 
 
 def sinusoidal_encoding(n_positions: int, d_model: int) -> torch.Tensor:
@@ -61,3 +61,13 @@ class LearnedPositionalEmbedding(nn.Module):
             raise ValueError(f"sequence of {offset + T} positions exceeds max_len {self.embedding.num_embeddings}")
         positions = torch.arange(offset, offset + T, device=x.device)  # (T,)
         return x + self.embedding(positions)  # (B, T, d) + (T, d)
+
+
+def positional_layer(kind: str, d_model: int, max_len: int) -> nn.Module | None:
+    """The layer that adds position vectors for a model's ``positional`` setting: ``"sinusoidal"`` (fixed),
+    ``"learned"`` (one trained vector per position), or None (``"none"``: no position information)."""
+    if kind == "sinusoidal":
+        return SinusoidalPositionalEncoding(d_model, max_len)
+    if kind == "learned":
+        return LearnedPositionalEmbedding(max_len, d_model)
+    return None

@@ -29,7 +29,7 @@ from torch import nn
 
 from .attention import causal_mask, padding_mask, scaled_dot_product_attention
 from .models import ModelOutput
-from .positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+from .positional import positional_layer
 from .tokenizers import PAD_ID
 
 __all__ = ["SmallConfig", "SelfAttention", "TinyDecoder", "TinyEncoder", "random_strings", "fit", "Report"]
@@ -70,11 +70,7 @@ class SelfAttention(nn.Module):
 
 
 def _positional(config: SmallConfig) -> nn.Module | None:
-    if config.positional == "sinusoidal":
-        return SinusoidalPositionalEncoding(config.d_model, config.max_len)
-    if config.positional == "learned":
-        return LearnedPositionalEmbedding(config.max_len, config.d_model)
-    return None
+    return positional_layer(config.positional, config.d_model, config.max_len)
 
 
 class _Small(nn.Module):

@@ -32,7 +32,7 @@ from torch import nn
 
 from .attention import MultiHeadAttention, causal_mask, padding_mask, scaled_dot_product_attention
 from .models import ModelOutput, StepOutput
-from .positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+from .positional import positional_layer
 
 __all__ = ["POSITIONALS", "TransformerConfig", "TransformerMemory", "DecoderState", "TinyTransformer"]
 
@@ -247,11 +247,7 @@ class DecoderLayer(nn.Module):
 
 
 def _positional(config: TransformerConfig) -> nn.Module | None:
-    if config.positional == "sinusoidal":
-        return SinusoidalPositionalEncoding(config.d_model, config.max_len)
-    if config.positional == "learned":
-        return LearnedPositionalEmbedding(config.max_len, config.d_model)
-    return None
+    return positional_layer(config.positional, config.d_model, config.max_len)
 
 
 class TinyTransformer(nn.Module):

@@ -292,3 +292,14 @@ def test_seq2seq_config_describes_its_encoder_direction_cell_and_attention():
     assert uni.startswith("unidirectional GRU encoder (D = 32)") and "additive attention" in uni
     assert bi.startswith("bidirectional GRU encoder (H = 32 per direction, D = 64)")
     assert "no attention" in Seq2SeqConfig(attention="none", cell="lstm").describe()
+
+
+def test_positional_layer_is_the_one_every_model_builds_from_its_setting():
+    from minimodels.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, positional_layer
+    from minimodels.small import SmallConfig, TinyEncoder
+
+    assert isinstance(positional_layer("sinusoidal", 8, 10), SinusoidalPositionalEncoding)
+    learned = positional_layer("learned", 8, 10)
+    assert isinstance(learned, LearnedPositionalEmbedding) and sum(p.numel() for p in learned.parameters()) == 80
+    assert positional_layer("none", 8, 10) is None
+    assert TinyEncoder(SmallConfig(positional="none")).position is None
