@@ -30,7 +30,6 @@ import functools
 import json
 import math
 import time
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,8 +40,6 @@ import numpy as np
 import plotly.graph_objects as go
 import torch
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
 
 from lessons import scoring_functions as scoring
 from lessons.common.charts import (
@@ -1032,28 +1029,6 @@ COST_REPEATS = 5
 COST_SCORES = {"additive": "additive vᵀ tanh(W_q q + W_k k)", "scaled_dot": "dot product q·k / √d"}
 
 
-class _Intermediates(TorchDispatchMode):
-    """While active, counts the bytes of every tensor an operation creates for as long as it lives (views share
-    their base's memory and are not counted): the peak of the bytes alive at once, and the largest single tensor."""
-
-    def __init__(self):
-        super().__init__()
-        self.live = self.peak = self.largest = 0
-
-    def _free(self, nbytes: int) -> None:
-        self.live -= nbytes
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for t in tree_leaves(out):
-            if isinstance(t, torch.Tensor) and not t._is_view():
-                nbytes = t.untyped_storage().nbytes()
-                self.live += nbytes
-                self.peak, self.largest = max(self.peak, self.live), max(self.largest, nbytes)
-                weakref.finalize(t, self._free, nbytes)
-        return out
-
-
 def score_module(score: str, d: int) -> nn.Module:
     """minimodels' module for ``score``: :class:`AdditiveAttention` with a hidden layer of d (its own W_q, W_k)
     or :class:`ScaledDotProductAttention` (no parameters: q and k come projected)."""
@@ -1062,16 +1037,6 @@ def score_module(score: str, d: int) -> nn.Module:
     if score == "scaled_dot":
         return ScaledDotProductAttention().eval()
     raise ValueError(f"score must be one of {', '.join(COST_SCORES)}, not {score!r}")
-
-
-@torch.inference_mode()
-def intermediate_bytes(module: nn.Module, T: int, d: int) -> tuple[int, int]:
-    """Peak bytes of the intermediate tensors alive at once while ``module`` attends over one sentence of T
-    tokens of size d (the inputs not counted), and the largest single tensor's bytes."""
-    x = torch.randn(1, T, d)
-    with _Intermediates() as counted:
-        module(x, x, x)
-    return counted.peak, counted.largest
 
 
 def saved_bytes(module: nn.Module, T: int, d: int) -> int:

@@ -870,12 +870,6 @@ def leaders(c: Comparison, metric: str, order: Sequence[str]) -> list[str]:
     return [v for v in order if math.isclose(spreads[v].mean, spreads[order[0]].mean, rel_tol=1e-9)]
 
 
-def sole_leader(c: Comparison, metric: str) -> str | None:
-    """The one score with the lowest mean ``metric`` (steps, seconds), every seed of it there; None on a tie."""
-    order = ranked(c, metric, lower_is_better=True)
-    return order[0] if order and len(leaders(c, metric, order)) == 1 else None
-
-
 def observations(c: Comparison) -> list[str]:
     """What the measured table says, in sentences computed from it (a re-measured file rewrites them): which score
     is best on average, and whether it is clearly ahead (``Comparison.compare``: the gap larger than the spread over
