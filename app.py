@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+from lessons.common import catalog
 from lessons.common.catalog import COURSE
 
 ui.page("Course map", icon="🧭")
@@ -27,6 +28,15 @@ for part in COURSE:
             else:
                 st.markdown(f":gray[**{number}. {lesson.title}** · *coming*]")
                 st.markdown(f":gray[{lesson.promise}]")
+
+tools = [entry for entry in catalog.TOOLS if entry.built]
+if tools:
+    st.header("Tools", divider="gray")
+    columns = st.columns(2)
+    for i, entry in enumerate(tools):
+        with columns[i % 2].container(border=True):
+            st.page_link(entry.page, label=f"**{entry.title}**", icon=entry.icon)
+            st.markdown(entry.promise)
 
 st.caption(
     "The course follows a Transformer lecture, an NLP lecture on attention, “How much attention do you "

@@ -15,7 +15,7 @@ Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 
 from ui.charts import altair, comparison_curves, heatmap_downloads, plotly, table, vega
 from ui.links import checked_text, linked, sentence_input
-from ui.page import HOME, PAGE_THREADS, lesson, page, section, sidebar, symbols
+from ui.page import HOME, PAGE_THREADS, lesson, page, section, sidebar, symbols, tool
 from ui.presenter import (
     PRESENT_KEY,
     PRESENT_PARAM,
@@ -43,6 +43,6 @@ __all__ = [
     "altair", "check_yourself", "checked_text", "comparison_curves", "current_run", "exercise", "explain",
     "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice", "model_output", "page",
     "page_tail", "plotly", "presenting", "pretrained", "provenance", "provenance_text", "replay_gif_button", "reveal",
-    "section", "sentence_input", "shipped_results", "show_code", "sidebar", "symbols", "table", "trained_model",
+    "section", "sentence_input", "shipped_results", "show_code", "sidebar", "symbols", "table", "tool", "trained_model",
     "training_panel", "vega",
 ]  # fmt: skip

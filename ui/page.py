@@ -69,6 +69,14 @@ def lesson(slug: str) -> Lesson:
     return entry
 
 
+def tool(slug: str):
+    """Set up a tool page (the class, your own data) from its catalog entry, as :func:`lesson` does for a lesson."""
+    entry = catalog.tool(slug)
+    page(entry.title, icon=entry.tab_icon)
+    st.title(entry.title)
+    return entry
+
+
 _frozen = False
 
 
@@ -142,6 +150,11 @@ def sidebar() -> None:
                     st.page_link(lesson.page, label=lesson.title, icon=lesson.icon, query_params=links)
                 else:
                     st.caption(f"{lesson.title} · coming")
+        built_tools = [entry for entry in catalog.TOOLS if entry.built]
+        if built_tools:
+            st.markdown("**Tools**")
+            for entry in built_tools:
+                st.page_link(entry.page, label=entry.title, icon=entry.icon, query_params=links)
         st.divider()
         if "torch" in sys.modules:  # a lesson page; the home page never imports torch (it opens in a blink)
             st.caption(f"Models run on: **{_device_label()}**")

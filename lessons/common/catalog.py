@@ -343,6 +343,53 @@ COURSE: tuple[Part, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Tool:
+    """A page that is not a lesson: the class (teacher and students in one link) and the learner's own data.
+
+    Its ``slug`` names ``pages/<slug>.py`` and, when it has pure code of its own, ``lessons/<slug>.py``; the course
+    map and the sidebar list it under "Tools" once its page exists."""
+
+    slug: str
+    title: str
+    promise: str
+    icon: str  # a Material icon for st.page_link
+    tab_icon: str  # the browser tab's icon
+
+    @property
+    def page(self) -> str:
+        return f"pages/{self.slug}.py"
+
+    @property
+    def built(self) -> bool:
+        return (ROOT / self.page).is_file()
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        slug="classroom",
+        title="Class",
+        promise="Start a class or join one: polls, predict-then-reveal, class sweeps, spotlight.",
+        icon=":material/groups:",
+        tab_icon="🧑‍🏫",
+    ),
+    Tool(
+        slug="own_data",
+        title="Your own data",
+        promise="Bring sentence pairs in any language, train a model on them, keep it, bring it back.",
+        icon=":material/upload_file:",
+        tab_icon="📄",
+    ),
+)
+
+
+def tool(slug: str) -> Tool:
+    for entry in TOOLS:
+        if entry.slug == slug:
+            return entry
+    raise KeyError(f"no tool {slug!r}; the tools are {', '.join(t.slug for t in TOOLS)}")
+
+
 def all_lessons() -> list[Lesson]:
     return [lesson for part in COURSE for lesson in part.lessons]
 
