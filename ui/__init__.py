@@ -8,6 +8,7 @@
 - ``ui.training``: the train-it-yourself panel, the student's runs, the model picker;
 - ``ui.results``: shipped results and their provenance caption;
 - ``ui.pretrained``: shipped checkpoints, one error contract;
+- ``ui.own_data``: the student's own sentence pairs and models ("your model" in the lessons' views);
 - ``ui.tail``: the code that ran, check-yourself questions, sources and the next lesson.
 
 Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
@@ -15,6 +16,7 @@ Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 
 from ui.charts import altair, comparison_curves, heatmap_downloads, plotly, table, vega
 from ui.links import checked_text, linked, sentence_input
+from ui.own_data import model_data, model_file, own_model
 from ui.page import HOME, PAGE_THREADS, lesson, page, section, sidebar, symbols, tool
 from ui.presenter import (
     PRESENT_KEY,
@@ -41,8 +43,8 @@ from ui.training import (
 __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
     "altair", "check_yourself", "checked_text", "comparison_curves", "current_run", "exercise", "explain",
-    "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice", "model_output", "page",
-    "page_tail", "plotly", "presenting", "pretrained", "provenance", "provenance_text", "replay_gif_button", "reveal",
-    "section", "sentence_input", "shipped_results", "show_code", "sidebar", "symbols", "table", "tool", "trained_model",
-    "training_panel", "vega",
+    "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice", "model_data", "model_file",
+    "model_output", "own_model", "page", "page_tail", "plotly", "presenting", "pretrained", "provenance",
+    "provenance_text", "replay_gif_button", "reveal", "section", "sentence_input", "shipped_results", "show_code",
+    "sidebar", "symbols", "table", "tool", "trained_model", "training_panel", "vega",
 ]  # fmt: skip

@@ -39,13 +39,25 @@ def trained_model(key: str):
     return run.model if run is not None and not run.active and run.snapshots else None
 
 
-def model_choice(shipped, own, *, key: str, yours_label: str = "yours, trained on this page"):
+def model_choice(
+    shipped, own, *, key: str, yours_label: str = "yours, trained on this page", own_data: str | None = None
+):
     """The model the lesson's sections use: the shipped one, or, when the student has their own (``own``, e.g.
-    :func:`trained_model`), theirs or the shipped one as they choose (a radio keyed ``key``)."""
-    if own is None:
+    :func:`trained_model`), theirs or the shipped one as they choose (a radio keyed ``key``).
+
+    ``own_data``: the architecture (``"gru-additive"``, ``"transformer"``) of a model the student trained or loaded on
+    the "Your own data" page that this view can draw; when they have one, it is offered as well. The view then
+    reads it with its own task and sentences: ``ui.model_data(model, task, name, text)``."""
+    options = {yours_label: own} if own is not None else {}
+    options["the shipped pretrained one"] = shipped
+    if own_data is not None:
+        from ui.own_data import own_model
+
+        if (mine := own_model(own_data)) is not None:
+            options[mine.label] = mine.model
+    if len(options) == 1:
         return shipped
-    choice = st.radio("Model", [yours_label, "the shipped pretrained one"], horizontal=True, key=key)
-    return own if choice == yours_label else shipped
+    return options[st.radio("Model", list(options), horizontal=True, key=key)]
 
 
 def training_panel(
