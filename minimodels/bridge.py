@@ -82,6 +82,17 @@ def redundancy(A: torch.Tensor) -> torch.Tensor:
     return ((gram - eye) ** 2).sum(dim=(-2, -1))
 
 
+def head_overlap(A: torch.Tensor) -> torch.Tensor:
+    r"""Head redundancy read directly: the mean cosine similarity of every pair of heads' distributions (rows of
+    ``A``, shape (..., k, S)), one per matrix: 0 when no two heads share a word, 1 when all heads are the same.
+    NaN for k = 1 (no pair)."""
+    rows = nn.functional.normalize(A, dim=-1)  # (..., k, S), each row of unit length
+    cosine = rows @ rows.transpose(-2, -1)  # (..., k, k)
+    k = A.shape[-2]
+    off = cosine.sum(dim=(-2, -1)) - cosine.diagonal(dim1=-2, dim2=-1).sum(-1)  # the k (k - 1) pairs, both ways
+    return off / (k * (k - 1)) if k > 1 else torch.full(A.shape[:-2], float("nan"), dtype=A.dtype)
+
+
 class AttentionBridge(nn.Module):
     r"""The shared inner-attention layer: :math:`A = \mathrm{softmax}(W_2 \mathrm{ReLU}(W_1 H^\top))`, :math:`M = AH`.
 
@@ -202,11 +213,35 @@ class PairScore:
     redundancy: float  # mean ||AAᵀ − I||_F (not squared) over the sentences
 
 
+@dataclass(frozen=True)
+class SentenceScores:
+    """Greedy translations of a split's first sentences, scored one by one."""
+
+    exact: torch.Tensor  # (B,) bool: the whole sentence right
+    matches: torch.Tensor  # (B,) reference tokens (EOS included) matched at their position
+    lengths: torch.Tensor  # (B,) reference tokens, EOS included
+    source_words: torch.Tensor  # (B,) source words, EOS not counted
+    A: torch.Tensor  # (B, k, S) the bridge's weights
+
+
 @torch.no_grad()
 def evaluate_pair(
     model: BridgeModel, corpus: MultilingualCorpus, split: str, source_lang: str, target_lang: str, limit: int = 200
 ) -> PairScore:
     """Greedy translation of the first ``limit`` sentences of ``split`` from one language into another."""
+    s = score_sentences(model, corpus, split, source_lang, target_lang, limit)
+    return PairScore(
+        exact_match=float(s.exact.float().mean()),
+        token_accuracy=float(s.matches.sum() / s.lengths.sum()),
+        redundancy=float(redundancy(s.A).sqrt().mean()),
+    )
+
+
+@torch.no_grad()
+def score_sentences(
+    model: BridgeModel, corpus: MultilingualCorpus, split: str, source_lang: str, target_lang: str, limit: int = 200
+) -> SentenceScores:
+    """:func:`evaluate_pair` sentence by sentence (for scores by sentence length)."""
     was_training = model.training
     model.eval()
     n = min(limit, len(corpus.split(split)))
@@ -219,13 +254,8 @@ def evaluate_pair(
     gold = nn.functional.pad(gold, (0, width - gold.shape[1]), value=PAD_ID)
     predicted = nn.functional.pad(predicted, (0, width - predicted.shape[1]), value=PAD_ID)
     real = gold != PAD_ID
-    matches = (predicted == gold) & real
-    exact = (predicted == gold).all(dim=1)
-    return PairScore(
-        exact_match=float(exact.float().mean()),
-        token_accuracy=float(matches.sum() / real.sum()),
-        redundancy=float(redundancy(A).sqrt().mean()),
-    )
+    return SentenceScores(exact=(predicted == gold).all(dim=1), matches=((predicted == gold) & real).sum(dim=1),
+                          lengths=real.sum(dim=1), source_words=batch.source_lengths - 1, A=A)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------- training

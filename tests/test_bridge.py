@@ -10,10 +10,12 @@ from minimodels.bridge import (
     BridgeTrainConfig,
     all_pairs,
     evaluate_pair,
+    head_overlap,
     load_bridge,
     new_bridge,
     redundancy,
     save_bridge,
+    score_sentences,
     train_bridge,
 )
 from minimodels.tasks.multilingual import (
@@ -53,6 +55,19 @@ def test_penalty_counts_redundant_heads():
     same[:, 1] = 1.0  # both heads on one word: A Aᵀ = all ones, off-diagonal 1 each
     assert float(redundancy(same)) == pytest.approx(2.0)
     assert redundancy(torch.stack([uniform, same])).shape == (2,)
+
+
+def test_head_overlap_is_the_mean_cosine_of_two_heads():
+    apart = torch.eye(3, 5)  # three heads on three different words
+    assert float(head_overlap(apart)) == 0.0
+    same = torch.zeros(2, 4)
+    same[:, 1] = 1.0
+    assert float(head_overlap(same)) == pytest.approx(1.0)
+    half = torch.tensor([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5], [1.0, 0.0, 0.0]])
+    # pairs: (1, 2) cos = 0.25 / 0.5 = 0.5, (1, 3) cos = 0.5 / 0.707, (2, 3) 0
+    assert float(head_overlap(half)) == pytest.approx((0.5 + 0.5 / 0.5**0.5) / 3)
+    assert head_overlap(torch.stack([apart, apart])).shape == (2,)
+    assert torch.isnan(head_overlap(torch.ones(4, 1, 6) / 6)).all()  # one head: no pair
 
 
 # ------------------------------------------------------------------------------------------- the bridge
@@ -106,6 +121,17 @@ def test_greedy_translation_stops_at_eos(corpus):
     for row in ids.tolist():
         if EOS_ID in row:
             assert all(t == PAD_ID for t in row[row.index(EOS_ID) + 1 :])
+
+
+def test_scores_by_sentence_add_up_to_the_pair_score(corpus):
+    model = _tiny(corpus)
+    s = score_sentences(model, corpus, "test", "en", "fr", limit=12)
+    score = evaluate_pair(model, corpus, "test", "en", "fr", limit=12)
+    assert s.exact.shape == s.matches.shape == s.source_words.shape == (12,)
+    assert float(s.exact.float().mean()) == score.exact_match
+    assert float(s.matches.sum() / s.lengths.sum()) == pytest.approx(score.token_accuracy)
+    assert s.source_words.tolist() == [len(p.words("en")) for p in corpus.test[:12]]
+    assert (s.matches <= s.lengths).all() and s.A.shape[:2] == (12, 3)
 
 
 # ------------------------------------------------------------------------------------------- training
