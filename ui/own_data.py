@@ -55,7 +55,9 @@ class OwnModel:
 
     @property
     def label(self) -> str:
-        return f"yours, on {self.meta.get('data_name') or 'your data'}"
+        from lessons.own_data import quoted
+
+        return f"yours, on {quoted(self.meta.get('data_name') or 'your data', 30)}"
 
     @property
     def sample(self) -> str:
@@ -138,7 +140,7 @@ def pairs_input() -> Prepared | None:
     error = st.session_state.get(READ, (None, None))[1]
     data = st.session_state.get(DATA)
     if error and signature is not None and st.session_state[READ][0] == (signature, duplicates):
-        kept = f" Still using {data.pairs.name} ({len(data.pairs):,} pairs)." if data is not None else ""
+        kept = f" Still using {own_data.quoted(data.pairs.name)} ({len(data.pairs):,} pairs)." if data else ""
         st.error(f"{error}{kept}", icon=":material/block:")
     return data
 
@@ -255,3 +257,35 @@ def model_data(model, task, name: str, text: str) -> ModelData:
         return ModelData(task, name, text, None)
     st.html(BIDI_CSS)
     return ModelData(mine.task, f"own_data_{getattr(mine.task, 'fingerprint', '')[:8]}", mine.sample, mine.caption)
+
+
+LOADED = "own_data.loaded"  # (file id, its error or None): a model file is read once, not on every rerun
+
+
+def model_upload() -> None:
+    """Upload a model file kept earlier (here or on another machine): it becomes the student's model of its
+    architecture. A refused file (another architecture, a newer format, damaged, not a model) is said plainly and
+    changes nothing."""
+    from lessons import own_data
+    from minimodels.own_data import ArtifactError
+
+    upload = st.file_uploader(
+        "Load a model file you kept (.safetensors)", type=["safetensors"], key="own_data.model_upload",
+        max_upload_size=own_data.upload_limit_mb(), help="Loading reads numbers and text only; it runs nothing.",
+    )  # fmt: skip
+    if upload is None:
+        return
+    if st.session_state.get(LOADED, (None,))[0] != upload.file_id:
+        try:
+            if upload.size > own_data.LIMITS.max_bytes:
+                raise ArtifactError(f"The file is {upload.size / 1e6:.1f} MB: larger than any model this page makes.")
+            loaded = load_model_file(upload.getvalue(), upload.name)
+            st.session_state[LOADED] = (upload.file_id, None, loaded.caption)
+            st.rerun()  # the sections above draw the loaded model
+        except ArtifactError as error:
+            st.session_state[LOADED] = (upload.file_id, str(error), None)
+    _, error, caption = st.session_state[LOADED]
+    if error:
+        st.error(f"{error} Nothing was changed.", icon=":material/block:")
+    else:
+        st.success(caption, icon=":material/check_circle:")
