@@ -13,7 +13,7 @@ EXPECTED = {
     "server.headless": True,
     "server.fileWatcherType": "none",
     "server.enableXsrfProtection": True,
-    "server.maxUploadSize": 1,
+    "server.maxUploadSize": 5,  # MB: the "Your own data" page's limit (minimodels.own_data.LIMITS)
     "browser.gatherUsageStats": False,
     "runner.postScriptGC": False,
 }
