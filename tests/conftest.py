@@ -163,3 +163,41 @@ def screenshot_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("screenshots")
     print(f"\nscreenshots: {path}")
     return path
+
+
+# ------------------------------------------------------------------------------------------------ the class store
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL cluster for the whole session (``store.throwaway``); yields its URL. Skipped only
+    outside CI when the server binaries are missing: in CI (which installs Debian's postgresql) it must run."""
+    from store import throwaway
+
+    if throwaway.binaries() is None:
+        message = "PostgreSQL server binaries not found (apt-get install postgresql)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with throwaway.cluster() as url:
+        yield url
+
+
+_databases = iter(range(1, 10**6))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request, tmp_path):
+    """An empty store's URL: a fresh SQLite file, and a fresh database on the session's PostgreSQL cluster."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.sqlite3'}"
+        return
+    import sqlalchemy as sa
+
+    server = request.getfixturevalue("postgres_server")
+    name = f"test_{next(_databases)}"
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"CREATE DATABASE {name}"))
+    yield server.rsplit("/", 1)[0] + f"/{name}"
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+    admin.dispose()

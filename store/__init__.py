@@ -1,0 +1,24 @@
+"""The class store: classes, their students, questions, answers, training runs, and each learner's progress.
+
+Pure Python on SQLAlchemy Core (no Streamlit): the UI layer opens it through ``st.connection`` (``ui.classroom``),
+the tests and ``bench/class_session.py`` open it directly with :func:`open_store`. An embedded SQLite file by
+default (WAL, busy timeout: nothing to set up), PostgreSQL when a URL is configured, for a department server
+with several replicas. The schema is versioned (:mod:`store.schema`): opening a store upgrades it in place and
+keeps every class and learner already stored.
+
+Trust: what only a teacher may do (the dashboard's data, reveal, spotlight, hand-out, export, delete, end) is a
+method of :class:`store.classes.Teacher`, which only :meth:`ClassStore.teacher` hands out, against the class's
+teacher key (stored hashed, wrong keys rate-limited). A student's session holds a :class:`Member`, never a key.
+"""
+
+from store.classes import ClassInfo, ClassStore, Member, Question, Run, Teacher
+from store.db import DEFAULT_SQLITE, StoreUnavailable, database_url, open_engine, open_store
+from store.errors import ClassError, RateLimited, StoreError
+from store.learners import Learners
+from store.names import clean_name, generated_name
+
+__all__ = [
+    "DEFAULT_SQLITE", "ClassError", "ClassInfo", "ClassStore", "Learners", "Member", "Question", "RateLimited", "Run",
+    "StoreError", "StoreUnavailable", "Teacher", "clean_name", "database_url", "generated_name", "open_engine",
+    "open_store",
+]  # fmt: skip
