@@ -7,6 +7,15 @@
 
 With ``--out`` it saves a checkpoint whose ``training`` record keeps the command, so every shipped checkpoint
 says how to make it again (see assets/checkpoints/README.md).
+
+On a teacher's own sentence pairs (issue 23; see :mod:`minimodels.own_data`) instead of a generated task::
+
+    python -m minimodels.train --pairs TRAIN.tsv [--valid VALID.tsv] --model gru-additive|transformer --out DIR
+
+trains sentencepiece models on the training pairs, holds out the validation file's pairs (or a seeded 10%),
+prints the same JSON lines (``exact_match`` on the held-out pairs; ``test_exact_match`` on all of them) and
+writes into DIR the one model file the "Your own data" page downloads and loads. A file it cannot use gets a
+plain message and exit code 2, and nothing is written.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 
 import torch
@@ -43,7 +53,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m minimodels.train",
         description="Train a model on a task, printing one JSON line per progress report and a final one.",
     )
-    p.add_argument("--task", default="dates", help=f"one of: {', '.join(TASK_NAMES)}")
+    p.add_argument("--task", default=None, help=f"one of: {', '.join(TASK_NAMES)} (default: dates)")
+    p.add_argument("--pairs", default=None, metavar="TRAIN.tsv", help="train on these sentence pairs (TSV or CSV)")
+    p.add_argument("--valid", default=None, metavar="VALID.tsv", help="held-out pairs (default: 10%% of --pairs)")
+    p.add_argument("--vocab-size", type=int, default=None, help="with --pairs: sentencepiece pieces per side, at most")
+    p.add_argument(
+        "--duplicates", choices=("keep", "drop"), default="keep", help="with --pairs: keep or drop repeated pairs"
+    )
     p.add_argument("--model", default="gru-additive", help=f"one of: {', '.join(MODEL_NAMES)}")
     p.add_argument("--target", type=float, default=0.98, help="stop at this held-out exact match (0 = never)")
     p.add_argument("--max-seconds", type=float, default=120.0, help="wall-time budget (0 = none)")
@@ -63,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-size", type=int, default=None)
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="model config field, repeatable")
     p.add_argument("--no-test", action="store_true", help="skip the final full test-split evaluation")
-    p.add_argument("--out", default=None, help="save a checkpoint directory here")
+    p.add_argument("--out", default=None, help="save a checkpoint directory here (with --pairs: the model file)")
     return p
 
 
@@ -72,9 +88,69 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _pairs_task(args):
+    """The task of ``--pairs``/``--valid``, or the message that says why not (nothing written either way)."""
+    from pathlib import Path
+
+    from ..own_data import PairsError, PairsTask, read_pairs
+
+    try:
+        files = []
+        for option, given in (("--pairs", args.pairs), ("--valid", args.valid)):
+            if given is None:
+                files.append(None)
+                continue
+            path = Path(given)
+            if not path.is_file():
+                return None, f"{option}: no such file: {given}"
+            try:
+                files.append(read_pairs(path, duplicates=args.duplicates))
+            except PairsError as error:
+                raise PairsError(f"{option} {path.name}: {error}") from None
+        for pf, option in zip(files, ("--pairs", "--valid"), strict=True):
+            if pf is not None and (pf.skipped or pf.duplicates):
+                print(
+                    f"note: {option} {pf.name}: {len(pf.pairs)} pairs read, {len(pf.skipped)} lines skipped"
+                    + "".join(f"; line {n}: {why}" for n, why in pf.skipped[:3])
+                    + (
+                        f"; {len(pf.duplicates)} repeated pairs {'dropped' if pf.duplicates_dropped else 'kept'}"
+                        if pf.duplicates
+                        else ""
+                    ),
+                    file=sys.stderr,
+                )
+        task = PairsTask.from_pairs(
+            files[0], files[1], vocab_size=args.vocab_size, seed=args.task_seed, name=files[0].name
+        )
+    except PairsError as error:
+        return None, str(error)
+    return task, None
+
+
+def _save_pairs_model(out: str, model, task, result, config, final: dict) -> str:
+    from pathlib import Path
+
+    from ..own_data import artifact_filename, save_model
+
+    data = save_model(model, task, curve=result.history, config=config, extra={"final": final})
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / artifact_filename(final["model"], task.fingerprint)
+    path.write_bytes(data)
+    return str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.task not in TASK_NAMES:
+    if args.pairs is not None and args.task is not None:
+        return _fail("--pairs trains on your file instead of a --task: give one of them")
+    if args.valid is not None and args.pairs is None:
+        return _fail("--valid needs --pairs (the training pairs)")
+    if args.pairs is None and (args.vocab_size is not None or args.duplicates != "keep"):
+        return _fail("--vocab-size and --duplicates apply to --pairs only")
+    if args.pairs is None and args.task is None:
+        args.task = "dates"
+    if args.pairs is None and args.task not in TASK_NAMES:
         return _fail(f"unknown task {args.task!r}; choose from {', '.join(TASK_NAMES)}")
     if args.model not in MODEL_NAMES:
         return _fail(f"unknown model {args.model!r}; choose from {', '.join(MODEL_NAMES)}")
@@ -84,11 +160,21 @@ def main(argv: list[str] | None = None) -> int:
         if not sep:
             return _fail(f"--set expects FIELD=VALUE, got {item!r}")
         overrides[key.strip()] = _parse_value(value.strip())
+    if args.out and args.pairs is not None and os.path.exists(args.out) and not os.path.isdir(args.out):
+        return _fail(f"--out {args.out} is a file; give a folder for the model file")
     if args.threads:
         torch.set_num_threads(args.threads)
     try:
-        task = get_task(args.task, seed=args.task_seed)
-        model = build_model(args.model, task, seed=args.seed, **overrides)
+        if args.pairs is not None:
+            from ..own_data import build_own_model
+
+            task, problem = _pairs_task(args)
+            if problem:
+                return _fail(problem)
+            model = build_own_model(args.model, task, seed=args.seed, **overrides)
+        else:
+            task = get_task(args.task, seed=args.task_seed)
+            model = build_model(args.model, task, seed=args.seed, **overrides)
     except (ValueError, FileNotFoundError) as error:
         return _fail(str(error))
     options = {
@@ -108,7 +194,12 @@ def main(argv: list[str] | None = None) -> int:
             return _fail("--decay needs --warmup-steps (it decays from the end of the warm-up)")
         options["decay"] = True
     try:
-        config = default_train_config(args.model, **options)
+        if args.pairs is not None:
+            from ..own_data import own_data_train_config
+
+            config = own_data_train_config(args.model, **options)
+        else:
+            config = default_train_config(args.model, **options)
     except ValueError as error:
         return _fail(str(error))
 
@@ -118,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     result = train(model, task, config, on_progress)
     final = {
         "event": "done",
-        "task": args.task,
+        "task": args.task if args.pairs is None else f"pairs:{task.source_name}",
         "model": args.model,
         "seed": args.seed,
         "steps": result.steps,
@@ -137,7 +228,17 @@ def main(argv: list[str] | None = None) -> int:
         alignment = alignment_accuracy(model, task, "test")
         if alignment:
             final["test_alignment_accuracy"] = round(alignment["accuracy"], 4)
-    if args.out:
+    if args.pairs is not None:
+        final["pairs"] = {
+            "train": len(task.train),
+            "held_out": len(task.valid),
+            "held_out_from": task.held_out_from,
+            "fingerprint": task.fingerprint,
+        }
+        final["vocab_size"] = {"source": task.source_tokenizer.vocab_size, "target": task.target_tokenizer.vocab_size}
+        if args.out:
+            final["model_file"] = _save_pairs_model(args.out, model, task, result, config, dict(final))
+    elif args.out:
         from ..checkpoints import save_checkpoint
 
         training = {k: final[k] for k in ("steps", "seconds", "exact_match", "stopped", "device", "threads")}
