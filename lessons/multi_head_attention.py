@@ -666,9 +666,10 @@ def yours_label(own: nn.Module | None) -> str:
     return f"yours, trained on this page ({heads} head{'s' * (heads > 1)})"
 
 
-def read_text(model: nn.Module, task_name: str, text: str) -> Reading | str:
-    """:func:`read_sentence` by the task's name (what the page caches for the shipped model)."""
-    return read_sentence(model, get_task(task_name), text)
+def read_text(model: nn.Module, task_name: str | Task, text: str) -> Reading | str:
+    """:func:`read_sentence` by the task's name (what the page caches for the shipped model), or by the task itself
+    (a student's own data)."""
+    return read_sentence(model, get_task(task_name) if isinstance(task_name, str) else task_name, text)
 
 
 def task_alignment(model: nn.Module, task_name: str) -> dict[str, list[float]]:

@@ -237,15 +237,16 @@ class ParsedSentence:
     error: str | None = None
 
 
-def parse_sentence(task_name: str, text: str) -> ParsedSentence:
+def parse_sentence(task_name: str | Task, text: str) -> ParsedSentence:
     """The student's text as words, refused (with the reason) when it is empty or longer than the model reads.
 
-    Unknown characters are allowed: the model sees them as ``<unk>`` and the page says so.
+    Unknown characters are allowed: the model sees them as ``<unk>`` and the page says so. ``task_name``: a task's
+    name, or the task itself (a student's own data, ``minimodels.own_data.PairsTask``).
     """
     words = tuple(text.split()) if isinstance(text, str) else ()
     if not words:
         return ParsedSentence((), "Type a sentence first.")
-    task = get_task(task_name)
+    task = get_task(task_name) if isinstance(task_name, str) else task_name
     encoded = task.encode_source(" ".join(words))
     if encoded.truncated:
         return ParsedSentence(
@@ -256,8 +257,8 @@ def parse_sentence(task_name: str, text: str) -> ParsedSentence:
     return ParsedSentence(words)
 
 
-def parser(task_name: str):
-    """``parse(text)`` for ``ui.sentence_input`` on ``task_name``."""
+def parser(task_name: str | Task):
+    """``parse(text)`` for ``ui.sentence_input`` on ``task_name`` (a name or a task)."""
     return partial(parse_sentence, task_name)
 
 

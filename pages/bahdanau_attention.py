@@ -30,9 +30,10 @@ loaded = ui.pretrained(task_name, bahdanau_attention.MODEL)
 if loaded is None:
     st.stop()
 shipped, info = loaded
-model = ui.model_choice(
-    shipped, ui.trained_model(f"bahdanau_attention.train.{task_name}"), key=f"bahdanau_attention.use.{task_name}"
-)
+model = ui.model_choice(shipped, ui.trained_model(f"bahdanau_attention.train.{task_name}"),
+                        key=f"bahdanau_attention.use.{task_name}", own_data=bahdanau_attention.MODEL)  # fmt: skip
+reads = ui.model_data(model, task, task_name, bahdanau_attention.default_text(task_name))  # your own data's, if yours
+task = reads.task
 
 
 def run(what: str, text: str, **how):
@@ -42,9 +43,9 @@ def run(what: str, text: str, **how):
     return getattr(bahdanau_attention, what)(model, task, text, **how)
 
 
-st.caption(bahdanau_attention.model_caption(model, shipped, info))
-text = ui.linked(cols[1].text_input, "Source sentence", value=bahdanau_attention.default_text(task_name),
-                 key=f"bahdanau_attention.text.{task_name}", max_chars=500,
+st.caption(reads.caption or bahdanau_attention.model_caption(model, shipped, info))
+text = ui.linked(cols[1].text_input, "Source sentence", value=reads.text, key=f"bahdanau_attention.text.{reads.name}",
+                 max_chars=500,
                  help="Type your own. Words the model never saw become <unk>.")  # fmt: skip
 decoding = ui.model_output(run("decode", text))  # nothing to decode: the student is told why
 

@@ -97,15 +97,16 @@ def every_head() -> None:
         return
     shipped, info = loaded
     own = ui.trained_model(TRAIN_KEY) if task_name == multi_head_attention.LIVE_TASK else None
-    model = ui.model_choice(
-        shipped, own, key="multi_head_attention.use", yours_label=multi_head_attention.yours_label(own)
-    )
-    st.caption(multi_head_attention.shipped_note(shipped, info))
-    text = cols[1].text_input("Source sentence", value=multi_head_attention.default_text(task_name),
-                              key=f"multi_head_attention.text.{task_name}", max_chars=500,
-                              help="Type your own. Words the model never saw become <unk>.")  # fmt: skip
+    model = ui.model_choice(shipped, own, key="multi_head_attention.use", own_data=multi_head_attention.MODEL,
+                            yours_label=multi_head_attention.yours_label(own))  # fmt: skip
+    reads = ui.model_data(model, task_name, task_name, multi_head_attention.default_text(task_name))  # yours, if yours
+    st.caption(reads.caption or multi_head_attention.shipped_note(shipped, info))
+    text = cols[1].text_input("Source sentence", value=reads.text, key=f"multi_head_attention.text.{reads.name}",
+                              max_chars=500, help="Type your own. Words the model never saw become <unk>.")  # fmt: skip
     reading = (
-        shipped_reading(task_name, text) if model is shipped else multi_head_attention.read_text(model, task_name, text)
+        shipped_reading(task_name, text)
+        if model is shipped
+        else multi_head_attention.read_text(model, reads.task, text)
     )
     if isinstance(reading, str):  # not ui.model_output's refusal: that would stop the sections below as well
         st.warning(f"{reading} Nothing to show until the model can read it.")

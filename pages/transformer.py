@@ -23,12 +23,15 @@ if (loaded := ui.pretrained(task_name, transformer.MODEL)) is None:
     st.stop()
 shipped, info = loaded
 
-model = ui.model_choice(shipped, ui.trained_model(f"transformer.train.{task_name}"), key=f"transformer.use.{task_name}")
-st.caption(transformer.shipped_note(shipped, info))
+model = ui.model_choice(shipped, ui.trained_model(f"transformer.train.{task_name}"), key=f"transformer.use.{task_name}",
+                        own_data=transformer.MODEL)  # fmt: skip
+reads = ui.model_data(model, task, task_name, transformer.DEFAULT_TEXT[task_name])  # your own data's, if yours
+task = reads.task
+st.caption(reads.caption or transformer.shipped_note(shipped, info))
 
 with cols[1]:
-    words = ui.sentence_input("Your sentence", transformer.DEFAULT_TEXT[task_name], f"transformer.text.{task_name}",
-                              transformer.parser(task_name), tokens_key=f"transformer.tokens.{task_name}")  # fmt: skip
+    words = ui.sentence_input("Your sentence", reads.text, f"transformer.text.{reads.name}", transformer.parser(task),
+                              tokens_key=f"transformer.tokens.{reads.name}")  # fmt: skip
 text = " ".join(words)
 w = ui.model_output(transformer.walk(model, task, text))  # a refusal cannot happen for parsed text; said if it does
 
@@ -173,5 +176,5 @@ ui.page_tail(
         ("The model's code (minimodels.transformer)", (EncoderLayer, DecoderLayer, _Residual, FeedForward)),
         ("The code of this page", (transformer.walk, transformer.block_diagram, transformer.new_training)),
     ],
-    exercises=transformer.exercises(shipped, task),
+    exercises=transformer.exercises(shipped, get_task(task_name)),
 )
