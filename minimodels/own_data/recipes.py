@@ -1,7 +1,11 @@
-"""The two models a teacher's data trains, and their recipes (sizes, learning rates) measured by ``bench/own_data.py``.
+"""The two models a teacher's data trains, and their recipes, checked by ``bench/own_data.py``.
 
-The course's recipes (``minimodels.train.default_train_config``) were measured on its generated tasks; the
-overrides below are what the benchmark's 5,000 generated pairs with reordering needed (see bench/RESULTS.md).
+The course's recipes (``minimodels.train.default_train_config``: sizes, learning rates, schedules) were measured on
+its generated tasks; on the benchmark's 5,000 generated pairs with reordering they reach 90% held-out exact match
+well inside the issue's budgets (see bench/RESULTS.md), so the models and recipes are the course's own: a page that
+shows "your model" beside a shipped one compares like with like. The one change: the live held-out check decodes
+up to 500 held-out pairs instead of 200 (a teacher's 10% of 5,000 is all of them), so the number the panel shows
+and the command line prints is the held-out exact match, not a sample of it, for files up to 5,000 pairs.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ MODEL_OVERRIDES: dict[str, dict] = {
     "gru-additive": {},
     "transformer": {},
 }
+EVAL_SIZE = 500  # held-out pairs decoded at each report
 TRAIN_OVERRIDES: dict[str, dict] = {
-    "gru-additive": {},
-    "transformer": {},
+    "gru-additive": {"eval_size": EVAL_SIZE},
+    "transformer": {"eval_size": EVAL_SIZE},
 }
 
 
