@@ -143,6 +143,14 @@ def test_duplicates_are_reported_and_kept_or_dropped():
         read_pairs(text, duplicates="sometimes")
 
 
+def test_spreadsheet_exports_read_as_two_columns():
+    tsv = read_pairs('"say ""hi"""\t"dis ""salut"""\t\t\nthe cat\tle chat\t\n')
+    assert tsv.pairs == [('say "hi"', 'dis "salut"'), ("the cat", "le chat")] and not tsv.skipped
+    csv = read_pairs("the dog,le chien,,\nthe cat,le chat,\n")
+    assert csv.pairs == [("the dog", "le chien"), ("the cat", "le chat")] and not csv.skipped
+    assert read_pairs("a\tb\tc\nd\te\n").skipped == [(1, "wrong number of columns: 3 instead of 2")]
+
+
 def test_csv_quote_left_open_skips_that_line_only():
     pf = read_pairs('"open,quote\nthe cat,le chat\n')
     assert pf.pairs == [("the cat", "le chat")] and pf.skipped[0][0] == 1
@@ -229,6 +237,12 @@ def test_task_holds_out_a_seeded_tenth_by_source(zelan):
     assert again.valid == zelan.valid and again.fingerprint == zelan.fingerprint
     assert PairsTask.from_pairs(zelan_pairs(300, seed=3), seed=1).valid != zelan.valid
     assert zelan.probe in zelan.train and zelan.held_out_from == "train"
+
+
+def test_task_pickles_for_the_pages_caches(zelan):
+    again = pickle.loads(pickle.dumps(zelan))
+    assert type(again) is PairsTask and again.valid == zelan.valid and again.fingerprint == zelan.fingerprint
+    assert again.source_tokenizer.encode("the old farmer") == zelan.source_tokenizer.encode("the old farmer")
 
 
 def test_split_keeps_every_pair_of_a_source_together():

@@ -236,13 +236,28 @@ def _control_character(text: str) -> str | None:
     return None
 
 
+def _unquote(field: str) -> str:
+    """A TSV field as a spreadsheet quotes it (in quotes, inner quotes doubled) unquoted; other fields as they are."""
+    inner = field.strip()
+    if len(inner) >= 2 and inner[0] == inner[-1] == '"' and '"' not in inner[1:-1].replace('""', ""):
+        return inner[1:-1].replace('""', '"')
+    return field
+
+
+def _trim(row: list[str] | None) -> list[str] | None:
+    """``row`` without the empty columns a spreadsheet leaves at the end of a line ("a,b,," has two columns)."""
+    while row is not None and len(row) > 2 and not row[-1].strip():
+        row = row[:-1]
+    return row
+
+
 def _rows(lines: list[str], delimiter: str) -> list[list[str]]:
     if delimiter == "\t":
-        return [line.split("\t") for line in lines]
+        return [_trim([_unquote(f) for f in line.split("\t")]) for line in lines]
     rows = []
     for line in lines:  # one line at a time: a quote left open must not swallow the rest of the file
         try:
-            rows.append(next(csv.reader([line], strict=True)) if line.strip() else [])
+            rows.append(_trim(next(csv.reader([line], strict=True))) if line.strip() else [])
         except csv.Error:
             rows.append(None)
     return rows
