@@ -15,6 +15,8 @@ st.markdown(
     "necessary, then build attention up piece by piece, and end in two research labs."
 )
 
+states = ui.progress_panel()  # the learner's progress: resume, done / in progress per lesson
+
 number = 0
 for part in COURSE:
     st.header(part.title, divider="gray")
@@ -23,7 +25,8 @@ for part in COURSE:
         number += 1
         with columns[i % 2].container(border=True):
             if lesson.built:
-                st.page_link(lesson.page, label=f"**{number}. {lesson.title}**", icon=lesson.icon)
+                state = {"done": " · ✓ done", "in progress": " · in progress"}.get(states.get(lesson.slug), "")
+                st.page_link(lesson.page, label=f"**{number}. {lesson.title}**{state}", icon=lesson.icon)
                 st.markdown(lesson.promise)
             else:
                 st.markdown(f":gray[**{number}. {lesson.title}** · *coming*]")

@@ -442,7 +442,7 @@ def _distribution(engine: sa.Engine, question: Question) -> dict:
     values = sorted(float(text) for text in given)
     truth = float(question.truth)
     right = sum(abs(v - truth) <= question.tolerance for v in values)
-    return {"values": values, "truth": truth, "right": right, "answered": len(given)}
+    return {"values": values, "truth": truth, "tolerance": question.tolerance, "right": right, "answered": len(given)}
 
 
 def _runs(

@@ -32,7 +32,13 @@ def engine_options(url: str) -> dict:
     """``create_engine`` options for ``url``: a busy timeout for SQLite, a small pool with liveness checks."""
     if url.startswith("sqlite"):
         return {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}}
-    return {"pool_pre_ping": True, "pool_size": 5, "max_overflow": 10, "pool_timeout": 10}
+    return {
+        "pool_pre_ping": True,
+        "pool_size": 5,
+        "max_overflow": 10,
+        "pool_timeout": 10,
+        "connect_args": {"connect_timeout": 5},  # a server that is down is said so in seconds, not minutes
+    }
 
 
 def prepare(engine: sa.Engine) -> sa.Engine:

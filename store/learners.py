@@ -102,14 +102,32 @@ class Learners:
             ).all()
         return {row.exercise: (row.answer, bool(row.correct)) for row in rows}
 
-    def progress(self, key: str, exercises_per_lesson: dict[str, int]) -> dict[str, str]:
+    def set_exercises(self, key: str, lesson: str, count: int, now: float | None = None) -> None:
+        """How many exercises ``lesson`` showed the learner: the lesson is done once that many are answered right."""
+        now = now or time.time()
+        with self.engine.begin() as conn:
+            hashed = self._hash(key, conn, now)
+            updated = conn.execute(
+                visits.update()
+                .where(visits.c.key_hash == hashed, visits.c.lesson == lesson)
+                .values(exercises=int(count))
+            )
+            if updated.rowcount == 0:
+                conn.execute(
+                    visits.insert().values(key_hash=hashed, lesson=lesson, first_at=now, last_at=now, exercises=count)
+                )
+
+    def progress(self, key: str, exercises_per_lesson: dict[str, int] | None = None) -> dict[str, str]:
         """``{lesson: "done" | "in progress"}`` for the lessons the learner opened. Done: every one of the lesson's
-        exercises (``exercises_per_lesson``) answered right."""
+        exercises answered right (how many: ``exercises_per_lesson``, else what the lesson last showed)."""
         if not valid_key(key):
             return {}
         hashed = names.digest(key)
         with self.engine.connect() as conn:
-            opened = [row.lesson for row in conn.execute(sa.select(visits.c.lesson).where(visits.c.key_hash == hashed))]
+            shown = dict(
+                conn.execute(sa.select(visits.c.lesson, visits.c.exercises).where(visits.c.key_hash == hashed)).all()
+            )
+            opened = list(shown)
             right = dict(
                 conn.execute(
                     sa.select(solved.c.lesson, sa.func.count())
@@ -119,7 +137,7 @@ class Learners:
             )
         states = {}
         for lesson in set(opened) | set(right):
-            needed = exercises_per_lesson.get(lesson, 0)
+            needed = (exercises_per_lesson or {}).get(lesson, shown.get(lesson) or 0)
             states[lesson] = "done" if needed and right.get(lesson, 0) >= needed else "in progress"
         return states
 

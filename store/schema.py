@@ -115,6 +115,7 @@ visits = sa.Table(
     sa.Column("lesson", sa.String(64), primary_key=True),
     sa.Column("first_at", sa.Float, nullable=False),
     sa.Column("last_at", sa.Float, nullable=False),
+    sa.Column("exercises", sa.Integer),  # how many exercises the lesson showed the learner (None: not yet seen)
 )
 solved = sa.Table(
     "solved",

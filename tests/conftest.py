@@ -19,6 +19,13 @@ import torch
 from lessons.common import charts
 from tests.helpers import ROOT, open_page
 
+# The class store: every test session gets its own empty SQLite file (AppTest pages and the `streamlit run` servers
+# the browser tests start inherit it), never the developer's var/attention_lab.sqlite3.
+if not os.environ.get("ATTENTION_LAB_DB_URL"):
+    import tempfile
+
+    os.environ["ATTENTION_LAB_DB_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='attention-lab-tests-')}/store.sqlite3"
+
 # The tests' tensors are tiny: one torch thread keeps them fast while the Streamlit server and Chromium share
 # the 2 cores (with torch's default of 2 threads, one test file took 22 s instead of 5 s under contention).
 torch.set_num_threads(1)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.helpers import ROOT
 
-PURE = ("lessons", "minimodels")
+PURE = ("lessons", "minimodels", "store")  # store: the class store, SQLAlchemy only
 UI = ("ui",)  # the UI layer: the ui/ package
 STREAMLIT_ALLOWED = ("app.py", "pages", *UI)
 OUTSIDE_THE_APP = ("tests", "bench")  # test and bench code may drive Streamlit; it is no part of the app
@@ -101,6 +101,13 @@ def test_minimodels_never_imports_lessons_or_the_ui_layer():
     files = python_files("minimodels")
     assert _importers(files, "lessons") == []
     assert _importers(files, "ui") == []
+
+
+def test_the_store_stands_alone_and_only_the_ui_layer_and_pages_open_it():
+    """The class store is reached through ``ui.classroom`` (``st.connection``); lessons and models never see it."""
+    files = python_files("store")
+    assert [m for m in ("lessons", "minimodels", "ui") if _importers(files, m)] == []
+    assert _importers(python_files("lessons", "minimodels"), "store") == []
 
 
 def test_the_chart_scan_finds_every_way_a_page_can_draw_a_chart():

@@ -16,7 +16,8 @@ def test_home_page_lists_every_lesson():
     text = " ".join(m.value for m in at.markdown)
     from lessons.common.catalog import COURSE, all_lessons
 
-    assert [h.value for h in at.header] == [part.title for part in COURSE]  # the three parts, in order
+    tools = ["Tools"] if any(tool.built for tool in catalog.TOOLS) else []
+    assert [h.value for h in at.header] == [part.title for part in COURSE] + tools  # the three parts, in order
     links = {link.proto.page: link.proto.label for link in at.main.get("page_link")}
     for lesson in all_lessons():
         assert lesson.promise in text  # every lesson with its one-line promise
@@ -27,7 +28,8 @@ def test_home_page_lists_every_lesson():
 
 
 def test_every_page_file_is_on_the_course_map():
-    assert sorted(lesson.page for lesson in built_lessons()) == PAGES
+    tools = [tool.page for tool in catalog.TOOLS if tool.built]
+    assert sorted([lesson.page for lesson in built_lessons()] + tools) == PAGES
 
 
 WIDGETS = ("button", "checkbox", "multiselect", "number_input", "radio", "select_slider", "selectbox", "slider",

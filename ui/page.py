@@ -66,6 +66,9 @@ def lesson(slug: str) -> Lesson:
     entry = catalog.lesson(slug)
     page(entry.title, icon=entry.tab_icon)
     st.title(entry.title)
+    from ui import classroom  # here: the home page stays light
+
+    classroom.on_lesson(slug)  # the learner's progress; in a class, the question bar and a sweep's setting
     return entry
 
 

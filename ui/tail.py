@@ -8,6 +8,7 @@ import inspect
 import streamlit as st
 
 from lessons.common.exercises import Exercise
+from ui.presenter import literal
 
 
 def show_code(*objects, label: str = "The code that computes this") -> None:
@@ -25,9 +26,13 @@ def _source(obj) -> str:
 
 
 def exercise(ex: Exercise) -> None:
-    """One check-yourself question with its answer box and automatic feedback."""
+    """One check-yourself question with its answer box and automatic feedback. The answer is kept in the learner's
+    progress (``ui.classroom``); a teacher in a class can put the question to the class from here."""
+    from ui import classroom
+
     with st.container(border=True):
         st.markdown(ex.prompt)
+        before = classroom.previous_answer(ex.key)
         with st.form(key=f"{ex.key}.form", border=False):
             if ex.is_choice:
                 response = st.radio("Your answer", ex.choices, index=None, key=f"{ex.key}.answer")
@@ -37,11 +42,27 @@ def exercise(ex: Exercise) -> None:
         if submitted:
             feedback = ex.check(response)
             (st.success if feedback.correct else st.warning)(feedback.message)
+            if response is not None:
+                shown = ex.choices.index(response) if ex.is_choice and response in ex.choices else response
+                classroom.record_answer(ex.key.split(".", 1)[0], ex.key, shown, feedback.correct)
+                classroom.remember_answer(ex.key, shown, feedback.correct)
+        elif before is not None:
+            answer, right = before
+            if ex.is_choice and answer.isdigit() and int(answer) < len(ex.choices):
+                answer = ex.choices[int(answer)]
+            state = "solved" if right else "not solved yet"
+            st.caption(f":material/history: You answered this before: {literal(answer)} ({state}).")
+        classroom.ask_button(ex)
 
 
 def check_yourself(items, header: str = "Check yourself") -> None:
     """The lesson's check-yourself section: its header and each question in turn."""
+    from ui import classroom
+
     st.header(header, divider="gray")
+    items = list(items)
+    if items:
+        classroom.record_exercises(items[0].key.split(".", 1)[0], len(items))
     for ex in items:
         exercise(ex)
 

@@ -90,6 +90,10 @@ def training_panel(
             runs[key].stop()
             runs[key].wait(2.0)
 
+    from ui import classroom
+
+    slug = key.split(".", 1)[0]
+    classroom.sweep_controls(slug)
     run = runs.get(key)
     active = run is not None and run.active
     cols = st.columns([1, 1, 4])
@@ -144,6 +148,7 @@ def training_panel(
         else:
             st.caption("One training report so far: train longer to replay how the attention formed.")
             draw(latest, f"{key}.replay.figure")
+        classroom.post_finished_run(slug, run, classroom.panel_settings(slug))
         if run not in st.session_state.get("ui.runs_over", ()):
             # the run ended (or was stopped) since the page was last drawn whole: draw it again, so Train is
             # offered again and the sections that use the student's model (and any table of runs) see it

@@ -28,6 +28,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
+class Axis:
+    """One setting of a lesson's training panel that a teacher can spread over the class (a class sweep): the
+    widget's key, what the student reads, and the values the teacher may hand out. A student's setting is written
+    into the widget's session state before the page draws it."""
+
+    key: str  # the widget's key, "<slug>.…"
+    label: str
+    values: tuple
+
+
+@dataclass(frozen=True)
 class Lesson:
     slug: str  # the lesson's one name in every layer (see the module docstring)
     title: str  # as it appears on the course map, the sidebar and the page's title
@@ -38,6 +49,7 @@ class Lesson:
     results: tuple[str, ...] = ()  # shipped results it draws, relative to the repo root
     pretrained: tuple[tuple[str, str], ...] = ()  # shipped checkpoints it loads: (task, model name)
     sources: str = ""  # the lectures and papers it follows, as the page credits them (markdown)
+    sweep: tuple[Axis, ...] = ()  # the training panel's settings a teacher can hand out in a class sweep
 
     @property
     def page(self) -> str:

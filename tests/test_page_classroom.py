@@ -1,0 +1,145 @@
+"""The class page and the class on lesson pages, under AppTest: sessions of one server (one store) as a teacher
+and students would use them. Teacher-only actions are tried from a student's session and must not be there."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import store
+from tests.helpers import answer_exercise, open_page
+
+CLASS_PAGE = "pages/classroom.py"
+LESSON = "pages/scaling.py"
+
+
+def _texts(at: AppTest) -> str:
+    parts = [m.value for m in (*at.markdown, *at.success, *at.warning, *at.info, *at.caption)]
+    return " ".join(str(p) for p in parts)
+
+
+def _start_class(name: str = "Week 3") -> tuple[AppTest, str, str]:
+    at = open_page(CLASS_PAGE)
+    at.text_input(key="classroom.start.name").input(name)
+    at.button(key="FormSubmitter:classroom.start.form-Start a class").click().run()
+    assert not at.exception, at.exception
+    teacher = at.session_state["classroom.teacher"]
+    key = at.session_state["classroom.new_key"]
+    return at, teacher.code, key
+
+
+def _join(code: str, name: str) -> AppTest:
+    at = open_page(CLASS_PAGE, params={"join": code})
+    at.text_input(key="classroom.join.name").set_value(name)  # as a hostile client would send it, past max_chars
+    at.button(key="FormSubmitter:classroom.join.form-Join").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_teacher_starts_a_class_and_gets_a_code_links_and_a_qr_code():
+    at, code, key = _start_class()
+    shown = " ".join(c.value for c in at.code)
+    assert f"/classroom?join={code}" in shown and f"teacher={key}" in shown
+    assert any("<svg" in h.proto.body and "QR code" in h.proto.body for h in at.get("html"))
+    assert f"Class code: `{code}`" in _texts(at)
+    at.button(key="classroom.saved").click().run()  # the key is shown once
+    assert f"teacher={key}" not in " ".join(c.value for c in at.code)
+
+
+def test_a_student_joins_with_the_link_and_a_name_and_is_refused_a_taken_one():
+    _at, code, _key = _start_class()
+    ana = _join(code, "Ana")
+    assert "You are in class" in _texts(ana) and "`Ana`" in _texts(ana)
+    again = _join(code, "ANA")
+    assert "already called" in _texts(again) and "classroom.member" not in again.session_state
+
+
+@pytest.mark.parametrize("name", ["x" * 10_000, "", "\u0000\u0007", "a" * 25], ids=["10k", "empty", "controls", "25"])
+def test_hostile_names_get_a_message_and_join_nobody(name):
+    _at, code, key = _start_class()
+    at = _join(code, name)
+    assert any(w in _texts(at) for w in ("too long", "Pick a name")), _texts(at)
+    assert "classroom.member" not in at.session_state
+    classes, _ = store.open_store()
+    assert classes.teacher(code, key).presence()["joined"] == 0
+
+
+def test_html_in_a_name_is_shown_as_text():
+    _at, code, _key = _start_class()
+    at = _join(code, "<img src=x onerror=1>")
+    assert "`<img src=x onerror=1>`" in _texts(at)  # an inline code span: shown verbatim, never HTML
+    assert not any("<img" in h.proto.body for h in at.get("html"))
+
+
+@pytest.mark.parametrize("code", ["QQQQQQ", "", "'; DROP TABLE classes;--"])
+def test_an_unknown_code_gets_a_clear_message(code):
+    at = open_page(CLASS_PAGE, params={"join": code})
+    at.text_input(key="classroom.join.code").input(code)
+    at.button(key="FormSubmitter:classroom.join.form-Join").click().run()
+    assert not at.exception and "no class with the code" in _texts(at)
+
+
+def test_a_poll_from_the_lesson_page_to_the_reveal():
+    teacher, code, _key = _start_class()
+    teacher.switch_page(LESSON).run()
+    assert not teacher.exception, teacher.exception
+    students = [_join(code, name) for name in ("Ana", "Bo", "Cy")]
+    teacher.button(key="scaling.ex1.ask").click().run()
+    assert not teacher.exception, teacher.exception
+    for i, at in enumerate(students):
+        at.switch_page(LESSON).run()
+        assert "Question from your teacher" in _texts(at)
+        box = at.number_input(key=next(w.key for w in at.number_input if w.key.startswith("classroom.q")))
+        box.set_value(1.0 if i == 0 else 32.0)
+        at.button(key=next(b.key for b in at.button if b.key.startswith("FormSubmitter:classroom.q"))).click().run()
+        assert "Your answer is in" in _texts(at)
+    teacher.switch_page(CLASS_PAGE).run()
+    assert "**3** answers so far" in _texts(teacher)
+    assert not any("32" in str(t.value) for t in teacher.table)  # answers arrive as a count, not their content
+    teacher.button(key="classroom.dash.reveal").click().run()
+    shown = _texts(teacher)
+    assert "of 3" in shown and "Worked answer" in shown
+    students[0].run()
+    assert "Worked answer" in _texts(students[0]) and "of 3" in _texts(students[0])
+
+
+def test_a_student_session_reaches_no_teacher_action():
+    _teacher, code, key = _start_class()
+    at = _join(code, "Mallory")
+    at.switch_page(LESSON).run()
+    keys = {w.key for w in at.button} | {w.key for w in at.get("download_button")}
+    assert not [k for k in keys if k and (k.endswith(".ask") or k.startswith("classroom.dash") or
+                                         k.startswith("classroom.spot") or k.startswith("classroom.export") or
+                                         k in ("classroom.delete", "classroom.end"))]  # fmt: skip
+    assert "teacher" not in " ".join(str(v) for v in at.session_state["classroom.member"].__dict__.values())
+    # the teacher link with a wrong key: refused, and the session stays a student's
+    wrong = open_page(CLASS_PAGE, params={"class": code, "teacher": key[:-2] + "xx"})
+    assert "not this class's teacher key" in _texts(wrong)
+    assert "classroom.teacher" not in wrong.session_state
+    assert not [b for b in wrong.button if b.key and b.key.startswith(("classroom.dash", "classroom.delete"))]
+
+
+def test_the_teacher_link_opens_the_dashboard_and_leaves_the_address_bar():
+    _at, code, key = _start_class()
+    at = open_page(CLASS_PAGE, params={"class": code, "teacher": key})
+    assert "classroom.teacher" in at.session_state and "teacher" not in at.query_params
+    assert "Here now" in [m.label for m in at.metric]
+
+
+def test_a_lesson_works_alone_when_the_store_is_unreachable(monkeypatch):
+    from ui import classroom
+
+    monkeypatch.setenv(store.db.ENV_URL, "postgresql+psycopg://nobody@127.0.0.1:1/nothing")
+    classroom._open.clear()
+    classroom._failed_at[0] = 0.0
+    try:
+        at = open_page(LESSON)
+        assert "cannot be reached" in _texts(at)
+        answer_exercise(at, "scaling.ex1", 1.0)  # the exercise still checks the answer
+        assert at.warning or at.success
+        page = open_page(CLASS_PAGE)
+        assert "cannot be reached" in _texts(page)
+    finally:
+        monkeypatch.undo()
+        classroom._open.clear()
+        classroom._failed_at[0] = 0.0

@@ -1,0 +1,805 @@
+"""The class in one link, and the learner's progress: the UI side of the class store (``store``).
+
+The store is opened once per server through ``st.connection`` (SQLAlchemy): the embedded SQLite file by default,
+PostgreSQL when ``ATTENTION_LAB_DB_URL`` or ``[connections.class_store]`` in ``.streamlit/secrets.toml`` gives a
+URL. When it cannot be reached every lesson works alone, with one line saying so, and it is tried again later.
+
+A session holds at most: the learner's key (kept in a cookie or in their link, their choice), the class member it
+joined as (its token in a cookie, so a reopened tab rejoins), and a teacher handle (only after the teacher key was
+checked; the key leaves the address bar at once, so a projector never shows it).
+"""
+
+from __future__ import annotations
+
+import atexit
+import csv
+import io
+import json
+import logging
+import re
+import time
+import weakref
+import zipfile
+
+import streamlit as st
+
+import store
+from store.classes import Member, Teacher
+from store.learners import valid_key
+
+log = logging.getLogger(__name__)
+
+LEARNER_COOKIE = "attention_lab_learner"
+CLASS_COOKIE = "attention_lab_class"
+COOKIE_DAYS = 365
+RETRY_SECONDS = 30.0
+STUDENT_POLL_SECONDS = 3.0  # how often a student's page looks for the teacher's question
+TEACHER_POLL_SECONDS = 2.0  # the dashboard's refresh
+TOUCH_SECONDS = 30.0  # presence is written at most this often per student
+_COOKIE_VALUE = re.compile(r"^[A-Za-z0-9_\-.]{1,120}$")
+_failed_at = [0.0]
+FAILED = object()  # what _guard returns when the action was refused or the database failed
+
+
+# ------------------------------------------------------------------------------------------------------ the store
+def _configured_url() -> str | None:
+    """``ATTENTION_LAB_DB_URL``, else ``[connections.class_store] url`` in the secrets, else None (SQLite)."""
+    import os
+
+    url = os.environ.get(store.db.ENV_URL, "").strip()
+    if url:
+        return url
+    try:
+        return st.secrets["connections"]["class_store"]["url"]
+    except Exception:  # no secrets file, or no such entry: the embedded default
+        return None
+
+
+@st.cache_resource(show_spinner=False)
+def _open() -> tuple[store.ClassStore, store.Learners]:
+    url = store.database_url(_configured_url())
+    connection = st.connection("class_store", type="sql", url=url, **store.db.engine_options(url))
+    engine = store.db.prepare(connection._instance)
+    store.schema.upgrade(engine)
+    return store.ClassStore(engine), store.Learners(engine)
+
+
+# Let the connection go while the interpreter is whole: Streamlit's connection object tidies up in __del__, which
+# at interpreter exit would find its modules already torn down (an "Exception ignored" line on every exit).
+atexit.register(_open.clear)
+
+
+def stores() -> tuple[store.ClassStore, store.Learners] | None:
+    """The class store and the learners' store, or None while the database cannot be reached."""
+    if time.time() - _failed_at[0] < RETRY_SECONDS:
+        return None
+    try:
+        return _open()
+    except Exception:  # noqa: BLE001 - any failure to reach the database: lessons go on alone
+        log.warning("the class store cannot be reached", exc_info=True)
+        _failed_at[0] = time.time()
+        return None
+
+
+def _unavailable(what: str = "Progress and class features") -> None:
+    st.caption(f":material/cloud_off: {what} are paused: the course's database cannot be reached right now. "
+               "This lesson works on its own; nothing already saved is lost.")  # fmt: skip
+
+
+def _guard(action, *, what: str = "That", quiet: bool = False):
+    """Run a store action and return its value; a refusal becomes a message on the page (none when ``quiet``), a
+    database failure the one-line notice. Either way it returns :data:`FAILED`."""
+    try:
+        return action()
+    except store.StoreError as refusal:
+        if not quiet:
+            st.warning(str(refusal), icon=":material/block:")
+    except Exception:  # noqa: BLE001 - the database went away mid-class: say so, never a traceback
+        log.warning("class store action failed", exc_info=True)
+        _failed_at[0] = time.time()
+        _unavailable(f"{what}")
+    return FAILED
+
+
+def _set_cookie(name: str, value: str | None) -> None:
+    """Keep ``value`` in the student's browser (None: forget it). Only our own codes and keys, checked first."""
+    if value is not None and not _COOKIE_VALUE.match(value):
+        return
+    life = 0 if value is None else COOKIE_DAYS * 86400
+    st.html(f"<script>document.cookie = '{name}={value or ''}; Max-Age={life}; Path=/; SameSite=Lax';</script>",
+            unsafe_allow_javascript=True)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------------- the learner
+def learner_key(create: bool = False) -> str | None:
+    """The learner's key: this session's, the link's ``?learner=``, or the browser's cookie; a new one (kept in the
+    browser) when ``create``."""
+    key = st.session_state.get("learner.key")
+    if key:
+        return key
+    linked = st.query_params.get("learner")
+    if valid_key(linked):
+        st.session_state["learner.key"], st.session_state["learner.mode"] = linked, "link"
+        return linked
+    cookie = st.context.cookies.get(LEARNER_COOKIE)
+    if valid_key(cookie):
+        st.session_state["learner.key"], st.session_state["learner.mode"] = cookie, "browser"
+        return cookie
+    if not create:
+        return None
+    opened = stores()
+    if opened is None:
+        return None
+    key = _guard(opened[1].new_key, what="Saving your progress")
+    if key is not FAILED:
+        st.session_state["learner.key"], st.session_state["learner.mode"] = key, "browser"
+        _set_cookie(LEARNER_COOKIE, key)
+    return key
+
+
+def on_lesson(slug: str) -> None:
+    """At the top of every lesson: note the visit (once a session), the class's presence, a class sweep's setting,
+    and the class's question bar."""
+    opened = stores()
+    if opened is None:
+        _unavailable()
+        return
+    classes, learners = opened
+    visited = st.session_state.setdefault("learner.visited", set())
+    if slug not in visited:
+        key = learner_key(create=True)
+        if key and _guard(lambda: learners.visit(key, slug), what="Saving your progress") is not FAILED:
+            visited.add(slug)
+    member = _member(classes)
+    if member is not None:
+        _touch(classes, member, slug)
+        _apply_sweep(classes, member, slug)
+        _student_bar(member, slug)
+    elif _teacher() is not None:
+        _teacher_bar(slug)
+
+
+def record_answer(lesson: str, exercise_key: str, response, correct: bool) -> None:
+    """An exercise answered on a lesson page: kept in the learner's progress."""
+    opened = stores()
+    key = learner_key(create=True)
+    if opened is not None and key:
+        _guard(lambda: opened[1].solve(key, lesson, exercise_key, response, correct), what="Saving your answer")
+
+
+def record_exercises(lesson: str, count: int) -> None:
+    """How many exercises the lesson shows (a lesson is done when all of them are answered right)."""
+    opened = stores()
+    key = learner_key()
+    seen = st.session_state.setdefault("learner.exercises", {})
+    if (
+        opened is not None
+        and key
+        and seen.get(lesson) != count
+        and _guard(lambda: opened[1].set_exercises(key, lesson, count), what="Saving your progress") is not FAILED
+    ):
+        seen[lesson] = count
+
+
+def previous_answer(exercise_key: str) -> tuple[str, bool] | None:
+    """What the learner answered to this exercise before (another day, another tab), or None."""
+    opened = stores()
+    key = learner_key()
+    if opened is None or not key:
+        return None
+    cache = st.session_state.get("learner.answers")
+    if cache is None:
+        cache = _guard(lambda: opened[1].answers(key), quiet=True)
+        cache = {} if cache is FAILED else cache
+        st.session_state["learner.answers"] = cache
+    return cache.get(exercise_key)
+
+
+def remember_answer(exercise_key: str, response, correct: bool) -> None:
+    cache = st.session_state.setdefault("learner.answers", {})
+    _old, was_right = cache.get(exercise_key, ("", False))
+    cache[exercise_key] = (str(response), bool(correct or was_right))
+
+
+def progress_panel(exercise_counts: dict[str, int] | None = None) -> dict[str, str]:
+    """The course map's "Your progress" box: resume, where the key is kept, wipe. Returns ``{lesson: state}``."""
+    from lessons.common import catalog
+
+    opened = stores()
+    if opened is None:
+        _unavailable("Saved progress")
+        return {}
+    learners = opened[1]
+    key = learner_key()
+    states = _guard(lambda: learners.progress(key)) if key else {}
+    states = {} if states is FAILED else states
+    with st.container(border=True):
+        st.markdown("**Your progress**")
+        if not key:
+            st.caption("Open any lesson and your progress is kept here: lessons visited, exercises answered, "
+                       "and where you stopped. No account: a key stays in this browser (or in your link).")  # fmt: skip
+            return {}
+        place = _guard(lambda: learners.resume(key))
+        if place and place is not FAILED:
+            lesson, where = place
+            try:
+                entry = catalog.lesson(lesson)
+                done = sum(state == "done" for state in states.values())
+                st.page_link(entry.page, label=f"Resume: {entry.title}" + (" (your last answer)" if where else ""),
+                             icon=":material/play_circle:")  # fmt: skip
+                st.caption(f"{done} of {len(catalog.all_lessons())} lessons done, "
+                           f"{sum(state == 'in progress' for state in states.values())} in progress.")  # fmt: skip
+            except KeyError:
+                pass
+        with st.expander("Where your progress is kept", icon=":material/key:"):
+            mode = st.session_state.get("learner.mode", "browser")
+            choice = st.radio("Keep my progress key", ["in this browser", "in my link only"],
+                              index=0 if mode == "browser" else 1, key="learner.where", horizontal=True)  # fmt: skip
+            if choice == "in my link only":
+                if mode != "link":
+                    st.session_state["learner.mode"] = "link"
+                    _set_cookie(LEARNER_COOKIE, None)
+                st.query_params["learner"] = key
+                st.caption("Bookmark this page's address now: it holds your key, and this browser forgets it.")
+            elif mode != "browser":
+                st.session_state["learner.mode"] = "browser"
+                _set_cookie(LEARNER_COOKIE, key)
+                st.query_params.pop("learner", None)
+            if st.button("Wipe my progress", icon=":material/delete:", key="learner.wipe"):
+                _guard(lambda: learners.wipe(key))
+                _set_cookie(LEARNER_COOKIE, None)
+                st.query_params.pop("learner", None)
+                for name in ("learner.key", "learner.mode", "learner.visited", "learner.answers", "learner.exercises"):
+                    st.session_state.pop(name, None)
+                st.success("Your progress is wiped: nothing about you is kept.")
+                return {}
+    return states
+
+
+# ----------------------------------------------------------------------------------------------------- the class
+def _member(classes: store.ClassStore) -> Member | None:
+    """The class member this session is, rejoined from the browser's cookie when a tab was reopened."""
+    member = st.session_state.get("classroom.member")
+    if member is not None:
+        return member
+    if st.session_state.get("classroom.cookie_checked"):
+        return None
+    st.session_state["classroom.cookie_checked"] = True
+    cookie = st.context.cookies.get(CLASS_COOKIE) or ""
+    if "." in cookie:
+        code, token = cookie.split(".", 1)
+        try:
+            member = classes.rejoin(code, token)
+        except store.StoreError:
+            member = None
+        except Exception:  # noqa: BLE001
+            log.warning("rejoin failed", exc_info=True)
+            member = None
+        if member is not None:
+            st.session_state["classroom.member"] = member
+    return member
+
+
+def _teacher() -> Teacher | None:
+    return st.session_state.get("classroom.teacher")
+
+
+def _touch(classes: store.ClassStore, member: Member, lesson: str | None) -> None:
+    last = st.session_state.get("classroom.touched", (None, 0.0))
+    due = last[0] != lesson or time.time() - last[1] > TOUCH_SECONDS
+    if due and _guard(lambda: classes.touch(member, lesson), quiet=True) is not FAILED:
+        st.session_state["classroom.touched"] = (lesson, time.time())
+
+
+def join(code: str, name: str | None) -> Member | None:
+    """Join a class from the class page's form; the member's token goes into a browser cookie."""
+    opened = stores()
+    if opened is None:
+        _unavailable("Classes")
+        return None
+    joined = _guard(lambda: opened[0].join(code, name))
+    if joined is FAILED:
+        return None
+    member, token = joined
+    st.session_state["classroom.member"] = member
+    _set_cookie(CLASS_COOKIE, f"{member.class_code}.{token}")
+    return member
+
+
+def leave() -> None:
+    st.session_state.pop("classroom.member", None)
+    _set_cookie(CLASS_COOKIE, None)
+
+
+def start(name: str, hours: float) -> tuple[store.ClassInfo, str] | None:
+    opened = stores()
+    if opened is None:
+        _unavailable("Classes")
+        return None
+    made = _guard(lambda: opened[0].create_class(name, hours))
+    if made is FAILED:
+        return None
+    if made is not None:
+        st.session_state["classroom.teacher"] = opened[0].teacher(made[0].code, made[1])
+    return made
+
+
+def become_teacher(code: str, key: str) -> Teacher | None:
+    """Check a teacher link's key (rate-limited); on success the session is the teacher's."""
+    opened = stores()
+    if opened is None:
+        _unavailable("Classes")
+        return None
+    teacher = _guard(lambda: opened[0].teacher(code, key))
+    if teacher is FAILED:
+        return None
+    st.session_state["classroom.teacher"] = teacher
+    return teacher
+
+
+def base_url() -> str:
+    """The server's address as the browser reached it (``http://host:port``), for the class's links."""
+    url = st.context.url or ""
+    match = re.match(r"^(https?://[^/?#]+)", url)
+    return match.group(1) if match else ""
+
+
+def _question_form(member: Member, question, classes: store.ClassStore) -> None:
+    key = f"classroom.q{question.id}"
+    mine = classes.my_answer(member, question.id)
+    with st.form(key=f"{key}.form", border=False):
+        if question.is_choice:
+            response = st.radio("Your answer", question.choices, index=None if mine is None else int(mine), key=key)
+        else:
+            response = st.number_input("Your answer", value=None if mine is None else float(mine), step=0.01,
+                                       format="%.3f", key=key)  # fmt: skip
+        sent = st.form_submit_button("Send my answer")
+    if sent:
+        if response is None:
+            st.warning("Pick or type an answer first.")
+        elif _guard(lambda: classes.answer(member, question.id, response)) is not FAILED:
+            mine = "sent"
+    if mine is not None:
+        st.caption("Your answer is in. You can change it until your teacher closes the question.")
+
+
+def _student_bar(member: Member, slug: str | None) -> None:
+    """The class's current question on the student's page: answer it while open, see the class's answers once
+    the teacher reveals them. Polled every few seconds (a fragment), so nobody reloads."""
+
+    @st.fragment(run_every=STUDENT_POLL_SECONDS)
+    def bar() -> None:
+        opened = stores()
+        if opened is None:
+            return
+        classes = opened[0]
+        if slug is not None:
+            sweep = _guard(lambda: classes.current_sweep(member.class_code, slug), quiet=True)
+            known = st.session_state.get("classroom.sweeps", {}).get(slug, (None, None))[0]
+            if sweep is not FAILED and (sweep and sweep.id) != (known and known.id):
+                st.rerun(scope="app")  # a sweep was handed out or closed: the whole page takes the setting
+        question = _guard(lambda: classes.current_question(member.class_code), quiet=True)
+        if question is None or question is FAILED or question.state == "closed":
+            return
+        with st.container(border=True):
+            st.markdown(f":material/groups: **Question from your teacher** · class {member.class_code} · "
+                        f"you are {_plain(member.name)}")  # fmt: skip
+            st.markdown(question.prompt)
+            if question.state == "open":
+                _question_form(member, question, classes)
+            else:
+                shown = _guard(lambda: classes.revealed_distribution(question.id), quiet=True)
+                if shown and shown is not FAILED:
+                    _show_distribution(shown, question, f"classroom.reveal.{question.id}")
+
+    bar()
+
+
+def _plain(text: str) -> str:
+    """A student's name inside markdown: shown literally (never formatted, never HTML)."""
+    from ui.presenter import literal
+
+    return literal(text)
+
+
+def _show_distribution(dist: dict, question, key: str) -> None:
+    from lessons.common import classroom
+    from ui.charts import vega
+
+    st.markdown(classroom.distribution_sentence(dist))
+    if dist["answered"]:
+        vega(classroom.distribution_chart(dist), key=key, height=180 if question.is_choice else 120)
+    st.markdown(f"**Worked answer.** {question.explanation}")
+
+
+def _teacher_bar(slug: str) -> None:
+    teacher = _teacher()
+
+    @st.fragment(run_every=TEACHER_POLL_SECONDS)
+    def bar() -> None:
+        question = _guard(lambda: teacher._store.current_question(teacher.code), quiet=True)
+        question = None if question is FAILED else question
+        presence = _guard(teacher.presence, quiet=True)
+        presence = {"here": 0, "per_lesson": {}} if presence is FAILED else presence
+        line = (f":material/co_present: **Class {teacher.code}** · {presence['here']} here, "
+                f"{presence['per_lesson'].get(slug, 0)} on this lesson")  # fmt: skip
+        with st.container(border=True):
+            st.markdown(line)
+            if question is not None and question.state == "open":
+                count = _guard(lambda: teacher._store.answer_count(question.id), quiet=True)
+                count = 0 if count is FAILED else count
+                st.markdown(f"Question open: **{count}** answer{'s' if count != 1 else ''} so far.")
+                if st.button("Reveal the answers", key=f"classroom.reveal_btn.{question.id}", type="primary"):
+                    _guard(lambda: teacher.reveal(question.id))
+            elif question is not None and question.state == "revealed" and question.lesson == slug:
+                shown = _guard(lambda: teacher.distribution(question.id), quiet=True)
+                if shown is not FAILED:
+                    _show_distribution(shown, question, f"classroom.teacher_reveal.{question.id}")
+            st.page_link("pages/classroom.py", label="Class dashboard", icon=":material/dashboard:")
+
+    bar()
+
+
+def ask_button(exercise) -> None:
+    """Under an exercise, for the teacher: put it to the class (the truth is the lesson's own computed answer)."""
+    teacher = _teacher()
+    if teacher is None:
+        return
+    slug = exercise.key.split(".", 1)[0]
+    if st.button("Ask the class", key=f"{exercise.key}.ask", icon=":material/campaign:"):
+        ex = exercise
+        asked = _guard(lambda: teacher.open_question(slug, ex.key, ex.prompt, ex.choices, ex.answer, ex.explanation,
+                                                      ex.tolerance))  # fmt: skip
+        if asked is not FAILED:
+            st.toast("Asked: the students see it now. Reveal it from the class bar at the top or the dashboard.")
+
+
+# --------------------------------------------------------------------------------------------------- class sweeps
+def _apply_sweep(classes: store.ClassStore, member: Member, slug: str) -> None:
+    """A student in a class sweep on this lesson gets their setting, written into the widgets' session state
+    before the page draws them (once per hand-out: the student may still change it)."""
+    from lessons.common import catalog
+
+    sweep = _guard(lambda: classes.current_sweep(member.class_code, slug), quiet=True)
+    if sweep is None or sweep is FAILED:
+        st.session_state.setdefault("classroom.sweeps", {}).pop(slug, None)
+        return
+    index = _guard(lambda: classes.assignment(member, sweep))
+    if index is FAILED:
+        return
+    setting = sweep.settings[index]
+    applied = st.session_state.setdefault("classroom.applied", {})
+    if applied.get(slug) != (sweep.id, index):
+        axes = {axis.key for axis in catalog.lesson(slug).sweep}
+        for widget_key, value in setting.items():
+            if widget_key in axes:
+                st.session_state[widget_key] = value
+        applied[slug] = (sweep.id, index)
+    st.session_state.setdefault("classroom.sweeps", {})[slug] = (sweep, index)
+    st.info(f"**Class sweep.** Your setting: {sweep.describe(index)} (set below for you). Press Train: your run "
+            "goes to the class's chart when it ends.", icon=":material/science:")  # fmt: skip
+
+
+def sweep_controls(slug: str) -> None:
+    """Next to a lesson's training panel, for the teacher: hand each student a setting of a grid."""
+    import itertools
+
+    from lessons.common import catalog
+
+    teacher = _teacher()
+    axes = catalog.lesson(slug).sweep
+    if teacher is None or not axes:
+        return
+    with st.expander("Class sweep: give each student a different setting", icon=":material/science:"):
+        chosen = {}
+        for axis in axes:
+            picked = st.multiselect(axis.label, list(axis.values), default=list(axis.values),
+                                    key=f"classroom.sweep.{axis.key}")  # fmt: skip
+            if picked:
+                chosen[axis.key] = picked
+        grid = [dict(zip(chosen, values, strict=True)) for values in itertools.product(*chosen.values())]
+        st.caption(f"{len(grid)} settings; students are spread evenly over them, so each setting gets several runs.")
+        labels = {a.key: a.label for a in axes}
+        clicked = st.button("Hand out to the class", key=f"classroom.sweep.{slug}.start", disabled=not grid,
+                            type="primary")  # fmt: skip
+        if clicked and _guard(lambda: teacher.start_sweep(slug, grid, labels)) is not FAILED:
+            st.toast("Handed out: each student's page now shows their setting.")
+
+
+def panel_settings(slug: str) -> dict:
+    """The values of the lesson's sweepable settings as the student's panel has them now."""
+    from lessons.common import catalog
+
+    return {axis.key: st.session_state[axis.key] for axis in catalog.lesson(slug).sweep if axis.key in st.session_state}
+
+
+def post_finished_run(slug: str, run, settings: dict) -> None:
+    """A student's finished run goes to the class once (settings, curve, final metrics, attention snapshot)."""
+    from lessons.common import classroom
+
+    member = st.session_state.get("classroom.member")
+    if member is None or run is None or run.active or not run.snapshots:
+        return
+    posted = st.session_state.setdefault("classroom.posted", weakref.WeakSet())
+    if run in posted:
+        return
+    opened = stores()
+    if opened is None:
+        return
+    sweep, _index = st.session_state.get("classroom.sweeps", {}).get(slug, (None, None))
+    latest = run.snapshots[-1]
+    metrics = {name: float(getattr(latest, name)) for name in ("exact_match", "loss", "seconds", "step")
+               if isinstance(getattr(latest, name, None), int | float)}  # fmt: skip
+    attention = getattr(latest, "attention", None)
+    snapshot = classroom.attention_snapshot(attention) if getattr(attention, "ndim", 0) == 2 else None
+    done = _guard(lambda: opened[0].post_run(member, slug, settings, classroom.run_curve(run.snapshots), metrics,
+                                             snapshot, sweep_id=sweep.id if sweep else None))  # fmt: skip
+    if done is not FAILED:
+        posted.add(run)
+        st.toast("Your run was posted to the class.")
+
+
+# ----------------------------------------------------------------------------------------------- the dashboard
+def export_files(teacher: Teacher) -> tuple[bytes, bytes]:
+    """The class's data as JSON, and as a zip of one CSV per table."""
+    data = teacher.export()
+    as_json = json.dumps(data, indent=1, ensure_ascii=False, default=str).encode("utf-8")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for table, rows in data.items():
+            text = io.StringIO()
+            if rows:
+                writer = csv.DictWriter(text, fieldnames=list(rows[0]))
+                writer.writeheader()
+                for row in rows:
+                    writer.writerow({k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in row.items()})
+            archive.writestr(f"{table}.csv", text.getvalue())
+    return as_json, buffer.getvalue()
+
+
+def links(code: str, key: str | None = None) -> tuple[str, str | None]:
+    """The class's student link, and its teacher link when the key is known (only right after starting)."""
+    base = base_url()
+    student = f"{base}/classroom?join={code}"
+    return student, (f"{base}/classroom?class={code}&teacher={key}" if key else None)
+
+
+def start_panel() -> None:
+    """Start a class: name and length; then the code, the student link with its QR code, and the teacher link."""
+    from lessons.common import classroom
+
+    with st.form("classroom.start.form", border=False):
+        name = st.text_input("Class name", max_chars=80, placeholder="Attention, week 3", key="classroom.start.name")
+        hours = st.select_slider("The class ends by itself after", [1, 2, 4, 8, 12, 24, 48], value=12,
+                                 format_func=lambda h: f"{h} h", key="classroom.start.hours")  # fmt: skip
+        started = st.form_submit_button("Start a class", type="primary", icon=":material/co_present:")
+    if started:
+        made = start(name, float(hours))
+        if made is not None:
+            st.session_state["classroom.new_key"] = made[1]
+            st.rerun()  # the page is the teacher's now: the links above the dashboard
+    key = st.session_state.get("classroom.new_key")
+    teacher = _teacher()
+    if teacher is not None and key:
+        student, teacher_link = links(teacher.code, key)
+        st.success(f"Class **{teacher.code}** started.")
+        st.markdown("**Your teacher link** (shown once: keep it to come back to this dashboard; anyone with it is "
+                    "the teacher):")  # fmt: skip
+        st.code(teacher_link, language=None)
+        st.markdown("**The students' link:**")
+        st.code(student, language=None)
+        st.html(classroom.qr_svg(student))
+        if st.button("I have saved my teacher link", key="classroom.saved"):
+            st.session_state.pop("classroom.new_key", None)
+            st.rerun()
+
+
+def join_panel(code: str = "") -> None:
+    """Join a class: its code (from the link or the projector) and a display name, or a generated one."""
+    from store.names import generated_name
+
+    suggestion = st.session_state.setdefault("classroom.suggested", generated_name())
+    with st.form("classroom.join.form", border=False):
+        typed = st.text_input("Class code", value=code, max_chars=12, key="classroom.join.code")
+        tip = "Shown to your teacher. Up to 24 characters; leave it as it is for a made-up one."
+        name = st.text_input("Your name in the class", value=suggestion, max_chars=200, key="classroom.join.name",
+                             help=tip)  # fmt: skip
+        joined = st.form_submit_button("Join", type="primary", icon=":material/login:")
+    if joined and join(typed, name) is not None:
+        st.rerun()
+
+
+def student_home(member: Member) -> None:
+    """The class page for a student who joined: who they are, the question bar, a way to leave."""
+    st.success(f"You are in class **{member.class_code}** as {_plain(member.name)}. Open any lesson: your "
+               "teacher's questions and settings reach you there and here.")  # fmt: skip
+    _student_bar(member, None)
+    if st.button("Leave the class", key="classroom.leave", icon=":material/logout:"):
+        leave()
+        st.rerun()
+
+
+def _run_rows(found) -> list[dict]:
+    from lessons.common import catalog, classroom
+
+    rows = []
+    for run in found:
+        try:
+            axes = {a.key: a.label for a in catalog.lesson(run.lesson).sweep}
+            title = catalog.lesson(run.lesson).title
+        except KeyError:
+            axes, title = {}, run.lesson
+        rows.append({"run": run.id, "student": run.member_name, "lesson": title,
+                     "setting": classroom.setting_text(run.settings, axes),
+                     "exact match": run.metrics.get("exact_match"), "steps": run.metrics.get("step"),
+                     "seconds": run.metrics.get("seconds")})  # fmt: skip
+    return rows
+
+
+def show_run(run, name: str | None, key: str) -> None:
+    """One run on the projector: its curve and its attention map, with the student's name only if shown."""
+    from lessons.common import catalog, charts, classroom
+    from ui.charts import plotly, vega
+
+    try:
+        title = catalog.lesson(run.lesson).title
+        axes = {a.key: a.label for a in catalog.lesson(run.lesson).sweep}
+    except KeyError:
+        title, axes = run.lesson, {}
+    who = _plain(name) if name else "a student"
+    st.markdown(f"**Spotlight:** {who}'s run on *{title}* · {classroom.setting_text(run.settings, axes)}")
+    curve = [{"step": s, "held-out exact match": e} for s, _sec, _loss, e in run.curve]
+    if curve:
+        vega({"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": "Held-out exact match",
+              "data": {"values": curve}, "mark": {"type": "line", "point": True},
+              "encoding": {"x": {"field": "step", "type": "quantitative"},
+                           "y": {"field": "held-out exact match", "type": "quantitative",
+                                 "axis": {"format": ".0%"}, "scale": {"domain": [0, 1]}}}},
+             key=f"{key}.curve", height=220)  # fmt: skip
+    if run.snapshot:
+        shot = run.snapshot
+        plotly(charts.attention_heatmap(shot["z"], shot["rows"], shot["cols"], title="Its attention at the end"),
+               key=f"{key}.map")  # fmt: skip
+
+
+def dashboard(teacher: Teacher) -> None:
+    """The teacher's live view: who is here, the question's answers arriving, the class's runs and sweeps,
+    spotlight, and after class export and delete. Redrawn every two seconds without reloading."""
+    from lessons.common import catalog, classroom
+    from ui.charts import table, vega
+
+    info = _guard(teacher.info)
+    if info is FAILED:
+        return
+    student, _teacher_link = links(info.code)
+    cols = st.columns([2, 1])
+    cols[0].markdown(f"### Class code: `{info.code}`\n{_plain(info.name)} · students join at")
+    cols[0].code(student, language=None)
+    with cols[1]:
+        st.html(classroom.qr_svg(student, scale=5))
+    if not info.live():
+        st.warning("This class has ended: students can no longer join or answer. Its data stays until you delete it.")
+
+    @st.fragment(run_every=TEACHER_POLL_SECONDS if info.live() else None)
+    def live() -> None:
+        presence = _guard(teacher.presence, quiet=True)
+        if presence is FAILED:
+            return
+        c = st.columns(3)
+        c[0].metric("Here now", presence["here"])
+        c[1].metric("Joined", presence["joined"])
+        question = _guard(lambda: teacher._store.current_question(teacher.code), quiet=True)
+        question = None if question is FAILED else question
+        count = teacher._store.answer_count(question.id) if question is not None else 0
+        c[2].metric("Answers to the question", count if question is not None else "—")
+        per_lesson = [
+            {"lesson": catalog.lesson(slug).title if slug in {x.slug for x in catalog.all_lessons()} else "class page",
+             "students": n}
+            for slug, n in sorted(presence["per_lesson"].items(), key=lambda kv: -kv[1])
+        ]  # fmt: skip
+        if per_lesson:
+            table(per_lesson)
+        st.subheader("Question")
+        if question is None:
+            st.caption("No question yet: open a lesson and press “Ask the class” under one of its exercises.")
+        else:
+            st.markdown(question.prompt)
+            if question.state == "open":
+                st.markdown(f"**{count}** answer{'s' if count != 1 else ''} so far (their content stays hidden).")
+                b = st.columns(2)
+                if b[0].button("Reveal the answers", key="classroom.dash.reveal", type="primary"):
+                    shown = _guard(lambda: teacher.reveal(question.id))
+                    if shown is not FAILED:
+                        _show_distribution(shown, question, f"classroom.dash.dist.{question.id}")
+                if b[1].button("Close without revealing", key="classroom.dash.close"):
+                    _guard(lambda: teacher.close_question(question.id))
+            elif question.state == "revealed":
+                shown = _guard(lambda: teacher.distribution(question.id), quiet=True)
+                if shown is not FAILED:
+                    _show_distribution(shown, question, f"classroom.dash.dist.{question.id}")
+            else:
+                st.caption("Closed without revealing.")
+        st.subheader("The class's runs")
+        found = _guard(teacher.runs, quiet=True)
+        found = [] if found is FAILED else found
+        if not found:
+            st.caption("Runs appear here as students finish training on any lesson.")
+        else:
+            table(_run_rows(found), formats={"exact match": "percent"})
+        for sweep in reversed(_guard(teacher.sweeps, quiet=True) or []):
+            runs = [{"settings": r.settings, "metrics": r.metrics} for r in found if r.sweep_id == sweep.id]
+            pooled = classroom.pool(runs, sweep.settings, sweep.labels)
+            state = "open" if sweep.open else "closed"
+            st.markdown(f"**Class sweep on {catalog.lesson(sweep.lesson).title}** ({state}): "
+                        + classroom.pooled_sentence(pooled))  # fmt: skip
+            if any(p.n for p in pooled):
+                vega(classroom.pooled_chart(pooled), key=f"classroom.dash.sweep.{sweep.id}", height=300)
+        spot = _guard(lambda: teacher._store.spotlight(teacher.code), quiet=True)
+        if spot and spot is not FAILED:
+            show_run(spot[0], spot[1], "classroom.dash.spot")
+
+    live()
+    with st.expander("Spotlight a run on the projector", icon=":material/highlight:"):
+        found = _guard(teacher.runs, quiet=True)
+        found = [] if found is FAILED else found
+        if found:
+            labels = {r.id: f"run {r.id} · {catalog.lesson(r.lesson).title}" for r in found}
+            chosen = st.selectbox("Run", list(labels), format_func=labels.get, key="classroom.spot.run")
+            named = st.toggle("Show the student's name", value=False, key="classroom.spot.named")
+            b = st.columns(2)
+            if b[0].button("Spotlight it", key="classroom.spot.go"):
+                _guard(lambda: teacher.spotlight(chosen, named))
+            if b[1].button("Take it down", key="classroom.spot.off"):
+                _guard(lambda: teacher.spotlight(None))
+        else:
+            st.caption("No run posted yet.")
+    with st.expander("After class: download, end, delete", icon=":material/download:"):
+        as_json, as_zip = export_files(teacher)
+        d = st.columns(2)
+        d[0].download_button("Everything as JSON", as_json, file_name=f"class-{info.code}.json",
+                             mime="application/json", key="classroom.export.json", on_click="ignore")  # fmt: skip
+        d[1].download_button("Everything as CSV (zip)", as_zip, file_name=f"class-{info.code}-csv.zip",
+                             mime="application/zip", key="classroom.export.csv", on_click="ignore")  # fmt: skip
+        if info.live() and st.button("End the class now", key="classroom.end"):
+            _guard(teacher.end)
+            st.rerun()
+        sure = st.checkbox("I have downloaded what I need: delete everything this class stored", key="classroom.sure")
+        delete = st.button("Delete the class's data", key="classroom.delete", disabled=not sure, type="primary")
+        if delete and _guard(teacher.delete) is not FAILED:
+            st.session_state.pop("classroom.teacher", None)
+            st.success("Deleted: nothing of this class is kept.")
+            st.rerun()
+
+
+def class_page() -> None:
+    """The Class page: a teacher link (checked, then taken out of the address bar), a join link, or the two
+    forms; then the dashboard, or the student's view."""
+    params = st.query_params
+    if "teacher" in params:
+        key, code = params.get("teacher", ""), params.get("class", "")
+        del st.query_params["teacher"]
+        if become_teacher(code, key) is not None:
+            st.query_params["class"] = code
+    opened = stores()
+    if opened is None:
+        _unavailable("Classes")
+        return
+    teacher = _teacher()
+    if teacher is not None:
+        st.session_state.pop("classroom.member", None)
+        if st.session_state.get("classroom.new_key"):
+            start_panel()
+        dashboard(teacher)
+        return
+    member = _member(opened[0])
+    if member is not None:
+        student_home(member)
+        return
+    cols = st.columns(2, gap="large")
+    with cols[0]:
+        st.subheader("Join a class")
+        join_panel(str(params.get("join", "") or params.get("class", ""))[:12])
+    with cols[1]:
+        st.subheader("Start a class")
+        st.caption("For the teacher: a code, a link and a QR code for the students; your own link to the dashboard.")
+        start_panel()
