@@ -49,7 +49,7 @@ def test_upload_read_train_download_and_load_back(page, streamlit_server, tmp_pa
 
     main.get_by_role("button", name="Train").click()
     expect(page.locator("[data-testid=stProgress]", has_text="step")).to_have_count(1)  # it reported: stop it
-    main.get_by_role("button", name="Stop").click()
+    main.get_by_role("button", name="Stop", exact=True).click()
     expect(main.get_by_text("Your model, trained on this page", exact=False).first).to_be_visible()
     page.wait_for_selector(SCRIPT_DONE)
     with page.expect_download() as download:
