@@ -109,6 +109,10 @@ COURSE: tuple[Part, ...] = (
                     "“Limitation? … Sequential”; the NLP lecture's note that attention "
                     "helps with the vanishing gradient through a shortcut to far-away states."
                 ),
+                sweep=(
+                    Axis("rnn_cells.train.distance", "distance T", (5, 10, 20, 40, 60, 80)),
+                    Axis("rnn_cells.train.seed", "seed", (0, 1, 2, 3, 4)),
+                ),
             ),
             Lesson(
                 slug="seq2seq_bottleneck",
@@ -132,6 +136,11 @@ COURSE: tuple[Part, ...] = (
                     "embedding” (the bottleneck); Sutskever, Vinyals & Le 2014; Cho et al. 2014; "
                     "Bahdanau, Cho & Bengio "
                     "2015."
+                ),
+                sweep=(
+                    Axis("seq2seq_bottleneck.train_d", "context size D", (16, 32, 64, 128)),
+                    Axis("seq2seq_bottleneck.train_encoder", "encoder", ("unidirectional", "bidirectional")),
+                    Axis("seq2seq_bottleneck.seed", "seed", (0, 1, 2, 3, 4)),
                 ),
             ),
         ),
@@ -161,6 +170,10 @@ COURSE: tuple[Part, ...] = (
                     "Sources: the NLP lecture on attention (“I like pizza” → “mi piace la pizza”); Bahdanau, Cho & "
                     "Bengio, *Neural Machine Translation by Jointly Learning to Align and Translate*, ICLR 2015."
                 ),
+                sweep=(
+                    Axis("bahdanau_attention.bidirectional", "bidirectional encoder", (False, True)),
+                    Axis("bahdanau_attention.seed", "seed", (0, 1, 2, 3, 4)),
+                ),
             ),
             Lesson(
                 slug="scoring_functions",
@@ -183,6 +196,7 @@ COURSE: tuple[Part, ...] = (
                     "*Attention Is "
                     "All You Need*, NeurIPS 2017."
                 ),
+                sweep=(Axis("scoring_functions.race_seed", "seed", (0, 1, 2, 3, 4)),),
             ),
             Lesson(
                 slug="queries_keys_values",
@@ -242,6 +256,10 @@ COURSE: tuple[Part, ...] = (
                     "§3.2.3 (“masking out "
                     "(setting to −∞) all values in the input of the softmax which correspond to illegal connections”)."
                 ),
+                sweep=(
+                    Axis("masking.live_causal", "causal mask", (True, False)),
+                    Axis("masking.seed", "seed", (0, 1, 2, 3, 4)),
+                ),
             ),
             Lesson(
                 slug="positional_encoding",
@@ -263,6 +281,10 @@ COURSE: tuple[Part, ...] = (
                     "*Attention Is All "
                     "You Need*, NeurIPS 2017, §3.5."
                 ),
+                sweep=(
+                    Axis("positional_encoding.live_encoding", "encoding", ("none", "sinusoidal", "learned")),
+                    Axis("positional_encoding.live_seed", "seed", (0, 1, 2, 3, 4)),
+                ),
             ),
             Lesson(
                 slug="multi_head_attention",
@@ -281,6 +303,10 @@ COURSE: tuple[Part, ...] = (
                     "Machines split into "
                     "8 heads, concatenate and multiply by W^O; “Why multi-head self-attention”); Vaswani et al., "
                     "*Attention Is All You Need*, NeurIPS 2017, §3.2.2."
+                ),
+                sweep=(
+                    Axis("multi_head_attention.live.heads", "heads h", (1, 2, 4, 8)),
+                    Axis("multi_head_attention.live.seed", "seed", (0, 1, 2, 3, 4)),
                 ),
             ),
             Lesson(
@@ -309,6 +335,12 @@ COURSE: tuple[Part, ...] = (
                     "Transformer Architecture*, ICML 2020; He et al., *Deep Residual Learning for Image Recognition*, "
                     "CVPR 2016."
                 ),
+                sweep=(
+                    Axis(
+                        "transformer.variant", "variant", ("full", "post-LN", "no residual", "no layer norm", "no FFN")
+                    ),
+                    Axis("transformer.seed", "seed", (0, 1, 2, 3, 4)),
+                ),
             ),
         ),
     ),
@@ -330,6 +362,7 @@ COURSE: tuple[Part, ...] = (
                     "convolutions: Gehring et al., *Convolutional Sequence to Sequence Learning*, ICML 2017. The "
                     "Transformer: Vaswani et al., NeurIPS 2017."
                 ),
+                sweep=(Axis("architecture_lab.seed", "seed", (0, 1, 2, 3, 4)),),
             ),
             Lesson(
                 slug="attention_bridge",
@@ -341,13 +374,17 @@ COURSE: tuple[Part, ...] = (
                     "attention bridge",
                     "zero-shot",
                 ),
-                results=("assets/results/attention_bridge.json",),
+                results=("assets/results/attention_bridge.json", "assets/results/attention_bridge_penalty.json"),
                 pretrained=(),
                 sources=(
                     "Source: Vázquez, Raganato, Tiedemann & Creutz, *Multilingual NMT with a language-independent "
                     "attention bridge* (RepL4NLP 2019): equations 1–3, Table 1 (zero-shot with and without monolingual "
                     "data) and Table 3 (the penalty). Lin et al. 2017 introduced the structured self-attention and its "
                     "penalty."
+                ),
+                sweep=(
+                    Axis("attention_bridge.live.penalty", "penalty on", (True, False)),
+                    Axis("attention_bridge.live.mono", "monolingual pairs", (True, False)),
                 ),
             ),
         ),
