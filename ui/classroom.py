@@ -484,10 +484,8 @@ def sweep_controls(slug: str) -> None:
     """Next to a lesson's training panel, for the teacher: hand each student a setting of a grid."""
     import itertools
 
-    from lessons.common import catalog
-
     teacher = _teacher()
-    axes = catalog.lesson(slug).sweep
+    axes = _sweep_axes(slug)
     if teacher is None or not axes:
         return
     with st.expander("Class sweep: give each student a different setting", icon=":material/science:"):
@@ -508,9 +506,14 @@ def sweep_controls(slug: str) -> None:
 
 def panel_settings(slug: str) -> dict:
     """The values of the lesson's sweepable settings as the student's panel has them now."""
+    return {axis.key: st.session_state[axis.key] for axis in _sweep_axes(slug) if axis.key in st.session_state}
+
+
+def _sweep_axes(slug: str) -> tuple:
+    """A lesson's sweepable settings; none for a tool's panel (``own_data.train.*``: no lesson of that name)."""
     from lessons.common import catalog
 
-    return {axis.key: st.session_state[axis.key] for axis in catalog.lesson(slug).sweep if axis.key in st.session_state}
+    return next((lesson.sweep for lesson in catalog.all_lessons() if lesson.slug == slug), ())
 
 
 def post_finished_run(slug: str, run, settings: dict) -> None:
