@@ -3,6 +3,7 @@ pairs as a task the course's trainer takes unchanged, and the one model file wit
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import pickle
@@ -274,6 +275,26 @@ def test_the_course_loop_trains_on_the_pairs(zelan, name):
     assert snap.attention is not None and snap.attention.shape == (len(snap.target_tokens), len(snap.source_tokens))
     assert snap.source_tokens[-1] == "</s>" and isinstance(snap.prediction, str)
     assert result.history[0].loss > 0
+
+
+def test_the_live_panels_run_trains_stops_and_resumes_on_the_pairs(zelan):
+    from lessons.common.live import TrainingRun
+
+    model = build_own_model("gru-additive", zelan, seed=0)
+    config = own_data_train_config(
+        "gru-additive", max_steps=10_000, max_seconds=30, report_every=1, batch_size=16, eval_size=5,
+        target_exact_match=None,
+    )  # fmt: skip
+    run = TrainingRun(lambda report: train(model, zelan, config, report), model=model).start()
+    while not run.snapshots and run.active:
+        run.wait(0.05)
+    run.stop()
+    assert run.wait(10) and run.status == "stopped" and run.result.stopped == "callback"
+    assert run.result.steps < 10_000 and run.latest.attention is not None
+    weights = {k: v.clone() for k, v in model.state_dict().items()}
+    resumed = TrainingRun(lambda report: train(model, zelan, dataclasses.replace(config, max_steps=2), report))
+    assert resumed.start().wait(30) and resumed.status == "finished"  # the same model trains on from there
+    assert any(not torch.equal(weights[k], v) for k, v in model.state_dict().items())
 
 
 # ------------------------------------------------------------------------------------------------ the model file
