@@ -53,7 +53,9 @@ def test_reads_tsv_csv_bom_and_crlf_alike():
     csv_text = '"the dog, again","le chien, encore"\r\nthe cat,le chat\r\n'
     csv = read_pairs(("\ufeff" + csv_text).encode())
     assert csv.pairs == [("the dog, again", "le chien, encore"), ("the cat", "le chat")] and csv.format == "CSV"
-    assert read_pairs(io.BytesIO(GOOD.encode("utf-8-sig"))).pairs == tsv.pairs
+    upload = io.BytesIO(GOOD.encode("utf-8-sig"))
+    assert read_pairs(upload).pairs == tsv.pairs
+    assert read_pairs(upload).pairs == tsv.pairs  # read again (a page's rerun): from its start
     assert tsv.line_numbers == [1, 2] and tsv.skipped == [] and tsv.duplicates == []
 
 
@@ -175,6 +177,7 @@ def test_fingerprint_is_of_the_normalised_pairs():
 def test_summary_names_the_scripts(text, scripts):
     summary = read_pairs(text).summary()
     assert (summary["source"]["scripts"], summary["target"]["scripts"]) == scripts
+    assert set(summary["scripts"].split(", ")) == set(", ".join(scripts).split(", "))
 
 
 def test_shipped_examples_read_cleanly():

@@ -110,6 +110,7 @@ class PairsFile:
             "blank_lines": self.blank_lines,
             "bytes": self.size_bytes,
             "fingerprint": self.fingerprint,
+            "scripts": describe_scripts([*self.sources, *self.targets]),
             "source": side_stats(self.sources),
             "target": side_stats(self.targets),
         }
@@ -182,6 +183,8 @@ def _read_bytes(source, limits: Limits) -> bytes:
         except OSError as error:
             raise PairsError(f"Cannot open {source.name}: {error.strerror or error}.") from None
     if hasattr(source, "read"):
+        if getattr(source, "seekable", lambda: False)():
+            source.seek(0)  # an upload read before (a page's rerun) is read from its start again
         data = source.read(cap)
         if isinstance(data, str):
             data = data.encode("utf-8", errors="surrogatepass")[:cap]
@@ -272,8 +275,9 @@ def read_pairs(
 ) -> PairsFile:
     """The sentence pairs in ``source`` (see the module docstring); raises :class:`PairsError` if none are usable.
 
-    ``source``: pasted text (str), bytes, a binary file-like object (at most ``limits.max_bytes + 1`` bytes are
-    read from it) or a Path. ``duplicates``: ``"keep"`` every repeated pair (reported) or ``"drop"`` the repeats.
+    ``source``: pasted text (str), bytes, a binary file-like object (read from its start, at most
+    ``limits.max_bytes + 1`` bytes) or a Path. ``duplicates``: ``"keep"`` every repeated pair (reported) or
+    ``"drop"`` the repeats.
     """
     if duplicates not in ("keep", "drop"):
         raise ValueError(f"duplicates must be 'keep' or 'drop', not {duplicates!r}")
