@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from store import names
 from store.errors import ClassError, RateLimited
-from store.schema import answers, assignments, attempts, classes, members, questions, runs, sweeps
+from store.schema import answers, assignments, attempts, checked, classes, members, questions, runs, sweeps
 
 DEFAULT_HOURS = 12.0
 MAX_HOURS = 72.0
@@ -398,6 +398,21 @@ class ClassStore:
             )
         return int(result.inserted_primary_key[0])
 
+    def check_exercise(self, member: Member, lesson: str, exercise: str, answer, correct: bool,
+                       now: float | None = None) -> None:  # fmt: skip
+        """A lesson exercise a student checked on their own page during the class (their latest answer is kept):
+        the dashboard shows each exercise's answers as they come in."""
+        now = now or time.time()
+        self.get_class(member.class_code, now)
+        with self.engine.begin() as conn:
+            self._allow(conn, f"answer:{member.id}", ANSWER_LIMIT, now)
+            conn.execute(checked.delete().where(checked.c.member_id == member.id, checked.c.exercise == exercise))
+            conn.execute(
+                checked.insert().values(class_code=member.class_code, member_id=member.id, exercise=str(exercise)[:100],
+                                        lesson=str(lesson)[:64], answer=str(answer)[:MAX_ANSWER],
+                                        correct=bool(correct), at=now)
+            )  # fmt: skip
+
     def spotlight(self, code: str) -> tuple[Run, str | None] | None:
         """The run on the projector and the name to show with it (None: anonymous), or None."""
         info = self.find(code)
@@ -604,6 +619,26 @@ class Teacher:
             rows = conn.execute(sa.select(sweeps).where(sweeps.c.class_code == self.code).order_by(sweeps.c.id)).all()
         return [_sweep_row(row) for row in rows]
 
+    def exercises(self) -> list[dict]:
+        """Each lesson exercise the students checked on their own pages: how many answered, how many right, and
+        the answers given with their counts (most given first)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(checked.c.lesson, checked.c.exercise, checked.c.answer, checked.c.correct)
+                .where(checked.c.class_code == self.code)
+                .order_by(checked.c.lesson, checked.c.exercise)
+            ).all()
+        out: dict[str, dict] = {}
+        for row in rows:
+            entry = out.setdefault(row.exercise, {"lesson": row.lesson, "exercise": row.exercise, "answered": 0,
+                                                  "right": 0, "answers": {}})  # fmt: skip
+            entry["answered"] += 1
+            entry["right"] += bool(row.correct)
+            entry["answers"][row.answer] = entry["answers"].get(row.answer, 0) + 1
+        for entry in out.values():
+            entry["answers"] = dict(sorted(entry["answers"].items(), key=lambda kv: -kv[1]))
+        return list(out.values())
+
     def runs(self, lesson: str | None = None, sweep_id: int | None = None) -> list[Run]:
         return _runs(self.engine, self.code, lesson=lesson, sweep_id=sweep_id)
 
@@ -663,6 +698,13 @@ class Teacher:
                 .mappings()
                 .all()
             )
+            own = conn.execute(
+                sa.select(checked.c.lesson, checked.c.exercise, members.c.name, checked.c.answer, checked.c.correct,
+                          checked.c.at)
+                .join(members, members.c.id == checked.c.member_id)
+                .where(checked.c.class_code == self.code)
+                .order_by(checked.c.at)
+            ).mappings().all()  # fmt: skip
             grids = (
                 conn.execute(sa.select(sweeps).where(sweeps.c.class_code == self.code).order_by(sweeps.c.id))
                 .mappings()
@@ -687,6 +729,7 @@ class Teacher:
             "students": [dict(r) for r in people],
             "questions": [dict(r) for r in asked],
             "answers": [dict(r) for r in given],
+            "exercises": [dict(r) for r in own],
             "sweeps": [dict(r) for r in grids],
             "runs": trained,
         }
@@ -700,6 +743,7 @@ class Teacher:
             conn.execute(answers.delete().where(answers.c.question_id.in_(question_ids)))
             conn.execute(assignments.delete().where(assignments.c.sweep_id.in_(sweep_ids)))
             conn.execute(runs.delete().where(runs.c.class_code == self.code))
+            conn.execute(checked.delete().where(checked.c.class_code == self.code))
             conn.execute(sweeps.delete().where(sweeps.c.class_code == self.code))
             conn.execute(questions.delete().where(questions.c.class_code == self.code))
             conn.execute(

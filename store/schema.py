@@ -98,6 +98,18 @@ runs = sa.Table(
     sa.Column("posted_at", sa.Float, nullable=False),
 )
 
+checked = sa.Table(
+    "checked",
+    metadata,
+    sa.Column("class_code", sa.String(16), sa.ForeignKey("classes.code", ondelete="CASCADE"), nullable=False),
+    sa.Column("member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("exercise", sa.String(100), primary_key=True),  # a lesson's exercise a student checked in class
+    sa.Column("lesson", sa.String(64), nullable=False),
+    sa.Column("answer", sa.Text, nullable=False),
+    sa.Column("correct", sa.Boolean, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
 # ---------------------------------------------------------------------------------------------- version 2: learners
 learners = sa.Table(
     "learners",
@@ -138,7 +150,7 @@ attempts = sa.Table(
 )
 
 MIGRATIONS: tuple[tuple[sa.Table, ...], ...] = (
-    (classes, members, questions, answers, sweeps, assignments, runs),
+    (classes, members, questions, answers, sweeps, assignments, runs, checked),
     (learners, visits, solved),
     (attempts,),
 )

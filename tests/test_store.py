@@ -360,3 +360,20 @@ def test_sixty_students_at_once_join_answer_and_post(opened):
         t.join()
     assert failures == []
     assert classes.answer_count(question.id) == 60 and _count(classes.engine, schema.runs) == 60
+
+
+def test_exercises_checked_in_class_are_counted_per_exercise_latest_answer_kept(opened):
+    classes, _ = opened
+    info, key = classes.create_class("c")
+    ana, bo = (classes.join(info.code, n)[0] for n in ("Ana", "Bo"))
+    classes.check_exercise(ana, "scaling", "scaling.ex1", "3", False)
+    classes.check_exercise(ana, "scaling", "scaling.ex1", "1", True)  # tried again: the latest is kept
+    classes.check_exercise(bo, "scaling", "scaling.ex1", "1", True)
+    classes.check_exercise(bo, "masking", "masking.ex2", "0", False)
+    teacher = classes.teacher(info.code, key)
+    summary = {e["exercise"]: e for e in teacher.exercises()}
+    assert summary["scaling.ex1"] == {"lesson": "scaling", "exercise": "scaling.ex1", "answered": 2, "right": 2,
+                                      "answers": {"1": 2}}  # fmt: skip
+    assert summary["masking.ex2"]["right"] == 0 and len(teacher.export()["exercises"]) == 3
+    teacher.delete()
+    assert classes.find(info.code) is None

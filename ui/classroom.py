@@ -160,11 +160,15 @@ def on_lesson(slug: str) -> None:
 
 
 def record_answer(lesson: str, exercise_key: str, response, correct: bool) -> None:
-    """An exercise answered on a lesson page: kept in the learner's progress."""
+    """An exercise answered on a lesson page: kept in the learner's progress, and in a class, shown on the
+    teacher's dashboard."""
     opened = stores()
     key = learner_key(create=True)
     if opened is not None and key:
         _guard(lambda: opened[1].solve(key, lesson, exercise_key, response, correct), what="Saving your answer")
+    member = st.session_state.get("classroom.member")
+    if opened is not None and member is not None:
+        _guard(lambda: opened[0].check_exercise(member, lesson, exercise_key, response, correct), quiet=True)
 
 
 def record_exercises(lesson: str, count: int) -> None:
@@ -280,8 +284,33 @@ def _member(classes: store.ClassStore) -> Member | None:
     return member
 
 
+TEACHER_COOKIE = "attention_lab_teacher"
+
+
 def _teacher() -> Teacher | None:
-    return st.session_state.get("classroom.teacher")
+    """This session's teacher handle; restored once from the teacher's browser cookie (a reopened tab, or the
+    page reconnecting after a server restart), never from anything a student's browser holds."""
+    teacher = st.session_state.get("classroom.teacher")
+    if teacher is not None or st.session_state.get("classroom.teacher_checked"):
+        return teacher
+    st.session_state["classroom.teacher_checked"] = True
+    cookie = st.context.cookies.get(TEACHER_COOKIE) or ""
+    opened = stores()
+    if "." not in cookie or opened is None:
+        return None
+    code, key = cookie.split(".", 1)
+    try:
+        teacher = opened[0].teacher(code, key)
+    except Exception:  # noqa: BLE001 - a stale or deleted class: forget the cookie, say nothing
+        _set_cookie(TEACHER_COOKIE, None)
+        return None
+    st.session_state["classroom.teacher"] = teacher
+    return teacher
+
+
+def _remember_teacher(teacher: Teacher, key: str) -> None:
+    st.session_state["classroom.teacher"] = teacher
+    _set_cookie(TEACHER_COOKIE, f"{teacher.code}.{key}")
 
 
 def _touch(classes: store.ClassStore, member: Member, lesson: str | None) -> None:
@@ -320,7 +349,7 @@ def start(name: str, hours: float) -> tuple[store.ClassInfo, str] | None:
     if made is FAILED:
         return None
     if made is not None:
-        st.session_state["classroom.teacher"] = opened[0].teacher(made[0].code, made[1])
+        _remember_teacher(opened[0].teacher(made[0].code, made[1]), made[1])
     return made
 
 
@@ -333,7 +362,7 @@ def become_teacher(code: str, key: str) -> Teacher | None:
     teacher = _guard(lambda: opened[0].teacher(code, key))
     if teacher is FAILED:
         return None
-    st.session_state["classroom.teacher"] = teacher
+    _remember_teacher(teacher, key)
     return teacher
 
 
@@ -639,6 +668,19 @@ def _run_rows(found) -> list[dict]:
     return rows
 
 
+def exercise_rows(checked: list[dict]) -> list[dict]:
+    """The dashboard's table of exercises students checked on their own pages, their answers as they come in."""
+    from lessons.common import catalog
+
+    titles = {lesson.slug: lesson.title for lesson in catalog.all_lessons()}
+    return [
+        {"lesson": titles.get(e["lesson"], e["lesson"]), "exercise": e["exercise"].split(".", 1)[-1],
+         "answered": e["answered"], "right": e["right"] / e["answered"],
+         "answers given (count)": ", ".join(f"{a} ({n})" for a, n in list(e["answers"].items())[:5])}
+        for e in checked
+    ]  # fmt: skip
+
+
 def show_run(run, name: str | None, key: str) -> None:
     """One run on the projector: its curve and its attention map, with the student's name only if shown."""
     from lessons.common import catalog, charts, classroom
@@ -722,6 +764,10 @@ def dashboard(teacher: Teacher) -> None:
                     _show_distribution(shown, question, f"classroom.dash.dist.{question.id}")
             else:
                 st.caption("Closed without revealing.")
+        checked = _guard(teacher.exercises, quiet=True)
+        if checked and checked is not FAILED:
+            st.subheader("Exercises checked on the students' pages")
+            table(exercise_rows(checked), formats={"right": "percent"})
         st.subheader("The class's runs")
         found = _guard(teacher.runs, quiet=True)
         found = [] if found is FAILED else found
@@ -770,6 +816,7 @@ def dashboard(teacher: Teacher) -> None:
         delete = st.button("Delete the class's data", key="classroom.delete", disabled=not sure, type="primary")
         if delete and _guard(teacher.delete) is not FAILED:
             st.session_state.pop("classroom.teacher", None)
+            _set_cookie(TEACHER_COOKIE, None)
             st.success("Deleted: nothing of this class is kept.")
             st.rerun()
 
