@@ -1,7 +1,7 @@
 """The example sets a teacher can start from (``assets/own_data/``), and the generated language of the benchmark.
 
 Every set is written by this module from its own rules, so the course has the right to ship it and anyone can
-make it again: ``python -m minimodels.own_data.examples`` rewrites ``assets/own_data/*.tsv``.
+make it again: ``python -m minimodels.own_data`` rewrites ``assets/own_data/*.tsv``.
 
 - ``en-fr``: 400 pairs of the course's toy English -> French grammar (``minimodels.tasks.translation``);
 - ``en-ar``: English noun phrases and short sentences -> Arabic (right to left), from a small hand-written
@@ -158,8 +158,3 @@ def write_examples() -> list[Path]:
         path.write_text(write_pairs(example_pairs(name)), encoding="utf-8")
         written.append(path)
     return written
-
-
-if __name__ == "__main__":
-    for p in write_examples():
-        print(p, len(read_pairs(p)))
