@@ -31,7 +31,7 @@ from minimodels.own_data import (
     train_tokenizers,
 )
 from minimodels.own_data.artifact import FORMAT_VERSION, META_KEY
-from minimodels.own_data.examples import EXAMPLE_SETS, zelan_pairs
+from minimodels.own_data.examples import EXAMPLE_SETS, example_pairs, zelan_pairs
 from minimodels.tokenizers import UNK_ID, SentencePieceTokenizer
 from minimodels.train import evaluate, train
 
@@ -186,6 +186,11 @@ def test_shipped_examples_read_cleanly():
         assert len(pf) == EXAMPLE_SETS[name]["pairs"] and not pf.skipped, name
         assert example_path(name).stat().st_size < 100_000
     assert read_example("en-ar").summary()["target"]["scripts"] == "Arabic (right to left)"
+
+
+@pytest.mark.parametrize("name", EXAMPLE_SETS)
+def test_shipped_examples_are_what_their_rules_write(name):
+    assert read_example(name).pairs == example_pairs(name)  # python -m minimodels.own_data remakes them
 
 
 # ------------------------------------------------------------------------------------------------ tokenizers
