@@ -9,32 +9,14 @@ from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES
 
 lesson = ui.lesson("attention_bridge")
 results = ui.shipped_results(lesson, attention_bridge.RESULTS)
-st.markdown(
-    "One translator for many languages: every language gets its **own encoder and decoder**, and between them "
-    "sits **one attention layer shared by all** of them, the *attention bridge* (Vázquez et al., "
-    "“Multilingual NMT with a language-independent attention bridge”). The bridge turns any sentence, in any "
-    "language and of any length, into the same fixed matrix M of k rows; every decoder reads only M. If M holds "
-    "the *meaning* rather than the words, a model trained on French↔English and French↔Italian could translate "
-    "English→Italian without ever seeing that pair: **zero-shot**."
-)
+study = ui.shipped_results(lesson, attention_bridge.PENALTY_RESULTS, loader="load_penalty", what="The penalty study")
+st.markdown(attention_bridge.INTRO)
 st.latex(r"A = \mathrm{softmax}\big(W_2\,\mathrm{ReLU}(W_1 H^\top)\big) \in \mathbb{R}^{k\times n}, \qquad M = A H")
 st.latex(r"\mathcal{L} = -\log p(Y \mid X) + \lambda\,\lVert A A^\top - I \rVert_F^2")
-st.markdown(
-    "H holds the encoder's n states (a BiGRU here, a BiLSTM in the paper); each of the k rows of A is one "
-    "**head**: a softmax over the source words. Each decoder starts from the mean of M's rows and attends over "
-    "them. The penalty is 0 only when each head puts all its weight on one word and no two heads share a word, "
-    "so it pushes the heads to read *different* parts of the sentence. " + attention_bridge.penalty_weight_text(results)
-)
+st.markdown(attention_bridge.BRIDGE_EXPLAIN + attention_bridge.penalty_weight_text(results))
 
 # --- The toy languages ------------------------------------------------------------------------------
-ui.section(
-    "1 · One meaning, four languages",
-    "Four generated languages say the same things: English, a French-like and an Italian-like language "
-    "(adjectives after the noun, pronouns before the verb; Italian drops “I”), and a **verb-final** language with "
-    "invented words. Each meaning below is **held out**: none of its sentences, in any language, was ever "
-    "trained on. The shipped model was trained only on directions into and out of the French-like *hub*, plus "
-    "copying each language to itself (see section 3).",
-)
+ui.section(*attention_bridge.SECTIONS["languages"])
 
 shipped = st.cache_resource(show_spinner="Loading the shipped bridge model…")(attention_bridge.load_shipped)
 
@@ -101,13 +83,7 @@ if model is not None:
     your_sentence()
 
 # --- The penalty ------------------------------------------------------------------------------------
-ui.section(
-    "2 · The penalty and head redundancy",
-    "A Aᵀ compares heads: entry (i, j) is the overlap of head i and head j (1 on the diagonal when a head looks at "
-    "a single word). Without the penalty nothing stops several heads from reading the same words; the paper adds "
-    "it so that the rows of M differ. Does that help or hurt? Two models, identical except for λ, on the probe "
-    "sentence, then their measurements:",
-)
+ui.section(*attention_bridge.SECTIONS["penalty"])
 
 
 @st.fragment
@@ -126,15 +102,45 @@ def penalty() -> None:
             ui.plotly(gram, key=f"attention_bridge.gram.{name}")
             heads = attention_bridge.heads_side_by_side({lang: (A, tokens)})
             ui.plotly(heads, key=f"attention_bridge.penalty.heads.{name}")
-    lines = [*attention_bridge.penalty_findings(results), attention_bridge.penalty_conclusion(results)]
-    st.markdown(attention_bridge.seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
+    with st.expander("These two runs, measured (n = 1)", icon=":material/table_rows:"):
+        lines = attention_bridge.penalty_findings(results)
+        st.markdown(attention_bridge.seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
 
 
 penalty()
+st.markdown(attention_bridge.study_intro())
+if study is not None:  # drawn once with the page: no controls
+    ui.table(attention_bridge.study_rows(study))
+    ui.plotly(attention_bridge.study_figure(study), key="attention_bridge.study")
+    findings = [*(attention_bridge.study_conclusion(study, w) for w in (1.0, 0.1)),
+                *(attention_bridge.heads_finding(study, w) for w in attention_bridge.HEADS_WEIGHTS)]  # fmt: skip
+    st.markdown("\n".join(f"- {line}" for line in findings))
+    ui.provenance(study.meta, note=attention_bridge.study_note(study.meta))
+
+# --- Meaning space ----------------------------------------------------------------------------------
+ui.section(*attention_bridge.SECTIONS["meaning"])
+
+
+@st.cache_data(max_entries=1, show_spinner="Encoding the held-out meanings…")
+def meaning_space() -> dict:
+    return attention_bridge.meaning_space(*shipped()[:2])
+
+
+@st.fragment
+def meaning() -> None:
+    space = meaning_space()
+    by = st.radio("Colour by", ["language", "sentence"], horizontal=True, key="attention_bridge.meaning.by")
+    ui.plotly(attention_bridge.meaning_figure(space, by), key="attention_bridge.meaning.map")
+    st.caption(attention_bridge.meaning_alt(space))
+    st.markdown(attention_bridge.meaning_text(space))
+
+
+if model is not None:
+    meaning()
 
 # --- Zero-shot ------------------------------------------------------------------------------------
 ui.section(
-    "3 · Zero-shot, with and without monolingual data",
+    attention_bridge.SECTIONS["zero_shot"],
     f"The paper's Table 1: trained on {{De, Fr, Cs}} ↔ En, {attention_bridge.paper_zero_shot_text()} (*monolingual* "
     "pairs: each sentence copied to itself). Here "
     "the French-like language plays English: the models train on en↔fr, it↔fr, vf↔fr (six directions), with or "
@@ -156,13 +162,7 @@ if results is not None:  # no controls here: drawn once with the page
     ui.provenance(results.meta, note=attention_bridge.provenance_note(results.meta))
 
 # --- Train your own ---------------------------------------------------------------------------------
-ui.section(
-    "4 · Train a bridge yourself",
-    "A fresh model for you alone, trained from scratch on the hub directions; choose whether it also sees "
-    "monolingual pairs and whether the penalty is on. Watch the heads of the held-out probe meaning sharpen in "
-    "all four languages. The bar's exact match is on the trained directions; the zero-shot one is printed below "
-    "the heads. A minute on one core is far less than the shipped models' training, so expect low accuracies.",
-)
+ui.section(*attention_bridge.SECTIONS["train"])
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson

@@ -259,6 +259,8 @@ def test_exercises_answers_are_computed():
     assert not exercises["attention_bridge.ex.penalty"].check(0.0).correct
     size = attention_bridge.MODEL_OPTIONS["heads"] * 2 * attention_bridge.MODEL_OPTIONS["encoder_size"]
     assert exercises["attention_bridge.ex.size"].check(size).correct
+    assert exercises["attention_bridge.ex.too_many_heads"].check(4.0).correct  # two shared pairs, both ways
+    assert not exercises["attention_bridge.ex.too_many_heads"].check(0.0).correct
     assert "attention_bridge.ex.zero_shot" not in exercises
 
 
@@ -320,21 +322,6 @@ def test_the_penalty_findings_say_who_is_ahead_and_flip_when_the_numbers_swap(se
     assert shipped_like[0].index("with the penalty against") < shipped_like[0].index(without)
 
 
-def test_the_papers_penalty_conclusion_is_tested_on_the_numbers():
-    conclusion = attention_bridge.penalty_conclusion(with_finals(fake_results(), SHIPPED_LIKE))
-    assert "does lower redundancy, but the scores are not similar" in conclusion
-    assert "**without** the penalty is 31 points ahead" in conclusion and "holds only in part" in conclusion
-    assert "one run each" in conclusion
-    swapped = attention_bridge.penalty_conclusion(with_finals(fake_results(seeds=(0, 1, 2)), SWAPPED))
-    assert "does not lower redundancy" in swapped and "**with** the penalty is 31 points ahead" in swapped
-    assert "does **not** hold" in swapped and "one run each" not in swapped
-    similar = {"hub-mono": {"trained_exact": 0.60, "redundancy": 0.5},
-               "hub-mono-nopenalty": {"trained_exact": 0.62, "redundancy": 1.5}}  # fmt: skip
-    assert "the scores are similar; so the paper's conclusion holds here" in attention_bridge.penalty_conclusion(
-        with_finals(fake_results(), similar)
-    )
-
-
 def test_the_papers_numbers_are_quoted_as_printed():
     from pathlib import Path
 
@@ -382,3 +369,136 @@ def test_agreement_text_compares_with_the_model_without_the_penalty():
         attention_bridge.agreement_text(0.2, 0.077, results)
     )
     assert "(less than the shipped one)" in attention_bridge.agreement_text(0.2, 0.95, results)
+
+
+# ------------------------------------------------------------------------------------------- the penalty study
+def fake_study(finals: dict[tuple[int, float], dict], seeds=(0, 1, 2)) -> Comparison:
+    """A study shaped like scripts/attention_bridge_penalty.py's: ``finals`` gives a setting's values (each seed
+    0.01 above the last, so that there is a spread); any setting or measure not given is 0.5."""
+    runs = []
+    for k, w in attention_bridge.study_settings():
+        for seed in seeds:
+            given = finals.get((k, w), {})
+            final = {m: given.get(m, 0.5) + 0.01 * seed for m in attention_bridge.STUDY_FINALS}
+            runs.append(Run(attention_bridge.study_variant(k, w), seed, {"heads": k, "penalty_weight": w}, (), final))
+    variants = tuple(attention_bridge.study_variant(k, w) for k, w in attention_bridge.study_settings())
+    return Comparison(variants, tuple(runs), {"command": "python scripts/attention_bridge_penalty.py", "steps": 9})
+
+
+K = attention_bridge.STUDY_K
+PAPER_LIKE = {(K, 1.0): {"exact": 0.80, "overlap": 0.05}, (K, 0.0): {"exact": 0.81, "overlap": 0.40}}
+HURTS = {(K, 1.0): {"exact": 0.40, "overlap": 0.40}, (K, 0.0): {"exact": 0.80, "overlap": 0.05}}
+
+
+def test_study_conclusion_reproduces_the_paper_only_when_the_numbers_do():
+    holds = attention_bridge.study_conclusion(fake_study(PAPER_LIKE), 1.0)
+    assert "the toy reproduces the paper's conclusion (similar" in holds and "n = 3 seeds" in holds
+    assert "exact match is too close to call (81.0% ± 1.0% against 82.0% ± 1.0%" in holds
+    assert "head overlap is clearly lower (0.06 ± 0.01 against 0.41 ± 0.01)" in holds
+    fails = attention_bridge.study_conclusion(fake_study(HURTS), 1.0)  # the same numbers, swapped: it flips
+    assert "does **not** reproduce" in fails and "exact match is clearly lower" in fails
+    assert "head overlap is clearly higher" in fails
+    half = {(K, 1.0): {"exact": 0.40, "overlap": 0.05}, (K, 0.0): {"exact": 0.80, "overlap": 0.40}}
+    said = attention_bridge.study_conclusion(fake_study(half), 1.0)
+    assert "reproduces the paper's *less redundancy* but **not** its *similar scores*" in said
+    assert "the penalty costs exact match" in said
+    more = {(K, 1.0): {"exact": 0.90, "overlap": 0.05}, (K, 0.0): {"exact": 0.50, "overlap": 0.40}}
+    assert "the penalty adds exact match" in attention_bridge.study_conclusion(fake_study(more), 1.0)
+    same = {(K, 1.0): {"exact": 0.80, "overlap": 0.40}, (K, 0.0): {"exact": 0.80, "overlap": 0.40}}
+    assert "*similar scores* but **not** its *less redundancy*" in attention_bridge.study_conclusion(
+        fake_study(same), 1.0
+    )
+    one_seed = attention_bridge.study_conclusion(fake_study(HURTS, seeds=(0,)), 1.0)
+    assert "too close to call" in one_seed and "anecdote" in one_seed and "does **not**" not in one_seed
+
+
+def test_heads_finding_follows_the_numbers():
+    bottleneck = {(1, 0.0): {"exact": 0.3, "length_gap": 0.4}, (K, 0.0): {"exact": 0.8, "length_gap": 0.1},
+                  (10, 0.0): {"exact": 0.8}}  # fmt: skip
+    said = attention_bridge.heads_finding(fake_study(bottleneck), 0.0)
+    assert "one head against 6: exact match clearly lower" in said and "long sources clearly larger" in said
+    assert "a floor" not in said
+    floored = {**bottleneck, (1, 0.0): {"exact": 0.3, "length_gap": 0.4, "exact_long": 0.01}}
+    assert "one head gets only 2% of long sources right: a floor" in attention_bridge.heads_finding(
+        fake_study(floored), 0.0
+    )  # seeds 0.01, 0.02, 0.03
+    assert "10 heads" in said and "against 6: exact match too close to call" in said
+    flipped = {(1, 0.0): {"exact": 0.8, "length_gap": 0.1}, (K, 0.0): {"exact": 0.3, "length_gap": 0.4},
+               (10, 0.0): {"exact": 0.1}}  # fmt: skip
+    said = attention_bridge.heads_finding(fake_study(flipped), 0.0)
+    assert "one head against 6: exact match clearly higher" in said and "long sources clearly smaller" in said
+    assert "against 6: exact match clearly lower" in said
+
+
+def test_study_rows_and_figure():
+    study = fake_study(PAPER_LIKE)
+    rows = attention_bridge.study_rows(study)
+    assert [(r["heads k"], r["penalty λ"]) for r in rows] == attention_bridge.study_settings()
+    first = rows[[(r["heads k"], r["penalty λ"]) for r in rows].index((K, 1.0))]
+    assert first["n"] == 3 and first["exact match"] == "81.0% ± 1.0%" and first["head overlap"] == "0.06 ± 0.01"
+    figure = attention_bridge.study_figure(study).to_dict()
+    assert len(figure["data"]) == 3 * len(attention_bridge.HEADS_WEIGHTS)
+    assert figure["data"][0]["x"] == list(attention_bridge.STUDY_HEADS)
+
+
+def test_load_penalty_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="attention_bridge_penalty.py"):
+        attention_bridge.load_penalty(tmp_path / "none.json")
+    study = fake_study({})
+    partial = Comparison(study.variants, study.runs[:3], study.meta)
+    partial.save(tmp_path / "partial.json")
+    with pytest.raises(ValueError, match="attention_bridge_penalty.py"):
+        attention_bridge.load_penalty(tmp_path / "partial.json")
+    study.save(tmp_path / "whole.json")
+    assert attention_bridge.load_penalty(tmp_path / "whole.json").seeds == (0, 1, 2)
+
+
+def test_shipped_penalty_study_is_complete():
+    study = attention_bridge.load_penalty()
+    assert len(study.seeds) >= 3 and study.meta["seeds"] == list(study.seeds)
+    for k, w in attention_bridge.study_settings():
+        runs = study.runs_of(attention_bridge.study_variant(k, w))
+        assert len(runs) == len(study.seeds) and all(r.params == {"heads": k, "penalty_weight": w} for r in runs)
+        assert all(r.extra["steps"] == study.meta["steps"] for r in runs)
+        assert all((r.final["overlap"] is None) == (k == 1) for r in runs)  # one head: no pair to overlap
+    for key in ("command", "seconds", "load_1min_before", "load_1min_after", "machine"):
+        assert key in study.meta
+
+
+# ------------------------------------------------------------------------------------------- meaning space
+def test_nearest_rates():
+    # two meanings in two languages: each sentence nearest its translation
+    X = np.array([[0.0, 0.0], [10.0, 0.0], [0.1, 0.0], [10.1, 0.0]])
+    rates = attention_bridge.nearest_rates(X, ["en", "en", "fr", "fr"], [0, 1, 0, 1])
+    assert rates["translation"] == 1.0 and rates["same_language"] == 0.0
+    assert rates["chance_translation"] == pytest.approx(1 / 3)
+    by_language = attention_bridge.nearest_rates(X, ["en", "fr", "en", "fr"], [0, 0, 1, 1])
+    assert by_language["translation"] == 0.0 and by_language["same_language"] == 1.0
+
+
+def space_with(raw, shifted, plane=None):
+    plane = plane or raw
+    rates = lambda t, s: {"translation": t, "same_language": s, "chance_translation": 0.02,  # noqa: E731
+                          "chance_same_language": 0.25}  # fmt: skip
+    return {"raw": rates(*raw), "shifted": rates(*shifted), "plane": rates(*plane), "langs": ["en"] * 8,
+            "meanings": [0, 1] * 4, "explained": 0.3}  # fmt: skip
+
+
+def test_meaning_text_answers_from_the_rates():
+    apart = attention_bridge.meaning_text(space_with((0.01, 0.99), (0.14, 0.7)))
+    assert "For **1%**" in apart and "do **not** cluster" in apart and "by **language**" in apart
+    assert "7 times chance: some meaning is shared" in apart
+    together = attention_bridge.meaning_text(space_with((0.9, 0.05), (0.95, 0.0)))
+    assert "translations **do** cluster" in together and "most of the difference" in together
+    assert "four groups, one per language" in attention_bridge.meaning_alt(space_with((0.0, 0.99), (0, 0)))
+    assert "groups of translations" in attention_bridge.meaning_alt(space_with((0.9, 0.0), (0, 0)))
+
+
+def test_meaning_space_from_a_model(model, corpus):
+    space = attention_bridge.meaning_space(model, corpus, n=6)
+    assert len(space["x"]) == len(space["langs"]) == 4 * 6 and 0 < space["explained"] <= 1
+    assert space["raw"]["chance_translation"] == pytest.approx(3 / 23)
+    for by in ("language", "sentence"):
+        figure = attention_bridge.meaning_figure(space, by).to_dict()
+        points = sum(len([v for v in t["x"] if v is not None]) for t in figure["data"] if t["mode"] == "markers")
+        assert points == 24

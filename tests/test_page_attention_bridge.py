@@ -43,15 +43,33 @@ def test_page_opens_with_the_shipped_model_and_results(at):
     tables = [d.value for d in at.dataframe]
     assert any(t.to_dict("records") == attention_bridge.zero_shot_rows(results) for t in tables)
     text = " ".join(m.value for m in at.markdown)
+    study = attention_bridge.load_penalty()
     computed = [*attention_bridge.observations(results), *attention_bridge.penalty_findings(results),
-                attention_bridge.penalty_conclusion(results), attention_bridge.seeds_note(results),
-                attention_bridge.penalty_weight_text(results), attention_bridge.paper_zero_shot_text()]  # fmt: skip
+                attention_bridge.seeds_note(results), attention_bridge.penalty_weight_text(results),
+                attention_bridge.paper_zero_shot_text(), attention_bridge.study_intro(),
+                *(attention_bridge.study_conclusion(study, w) for w in (1.0, 0.1)),
+                *(attention_bridge.heads_finding(study, w) for w in attention_bridge.HEADS_WEIGHTS)]  # fmt: skip
     for line in computed:  # every sentence about the results, as computed from them
         assert line in text, line[:60]
     assert text.count(attention_bridge.seeds_note(results)) == 2  # said where the penalty and zero-shot are
     assert "20–26 BLEU" not in text and "BLEU below 1" not in text  # the paper's numbers, read from its table
     assert not at.warning
     assert any("attention_bridge_results.py" in c.value and "float16" in c.value for c in at.caption)
+    assert any(t.to_dict("records") == attention_bridge.study_rows(study) for t in tables)
+    assert any("attention_bridge_penalty.py" in c.value and "Bilingual bridge models" in c.value for c in at.caption)
+
+
+def test_the_meaning_space_is_drawn_both_ways_with_its_measured_sentence(at):
+    model, corpus, _ = attention_bridge.load_shipped()
+    space = attention_bridge.meaning_space(model, corpus)
+    text = " ".join(m.value for m in at.markdown)
+    assert attention_bridge.meaning_text(space) in text
+    assert any(c.value == attention_bridge.meaning_alt(space) for c in at.caption)  # the chart in words
+    for by in ("sentence", "language"):
+        at.radio(key="attention_bridge.meaning.by").set_value(by).run()
+        assert not at.exception
+        titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+        assert any(t.startswith(f"M of each sentence, by {by}") for t in titles)
 
 
 def test_the_page_says_what_the_shipped_penalty_runs_show(at):
@@ -124,9 +142,12 @@ def test_a_short_live_run_trains_and_ends(at):
 
 def test_missing_results_give_a_warning(monkeypatch, tmp_path):
     monkeypatch.setattr(attention_bridge, "RESULTS", tmp_path / "attention_bridge.json")
+    monkeypatch.setattr(attention_bridge, "PENALTY_RESULTS", tmp_path / "attention_bridge_penalty.json")
     at = open_page(PAGE)
     assert not at.exception
     assert any("attention_bridge_results" in w.value for w in at.warning)
+    assert any(w.value.startswith("The penalty study") and "attention_bridge_penalty.py" in w.value
+               for w in at.warning)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------- real browser
