@@ -66,7 +66,8 @@ def _open() -> tuple[store.ClassStore, store.Learners]:
 
 # Let the connection go while the interpreter is whole: Streamlit's connection object tidies up in __del__, which
 # at interpreter exit would find its modules already torn down (an "Exception ignored" line on every exit).
-atexit.register(_open.clear)
+# (st.connection keeps its own cached copy: every cached resource is let go, which at exit costs nothing.)
+atexit.register(st.cache_resource.clear)
 
 
 def stores() -> tuple[store.ClassStore, store.Learners] | None:
