@@ -223,9 +223,17 @@ def snapshot_figure(snapshot: Progress):
     )  # fmt: skip
 
 
-def curve(snapshots: Sequence[Progress]) -> list[dict]:
-    """The training curve a model file keeps: step, seconds, loss and held-out exact match per report."""
-    return [s.as_json() | {"prediction": None} for s in snapshots]
+def curve(snapshots: Sequence[Progress], after: Sequence[Mapping] | None = None) -> list[dict]:
+    """The training curve a model file keeps: step, seconds, loss and held-out exact match per report. ``after``: the
+    curve of the model this run continued; the run's steps and seconds are counted on from its end."""
+    after = list(after or [])
+    step0, seconds0 = (after[-1]["step"], after[-1]["seconds"]) if after else (0, 0.0)
+    points = [
+        {"step": step0 + s.step, "seconds": round(seconds0 + s.seconds, 3), "loss": round(s.loss, 5),
+         "exact_match": round(s.exact_match, 4)}
+        for s in snapshots
+    ]  # fmt: skip
+    return [*after, *points]
 
 
 # ------------------------------------------------------------------------------------------ using the model

@@ -47,7 +47,8 @@ def train_yourself(task) -> None:
 
     def make_run():
         start = current.model if carry_on else None
-        return mine.track_run(own_data.new_run(task, architecture, config, seed, start=start), task)
+        return mine.track_run(own_data.new_run(task, architecture, config, seed, start=start), task,
+                              current if carry_on else None)  # fmt: skip
 
     def draw(snapshot, key: str) -> None:
         ui.plotly(own_data.snapshot_figure(snapshot), key=key)

@@ -114,3 +114,14 @@ def test_a_short_run_reports_and_its_model_reads_a_sentence(architecture):
     again = own_data.new_run(task, architecture, config, start=run.model)
     first = next(iter(run.model.state_dict().values()))
     assert (next(iter(again.model.state_dict().values())) == first).all() and again.model is not run.model
+
+
+def test_a_continued_runs_curve_counts_on_from_the_model_it_continued():
+    def report(step, seconds):
+        return Progress(step, seconds, 1.0 / step, step / 100, None, None, {}, [], [], "")
+
+    first = own_data.curve([report(10, 1.0), report(20, 2.0)])
+    assert [p["step"] for p in first] == [10, 20]
+    both = own_data.curve([report(10, 1.5)], after=first)
+    assert [(p["step"], p["seconds"]) for p in both] == [(10, 1.0), (20, 2.0), (30, 3.5)]
+    assert both[-1]["exact_match"] == 0.1

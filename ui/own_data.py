@@ -150,9 +150,10 @@ def _remember(signature, duplicates: str, error: str | None) -> None:
 
 
 # ------------------------------------------------------------------------------------------- the models
-def track_run(run, task) -> object:
-    """Remember which task a training run of the page trains on, so its model becomes the student's once over."""
-    st.session_state.setdefault(RUNS, weakref.WeakKeyDictionary())[run] = task
+def track_run(run, task, continues: OwnModel | None = None) -> object:
+    """Remember which task a training run of the page trains on (and which model of the student's it continues), so
+    its model becomes the student's once over."""
+    st.session_state.setdefault(RUNS, weakref.WeakKeyDictionary())[run] = (task, continues)
     return run
 
 
@@ -169,11 +170,12 @@ def _collect_finished_runs() -> None:
         if run is None or run.active or not run.snapshots or run in seen or run not in tasks:
             continue
         seen.add(run)
-        task, last = tasks[run], run.snapshots[-1]
+        (task, before), last = tasks[run], run.snapshots[-1]
         run.model.eval()
+        curve = own_data.curve(run.snapshots, after=before.meta.get("curve") if before is not None else None)
         meta = {
             "architecture": architecture, "data_name": task.source_name or task.name, "pairs": task.pairs_count,
-            "steps": last.step, "exact_match": last.exact_match, "curve": own_data.curve(run.snapshots),
+            "steps": curve[-1]["step"], "exact_match": last.exact_match, "curve": curve,
         }  # fmt: skip
         _keep(OwnModel(run.model, task, architecture, "trained on this page", meta))
 
