@@ -79,7 +79,29 @@ def test_an_unknown_code_gets_a_clear_message(code):
     assert not at.exception and "no class with the code" in _texts(at)
 
 
-def test_a_poll_from_the_lesson_page_to_the_reveal():
+@pytest.fixture(params=["sqlite", "postgres"])
+def either_store(request, monkeypatch):
+    """The pages' store: the session's SQLite file, or a fresh database on the throwaway PostgreSQL cluster."""
+    import sqlalchemy as sa
+
+    from ui import classroom
+
+    if request.param == "postgres":
+        server = request.getfixturevalue("postgres_server")
+        admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(sa.text("DROP DATABASE IF EXISTS pages WITH (FORCE)"))
+            conn.execute(sa.text("CREATE DATABASE pages"))
+        admin.dispose()
+        monkeypatch.setenv(store.db.ENV_URL, server.rsplit("/", 1)[0] + "/pages")
+    classroom._open.clear()
+    yield request.param
+    monkeypatch.undo()
+    classroom._open.clear()
+
+
+def test_a_poll_from_the_lesson_page_to_the_reveal(either_store):
+    """The whole poll, on both stores."""
     teacher, code, _key = _start_class()
     teacher.switch_page(LESSON).run()
     assert not teacher.exception, teacher.exception
