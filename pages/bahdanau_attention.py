@@ -97,7 +97,7 @@ def weighted_sum() -> None:
     french = ui.pretrained("toy-translation", bahdanau_attention.MODEL)
     if french is None:
         return
-    fr = model if task_name == "toy-translation" else french[0]
+    fr = model if task_name == "toy-translation" and reads.caption is None else french[0]  # not your own data's
     c = st.columns([3, 2])
     jane = ui.linked(c[0].text_input, "English sentence", value=bahdanau_attention.JANE, key="bahdanau_attention.jane",
                      max_chars=200)  # fmt: skip

@@ -7,7 +7,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from lessons import own_data
+from lessons import bahdanau_attention, own_data
 from lessons.common.charts import safe_label
 from minimodels.own_data import LIMITS, PairsTask, build_own_model, own_data_train_config, read_example, save_model
 from minimodels.train import train
@@ -208,9 +208,12 @@ def arabic_sentence(at: AppTest) -> str:
     return task.probe.source
 
 
-def test_your_model_in_the_bahdanau_view(model_files):
-    at = choose_yours(with_model("gru-additive", model_files), "pages/bahdanau_attention.py",
-                      "bahdanau_attention.use.toy-translation-it")  # fmt: skip
+@pytest.mark.parametrize("task", list(bahdanau_attention.TASKS))
+def test_your_model_in_the_bahdanau_view(model_files, task):
+    at = with_model("gru-additive", model_files)
+    at.switch_page("pages/bahdanau_attention.py").run()
+    at.selectbox(key="bahdanau_attention.task").set_value(task).run()
+    at = choose_yours(at, "pages/bahdanau_attention.py", f"bahdanau_attention.use.{task}")
     sentence = arabic_sentence(at)
     assert at.text_input(key="bahdanau_attention.text.own_data_" + at.session_state["own_data.models"][
         "gru-additive"].task.fingerprint[:8]).value == sentence  # fmt: skip
