@@ -165,3 +165,20 @@ def test_a_lesson_works_alone_when_the_store_is_unreachable(monkeypatch):
         monkeypatch.undo()
         classroom._open.clear()
         classroom._failed_at[0] = 0.0
+
+
+def test_runs_from_any_page_show_on_the_dashboard_and_in_the_spotlight():
+    classes, _ = store.open_store()
+    info, key = classes.create_class("runs")
+    member, _token = classes.join(info.code, "Ana")
+    shot = {"rows": ["a", "b"], "cols": ["x", "y"], "z": [[0.9, 0.1], [0.2, 0.8]]}
+    classes.post_run(member, "own_data", {}, [[1, 1.0, 2.0, 0.1], [2, 2.0, 1.0, 0.6]], {"exact_match": 0.6}, shot)
+    run = classes.post_run(member, "masking", {"masking.seed": 2}, [[1, 1.0, 1.0, 0.5]], {"exact_match": 0.5})
+    teacher = open_page(CLASS_PAGE, params={"class": info.code, "teacher": key})
+    rows = teacher.dataframe[-1].value if teacher.dataframe else None
+    assert rows is not None and set(rows["lesson"]) == {"Your own data", "Masking"}
+    assert "seed = 2" in set(rows["setting"])
+    classes.teacher(info.code, key).spotlight(run, named=False)
+    teacher.run()
+    text = _texts(teacher)
+    assert "**Spotlight:** a student's run on *Masking*" in text and "Ana" not in text.split("Spotlight")[1][:80]

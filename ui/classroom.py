@@ -539,6 +539,16 @@ def panel_settings(slug: str) -> dict:
     return {axis.key: st.session_state[axis.key] for axis in _sweep_axes(slug) if axis.key in st.session_state}
 
 
+def _title(slug: str | None) -> str:
+    """What a lesson or tool is called on the course map; "class page" for none."""
+    from lessons.common import catalog
+
+    for entry in (*catalog.all_lessons(), *catalog.TOOLS):
+        if entry.slug == slug:
+            return entry.title
+    return "class page" if not slug else str(slug)
+
+
 def _sweep_axes(slug: str) -> tuple:
     """A lesson's sweepable settings; none for a tool's panel (``own_data.train.*``: no lesson of that name)."""
     from lessons.common import catalog
@@ -653,15 +663,11 @@ def student_home(member: Member) -> None:
 
 
 def _run_rows(found) -> list[dict]:
-    from lessons.common import catalog, classroom
+    from lessons.common import classroom
 
     rows = []
     for run in found:
-        try:
-            axes = {a.key: a.label for a in catalog.lesson(run.lesson).sweep}
-            title = catalog.lesson(run.lesson).title
-        except KeyError:
-            axes, title = {}, run.lesson
+        axes, title = {a.key: a.label for a in _sweep_axes(run.lesson)}, _title(run.lesson)
         rows.append({"run": run.id, "student": run.member_name, "lesson": title,
                      "setting": classroom.setting_text(run.settings, axes),
                      "exact match": run.metrics.get("exact_match"), "steps": run.metrics.get("step"),
@@ -684,14 +690,10 @@ def exercise_rows(checked: list[dict]) -> list[dict]:
 
 def show_run(run, name: str | None, key: str) -> None:
     """One run on the projector: its curve and its attention map, with the student's name only if shown."""
-    from lessons.common import catalog, charts, classroom
+    from lessons.common import charts, classroom
     from ui.charts import plotly, vega
 
-    try:
-        title = catalog.lesson(run.lesson).title
-        axes = {a.key: a.label for a in catalog.lesson(run.lesson).sweep}
-    except KeyError:
-        title, axes = run.lesson, {}
+    title, axes = _title(run.lesson), {a.key: a.label for a in _sweep_axes(run.lesson)}
     who = _plain(name) if name else "a student"
     st.markdown(f"**Spotlight:** {who}'s run on *{title}* · {classroom.setting_text(run.settings, axes)}")
     curve = [{"step": s, "held-out exact match": e} for s, _sec, _loss, e in run.curve]
@@ -711,7 +713,7 @@ def show_run(run, name: str | None, key: str) -> None:
 def dashboard(teacher: Teacher) -> None:
     """The teacher's live view: who is here, the question's answers arriving, the class's runs and sweeps,
     spotlight, and after class export and delete. Redrawn every two seconds without reloading."""
-    from lessons.common import catalog, classroom
+    from lessons.common import classroom
     from ui.charts import table, vega
 
     info = _guard(teacher.info)
@@ -739,7 +741,7 @@ def dashboard(teacher: Teacher) -> None:
         count = teacher._store.answer_count(question.id) if question is not None else 0
         c[2].metric("Answers to the question", count if question is not None else "—")
         per_lesson = [
-            {"lesson": catalog.lesson(slug).title if slug in {x.slug for x in catalog.all_lessons()} else "class page",
+            {"lesson": _title(slug),
              "students": n}
             for slug, n in sorted(presence["per_lesson"].items(), key=lambda kv: -kv[1])
         ]  # fmt: skip
@@ -780,7 +782,7 @@ def dashboard(teacher: Teacher) -> None:
             runs = [{"settings": r.settings, "metrics": r.metrics} for r in found if r.sweep_id == sweep.id]
             pooled = classroom.pool(runs, sweep.settings, sweep.labels)
             state = "open" if sweep.open else "closed"
-            st.markdown(f"**Class sweep on {catalog.lesson(sweep.lesson).title}** ({state}): "
+            st.markdown(f"**Class sweep on {_title(sweep.lesson)}** ({state}): "
                         + classroom.pooled_sentence(pooled))  # fmt: skip
             if any(p.n for p in pooled):
                 vega(classroom.pooled_chart(pooled), key=f"classroom.dash.sweep.{sweep.id}", height=300)
@@ -793,7 +795,7 @@ def dashboard(teacher: Teacher) -> None:
         found = _guard(teacher.runs, quiet=True)
         found = [] if found is FAILED else found
         if found:
-            labels = {r.id: f"run {r.id} · {catalog.lesson(r.lesson).title}" for r in found}
+            labels = {r.id: f"run {r.id} · {_title(r.lesson)}" for r in found}
             chosen = st.selectbox("Run", list(labels), format_func=labels.get, key="classroom.spot.run")
             named = st.toggle("Show the student's name", value=False, key="classroom.spot.named")
             b = st.columns(2)
