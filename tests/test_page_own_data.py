@@ -7,7 +7,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from lessons import bahdanau_attention, own_data
+from lessons import bahdanau_attention, multi_head_attention, own_data, transformer
 from lessons.common.charts import safe_label
 from minimodels.own_data import LIMITS, PairsTask, build_own_model, own_data_train_config, read_example, save_model
 from minimodels.train import train
@@ -230,9 +230,25 @@ def test_transformer_and_multi_head_views_draw_your_transformer(model_files):
     pieces = task.source_tokenizer.pieces(arabic_sentence(at))
     drawn = [s for s in plotly_specs(at) if pieces[0] in str(s["layout"].get("xaxis", {}).get("ticktext", ""))]
     assert drawn, "no map of the Transformer page is drawn on the model's own sentence"
+    at.toggle(key="transformer.every_map").set_value(True).run()  # every layer and head at once
+    at.slider(key="transformer.beam").set_value(4).run()
+    assert not at.exception, at.exception
     at = choose_yours(at, "pages/multi_head_attention.py", "multi_head_attention.use")
     grids = [s for s in plotly_specs(at) if pieces[0] in str(s)]
     assert grids, "no multi-head map is drawn on the model's own sentence"
+
+
+@pytest.mark.parametrize(("page", "task_key", "tasks"), [
+    ("pages/transformer.py", "transformer.task", list(transformer.TASKS)),
+    ("pages/multi_head_attention.py", "multi_head_attention.task", list(multi_head_attention.TASKS)),
+])  # fmt: skip
+def test_your_transformer_under_every_task_of_the_page(model_files, page, task_key, tasks):
+    at = with_model("transformer", model_files)
+    at.switch_page(page).run()
+    for task in tasks:
+        at.selectbox(key=task_key).set_value(task).run()
+        use = "multi_head_attention.use" if "multi_head" in page else f"transformer.use.{task}"
+        choose_yours(at, page, use)
 
 
 def test_a_gru_is_not_offered_where_only_a_transformer_fits(model_files):
