@@ -273,3 +273,8 @@ def test_a_stopped_model_can_be_continued_and_its_steps_count_on(at):
     assert second is not first and second.model is not first.model
     assert second.meta["steps"] > first.meta["steps"]
     assert second.meta["curve"][: len(first.meta["curve"])] == first.meta["curve"]
+
+
+def test_presenter_mode_opens_the_page():
+    at = open_page(PAGE, params={"present": "1"})
+    assert not at.exception and read_from(at) == f"{READ} `en-fr.tsv`"
