@@ -11,7 +11,18 @@ import sqlalchemy as sa
 
 from store import names
 from store.errors import ClassError, RateLimited
-from store.schema import answers, assignments, attempts, checked, classes, members, questions, runs, sweeps
+from store.schema import (
+    answers,
+    assignments,
+    attempts,
+    checked,
+    classes,
+    members,
+    questions,
+    runs,
+    shared_models,
+    sweeps,
+)
 
 DEFAULT_HOURS = 12.0
 MAX_HOURS = 72.0
@@ -24,6 +35,7 @@ JOIN_LIMIT = (200, 60.0)
 TEACHER_KEY_LIMIT = (5, 60.0)
 MAX_ANSWER = 100  # characters of an answer
 MAX_RUN_JSON = 200_000  # bytes of one posted run (curve, metrics, snapshot)
+MAX_SHARED_MODEL = 5_000_000  # bytes of a model file the teacher shares (the Your own data page's upload cap)
 
 
 @dataclass(frozen=True)
@@ -413,6 +425,29 @@ class ClassStore:
                                         correct=bool(correct), at=now)
             )  # fmt: skip
 
+    def shared_models(self, code: str) -> list[dict]:
+        """The models the teacher shared with the class: ``[{"id", "name", "bytes", "shared_at"}]``, newest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(shared_models.c.id, shared_models.c.name, sa.func.length(shared_models.c.data).label("size"),
+                          shared_models.c.shared_at)
+                .where(shared_models.c.class_code == names.normal_code(code))
+                .order_by(shared_models.c.id.desc())
+            ).all()  # fmt: skip
+        return [{"id": r.id, "name": r.name, "bytes": int(r.size), "shared_at": r.shared_at} for r in rows]
+
+    def shared_model(self, code: str, model_id: int) -> tuple[str, bytes]:
+        """``(file name, bytes)`` of one shared model of the class."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.select(shared_models.c.name, shared_models.c.data).where(
+                    shared_models.c.id == model_id, shared_models.c.class_code == names.normal_code(code)
+                )
+            ).first()
+        if row is None:
+            raise ClassError("That model is not one this class shares.")
+        return row.name, bytes(row.data)
+
     def spotlight(self, code: str) -> tuple[Run, str | None] | None:
         """The run on the projector and the name to show with it (None: anonymous), or None."""
         info = self.find(code)
@@ -653,6 +688,16 @@ class Teacher:
                 .values(spotlight_run=run_id, spotlight_named=bool(named and run_id is not None))
             )
 
+    def share_model(self, name: str, data: bytes) -> int:
+        """Share a model file with the class (students load it on their Your own data page)."""
+        self._live()
+        if not data or len(data) > MAX_SHARED_MODEL:
+            raise ClassError(f"A shared model file is at most {MAX_SHARED_MODEL // 1_000_000} MB.")
+        with self.engine.begin() as conn:
+            result = conn.execute(shared_models.insert().values(class_code=self.code, name=str(name)[:200],
+                                                                data=bytes(data), shared_at=time.time()))  # fmt: skip
+        return int(result.inserted_primary_key[0])
+
     # after class
     def end(self) -> None:
         with self.engine.begin() as conn:
@@ -744,6 +789,7 @@ class Teacher:
             conn.execute(assignments.delete().where(assignments.c.sweep_id.in_(sweep_ids)))
             conn.execute(runs.delete().where(runs.c.class_code == self.code))
             conn.execute(checked.delete().where(checked.c.class_code == self.code))
+            conn.execute(shared_models.delete().where(shared_models.c.class_code == self.code))
             conn.execute(sweeps.delete().where(sweeps.c.class_code == self.code))
             conn.execute(questions.delete().where(questions.c.class_code == self.code))
             conn.execute(

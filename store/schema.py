@@ -110,6 +110,16 @@ checked = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 
+shared_models = sa.Table(
+    "shared_models",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("class_code", sa.String(16), sa.ForeignKey("classes.code", ondelete="CASCADE"), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),  # the model file's name
+    sa.Column("data", sa.LargeBinary, nullable=False),  # the one-file model (safetensors; loading runs no code)
+    sa.Column("shared_at", sa.Float, nullable=False),
+)
+
 # ---------------------------------------------------------------------------------------------- version 2: learners
 learners = sa.Table(
     "learners",
@@ -150,7 +160,7 @@ attempts = sa.Table(
 )
 
 MIGRATIONS: tuple[tuple[sa.Table, ...], ...] = (
-    (classes, members, questions, answers, sweeps, assignments, runs, checked),
+    (classes, members, questions, answers, sweeps, assignments, runs, checked, shared_models),
     (learners, visits, solved),
     (attempts,),
 )

@@ -377,3 +377,24 @@ def test_exercises_checked_in_class_are_counted_per_exercise_latest_answer_kept(
     assert summary["masking.ex2"]["right"] == 0 and len(teacher.export()["exercises"]) == 3
     teacher.delete()
     assert classes.find(info.code) is None
+
+
+def test_a_teacher_shares_a_model_file_with_the_class_and_only_with_it(opened):
+    classes, _ = opened
+    info, key = classes.create_class("c")
+    other, _other_key = classes.create_class("o")
+    teacher = classes.teacher(info.code, key)
+    data = bytes(range(256)) * 1000
+    model_id = teacher.share_model("gru-additive-abc.safetensors", data)
+    assert classes.shared_models(info.code) == [
+        {"id": model_id, "name": "gru-additive-abc.safetensors", "bytes": len(data),
+         "shared_at": classes.shared_models(info.code)[0]["shared_at"]}]  # fmt: skip
+    assert classes.shared_model(info.code, model_id) == ("gru-additive-abc.safetensors", data)
+    with pytest.raises(ClassError, match="not one this class shares"):
+        classes.shared_model(other.code, model_id)
+    with pytest.raises(ClassError, match="at most"):
+        teacher.share_model("big", b"x" * 6_000_000)
+    with pytest.raises(ClassError, match="at most"):
+        teacher.share_model("empty", b"")
+    teacher.delete()
+    assert classes.shared_models(info.code) == []

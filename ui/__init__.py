@@ -15,7 +15,7 @@ Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 """
 
 from ui.charts import altair, comparison_curves, heatmap_downloads, plotly, table, vega
-from ui.classroom import class_page, progress_panel
+from ui.classroom import class_models, class_page, progress_panel
 from ui.links import checked_text, linked, sentence_input
 from ui.own_data import model_data, model_file, own_model
 from ui.page import HOME, PAGE_THREADS, lesson, page, section, sidebar, symbols, tool
@@ -43,9 +43,10 @@ from ui.training import (
 
 __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
-    "altair", "check_yourself", "checked_text", "class_page", "comparison_curves", "current_run", "exercise",
-    "explain", "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice", "model_data",
-    "model_file", "model_output", "own_model", "page", "page_tail", "plotly", "presenting", "pretrained",
-    "progress_panel", "provenance", "provenance_text", "replay_gif_button", "reveal", "section", "sentence_input",
-    "shipped_results", "show_code", "sidebar", "symbols", "table", "tool", "trained_model", "training_panel", "vega",
+    "altair", "check_yourself", "checked_text", "class_models", "class_page", "comparison_curves", "current_run",
+    "exercise", "explain", "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice",
+    "model_data", "model_file", "model_output", "own_model", "page", "page_tail", "plotly", "presenting",
+    "pretrained", "progress_panel", "provenance", "provenance_text", "replay_gif_button", "reveal", "section",
+    "sentence_input", "shipped_results", "show_code", "sidebar", "symbols", "table", "tool", "trained_model",
+    "training_panel", "vega",
 ]  # fmt: skip

@@ -856,3 +856,48 @@ def class_page() -> None:
         st.subheader("Start a class")
         st.caption("For the teacher: a code, a link and a QR code for the students; your own link to the dashboard.")
         start_panel()
+
+
+def class_models() -> None:
+    """On the Your own data page, in a class: the teacher shares their model with the class in one click; a student
+    loads a model the teacher shared, which becomes their own model in every lesson view (the file is checked as
+    an upload is: loading runs no code, a refused file changes nothing)."""
+    from lessons import own_data
+    from ui import own_data as mine
+
+    opened = stores()
+    if opened is None:
+        return
+    classes = opened[0]
+    teacher = _teacher()
+    member = None if teacher is not None else _member(classes)
+    if teacher is None and member is None:
+        return
+    st.subheader("Share with the class" if teacher is not None else "Models your teacher shared")
+    if teacher is not None:
+        ready = [a for a in own_data.ARCHITECTURES if mine.own_model(a) is not None]
+        if not ready:
+            st.caption("Train or load a model above; then share it with the class from here.")
+        for architecture in ready:
+            label = f"Share your {own_data.ARCHITECTURES[architecture]} with class {teacher.code}"
+            if st.button(label, key=f"classroom.share.{architecture}", icon=":material/share:"):
+                name, data = mine.model_file(architecture)
+                if _guard(lambda name=name, data=data: teacher.share_model(name, data)) is not FAILED:
+                    st.toast("Shared: your students can load it on this page.")
+        return
+    shared = _guard(lambda: classes.shared_models(member.class_code), quiet=True)
+    if not shared or shared is FAILED:
+        st.caption("Your teacher has not shared a model yet.")
+        return
+    for entry in shared:
+        label = f"Load {entry['name']} ({entry['bytes'] / 1e6:.1f} MB)"
+        if st.button(label, key=f"classroom.load_shared.{entry['id']}", icon=":material/download:"):
+            found = _guard(lambda entry=entry: classes.shared_model(member.class_code, entry["id"]))
+            if found is FAILED:
+                continue
+            try:
+                loaded = mine.load_model_file(found[1], found[0])
+            except ValueError as refused:  # the engine's ArtifactError: a sentence for the student
+                st.error(f"{refused} Nothing was changed.", icon=":material/block:")
+            else:
+                st.success(loaded.caption, icon=":material/check_circle:")
