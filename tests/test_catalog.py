@@ -143,7 +143,7 @@ def test_a_thirteenth_lesson_added_through_the_catalog_appears_on_the_map(tmp_pa
     shutil.copy(ROOT / "app.py", app / "app.py")
     for folder in ("ui", "lessons", "pages", ".streamlit"):
         shutil.copytree(ROOT / folder, app / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    for folder in ("minimodels", "assets"):
+    for folder in ("minimodels", "store", "assets"):
         (app / folder).symlink_to(ROOT / folder)
     with open(app / "lessons" / "common" / "catalog.py", "a", encoding="utf-8") as f:
         f.write(THIRTEENTH_ENTRY)
