@@ -1,0 +1,92 @@
+"""The app's own stylesheet, injected once per page run by :func:`ui.page.page`, and the high-contrast switch.
+
+Phones (390 px wide): a display equation, a markdown table or a chart wider than the screen scrolls inside its
+own box instead of pushing the page sideways (tests/test_browser_phone.py measures every page). Contrast: captions
+are Streamlit's grey at 60 % opacity (3.8:1 on white, under WCAG's 4.5:1 for small text: axe-core's finding on
+every page, tests/test_browser_a11y.py); here they are the body text's colour at 80 %, in a light or a dark theme.
+
+High contrast (a sidebar switch, kept in the link as ``?contrast=high`` like presenter mode): every heatmap's
+colour scale becomes the high-contrast one (:func:`lessons.common.charts.high_contrast`, applied by
+``ui.plotly``) and text is drawn at full strength: body text and captions at the text colour, links underlined,
+a thick focus ring.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+CONTRAST_PARAM = "contrast"  # ?contrast=high opens any page in high contrast
+CONTRAST_KEY = "ui.high_contrast"  # plain session state (not a widget's), so it outlives page switches
+
+# Fixed stylesheets: nothing a user typed ever goes into them.
+APP_CSS = """<style>
+.katex-display { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+[data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
+[data-testid="stElementContainer"]:has(.stVegaLiteChart),
+[data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"]) { max-width: 100%; overflow-x: auto; }
+[data-testid="stCaptionContainer"] { color: inherit; opacity: 0.8; }
+</style>"""
+# A box that scrolls sideways must take the keyboard's focus (WCAG 2.1.1; axe-core's scrollable-region-focusable),
+# or a keyboard user cannot scroll it: while an equation, a table or a chart is wider than its box, the box gets
+# tabindex=0 and a name. Installed once per browser tab; fixed text, nothing a user typed.
+SCROLL_BOXES_JS = """<script>
+(() => {
+  if (window.attentionLabScrollBoxes) return;
+  window.attentionLabScrollBoxes = true;
+  const boxes = '.katex-display, [data-testid="stMarkdownContainer"] table, '
+    + '[data-testid="stElementContainer"]:has(.stVegaLiteChart), '
+    + '[data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"])';
+  const name = (el) => el.matches('.katex-display') ? 'Equation, scrolls sideways'
+    : el.matches('table') ? 'Table, scrolls sideways' : 'Chart, scrolls sideways';
+  const mark = () => {
+    for (const el of document.querySelectorAll(boxes)) {
+      const wide = el.scrollWidth > el.clientWidth + 1;
+      if (wide && !el.hasAttribute('tabindex')) {
+        el.tabIndex = 0;
+        el.setAttribute('aria-label', name(el));
+        if (!el.matches('table')) el.setAttribute('role', 'region');
+        el.dataset.scrollBox = '1';
+      } else if (!wide && el.dataset.scrollBox) {
+        ['tabindex', 'aria-label', 'role', 'data-scroll-box'].forEach((a) => el.removeAttribute(a));
+      }
+    }
+  };
+  let queued = false;
+  const soon = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; mark(); }); } };
+  new MutationObserver(soon).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener('resize', soon);
+  mark();
+})();
+</script>"""
+HIGH_CONTRAST_CSS = """<style>
+[data-testid="stCaptionContainer"] { opacity: 1; }
+[data-testid="stMain"] :is(p, li, td, th, label) { font-weight: 500; }
+[data-testid="stMain"] a { text-decoration: underline; }
+:is(a, button, input, textarea, [role="slider"], [role="combobox"], summary):focus-visible {
+  outline: 3px solid currentColor !important; outline-offset: 2px; }
+</style>"""
+
+
+def high_contrast() -> bool:
+    """Whether this student's pages are in high contrast (the sidebar switch, or ``?contrast=high``)."""
+    if CONTRAST_KEY not in st.session_state:  # the session's first page: the link decides
+        st.session_state[CONTRAST_KEY] = st.query_params.get(CONTRAST_PARAM, "") == "high"
+    return st.session_state[CONTRAST_KEY]
+
+
+def _contrast_changed() -> None:
+    st.session_state[CONTRAST_KEY] = st.session_state[f"{CONTRAST_KEY}.toggle"]
+
+
+def apply() -> None:
+    """The stylesheet for this page, and the high-contrast switch at the top of the sidebar."""
+    on = high_contrast()
+    st.session_state[f"{CONTRAST_KEY}.toggle"] = on
+    with st.sidebar:
+        st.toggle("High contrast", key=f"{CONTRAST_KEY}.toggle", on_change=_contrast_changed,
+                  help="Stronger text; heatmaps in black and white (signed ones: dark red to dark blue).")  # fmt: skip
+    if on and st.query_params.get(CONTRAST_PARAM) != "high":
+        st.query_params[CONTRAST_PARAM] = "high"
+    elif not on and CONTRAST_PARAM in st.query_params:
+        del st.query_params[CONTRAST_PARAM]
+    st.html(APP_CSS + (HIGH_CONTRAST_CSS if on else "") + SCROLL_BOXES_JS, unsafe_allow_javascript=True)
