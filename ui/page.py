@@ -19,6 +19,7 @@ import streamlit as st
 
 from lessons.common import catalog
 from lessons.common.catalog import COURSE, Lesson
+from ui import style
 from ui.presenter import PRESENT_PARAM, PRESENTER_CSS, presenter_toggle, presenting
 from ui.training import _note_runs_over
 
@@ -53,6 +54,7 @@ def page(title: str, icon: str = "🔎") -> None:
 
         _freeze_imports()
     _note_runs_over()
+    style.apply()  # the app's stylesheet and the high-contrast switch
     sidebar()
     if presenting():
         st.html(PRESENTER_CSS)
