@@ -46,10 +46,13 @@ class Student:
     url: str  # http://host:port
     name: str = "student"
     widgets: dict[str, Widget] = field(default_factory=dict)  # label -> widget of the latest run
+    keyed: dict[str, Widget] = field(default_factory=dict)  # the page's own widget key -> widget (labels repeat)
     states: dict[str, WidgetState] = field(default_factory=dict)  # widget id -> value sent
     exceptions: list[str] = field(default_factory=list)  # st.exception elements received
     errors: list[str] = field(default_factory=list)  # protocol failures: timeouts, closed connections
     charts: dict[str, list[str]] = field(default_factory=dict)  # a Plotly chart's key -> every spec (JSON) sent
+    texts: list[str] = field(default_factory=list)  # every markdown, code and alert body received, in order
+    refusals: list[str] = field(default_factory=list)  # st.error bodies, and st.warning bodies with an icon
     latencies: list[float] = field(default_factory=list)  # seconds, one per completed interaction
     tick_latencies: list[float] = field(default_factory=list)  # seconds, one per polling-fragment rerun
     page_name: str = ""
@@ -128,12 +131,23 @@ class Student:
         kind = element.WhichOneof("type")
         if kind == "exception":
             self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
+        elif kind in ("markdown", "code"):
+            self.texts.append(getattr(element, kind).body if kind == "markdown" else element.code.code_text)
+        elif kind == "alert":
+            self.texts.append(element.alert.body)
+            # a page's refusal: st.error, or a warning with an icon (ui.classroom's are ":material/block:");
+            # a lesson's own plain st.warning (a caveat in the text) is not one
+            if element.alert.format == 1 or (element.alert.format == 2 and element.alert.icon):
+                self.refusals.append(element.alert.body)
         elif kind == "plotly_chart":
             key = element.plotly_chart.id.split("-", 2)[-1]  # "$$ID-<hash>-<key>" -> the page's own key
             self.charts.setdefault(key, []).append(element.plotly_chart.spec)
         elif kind in WIDGETS:
             proto = getattr(element, kind)
-            self.widgets[proto.label] = Widget(proto.id, kind, proto.label, fragment_id, proto)
+            widget = Widget(proto.id, kind, proto.label, fragment_id, proto)
+            self.widgets[proto.label] = widget
+            if proto.id.startswith("$$ID-") and proto.id.count("-") >= 2:  # "$$ID-<hash>-<key>": a keyed widget
+                self.keyed[proto.id.split("-", 2)[2]] = widget
 
     def _start_polling(self, fragment_id: str, interval: float) -> None:
         if fragment_id in self._fragments:
@@ -166,7 +180,14 @@ class Student:
     # ---------------------------------------------------------------------------------------- actions
     async def change(self, label: str, value) -> float:
         """Set the widget labelled ``label`` (slider: number; select_slider, selectbox, radio: option index)."""
-        widget = self.widgets[label]
+        widget = self.set(label, value)
+        return await self._rerun(widget.fragment_id)
+
+    def set(self, label: str, value, key: str | None = None) -> Widget:
+        """Set a widget's value without running anything, as the browser holds a form's fields until its submit
+        button is pressed (then :meth:`click` the submit button). ``key``: the page's own widget key, where a
+        label is not unique. Same values as :meth:`change`."""
+        widget = self.keyed[key] if key is not None else self.widgets[label]
         state = WidgetState(id=widget.id)
         # the value types Streamlit 1.67 reads back (each widget's register_widget(value_type=...))
         if widget.kind == "slider" and widget.proto.options:  # st.select_slider: the formatted option
@@ -184,7 +205,7 @@ class Student:
         else:
             raise ValueError(f"cannot change a {widget.kind}")
         self.states[widget.id] = state
-        return await self._rerun(widget.fragment_id)
+        return widget
 
     async def rerun(self) -> float:
         """Run the whole page again with the current widget values (as the page's own ``st.rerun()`` does).
@@ -193,14 +214,26 @@ class Student:
         answer from the server (Streamlit drops it), and the browser simply moves on."""
         return await self._rerun()
 
-    async def click(self, label: str) -> float:
-        """Press the button labelled ``label`` (a trigger: true for this run only, like the browser's)."""
-        widget = self.widgets[label]
+    async def click(self, label: str, key: str | None = None) -> float:
+        """Press the button labelled ``label`` (a trigger: true for this run only, like the browser's); ``key``:
+        the page's own widget key instead, where several buttons share a label. A form's submit button sends
+        the values :meth:`set` gave its fields."""
+        widget = self.keyed[key] if key is not None else self.widgets[label]
         self.states[widget.id] = WidgetState(id=widget.id, trigger_value=True)
         try:
             return await self._rerun(widget.fragment_id)
         finally:
             self.states.pop(widget.id, None)
+
+    async def navigate(self, page_name: str, query: str = "", timeout: float = 120.0) -> float:
+        """Go to another page of the app in the same session (the sidebar's link): its session state is kept,
+        the widgets of the page left behind are forgotten, as the browser forgets them."""
+        self._stop_polling()
+        self.page_name, self.query, self.page_script_hash = page_name, query, ""
+        self.widgets.clear()
+        self.keyed.clear()
+        self.states.clear()
+        return await self._rerun(timeout=timeout)
 
     def sliders(self) -> list[Widget]:
         """The page's sliders that are not disabled: the controls a simulated student moves."""
