@@ -365,6 +365,10 @@ def render(stored: dict) -> str:
             f"Load before: {b['load_before']}; date: {b['date']}.",
             "",
         ]
+    if "class_session" in stored:  # written by bench.class_session (issue 21)
+        from bench.class_session import section_lines
+
+        lines += section_lines(stored["class_session"])
     return "\n".join(lines)
 
 
