@@ -8,12 +8,20 @@ a page calls ``st.plotly_chart``, ``st.altair_chart`` or ``st.vega_lite_chart`` 
 from __future__ import annotations
 
 import contextvars
+import re
 
 import streamlit as st
 
 from ui.presenter import PRESENTER_SCALE, presenting
 
 _LIVE = contextvars.ContextVar("ui.live", default=False)  # True while a training panel redraws a running run
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")  # ASCII punctuation markdown (or KaTeX, or an icon) reads
+
+
+def plain(text: str) -> str:
+    """Text for a markdown element (``st.caption``), shown as it is: every character markdown would read escaped,
+    so a token a student typed (``**x**``, ``$x$``, ``[a](b)``) is never formatted."""
+    return _MARKDOWN.sub(r"\\\1", text)
 
 
 def plotly(fig, key: str) -> None:
@@ -27,7 +35,10 @@ def plotly(fig, key: str) -> None:
         fig.update_yaxes(tickfont_size=16, title_font_size=17)
         fig.update_annotations(font_size=17)
     from lessons.common import charts, export
+    from ui.style import high_contrast
 
+    if high_contrast():
+        charts.high_contrast(fig)
     charts.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     name = export.file_stem(key)
     st.plotly_chart(
@@ -65,18 +76,24 @@ def altair(chart, key: str, height: int | None = None, container=None, width: st
 def heatmap_downloads(fig, key: str, name: str) -> None:
     """The text alternative and a small "numbers" menu under a figure with heatmaps.
 
-    The alternative is one caption: each heatmap's strongest cells in words (``lessons.common.export.describe``).
+    The alternative, for a student who cannot see the colours (a screen reader, a colour-blind reader, a washed-out
+    projector): a caption with each heatmap's strongest links in words (``lessons.common.export.describe``), and the
+    values as a table on demand, in an expander whose table is built only while it is open (``on_change="rerun"``).
     The menu offers its cells as one CSV and one JSON, made when clicked: two buttons per figure, however many
     heatmaps it has, and the tables are read from the figure only on a click: a grid of heads had two buttons per
     heatmap, rebuilt on every move of a control (py-spy under the class load bench: a twelfth of the server's
     time)."""
-    from lessons.common import export
+    from lessons.common import charts, export
 
     tables = export.heatmap_tables(fig)
     count = len(tables)
-    with st.popover("Numbers", icon=":material/download:", help="This figure's numbers, in words and as files"):
+    st.caption(plain(export.describe(tables)))
+    values = st.expander("Values as a table", icon=":material/table:", key=f"{key}.values", on_change="rerun")
+    if values.open:
+        with values:
+            table(charts.values_frame(export.heatmap_tables(fig)), key=f"{key}.values.table")
+    with st.popover("Numbers", icon=":material/download:", help="This figure's numbers as files"):
         st.caption(f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes.")
-        st.caption(export.describe(tables))
         cols = st.columns(2)
         cols[0].download_button(
             "CSV", lambda: export.tables_to_csv(export.heatmap_tables(fig)),

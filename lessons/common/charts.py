@@ -17,14 +17,26 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale
 
-# Colorscales spelt out: Plotly.js's own "Blues" is another scale than Plotly's (validation expands the name).
-ATTENTION_COLORSCALE = get_colorscale("Blues")
-DIVERGING_COLORSCALE = get_colorscale("RdBu")  # negative red, positive blue, for values centred on zero
+# The house's colour scales, spelt out (Plotly.js's own "Blues" is another scale than Plotly's: validation expands a
+# name). Every heatmap of every page uses one of them (tests/test_charts_scales.py walks every page's figures):
+# - sequential, for weights and other values from 0 up (attention weights, gates): cividis, perceptually uniform and
+#   made to read the same with and without a colour-vision deficiency (Nuñez et al. 2018, PLoS ONE): dark blue for
+#   0, bright yellow for the largest value;
+# - diverging, for signed values centred on zero (vectors, scores, states): ColorBrewer's RdBu, safe for the common
+#   colour-vision deficiencies: negative red, zero near white, positive blue.
+# High contrast (the sidebar's switch, ui.style) swaps each for its high-contrast twin: black on white for weights,
+# and dark red / pure white / dark blue for signed values.
+SEQUENTIAL_COLORSCALE = get_colorscale("Cividis")
+ATTENTION_COLORSCALE = SEQUENTIAL_COLORSCALE  # the name the lessons use for attention weights
+DIVERGING_COLORSCALE = get_colorscale("RdBu")
+HIGH_CONTRAST_SEQUENTIAL = get_colorscale("Greys")  # 0 white, 1 black
+HIGH_CONTRAST_DIVERGING = [[0.0, "rgb(103,0,31)"], [0.5, "rgb(255,255,255)"], [1.0, "rgb(5,48,97)"]]
+HOUSE_COLORSCALES = (SEQUENTIAL_COLORSCALE, DIVERGING_COLORSCALE, HIGH_CONTRAST_SEQUENTIAL, HIGH_CONTRAST_DIVERGING)
 CELL_TEXT_MAX_CELLS = 24 * 24
 
 
 def attention_coloraxis(title: str = "α", **colorbar) -> dict:
-    """The shared colour axis of a grid of attention maps: weights 0 (white) to 1 (dark blue), one colour bar."""
+    """The shared colour axis of a grid of attention maps: weights 0 (dark blue) to 1 (yellow), one colour bar."""
     return {
         "colorscale": ATTENTION_COLORSCALE,
         "cmin": 0.0,
@@ -433,6 +445,77 @@ def head_grid(
         margin={"l": 10, "r": 10, "t": top_px, "b": bottom_px},
     )  # fmt: skip
     return figure(data, layout)
+
+
+# --- Colour scales and text alternatives ------------------------------------------------------------------
+def scale_key(scale) -> tuple | None:
+    """A colour scale as a comparable value (``((0.0, "#00224e"), …)``); a named scale (``"Blues"``) stays a name."""
+    if scale is None or isinstance(scale, str):
+        return scale
+    return tuple((round(float(position), 6), str(colour).replace(" ", "")) for position, colour in scale)
+
+
+HOUSE_SCALE_KEYS = frozenset(scale_key(s) for s in HOUSE_COLORSCALES)
+_HIGH_CONTRAST = {scale_key(SEQUENTIAL_COLORSCALE): HIGH_CONTRAST_SEQUENTIAL,
+                  scale_key(DIVERGING_COLORSCALE): HIGH_CONTRAST_DIVERGING}  # fmt: skip
+
+
+def heatmap_scales(spec: dict) -> list:
+    """Every colour scale a figure's heatmaps are drawn with (a trace's own, or its colour axis'), from the figure's
+    JSON (``fig.to_plotly_json()``, or a page's spec under AppTest)."""
+    layout = spec.get("layout") or {}
+    scales = []
+    for trace in spec.get("data") or []:
+        if trace.get("type") != "heatmap":
+            continue
+        axis = trace.get("coloraxis")
+        scales.append(((layout.get(axis) or {}).get("colorscale")) if axis else trace.get("colorscale"))
+    return scales
+
+
+def high_contrast(fig: go.Figure) -> go.Figure:
+    """``fig`` with each house colour scale swapped for its high-contrast twin (traces, bar markers, colour axes)
+    and its text in black. Other scales are left as they are."""
+
+    def swap(owner) -> None:
+        twin = _HIGH_CONTRAST.get(scale_key(owner.colorscale))
+        if twin is not None:
+            owner.colorscale = twin
+
+    for trace in fig.data:
+        if "colorscale" in trace:
+            swap(trace)
+        marker = getattr(trace, "marker", None)
+        if marker is not None and "colorscale" in marker:
+            swap(marker)
+    for name in [key for key in fig.layout if key.startswith("coloraxis")]:
+        swap(fig.layout[name])
+    fig.layout.font.color = "#000000"
+    return fig
+
+
+def values_frame(tables):
+    """A figure's heatmaps as one table: one heatmap as its matrix (row tokens down, column tokens across); several,
+    one row per cell (map, row, column, value). A repeated token ("the … the") keeps one column each."""
+    import pandas as pd
+
+    def unique(labels: Sequence[str]) -> list[str]:
+        seen: dict[str, int] = {}
+        out = []
+        for label in labels:
+            seen[label] = seen.get(label, 0) + 1
+            out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+        return out
+
+    if len(tables) == 1:
+        table = tables[0]
+        names = unique(["row", *table.columns])  # a token "row" becomes "row (2)"
+        frame = pd.DataFrame(table.values, columns=names[1:])
+        frame.insert(0, names[0], table.rows)
+        return frame
+    rows = [(t.name, r, c, float(t.values[i, j])) for t in tables for i, r in enumerate(t.rows)
+            for j, c in enumerate(t.columns)]  # fmt: skip
+    return pd.DataFrame(rows, columns=["map", "row", "column", "value"])
 
 
 # --- Margins that fit, so that Plotly draws a figure once ----------------------------------------------------

@@ -70,17 +70,21 @@ def heatmap_tables(fig) -> list[Table]:
 
 
 def describe(tables: Sequence[Table], strongest: int = 3) -> str:
-    """A heatmap's text alternative: its strongest cells as one sentence per table ("row → column (value)").
+    """A heatmap's text alternative: its strongest cells as one sentence per table ("row → column (value)"); in a
+    map with negative values, the strongest are the largest in size, whatever their sign.
 
     For a student who cannot see the colours (a screen reader, a colour-blind reader, a washed-out projector);
     the values themselves are in :func:`tables_to_csv`. Labels are the figure's own (escaped by the caller's
     renderer: the sentence is plain text)."""
     sentences = []
     for table in tables:
-        values = np.where(np.isfinite(table.values), table.values, -np.inf)
-        if values.size == 0 or not np.isfinite(values).any():
+        finite = np.isfinite(table.values)
+        values = np.where(finite, table.values, -np.inf)
+        if values.size == 0 or not finite.any():
             continue
-        order = np.argsort(values, axis=None)[::-1][:strongest]
+        signed = bool((table.values[finite] < 0).any())  # a signed map: its strongest cells are the largest |value|
+        order = np.argsort(np.where(finite, np.abs(table.values), -np.inf) if signed else values, axis=None)
+        order = order[::-1][:strongest]
         cells = [np.unravel_index(i, values.shape) for i in order if np.isfinite(values.flat[i])]
         links = ", ".join(f"{table.rows[r]} → {table.columns[c]} ({values[r, c]:.2f})" for r, c in cells)
         sentences.append(f"{table.name}: {values.shape[0]} rows × {values.shape[1]} columns; strongest {links}.")
@@ -139,11 +143,12 @@ def file_stem(text: str) -> str:
 # --- Training replay as an animated GIF ---------------------------------------------------------------------
 
 
-def _palette(colorscale: str = "Blues") -> list[int]:
-    """256 RGB colours sampled from a Plotly colour scale, flattened for ``Image.putpalette``."""
-    from plotly.colors import get_colorscale, sample_colorscale, unlabel_rgb
+def _palette(colorscale) -> list[int]:
+    """256 RGB colours sampled from a Plotly colour scale (``[[position, colour], …]``), flattened for
+    ``Image.putpalette``."""
+    from plotly.colors import sample_colorscale, unlabel_rgb
 
-    colours = sample_colorscale(get_colorscale(colorscale), [i / 255 for i in range(256)], colortype="rgb")
+    colours = sample_colorscale(colorscale, [i / 255 for i in range(256)], colortype="rgb")
     return [int(round(c)) for colour in colours for c in unlabel_rgb(colour)]
 
 
@@ -153,11 +158,12 @@ def replay_gif(
     *,
     zmax: float = 1.0,
     ms_per_frame: int = 250,
-    colorscale: str = "Blues",
+    colorscale=None,
 ) -> bytes:
     """An animated GIF of attention maps (values in [0, zmax]), one frame per training report.
 
-    Each map is coloured with the lessons' heatmap scale and scaled up with square cells (nearest
+    Each map is coloured with the lessons' heatmap scale (``colorscale``, by default
+    :data:`lessons.common.charts.SEQUENTIAL_COLORSCALE`) and scaled up with square cells (nearest
     neighbour, so a cell stays a cell); ``captions[k]`` is written above frame k. The last frame is held
     three times as long so the final alignment can be read.
     """
@@ -168,7 +174,9 @@ def replay_gif(
     rows = max(np.asarray(f).shape[0] for f in frames)
     cols = max(np.asarray(f).shape[1] for f in frames)
     cell = max(4, GIF_MAX_SIDE // max(rows, cols))
-    palette = _palette(colorscale)
+    from lessons.common.charts import SEQUENTIAL_COLORSCALE
+
+    palette = _palette(SEQUENTIAL_COLORSCALE if colorscale is None else colorscale)
     images = []
     for matrix, caption in zip(frames, captions, strict=True):
         z = np.nan_to_num(np.asarray(matrix, dtype=float), nan=0.0)
