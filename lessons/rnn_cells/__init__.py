@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from lessons.common.catalog import number
-from lessons.common.charts import safe_label
+from lessons.common.charts import DIVERGING_COLORSCALE, SEQUENTIAL_COLORSCALE, safe_label
 from lessons.common.comparison import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.queries_keys_values import ParsedSentence, word_embedding
@@ -229,7 +229,7 @@ def step_summary(trace: Trace, step: int) -> str:
 
 
 CELL_FIGURE_CAPTION = (  # how to read :func:`cell_figure`
-    "Blue gates: dark = open (near 1), white = shut (near 0). States and candidates: blue positive, "
+    "Gates: yellow = open (near 1), dark blue = shut (near 0). States and candidates: blue positive, "
     "red negative. Grey columns are tokens not read yet. Hover a cell for its exact value."
 )
 
@@ -359,13 +359,13 @@ def cell_figure(trace: Trace, step: int) -> go.Figure:
         "font": {"size": 13},
         "plot_bgcolor": "white",
         "coloraxis": {
-            "colorscale": "Blues",
+            "colorscale": SEQUENTIAL_COLORSCALE,
             "cmin": 0.0,
             "cmax": 1.0,
             "colorbar": {"title": {"text": "gate"}, "len": 0.45, "y": 1.0, "yanchor": "top", "thickness": 14},
         },
         "coloraxis2": {
-            "colorscale": "RdBu",
+            "colorscale": DIVERGING_COLORSCALE,
             "cmin": -1.0,
             "cmax": 1.0,
             "colorbar": {

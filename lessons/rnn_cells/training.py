@@ -27,7 +27,7 @@ import torch
 from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.common.charts import safe_label
+from lessons.common.charts import SEQUENTIAL_COLORSCALE, safe_label
 from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
 from minimodels.cells import GRUCell, LSTMCell
@@ -324,7 +324,7 @@ def gates_figure(gates: Mapping[str, np.ndarray], tokens: Sequence[str], *, titl
                                  text=[labels] * z.shape[0],  # positions on the axis, words on hover and ticks
                                  hovertemplate="%{y}, step %{x}: “%{text}”, kept %{z:.3f}<extra></extra>"),
                       row=1, col=col)  # fmt: skip
-    coloraxis = {"colorscale": "Blues", "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "kept"}}
+    coloraxis = {"colorscale": SEQUENTIAL_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "kept"}}
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 60, "b": 10}, title=title, coloraxis=coloraxis)
     fig.update_xaxes(tickvals=list(range(len(labels))), ticktext=labels, tickangle=-90, tickfont_size=10)
     for col in range(2, len(kinds) + 1):
@@ -396,7 +396,7 @@ def with_chance(spec: dict, level: float = 0.5) -> dict:
     curves = {"encoding": spec.pop("encoding"), "layer": spec.pop("layer")}  # the rule must not inherit x and colour
     data = {"values": [{}]}
     rule = {"data": data, "mark": {"type": "rule", "strokeDash": [4, 4], "color": "gray",
-                                   "tooltip": f"chance: {level:.1%}"},
+                                   "tooltip": f"chance: {level:.1%}", "description": f"chance: {level:.1%}"},
             "encoding": {"y": {"datum": level, "type": "quantitative"}}}  # fmt: skip
     text = {"data": data, "mark": {"type": "text", "text": "chance", "align": "left", "baseline": "bottom",
                                    "dx": 4, "dy": -2, "color": "gray"},
