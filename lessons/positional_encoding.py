@@ -35,7 +35,7 @@ import torch
 from plotly.subplots import make_subplots
 
 from lessons.common.catalog import ROOT
-from lessons.common.charts import ATTENTION_COLORSCALE, safe_label, vega_lite_spec, with_values
+from lessons.common.charts import ATTENTION_COLORSCALE, DIVERGING_COLORSCALE, safe_label, vega_lite_spec, with_values
 from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
@@ -598,7 +598,7 @@ def snapshot_figure(snapshot: LiveProgress, positional: str) -> go.Figure:
 # ------------------------------------------------------------------------------------------ the figures
 def _signed_heatmap(z: np.ndarray, **kwargs) -> go.Heatmap:
     bound = float(np.abs(z).max()) or 1.0
-    return go.Heatmap(z=z, colorscale="RdBu", zmid=0.0, zmin=-bound, zmax=bound, **kwargs)
+    return go.Heatmap(z=z, colorscale=DIVERGING_COLORSCALE, zmid=0.0, zmin=-bound, zmax=bound, **kwargs)
 
 
 def table_figure(pe: np.ndarray) -> go.Figure:
@@ -642,8 +642,8 @@ def _curves_spec() -> str:
         .encode(
             x=alt.X("position:Q", title="position"),
             y=alt.Y("PE:Q", title="PE", scale=alt.Scale(domain=[-1.1, 1.1])),
-            color=alt.Color("dimension:N", sort=None, legend=alt.Legend(orient="bottom", title=None, columns=3,
-                                                                         labelLimit=300)),
+            color=alt.Color("dimension:N", sort=None, legend=alt.Legend(orient="bottom", title=None, columns=1,
+                                                                         labelLimit=300)),  # fits a phone
             tooltip=["dimension:N", "position:Q", alt.Tooltip("PE:Q", format=".4f")],
         )
         .properties(height=260, autosize={"type": "fit-x", "contains": "padding"})  # the legend adds height
@@ -656,7 +656,8 @@ def similarity_figure(sim: np.ndarray) -> go.Figure:
     fig = go.Figure(
         go.Heatmap(
             z=sim,
-            colorscale="Viridis",
+            colorscale=DIVERGING_COLORSCALE,  # a sum of cosines: negative far from the diagonal
+            zmid=0.0,
             hovertemplate="p = %{y}, q = %{x}<br>PE_p·PE_q = %{z:.3f}<extra></extra>",
             colorbar={"thickness": 12},
         )
