@@ -211,7 +211,7 @@ def _variance_chart_spec() -> str:
     color = alt.Color(
         "series:N",
         scale=alt.Scale(domain=list(VARIANCE_SERIES), range=["#999", "#bbb", COLORS["dot"], COLORS["scaled_dot"]]),
-        legend=alt.Legend(orient="bottom", title=None, columns=2, labelLimit=300, symbolType="stroke"),
+        legend=alt.Legend(orient="bottom", title=None, columns=1, labelLimit=300, symbolType="stroke"),  # fits a phone
     )
     dashes = [[6, 4], [2, 3], [1, 0], [1, 0]]
     dash = alt.StrokeDash("series:N", scale=alt.Scale(domain=list(VARIANCE_SERIES), range=dashes), legend=None)
