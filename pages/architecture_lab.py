@@ -93,7 +93,9 @@ def write_and_train() -> None:
         left, right = st.columns([2, 3])
         with left:
             st.markdown("**The architecture** (data flows up; × n: repeated n times, each copy its own weights)")
-            st.image(architecture_lab.architecture_svg(checked.encoder, checked.decoder), width="stretch")
+            st.image(architecture_lab.architecture_svg(checked.encoder, checked.decoder), width="stretch",
+                     alt=f"Diagram of the chains: encoder {' '.join(encoder_text.split())[:300]}; "
+                     f"decoder {' '.join(decoder_text.split())[:300]}")  # fmt: skip
         with right:
             views = untrained(encoder_text, decoder_text, task_name, cell)
             if views:
