@@ -332,6 +332,7 @@ def join(code: str, name: str | None) -> Member | None:
         return None
     member, token = joined
     st.session_state["classroom.member"] = member
+    st.session_state["classroom.cookie"] = f"{member.class_code}.{token}"  # written again by student_home
     _set_cookie(CLASS_COOKIE, f"{member.class_code}.{token}")
     return member
 
@@ -624,6 +625,7 @@ def start_panel() -> None:
     key = st.session_state.get("classroom.new_key")
     teacher = _teacher()
     if teacher is not None and key:
+        _set_cookie(TEACHER_COOKIE, f"{teacher.code}.{key}")  # again: the st.rerun() above drops what it queued
         student, teacher_link = links(teacher.code, key)
         st.success(f"Class **{teacher.code}** started.")
         st.markdown("**Your teacher link** (shown once: keep it to come back to this dashboard; anyone with it is "
@@ -656,6 +658,8 @@ def student_home(member: Member) -> None:
     """The class page for a student who joined: who they are, the question bar, a way to leave."""
     st.success(f"You are in class **{member.class_code}** as {_plain(member.name)}. Open any lesson: your "
                "teacher's questions and settings reach you there and here.")  # fmt: skip
+    if st.session_state.get("classroom.cookie"):  # the join's st.rerun() drops the cookie written before it
+        _set_cookie(CLASS_COOKIE, st.session_state["classroom.cookie"])
     _student_bar(member, None)
     if st.button("Leave the class", key="classroom.leave", icon=":material/logout:"):
         leave()
