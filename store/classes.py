@@ -128,7 +128,7 @@ def _sweep_row(row) -> Sweep:
     return Sweep(row.id, row.lesson, tuple(row.settings), dict(row.labels), bool(row.open))
 
 
-def _run_row(row) -> Run:
+def _run_row(row, full: bool = True) -> Run:
     return Run(
         row.id,
         row.member_id,
@@ -136,9 +136,9 @@ def _run_row(row) -> Run:
         row.sweep_id,
         row.lesson,
         dict(row.settings),
-        list(row.curve),
+        list(row.curve) if full else [],
         dict(row.metrics),
-        row.snapshot,
+        row.snapshot if full else None,
         row.posted_at,
     )
 
@@ -496,10 +496,17 @@ def _distribution(engine: sa.Engine, question: Question) -> dict:
 
 
 def _runs(
-    engine: sa.Engine, code: str, lesson: str | None = None, sweep_id: int | None = None, run_id: int | None = None
+    engine: sa.Engine,
+    code: str,
+    lesson: str | None = None,
+    sweep_id: int | None = None,
+    run_id: int | None = None,
+    full: bool = True,
 ) -> list[Run]:
+    # not full: without each run's curve and attention map, the bulk of a run, decoded from JSON on every read
+    columns = runs.c if full else [c for c in runs.c if c.name not in ("curve", "snapshot")]
     query = (
-        sa.select(runs, members.c.name)
+        sa.select(*columns, members.c.name)
         .join(members, members.c.id == runs.c.member_id)
         .where(runs.c.class_code == code)
         .order_by(runs.c.id)
@@ -511,7 +518,7 @@ def _runs(
     if run_id is not None:
         query = query.where(runs.c.id == run_id)
     with engine.connect() as conn:
-        return [_run_row(row) for row in conn.execute(query)]
+        return [_run_row(row, full) for row in conn.execute(query)]
 
 
 class Teacher:
@@ -674,8 +681,10 @@ class Teacher:
             entry["answers"] = dict(sorted(entry["answers"].items(), key=lambda kv: -kv[1]))
         return list(out.values())
 
-    def runs(self, lesson: str | None = None, sweep_id: int | None = None) -> list[Run]:
-        return _runs(self.engine, self.code, lesson=lesson, sweep_id=sweep_id)
+    def runs(self, lesson: str | None = None, sweep_id: int | None = None, full: bool = True) -> list[Run]:
+        """The class's runs; ``full=False``: without their curves and attention maps (empty), which the dashboard's
+        table and pooled sweeps never read, so its refresh every 2 s does not decode them for every run."""
+        return _runs(self.engine, self.code, lesson=lesson, sweep_id=sweep_id, full=full)
 
     def spotlight(self, run_id: int | None, named: bool = False) -> None:
         """Put one run on the projector (anonymous unless ``named``); None takes it down."""

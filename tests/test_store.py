@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 import sqlalchemy as sa
@@ -217,6 +218,19 @@ def test_a_sweep_hands_settings_out_evenly_and_pools_the_runs(opened):
     pooled = teacher.runs(sweep_id=sweep.id)
     assert len(pooled) == 7 and {r.member_name for r in pooled} == {m.name for m in students}
     assert {r.settings["scaling.dk"] for r in pooled} == {4, 64, 512}
+
+
+def test_the_dashboards_light_read_of_runs_is_the_full_one_without_curves_and_maps(opened):
+    classes, _ = opened
+    info, key = classes.create_class("c")
+    teacher = classes.teacher(info.code, key)
+    for i in range(3):
+        classes.post_run(classes.join(info.code, f"S{i}")[0], "scaling", {"seed": i}, [[1, 0.1, 2.0, 0.5]],
+                         {"exact_match": i / 4}, {"rows": ["a"], "cols": ["b"], "z": [[1.0]]})  # fmt: skip
+    full, light = teacher.runs(), teacher.runs(full=False)
+    assert [r.curve for r in full] == [[[1, 0.1, 2.0, 0.5]]] * 3 and all(r.snapshot for r in full)
+    assert [(r.curve, r.snapshot) for r in light] == [([], None)] * 3
+    assert [replace(r, curve=[], snapshot=None) for r in full] == light
 
 
 def test_runs_with_nan_or_huge_payloads_or_foreign_sweeps_are_refused(opened):
