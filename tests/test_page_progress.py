@@ -21,7 +21,8 @@ def test_visits_and_answers_come_back_under_the_learners_link_and_done_means_eve
     # another day, another browser: the learner's link brings it all back
     home = open_page(params={"learner": key})
     assert "in progress" in _home_labels(home)["scaling"]
-    assert any("Resume: Scaling" in link.proto.label for link in home.main.get("page_link"))
+    resume = next(link.proto for link in home.main.get("page_link") if "Resume: Scaling" in link.proto.label)
+    assert resume.query_string == f"at={first.key}"  # the page scrolls to the last answer
     again = open_page("pages/scaling.py", params={"learner": key})
     shown = " ".join(c.value for c in again.caption)
     assert "You answered this before" in shown and "(solved)" in shown

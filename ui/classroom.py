@@ -200,6 +200,19 @@ def previous_answer(exercise_key: str) -> tuple[str, bool] | None:
     return cache.get(exercise_key)
 
 
+RESUME_PARAM = "at"  # the Resume link's exercise: the page scrolls to it once
+
+
+def resume_here(exercise_key: str) -> None:
+    """Where the Resume link points (``?at=<exercise key>``): scroll the exercise into view, once."""
+    if st.query_params.get(RESUME_PARAM) != exercise_key or not re.match(r"^[\w.\-]{1,100}$", exercise_key):
+        return
+    anchor = "resume-" + exercise_key.replace(".", "-")
+    st.html(f'<div id="{anchor}"></div><script>setTimeout(() => document.getElementById("{anchor}")'
+            '?.scrollIntoView({block: "center"}), 600);</script>', unsafe_allow_javascript=True)  # fmt: skip
+    del st.query_params[RESUME_PARAM]
+
+
 def remember_answer(exercise_key: str, response, correct: bool) -> None:
     cache = st.session_state.setdefault("learner.answers", {})
     _old, was_right = cache.get(exercise_key, ("", False))
@@ -230,8 +243,9 @@ def progress_panel(exercise_counts: dict[str, int] | None = None) -> dict[str, s
             try:
                 entry = catalog.lesson(lesson)
                 done = sum(state == "done" for state in states.values())
-                st.page_link(entry.page, label=f"Resume: {entry.title}" + (" (your last answer)" if where else ""),
-                             icon=":material/play_circle:")  # fmt: skip
+                label = f"Resume: {entry.title}" + (" (your last answer)" if where else "")
+                st.page_link(entry.page, label=label, icon=":material/play_circle:",
+                             query_params={RESUME_PARAM: where} if where else None)  # fmt: skip
                 st.caption(f"{done} of {len(catalog.all_lessons())} lessons done, "
                            f"{sum(state == 'in progress' for state in states.values())} in progress.")  # fmt: skip
             except KeyError:

@@ -31,6 +31,7 @@ def exercise(ex: Exercise) -> None:
     from ui import classroom
 
     with st.container(border=True):
+        classroom.resume_here(ex.key)
         st.markdown(ex.prompt)
         before = classroom.previous_answer(ex.key)
         with st.form(key=f"{ex.key}.form", border=False):
