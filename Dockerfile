@@ -13,6 +13,7 @@ RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -r requir
 
 COPY app.py ./
 COPY ui ui
+COPY store store
 COPY .streamlit .streamlit
 COPY pages pages
 COPY lessons lessons
