@@ -31,7 +31,9 @@ PRESENT_SECONDS = 90.0  # a student seen within this long is "here"
 # Rate limits: (attempts, seconds). A student's flood of answers or runs, a class's flood of joins, wrong keys.
 ANSWER_LIMIT = (20, 10.0)
 RUN_LIMIT = (10, 60.0)
-JOIN_LIMIT = (200, 60.0)
+JOIN_LIMIT = (200, 60.0)  # per class
+SESSION_JOIN_LIMIT = (10, 60.0)  # per browser session: a script cannot fill a class with names
+CREATE_LIMIT = (10, 3600.0)  # classes one browser session may start in an hour
 TEACHER_KEY_LIMIT = (5, 60.0)
 MAX_ANSWER = 100  # characters of an answer
 MAX_RUN_JSON = 200_000  # bytes of one posted run (curve, metrics, snapshot)
@@ -170,8 +172,10 @@ class ClassStore:
         conn.execute(attempts.insert().values(scope=scope, at=now))
 
     # ------------------------------------------------------------------------------------------------ classes
-    def create_class(self, name: str, hours: float = DEFAULT_HOURS, now: float | None = None) -> tuple[ClassInfo, str]:
-        """A new class and its teacher key (returned once; only its hash is kept)."""
+    def create_class(self, name: str, hours: float = DEFAULT_HOURS, now: float | None = None,
+                     session: str | None = None) -> tuple[ClassInfo, str]:  # fmt: skip
+        """A new class and its teacher key (returned once; only its hash is kept). ``session``: the browser session
+        asking, rate-limited."""
         now = now or time.time()
         name = " ".join("".join(c for c in str(name or "") if c.isprintable()).split())[:MAX_CLASS_NAME]
         if not name:
@@ -179,6 +183,9 @@ class ClassStore:
         if not (isinstance(hours, int | float) and 0 < hours <= MAX_HOURS):
             raise ClassError(f"A class lasts between a few minutes and {MAX_HOURS:.0f} hours.")
         key = names.new_secret()
+        if session is not None:
+            with self.engine.begin() as conn:  # counted (committed) before anything else can refuse
+                self._allow(conn, f"create:{session}", CREATE_LIMIT, now)
         with self.engine.begin() as conn:
             for _ in range(20):
                 code = names.new_code()
@@ -233,7 +240,8 @@ class ClassStore:
         return Teacher(self, info.code)
 
     # ------------------------------------------------------------------------------------------------ members
-    def join(self, code: str, name: str | None = None, now: float | None = None) -> tuple[Member, str]:
+    def join(self, code: str, name: str | None = None, now: float | None = None,
+             session: str | None = None) -> tuple[Member, str]:  # fmt: skip
         """Join a live class under ``name`` (a generated one when None). Returns the member and their token,
         which lets the same browser come back as the same student."""
         now = now or time.time()
@@ -242,6 +250,8 @@ class ClassStore:
         token = names.new_secret()
         with self.engine.begin() as conn:
             self._allow(conn, f"join:{info.code}", JOIN_LIMIT, now)
+            if session is not None:
+                self._allow(conn, f"join-session:{session}", SESSION_JOIN_LIMIT, now)
             for _ in range(30):
                 shown = chosen or names.generated_name()
                 taken = conn.execute(

@@ -412,3 +412,17 @@ def test_a_teacher_shares_a_model_file_with_the_class_and_only_with_it(opened):
         teacher.share_model("empty", b"")
     teacher.delete()
     assert classes.shared_models(info.code) == []
+
+
+def test_one_session_cannot_flood_classes_or_names(opened):
+    classes, _ = opened
+    for i in range(10):
+        classes.create_class(f"c{i}", session="s1")
+    with pytest.raises(RateLimited):
+        classes.create_class("one too many", session="s1")
+    info, _key = classes.create_class("another session's", session="s2")
+    for i in range(10):
+        classes.join(info.code, f"N{i}", session="s3")
+    with pytest.raises(RateLimited):
+        classes.join(info.code, "N10", session="s3")
+    assert classes.join(info.code, "Someone else", session="s4")[0].name == "Someone else"  # others still join

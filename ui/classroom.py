@@ -335,13 +335,20 @@ def _touch(classes: store.ClassStore, member: Member, lesson: str | None) -> Non
         st.session_state["classroom.touched"] = (lesson, time.time())
 
 
+def _session_id() -> str:
+    """This browser session, for the store's per-session rate limits (random, never shown)."""
+    import secrets
+
+    return st.session_state.setdefault("classroom.session", secrets.token_hex(8))
+
+
 def join(code: str, name: str | None) -> Member | None:
     """Join a class from the class page's form; the member's token goes into a browser cookie."""
     opened = stores()
     if opened is None:
         _unavailable("Classes")
         return None
-    joined = _guard(lambda: opened[0].join(code, name))
+    joined = _guard(lambda: opened[0].join(code, name, session=_session_id()))
     if joined is FAILED:
         return None
     member, token = joined
@@ -361,7 +368,7 @@ def start(name: str, hours: float) -> tuple[store.ClassInfo, str] | None:
     if opened is None:
         _unavailable("Classes")
         return None
-    made = _guard(lambda: opened[0].create_class(name, hours))
+    made = _guard(lambda: opened[0].create_class(name, hours, session=_session_id()))
     if made is FAILED:
         return None
     if made is not None:
