@@ -30,9 +30,17 @@ did not say it worked (joined, answer in), a failed post, a student not done wit
 
     class session: students N store S answers A/N runs R/N dashboard p90 T ms errors E
 
+Dashboard latency: p90 over every refresh from the first student's arrival to ``--linger`` seconds (20) after the
+last one is done (the class sitting on the lesson, its bars polling), and apart, over the refreshes until the last
+student was done. Also recorded: the server's CPU seconds over that time (``/proc``) and this process's (the
+simulated tabs share the same cores), and the machine's load before and after.
+
 Targets (issue 21, 2 cores): N = 60 on both stores with A = R = N, E = 0 and dashboard p90 ≤ 500 ms. ``--write``
 stores the figures in ``bench/classroom.json`` (section ``class_session``, one row per store and N), writes
-``bench/sections/class_session.md`` for RESULTS.md and renders ``bench/CLASSROOM.md``.
+``bench/sections/class_session.md`` for RESULTS.md and renders ``bench/CLASSROOM.md``. ``--profile PATH``: py-spy
+samples the server (the thread holding the GIL) while the students act, and the run's figures say where its time
+went, by part (dashboard, question bars, lesson page, class page, script-run overhead, event loop); stored apart,
+as py-spy pausing the server inflates its latencies.
 """
 
 from __future__ import annotations
@@ -59,11 +67,13 @@ from bench.streamlit_client import Student
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "class_session"
+PROFILED = "class_session_profile"  # the last run under --profile
 CLASS_PAGE = "classroom"
 LESSON = "masking"  # a lesson with exercises (the question) and a training panel (the run)
 MAX_SECONDS = 60.0  # simulated activity, from the first student's arrival to the end
 LINGER_SECONDS = 20.0  # once every student is done, they stay on the lesson (their bars polling) this long
 TARGET_P90_MS = 500.0
+PROFILE_RATE = 200  # py-spy samples a second
 RUNS_NOTE = "runs posted through the store API, not trained"
 
 
@@ -108,6 +118,13 @@ def one_real_run(lesson: str) -> dict:
 
 
 # ------------------------------------------------------------------------------------------------ the session
+def _own_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _since(client: Student, mark: int) -> str:
     return " ".join(client.texts[mark:])
 
@@ -191,6 +208,7 @@ async def _session(
 
     rng = random.Random(seed)
     spy.start()
+    cpu_before, clients_before = spy.cpu_seconds(), _own_cpu()
     started = time.monotonic()
     tasks = []
     for i in range(n):
@@ -206,6 +224,7 @@ async def _session(
         problems.append("a student was not done within the session's time")
     ticks = list(teacher.tick_latencies)
     seconds = time.monotonic() - started
+    cpu, clients_cpu = spy.cpu_seconds() - cpu_before, _own_cpu() - clients_before
     spy.stop()
     step_times: dict[str, list[float]] = {}
     crowd = [teacher]
@@ -247,6 +266,8 @@ async def _session(
         "dashboard_median_ms": ms(statistics.median(ticks)) if ticks else None,
         "dashboard_p90_ms": ms(percentile(ticks, 0.9)),
         "dashboard_max_ms": ms(max(ticks)) if ticks else None,
+        "server_cpu_s": round(cpu, 1),  # the server process's CPU time (user + system) over "seconds"
+        "clients_cpu_s": round(clients_cpu, 1),  # this process's: the simulated tabs (and the posts), same 2 cores
         "storm_refreshes": storm,
         "dashboard_storm_p90_ms": ms(percentile(ticks[:storm], 0.9)),
         "dashboard_idle_median_ms": ms(statistics.median(idle_ticks)) if idle_ticks else None,
@@ -273,14 +294,46 @@ class Spy:
 
         if self.path:
             self.proc = subprocess.Popen(["py-spy", "record", "--pid", str(self.pid), "--gil", "--threads",
-                                          "--rate", "200", "--format", "raw", "--output", self.path],
+                                          "--rate", str(PROFILE_RATE), "--format", "raw", "--output", self.path],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)  # fmt: skip
+
+    def cpu_seconds(self) -> float:
+        """The server process's CPU time so far (user + system, all threads)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.send_signal(2)  # SIGINT: py-spy writes what it sampled and exits
             self.proc.wait(timeout=60)
             self.proc = None
+
+
+def profile_shares(path: str, lesson: str) -> dict:
+    """Where the server's Python time went (py-spy's GIL-holder samples): each part's share, and the seconds the
+    GIL was held against the seconds sampled."""
+    parts = {
+        "dashboard refreshes": "live (ui/classroom.py:",
+        "students' question bar": "bar (ui/classroom.py:",
+        f"the lesson page ({lesson})": f"({lesson}.py:",
+        "the class page (open, join)": "(classroom.py:",
+        "script runs' overhead (threads, session state)": "ScriptRunner",
+        "event loop (websocket messages)": "_run_module_as_main",
+    }
+    counts = dict.fromkeys([*parts, "other threads"], 0)
+    store_in_dashboard = total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        total += int(n)
+        part = next((name for name, mark in parts.items() if mark in stack), "other threads")
+        counts[part] += int(n)
+        if part == "dashboard refreshes" and "(store/" in stack:
+            store_in_dashboard += int(n)
+    return {
+        "gil_s": round(total / PROFILE_RATE, 1),
+        "shares": {name: round(n / max(total, 1), 3) for name, n in counts.items()},
+        "store_share_of_dashboard": round(store_in_dashboard / max(counts["dashboard refreshes"], 1), 2),
+    }
 
 
 def _log_errors(log: Path) -> list[str]:
@@ -323,6 +376,8 @@ def run(
                 os.environ[ENV_URL] = saved
     row["errors"] += len(logged)
     row["error_samples"] = (row["error_samples"] + logged)[:5]
+    if profile:
+        row["profile"] = profile_shares(profile, lesson)
     load_after = os.getloadavg()[0]
     return row | {
         "store": kind,
@@ -350,33 +405,41 @@ def met(r: dict) -> bool:
     return r["answers"] == n and r["runs"] == n and r["errors"] == 0 and p90 is not None and p90 <= TARGET_P90_MS
 
 
-def section_lines(rows: list[dict], heading: str = "##") -> list[str]:
-    """The section "A class session (issue 21)": every stored run, the machine's load, the targets."""
+def section_lines(rows: list[dict], profiled: dict | None = None, heading: str = "##") -> list[str]:
+    """The section "A class session (issue 21)": every stored run, the machine's load, the targets, and where a
+    profiled run's server time went."""
     lines = [
         f"{heading} A class session (issue 21)",
         "",
-        "`python -m bench.class_session --students N --store sqlite|postgres --write`: a fresh `streamlit run app.py`;",
-        "the teacher starts the class with the class page's start form and asks the first exercise of the masking",
-        "lesson, then watches the dashboard (its fragment rerun every 2 s, as the browser does); N students, one every",
-        "50 ms, each open the student link, join with a name, open the lesson, answer in the question bar and post one",
-        f"finished run. All over Streamlit's websocket protocol, except the runs: **{RUNS_NOTE}** (one real run of the",
-        "lesson's panel, trained once before the class, posted by each student as `post_finished_run` posts it, as",
-        "the member the server created for them). Answers and runs are read back from the database; dashboard",
-        "latency: the fragment's rerun request to its `script_finished`, every refresh while the students act.",
-        "`load` is the 1-minute load average before → after (2 cores, shared with other engineers' work: a",
-        "figure measured under load above 2 is inflated by it).",
+        "`python -m bench.class_session --students N --store sqlite|postgres --write`: a fresh `streamlit run app.py`.",
+        "The teacher starts the class with the class page's start form, asks the first exercise of the masking lesson",
+        "(“Ask the class”), and watches the dashboard: its fragment rerun every 2 s, as the browser does. N students",
+        "arrive one every 50 ms; each opens the student link, joins with a name, opens the lesson, answers in the",
+        "question bar's form and posts one finished run, then stays (the bar polling every 3 s) until 20 s after the",
+        f"last student is done. All over Streamlit's websocket protocol except the runs: **{RUNS_NOTE}**",
+        "(one real run of the lesson's panel, trained once before the class, posted by each student as",
+        "`post_finished_run` posts a finished run, as the member the server created for them). Answers and runs are",
+        "read back from the database. Dashboard latency: a refresh's rerun request to its `script_finished`; p90",
+        "over every refresh from the first student's arrival to the end, and over those until the last student was",
+        "done. `load`: the 1-minute load average before → after (2 cores shared with other engineers' servers,",
+        "browsers and training: above 2, every latency here is inflated by it). Server CPU: the server process's CPU",
+        "seconds over the session's wall seconds; clients' CPU: the bench process's own (its 60 simulated tabs parse",
+        "every message), on the same 2 cores.",
         "",
-        "| store | students | answers | runs | dashboard refreshes | median ms | p90 ms | max ms | idle median ms "
-        "| students done in s | join p90 ms | answer p90 ms | errors | load | date | target |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| store | students | answers | runs | refreshes (while students acted) | dashboard median ms | p90 ms "
+        "| p90 while students acted | max ms | idle median ms | students done in s | server CPU s / wall s "
+        "| clients' CPU s | join p90 ms | answer p90 ms | errors | load | date | target |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     order = sorted(rows, key=lambda r: (r["store"], r["students"]))
     for r in order:
         target = ("met" if met(r) else "**not met**") if r["students"] == 60 else ""
         lines.append(sections.row(
             r["store"], r["students"], f"{r['answers']}/{r['students']}", f"{r['runs']}/{r['students']}",
-            r["refreshes"], r["dashboard_median_ms"], r["dashboard_p90_ms"], r["dashboard_max_ms"],
-            r["dashboard_idle_median_ms"], r["students_done_s"], r["steps_p90_ms"].get("join"),
+            f"{r['refreshes']} ({r.get('storm_refreshes')})", r["dashboard_median_ms"], r["dashboard_p90_ms"],
+            r.get("dashboard_storm_p90_ms"), r["dashboard_max_ms"], r["dashboard_idle_median_ms"],
+            r["students_done_s"], f"{r.get('server_cpu_s')} / {r['seconds']}", r.get("clients_cpu_s"),
+            r["steps_p90_ms"].get("join"),
             r["steps_p90_ms"].get("answer"), r["errors"], f"{r['load_before']} → {r['load_after']}", r["date"], target,
         ))  # fmt: skip
     lines.append("")
@@ -385,17 +448,34 @@ def section_lines(rows: list[dict], heading: str = "##") -> list[str]:
         if r["error_samples"]:
             lines.append(f"  First errors: {'; '.join(r['error_samples'][:3])}")
     lines += ["", "Target (N = 60 on both stores): A = R = N, 0 errors, dashboard p90 ≤ 500 ms.", ""]
+    if profiled:
+        shares = ", ".join(f"{name} {share:.0%}" for name, share in profiled["profile"]["shares"].items())
+        lines += [
+            f"Where the server's time goes ({profiled['store']}, N = {profiled['students']}, a separate run under "
+            f"`--profile`: py-spy sampling the thread that holds the GIL, {PROFILE_RATE} a second, from the first "
+            f"student's arrival to the end; {profiled['date']}, load {profiled['load_before']} → "
+            f"{profiled['load_after']}): the GIL was held {profiled['profile']['gil_s']} s of "
+            f"{profiled['seconds']} s, the server process used {profiled['server_cpu_s']} s of CPU; shares: {shares}. "
+            f"The store's reads are {profiled['profile']['store_share_of_dashboard']:.0%} of the dashboard's part. "
+            f"That run's dashboard p90 (py-spy pausing the server to sample it): {profiled['dashboard_p90_ms']} ms.",
+            "",
+        ]
     return lines
 
 
 def write(row: dict) -> None:
+    """Keep the row (one per store and N; a profiled run apart: py-spy slows the server it samples), then write
+    the section for RESULTS.md and render CLASSROOM.md."""
     from bench import classroom
 
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    rows = [r for r in stored.get(SECTION, []) if (r["store"], r["students"]) != (row["store"], row["students"])]
-    classroom.store(SECTION, [*rows, row])
+    if "profile" in row:
+        classroom.store(PROFILED, row)
+    else:
+        rows = [r for r in stored.get(SECTION, []) if (r["store"], r["students"]) != (row["store"], row["students"])]
+        classroom.store(SECTION, [*rows, row])
     stored = json.loads(RESULTS.read_text())
-    sections.write(SECTION, section_lines(stored[SECTION]))
+    sections.write(SECTION, section_lines(stored.get(SECTION, []), stored.get(PROFILED)))
     (ROOT / "bench" / "CLASSROOM.md").write_text(classroom.render(stored))
 
 

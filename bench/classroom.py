@@ -368,7 +368,7 @@ def render(stored: dict) -> str:
     if "class_session" in stored:  # written by bench.class_session (issue 21)
         from bench.class_session import section_lines
 
-        lines += section_lines(stored["class_session"])
+        lines += section_lines(stored["class_session"], stored.get("class_session_profile"))
     return "\n".join(lines)
 
 
