@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 import time
 from dataclasses import dataclass, field
 
@@ -35,6 +36,8 @@ JOIN_LIMIT = (200, 60.0)  # per class
 SESSION_JOIN_LIMIT = (10, 60.0)  # per browser session: a script cannot fill a class with names
 CREATE_LIMIT = (10, 3600.0)  # classes one browser session may start in an hour
 TEACHER_KEY_LIMIT = (5, 60.0)
+LONGEST_WINDOW = max(w for _, w in (ANSWER_LIMIT, RUN_LIMIT, JOIN_LIMIT, SESSION_JOIN_LIMIT, CREATE_LIMIT,
+                                      TEACHER_KEY_LIMIT))  # fmt: skip
 MAX_ANSWER = 100  # characters of an answer
 MAX_RUN_JSON = 200_000  # bytes of one posted run (curve, metrics, snapshot)
 MAX_SHARED_MODEL = 5_000_000  # bytes of a model file the teacher shares (the Your own data page's upload cap)
@@ -164,9 +167,14 @@ class ClassStore:
 
     # ------------------------------------------------------------------------------------------- rate limits
     def _allow(self, conn: sa.Connection, scope: str, limit: tuple[int, float], now: float) -> None:
+        """Count one attempt in ``scope``; refuse when ``limit`` = (attempts, seconds) is already used up. Attempts
+        older than the longest window are forgotten (every scope's, now and then: the table stays small)."""
         count, window = limit
-        conn.execute(attempts.delete().where(attempts.c.scope == scope, attempts.c.at < now - window))
-        used = conn.execute(sa.select(sa.func.count()).where(attempts.c.scope == scope)).scalar()
+        if secrets.randbelow(50) == 0:
+            conn.execute(attempts.delete().where(attempts.c.at < now - LONGEST_WINDOW))
+        used = conn.execute(
+            sa.select(sa.func.count()).where(attempts.c.scope == scope, attempts.c.at >= now - window)
+        ).scalar()
         if used >= count:
             raise RateLimited(f"Too many tries in a short time: wait {math.ceil(window)} seconds and try again.")
         conn.execute(attempts.insert().values(scope=scope, at=now))
