@@ -26,11 +26,15 @@ def plain(text: str) -> str:
 
 def plotly(fig, key: str) -> None:
     """A Plotly figure with the toolbar's PNG download (drawn in the browser, works offline), no logo and no
-    scroll-zoom; under a figure with heatmaps, its numbers as CSV and JSON (tokens on both axes). Larger in
-    presenter mode."""
+    scroll-zoom; under a figure with heatmaps, its text alternative and its numbers (a table on demand, CSV and
+    JSON, tokens on both axes). Larger in presenter mode; heatmaps in the high-contrast scales when the student asks.
+    The page's width; a figure that sets a width (a diagram whose boxes need it) takes it as its least, and scrolls
+    sideways inside its box on a narrower screen (``ui.style``)."""
     if presenting():  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
         fig.update_layout(height=int((fig.layout.height or 450) * PRESENTER_SCALE), font_size=17, title_font_size=22,
                           hoverlabel_font_size=17)  # fmt: skip
+        if fig.layout.width:
+            fig.layout.width = int(fig.layout.width * PRESENTER_SCALE)
         fig.update_xaxes(tickfont_size=16, title_font_size=17)
         fig.update_yaxes(tickfont_size=16, title_font_size=17)
         fig.update_annotations(font_size=17)
@@ -40,8 +44,14 @@ def plotly(fig, key: str) -> None:
     if high_contrast():
         charts.high_contrast(fig)
     charts.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
+    here = st
+    if fig.layout.width:  # Streamlit fits a chart to its column: this one goes in a box at least that wide
+        least, fig.layout.width = int(fig.layout.width), None
+        here = st.container(key=f"{key}.box")
+        box = "st-key-" + re.sub(r"[^A-Za-z0-9_-]", "-", f"{key}.box")  # the class Streamlit gives a keyed container
+        st.html(f"<style>.{box} {{min-width: {least}px}} :has(> .{box}) {{overflow-x: auto}}</style>")
     name = export.file_stem(key)
-    st.plotly_chart(
+    here.plotly_chart(
         fig,
         key=key,
         width="stretch",
