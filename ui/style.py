@@ -33,14 +33,13 @@ SCROLL_BOXES_JS = """<script>
 (() => {
   if (window.attentionLabScrollBoxes) return;
   window.attentionLabScrollBoxes = true;
-  const boxes = '.katex-display, [data-testid="stMarkdownContainer"] table, '
-    + '[data-testid="stElementContainer"]:has(.stVegaLiteChart), '
-    + '[data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"])';
+  const boxes = '.katex-display, [data-testid="stMarkdownContainer"] table, [data-testid="stElementContainer"], '
+    + '[data-testid="stLayoutWrapper"]';  // the last two: a chart's box (ui.plotly's box for a wide diagram)
   const name = (el) => el.matches('.katex-display') ? 'Equation, scrolls sideways'
     : el.matches('table') ? 'Table, scrolls sideways' : 'Chart, scrolls sideways';
   const mark = () => {
     for (const el of document.querySelectorAll(boxes)) {
-      const wide = el.scrollWidth > el.clientWidth + 1;
+      const wide = el.scrollWidth > el.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
       if (wide && !el.hasAttribute('tabindex')) {
         el.tabIndex = 0;
         el.setAttribute('aria-label', name(el));
