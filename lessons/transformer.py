@@ -439,6 +439,9 @@ COLUMN_X = (0.0, 2.0)  # box centres of the encoder and decoder columns, in the 
 BOX_WIDTH, BOX_HEIGHT = 1.6, 0.78  # in x units and rows
 
 
+DIAGRAM_WIDTH = 720  # px: two columns of boxes whose lines (up to ~45 characters at 12 px) fit inside them
+
+
 def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
     """The diagram drawn with Plotly shapes and annotations (every line HTML-escaped: it holds typed text).
 
@@ -493,6 +496,7 @@ def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
         "xaxis": {"visible": False, "range": [COLUMN_X[0] - 1.0, COLUMN_X[1] + 1.0], "fixedrange": True},
         "yaxis": {"visible": False, "range": [-0.6, rows - 0.4], "fixedrange": True},
         "height": row_height * rows + 20,
+        "width": DIAGRAM_WIDTH,  # the boxes' text needs it: on a phone the diagram scrolls sideways in its box
         "margin": {"l": 0, "r": 0, "t": 10, "b": 10},
         "plot_bgcolor": "white",
         "showlegend": False,
