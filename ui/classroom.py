@@ -630,9 +630,21 @@ def links(code: str, key: str | None = None) -> tuple[str, str | None]:
 
 
 def start_panel() -> None:
-    """Start a class: name and length; then the code, the student link with its QR code, and the teacher link."""
-    from lessons.common import classroom
-
+    """Start a class: name and length. Right after, instead of the form: the teacher link (shown this once) and the
+    students' link; the dashboard below has the code and the QR code for the projector."""
+    key = st.session_state.get("classroom.new_key")
+    teacher = _teacher()
+    if teacher is not None and key:
+        _set_cookie(TEACHER_COOKIE, f"{teacher.code}.{key}")  # again: the st.rerun() below drops what it queued
+        student, teacher_link = links(teacher.code, key)
+        st.success(f"Class **{teacher.code}** started.")
+        st.markdown("**Your teacher link** (shown once: keep it to come back to this dashboard; anyone with it is "
+                    "the teacher):")  # fmt: skip
+        st.code(teacher_link, language=None)
+        if st.button("I have saved my teacher link", key="classroom.saved", icon=":material/check:"):
+            st.session_state.pop("classroom.new_key", None)
+            st.rerun()
+        return
     with st.form("classroom.start.form", border=False):
         name = st.text_input("Class name", max_chars=80, placeholder="Attention, week 3", key="classroom.start.name")
         hours = st.select_slider("The class ends by itself after", [1, 2, 4, 8, 12, 24, 48], value=12,
@@ -642,22 +654,7 @@ def start_panel() -> None:
         made = start(name, float(hours))
         if made is not None:
             st.session_state["classroom.new_key"] = made[1]
-            st.rerun()  # the page is the teacher's now: the links above the dashboard
-    key = st.session_state.get("classroom.new_key")
-    teacher = _teacher()
-    if teacher is not None and key:
-        _set_cookie(TEACHER_COOKIE, f"{teacher.code}.{key}")  # again: the st.rerun() above drops what it queued
-        student, teacher_link = links(teacher.code, key)
-        st.success(f"Class **{teacher.code}** started.")
-        st.markdown("**Your teacher link** (shown once: keep it to come back to this dashboard; anyone with it is "
-                    "the teacher):")  # fmt: skip
-        st.code(teacher_link, language=None)
-        st.markdown("**The students' link:**")
-        st.code(student, language=None)
-        st.html(classroom.qr_svg(student))
-        if st.button("I have saved my teacher link", key="classroom.saved"):
-            st.session_state.pop("classroom.new_key", None)
-            st.rerun()
+            st.rerun()  # the page is the teacher's now: the teacher link above the dashboard
 
 
 def join_panel(code: str = "") -> None:
