@@ -96,3 +96,4 @@ for architecture in models:
                        data_bytes, file_name=name, mime="application/octet-stream", on_click="ignore",
                        key=f"own_data.download.{architecture}", icon=":material/download:")  # fmt: skip
 mine.model_upload()
+ui.class_models()  # in a class: the teacher shares a model; a student loads one the teacher shared
