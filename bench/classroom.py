@@ -369,6 +369,10 @@ def render(stored: dict) -> str:
         from bench.class_session import section_lines
 
         lines += section_lines(stored["class_session"], stored.get("class_session_profile"))
+    if "replicas" in stored:  # written by bench.replicas (issue 22)
+        from bench import replicas
+
+        lines += replicas.section_lines(stored["replicas"])
     return "\n".join(lines)
 
 
