@@ -43,8 +43,9 @@ def _device_label() -> str:
 def page(title: str, icon: str = "🔎") -> None:
     """Set up a page: its browser title, the wide layout, and the course map in the sidebar."""
     st.set_page_config(page_title=f"{title} · Attention Lab", page_icon=icon, layout="wide")
-    torch = sys.modules.get("torch")  # lesson pages have imported it by now (through lessons/)
-    if torch is not None:
+    if "torch" in sys.modules:  # lesson pages have imported it by now (through lessons/)
+        import torch  # not sys.modules' entry: another session's thread may be halfway through importing it
+
         torch.set_num_threads(PAGE_THREADS)
         # Plotly and Altair look pandas up in sys.modules without importing it. When several students open
         # lessons at once on a fresh server, one thread could find it half-imported by another and fail
