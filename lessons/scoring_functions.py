@@ -439,9 +439,7 @@ def scaling_charts(rows: list[dict]):
         scale=alt.Scale(domain=[LABELS["dot"], LABELS["scaled_dot"]], range=[COLORS["dot"], COLORS["scaled_dot"]]),
         legend=alt.Legend(orient="bottom", title=None),
     )
-    x = alt.X(
-        "d:Q", scale=alt.Scale(type="log", base=2), title="d (log scale)", axis=alt.Axis(labelFlush=True)
-    )  # the last label inside the chart: it was cut on a 390 px phone
+    x = alt.X("d:Q", scale=alt.Scale(type="log", base=2), title="d (log scale)")
     base = alt.Chart(frame).encode(x=x, color=color, tooltip=list(frame.columns))
     spread = base.mark_line(point=True).encode(y=alt.Y("std of scores:Q", title="std of the scores"))
     peak = base.mark_line(point=True).encode(
