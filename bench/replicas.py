@@ -78,6 +78,7 @@ SECTION = "replicas"
 LESSON = class_session.LESSON
 STAGGER = 0.1  # seconds between two students' arrivals, and between two changed answers
 RECONNECT_TRIES = 10  # a dropped tab tries again this many times, 0.5 s apart at first, then 1 s, 2 s...
+TABS: list = []  # every Browser of the running session, closed at its end
 COOKIE_SCRIPT = re.compile(r"document\.cookie = '([A-Za-z0-9_]+)=([^;']*); Max-Age=(\d+)")
 
 # nginx's own file, around deploy/nginx.conf: the parts a Docker image has and a foreground nginx in a temporary
@@ -195,6 +196,7 @@ class Browser(Student):
 
     def __post_init__(self):
         super().__post_init__()
+        TABS.append(self)
         self.closed = False
         self._leaving = False
         self._reconnecting: asyncio.Task | None = None
@@ -352,6 +354,7 @@ async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_u
 
     classes, _learners = store.open_store(db_url)
     problems: list[str] = []
+    TABS.clear()
     # 1. a class across both replicas: bench.class_session's teacher and students, as browsers behind nginx
     with mock.patch.object(class_session, "Student", Browser):
         teacher, code, met = await class_session._teacher(url, LESSON)
@@ -457,10 +460,12 @@ async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_u
         problems += [f"{s.name}: {t[:120]}" for t in s.texts if "cannot be reached" in t]
     problems += [f"{name}: the page did not greet them as themselves after reconnecting" for name in not_greeted]
     problems += [f"{name}: the stored answer is not the one sent last" for name in wrong_answer]
-    teacher_back = teacher_home != victim or (teacher.reconnects > 0 and teacher.metrics.get("Joined") == str(n))
+    teacher_back = teacher_home != victim or (
+        teacher.reconnects > 0 and teacher.metrics.get("Joined") == str(after["members"])
+    )
     if not teacher_back:
         problems.append("teacher: the dashboard did not come back after the kill")
-    for client in [teacher, *crowd]:
+    for client in TABS:  # every tab opened, a student's whose steps failed included
         await client.close()
     await asyncio.sleep(0.5)  # nginx logs a websocket when it closes
     sticky, seen = 0, set()
@@ -496,7 +501,17 @@ async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_u
         "lost": lost,
         "errors": len(problems),
         "error_samples": problems[:5],
+        "error_kinds": _kinds(problems),
     }
+
+
+def _kinds(problems: list[str]) -> dict[str, int]:
+    """How many problems of each kind (a problem's text without the student's name and numbers)."""
+    kinds: dict[str, int] = {}
+    for problem in problems:
+        kind = re.sub(r"student \d+|\d+", "#", problem)[:90]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return dict(sorted(kinds.items(), key=lambda kv: -kv[1])[:8])
 
 
 def _same_answer(stored: str | None, sent) -> bool:
@@ -548,6 +563,8 @@ def run(n: int, argv=None) -> dict:
     logged = [line for log in logs for line in class_session._log_errors(log)]
     row["errors"] += len(logged)
     row["error_samples"] = (row["error_samples"] + logged)[:5]
+    for kind, count in _kinds(logged).items():
+        row["error_kinds"][f"replica log: {kind}"] = count
     return row | {
         "database": how,
         "nginx": subprocess.run([nginx_binary(), "-v"], capture_output=True, text=True).stderr.strip(),
