@@ -45,13 +45,23 @@ def attention_coloraxis(title: str = "α", **colorbar) -> dict:
     }
 
 
-def wrapped_title(text: str, width: int = 38) -> tuple[str, int]:
-    """A figure title in lines of at most ``width`` characters (Plotly never wraps one: a long title was cut off on a
-    390 px phone, where ~38 characters of 14 px text fit), HTML-escaped; and its number of lines."""
+TITLE_LINE = 40  # characters of a figure title that fit a 390 px phone's line (Plotly never wraps a title)
+
+
+def wrap_title(fig: go.Figure, width: int = TITLE_LINE) -> go.Figure:
+    """``fig`` with a long plain title broken into lines of at most ``width`` characters at spaces, and its top margin
+    raised by a line for each added one (a title with markup or its own line breaks is left as it is)."""
+    title = fig.layout.title
+    text = title.text if title is not None else None
+    if not text or "<" in text or len(html.unescape(text)) <= width:
+        return fig
     import textwrap
 
-    lines = textwrap.wrap(str(text), width) or [""]
-    return "<br>".join(html.escape(line) for line in lines), len(lines)
+    lines = textwrap.wrap(text, width)  # escaped text: an entity (&amp;) has no space to break at
+    size = (title.font.size if title.font is not None else None) or (fig.layout.font.size or 12) * 1.4
+    title.text = "<br>".join(lines)
+    fig.layout.margin.t = int((fig.layout.margin.t or 80) + 1.3 * size * (len(lines) - 1))
+    return fig
 
 
 def safe_label(text: str, max_chars: int = 24) -> str:
