@@ -3,7 +3,9 @@
     python scripts/screenshot.py rnn_cells bahdanau_attention --out /tmp/shots [--port 8650]
 
 Starts its own ``streamlit run app.py`` on the port, opens each page (slug, or ``home``), waits until the script
-has finished and no skeleton is left, and writes ``<out>/<slug>-desktop.png`` and ``<out>/<slug>-phone.png``.
+has finished and no skeleton is left, and writes ``<out>/<slug>-desktop.png`` and ``<out>/<slug>-phone.png``,
+printing each page's horizontal overflow and every element that sticks out past the window's right edge
+(:data:`OVERFLOW_JS`).
 Pages are opened without presenter mode; nothing is clicked.
 """
 
@@ -23,6 +25,53 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
 SIZES = {"desktop": (1400, 3000), "phone": (390, 6000)}  # the height grows to the page's content
+
+
+# What sticks out past the right edge of the window, measured in the page: the document's width against the window's,
+# and every element of the main section whose box ends right of the window, except where the student can still
+# reach it: inside a box that scrolls sideways itself (overflow-x auto or scroll: a wide equation, table or chart
+# scrolls there), or hidden by design (KaTeX's MathML copy for screen readers, clipped to 1 px; the parts of a
+# stretchy brace or root cut to their box). Inside a chart's SVG, only text counts, and wherever it is cut: a legend
+# or a title past the drawing's own edge is lost even in a box that scrolls; shapes the SVG cuts (Plotly's invisible
+# drag handles) do not. tests/test_browser_phone.py asserts it is empty at
+# 390 × 844 px on every page.
+OVERFLOW_JS = r"""() => {
+  const width = document.documentElement.clientWidth;
+  const main = document.querySelector('[data-testid=stMain]') || document.body;
+  const reachable = (el) => {
+    for (let p = el.parentElement; p && p !== main; p = p.parentElement) {
+      const s = getComputedStyle(p);
+      if (s.overflowX === 'auto' || s.overflowX === 'scroll') return true;
+      if (s.clip !== 'auto' || p.getBoundingClientRect().width <= 1) return true;
+      if ((s.overflowX === 'hidden' || s.overflowX === 'clip') && p.closest('.katex')) return true;
+    }
+    return false;
+  };
+  const cutByItsChart = (el, r) => {  // a text past its drawing's edge: no scrolling brings it back
+    let svg = el.closest('svg');
+    while (svg.parentElement && svg.parentElement.closest('svg')) svg = svg.parentElement.closest('svg');
+    return r.right > svg.getBoundingClientRect().right + 2;  // a glyph's box runs ~1.5 px past a label set flush
+  };
+  const out = [];
+  for (const el of main.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+    const inSvg = el.closest('svg');
+    if (inSvg && !['text', 'tspan'].includes(el.tagName.toLowerCase())) continue;
+    if (!(inSvg && cutByItsChart(el, r)) && (r.right <= width + 1 || reachable(el))) continue;
+    if (out.some((o) => o.el.contains(el))) continue;  // its container is already listed
+    const owner = el.closest('[data-testid]');
+    out.push({el, what: `${el.tagName.toLowerCase()} in ${owner ? owner.dataset.testid : 'the page'}`,
+              right: Math.round(r.right), text: (el.textContent || '').trim().slice(0, 60)});
+  }
+  return {documentWidth: document.documentElement.scrollWidth, windowWidth: window.innerWidth,
+          stickingOut: out.map(({el, ...rest}) => rest)};
+}"""
+
+
+def overflow(page) -> dict:
+    """``{"documentWidth", "windowWidth", "stickingOut": [{"what", "right", "text"}, …]}`` for an open page."""
+    return page.evaluate(OVERFLOW_JS)
 
 
 def _wait_for_port(port: int, seconds: float = 60) -> None:
@@ -73,8 +122,11 @@ def main(argv=None) -> None:
                         _settle(page, int(args.timeout * 1000))
                     path = args.out / f"{slug}-{name}.png"
                     page.screenshot(path=str(path), full_page=True)
-                    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-                    print(f"{path}  (horizontal overflow {overflow} px)", flush=True)
+                    found = overflow(page)
+                    wider = found["documentWidth"] - found["windowWidth"]
+                    print(f"{path}  (horizontal overflow {wider} px)", flush=True)
+                    for item in found["stickingOut"]:
+                        print(f"    sticks out to {item['right']} px: {item['what']} {item['text']!r}", flush=True)
                     page.close()
             browser.close()
     finally:

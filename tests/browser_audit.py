@@ -1,0 +1,91 @@
+"""One visit per page at a phone's size (390 × 844 px, touch) for the phone and accessibility tests.
+
+A page is opened once, fully drawn (no skeleton left), and measured in one go: what sticks out past the right edge
+(``scripts/screenshot.py``'s :data:`OVERFLOW_JS`, which the screenshot script prints too), its touch targets, and
+axe-core's audit (WCAG 2.1 A and AA, and WCAG 2.2's target size). The results are kept for the test session, so
+``tests/test_browser_phone.py`` and ``tests/test_browser_a11y.py`` share the visit (each page costs 4–8 s to draw
+on the 2-core machine).
+
+axe-core comes from npm (``tests/a11y/package.json``, installed by the test command: ``npm ci --prefix tests/a11y``),
+never at run time of the app; it is injected into the page under test.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from lessons.common.catalog import TOOLS, built_lessons
+from scripts.screenshot import overflow
+from tests.helpers import ROOT, goto
+
+PHONE = {"width": 390, "height": 844}
+AXE = ROOT / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_21 = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+SERIOUS = ("serious", "critical")
+# axe.run: WCAG 2.1 A/AA, and WCAG 2.2's 24 × 24 px target size (2.5.8, with its spacing exception) for touch
+AXE_RUN = """async (tags) => {
+  const result = await axe.run(document, {runOnly: {type: 'tag', values: tags},
+                                          rules: {'target-size': {enabled: true}}, resultTypes: ['violations']});
+  return result.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => n.target.join(' ') + ' :: ' + (n.failureSummary || '').split('\\n')[1])}));
+}"""
+# every link of the course map (home page): its box, for a finger
+LINKS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stPageLink-NavLink]')]
+  .filter((a) => a.getBoundingClientRect().width > 0)
+  .map((a) => ({text: a.textContent.trim().slice(0, 40), width: a.getBoundingClientRect().width,
+                height: a.getBoundingClientRect().height}))"""
+
+
+def pages() -> list[str]:
+    """Every page's path: the course map (""), each built lesson, each tool page that exists."""
+    return ["", *(lesson.url_path for lesson in built_lessons()), *(tool.slug for tool in TOOLS if tool.built)]
+
+
+def axe_path():
+    if not AXE.exists():
+        message = f"axe-core not installed at {AXE} (npm ci --prefix tests/a11y)"
+        if os.environ.get("CI"):
+            pytest.fail(message)  # in CI the accessibility audit must run, never skip
+        pytest.skip(message)
+    return AXE
+
+
+def settle(page) -> None:
+    """Wait until the page is fully drawn: script done, no skeleton, the charts' drawing done."""
+    page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')", timeout=120_000)
+    page.wait_for_timeout(1500)
+
+
+def run_axe(page) -> list[dict]:
+    page.add_script_tag(path=str(axe_path()))
+    return page.evaluate(AXE_RUN, WCAG_21)
+
+
+def serious(violations: list[dict]) -> list[dict]:
+    return [v for v in violations if v["impact"] in SERIOUS]
+
+
+_visits: dict[tuple[str, str], dict] = {}
+
+
+def visit(browser, base_url: str, path: str) -> dict:
+    """The page at ``base_url/path`` on a phone, measured once per test session (see the module's docstring)."""
+    key = (base_url, path)
+    if key not in _visits:
+        axe_path()
+        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        try:
+            page = context.new_page()
+            goto(page, f"{base_url}/{path}")
+            settle(page)
+            _visits[key] = {
+                "exceptions": page.locator("[data-testid=stException]").all_inner_texts(),
+                "overflow": overflow(page),
+                "links": page.evaluate(LINKS_JS),
+                "axe": run_axe(page),
+            }
+        finally:
+            context.close()
+    return _visits[key]

@@ -1,0 +1,103 @@
+"""axe-core inside the real Chromium: no serious or critical WCAG 2.1 A/AA violation on any page beyond those of
+Streamlit's own bare page (the baseline, measured here on a one-slider, one-heatmap page served by its own
+``streamlit run``); and every control of a lesson reachable with the Tab key."""
+
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tests.browser_audit import pages, serious, settle, visit
+from tests.helpers import ROOT, goto
+
+pytestmark = pytest.mark.browser
+
+BARE_PAGE = "bench/bare_heatmap.py"  # Streamlit's own elements only: a title, a slider, a Plotly heatmap
+
+
+@pytest.fixture(scope="module")
+def bare_server(tmp_path_factory):
+    """``streamlit run bench/bare_heatmap.py`` from the repository root (the app's config) on a free port."""
+    from tests.conftest import _free_port
+
+    port = _free_port()
+    log = tmp_path_factory.mktemp("bare") / "streamlit.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", BARE_PAGE, "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"the bare page's streamlit did not start:\n{log.read_text()}")
+        time.sleep(0.3)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def baseline(browser, bare_server) -> set[str]:
+    """The rules Streamlit's own bare page breaks (serious or critical): not ours to fix."""
+    return {v["id"] for v in serious(visit(browser, bare_server, "")["axe"])}
+
+
+@pytest.mark.parametrize("path", pages(), ids=lambda path: path or "home")
+def test_no_serious_accessibility_violation_beyond_streamlits_own(path, browser, streamlit_server, baseline):
+    found = visit(browser, streamlit_server, path)
+    touch = "target-size"  # the phone test's
+    ours = [v for v in serious(found["axe"]) if v["id"] not in baseline and v["id"] != touch]
+    assert ours == [], "\n".join(f"{v['id']} ({v['impact']}): {v['help']}: {v['nodes'][:3]}" for v in ours)
+
+
+# Every control of the main section a student can use now (not inside a closed expander: its content is inert),
+# marked with what Tab must reach: a radio group is one stop (the arrow keys move inside it, as in every browser),
+# and a widget's own helper buttons out of the tab order are none when the widget's main control is in it (a number
+# box's −/+: its arrow keys step; a select box's "Open": its arrow keys open it).
+CONTROLS = """() => {
+  const found = [...document.querySelectorAll(
+      '[data-testid=stMain] :is(input, textarea, select, button, [role=slider], [role=combobox], summary)')]
+    .filter((el) => { const r = el.getBoundingClientRect();
+      return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden' && !el.disabled
+        && !el.closest('[inert], .modebar, [data-testid=stElementToolbar]')  // a chart's hover toolbar: the mouse's
+        && !(el.tabIndex < 0 && el.closest('[data-testid=stElementContainer]')
+             ?.querySelector('input:not([tabindex="-1"]), textarea, [tabindex="0"]')); });
+  found.forEach((el, i) => { el.dataset.tabCheck = el.type === 'radio' ? 'radio:' + el.name : String(i); });
+  return new Set(found.map((el) => el.dataset.tabCheck)).size;
+}"""
+
+
+@pytest.mark.parametrize("path", ["scaling", "multi_head_attention"])
+def test_every_control_is_reachable_with_the_tab_key(path, page, streamlit_server):
+    goto(page, f"{streamlit_server}/{path}")
+    settle(page)
+    total = page.evaluate(CONTROLS)
+    assert total >= 5
+    reached: set[str] = set()
+    page.locator("body").focus()
+    for _ in range(6 * total + 60):  # the sidebar's links come first
+        page.keyboard.press("Tab")
+        mark = page.evaluate("document.activeElement && document.activeElement.dataset.tabCheck")
+        if mark is not None:
+            reached.add(mark)
+        if len(reached) == total:
+            break
+    missing = page.evaluate(
+        "(reached) => [...document.querySelectorAll('[data-tab-check]')].filter((el) => !reached.includes("
+        "el.dataset.tabCheck)).map((el) => (el.getAttribute('aria-label') || el.textContent || el.tagName).trim()"
+        ".slice(0, 40))",
+        sorted(reached),
+    )
+    assert missing == [], f"{len(missing)} of {total} controls never received the focus: {missing}"

@@ -1,0 +1,33 @@
+"""Every page on a phone (390 × 844 px, touch), in a real Chromium: nothing sticks out past the right edge, and every
+control is big enough for a finger. Measured once per page (``tests/browser_audit.py``)."""
+
+import pytest
+
+from tests.browser_audit import pages, serious, visit
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("path", pages(), ids=lambda path: path or "home")
+def test_nothing_sticks_out_past_the_right_edge_of_a_phone(path, browser, streamlit_server):
+    found = visit(browser, streamlit_server, path)
+    assert not found["exceptions"], found["exceptions"]
+    layout = found["overflow"]
+    assert layout["windowWidth"] == 390
+    assert layout["documentWidth"] <= layout["windowWidth"], "the page scrolls sideways"
+    # a wide equation, table or chart may scroll inside its own box; nothing may leave the page
+    assert layout["stickingOut"] == [], layout["stickingOut"]
+
+
+@pytest.mark.parametrize("path", pages(), ids=lambda path: path or "home")
+def test_every_control_is_a_touch_target_of_24_px(path, browser, streamlit_server):
+    """WCAG 2.2's target size (2.5.8): 24 × 24 px, or that much room around a smaller one (axe-core's rule)."""
+    targets = [v for v in serious(visit(browser, streamlit_server, path)["axe"]) if v["id"] == "target-size"]
+    assert targets == [], targets
+
+
+def test_the_course_map_links_are_finger_sized(browser, streamlit_server):
+    links = visit(browser, streamlit_server, "")["links"]
+    assert len(links) >= 12  # every lesson of the map is a link (and the tools that exist)
+    small = [link for link in links if link["height"] < 24 or link["width"] < 24]
+    assert small == [], small
