@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import secrets
 import time
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -159,11 +162,49 @@ def _finite_json(value, what: str) -> object:
     return json.loads(text)
 
 
+# A refresh's reads sharing one connection (see ClassStore.reading): the engine it belongs to, and the connection.
+_READER: ContextVar[tuple[sa.Engine, sa.Connection] | None] = ContextVar("class_store_reader", default=None)
+
+
+@contextlib.contextmanager
+def reading(engine: sa.Engine) -> Iterator[None]:
+    """Inside, the store's reads on ``engine`` share one connection in autocommit: a server database (PostgreSQL)
+    answers a dashboard refresh's several reads with one pool checkout (and its liveness ping) and one round trip
+    per query, instead of a checkout, BEGIN and ROLLBACK around each of them. Each read still sees every write
+    committed before it (writes keep their own connection and transaction). SQLite has no round trips to save:
+    there every read keeps its own connection, as outside."""
+    if engine.dialect.name == "sqlite" or _READER.get() is not None:
+        yield
+        return
+    with engine.connect() as conn:
+        conn.execution_options(isolation_level="AUTOCOMMIT")
+        token = _READER.set((engine, conn))
+        try:
+            yield
+        finally:
+            _READER.reset(token)
+
+
+@contextlib.contextmanager
+def _reader(engine: sa.Engine) -> Iterator[sa.Connection]:
+    """A connection for one read: the shared one inside :func:`reading`, else a connection of its own."""
+    shared = _READER.get()
+    if shared is not None and shared[0] is engine:
+        yield shared[1]
+        return
+    with engine.connect() as conn:
+        yield conn
+
+
 class ClassStore:
     """Everything a student's session may do, and :meth:`teacher` for the rest."""
 
     def __init__(self, engine: sa.Engine):
         self.engine = engine
+
+    def reading(self) -> contextlib.AbstractContextManager[None]:
+        """Reads inside share one connection (see :func:`reading`): for a page's or a fragment's refresh."""
+        return reading(self.engine)
 
     # ------------------------------------------------------------------------------------------- rate limits
     def _allow(self, conn: sa.Connection, scope: str, limit: tuple[int, float], now: float) -> None:
@@ -216,7 +257,7 @@ class ClassStore:
         return ClassInfo(code, name, now, now + hours * 3600.0, None), key
 
     def find(self, code: str) -> ClassInfo | None:
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             row = conn.execute(sa.select(classes).where(classes.c.code == names.normal_code(code))).first()
         return None if row is None else _class_row(row)
 
@@ -289,7 +330,7 @@ class ClassStore:
         if not token:
             return None
         info = self.get_class(code, now)
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             row = conn.execute(
                 sa.select(members).where(
                     members.c.class_code == info.code, members.c.token_hash == names.digest(str(token))
@@ -307,7 +348,7 @@ class ClassStore:
     # ---------------------------------------------------------------------------------------------- questions
     def current_question(self, code: str) -> Question | None:
         """The class's latest question (open, closed or revealed), or None."""
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             row = conn.execute(
                 sa.select(questions)
                 .where(questions.c.class_code == names.normal_code(code))
@@ -334,7 +375,7 @@ class ClassStore:
             conn.execute(answers.insert().values(question_id=question_id, member_id=member.id, answer=text, at=now))
 
     def my_answer(self, member: Member, question_id: int) -> str | None:
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             return conn.execute(
                 sa.select(answers.c.answer).where(
                     answers.c.question_id == question_id, answers.c.member_id == member.id
@@ -343,12 +384,12 @@ class ClassStore:
 
     def answer_count(self, question_id: int) -> int:
         """How many have answered (the projector shows the count while answers arrive, never their content)."""
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             return int(conn.execute(sa.select(sa.func.count()).where(answers.c.question_id == question_id)).scalar())
 
     def revealed_distribution(self, question_id: int) -> dict | None:
         """The answers' distribution once the teacher revealed it (None before)."""
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             row = conn.execute(sa.select(questions).where(questions.c.id == question_id)).first()
         if row is None or row.state != "revealed":
             return None
@@ -357,7 +398,7 @@ class ClassStore:
     # -------------------------------------------------------------------------------------------------- sweeps
     def current_sweep(self, code: str, lesson: str) -> Sweep | None:
         """The open class sweep on ``lesson``, or None."""
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             row = conn.execute(
                 sa.select(sweeps)
                 .where(
@@ -445,7 +486,7 @@ class ClassStore:
 
     def shared_models(self, code: str) -> list[dict]:
         """The models the teacher shared with the class: ``[{"id", "name", "bytes", "shared_at"}]``, newest first."""
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             rows = conn.execute(
                 sa.select(shared_models.c.id, shared_models.c.name, sa.func.length(shared_models.c.data).label("size"),
                           shared_models.c.shared_at)
@@ -456,7 +497,7 @@ class ClassStore:
 
     def shared_model(self, code: str, model_id: int) -> tuple[str, bytes]:
         """``(file name, bytes)`` of one shared model of the class."""
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             row = conn.execute(
                 sa.select(shared_models.c.name, shared_models.c.data).where(
                     shared_models.c.id == model_id, shared_models.c.class_code == names.normal_code(code)
@@ -494,7 +535,7 @@ def _answer_text(question: Question, response) -> str:
 
 def _distribution(engine: sa.Engine, question: Question) -> dict:
     """``{"choices": [(text, count, is_truth)...]}`` for a choice question; ``{"values": [...], "truth": x}`` else."""
-    with engine.connect() as conn:
+    with _reader(engine) as conn:
         given = [
             row.answer for row in conn.execute(sa.select(answers.c.answer).where(answers.c.question_id == question.id))
         ]
@@ -535,7 +576,7 @@ def _runs(
         query = query.where(runs.c.sweep_id == sweep_id)
     if run_id is not None:
         query = query.where(runs.c.id == run_id)
-    with engine.connect() as conn:
+    with _reader(engine) as conn:
         return [_run_row(row, full) for row in conn.execute(query)]
 
 
@@ -564,7 +605,7 @@ class Teacher:
     def presence(self, now: float | None = None) -> dict:
         """Who is here: ``{"joined": n, "here": n, "per_lesson": {lesson or "class page": n}, "names": [...]}``."""
         now = now or time.time()
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             rows = conn.execute(
                 sa.select(members.c.name, members.c.lesson, members.c.last_seen)
                 .where(members.c.class_code == self.code)
@@ -636,7 +677,7 @@ class Teacher:
         return self.distribution(question_id)
 
     def distribution(self, question_id: int) -> dict:
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             row = conn.execute(
                 sa.select(questions).where(questions.c.id == question_id, questions.c.class_code == self.code)
             ).first()
@@ -675,14 +716,14 @@ class Teacher:
             )
 
     def sweeps(self) -> list[Sweep]:
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             rows = conn.execute(sa.select(sweeps).where(sweeps.c.class_code == self.code).order_by(sweeps.c.id)).all()
         return [_sweep_row(row) for row in rows]
 
     def exercises(self) -> list[dict]:
         """Each lesson exercise the students checked on their own pages: how many answered, how many right, and
         the answers given with their counts (most given first)."""
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             rows = conn.execute(
                 sa.select(checked.c.lesson, checked.c.exercise, checked.c.answer, checked.c.correct)
                 .where(checked.c.class_code == self.code)
@@ -736,7 +777,7 @@ class Teacher:
 
     def export(self) -> dict[str, list[dict]]:
         """Everything the class stored, table by table (no keys, no tokens): for CSV and JSON downloads."""
-        with self.engine.connect() as conn:
+        with _reader(self.engine) as conn:
             info = (
                 conn.execute(
                     sa.select(

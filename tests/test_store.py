@@ -220,6 +220,28 @@ def test_a_sweep_hands_settings_out_evenly_and_pools_the_runs(opened):
     assert {r.settings["scaling.dk"] for r in pooled} == {4, 64, 512}
 
 
+def test_a_refreshs_reads_share_one_connection_and_still_see_every_committed_write(opened):
+    classes, _ = opened
+    info, key = classes.create_class("c")
+    teacher = classes.teacher(info.code, key)
+    checkouts = []
+    count = lambda *_: checkouts.append(1)  # noqa: E731
+    sa.event.listen(classes.engine, "checkout", count)
+    try:
+        with classes.reading():
+            assert teacher.presence()["joined"] == 0
+            member = classes.join(info.code, "Ana")[0]  # a write, in its own transaction
+            assert teacher.presence()["joined"] == 1 and teacher.info().code == info.code
+            classes.post_run(member, "scaling", {}, [], {"exact_match": 1.0})
+            assert len(teacher.runs(full=False)) == 1 and classes.current_question(info.code) is None
+    finally:
+        sa.event.remove(classes.engine, "checkout", count)
+    if classes.engine.dialect.name == "postgresql":  # the reads' one connection, and one per write
+        assert len(checkouts) == 3
+    else:  # SQLite: every read keeps its own (no round trips to save)
+        assert len(checkouts) > 3
+
+
 def test_the_dashboards_light_read_of_runs_is_the_full_one_without_curves_and_maps(opened):
     classes, _ = opened
     info, key = classes.create_class("c")

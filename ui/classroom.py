@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import csv
+import functools
 import io
 import json
 import logging
@@ -85,6 +86,21 @@ def stores() -> tuple[store.ClassStore, store.Learners] | None:
 def _unavailable(what: str = "Progress and class features") -> None:
     st.caption(f":material/cloud_off: {what} are paused: the course's database cannot be reached right now. "
                "This lesson works on its own; nothing already saved is lost.")  # fmt: skip
+
+
+def _reading(refresh):
+    """A polling fragment's store reads share one connection (``ClassStore.reading``): on PostgreSQL one checkout
+    and one round trip per query for the whole refresh, not a checkout, BEGIN and ROLLBACK around each read."""
+
+    @functools.wraps(refresh)
+    def wrapped(*args, **kwargs):
+        opened = stores()
+        if opened is None:
+            return refresh(*args, **kwargs)
+        with opened[0].reading():
+            return refresh(*args, **kwargs)
+
+    return wrapped
 
 
 def _guard(action, *, what: str = "That", quiet: bool = False):
@@ -420,6 +436,7 @@ def _student_bar(member: Member, slug: str | None) -> None:
     the teacher reveals them. Polled every few seconds (a fragment), so nobody reloads."""
 
     @st.fragment(run_every=STUDENT_POLL_SECONDS)
+    @_reading
     def bar() -> None:
         opened = stores()
         if opened is None:
@@ -751,6 +768,7 @@ def dashboard(teacher: Teacher) -> None:
         st.warning("This class has ended: students can no longer join or answer. Its data stays until you delete it.")
 
     @st.fragment(run_every=TEACHER_POLL_SECONDS if info.live() else None)
+    @_reading
     def live() -> None:
         presence = _guard(teacher.presence, quiet=True)
         if presence is FAILED:
