@@ -193,7 +193,7 @@ async def _session(
     question = classes.current_question(code)
     if question is None or question.state != "open":
         raise RuntimeError("the teacher's question is not open")
-    await asyncio.sleep(2.5)  # the dashboard refreshes on its own before anyone arrives
+    await asyncio.sleep(6.5)  # the dashboard refreshes on its own (about 3 times) before anyone arrives
     idle_ticks = list(teacher.tick_latencies)
     teacher.tick_latencies.clear()
 
@@ -421,7 +421,8 @@ def section_lines(rows: list[dict], profiled: dict | None = None, heading: str =
         "`post_finished_run` posts a finished run, as the member the server created for them). Answers and runs are",
         "read back from the database. Dashboard latency: a refresh's rerun request to its `script_finished`; p90",
         "over every refresh from the first student's arrival to the end, and over those until the last student was",
-        "done. `load`: the 1-minute load average before → after (2 cores shared with other engineers' servers,",
+        "done; idle: the refreshes in the 6.5 s before the first student arrives. `load`: the 1-minute load average",
+        "before → after (2 cores shared with other engineers' servers,",
         "browsers and training: above 2, every latency here is inflated by it). Server CPU: the server process's CPU",
         "seconds over the session's wall seconds; clients' CPU: the bench process's own (its 60 simulated tabs parse",
         "every message), on the same 2 cores.",
