@@ -5,6 +5,7 @@ import streamlit as st
 import ui
 from lessons import queries_keys_values
 from minimodels.attention import masked_softmax, scaled_dot_product_attention
+from minimodels.tasks import get_task
 
 lesson = ui.lesson("queries_keys_values")
 embedding_map = st.cache_data(max_entries=1, show_spinner="Reading the embedding tables (once per server)…")(
@@ -151,9 +152,35 @@ def matrix_form() -> None:
 
 matrix_form()
 
-# --- 6. Why no recurrence ------------------------------------------------------------------------------------------
+# --- 6. A trained model's W^Q, W^K, W^V (the shipped Transformer, or yours) ------------------------------------------
+ui.section("6 · The same product with a trained model's W^Q, W^K, W^V", queries_keys_values.TRAINED_TEXT)
+
+
+@st.fragment
+def trained(qkv=queries_keys_values) -> None:
+    if (loaded := ui.pretrained(*qkv.TRAINED_MODEL)) is None:
+        return
+    model = ui.model_choice(loaded[0], None, key="queries_keys_values.trained_use", own_data=qkv.TRAINED_MODEL[1])
+    reads = ui.model_data(model, get_task(qkv.TRAINED_MODEL[0]), "toy", qkv.TRAINED_SENTENCE)  # yours: your data's
+    st.caption(reads.caption or qkv.trained_note(loaded[1]))
+    key, c = f"queries_keys_values.trained.{reads.name}", st.columns([3, 1, 1])
+    with c[0]:
+        words = ui.sentence_input("A sentence in the model's language", reads.text, key, qkv.model_parser(reads.task))
+    layer = c[1].selectbox("Encoder layer", range(1, len(model.encoder_layers) + 1), key=f"{key}.layer")
+    head = c[2].selectbox("Head (lesson 9)", range(1, model.config.n_heads + 1), key=f"{key}.head")
+    view = qkv.trained_attention(model, reads.task, " ".join(words), layer - 1, head - 1)
+    if isinstance(view, str):
+        return st.warning(view)
+    ui.plotly(qkv.trained_matrices_figure(view), key="queries_keys_values.trained_qkv")
+    ui.plotly(qkv.trained_figure(view), key="queries_keys_values.trained_map")
+    st.markdown(qkv.trained_sentence(view))
+
+
+trained()
+
+# --- 7. Why no recurrence ------------------------------------------------------------------------------------------
 ui.section(
-    "6 · Why no recurrence: all positions at once",
+    "7 · Why no recurrence: all positions at once",
     queries_keys_values.RECURRENCE_TEXT.format(
         width=queries_keys_values.RECURRENCE_WIDTH, batch=queries_keys_values.RECURRENCE_BATCH
     ),
@@ -163,23 +190,12 @@ ui.vega(queries_keys_values.recurrence_chart(timed), key="queries_keys_values.re
 ui.table(queries_keys_values.recurrence_rows(timed), formats={"GRU ms": "%.3f", "attention ms": "%.3f"})
 st.markdown(queries_keys_values.recurrence_sentence(timed))
 
+q = queries_keys_values
 ui.page_tail(
     lesson,
-    code=[
-        (
-            "The code that computes this",
-            (
-                scaled_dot_product_attention,
-                masked_softmax,
-                queries_keys_values.embedding_map,
-                queries_keys_values.plain_self_attention,
-                queries_keys_values.thinking_machines,
-                queries_keys_values.soft_lookup,
-                queries_keys_values.self_attention,
-                queries_keys_values.matrix_product_chain,
-                queries_keys_values.measure_recurrence,
-            ),
-        )
-    ],
+    code=[("The code that computes this", (
+        scaled_dot_product_attention, masked_softmax, q.embedding_map, q.plain_self_attention, q.thinking_machines,
+        q.soft_lookup, q.self_attention, q.trained_attention, q.matrix_product_chain, q.measure_recurrence,
+    ))],
     exercises=exercises(),
-)
+)  # fmt: skip
