@@ -8,6 +8,7 @@ import ui
 from lessons import masking
 from minimodels.attention import causal_mask, masked_softmax, padding_mask
 from minimodels.small import TinyDecoder
+from minimodels.tasks import get_task
 
 lesson = ui.lesson("masking")
 ui.explain(
@@ -162,12 +163,39 @@ def train_yourself() -> None:
 
 train_yourself()
 
-# --- 5. What comes next ----------------------------------------------------------------------------------------
-ui.section("5 · Next: the decoder that reads a source", masking.NEXT_TEXT)
+# --- 5. What comes next: a translator's decoder, the shipped one or yours ----------------------------------------
+ui.section("5 · Next: the decoder that reads a source", f"{masking.NEXT_TEXT} {masking.TRANSLATOR_TEXT}")
+
+
+@st.fragment
+def translator() -> None:
+    if (loaded := ui.pretrained(*masking.TRANSLATOR)) is None:
+        return
+    model = ui.model_choice(loaded[0], None, key="masking.translator_use", own_data=masking.TRANSLATOR[1])
+    reads = ui.model_data(model, get_task(masking.TRANSLATOR[0]), "toy", masking.TRANSLATOR_SENTENCE)  # yours: yours
+    st.caption(reads.caption or masking.translator_note(loaded[1]))
+    key, c = f"masking.translator.{reads.name}", st.columns([3, 1])
+    with c[0]:
+        words = ui.sentence_input(
+            "A sentence in the model's language", reads.text, key, masking.model_parser(reads.task)
+        )
+    layer = c[1].selectbox("Decoder layer", range(1, len(model.decoder_layers) + 1), key=f"{key}.layer") - 1
+    view = masking.translator_view(model, reads.task, " ".join(words))
+    if isinstance(view, str):
+        return st.warning(view)
+    st.text(f"Its translation: {view.translation}")
+    ui.plotly(masking.translator_figure(view, layer), key="masking.translator.maps")
+    m = st.columns(2)
+    m[0].metric("weight on later positions (mean of the rows)", f"{view.future(layer):.3f}")
+    m[1].metric("the same, layer 1 without the mask", f"{masking.future_weight(view.unmasked):.3f}")
+    st.caption(masking.translator_caption(view, layer))
+
+
+translator()
 
 ui.page_tail(
     lesson,
     code=[("The code that computes this", (masked_softmax, padding_mask, causal_mask, TinyDecoder)),
-          ("The code of this page's examples", (masking.padding_attention, masking.score))],
+          ("The code of this page's examples", (masking.padding_attention, masking.score, masking.translator_view))],
     exercises=masking.exercises(),
 )  # fmt: skip
