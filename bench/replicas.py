@@ -617,6 +617,8 @@ def section_lines(rows: list[dict], heading: str = "##") -> list[str]:
         lines.append(f"- N = {r['students']}: `{final_line(r)}`. Both dashboards: joined {v.get('joined')}, answers "
                      f"{v.get('answers')}, {v.get('runs')} runs; database before the kill {r['before']}, "
                      f"after {r['after']}. {r['measured_by']} {r['nginx']}; {r['database']}.")  # fmt: skip
+        if r.get("note"):
+            lines.append(f"  {r['note']}")
         if r["error_samples"]:
             lines.append(f"  First errors: {'; '.join(r['error_samples'][:3])}")
     lines += ["", "Target (issue 22): 60 students, 0 errors, consistent yes, lost 0.", ""]
