@@ -26,7 +26,8 @@ Counted at the end, read back from the database: answers A (students with an ans
 R (runs stored for the class); errors E: protocol failures (timeouts, closed connections), exceptions shown on a
 page, refusals shown on a page (st.error, a warning with an icon), "cannot be reached" notices, a step whose page
 did not say it worked (joined, answer in), a failed post, a student not done within the session's time, and
-"class store action failed" lines in the server's log. The last line printed is
+"class store action failed" lines in the server's log. Then the bench deletes its class as the teacher can (with
+the teacher key the start form showed), so a configured database keeps nothing of it. The last line printed is
 
     class session: students N store S answers A/N runs R/N dashboard p90 T ms errors E
 
@@ -129,9 +130,10 @@ def _since(client: Student, mark: int) -> str:
     return " ".join(client.texts[mark:])
 
 
-async def _teacher(url: str, lesson: str) -> tuple[Student, str, list[str]]:
+async def _teacher(url: str, lesson: str) -> tuple[Student, str, str, list[str]]:
     """The teacher's tab: start the class with the start form, ask the lesson's first exercise, open the dashboard.
-    Returns the tab (polling the dashboard), the class code and the problems met."""
+    Returns the tab (polling the dashboard), the class code, the teacher key (from the teacher link the page
+    shows once) and the problems met."""
     problems: list[str] = []
     teacher = Student(url, name="teacher")
     await teacher.open(CLASS_PAGE)
@@ -142,6 +144,9 @@ async def _teacher(url: str, lesson: str) -> tuple[Student, str, list[str]]:
     if found is None:
         raise RuntimeError(f"the start form did not start a class: {_since(teacher, mark)[:300]!r}")
     code = found.group(1)
+    key = re.search(r"teacher=([A-Za-z0-9_\-]+)", _since(teacher, mark))
+    if key is None:
+        raise RuntimeError("the start form showed no teacher link")
     await teacher.navigate(lesson)
     asks = sorted(key for key in teacher.keyed if key.startswith(f"{lesson}.ex") and key.endswith(".ask"))
     if not asks:
@@ -150,7 +155,7 @@ async def _teacher(url: str, lesson: str) -> tuple[Student, str, list[str]]:
     await teacher.navigate(CLASS_PAGE)
     if "Here now" not in " ".join(w for w in teacher.texts[-50:]) and not teacher.polling:
         problems.append("teacher: the dashboard did not start refreshing")
-    return teacher, code, problems
+    return teacher, code, key.group(1), problems
 
 
 async def _student(url: str, code: str, question_id: int, i: int, lesson: str, post, rng: random.Random) -> dict:
@@ -188,7 +193,7 @@ async def _session(
 
     classes, _learners = store.open_store(db_url)
     problems: list[str] = []
-    teacher, code, met = await _teacher(url, lesson)
+    teacher, code, key, met = await _teacher(url, lesson)
     problems += met
     question = classes.current_question(code)
     if question is None or question.state != "open":
@@ -251,6 +256,7 @@ async def _session(
         ).scalar()
         posted = conn.execute(sa.select(sa.func.count()).where(runs.c.class_code == code)).scalar()
         joined = conn.execute(sa.select(sa.func.count()).where(members.c.class_code == code)).scalar()
+    classes.teacher(code, key).delete()  # a configured database keeps nothing of the bench's class
     classes.engine.dispose()
     shown = re.findall(r"\*\*(\d+)\*\* answers? so far", dashboard_text)
     ms = lambda x: None if x is None else round(1000 * x, 1)  # noqa: E731
