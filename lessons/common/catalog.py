@@ -211,7 +211,10 @@ COURSE: tuple[Part, ...] = (
                     "self-attention",
                 ),
                 results=(),
-                pretrained=(("toy-translation", "gru-additive"),),  # section 1: its source embedding table
+                pretrained=(
+                    ("toy-translation", "gru-additive"),  # section 1: its source embedding table
+                    ("toy-translation", "transformer"),  # section 6: its encoder's own W^Q, W^K, W^V
+                ),
                 sources=(
                     "Sources: the Transformer lecture's “Thinking Machines” walk-through; the NLP lecture's "
                     "query/key/value database analogy (English → Turkish table); Vaswani et al., *Attention Is All You "
