@@ -34,8 +34,10 @@ def engine_options(url: str) -> dict:
         return {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}}
     return {
         "pool_pre_ping": True,
-        "pool_size": 5,
-        "max_overflow": 10,
+        # A replica may hold a whole class after another one failed (60 sessions whose fragments read every few
+        # seconds): room for 30 at once; a PostgreSQL server's default 100 connections serve three such replicas.
+        "pool_size": 10,
+        "max_overflow": 20,
         "pool_timeout": 10,
         "connect_args": {"connect_timeout": 5},  # a server that is down is said so in seconds, not minutes
     }

@@ -182,3 +182,16 @@ def test_runs_from_any_page_show_on_the_dashboard_and_in_the_spotlight():
     teacher.run()
     text = _texts(teacher)
     assert "**Spotlight:** a student's run on *Masking*" in text and "Ana" not in text.split("Spotlight")[1][:80]
+
+
+def test_a_refresh_without_a_shared_connection_still_draws(monkeypatch):
+    """A replica whose pool has no connection to spare for a refresh: each read takes its own, the page draws."""
+    _at, code, key = _start_class()
+
+    def exhausted(self):
+        raise TimeoutError("QueuePool limit reached")
+
+    monkeypatch.setattr(store.ClassStore, "reading", exhausted)
+    teacher = open_page(CLASS_PAGE, params={"class": code, "teacher": key})
+    assert not teacher.exception, teacher.exception
+    assert "Here now" in [m.label for m in teacher.metric]

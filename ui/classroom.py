@@ -12,6 +12,7 @@ checked; the key leaves the address bar at once, so a projector never shows it).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import csv
 import functools
 import io
@@ -97,7 +98,11 @@ def _reading(refresh):
         opened = stores()
         if opened is None:
             return refresh(*args, **kwargs)
-        with opened[0].reading():
+        with contextlib.ExitStack() as stack:
+            try:  # a pool with no free connection (a replica that took over a whole class) must not break the page
+                stack.enter_context(opened[0].reading())
+            except Exception:  # noqa: BLE001 - each read below then takes its own connection, guarded as ever
+                log.warning("no shared connection for a refresh", exc_info=True)
             return refresh(*args, **kwargs)
 
     return wrapped
