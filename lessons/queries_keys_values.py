@@ -605,8 +605,8 @@ TRAINED_SENTENCE = "Jane visits Africa in September"  # the lecture's sentence, 
 TRAINED_TEXT = (
     "Section 5's W^Q, W^K, W^V were random. Here they are a **trained** translator's: its encoder's self-attention "
     "learned them while learning to translate, and we multiply by them ourselves. X is the layer's input, one row "
-    "per token of your sentence (the model's own tokens: pieces of words, ␣ a space; what else goes into X, the "
-    "token's position and a normalisation, is lessons 8 and 10). The model cuts its W^Q, W^K, W^V into a few "
+    "per token of your sentence (the model's own tokens: pieces of words, ▁ where a word starts; what else goes into "
+    "X, the token's position and a normalisation, is lessons 8 and 10). The model cuts its W^Q, W^K, W^V into a few "
     "parallel attentions of d_k columns each, called heads (lesson 9); pick one. Then we check our "
     "softmax(QKᵀ/√d_k) against the map the model's own layer returns."
 )
@@ -704,23 +704,27 @@ def trained_figure(view: TrainedAttention):
 
 
 def trained_matrices_figure(view: TrainedAttention):
-    """Q, K and V of the head side by side in one figure, one row per token, one colour scale centred on 0."""
+    """Q, K and V of the head in one figure, one above the other (each as wide as a phone allows), one row per token,
+    one colour scale centred on 0."""
     ys = [charts.safe_label(t, 12) for t in view.tokens]
     mats = {"Q = XW^Q": view.Q, "K = XW^K": view.K, "V = XW^V": view.V}
     bound = max(float(m.abs().max()) for m in mats.values()) or 1.0
-    layout = charts.subplot_grid(1, 3, titles=list(mats), horizontal_spacing=0.03)
+    panel, gap = max(70, 18 * len(ys)), 45  # px: one matrix, and the room for its title and the x ticks above it
+    plot = 3 * panel + 2 * gap
+    layout = charts.subplot_grid(3, 1, titles=list(mats), vertical_spacing=gap / plot)
     data = []
-    for c, (name, m) in enumerate(mats.items()):
-        n = charts.panel_axis(0, c, 3)
+    for r, (name, m) in enumerate(mats.items()):
+        n = charts.panel_axis(r, 0, 1)
         data.append({"type": "heatmap", "z": m.numpy(), "y": list(range(len(ys))), "coloraxis": "coloraxis",
-                     "xaxis": f"x{n}", "yaxis": f"y{n}",
+                     "name": name, "xaxis": f"x{n}", "yaxis": f"y{n}",
                      "hovertemplate": f"{name}<br>dimension %{{x}}<br>value = %{{z:.3f}}<extra></extra>"})  # fmt: skip
         layout[f"yaxis{n}"] |= {"tickmode": "array", "tickvals": list(range(len(ys))), "ticktext": ys,
-                                "autorange": "reversed", "showticklabels": c == 0}  # fmt: skip
+                                "autorange": "reversed", "tickfont": {"size": 10}}  # fmt: skip
+        layout[f"xaxis{n}"] |= {"tickfont": {"size": 10}}
     layout |= {
         "coloraxis": {"colorscale": charts.DIVERGING_COLORSCALE, "cmin": -bound, "cmax": bound, "cmid": 0.0,
                       "colorbar": {"thickness": 10}},
-        "height": 80 + 22 * len(ys), "margin": {"l": 10, "r": 10, "t": 40, "b": 30},
+        "height": plot + 60, "margin": {"l": 10, "r": 10, "t": 30, "b": 30},
     }  # fmt: skip
     return charts.figure(data, layout)
 
