@@ -448,3 +448,27 @@ def test_one_session_cannot_flood_classes_or_names(opened):
     with pytest.raises(RateLimited):
         classes.join(info.code, "N10", session="s3")
     assert classes.join(info.code, "Someone else", session="s4")[0].name == "Someone else"  # others still join
+
+
+def test_students_joining_a_sweep_at_once_each_get_a_different_setting(opened):
+    classes, _ = opened
+    info, key = classes.create_class("c")
+    for _round in range(5):
+        sweep = classes.teacher(info.code, key).start_sweep("masking", [{"seed": s} for s in range(6)])
+        members = [classes.join(info.code)[0] for _ in range(6)]
+        given, failures = [], []
+        barrier = threading.Barrier(len(members))
+
+        def take(member, sweep=sweep, given=given, failures=failures, barrier=barrier):
+            barrier.wait()
+            try:
+                given.append(classes.assignment(member, sweep))
+            except Exception as error:  # noqa: BLE001 - reported below
+                failures.append(repr(error))
+
+        threads = [threading.Thread(target=take, args=(m,)) for m in members]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert failures == [] and sorted(given) == list(range(6))
