@@ -195,3 +195,14 @@ def test_a_refresh_without_a_shared_connection_still_draws(monkeypatch):
     teacher = open_page(CLASS_PAGE, params={"class": code, "teacher": key})
     assert not teacher.exception, teacher.exception
     assert "Here now" in [m.label for m in teacher.metric]
+
+
+def test_leaving_forgets_the_class_and_its_cookie():
+    _at, code, _key = _start_class()
+    at = _join(code, "Ana")
+    at.button(key="classroom.leave").click().run()
+    assert "classroom.member" not in at.session_state and "You left the class." in _texts(at)
+    scripts = [h.proto.body for h in at.get("html") if "attention_lab_class=" in h.proto.body]
+    assert scripts and all("Max-Age=0" in body for body in scripts)  # the cookie is deleted, not rewritten
+    at.run()
+    assert "classroom.member" not in at.session_state and "You left the class." not in _texts(at)

@@ -375,13 +375,18 @@ def join(code: str, name: str | None) -> Member | None:
     member, token = joined
     st.session_state["classroom.member"] = member
     st.session_state["classroom.cookie"] = f"{member.class_code}.{token}"  # written again by student_home
+    st.session_state.pop("classroom.left", None)
     _set_cookie(CLASS_COOKIE, f"{member.class_code}.{token}")
     return member
 
 
 def leave() -> None:
+    """Leave the class: this session forgets the membership, and the page drawn after the rerun that follows
+    forgets the browser's cookie (a cookie script queued before ``st.rerun()`` is dropped)."""
     st.session_state.pop("classroom.member", None)
-    _set_cookie(CLASS_COOKIE, None)
+    st.session_state.pop("classroom.cookie", None)
+    st.session_state["classroom.cookie_checked"] = True  # never rejoined from the old cookie in this session
+    st.session_state["classroom.left"] = st.session_state["classroom.left_said"] = True
 
 
 def start(name: str, hours: float) -> tuple[store.ClassInfo, str] | None:
@@ -893,6 +898,10 @@ def class_page() -> None:
     if member is not None:
         student_home(member)
         return
+    if st.session_state.get("classroom.left"):  # every draw until the next join: one of them reaches the browser
+        _set_cookie(CLASS_COOKIE, None)
+    if st.session_state.pop("classroom.left_said", False):
+        st.success("You left the class.")
     cols = st.columns(2, gap="large")
     with cols[0]:
         st.subheader("Join a class")
