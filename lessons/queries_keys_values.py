@@ -709,7 +709,7 @@ def trained_matrices_figure(view: TrainedAttention):
     ys = [charts.safe_label(t, 12) for t in view.tokens]
     mats = {"Q = XW^Q": view.Q, "K = XW^K": view.K, "V = XW^V": view.V}
     bound = max(float(m.abs().max()) for m in mats.values()) or 1.0
-    panel, gap = max(70, 18 * len(ys)), 45  # px: one matrix, and the room for its title and the x ticks above it
+    panel, gap = max(70, 18 * len(ys)), 62  # px: one matrix, and the room for its title and the x ticks above it
     plot = 3 * panel + 2 * gap
     layout = charts.subplot_grid(3, 1, titles=list(mats), vertical_spacing=gap / plot)
     data = []
