@@ -792,15 +792,19 @@ def translator_view(model, task, text: str) -> TranslatorView | str:
 model_parser = qkv.model_parser  # the student's sentence for a trained model: the Q/K/V lesson's parser
 translator_note = qkv.trained_note  # the shipped translator's caption
 
-TRANSLATOR_TITLES = ("the mask: 1 = allowed", "decoder layer {layer}: weights")
+TRANSLATOR_TITLES = ("causal_mask(T): 1 = allowed", "decoder layer {layer}: weights (mean)")
 
 
-def translator_figure(view: TranslatorView, layer: int):
-    """The causal mask beside the chosen decoder layer's weights (mean of its heads), on the fed tokens."""
+def translator_figures(view: TranslatorView, layer: int) -> dict[str, go.Figure]:
+    """The causal mask and the chosen decoder layer's weights (the mean of its heads), on the fed tokens: two maps,
+    side by side on a wide screen, one above the other on a phone."""
     T = len(view.fed)
-    maps = [(TRANSLATOR_TITLES[0], causal_mask(T).double().numpy()),
-            (TRANSLATOR_TITLES[1].format(layer=layer + 1), view.attention[layer].mean(0))]  # fmt: skip
-    return pair_figure(maps, view.fed, view.fed)
+    return {
+        "mask": attention_heatmap(causal_mask(T).double(), view.fed, view.fed, title=TRANSLATOR_TITLES[0],
+                                  value_name="allowed"),
+        "weights": attention_heatmap(view.attention[layer].mean(0), view.fed, view.fed,
+                                     title=TRANSLATOR_TITLES[1].format(layer=layer + 1)),
+    }  # fmt: skip
 
 
 def translator_caption(view: TranslatorView, layer: int) -> str:

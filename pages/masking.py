@@ -184,10 +184,11 @@ def translator() -> None:
     if isinstance(view, str):
         return st.warning(view)
     st.text(f"Its translation: {view.translation}")
-    ui.plotly(masking.translator_figure(view, layer), key="masking.translator.maps")
-    m = st.columns(2)
-    m[0].metric("weight on later positions (mean of the rows)", f"{view.future(layer):.3f}")
-    m[1].metric("the same, layer 1 without the mask", f"{masking.future_weight(view.unmasked):.3f}")
+    for column, (name, figure) in zip(m := st.columns(2), masking.translator_figures(view, layer).items(), strict=True):
+        with column:
+            ui.plotly(figure, key=f"masking.translator.{name}")
+    m[1].metric("weight on later positions (mean of the rows)", f"{view.future(layer):.3f}")
+    m[0].metric("without the mask: layer 1's weight on later positions", f"{masking.future_weight(view.unmasked):.3f}")
     st.caption(masking.translator_caption(view, layer))
 
 

@@ -28,8 +28,11 @@ def own_files() -> dict[str, bytes]:
     return train_own()
 
 
-def translator_maps(at) -> dict:
-    return next(s for s in plotly_specs(at) if s["data"][0].get("name") == safe_label(masking.TRANSLATOR_TITLES[0]))
+def translator_maps(at, layer: int = 1) -> tuple[dict, dict]:
+    """The mask's map and the decoder layer's, by their titles."""
+    titles = [masking.TRANSLATOR_TITLES[0], masking.TRANSLATOR_TITLES[1].format(layer=layer)]
+    by_title = {(s["layout"].get("title") or {}).get("text"): s for s in plotly_specs(at)}
+    return by_title[safe_label(titles[0], 200)], by_title[safe_label(titles[1], 200)]
 
 
 def check_causal(view: masking.TranslatorView) -> None:
@@ -71,17 +74,17 @@ def test_a_decoder_without_the_mask_is_said_to_be_one():
 def test_the_page_shows_the_shipped_translators_map_beside_the_mask(at):
     assert SECTION in [h.value for h in at.header]
     assert not [r for r in at.radio if r.key == "masking.translator_use"]  # no own model: nothing to choose
-    spec = translator_maps(at)
-    assert [t["name"] for t in spec["data"]] == [safe_label(t.format(layer=1)) for t in masking.TRANSLATOR_TITLES]
-    fed = spec["layout"]["yaxis"]["ticktext"]
-    assert fed[:2] == ["&lt;s&gt;", "▁Jane"]
-    mask, weights = (plotly_array(t["z"]) for t in spec["data"])
+    mask_map, weights_map = translator_maps(at)
+    fed = weights_map["layout"]["yaxis"]["ticktext"]
+    assert fed[:2] == ["&lt;s&gt;", "▁Jane"] and mask_map["layout"]["yaxis"]["ticktext"] == fed
+    mask, weights = plotly_array(mask_map["data"][0]["z"]), plotly_array(weights_map["data"][0]["z"])
+    assert mask.shape == weights.shape == (len(fed), len(fed))
     assert (weights[mask == 0] == 0).all() and (weights[mask == 1] > 0).any()
     assert [m.value for m in at.metric if m.label == LATER][-1] == "0.000"
     assert any(t.value.startswith("Its translation: Jane") for t in at.text)
     at.selectbox(key="masking.translator.toy.layer").set_value(2).run()
     assert not at.exception
-    assert translator_maps(at)["data"][1]["name"] == safe_label(masking.TRANSLATOR_TITLES[1].format(layer=2))
+    assert translator_maps(at, layer=2)
 
 
 def test_your_transformer_is_offered_and_drawn_on_a_sentence_of_its_language(own_files):
@@ -96,8 +99,8 @@ def test_your_transformer_is_offered_and_drawn_on_a_sentence_of_its_language(own
     sentence = mine.task.probe.source
     assert at.text_input(key=key).value == sentence and any("\u0600" <= ch <= "\u06ff" for ch in sentence)
     view = masking.translator_view(mine.model, mine.task, sentence)
-    spec = translator_maps(at)
-    assert spec["layout"]["yaxis"]["ticktext"] == [safe_label(t) for t in view.fed]  # its own translation, fed back
+    _, weights_map = translator_maps(at)
+    assert weights_map["layout"]["yaxis"]["ticktext"] == [safe_label(t) for t in view.fed]  # its translation, fed
     assert [m.value for m in at.metric if m.label == LATER][-1] == "0.000"
     assert any(t.value == f"Its translation: {view.translation}" for t in at.text)
     assert any("unicode-bidi: plaintext" in h.proto.body for h in at.get("html"))
