@@ -50,6 +50,8 @@ def pool(runs: Sequence[dict], grid: Sequence[dict], labels: dict | None = None,
     """Runs (``{"settings": {...}, "metrics": {...}}``) grouped by the grid's settings, in the grid's order.
     A run counts for the setting whose every key it matches; runs without the metric are left out."""
     keys = sorted({k for setting in grid for k in setting})
+    varying = [k for k in keys if len({repr(setting.get(k)) for setting in grid}) > 1]
+    keys = varying or keys  # a label names what differs: "seed = 2", not "causal mask = True · seed = 2"
     out = []
     for setting in grid:
         values = tuple(
@@ -99,11 +101,13 @@ def pooled_chart(pooled: Sequence[Pooled], metric_name: str = "held-out exact ma
         if p.n
     ]
     order = [p.setting for p in pooled]
-    x = {"field": "setting", "type": "nominal", "sort": order, "title": None, "axis": {"labelAngle": 0}}
+    slanted = any(len(name) > 14 for name in order)
+    x = {"field": "setting", "type": "nominal", "sort": order, "title": None,
+         "axis": {"labelAngle": -25 if slanted else 0, "labelLimit": 220}}  # fmt: skip
     y_scale = {"domain": [0, 1]}
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "title": f"The class's runs: {metric_name} per setting (dots: students; bar: mean ± sd)",
+        "title": {"text": [f"The class's runs: {metric_name}", "dots: students · bar: mean ± sd per setting"]},
         "layer": [
             {
                 "data": {"values": summary},
@@ -186,16 +190,20 @@ def distribution_chart(dist: dict) -> dict:
                           "scale": {"domain": ["right answer", "other"], "range": ["#1a7f37", "#9aa4ad"]}},
             },
         }  # fmt: skip
-    rows = [{"value": v} for v in dist["values"]]
+    rows = [{"value": v, "kind": "an answer"} for v in dist["values"]] + [{"value": dist["truth"],
+                                                                         "kind": "the right answer"}]  # fmt: skip
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "title": "The class's answers (the line: the right answer)",
-        "layer": [
-            {"data": {"values": rows}, "mark": {"type": "tick", "thickness": 2},
-             "encoding": {"x": {"field": "value", "type": "quantitative", "title": "answer"}}},
-            {"data": {"values": [{"truth": dist["truth"]}]}, "mark": {"type": "rule", "color": "#1a7f37", "size": 3},
-             "encoding": {"x": {"field": "truth", "type": "quantitative"}}},
-        ],
+        "title": {"text": ["The class's answers", "green: the right one"]},
+        "height": 40,  # a strip: without a height of its own a chart with no y axis has no room to draw in
+        "data": {"values": rows},
+        "mark": {"type": "tick", "thickness": 3, "size": 34, "opacity": 0.8},
+        "encoding": {
+            "x": {"field": "value", "type": "quantitative", "title": "answer", "scale": {"zero": False, "padding": 12}},
+            "color": {"field": "kind", "type": "nominal", "title": None,
+                      "scale": {"domain": ["an answer", "the right answer"], "range": ["#5b6b7a", "#1a7f37"]},
+                      "legend": None},
+        },
     }  # fmt: skip
 
 
