@@ -27,6 +27,7 @@ from minimodels.bridge import (
     BridgeProgress,
     BridgeTrainConfig,
     Pair,
+    all_pairs,
     bridge_maps,
     evaluate_pair,
     load_bridge,
@@ -76,8 +77,8 @@ SECTIONS = {
         "2 · The penalty and head redundancy",
         "A Aᵀ compares heads: entry (i, j) is the overlap of head i and head j (1 on the diagonal when a head looks "
         "at a single word). Without the penalty nothing stops several heads from reading the same words; the paper "
-        "adds it so that the rows of M differ. First the two shipped multilingual models, identical but for λ (one "
-        "run each), on the probe sentence:",
+        "adds it so that the rows of M differ. First the two shipped multilingual models, identical but for λ (their "
+        "first seed), on the probe sentence:",
     ),
     "study": (
         "The paper's section 6 trained its bilingual bridge models with and without the penalty, found "
@@ -93,7 +94,7 @@ SECTIONS = {
         "principal directions, from the shipped model; the sentence under it is measured in all k × d_h "
         "dimensions, not only the two drawn.",
     ),
-    "zero_shot": "4 · Zero-shot, with and without monolingual data",
+    "zero_shot": "4 · The paper's grid: bilingual, hub, many-to-many; zero-shot",
     "train": (
         "5 · Train a bridge yourself",
         "A fresh model for you alone, trained from scratch on the hub directions; choose whether it also sees "
@@ -102,6 +103,19 @@ SECTIONS = {
         "the heads. A minute on one core is far less than the shipped models' training, so expect low accuracies.",
     ),
 }
+
+
+def zero_shot_intro() -> str:
+    return (
+        f"The paper's Table 1: trained on {{De, Fr, Cs}} ↔ En, {paper_zero_shot_text()} (*monolingual* pairs: each "
+        "sentence copied to itself). Here the French-like language plays English: the *hub* models train on en↔fr, "
+        "it↔fr, vf↔fr (six directions), with or without en→en, fr→fr, it→it, vf→vf, and are tested on the six "
+        "directions that avoid French, which they never saw. Beside them, as in the paper, a *bilingual* en↔fr model "
+        "and *many-to-many* models trained on all twelve directions (no zero-shot left), with and without "
+        "monolingual pairs. Every model trains the same number of steps, so the more directions, the fewer steps "
+        "each (the paper trained each model to its best). Held-out test meanings, greedy decoding, exact match of "
+        "the whole sentence and of each token. Not measured here: the paper's leave-one-pair-out study (Figure 1)."
+    )
 
 
 def study_intro() -> str:
@@ -137,13 +151,29 @@ class Experiment:
     label: str  # for a table
     monolingual: bool
     penalty_weight: float
+    kind: str = "hub"  # "bilingual" (en ↔ fr only), "hub" (into and out of the hub), "m2m" (every direction)
 
 
+# The paper's Table 1 in miniature: a bilingual baseline, {X} ↔ hub and many-to-many, each with and without
+# monolingual pairs (and the hub model without the penalty, section 2)
 EXPERIMENTS = (
+    Experiment("bilingual", "bilingual en ↔ fr", monolingual=False, penalty_weight=PENALTY_ON, kind="bilingual"),
     Experiment("hub", "hub pairs only", monolingual=False, penalty_weight=PENALTY_ON),
     Experiment("hub-mono", "hub pairs + monolingual", monolingual=True, penalty_weight=PENALTY_ON),
     Experiment("hub-mono-nopenalty", "hub pairs + monolingual, no penalty", monolingual=True, penalty_weight=0.0),
+    Experiment("m2m", "many-to-many", monolingual=False, penalty_weight=PENALTY_ON, kind="m2m"),
+    Experiment("m2m-mono", "many-to-many + monolingual", monolingual=True, penalty_weight=PENALTY_ON, kind="m2m"),
 )
+BILINGUAL_PAIRS: tuple[Pair, ...] = (("en", "fr"), ("fr", "en"))  # the one pair every experiment trains
+
+
+def experiment_pairs(experiment: Experiment) -> tuple[tuple[Pair, ...], tuple[Pair, ...]]:
+    """(directions trained, directions left for zero-shot) of an experiment."""
+    if experiment.kind == "bilingual":
+        return BILINGUAL_PAIRS, ()
+    if experiment.kind == "m2m":
+        return all_pairs(LANGUAGES, monolingual=experiment.monolingual), ()
+    return hub_pairs(experiment.monolingual), zero_shot_pairs()
 
 
 # ------------------------------------------------------------------------------------------- the penalty study
@@ -151,7 +181,7 @@ EXPERIMENTS = (
 # λ ∈ STUDY_WEIGHTS at k = STUDY_K heads, and λ ∈ {0, 1} at every k of STUDY_HEADS, each over several seeds.
 PENALTY_RESULTS = ROOT / "assets" / "results" / "attention_bridge_penalty.json"
 PENALTY_SCRIPT = "scripts/attention_bridge_penalty.py"
-STUDY_PAIRS: tuple[Pair, ...] = (("en", "fr"), ("fr", "en"))
+STUDY_PAIRS = BILINGUAL_PAIRS
 STUDY_CORPUS = {"n_train": 3000, "n_valid": 100, "n_test": 300}
 STUDY_MODEL = {"embedding_size": 32, "encoder_size": 32, "bridge_hidden": 64}  # MODEL_OPTIONS less its heads
 STUDY_K = MODEL_OPTIONS["heads"]
@@ -187,8 +217,9 @@ def load_penalty(path: Path | str | None = None) -> Comparison:
 
 
 def train_config(experiment: Experiment, steps: int, seed: int = SEED, **options) -> BridgeTrainConfig:
-    return BridgeTrainConfig(pairs=hub_pairs(experiment.monolingual), held_out=zero_shot_pairs(), max_steps=steps,
-                             max_seconds=float("inf"), seed=seed, **options)  # fmt: skip
+    pairs, held_out = experiment_pairs(experiment)
+    return BridgeTrainConfig(pairs=pairs, held_out=held_out, max_steps=steps, max_seconds=float("inf"), seed=seed,
+                             **options)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------- reading heads
@@ -490,8 +521,9 @@ def heads_side_by_side(maps: dict[str, tuple[np.ndarray, list[str]]], *, title: 
 
 
 def gram_heatmap(A: np.ndarray, *, title: str = "") -> go.Figure:
-    """A Aᵀ with heads on both axes: bright off the diagonal means two heads read the same words."""
-    heads = [f"head {j + 1}" for j in range(A.shape[0])]
+    """A Aᵀ with heads on both axes (numbered: "head 1 head 2 …" ran together at 390 px): bright off the diagonal
+    means two heads read the same words."""
+    heads = [str(j + 1) for j in range(A.shape[0])]
     return charts.attention_heatmap(gram(A), heads, heads, title=title, x_title="head", y_title="head",
                                     value_name="(A Aᵀ)ᵢⱼ", height=330, show_cell_text=True)  # fmt: skip
 
@@ -502,8 +534,10 @@ def gram_heatmap(A: np.ndarray, *, title: str = "") -> go.Figure:
 # (step, seconds, loss, penalty, exact_match, zero_shot), the finals below (test sentences, weights as shipped), and
 # extra the directions trained and held out, the steps, seconds and parameters, each direction's test scores
 # ("test") and the final A on the probe meaning in every language ("probe").
-FINALS = ("trained_exact", "trained_tokens", "zero_shot_exact", "zero_shot_tokens", "redundancy", "agreement")
+FINALS = ("trained_exact", "trained_tokens", "zero_shot_exact", "zero_shot_tokens", "redundancy", "agreement",
+          "en_fr_exact")  # fmt: skip
 ZERO_SHOT_TABLE = {  # column -> (final, format)
+    "en ↔ fr: exact match": ("en_fr_exact", ".1%"),
     "trained directions: exact match": ("trained_exact", ".1%"),
     "zero-shot: exact match": ("zero_shot_exact", ".1%"),
     "zero-shot: token accuracy": ("zero_shot_tokens", ".1%"),
@@ -550,7 +584,8 @@ def zero_shot_rows(results: Comparison) -> list[dict]:
     for e in EXPERIMENTS:
         row = {"training data": results.label(e.name), "penalty λ": e.penalty_weight, "n": len(results.runs_of(e.name))}
         for column, (metric, fmt) in ZERO_SHOT_TABLE.items():
-            row[column] = results.spread(metric, e.name).text(fmt)
+            spread = results.spread(metric, e.name)  # none for a model with no zero-shot direction
+            row[column] = spread.text(fmt, with_n=False) if spread.n else "–"
         rows.append(row)
     return rows
 
@@ -559,14 +594,52 @@ def direction_rows(results: Comparison) -> list[dict]:
     """Test exact match of every direction in every experiment (zero-shot ones marked), the mean over seeds."""
     held = {pair_name(p) for p in zero_shot_pairs()}
     names = list(results.runs_of(EXPERIMENTS[0].name)[0].extra["test"])
+    shown = {e.name: {pair_name(p) for p in sum(experiment_pairs(e), ())} for e in EXPERIMENTS}
     rows = []
     for name in names:
-        row = {"direction": name + (" (zero-shot)" if name in held else "")}
-        for e in EXPERIMENTS:
-            row[results.label(e.name)] = float(np.mean([r.extra["test"][name]["exact_match"]
-                                                        for r in results.runs_of(e.name)]))  # fmt: skip
+        row = {"direction": name + (" (zero-shot in the hub models)" if name in held else "")}
+        for e in EXPERIMENTS:  # None: neither trained nor tested zero-shot (the bilingual model's other languages)
+            scores = [r.extra["test"][name]["exact_match"] for r in results.runs_of(e.name)]
+            row[results.label(e.name)] = float(np.mean(scores)) if name in shown[e.name] else None
         rows.append(row)
     return rows
+
+
+# (a, b, final, the paper's words) for grid_findings: the claims of its Table 1 and section 4, quoted
+PAPER_GRID_CLAIMS = (
+    ("hub", "bilingual", "en_fr_exact", "the {X} ↔ En model gave “substantial improvements for the language pairs "
+     "seen during training, exceeding both bilingual baselines”"),
+    ("hub-mono", "hub", "trained_exact", "monolingual data had “a positive effect on the seen language pairs”"),
+    ("m2m-mono", "m2m", "trained_exact", "in the many-to-many model “the addition of monolingual data leads to even "
+     "higher scores, producing the overall best model”"),
+    ("m2m-mono", "bilingual", "en_fr_exact", "against the bilingual models, “The improvements in BLEU range from 1.40 "
+     "to a remarkable 4.43”"),
+)  # fmt: skip
+GRID_METRICS = {"en_fr_exact": "exact match on en ↔ fr", "trained_exact": "exact match on its trained directions"}
+
+
+def grid_findings(results: Comparison) -> list[str]:
+    """The paper's claims about its grid, each tested on the shipped runs (:meth:`Comparison.compare`)."""
+    lines = []
+    for a, b, metric, claim in PAPER_GRID_CLAIMS:
+        verdict = results.compare(a, b, metric, min_gap=MIN_GAP)
+        outcome = {"better": "the toy agrees", "worse": "the toy finds the **opposite**"}.get(
+            verdict.outcome, "the toy cannot tell: no finding")  # fmt: skip
+        lines.append(f"The paper: {claim}. Here {results.label(a)} against {results.label(b)}, "
+                     f"{GRID_METRICS[metric]}: {_state(verdict, '.1%', 'higher', 'lower')}; {outcome}.")  # fmt: skip
+    return [*lines, budget_note(results)]
+
+
+def budget_note(results: Comparison) -> str:
+    """Why the toy may disagree: the same steps for every model, so fewer per direction the more it has."""
+    steps = results.meta.get("steps")
+    if not isinstance(steps, int):
+        return "Every model trained the same number of steps."
+    per = {e.label: steps // len(experiment_pairs(e)[0]) for e in EXPERIMENTS}
+    shown = ", ".join(f"{label} {n}" for label, n in per.items())
+    return (f"Every model trained {steps} steps, one direction per step, so each direction got fewer the more "
+            f"directions a model has ({shown} steps per direction): these are comparisons at equal compute, "
+            "where the paper trained every model to its best.")  # fmt: skip
 
 
 def probe_map(results: Comparison, experiment: str, lang: str) -> tuple[np.ndarray, list[str]]:
@@ -790,7 +863,7 @@ def study_note(meta: Mapping) -> str:
     """How the study was trained (smaller than the shipped models: said on the page)."""
     return (
         f"Bilingual bridge models (en ↔ fr in one model, as the paper's Table 3), {meta.get('steps')} steps of "
-        f"{meta.get('batch_size')} sentences each (the shipped models: 2000 of 128), {meta.get('test_sentences')} "
+        f"{meta.get('batch_size')} sentences each, {meta.get('test_sentences')} "
         f"test meanings per direction; ‖AAᵀ − I‖²_F and head overlap averaged over the test sentences of both "
         f"languages. λ multiplies the penalty per sentence against the cross-entropy per token, so λ = 1 weighs it "
         f"several times more than the paper's sums over a batch did."

@@ -102,7 +102,9 @@ def penalty() -> None:
             ui.plotly(gram, key=f"attention_bridge.gram.{name}")
             heads = attention_bridge.heads_side_by_side({lang: (A, tokens)})
             ui.plotly(heads, key=f"attention_bridge.penalty.heads.{name}")
-    with st.expander("These two runs, measured (n = 1)", icon=":material/table_rows:"):
+    with st.expander(
+        f"These two models, measured (n = {len(results.runs_of('hub-mono'))})", icon=":material/table_rows:"
+    ):
         lines = attention_bridge.penalty_findings(results)
         st.markdown(attention_bridge.seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
 
@@ -139,21 +141,11 @@ if model is not None:
     meaning()
 
 # --- Zero-shot ------------------------------------------------------------------------------------
-ui.section(
-    attention_bridge.SECTIONS["zero_shot"],
-    f"The paper's Table 1: trained on {{De, Fr, Cs}} ↔ En, {attention_bridge.paper_zero_shot_text()} (*monolingual* "
-    "pairs: each sentence copied to itself). Here "
-    "the French-like language plays English: the models train on en↔fr, it↔fr, vf↔fr (six directions), with or "
-    "without en→en, fr→fr, it→it, vf→vf, and are tested on the six directions that avoid French, which they "
-    "never saw. Held-out test meanings, greedy decoding, exact match of the whole sentence and of each token.",
-)
+ui.section(attention_bridge.SECTIONS["zero_shot"], attention_bridge.zero_shot_intro())
 if results is not None:  # no controls here: drawn once with the page
     ui.table(attention_bridge.zero_shot_rows(results))
-    st.markdown(
-        attention_bridge.seeds_note(results)
-        + "\n"
-        + "\n".join(f"- {line}" for line in attention_bridge.observations(results))
-    )
+    lines = [*attention_bridge.observations(results), *attention_bridge.grid_findings(results)]
+    st.markdown(attention_bridge.seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
     with st.expander("Every direction", icon=":material/table_rows:"):
         ui.table(attention_bridge.direction_rows(results), formats=dict.fromkeys(map(results.label, results.variants),
                                                                                   "percent"))  # fmt: skip

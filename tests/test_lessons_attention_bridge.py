@@ -27,15 +27,17 @@ def fake_results(plain=0.02, mono=0.4, seeds=(0,)) -> Comparison:
     """A comparison shaped like scripts/attention_bridge_results.py's, with chosen zero-shot numbers (each seed a
     little apart from the next, so that several seeds have a spread)."""
     runs = []
-    for e, zero in zip(attention_bridge.EXPERIMENTS, (plain, mono, mono), strict=True):
+    zeros = {"hub": plain, "hub-mono": mono, "hub-mono-nopenalty": mono}  # the others have no zero-shot direction
+    for e in attention_bridge.EXPERIMENTS:
         A = np.eye(3, 5) if e.penalty_weight else np.full((3, 5), 0.2)
         for seed in seeds:
-            z = zero + 0.01 * seed
+            z = zeros[e.name] + 0.01 * seed if e.name in zeros else None
             test = {
-                "en→it": {"exact_match": z, "token_accuracy": z},
+                "en→it": {"exact_match": z or 0.0, "token_accuracy": z or 0.0},
                 "fr→en": {"exact_match": 0.9, "token_accuracy": 0.95},
             }
-            summary = {"trained_exact": 0.9, "trained_tokens": 0.95, "zero_shot_exact": z, "zero_shot_tokens": z + 0.1,
+            summary = {"trained_exact": 0.9, "trained_tokens": 0.95, "zero_shot_exact": z, "en_fr_exact": 0.9,
+                       "zero_shot_tokens": None if z is None else z + 0.1,
                        "redundancy": 0.5 if e.penalty_weight else 2.0, "agreement": 0.6}  # fmt: skip
             probe = {lang: {"A": A.tolist(), "tokens": ["a", "b", "c", "d", "</s>"]} for lang in LANGUAGES}
             history = [
@@ -151,6 +153,7 @@ def test_heads_side_by_side_escapes_labels():
 def test_gram_heatmap():
     fig = attention_bridge.gram_heatmap(np.full((2, 4), 0.25))
     assert np.allclose(fig.data[0].z, 0.25)
+    assert list(fig.layout.xaxis.ticktext) == ["1", "2"] and fig.layout.xaxis.title.text == "head"
 
 
 # ------------------------------------------------------------------------------------------- results
@@ -163,12 +166,12 @@ def test_load_results_errors(tmp_path):
         attention_bridge.load_results(broken)
     results = fake_results()
     Comparison(results.variants, results.runs_of("hub"), results.meta).save(broken)
-    with pytest.raises(ValueError, match="no run hub-mono, hub-mono-nopenalty"):
+    with pytest.raises(ValueError, match="no run bilingual, hub-mono, hub-mono-nopenalty, m2m, m2m-mono"):
         attention_bridge.load_results(broken)
     run = results.runs[0]
     lacking = Run(run.variant, run.seed, run.params, run.curve, run.final, {"test": run.extra["test"]})
     Comparison(results.variants, (lacking, *results.runs[1:]), results.meta).save(broken)
-    with pytest.raises(ValueError, match="hub seed 0 lacks probe"):
+    with pytest.raises(ValueError, match="bilingual seed 0 lacks probe"):
         attention_bridge.load_results(broken)
 
 
@@ -219,21 +222,30 @@ def test_the_cost_of_monolingual_pairs_is_said_only_when_they_cost(plain_trained
 def test_tables_and_charts():
     results = fake_results(seeds=(0, 1))
     rows = attention_bridge.zero_shot_rows(results)
-    assert [r["zero-shot: exact match"] for r in rows] == ["2.5% ± 0.7% (n = 2)", "40.5% ± 0.7% (n = 2)",
-                                                           "40.5% ± 0.7% (n = 2)"]  # fmt: skip
-    assert [r["penalty λ"] for r in rows] == [0.1, 0.1, 0.0] and {r["n"] for r in rows} == {2}
+    assert [r["zero-shot: exact match"] for r in rows] == [
+        "–",
+        "2.5% ± 0.7%",
+        "40.5% ± 0.7%",
+        "40.5% ± 0.7%",
+        "–",
+        "–",
+    ]  # no zero-shot direction: bilingual, many-to-many
+    assert [r["penalty λ"] for r in rows] == [0.1, 0.1, 0.1, 0.0, 0.1, 0.1] and {r["n"] for r in rows} == {2}
+    assert {r["en ↔ fr: exact match"] for r in rows} == {"90.0% ± 0.0%"}
     directions = attention_bridge.direction_rows(results)
-    assert directions[0]["direction"] == "en→it (zero-shot)" and directions[1]["direction"] == "fr→en"
+    assert directions[0]["direction"] == "en→it (zero-shot in the hub models)" and directions[1]["direction"] == "fr→en"
     assert directions[0]["hub pairs only"] == pytest.approx(0.025)  # the mean over seeds
+    assert directions[0]["bilingual en ↔ fr"] is None and directions[1]["bilingual en ↔ fr"] == pytest.approx(0.9)
+    assert directions[0]["many-to-many"] == 0.0  # trained there
     A, tokens = attention_bridge.probe_map(results, "hub-mono-nopenalty", "it")
     assert A.shape == (3, 5) and tokens[-1] == "</s>"
     charts = dict(attention_bridge.history_charts(results))
     assert list(charts) == ["zero_shot", "exact_match"]
     means = [v for v in charts["zero_shot"]["data"]["values"] if v["kind"] == "mean"]
-    assert {v["label"] for v in means} == {e.label for e in attention_bridge.EXPERIMENTS}
+    assert {v["label"] for v in means} == {e.label for e in attention_bridge.EXPERIMENTS if e.kind == "hub"}
     assert [v["mean"] for v in means if v["label"] == "hub pairs only"] == pytest.approx([0.025, 0.025])
     trained = [v["mean"] for v in charts["exact_match"]["data"]["values"] if v["kind"] == "mean"]
-    assert trained == pytest.approx([0.5, 0.6] * 3) and charts["exact_match"]["title"].startswith("Trained")
+    assert trained == pytest.approx([0.5, 0.6] * 6) and charts["exact_match"]["title"].startswith("Trained")
 
 
 def test_shipped_results_are_consistent():
@@ -242,11 +254,18 @@ def test_shipped_results_are_consistent():
         results.meta["script"] == "scripts/attention_bridge_results.py" and list(results.seeds) == results.meta["seeds"]
     )
     held = [f"{a}→{b}" for a, b in attention_bridge.zero_shot_pairs()]
+    assert len(results.seeds) >= 3
     for e in attention_bridge.EXPERIMENTS:
-        assert results.label(e.name) == e.label
+        assert results.label(e.name) == e.label and len(results.runs_of(e.name)) == len(results.seeds)
         for run in results.runs_of(e.name):
             mean = np.mean([run.extra["test"][n]["exact_match"] for n in held])
-            assert run.value("zero_shot_exact") == pytest.approx(mean, abs=1e-3)
+            if e.kind == "hub":
+                assert run.value("zero_shot_exact") == pytest.approx(mean, abs=1e-3)
+            else:  # every direction trained (many-to-many) or only en ↔ fr (bilingual): nothing zero-shot
+                assert run.value("zero_shot_exact") is None and run.extra["held_out"] == []
+            en_fr = np.mean([run.extra["test"][n]["exact_match"] for n in ("en→fr", "fr→en")])
+            assert run.value("en_fr_exact") == pytest.approx(en_fr, abs=1e-3)
+            assert [tuple(p) for p in run.extra["pairs"]] == list(attention_bridge.experiment_pairs(e)[0])
             assert run.params == {"penalty_weight": e.penalty_weight, "monolingual": e.monolingual}
             assert run.curve and run.curve[-1]["step"] == run.extra["steps"] == results.meta["steps"]
     assert attention_bridge.SHIPPED_MODEL.is_dir()  # the model the page loads is the one the script saved
@@ -502,3 +521,44 @@ def test_meaning_space_from_a_model(model, corpus):
         figure = attention_bridge.meaning_figure(space, by).to_dict()
         points = sum(len([v for v in t["x"] if v is not None]) for t in figure["data"] if t["mode"] == "markers")
         assert points == 24
+
+
+# ------------------------------------------------------------------------------------------- the grid
+def with_grid(results: Comparison, values: dict[str, dict]) -> Comparison:
+    """``results`` with some finals replaced per experiment (each seed 0.01 above the last, for a spread)."""
+    runs = [Run(r.variant, r.seed, r.params, r.curve, {**r.final, **{m: v + 0.01 * r.seed for m, v in
+                values.get(r.variant, {}).items()}}, r.extra) for r in results.runs]  # fmt: skip
+    return Comparison(results.variants, tuple(runs), results.meta, results.labels)
+
+
+def test_grid_findings_test_the_papers_claims_and_flip_with_the_numbers():
+    as_paper = {"bilingual": {"en_fr_exact": 0.5}, "hub": {"en_fr_exact": 0.7, "trained_exact": 0.6},
+                "hub-mono": {"trained_exact": 0.8}, "m2m": {"trained_exact": 0.5},
+                "m2m-mono": {"trained_exact": 0.7, "en_fr_exact": 0.8}}  # fmt: skip
+    lines = attention_bridge.grid_findings(with_grid(fake_results(seeds=(0, 1, 2)), as_paper))
+    *lines, budget = lines
+    assert len(lines) == len(attention_bridge.PAPER_GRID_CLAIMS) and all("the toy agrees" in line for line in lines)
+    assert "hub pairs only against bilingual en ↔ fr, exact match on en ↔ fr: clearly higher (71.0%" in lines[0]
+    opposite = {name: {m: 1.3 - v for m, v in values.items()} for name, values in as_paper.items()}
+    flipped = attention_bridge.grid_findings(with_grid(fake_results(seeds=(0, 1, 2)), opposite))[:-1]
+    assert all("the toy finds the **opposite**" in line and "clearly lower" in line for line in flipped)
+    one_seed = attention_bridge.grid_findings(with_grid(fake_results(), as_paper))[:-1]
+    assert all("cannot tell" in line and "anecdote" in line for line in one_seed)
+    assert budget == "Every model trained the same number of steps."  # the fake has no steps in its meta
+    results = fake_results()
+    stepped = Comparison(results.variants, results.runs, {**results.meta, "steps": 2000}, results.labels)
+    said = attention_bridge.budget_note(stepped)
+    assert "bilingual en ↔ fr 1000, hub pairs only 333, hub pairs + monolingual 200" in said
+    assert "many-to-many 166, many-to-many + monolingual 125 steps per direction" in said
+
+
+def test_the_papers_grid_claims_are_quoted_verbatim():
+    from pathlib import Path
+
+    paper = Path("/work/shared/sources/attention-bridge-paper.txt")
+    if not paper.exists():
+        pytest.skip("the paper's text is not on this machine")
+    text = " ".join(paper.read_text(encoding="utf-8").split())
+    for *_, claim in attention_bridge.PAPER_GRID_CLAIMS:
+        quote = claim[claim.index("“") + 1 : claim.index("”")]
+        assert quote in text, quote

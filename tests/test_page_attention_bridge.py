@@ -45,6 +45,7 @@ def test_page_opens_with_the_shipped_model_and_results(at):
     text = " ".join(m.value for m in at.markdown)
     study = attention_bridge.load_penalty()
     computed = [*attention_bridge.observations(results), *attention_bridge.penalty_findings(results),
+                *attention_bridge.grid_findings(results), attention_bridge.zero_shot_intro(),
                 attention_bridge.seeds_note(results), attention_bridge.penalty_weight_text(results),
                 attention_bridge.paper_zero_shot_text(), attention_bridge.study_intro(),
                 *(attention_bridge.study_conclusion(study, w) for w in (1.0, 0.1)),
@@ -116,8 +117,10 @@ def test_the_training_curves_are_the_comparisons(at):
     assert len(charts) == 2  # zero-shot and trained directions, through ui.vega
     for chart, (metric, spec) in zip(charts, attention_bridge.history_charts(results), strict=True):
         means = [r for r in vega_rows(chart) if r["kind"] == "mean"]
-        assert len(means) == sum(len(r.curve) for r in results.runs)  # one seed each: every report is a mean
-        assert {r["label"] for r in means} == {e.label for e in attention_bridge.EXPERIMENTS}
+        reported = {(r.variant, p["step"]) for r in results.runs for p in r.curve if p.get(metric) is not None}
+        assert len(means) == len(reported)  # one mean per experiment and step, over its seeds
+        kinds = ("hub",) if metric == "zero_shot" else ("hub", "bilingual", "m2m")  # only hub models have zero-shot
+        assert {r["label"] for r in means} == {e.label for e in attention_bridge.EXPERIMENTS if e.kind in kinds}
         assert metric in ("zero_shot", "exact_match") and spec["title"] in chart.proto.spec
 
 
