@@ -182,7 +182,8 @@ def translator() -> None:
     layer = c[1].selectbox("Decoder layer", range(1, len(model.decoder_layers) + 1), key=f"{key}.layer") - 1
     view = masking.translator_view(model, reads.task, " ".join(words))
     if isinstance(view, str):
-        return st.warning(view)
+        st.warning(view)
+        return
     st.text(f"Its translation: {view.translation}")
     for column, (name, figure) in zip(m := st.columns(2), masking.translator_figures(view, layer).items(), strict=True):
         with column:

@@ -170,7 +170,8 @@ def trained(qkv=queries_keys_values) -> None:
     head = c[2].selectbox("Head (lesson 9)", range(1, model.config.n_heads + 1), key=f"{key}.head")
     view = qkv.trained_attention(model, reads.task, " ".join(words), layer - 1, head - 1)
     if isinstance(view, str):
-        return st.warning(view)
+        st.warning(view)
+        return
     ui.plotly(qkv.trained_matrices_figure(view), key="queries_keys_values.trained_qkv")
     ui.plotly(qkv.trained_figure(view), key="queries_keys_values.trained_map")
     st.markdown(qkv.trained_sentence(view))

@@ -85,6 +85,10 @@ def test_the_page_shows_the_shipped_translators_map_beside_the_mask(at):
     at.selectbox(key="masking.translator.toy.layer").set_value(2).run()
     assert not at.exception
     assert translator_maps(at, layer=2)
+    before = translator_maps(at, layer=2)[1]["layout"]["yaxis"]["ticktext"]
+    at.text_input(key="masking.translator.toy").set_value("Jane " * 60).run()  # too long: said, nothing changes
+    assert any("more than 24 tokens" in w.value for w in at.warning)
+    assert translator_maps(at, layer=2)[1]["layout"]["yaxis"]["ticktext"] == before
 
 
 def test_your_transformer_is_offered_and_drawn_on_a_sentence_of_its_language(own_files):

@@ -124,6 +124,10 @@ def test_the_page_draws_the_shipped_transformer_by_default(at):
     assert "&lt;unk&gt;" in trained_map(at)["layout"]["xaxis"]["ticktext"]  # the model has no "<": said, escaped
     assert any("unknown to this model" in m.value for m in at.markdown)
     assert not [h for h in at.get("html") if "<b>Jane" in h.proto.body]
+    drawn = trained_map(at)["layout"]["xaxis"]["ticktext"]
+    at.text_input(key=key).set_value("Jane " * 60).run()  # longer than the model reads: said, nothing changes
+    assert any("more than 24 tokens" in w.value for w in at.warning)
+    assert trained_map(at)["layout"]["xaxis"]["ticktext"] == drawn
 
 
 def test_your_transformer_is_offered_and_drawn_on_a_sentence_of_its_language(own_files):
