@@ -43,7 +43,6 @@ def plotly(fig, key: str) -> None:
 
     if high_contrast():
         charts.high_contrast(fig)
-    charts.wrap_title(fig)  # Plotly never wraps a title: a long one was cut off on a phone
     charts.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     here = st
     if fig.layout.width:  # Streamlit fits a chart to its column: this one goes in a box at least that wide
