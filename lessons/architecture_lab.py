@@ -21,7 +21,15 @@ import plotly.graph_objects as go
 import torch
 
 from lessons.common.catalog import ROOT
-from lessons.common.charts import attention_coloraxis, figure, hover_pairs, panel_axis, safe_label, subplot_grid
+from lessons.common.charts import (
+    attention_coloraxis,
+    figure,
+    hover_pairs,
+    panel_axis,
+    safe_label,
+    subplot_grid,
+    wrapped_title,
+)
 from lessons.common.comparison import Comparison, Run, curve_of
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
@@ -521,10 +529,11 @@ def attention_figure(views: Sequence[MapView], *, caption: str = "", columns: in
         layout[f"xaxis{n}"] |= {"tickmode": "array", "tickvals": list(range(len(xs))), "ticktext": xs, "tickangle": 0}
         layout[f"yaxis{n}"] |= {"tickmode": "array", "tickvals": list(range(len(ys))), "ticktext": ys,
                                 "autorange": "reversed"}  # fmt: skip
+    title, lines = wrapped_title(caption)  # in lines that fit a phone
     layout |= {
-        "height": 60 + 300 * rows,
-        "margin": {"l": 10, "r": 10, "t": 60 if caption else 40, "b": 10},
-        "title": {"text": html.escape(caption), "font": {"size": 14}} if caption else None,
+        "height": 60 + 300 * rows + 18 * (lines - 1),
+        "margin": {"l": 10, "r": 10, "t": 42 + 18 * lines if caption else 40, "b": 10},
+        "title": {"text": title, "font": {"size": 14}} if caption else None,
         "coloraxis": attention_coloraxis(),
     }
     return figure(traces, layout)
