@@ -190,8 +190,8 @@ def section(rows, argv, seconds, before, after, threads) -> list[str]:
         "",
         sections.measured_by("own_data", argv, seconds, before)
         + f" {threads} torch threads (OMP_WAIT_POLICY=PASSIVE), 1-minute load {after:.2f} after; the load at each "
-        "run's start is in the table: with a load above 2 on 2 cores, other processes shared the cores and the "
-        "seconds are inflated.",
+        "run's start is in the table. This run's own 2 threads make a load of about 2; above that, other processes "
+        "shared the 2 cores and the seconds are inflated by about that much.",
         "",
         f"Data: {PAIRS:,} English → Zelan pairs (a made-up language, none of the course's tasks: adjectives after "
         f"the noun in mirror order, the object marked by “ta”, the verb last, the time word first; e.g. "
