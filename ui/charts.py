@@ -101,7 +101,7 @@ def heatmap_downloads(fig, key: str, name: str) -> None:
     values = st.expander("Values as a table", icon=":material/table:", key=f"{key}.values", on_change="rerun")
     if values.open:
         with values:
-            table(charts.values_frame(export.heatmap_tables(fig)), key=f"{key}.values.table")
+            table(charts.values_frame(tables), key=f"{key}.values.table")
     with st.popover("Numbers", icon=":material/download:", help="This figure's numbers as files"):
         st.caption(f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes.")
         cols = st.columns(2)
