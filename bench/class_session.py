@@ -37,7 +37,7 @@ student was done. Also recorded: the server's CPU seconds over that time (``/pro
 simulated tabs share the same cores), and the machine's load before and after.
 
 Targets (issue 21, 2 cores): N = 60 on both stores with A = R = N, E = 0 and dashboard p90 ≤ 500 ms. ``--write``
-stores the figures in ``bench/classroom.json`` (section ``class_session``, one row per store and N), writes
+stores the figures in ``bench/classroom.json`` (section ``class_session``, the latest 3 runs per store and N), writes
 ``bench/sections/class_session.md`` for RESULTS.md and renders ``bench/CLASSROOM.md``. ``--profile PATH``: py-spy
 samples the server (the thread holding the GIL) while the students act, and the run's figures say where its time
 went, by part (dashboard, question bars, lesson page, class page, script-run overhead, event loop); stored apart,
@@ -69,6 +69,7 @@ from bench.streamlit_client import Student
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "class_session"
 PROFILED = "class_session_profile"  # the last run under --profile
+KEEP = 3  # runs kept per store and N: one run's p90 of a dozen refreshes varies from run to run
 CLASS_PAGE = "classroom"
 LESSON = "masking"  # a lesson with exercises (the question) and a training panel (the run)
 MAX_SECONDS = 60.0  # simulated activity, from the first student's arrival to the end
@@ -393,6 +394,7 @@ def run(
         "load_before": round(load_before, 2),
         "load_after": round(load_after, 2),
         "date": datetime.date.today().isoformat(),
+        "time": datetime.datetime.now(datetime.UTC).strftime("%H:%M UTC"),
         "measured_by": sections.measured_by("class_session", argv, time.monotonic() - clock, load_before),
     }
 
@@ -438,7 +440,7 @@ def section_lines(rows: list[dict], profiled: dict | None = None, heading: str =
         "| clients' CPU s | join p90 ms | answer p90 ms | errors | load | date | target |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    order = sorted(rows, key=lambda r: (r["store"], r["students"]))
+    order = sorted(rows, key=lambda r: (r["store"], r["students"], r["date"], r.get("time", "")))
     for r in order:
         target = ("met" if met(r) else "**not met**") if r["students"] == 60 else ""
         lines.append(sections.row(
@@ -447,7 +449,8 @@ def section_lines(rows: list[dict], profiled: dict | None = None, heading: str =
             r.get("dashboard_storm_p90_ms"), r["dashboard_max_ms"], r["dashboard_idle_median_ms"],
             r["students_done_s"], f"{r.get('server_cpu_s')} / {r['seconds']}", r.get("clients_cpu_s"),
             r["steps_p90_ms"].get("join"),
-            r["steps_p90_ms"].get("answer"), r["errors"], f"{r['load_before']} → {r['load_after']}", r["date"], target,
+            r["steps_p90_ms"].get("answer"), r["errors"], f"{r['load_before']} → {r['load_after']}",
+            f"{r['date']} {r.get('time', '')}".strip(), target,
         ))  # fmt: skip
     lines.append("")
     for r in order:
@@ -479,8 +482,9 @@ def write(row: dict) -> None:
     if "profile" in row:
         classroom.store(PROFILED, row)
     else:
-        rows = [r for r in stored.get(SECTION, []) if (r["store"], r["students"]) != (row["store"], row["students"])]
-        classroom.store(SECTION, [*rows, row])
+        same = [r for r in stored.get(SECTION, []) if (r["store"], r["students"]) == (row["store"], row["students"])]
+        others = [r for r in stored.get(SECTION, []) if r not in same]
+        classroom.store(SECTION, [*others, *same[-(KEEP - 1) :], row])  # the latest KEEP runs of each: the spread
     stored = json.loads(RESULTS.read_text())
     sections.write(SECTION, section_lines(stored.get(SECTION, []), stored.get(PROFILED)))
     (ROOT / "bench" / "CLASSROOM.md").write_text(classroom.render(stored))
