@@ -483,11 +483,11 @@ def meaning_figure(space: Mapping, by: str = "language") -> go.Figure:
         traces.append({"type": "scatter", "mode": "markers", "x": x, "y": y, "text": hover, "showlegend": False,
                        "marker": {"color": meanings, "colorscale": charts.get_colorscale("Turbo"), "size": 8},
                        "hovertemplate": "%{text}<extra></extra>"})  # fmt: skip
-    layout = {"height": 420, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+    shown, lines = charts.wrapped_title(f"M of each sentence, by {by} ({space['explained']:.0%} of the variance)")
+    layout = {"height": 420 + 18 * (lines - 1), "margin": {"l": 10, "r": 10, "t": 22 + 18 * lines, "b": 10},
               "xaxis": {"title": {"text": "principal component 1"}, "zeroline": False},
               "yaxis": {"title": {"text": "principal component 2"}, "zeroline": False},
-              "legend": {"orientation": "h", "y": -0.2},
-              "title": {"text": f"M of each sentence, by {by} ({space['explained']:.0%} of the variance)"}}  # fmt: skip
+              "legend": {"orientation": "h", "y": -0.2}, "title": {"text": shown}}  # fmt: skip
     return charts.figure(traces, layout)
 
 
@@ -515,8 +515,9 @@ def heads_side_by_side(maps: dict[str, tuple[np.ndarray, list[str]]], *, title: 
         layout[f"xaxis{n}"] |= {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": labels,
                                 "tickangle": -60}  # fmt: skip
         layout[f"yaxis{n}"] |= {"autorange": "reversed", "showticklabels": c == 0}
-    layout |= {"height": 330, "margin": {"l": 10, "r": 10, "t": 60 if title else 40, "b": 10},
-               "title": {"text": charts.safe_label(title, 200)} if title else None}  # fmt: skip
+    shown, lines = charts.wrapped_title(title)  # in lines that fit a phone
+    layout |= {"height": 330 + 18 * (lines - 1), "margin": {"l": 10, "r": 10, "t": 42 + 18 * lines if title else 40,
+               "b": 10}, "title": {"text": shown} if title else None}  # fmt: skip
     return charts.figure(traces, layout)
 
 

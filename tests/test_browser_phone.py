@@ -8,10 +8,7 @@ from tests.browser_audit import pages, serious, visit
 pytestmark = pytest.mark.browser
 
 
-# Known and not ours to fix this session: the attention bridge's two figure titles ("A: each head's weights over the
-# words, per language", "M of each sentence, by language (…% of the variance)") end 13 and 24 px past the chart's edge
-# at 390 px. lessons.common.charts.wrapped_title wraps a title to a phone's line; remove this mark once it is used.
-KNOWN = {"attention_bridge": pytest.mark.xfail(reason="two figure titles cut at 390 px (see KNOWN)", strict=False)}
+KNOWN: dict = {}  # pages with a known overflow, each with its reason (none today)
 
 
 @pytest.mark.parametrize(
