@@ -481,7 +481,7 @@ def meaning_figure(space: Mapping, by: str = "language") -> go.Figure:
         traces.append({"type": "scatter", "mode": "lines", "x": lx, "y": ly, "hoverinfo": "skip", "showlegend": False,
                        "line": {"color": "rgba(120,120,120,0.35)", "width": 1}})  # fmt: skip
         traces.append({"type": "scatter", "mode": "markers", "x": x, "y": y, "text": hover, "showlegend": False,
-                       "marker": {"color": meanings, "colorscale": charts.get_colorscale("Turbo"), "size": 8},
+                       "marker": {"color": meanings, "colorscale": charts.SEQUENTIAL_COLORSCALE, "size": 8},
                        "hovertemplate": "%{text}<extra></extra>"})  # fmt: skip
     shown, lines = charts.wrapped_title(f"M of each sentence, by {by} ({space['explained']:.0%} of the variance)")
     layout = {"height": 420 + 18 * (lines - 1), "margin": {"l": 10, "r": 10, "t": 22 + 18 * lines, "b": 10},
