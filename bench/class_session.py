@@ -37,7 +37,7 @@ student was done. Also recorded: the server's CPU seconds over that time (``/pro
 simulated tabs share the same cores), and the machine's load before and after.
 
 Targets (issue 21, 2 cores): N = 60 on both stores with A = R = N, E = 0 and dashboard p90 ≤ 500 ms. ``--write``
-stores the figures in ``bench/classroom.json`` (section ``class_session``, the latest 3 runs per store and N), writes
+stores the figures in ``bench/classroom.json`` (section ``class_session``, the latest 4 runs per store and N), writes
 ``bench/sections/class_session.md`` for RESULTS.md and renders ``bench/CLASSROOM.md``. ``--profile PATH``: py-spy
 samples the server (the thread holding the GIL) while the students act, and the run's figures say where its time
 went, by part (dashboard, question bars, lesson page, class page, script-run overhead, event loop); stored apart,
@@ -69,7 +69,7 @@ from bench.streamlit_client import Student
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "class_session"
 PROFILED = "class_session_profile"  # the last run under --profile
-KEEP = 3  # runs kept per store and N: one run's p90 of a dozen refreshes varies from run to run
+KEEP = 4  # runs kept per store and N: one run's p90 of a dozen refreshes varies from run to run
 CLASS_PAGE = "classroom"
 LESSON = "masking"  # a lesson with exercises (the question) and a training panel (the run)
 MAX_SECONDS = 60.0  # simulated activity, from the first student's arrival to the end
