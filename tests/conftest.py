@@ -26,6 +26,13 @@ if not os.environ.get("ATTENTION_LAB_DB_URL"):
 
     os.environ["ATTENTION_LAB_DB_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='attention-lab-tests-')}/store.sqlite3"
 
+# AppTest sessions of one test run in one process, one right after another: the class's reads shared across sessions
+# for a second (ui.classroom._shared_read) would show a student the state of a moment ago. Tests that check the
+# sharing itself set it back.
+from ui import classroom as _classroom  # noqa: E402
+
+_classroom.SHARED_READ_SECONDS = 0.0
+
 # The tests' tensors are tiny: one torch thread keeps them fast while the Streamlit server and Chromium share
 # the 2 cores (with torch's default of 2 threads, one test file took 22 s instead of 5 s under contention).
 torch.set_num_threads(1)

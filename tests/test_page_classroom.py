@@ -206,3 +206,24 @@ def test_leaving_forgets_the_class_and_its_cookie():
     assert scripts and all("Max-Age=0" in body for body in scripts)  # the cookie is deleted, not rewritten
     at.run()
     assert "classroom.member" not in at.session_state and "You left the class." not in _texts(at)
+
+
+def test_the_class_state_is_read_once_a_second_for_every_student(monkeypatch):
+    from ui import classroom
+
+    monkeypatch.setattr(classroom, "SHARED_READ_SECONDS", 60.0)
+    classroom._shared.clear()
+    reads = []
+    first = classroom._shared_read(("question", "X"), lambda: reads.append(1) or "open")
+    second = classroom._shared_read(("question", "X"), lambda: reads.append(2) or "revealed")
+    assert first == second == "open" and reads == [1]  # the second session got the first one's read
+    assert classroom._shared_read(("question", "Y"), lambda: "other") == "other"  # per class
+    monkeypatch.setattr(classroom, "SHARED_READ_SECONDS", 0.0)
+    assert classroom._shared_read(("question", "X"), lambda: "revealed") == "revealed"  # read again once stale
+
+    def failing():
+        raise store.ClassError("gone")
+
+    with pytest.raises(store.ClassError):
+        classroom._shared_read(("question", "Z"), failing)
+    assert ("question", "Z") not in classroom._shared  # a failure is never kept
