@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 import warnings
 from pathlib import Path
 
@@ -17,7 +12,7 @@ import pytest
 import torch
 
 from lessons.common import charts
-from tests.helpers import ROOT, open_page
+from tests.helpers import open_page, streamlit_run
 
 # The class store: every test session gets its own empty SQLite file (AppTest pages and the `streamlit run` servers
 # the browser tests start inherit it), never the developer's var/attention_lab.sqlite3.
@@ -111,42 +106,11 @@ def at(request):
     return open_page(request.module.PAGE)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def streamlit_server(tmp_path_factory):
     """A fresh `streamlit run app.py` on a free loopback port; yields its base URL."""
-    port = _free_port()
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"streamlit did not start:\n{log.read_text()}")
-        time.sleep(0.3)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with streamlit_run("app.py", tmp_path_factory.mktemp("server")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

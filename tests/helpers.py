@@ -7,6 +7,7 @@ Fixtures live in ``tests/conftest.py``; these are plain functions and constants,
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -205,3 +206,54 @@ def answer_every_exercise(at: AppTest, exercises) -> dict:
     for key, value in right.items():
         assert any(s.value.startswith("Right") for s in answer_exercise(at, key, value).success), key
     return right
+
+
+# --- a real `streamlit run` (the conftest's server, the accessibility test's bare page) -------------------------------
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_run(script: str, log_dir: Path, what: str = "streamlit"):
+    """``streamlit run <script>`` from the repository root (the app's config) on a free loopback port; yields its
+    base URL once it answers its health check, and stops it afterwards. The test fails with the server's log when
+    it does not start within a minute."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    import pytest
+
+    port = free_port()
+    log = log_dir / "streamlit.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"{what} did not start:\n{log.read_text()}")
+        time.sleep(0.3)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -3,15 +3,10 @@ Streamlit's own bare page (the baseline, measured here on a one-slider, one-heat
 ``streamlit run``), on a phone (every page) and at desktop width (two lessons, their sidebar open); and every
 control of those two lessons reachable with the Tab key."""
 
-import subprocess
-import sys
-import time
-import urllib.request
-
 import pytest
 
 from tests.browser_audit import pages, run_axe, serious, settle, visit
-from tests.helpers import ROOT, goto
+from tests.helpers import goto, streamlit_run
 
 pytestmark = pytest.mark.browser
 
@@ -21,32 +16,8 @@ BARE_PAGE = "bench/bare_heatmap.py"  # Streamlit's own elements only: a title, a
 @pytest.fixture(scope="module")
 def bare_server(tmp_path_factory):
     """``streamlit run bench/bare_heatmap.py`` from the repository root (the app's config) on a free port."""
-    from tests.conftest import _free_port
-
-    port = _free_port()
-    log = tmp_path_factory.mktemp("bare") / "streamlit.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", BARE_PAGE, "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"the bare page's streamlit did not start:\n{log.read_text()}")
-        time.sleep(0.3)
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
+    with streamlit_run(BARE_PAGE, tmp_path_factory.mktemp("bare"), what="the bare page's streamlit") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from playwright.sync_api import expect
 from lessons import masking
 from lessons.common import catalog
 from tests.helpers import BROWSER_WAIT as WAIT
-from tests.helpers import ROOT, SCRIPT_DONE, assert_no_exception, goto
+from tests.helpers import ROOT, SCRIPT_DONE, assert_no_exception, free_port, goto
 
 pytestmark = pytest.mark.browser
 
@@ -91,15 +90,9 @@ class Server:
         self.start()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def class_server(tmp_path):
-    server = Server(_free_port(), f"sqlite:///{tmp_path / 'class.sqlite3'}", tmp_path)
+    server = Server(free_port(), f"sqlite:///{tmp_path / 'class.sqlite3'}", tmp_path)
     server.start()
     yield server
     server.stop()
