@@ -9,6 +9,7 @@ from lessons import scoring_functions
 from lessons.common import charts
 from lessons.common.live import TrainingRun
 from minimodels.attention import AdditiveAttention, BilinearAttention, DotProductAttention, ScaledDotProductAttention
+from minimodels.tasks import get_task
 
 lesson = ui.lesson("scoring_functions")
 ui.explain(scoring_functions.INTRO)
@@ -177,6 +178,35 @@ def train_yourself() -> None:
 
 
 train_yourself()
+
+# --- A trained model's scores ----------------------------------------------------------------------------------------
+st.header("6 · A trained model's scores, on your sentence", divider="gray")
+ui.explain(scoring_functions.TRAINED_TEXT)
+
+
+@st.fragment  # the sentence redraws this section only
+def trained_scores() -> None:
+    loaded = ui.pretrained("toy-translation", "gru-additive")
+    if loaded is None:
+        return
+    model = ui.model_choice(loaded[0], None, key="scoring_functions.trained.model", own_data="gru-additive")
+    reads = ui.model_data(model, get_task("toy-translation"), "toy-translation", scoring_functions.TRAINED_PROBE)
+    text = st.text_input("A sentence in the model's language", reads.text, max_chars=300,
+                         key=f"scoring_functions.trained.{reads.name}")  # fmt: skip
+    if reads.caption:
+        st.caption(reads.caption)
+    steps = scoring_functions.trained_scores(model, reads.task, text)
+    if isinstance(steps, str):
+        st.warning(steps)
+        return
+    figures = scoring_functions.trained_scores_figure(steps)
+    for column, fig, name in zip(st.columns(2), figures, ("raw", "weights"), strict=True):
+        with column:
+            ui.plotly(fig, key=f"scoring_functions.trained.{name}")
+    st.markdown(scoring_functions.trained_scores_sentence(steps))
+
+
+trained_scores()
 
 SCORE_MODULES = (DotProductAttention, ScaledDotProductAttention, BilinearAttention, AdditiveAttention)
 ui.page_tail(

@@ -187,7 +187,7 @@ COURSE: tuple[Part, ...] = (
                     "scaled dot score",
                 ),
                 results=("assets/results/scoring_functions.json",),
-                pretrained=(),
+                pretrained=(("toy-translation", "gru-additive"),),
                 sources=(
                     "Sources: the NLP lecture on attention (“Similarity between query and key”: bilinear, MLP, dot "
                     "product, scaled dot product); Luong, Pham & Manning, *Effective Approaches to "
