@@ -357,7 +357,7 @@ async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_u
     TABS.clear()
     # 1. a class across both replicas: bench.class_session's teacher and students, as browsers behind nginx
     with mock.patch.object(class_session, "Student", Browser):
-        teacher, code, met = await class_session._teacher(url, LESSON)
+        teacher, code, _key, met = await class_session._teacher(url, LESSON)
         problems += met
         question = classes.current_question(code)
         if question is None or question.state != "open":
