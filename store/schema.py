@@ -191,8 +191,11 @@ def upgrade(engine: sa.Engine, to: int = VERSION, attempts_left: int = 5) -> int
                     conn.execute(schema_version.delete())
                     conn.execute(schema_version.insert().values(version=step + 1))
                 return max(version, to)
-        except sa.exc.OperationalError:
-            if attempt == attempts_left - 1:
+        except sa.exc.OperationalError as error:
+            # only a lost race between replicas upgrading at once is worth another try; a database that cannot be
+            # reached is said at once (it would otherwise cost every page two seconds of retries)
+            race = any(word in str(error).lower() for word in ("locked", "already exists", "busy"))
+            if not race or attempt == attempts_left - 1:
                 raise
             time.sleep(0.2 * (attempt + 1))
     return to

@@ -162,7 +162,9 @@ def postgres_server():
 _databases = iter(range(1, 10**6))
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+# The PostgreSQL half is `slow` (the full suite and CI run it; the fast loop keeps SQLite): starting the cluster and a
+# database per test cost the fast loop ten seconds.
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])
 def store_url(request, tmp_path):
     """An empty store's URL: a fresh SQLite file, and a fresh database on the session's PostgreSQL cluster."""
     if request.param == "sqlite":
