@@ -1,5 +1,5 @@
 # The house's everyday commands. `make fast` is the loop to run while editing: all pure code and one AppTest
-# run of every page, under a minute on 2 cores; `make test` is the full suite (real Chromium included).
+# run of every page, about a minute on 2 cores; `make test` is the full suite (real Chromium included).
 PYTHON ?= python
 
 .PHONY: fast test run lint
