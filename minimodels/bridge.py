@@ -38,6 +38,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from minimodels.attention import BilinearAttention, masked_softmax
+from minimodels.bleu import corpus_bleu
 from minimodels.tasks.multilingual import MultilingualCorpus, PairBatch, WordTokenizer, encode_sentences
 from minimodels.tokenizers import BOS_ID, EOS_ID, PAD_ID
 from minimodels.train import stop_requested
@@ -211,6 +212,7 @@ class PairScore:
     exact_match: float  # share of sentences decoded exactly right
     token_accuracy: float  # share of reference tokens (EOS included) matched at their position
     redundancy: float  # mean ||AAᵀ − I||_F (not squared) over the sentences
+    bleu: float = float("nan")  # corpus BLEU (0–100) of the greedy translations, words without EOS
 
 
 @dataclass(frozen=True)
@@ -222,6 +224,24 @@ class SentenceScores:
     lengths: torch.Tensor  # (B,) reference tokens, EOS included
     source_words: torch.Tensor  # (B,) source words, EOS not counted
     A: torch.Tensor  # (B, k, S) the bridge's weights
+    predicted: tuple[tuple[int, ...], ...] = ()  # each greedy translation's ids up to its EOS (EOS not kept)
+    references: tuple[tuple[int, ...], ...] = ()  # each reference's ids, EOS not kept
+
+    @property
+    def bleu(self) -> float:
+        """Corpus BLEU (0–100) of the translations against the references (:func:`minimodels.bleu.corpus_bleu`)."""
+        return corpus_bleu(self.predicted, self.references).score
+
+
+def words_of(ids: Sequence[int]) -> tuple[int, ...]:
+    """A decoded row's ids up to its first EOS, padding dropped: the words BLEU counts."""
+    out = []
+    for i in ids:
+        if i == EOS_ID:
+            break
+        if i != PAD_ID:
+            out.append(int(i))
+    return tuple(out)
 
 
 @torch.no_grad()
@@ -234,6 +254,7 @@ def evaluate_pair(
         exact_match=float(s.exact.float().mean()),
         token_accuracy=float(s.matches.sum() / s.lengths.sum()),
         redundancy=float(redundancy(s.A).sqrt().mean()),
+        bleu=s.bleu,
     )
 
 
@@ -255,7 +276,9 @@ def score_sentences(
     predicted = nn.functional.pad(predicted, (0, width - predicted.shape[1]), value=PAD_ID)
     real = gold != PAD_ID
     return SentenceScores(exact=(predicted == gold).all(dim=1), matches=((predicted == gold) & real).sum(dim=1),
-                          lengths=real.sum(dim=1), source_words=batch.source_lengths - 1, A=A)  # fmt: skip
+                          lengths=real.sum(dim=1), source_words=batch.source_lengths - 1, A=A,
+                          predicted=tuple(map(words_of, predicted.tolist())),
+                          references=tuple(map(words_of, gold.tolist())))  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------- training
