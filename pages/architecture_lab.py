@@ -191,7 +191,7 @@ if results is not None:
 
 st.subheader("The paper's own numbers")
 ui.table(architecture_lab.paper_rows(), key="architecture_lab.paper")
-st.caption(architecture_lab.PAPER_CAPTION)
+st.caption(architecture_lab.paper_caption())
 
 ui.page_tail(
     lesson,

@@ -164,6 +164,11 @@ def test_the_paper_table_rows_name_the_preset_that_copies_them():
     assert by_pair[("RNN", "self-att")]["IWSLT EN→DE"] == "25.8 ± 0.1"
     assert by_pair[("self-att", "self-att")]["preset here"] == architecture_lab.PRESET_BY_KEY["transformer"].label
     assert by_pair[("self-att", "combined")]["preset here"] == "–"
+    caption = architecture_lab.paper_caption()  # every row without a preset is said, with its reason
+    assert caption.startswith(architecture_lab.PAPER_CAPTION) and "not built yet" not in caption
+    assert [row["encoder"] + " → " + row["decoder"] for row in rows if row["preset here"] == "–"] == [
+        part.split("”")[0] for part in caption.split("No preset copies “")[1:]
+    ]
 
 
 @pytest.mark.skipif(not SOURCES.exists(), reason="the course's source texts are not on this machine")
