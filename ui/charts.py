@@ -8,7 +8,12 @@ a page calls ``st.plotly_chart``, ``st.altair_chart`` or ``st.vega_lite_chart`` 
 from __future__ import annotations
 
 import contextvars
+import hashlib
+import pickle
 import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -24,13 +29,58 @@ def plain(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", text)
 
 
-def plotly(fig, key: str) -> None:
-    """A Plotly figure with the toolbar's PNG download (drawn in the browser, works offline), no logo and no
-    scroll-zoom; under a figure with heatmaps, its text alternative and its numbers (a table on demand, CSV and
-    JSON, tokens on both axes). Larger in presenter mode; heatmaps in the high-contrast scales when the student asks.
-    The page's width; a figure that sets a width (a diagram whose boxes need it) takes it as its least, and scrolls
-    sideways inside its box on a narrower screen (``ui.style``)."""
-    if presenting():  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
+@dataclass(frozen=True)
+class _Drawn:
+    """A figure as a page draws it, prepared once for every session that draws the same figure (presenter sizes,
+    scales, fitted margins, its text alternative); never changed after it is made."""
+
+    figure: object  # the prepared Plotly figure: what the text alternative and the downloads read
+    frozen: object  # the same, as handed to Streamlit (its ``to_dict`` made once: :func:`_frozen`)
+    least: int | None  # the width it needs at least (a diagram), else None
+    caption: str | None  # the heatmaps' text alternative; None when it has no heatmap
+    count: int  # how many heatmaps
+
+
+_DRAWN: OrderedDict[bytes, _Drawn] = OrderedDict()  # the server's figures by content, the least recent first
+_DRAWN_MAX = 512  # figures kept: a class on every lesson at its defaults, and the settings students try
+_DRAWN_LOCK = threading.Lock()
+
+
+def _fingerprint(fig, *flags) -> bytes:
+    """Who the figure is: its traces and layout as Plotly holds them (numbers, labels, sizes), with ``flags``."""
+    return hashlib.blake2b(pickle.dumps((fig._data, fig._layout, flags), protocol=5), digest_size=16).digest()
+
+
+def _frozen(fig):
+    """``fig`` as a figure whose ``to_dict`` (what Streamlit serialises, a deep copy each time) is made once."""
+    import plotly.graph_objects as go
+
+    class Frozen(go.Figure):
+        def to_dict(self):
+            return self._spec
+
+    spec = fig.to_dict()
+    frozen = Frozen(spec, _validate=False)
+    frozen._spec = spec
+    return frozen
+
+
+def _prepared(fig) -> _Drawn:
+    """``fig`` made ready to draw: the same figure met before (by any session) is prepared once.
+
+    Preparing costs more than building: fitting the margins reads every label, the text alternative every cell
+    (py-spy, 30 page opens of the masking lesson: a third of the page's time went to its six figures)."""
+    from lessons.common import charts, export
+    from ui.style import high_contrast
+
+    flags = (presenting(), high_contrast())
+    key = _fingerprint(fig, *flags)
+    with _DRAWN_LOCK:
+        drawn = _DRAWN.get(key)
+        if drawn is not None:
+            _DRAWN.move_to_end(key)
+            return drawn
+    if flags[0]:  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
         fig.update_layout(height=int((fig.layout.height or 450) * PRESENTER_SCALE), font_size=17, title_font_size=22,
                           hoverlabel_font_size=17)  # fmt: skip
         if fig.layout.width:
@@ -38,28 +88,51 @@ def plotly(fig, key: str) -> None:
         fig.update_xaxes(tickfont_size=16, title_font_size=17)
         fig.update_yaxes(tickfont_size=16, title_font_size=17)
         fig.update_annotations(font_size=17)
-    from lessons.common import charts, export
-    from ui.style import high_contrast
-
-    if high_contrast():
+    if flags[1]:
         charts.high_contrast(fig)
     charts.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
-    here = st
+    least = None
     if fig.layout.width:  # Streamlit fits a chart to its column: this one goes in a box at least that wide
         least, fig.layout.width = int(fig.layout.width), None
+    caption, count = None, 0
+    if any(trace.type == "heatmap" for trace in fig.data):
+        tables = export.heatmap_tables(fig)
+        caption, count = plain(export.describe(tables)), len(tables)
+    drawn = _Drawn(fig, _frozen(fig), least, caption, count)
+    with _DRAWN_LOCK:
+        _DRAWN[key] = drawn
+        while len(_DRAWN) > _DRAWN_MAX:
+            _DRAWN.popitem(last=False)
+    return drawn
+
+
+def plotly(fig, key: str) -> None:
+    """A Plotly figure with the toolbar's PNG download (drawn in the browser, works offline), no logo and no
+    scroll-zoom; under a figure with heatmaps, its text alternative and its numbers (a table on demand, CSV and
+    JSON, tokens on both axes). Larger in presenter mode; heatmaps in the high-contrast scales when the student asks.
+    The page's width; a figure that sets a width (a diagram whose boxes need it) takes it as its least, and scrolls
+    sideways inside its box on a narrower screen (``ui.style``).
+
+    ``fig`` may be changed on the way: hand over a figure made for this call. A figure the server has drawn
+    before (same traces, layout and settings, from any session) is prepared once (:func:`_prepared`)."""
+    from lessons.common import export
+
+    drawn = _prepared(fig)
+    here = st
+    if drawn.least:
         here = st.container(key=f"{key}.box")
         box = "st-key-" + re.sub(r"[^A-Za-z0-9_-]", "-", f"{key}.box")  # the class Streamlit gives a keyed container
-        st.html(f"<style>.{box} {{min-width: {least}px}} :has(> .{box}) {{overflow-x: auto}}</style>")
+        st.html(f"<style>.{box} {{min-width: {drawn.least}px}} :has(> .{box}) {{overflow-x: auto}}</style>")
     name = export.file_stem(key)
     here.plotly_chart(
-        fig,
+        drawn.frozen,
         key=key,
         width="stretch",
         config={"displaylogo": False, "scrollZoom": False,
                 "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}},
     )  # fmt: skip
-    if not _LIVE.get() and any(trace.type == "heatmap" for trace in fig.data):
-        heatmap_downloads(fig, key, name)
+    if not _LIVE.get() and drawn.caption is not None:
+        heatmap_downloads(drawn.figure, key, name, caption=drawn.caption, count=drawn.count)
 
 
 def vega(spec: dict, key: str, height: int | None = None, container=None, width: str = "stretch") -> None:
@@ -75,7 +148,12 @@ def vega(spec: dict, key: str, height: int | None = None, container=None, width:
 
         spec = charts.presenter_vega(spec, PRESENTER_SCALE)
         height = int(height * PRESENTER_SCALE) if height else None
-    (container or st).vega_lite_chart(spec=spec, key=key, width=width, **({"height": height} if height else {}))
+    data = None
+    values = (spec.get("data") or {}).get("values") if isinstance(spec.get("data"), dict) else None
+    if isinstance(values, list) and values and all(isinstance(row, dict) for row in values):
+        spec = {k: v for k, v in spec.items() if k != "data"}  # the caller's spec stays as it was
+        data = _arrow(values)  # what Streamlit sends apart from the spec anyway, made once per content
+    (container or st).vega_lite_chart(data, spec=spec, key=key, width=width, **({"height": height} if height else {}))
 
 
 def altair(chart, key: str, height: int | None = None, container=None, width: str = "stretch") -> None:
@@ -83,7 +161,7 @@ def altair(chart, key: str, height: int | None = None, container=None, width: st
     vega(chart.to_dict(), key, height=height, container=container, width=width)
 
 
-def heatmap_downloads(fig, key: str, name: str) -> None:
+def heatmap_downloads(fig, key: str, name: str, *, caption: str | None = None, count: int | None = None) -> None:
     """The text alternative and a small "numbers" menu under a figure with heatmaps.
 
     The alternative, for a student who cannot see the colours (a screen reader, a colour-blind reader, a washed-out
@@ -95,13 +173,14 @@ def heatmap_downloads(fig, key: str, name: str) -> None:
     time)."""
     from lessons.common import charts, export
 
-    tables = export.heatmap_tables(fig)
-    count = len(tables)
-    st.caption(plain(export.describe(tables)))
+    if caption is None or count is None:  # else the caller read them from this figure already
+        tables = export.heatmap_tables(fig)
+        caption, count = plain(export.describe(tables)), len(tables)
+    st.caption(caption)
     values = st.expander("Values as a table", icon=":material/table:", key=f"{key}.values", on_change="rerun")
     if values.open:
         with values:
-            table(charts.values_frame(tables), key=f"{key}.values.table")
+            table(charts.values_frame(export.heatmap_tables(fig)), key=f"{key}.values.table")
     with st.popover("Numbers", icon=":material/download:", help="This figure's numbers as files"):
         st.caption(f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes.")
         cols = st.columns(2)
@@ -140,5 +219,33 @@ def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwar
     number format (``{"max |f|": "%.2e"}``). Other keyword arguments go to ``st.dataframe`` (``key``, ``height``)."""
     config = {name: st.column_config.NumberColumn(format=f) for name, f in (formats or {}).items()}
     (container or st).dataframe(
-        rows, hide_index=True, **{"width": "stretch", "column_config": config or None, **kwargs}
+        _arrow(rows), hide_index=True, **{"width": "stretch", "column_config": config or None, **kwargs}
     )
+
+
+_TABLES: OrderedDict[bytes, object] = OrderedDict()  # the server's tables as Arrow, by content, least recent first
+_TABLES_MAX = 512
+
+
+def _arrow(rows):
+    """``rows`` (dicts or a data frame) as the Arrow table Streamlit would make of them, made once per content for
+    every session: converting through pandas was a twelfth of a lesson run (py-spy, every lesson opened 12 times).
+    Rows that cannot be pickled go as they are."""
+    import pandas as pd
+    from streamlit.dataframe_util import convert_pandas_df_to_arrow_table
+
+    try:
+        key = hashlib.blake2b(pickle.dumps(rows, protocol=5), digest_size=16).digest()
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return rows
+    with _DRAWN_LOCK:
+        table = _TABLES.get(key)
+        if table is not None:
+            _TABLES.move_to_end(key)
+            return table
+    table = convert_pandas_df_to_arrow_table(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
+    with _DRAWN_LOCK:
+        _TABLES[key] = table
+        while len(_TABLES) > _TABLES_MAX:
+            _TABLES.popitem(last=False)
+    return table

@@ -16,9 +16,10 @@ import streamlit as st
 from lessons.common.catalog import ROOT, Lesson
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def _load(module: str, loader: str, path: str, mtime: float):
-    """Keyed on the file's time stamp, so a re-measured file is read again; shared by every student."""
+    """Keyed on the file's time stamp, so a re-measured file is read again; one object shared by every student (a
+    :class:`~lessons.common.comparison.Comparison` never changes; a data cache would unpickle a copy on each run)."""
     return getattr(importlib.import_module(module), loader)(path)
 
 

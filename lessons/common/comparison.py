@@ -306,8 +306,17 @@ class Comparison:
         return tuple(sorted({r.params[name] for r in self.runs if name in r.params}))
 
     def spread(self, metric: str, variant: str, where: Mapping[str, Any] | None = None) -> Spread:
-        """``metric`` (a final metric) over ``variant``'s runs."""
-        return Spread(tuple(r.value(metric) for r in self.runs_of(variant, where)))
+        """``metric`` (a final metric) over ``variant``'s runs. Computed once per question: a comparison never
+        changes, and a page asks the same ones on every run, for every student (the shipped results are shared)."""
+        try:
+            key = (metric, variant, tuple(sorted((where or {}).items())))
+            hash(key)
+        except TypeError:  # a ``where`` with a list in it: asked as it is
+            return Spread(tuple(r.value(metric) for r in self.runs_of(variant, where)))
+        memo = self.__dict__.setdefault("_spreads", {})
+        if key not in memo:
+            memo[key] = Spread(tuple(r.value(metric) for r in self.runs_of(variant, where)))
+        return memo[key]
 
     def spreads(self, metric: str, where: Mapping[str, Any] | None = None) -> dict[str, Spread]:
         """Variant -> :meth:`spread`, for the variants with runs (matching ``where``)."""
