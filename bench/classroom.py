@@ -1,7 +1,8 @@
 """A class on one server: simulated students over Streamlit's websocket protocol (issue #7).
 
     python -m bench.classroom load [--students 10 30 60] [--trainers 4] [--seconds 60] [--write]
-    python -m bench.classroom memory [--students 30] [--write]
+    python -m bench.classroom full [--students 30 60] [--seconds 60] [--write]
+    python -m bench.classroom memory [--students 30] [--idle] [--write]
     python -m bench.classroom render      # bench/CLASSROOM.md from bench/classroom.json
 
 ``load``: for each N, a fresh ``streamlit run app.py``; N students open lessons (round robin over the built
@@ -11,6 +12,15 @@ fragment as a browser does. Printed: latency
 of the non-training interactions (median, p90, p99; from sending the rerun to its ``script_finished``), of
 the training students' fragment polls, the number of interactions, and errors (exceptions on a page, failed
 or timed-out requests).
+
+``full`` (issue 22): whole-page runs, as a page open or a control outside every fragment causes. Each lesson is
+opened once first; then N students, each on a random lesson, every 1–2 s either open a random lesson in a fresh
+tab or move a control of their page that no fragment holds. Printed: the latency of every such run (median, p90,
+p99; page opens and controls apart), errors, and the server's CPU seconds per wall second.
+Targets: N = 30 with p90 ≤ 400 ms; N = 60 with 0 errors, p90 reported.
+
+``memory --idle`` (issue 22): one student opens every lesson, then N - 1 more open a random lesson each and stay
+idle. Targets: ≤ 600 MB with the one student, ≤ 5 MB per further idle student.
 
 ``memory``: the server's resident memory (``/proc/PID/status`` VmRSS) with 1 session that trained once,
 then with N sessions that all trained once, then at intervals after every session closed.
@@ -46,6 +56,7 @@ TRAIN_PAGE = "bahdanau_attention"
 # The memory bench trains every session once: the dates model (a 15 s budget, ~10 s to its target) keeps 30
 # runs, two at a time, within a few minutes; the page's default task has a 90 s budget.
 MEMORY_QUERY = "task=dates"
+SETTLE_S = 35  # seconds before reading an idle server's memory: one of its 30 s give-back rounds has run
 
 
 def free_port() -> int:
@@ -190,6 +201,123 @@ async def _load(url: str, students: int, trainers: int, seconds: float, seed: in
     }
 
 
+# ------------------------------------------------------------------------------------------ full reruns
+async def _full(url: str, name: str, seconds: float, rng: random.Random, pages: list[str], arrived) -> Student:
+    """One student of the full-rerun mode: every 1–2 s either a fresh tab on a random lesson (a page open) or a
+    control outside any fragment moved (a whole script run); both are full runs of the page's script."""
+    student = Student(url, name=name)
+    await student.open(rng.choice(pages))
+    student.latencies.clear()
+    await arrived()
+    opens, changes = [], []
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        await asyncio.sleep(rng.uniform(1.0, 2.0))
+        outside = [
+            w
+            for w in student.widgets.values()
+            if not w.fragment_id
+            and not w.proto.disabled
+            and (w.kind == "slider" or (w.kind in ("selectbox", "radio") and len(w.proto.options) > 1))
+        ]
+        if rng.random() < 0.5 or not outside:
+            await student.close()
+            errors = student.exceptions + student.errors
+            student = Student(url, name=name, exceptions=errors)
+            opens.append(await student.open(rng.choice(pages)))
+            continue
+        widget = rng.choice(outside)
+        p = widget.proto
+        if widget.kind == "slider" and not p.options:
+            steps = max(1, round((p.max - p.min) / (p.step or 1)))
+            value = p.min + rng.randint(0, steps) * (p.step or 1)
+        else:
+            value = rng.randrange(len(p.options))
+        changes.append(await student.change(widget.label, value))
+    student.latencies[:] = opens + changes
+    student.tick_latencies[:] = opens  # kept apart: which of the latencies were page opens
+    return student
+
+
+async def _full_load(url: str, students: int, seconds: float, seed: int) -> dict:
+    pages = [lesson.url_path for lesson in built_lessons()]
+    rng = random.Random(seed)
+    opened, everyone = 0, asyncio.Event()
+
+    async def arrived() -> None:
+        nonlocal opened
+        opened += 1
+        if opened == students:
+            everyone.set()
+        await everyone.wait()
+
+    jobs = []
+    for i in range(students):
+        jobs.append(asyncio.create_task(_full(url, f"s{i}", seconds, random.Random(rng.random()), pages, arrived)))
+        await asyncio.sleep(0.05)
+    outcomes = await asyncio.gather(*(asyncio.wait_for(job, seconds + 180) for job in jobs), return_exceptions=True)
+    errors, runs, opens = [], [], []
+    for i, outcome in enumerate(outcomes):
+        if isinstance(outcome, BaseException):
+            errors.append(f"s{i}: {outcome!r}")
+            continue
+        errors += [f"{outcome.name}: {e}" for e in outcome.exceptions + outcome.errors]
+        runs += outcome.latencies
+        opens += outcome.tick_latencies
+        await outcome.close()
+    changes = list(runs)
+    for x in opens:
+        changes.remove(x)
+    ms = lambda x: None if x is None else round(1000 * x, 1)  # noqa: E731
+    return {
+        "students": students,
+        "seconds": seconds,
+        "runs": len(runs),
+        "page_opens": len(opens),
+        "median_ms": ms(statistics.median(runs)) if runs else None,
+        "p90_ms": ms(percentile(runs, 0.9)),
+        "p99_ms": ms(percentile(runs, 0.99)),
+        "open_p90_ms": ms(percentile(opens, 0.9)),
+        "change_p90_ms": ms(percentile(changes, 0.9)),
+        "errors": len(errors),
+        "error_samples": errors[:5],
+    }
+
+
+def run_full(args) -> list[dict]:
+    rows = []
+    for n in args.students:
+        with server() as (url, pid):
+            warm = asyncio.run(_warm(url))  # the first student of the day pays each lesson's first run
+            before = machine()
+            cpu0 = _cpu_seconds(pid)
+            start = time.monotonic()
+            row = asyncio.run(_full_load(url, n, args.seconds, args.seed))
+            row |= {
+                "server_cpu_per_wall_s": round((_cpu_seconds(pid) - cpu0) / (time.monotonic() - start), 2),
+                "rss_mb_end": round(rss_mb(pid)),
+                "warm_s": warm,
+                **before,
+            }
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
+
+
+async def _warm(url: str) -> float:
+    start = time.monotonic()
+    for lesson in built_lessons():
+        student = Student(url, name="warm")
+        await student.open(lesson.url_path)
+        await student.close()
+    return round(time.monotonic() - start, 1)
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_load(args) -> list[dict]:
     rows = []
     for n in args.students:
@@ -241,9 +369,44 @@ async def _memory(url: str, pid: int, n: int) -> dict:
     }
 
 
+async def _idle(url: str, pid: int, n: int, seed: int) -> dict:
+    """Issue 22, item 4: one student walks every lesson (what is shared gets loaded: models, shipped results, the
+    figures at their defaults), then ``n - 1`` more open a random lesson each and stay, tabs open, doing nothing."""
+    lessons = [lesson.url_path for lesson in built_lessons()]
+    first = Student(url, name="s0")
+    await first.open(lessons[0])
+    for page in lessons[1:]:
+        await first.navigate(page)
+    await asyncio.sleep(SETTLE_S)  # the server gives freed memory back every 30 s (ui.page._give_memory_back)
+    one = rss_mb(pid)
+    print(json.dumps({"students": 1, "rss_mb": round(one)}), flush=True)
+    rng = random.Random(seed)
+    others = [Student(url, name=f"s{i}") for i in range(1, n)]
+    for student in others:
+        await student.open(rng.choice(lessons))
+    await asyncio.sleep(SETTLE_S)
+    many = rss_mb(pid)
+    print(json.dumps({"students": n, "rss_mb": round(many)}), flush=True)
+    errors = [e for s in [first, *others] for e in s.exceptions + s.errors]
+    for s in [first, *others]:
+        await s.close()
+    return {
+        "students": n,
+        "rss_mb_1_student": round(one),
+        "rss_mb_n_students": round(many),
+        "mb_per_extra_student": round((many - one) / max(n - 1, 1), 2),
+        "errors": len(errors),
+        "error_samples": errors[:5],
+    }
+
+
 def run_memory(args) -> dict:
     with server() as (url, pid):
         before = machine()
+        if args.idle:
+            row = asyncio.run(_idle(url, pid, args.students[0], args.seed)) | before
+            print(json.dumps(row), flush=True)
+            return row
         row = asyncio.run(_memory(url, pid, args.students[0])) | before
     print(json.dumps(row), flush=True)
     return row
@@ -258,7 +421,7 @@ def render(stored: dict) -> str:
     lines = ["# Classroom benchmarks (issue #7)", ""]
     lines += [
         "Written by `python -m bench.classroom render` from `bench/classroom.json`, which",
-        "`python -m bench.classroom load|memory --write` and `python -m bench.latency --write` fill.",
+        "`python -m bench.classroom load|full|memory --write` and `python -m bench.latency --write` fill.",
         "`load before` is the machine's 1-minute load average when the run started (2 cores; 0 is idle).",
         "",
     ]
@@ -293,6 +456,62 @@ def render(stored: dict) -> str:
             if r["error_samples"]:
                 lines.append(f"- N = {r['students']}, first errors: {'; '.join(r['error_samples'][:3])}")
         lines.append("")
+    if "full" in stored:  # issue 22, item 3
+        lines += [
+            "## A class at once: whole-page runs (issue 22)",
+            "",
+            "`python -m bench.classroom full --students 30 60 --write`: a fresh `streamlit run app.py`, each lesson",
+            "opened once first (the first student of the day pays a lesson's first run: its models, its shipped",
+            "results). Then N students over Streamlit's websocket protocol, each on a random lesson; every 1–2 s",
+            "each either opens a random lesson in a fresh tab (a page open) or moves a control of its page that is",
+            "outside every fragment (a slider or a select box, to a random value): both run the page's whole",
+            "script. Latency: the request to its `script_finished`. Server CPU: the server process's CPU seconds",
+            "per wall second while the students act (one Python process: a whole core is about what it can use).",
+            "",
+            "| students | seconds | runs | page opens | median ms | p90 ms | p99 ms | open p90 ms | control p90 ms "
+            "| errors | server CPU s / s | RSS MB | load before | date |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in stored["full"]:
+            lines.append(
+                f"| {r['students']} | {r['seconds']:g} | {r['runs']} | {r['page_opens']} | {r['median_ms']} "
+                f"| {r['p90_ms']} | {r['p99_ms']} | {r['open_p90_ms']} | {r['change_p90_ms']} | {r['errors']} "
+                f"| {r['server_cpu_per_wall_s']} | {r['rss_mb_end']} | {r['load_before']} | {r['date']} |"
+            )
+        by_n = {r["students"]: r for r in stored["full"]}
+        lines.append("")
+        if 30 in by_n:
+            r = by_n[30]
+            met = r["p90_ms"] is not None and r["p90_ms"] <= 400 and r["errors"] == 0
+            lines.append(f"- N = 30: p90 ≤ 400 ms: {_ok(met)} (p90 {r['p90_ms']} ms, {r['errors']} errors)")
+        if 60 in by_n:
+            r = by_n[60]
+            lines.append(f"- N = 60: 0 errors, p90 reported: {_ok(r['errors'] == 0)} (p90 {r['p90_ms']} ms, "
+                         f"{r['errors']} errors)")  # fmt: skip
+        for r in stored["full"]:
+            if r["error_samples"]:
+                lines.append(f"- N = {r['students']}, first errors: {'; '.join(r['error_samples'][:3])}")
+        notes = ROOT / "bench" / "classroom_full.md"  # where the time went: written by hand from py-spy runs
+        if notes.exists():
+            lines += ["", *notes.read_text(encoding="utf-8").rstrip("\n").split("\n")]
+        lines.append("")
+    if "memory_idle" in stored:  # issue 22, item 4
+        m = stored["memory_idle"]
+        lines += [
+            "## Memory with idle students (issue 22)",
+            "",
+            "`python -m bench.classroom memory --idle --students 30 --write`: one student opens every lesson in turn",
+            "(what every student shares is then loaded: models, shipped results, the figures at their defaults);",
+            f"then {m['students'] - 1} more each open a random lesson and stay, doing nothing. The server's VmRSS",
+            f"{SETTLE_S} s after each step (it gives freed memory back every 30 s).",
+            "",
+            f"- the server with that one student: **{m['rss_mb_1_student']} MB** (target ≤ 600 MB: "
+            f"{_ok(m['rss_mb_1_student'] <= 600)})",
+            f"- with {m['students']} students: {m['rss_mb_n_students']} MB, **{m['mb_per_extra_student']} MB per "
+            f"further idle student** (target ≤ 5 MB: {_ok(m['mb_per_extra_student'] <= 5)})",
+            f"- errors: {m['errors']}; load before: {m['load_before']}; date: {m['date']}",
+            "",
+        ]
     if "memory" in stored:
         m = stored["memory"]
         after = ", ".join(f"{k}: {v} MB" for k, v in m["rss_mb_after_close"].items())
@@ -382,21 +601,22 @@ def render(stored: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["load", "memory", "render"])
+    parser.add_argument("mode", choices=["load", "full", "memory", "render"])
     parser.add_argument("--students", type=int, nargs="+", default=None)
     parser.add_argument("--trainers", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--idle", action="store_true", help="memory: idle students (issue 22), not trained ones")
     parser.add_argument("--write", action="store_true", help="store the figures in bench/classroom.json")
     args = parser.parse_args()
     if args.mode == "render":
         (ROOT / "bench" / "CLASSROOM.md").write_text(render(json.loads(RESULTS.read_text())))
         return
     if args.students is None:
-        args.students = [10, 30, 60] if args.mode == "load" else [30]
-    result = run_load(args) if args.mode == "load" else run_memory(args)
+        args.students = [10, 30, 60] if args.mode == "load" else [30, 60] if args.mode == "full" else [30]
+    result = {"load": run_load, "full": run_full, "memory": run_memory}[args.mode](args)
     if args.write:
-        store(args.mode, result)
+        store("memory_idle" if args.mode == "memory" and args.idle else args.mode, result)
 
 
 if __name__ == "__main__":

@@ -30,3 +30,19 @@ def test_three_students_join_answer_and_post_on_sqlite():
     assert (n, kind, of_a, of_r) == ("3", "sqlite", "3", "3")
     assert answers == "3" and runs == "3" and errors == "0", done.stderr[-3000:]
     assert p90 != "none"  # the dashboard refreshed while the students acted
+
+
+@pytest.mark.slow
+def test_the_full_rerun_mode_runs_whole_pages_and_counts_what_it_ran(streamlit_server):
+    """``bench.classroom full`` (issue 22): students open lessons in fresh tabs and move controls outside fragments;
+    every run is counted, page opens apart, and a page's exception would be an error."""
+    import asyncio
+    import concurrent.futures
+
+    from bench import classroom
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # Playwright may hold this thread's event loop
+        row = pool.submit(asyncio.run, classroom._full_load(streamlit_server, 3, 6.0, 0)).result(timeout=240)
+    assert row["errors"] == 0, row["error_samples"]
+    assert row["runs"] >= 3 and 0 < row["page_opens"] <= row["runs"]
+    assert row["median_ms"] > 0 and row["p90_ms"] >= row["median_ms"]
