@@ -66,7 +66,7 @@ def padding() -> None:
     S = len(demo.tokens[0])
     st.markdown(f"Padded to **S = {S}** positions; the padding mask is True (1) where there is a real word:")
     cols = st.columns([3, 2])
-    cols[0].dataframe(demo.table(), hide_index=True)
+    ui.table(demo.table(), container=cols[0])
     with cols[1]:
         ui.plotly(masking.padding_mask_figure(demo), key="masking.padding_mask")
     look_at(demo)
@@ -95,7 +95,7 @@ def causal_demo(labels: list[str]) -> None:
     with cols[1]:
         t = ui.linked(st.slider, "Query position", 1, T, 4, key="masking.position") - 1
         row = masking.causal_row(T, t)
-        st.dataframe(row.table(labels), hide_index=True, height=36 * (T + 1) + 3)
+        ui.table(row.table(labels), height=36 * (T + 1) + 3)
         st.caption(masking.causal_row_caption(row, labels[t], quote=ui.literal))
 
 
@@ -180,7 +180,7 @@ def translator() -> None:
             "A sentence in the model's language", reads.text, key, masking.model_parser(reads.task)
         )
     layer = c[1].selectbox("Decoder layer", range(1, len(model.decoder_layers) + 1), key=f"{key}.layer") - 1
-    view = masking.translator_view(model, reads.task, " ".join(words))
+    view = ui.shared_view(masking.translator_view, model, reads.task, " ".join(words))
     if isinstance(view, str):
         st.warning(view)
         return

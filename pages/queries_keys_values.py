@@ -168,7 +168,7 @@ def trained(qkv=queries_keys_values) -> None:
         words = ui.sentence_input("A sentence in the model's language", reads.text, key, qkv.model_parser(reads.task))
     layer = c[1].selectbox("Encoder layer", range(1, len(model.encoder_layers) + 1), key=f"{key}.layer")
     head = c[2].selectbox("Head (lesson 9)", range(1, model.config.n_heads + 1), key=f"{key}.head")
-    view = qkv.trained_attention(model, reads.task, " ".join(words), layer - 1, head - 1)
+    view = ui.shared_view(qkv.trained_attention, model, reads.task, " ".join(words), layer - 1, head - 1)
     if isinstance(view, str):
         st.warning(view)
         return

@@ -195,7 +195,7 @@ def trained_scores() -> None:
                          key=f"scoring_functions.trained.{reads.name}")  # fmt: skip
     if reads.caption:
         st.caption(reads.caption)
-    steps = scoring_functions.trained_scores(model, reads.task, text)
+    steps = ui.shared_view(scoring_functions.trained_scores, model, reads.task, text)
     if isinstance(steps, str):
         st.warning(steps)
         return

@@ -33,7 +33,9 @@ with cols[1]:
     words = ui.sentence_input("Your sentence", reads.text, f"transformer.text.{reads.name}", transformer.parser(task),
                               tokens_key=f"transformer.tokens.{reads.name}")  # fmt: skip
 text = " ".join(words)
-w = ui.model_output(transformer.walk(model, task, text))  # a refusal cannot happen for parsed text; said if it does
+w = ui.model_output(
+    ui.shared_view(transformer.walk, model, task, text)
+)  # a refusal cannot happen for parsed text; said if it does
 
 # --- The diagram -------------------------------------------------------------------------------------
 ui.section(
@@ -91,7 +93,7 @@ if pronoun is None:
 
 # --- Residuals, layer norm and the feed-forward network -----------------------------------------------
 ui.section("4 · Residuals, layer norm and the feed-forward network, by their effect", transformer.ABLATION_TEXT)
-if not isinstance(check := transformer.convex_check(model, task, text), str):
+if not isinstance(check := ui.shared_view(transformer.convex_check, model, task, text), str):
     ui.plotly(transformer.convex_figure(check), key="transformer.convex")
     st.markdown(transformer.convex_text(check))
 if (results := ui.shipped_results(lesson)) is not None:
@@ -120,7 +122,7 @@ if sweep is not None:
 
 # --- Teacher forcing, then beam search ---------------------------------------------------------------------
 ui.section("6 · Teacher forcing, then beam search", transformer.DECODING_TEXT)
-forced = transformer.teacher_forcing(model, task)
+forced = ui.shared_view(transformer.teacher_forcing, model, task)
 st.markdown(transformer.teacher_forcing_text(forced))
 ui.table(forced.rows, formats={"p(gold)": "%.4f"})
 
@@ -128,7 +130,7 @@ ui.table(forced.rows, formats={"p(gold)": "%.4f"})
 @st.fragment  # the beam width reruns this figure only
 def beams() -> None:
     width = ui.linked(st.slider, "Beam width k", 1, transformer.MAX_BEAM, 3, key="transformer.beam")
-    view = transformer.beam_view(model, task, text, width)
+    view = ui.shared_view(transformer.beam_view, model, task, text, width)
     if isinstance(view, str):
         st.warning(view)
         return

@@ -67,3 +67,28 @@ def test_a_comparisons_spread_is_asked_once_and_equals_the_runs():
     assert results.spread("acc", "a", {"k": 1}) is first
     assert first.values == (0.5, 0.6, 0.7)
     assert results.spread("acc", "a", {"k": 2}).total == 0  # another question, another answer
+
+
+def test_a_shipped_models_view_is_computed_once_and_any_other_models_every_time():
+    import copy
+    import importlib
+
+    pretrained = importlib.import_module("ui.pretrained")  # the module (``ui.pretrained`` is also its function)
+
+    model, _ = pretrained._load("toy-translation", "transformer")
+    calls = []
+
+    def view(m, task, text):
+        calls.append(text)
+        return [text, len(task)]
+
+    task = ["an", "unhashable", "task"]
+    first = pretrained.shared_view(view, model, task, "I see it")
+    assert pretrained.shared_view(view, model, task, "I see it") is first
+    assert calls == ["I see it"]
+    pretrained.shared_view(view, model, task, "Jane visits Africa")  # other arguments: computed
+    assert calls == ["I see it", "Jane visits Africa"]
+    own = copy.deepcopy(model)  # a student's own model (it may be training): never shared
+    pretrained.shared_view(view, own, task, "I see it")
+    pretrained.shared_view(view, own, task, "I see it")
+    assert calls == ["I see it", "Jane visits Africa", "I see it", "I see it"]

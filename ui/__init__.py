@@ -29,7 +29,7 @@ from ui.presenter import (
     model_output,
     presenting,
 )
-from ui.pretrained import pretrained
+from ui.pretrained import pretrained, shared_view
 from ui.results import measured, provenance, provenance_text, shipped_results
 from ui.tail import check_yourself, exercise, page_tail, reveal, show_code
 from ui.training import (
@@ -47,6 +47,7 @@ __all__ = [
     "exercise", "explain", "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice",
     "model_data", "model_file", "model_output", "own_model", "page", "page_tail", "plotly", "presenting",
     "pretrained", "progress_panel", "provenance", "provenance_text", "replay_gif_button", "reveal", "section",
-    "sentence_input", "shipped_results", "show_code", "sidebar", "symbols", "table", "tool", "trained_model",
+    "sentence_input", "shared_view", "shipped_results", "show_code", "sidebar", "symbols", "table", "tool",
+    "trained_model",
     "training_panel", "vega",
 ]  # fmt: skip

@@ -6,6 +6,9 @@ page naming the checkpoint and why it cannot be loaded. Never train, hook or set
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import streamlit as st
 
 
@@ -13,7 +16,46 @@ import streamlit as st
 def _load(task: str, model: str):
     from lessons.common.pretrained import load_pretrained
 
-    return load_pretrained(task, model)
+    loaded = load_pretrained(task, model)
+    _SHIPPED[id(loaded[0])] = loaded[0]
+    return loaded
+
+
+_SHIPPED: dict[int, object] = {}  # the shipped models handed out, by id: kept for the server's life, never trained
+_VIEWS: OrderedDict[tuple, tuple] = OrderedDict()  # (function, model, arguments) -> (result, the arguments kept)
+_VIEWS_MAX = 256
+_VIEWS_LOCK = threading.Lock()
+
+
+def shared_view(fn, model, *args):
+    """``fn(model, *args)``: what a lesson computes from a model (a translation and its attention maps, say),
+    once per server for a shipped model and the same arguments, then shared by every student. Another model (a
+    student's own, one training) is asked every time. The result is shared: read it, never change it.
+
+    Arguments that cannot be hashed (a task) count by identity, and are kept with the result so that no other
+    object takes their place while it is kept."""
+    if _SHIPPED.get(id(model)) is not model:
+        return fn(model, *args)
+    key = (fn.__module__, fn.__qualname__, id(model), tuple(_identity(a) for a in args))
+    with _VIEWS_LOCK:
+        hit = _VIEWS.get(key)
+        if hit is not None:
+            _VIEWS.move_to_end(key)
+            return hit[0]
+    result = fn(model, *args)
+    with _VIEWS_LOCK:
+        _VIEWS[key] = (result, args)
+        while len(_VIEWS) > _VIEWS_MAX:
+            _VIEWS.popitem(last=False)
+    return result
+
+
+def _identity(arg):
+    try:
+        hash(arg)
+    except TypeError:
+        return ("id", id(arg))
+    return arg
 
 
 def pretrained(task: str, model: str, loader=None):
