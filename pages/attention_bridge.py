@@ -10,6 +10,8 @@ from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES
 lesson = ui.lesson("attention_bridge")
 results = ui.shipped_results(lesson, attention_bridge.RESULTS)
 study = ui.shipped_results(lesson, attention_bridge.PENALTY_RESULTS, loader="load_penalty", what="The penalty study")
+left_out = ui.shipped_results(lesson, attention_bridge.LEAVE_OUT_RESULTS, loader="load_leave_out",
+                              what="The leave-one-pair-out study")  # fmt: skip
 st.markdown(attention_bridge.INTRO)
 st.latex(r"A = \mathrm{softmax}\big(W_2\,\mathrm{ReLU}(W_1 H^\top)\big) \in \mathbb{R}^{k\times n}, \qquad M = A H")
 st.latex(r"\mathcal{L} = -\log p(Y \mid X) + \lambda\,\lVert A A^\top - I \rVert_F^2")
@@ -152,6 +154,16 @@ if results is not None:  # no controls here: drawn once with the page
     for metric, spec in attention_bridge.history_charts(results):
         ui.vega(spec, key=f"attention_bridge.history.{metric}", height=spec["height"])
     ui.provenance(results.meta, note=attention_bridge.provenance_note(results.meta))
+st.subheader("Leave one pair out (the paper's Figure 1)")
+st.markdown(attention_bridge.LEAVE_OUT_INTRO)
+if left_out is not None:  # drawn once with the page: no controls
+    ui.table(attention_bridge.leave_out_rows(left_out))
+    ui.plotly(attention_bridge.leave_out_figure(left_out), key="attention_bridge.leave_out")
+    lines = [attention_bridge.leave_out_finding(left_out, m) for m in ("bleu", "tokens")]
+    if results is not None:
+        lines.append(attention_bridge.leave_out_against_hub(left_out, results))
+    st.markdown("\n".join(f"- {line}" for line in lines))
+    ui.provenance(left_out.meta, note=attention_bridge.leave_out_note(left_out.meta))
 
 # --- Train your own ---------------------------------------------------------------------------------
 ui.section(*attention_bridge.SECTIONS["train"])

@@ -562,3 +562,31 @@ def test_the_papers_grid_claims_are_quoted_verbatim():
     for *_, claim in attention_bridge.PAPER_GRID_CLAIMS:
         quote = claim[claim.index("“") + 1 : claim.index("”")]
         assert quote in text, quote
+
+
+def test_grid_findings_add_bleu_where_the_file_has_it():
+    results = fake_results(seeds=(0, 1, 2))
+    assert not attention_bridge.has_bleu(results)
+    assert all("By BLEU" not in line for line in attention_bridge.grid_findings(results))
+    assert all("trained directions: BLEU" not in row for row in attention_bridge.zero_shot_rows(results))
+    runs = [Run(r.variant, r.seed, r.params, r.curve, {**r.final, "trained_bleu": 10.0, "en_fr_bleu": 10.0,
+                "zero_shot_bleu": None if r.final["zero_shot_exact"] is None else 5.0}, r.extra)
+            for r in results.runs]  # fmt: skip
+    results = Comparison(results.variants, tuple(runs), results.meta, results.labels)
+    as_paper = {"bilingual": {"en_fr_bleu": 20.0}, "hub": {"en_fr_bleu": 30.0, "trained_bleu": 20.0},
+                "hub-mono": {"trained_bleu": 30.0}, "m2m": {"trained_bleu": 20.0},
+                "m2m-mono": {"trained_bleu": 30.0, "en_fr_bleu": 30.0}}  # fmt: skip
+    scored = with_grid(results, as_paper)
+    assert attention_bridge.has_bleu(scored)
+    lines = attention_bridge.grid_findings(scored)[:-1]
+    assert all("By BLEU: clearly higher" in line and line.endswith("the toy agrees.") for line in lines)
+    assert "By BLEU: clearly higher (30.0 ± 0.0 against 20.0 ± 0.0)" in lines[0]
+    flipped = {name: {m: 40.0 - v for m, v in values.items()} for name, values in as_paper.items()}
+    lines = attention_bridge.grid_findings(with_grid(results, flipped))[:-1]
+    assert all("By BLEU: clearly lower" in line and line.endswith("the toy finds the **opposite**.") for line in lines)
+    close = {"hub": {"en_fr_bleu": 10.5}}  # half a point above the bilingual model: no finding
+    lines = attention_bridge.grid_findings(with_grid(results, close))
+    assert "By BLEU: too close to call" in lines[0] and "no more than 1" in lines[0]
+    rows = attention_bridge.zero_shot_rows(scored)
+    assert rows[0]["trained directions: BLEU"] == "10.0 ± 0.0" and rows[0]["zero-shot: BLEU"] == "–"
+    assert rows[1]["trained directions: BLEU"] == "20.0 ± 0.0" and rows[1]["zero-shot: BLEU"] == "5.0 ± 0.0"

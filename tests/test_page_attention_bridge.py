@@ -60,6 +60,28 @@ def test_page_opens_with_the_shipped_model_and_results(at):
     assert any("attention_bridge_penalty.py" in c.value and "Bilingual bridge models" in c.value for c in at.caption)
 
 
+def test_the_leave_one_pair_out_study_is_drawn_with_its_computed_finding(at):
+    left_out = attention_bridge.load_leave_out()
+    tables = [d.value.to_dict("records") for d in at.dataframe]
+    assert attention_bridge.leave_out_rows(left_out) in tables
+    text = " ".join(m.value for m in at.markdown)
+    for measure in ("bleu", "tokens"):
+        assert attention_bridge.leave_out_finding(left_out, measure) in text
+    assert attention_bridge.leave_out_against_hub(left_out, attention_bridge.load_results()) in text
+    assert attention_bridge.LEAVE_OUT_INTRO in text and "Not measured here" not in text
+    figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    bars = [f for f in figures if f["data"] and all(d["type"] == "bar" for d in f["data"])]
+    assert len(bars) == 1 and [d["name"] for d in bars[0]["data"]] == [
+        "trained (every pair)",
+        "zero-shot (pair left out)",
+    ]
+    assert any("attention_bridge_leave_out.py" in c.value and "corpus BLEU" in c.value for c in at.caption)
+    grid = attention_bridge.load_results()
+    if attention_bridge.has_bleu(grid):  # the grid's table has BLEU beside exact match, mean ± sd
+        rows = attention_bridge.zero_shot_rows(grid)
+        assert all("trained directions: BLEU" in r and " ± " in r["trained directions: BLEU"] for r in rows)
+
+
 def test_the_meaning_space_is_drawn_both_ways_with_its_measured_sentence(at):
     model, corpus, _ = attention_bridge.load_shipped()
     space = attention_bridge.meaning_space(model, corpus)

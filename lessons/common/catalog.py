@@ -377,7 +377,11 @@ COURSE: tuple[Part, ...] = (
                     "attention bridge",
                     "zero-shot",
                 ),
-                results=("assets/results/attention_bridge.json", "assets/results/attention_bridge_penalty.json"),
+                results=(
+                    "assets/results/attention_bridge.json",
+                    "assets/results/attention_bridge_penalty.json",
+                    "assets/results/attention_bridge_leave_out.json",
+                ),
                 pretrained=(),
                 sources=(
                     "Source: Vázquez, Raganato, Tiedemann & Creutz, *Multilingual NMT with a language-independent "
