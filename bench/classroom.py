@@ -584,6 +584,8 @@ def render(stored: dict) -> str:
             f"Load before: {b['load_before']}; date: {b['date']}.",
             "",
         ]
+    if "same_weight" in stored:  # issue 22, items 1 and 2: written by bench.same_weight
+        lines += _same_weight_lines(stored["same_weight"])
     if "class_session" in stored:  # written by bench.class_session (issue 21)
         from bench.class_session import section_lines
 
@@ -597,6 +599,53 @@ def render(stored: dict) -> str:
         lines += [""] if lines[-1] else []
         lines += [*phones.read_text(encoding="utf-8").rstrip("\n").split("\n"), ""]
     return "\n".join(lines)
+
+
+def _same_weight_lines(w: dict) -> list[str]:
+    rows = w["rows"]
+    lines = [
+        "## Against a page of the same weight (issue 22)",
+        "",
+        "`python -m bench.same_weight --write` (its docstring says how): each lesson in Chromium against",
+        "`bench/weighted_page.py` given the lesson's own counts (elements, Plotly figures, Vega-Lite charts, tables,",
+        "as the lesson opens), which computes nothing; its one control, a slider in a fragment, redraws one heatmap of",
+        "the lesson's size. Page open: a fresh tab to fully drawn (script done, no skeleton, no figure changing for",
+        "300 ms), median of 3; title: the lesson's title on screen. Controls: each control's median over its moves",
+        "over the reference slider's median.",
+        "",
+        "| lesson | elements | Plotly / Vega / tables | open s | reference open s | open ratio | title s "
+        "| reference control ms | each control's ratio |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        wt = r["weight"]
+        each = "; ".join(f"{label}: {ratio}" for label, ratio in r["control_ratios"].items())
+        lines.append(
+            f"| {r['lesson']} | {wt['elements']} | {wt['plotly']} / {wt['vega']} / {wt['tables']} | {r['open_s']} "
+            f"| {r['reference_open_s']} | {r['open_ratio']} | {r['title_s']} | {r['reference_control_ms']} | {each} |"
+        )
+    if rows:
+        opens = [r["open_ratio"] for r in rows]
+        titles = [r["title_s"] for r in rows]
+        controls = [x for r in rows for x in r["control_ratios"].values()]
+        median_open = statistics.median(opens)
+        lines += [
+            "",
+            f"- page open, the lessons' median ratio {median_open:.2f} (target ≤ 1.1×: {_ok(median_open <= 1.1)}), "
+            f"the largest {max(opens):.2f} (target ≤ 1.25×: {_ok(max(opens) <= 1.25)})",
+            f"- the title on screen after {min(titles):.2f}–{max(titles):.2f} s "
+            f"(target ≤ 1 s: {_ok(max(titles) <= 1)})",
+        ]
+        if controls:
+            median_control = statistics.median(controls)
+            above = sum(x > 1.25 for x in controls)
+            lines.append(
+                f"- controls: {len(controls)} measured, median ratio {median_control:.2f}, {above} above 1.25× "
+                f"(target none: {_ok(above == 0)}), the largest {max(controls):.2f} (target ≤ 1.5×: "
+                f"{_ok(max(controls) <= 1.5)})"
+            )
+    lines += [f"- {len(rows)} lessons in {w['seconds']} s; load before: {w['load_before']}; date: {w['date']}", ""]
+    return lines
 
 
 def main() -> None:

@@ -182,8 +182,11 @@ def figure_controls(page, moves: int, most: int = 8) -> dict[str, list[float]]:
         controls = page.locator(f"[data-testid=stMain] [data-testid={kind}]")
         for i in range(min(controls.count(), most)):
             control = controls.nth(i)
-            label = control.locator("[data-testid=stWidgetLabel]").inner_text().strip() or f"{kind} {i + 1}"
-            times = measure(page, control, moves)
+            try:
+                label = control.locator("[data-testid=stWidgetLabel]").inner_text().strip() or f"{kind} {i + 1}"
+                times = measure(page, control, moves)
+            except PlaywrightTimeout:  # an earlier control's change removed or disabled this one: not measured
+                continue
             if times:
                 found[label] = times
     return found

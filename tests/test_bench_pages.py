@@ -41,3 +41,21 @@ def test_the_weighted_page_is_the_bare_page_among_that_many_unchanging_paragraph
     at.slider[0].set_value(3).run()
     assert not at.exception, at.exception
     assert [m.value for m in at.markdown] == paragraphs
+
+
+def test_the_same_weight_reference_holds_the_lessons_charts_tables_and_element_count():
+    """``bench.same_weight``: the reference page given a lesson's counts holds as many elements, Plotly figures
+    (its own heatmap among them), Vega-Lite charts and tables as the lesson, and its slider still redraws."""
+    from bench.same_weight import reference_query, weight
+    from tests.helpers import open_page
+
+    lesson = weight(open_page("pages/masking.py"))
+    query, got = reference_query(lesson, 3, 5)
+    assert got == lesson
+    params = dict(part.split("=") for part in query.split("&"))
+    at = run("weighted_page.py", **params)
+    assert weight(at) == lesson
+    first = [c.proto.spec for c in at.get("plotly_chart")]
+    at.slider[0].set_value(9).run()
+    after = [c.proto.spec for c in at.get("plotly_chart")]
+    assert sum(a != b for a, b in zip(first, after, strict=True)) == 1  # only the fragment's heatmap changed

@@ -1,0 +1,183 @@
+"""Each lesson against a page of its own weight that computes nothing (issue 22, items 1 and 2).
+
+    python -m bench.same_weight [--opens 3] [--moves 3] [--lessons SLUG …] [--write]
+
+The reference (``bench/weighted_page.py``) is given the lesson's counts as the lesson opens, read off the lesson
+page by AppTest: its Plotly figures, Vega-Lite charts and tables, and enough paragraphs (a header every ten) that
+it holds as many elements as the lesson (blocks and columns included, counted the same way); its one control, a
+slider in a fragment, redraws one heatmap of the lesson's first heatmap's size. Both are served by their own
+``streamlit run``, one after the other, in the same Chromium.
+
+Page open (item 1): a fresh tab, from the navigation to the page fully drawn: the script done, no skeleton left,
+and nothing in any figure, chart or table changed for 300 ms (the last change is the moment taken); and to the
+lesson's title on screen ("first text"). ``--opens`` times each, medians. Targets: the lessons' median ratio
+≤ 1.1×, none above 1.25×; first text within 1 s.
+
+Controls (item 2): every slider and select box of the lesson that redraws a figure, moved ``--moves`` times as
+``bench/latency.py`` moves them, each control's median against the reference's slider (median of twice as many
+moves). Targets: every control ≤ 1.25× the reference's median, none above 1.5×.
+
+``--write`` stores the figures in ``bench/classroom.json`` (``same_weight``); ``python -m bench.classroom render``
+writes them into ``bench/CLASSROOM.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+import urllib.parse
+
+from bench.classroom import machine, store
+from bench.latency import MESSAGES, figure_controls, heatmap_size, seed_moves, start, stop
+from lessons.common.catalog import built_lessons
+
+OPENED = """(() => {
+  window.__lastChange = 0; window.__title = null;
+  const DRAWN = '.js-plotly-plot, [data-testid=stVegaLiteChart], [data-testid=stDataFrame]';
+  document.addEventListener('DOMContentLoaded', () => {
+    new MutationObserver(records => {
+      const now = performance.now();
+      if (window.__title === null) {
+        const h1 = document.querySelector('[data-testid=stMain] h1');
+        if (h1 && h1.textContent.trim() && h1.getBoundingClientRect().height > 0) window.__title = now;
+      }
+      if (records.some(r => r.target.closest && r.target.closest(DRAWN))) window.__lastChange = now;
+    }).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+  });
+})();"""
+QUIET_MS = 300
+
+
+def _count(node) -> int:
+    children = getattr(node, "children", {}).values()
+    return sum(1 + _count(child) for child in children)
+
+
+def weight(at) -> dict:
+    """What a page holds as it opens, under AppTest: every element (blocks included), its charts and tables."""
+    return {
+        "elements": _count(at._tree.main),
+        "plotly": len(at.get("plotly_chart")),
+        "vega": len(at.get("vega_lite_chart")),
+        "tables": len(at.dataframe) + len(at.table),
+    }
+
+
+def reference_query(lesson_weight: dict, rows: int, cols: int) -> tuple[str, dict]:
+    """The reference page's query for a lesson's weight: its charts and tables, and the paragraphs that bring its
+    element count to the lesson's (found by counting the reference itself). Returns (query, its weight)."""
+    from streamlit.testing.v1 import AppTest
+
+    from bench.classroom import ROOT
+
+    params = {"rows": rows, "cols": cols, "plotly": max(0, lesson_weight["plotly"] - 1),
+              "vega": lesson_weight["vega"], "tables": lesson_weight["tables"]}  # fmt: skip
+    static = max(0, lesson_weight["elements"] - lesson_weight["plotly"] - lesson_weight["vega"] - 6)
+    got = None
+    for _ in range(6):
+        at = AppTest.from_file(str(ROOT / "bench" / "weighted_page.py"), default_timeout=60)
+        at.query_params.update({k: str(v) for k, v in {**params, "static": static}.items()})
+        at.run()
+        got = weight(at)
+        gap = lesson_weight["elements"] - got["elements"]
+        if gap == 0:
+            break
+        static = max(0, static + round(gap * 10 / 11))
+    return urllib.parse.urlencode({**params, "static": static}), got
+
+
+def open_times(browser, url: str, opens: int) -> tuple[float, float]:
+    """Medians over ``opens`` fresh tabs: (seconds to fully drawn, seconds to the title on screen)."""
+    drawn, title = [], []
+    for _ in range(opens):
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.add_init_script(OPENED)
+        page.goto(url, wait_until="commit")
+        page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=180_000)
+        page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')", timeout=120_000)
+        while True:
+            now, last = page.evaluate("() => [performance.now(), window.__lastChange]")
+            if now - last >= QUIET_MS:
+                break
+            page.wait_for_timeout(25)
+        drawn.append(last / 1000)
+        title.append((page.evaluate("() => window.__title") or last) / 1000)
+        page.close()
+    return statistics.median(drawn), statistics.median(title)
+
+
+def measure(browser, app_url: str, ref_url: str, lesson, opens: int, moves: int) -> dict:
+    from tests.helpers import open_page
+
+    lesson_weight = weight(open_page(lesson.page))
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.add_init_script(MESSAGES)
+    page.goto(f"{app_url}/{lesson.url_path}")
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    r, c = heatmap_size(page)
+    controls = figure_controls(page, moves)
+    page.close()
+    query, ref_weight = reference_query(lesson_weight, r, c)
+    ref = f"{ref_url}/?{query}"
+    lesson_open, lesson_title = open_times(browser, f"{app_url}/{lesson.url_path}", opens)
+    ref_open, _ = open_times(browser, ref, opens)
+    ref_ms = 1000 * statistics.median(seed_moves(browser, ref, 2 * moves))
+    each = {label: round(1000 * statistics.median(t), 1) for label, t in controls.items()}
+    row = {
+        "lesson": lesson.url_path,
+        "weight": lesson_weight,
+        "reference": ref_weight,
+        "heatmap": f"{r}x{c}",
+        "open_s": round(lesson_open, 2),
+        "reference_open_s": round(ref_open, 2),
+        "open_ratio": round(lesson_open / ref_open, 2),
+        "title_s": round(lesson_title, 2),
+        "controls_ms": each,
+        "reference_control_ms": round(ref_ms, 1),
+        "control_ratios": {label: round(ms / ref_ms, 2) for label, ms in each.items()},
+    }
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--opens", type=int, default=3)
+    parser.add_argument("--moves", type=int, default=3)
+    parser.add_argument("--lessons", nargs="*", help="url paths (default: every built lesson; --write needs all)")
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    if args.lessons and args.write:
+        parser.error("--write stores a run over every lesson: leave out --lessons")
+    from playwright.sync_api import sync_playwright
+
+    before = machine()
+    start_s = time.monotonic()
+    rows = []
+    app, app_url, _ = start("app.py")
+    ref, ref_url, _ = start("bench/weighted_page.py")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+            warm = browser.new_page()
+            for lesson in built_lessons():  # each lesson's first run (its models, its results) is not a page open
+                warm.goto(f"{app_url}/{lesson.url_path}")
+                warm.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=180_000)
+            warm.close()
+            for lesson in built_lessons():
+                if args.lessons and lesson.url_path not in args.lessons:
+                    continue
+                rows.append(measure(browser, app_url, ref_url, lesson, args.opens, args.moves))
+            browser.close()
+    finally:
+        stop(app, ref)
+    result = {"rows": rows, "seconds": round(time.monotonic() - start_s), **before}
+    if args.write:
+        store("same_weight", result)
+
+
+if __name__ == "__main__":
+    main()
