@@ -2,7 +2,9 @@
 with.
 
     python scripts/architecture_lab_results.py --tasks toy-translation --seeds 0 1 2 --max-steps 200 --stop-at 1.0 \
-        --budget 120 --threads 1
+        --budget 600 --threads 1 --out assets/results/architecture_lab.json
+
+(``--budget 600``: at 120 s one run was cut at step 168 of 200 on a machine at load ~9.)
 
 The task is the toy English -> French translation (adjectives move behind their noun): unlike ``reverse``, which
 every preset learns to ~100%, it separates the architectures after 200 steps.
