@@ -976,6 +976,7 @@ def penalty_findings(results: Comparison) -> list[str]:
 STUDY_COLUMNS = {  # column -> (final, format)
     "exact match": ("exact", ".1%"),
     "token accuracy": ("tokens", ".1%"),
+    "BLEU": ("bleu", ".1f"),  # in files measured since BLEU was added
     f"short sources (≤ {SHORT_WORDS} words)": ("exact_short", ".0%"),
     f"long sources (≥ {LONG_WORDS} words)": ("exact_long", ".0%"),
     "‖AAᵀ − I‖²_F": ("penalty", ".2f"),
@@ -990,14 +991,20 @@ def study_rows(results: Comparison) -> list[dict]:
         name = study_variant(k, weight)
         row = {"heads k": k, "penalty λ": weight, "n": len(results.runs_of(name))}
         for column, (metric, fmt) in STUDY_COLUMNS.items():
+            if metric == "bleu" and not study_has_bleu(results):
+                continue
             spread = results.spread(metric, name)  # no overlap for k = 1: no pair of heads
             row[column] = spread.text(fmt, with_n=False) if spread.n else "–"
         rows.append(row)
     return rows
 
 
+def study_has_bleu(results: Comparison) -> bool:
+    return all("bleu" in r.final for r in results.runs)
+
+
 def _study(results: Comparison, a: tuple[int, float], b: tuple[int, float], metric: str, higher: bool = True):
-    gap = MIN_GAP if metric.startswith("exact") else 0.0
+    gap = MIN_GAP if metric.startswith("exact") else BLEU_MIN_GAP if metric == "bleu" else 0.0
     return results.compare(study_variant(*a), study_variant(*b), metric, higher_is_better=higher, min_gap=gap)
 
 
@@ -1027,11 +1034,16 @@ def study_conclusion(results: Comparison, weight: float) -> str:
     else:
         verdict = "does **not** reproduce the paper's conclusion (similar scores, less redundancy)"
     n = min(score.a_spread.n, score.b_spread.n)
-    return (
+    said = (
         f"**λ = {weight:g} against λ = 0** (k = {STUDY_K}, n = {n} seeds each): exact match is "
         f"{_state(score, '.1%', 'higher', 'lower')} and head overlap is {_state(overlap, '.2f', 'higher', 'lower')}; "
         f"so the toy {verdict}."
     )
+    if study_has_bleu(results):  # the paper's own measure for its "similar scores"
+        bleu = _study(results, on, off, "bleu")
+        similar = "similar, as the paper found." if not bleu.clear else "**not** similar, unlike the paper."
+        said += f" By BLEU, the paper's measure: {_state(bleu, '.1f', 'higher', 'lower')}, {similar}"
+    return said
 
 
 def heads_finding(results: Comparison, weight: float = 0.0) -> str:

@@ -590,3 +590,24 @@ def test_grid_findings_add_bleu_where_the_file_has_it():
     rows = attention_bridge.zero_shot_rows(scored)
     assert rows[0]["trained directions: BLEU"] == "10.0 ± 0.0" and rows[0]["zero-shot: BLEU"] == "–"
     assert rows[1]["trained directions: BLEU"] == "20.0 ± 0.0" and rows[1]["zero-shot: BLEU"] == "5.0 ± 0.0"
+
+
+def test_the_penalty_study_says_bleu_where_the_file_has_it():
+    study = fake_study(PAPER_LIKE)
+    assert "By BLEU" not in attention_bridge.study_conclusion(study, 1.0)
+    assert all("BLEU" not in row for row in attention_bridge.study_rows(study))
+
+    def with_bleu(on: float, off: float) -> Comparison:
+        runs = [Run(r.variant, r.seed, r.params, r.curve, {**r.final, "bleu": (on if r.params["penalty_weight"] == 1.0
+                    else off if r.params["penalty_weight"] == 0.0 else 50.0) + 0.1 * r.seed}, r.extra)
+                for r in study.runs]  # fmt: skip
+        return Comparison(study.variants, tuple(runs), study.meta)
+
+    similar = attention_bridge.study_conclusion(with_bleu(60.0, 60.5), 1.0)
+    assert "By BLEU, the paper's measure: too close to call (60.1 ± 0.1 against 60.6 ± 0.1" in similar
+    assert similar.endswith("similar, as the paper found.")
+    apart = attention_bridge.study_conclusion(with_bleu(40.0, 60.0), 1.0)
+    assert "By BLEU, the paper's measure: clearly lower (40.1 ± 0.1 against 60.1 ± 0.1)" in apart
+    assert apart.endswith("**not** similar, unlike the paper.")
+    rows = attention_bridge.study_rows(with_bleu(40.0, 60.0))
+    assert [r["BLEU"] for r in rows if r["heads k"] == K][:2] == ["60.1 ± 0.1", "50.1 ± 0.1"]  # λ = 0, then 0.1
