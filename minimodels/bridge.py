@@ -19,6 +19,11 @@ as heads look at the same words (redundancy).
 Letters in shape comments: B batch, S source positions (EOS included), T target positions, k bridge heads,
 d_h = 2 × encoder size per direction, d_a the bridge's hidden size, E embedding size, V a vocabulary.
 
+The paper's bilingual baselines are plain attention models, with no bridge: ``BridgeConfig(bridge=False)`` builds
+that model from the same parts. Its M is the encoder's states H themselves (S rows, padding masked), the decoder
+starts from their masked mean and attends over them (Bahdanau et al.; Luong et al.), and there is no A and no
+penalty (A has 0 rows, the penalty is 0).
+
 Training (:func:`train_bridge`) rotates over translation directions, one direction per minibatch, as the
 paper's language-rotating scheduler does; identity pairs (en → en, ...) are the paper's "monolingual data".
 """
@@ -56,6 +61,7 @@ class BridgeConfig:
     heads: int = 6  # k, rows of M (the paper: 10 for sentences of 13 tokens on average; ours have ~7)
     bridge_hidden: int = 64  # d_a (the paper's d_w), rows of W_1
     penalty_weight: float = 0.1  # λ on ||AAᵀ − I||²_F per sentence; 0 turns the penalty off (see train_bridge)
+    bridge: bool = True  # False: no bridge, the decoder attends over the encoder's states (the plain baseline)
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -71,9 +77,9 @@ class BridgeOutput:
     """A teacher-forced pass: next-token scores and every attention map, named (none stored on a module)."""
 
     logits: torch.Tensor  # (B, T, V_target)
-    bridge: torch.Tensor  # (B, k, S) A: each head's weights over the source words; 0 on padding
-    cross: torch.Tensor  # (B, T, k) each target step's attention over the k rows of M
-    penalty: torch.Tensor  # (B,) ||A Aᵀ − I||²_F per sentence
+    bridge: torch.Tensor  # (B, k, S) A: each head's weights over the source words; 0 on padding; (B, 0, S) no bridge
+    cross: torch.Tensor  # (B, T, k) each target step's attention over the k rows of M; (B, T, S) over H, no bridge
+    penalty: torch.Tensor  # (B,) ||A Aᵀ − I||²_F per sentence; 0 without a bridge
 
 
 def redundancy(A: torch.Tensor) -> torch.Tensor:
@@ -141,12 +147,14 @@ class LanguageDecoder(nn.Module):
         self.out = nn.Linear(d_h, vocab_size)  # W_o
 
     def forward(
-        self, tokens: torch.Tensor, state: torch.Tensor, M: torch.Tensor
+        self, tokens: torch.Tensor, state: torch.Tensor, M: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """``tokens`` (B, T) previous outputs, ``state`` (1, B, d_h), ``M`` (B, k, d_h) ->
-        (logits (B, T, V), new state (1, B, d_h), attention over M (B, T, k))."""
+        """``tokens`` (B, T) previous outputs, ``state`` (1, B, d_h), ``M`` (B, k, d_h), ``mask`` (B, k) True at
+        rows to attend to (None: all) -> (logits (B, T, V), new state (1, B, d_h), attention over M (B, T, k))."""
         states, state = self.rnn(self.embedding(tokens), state)  # (B, T, d_h), (1, B, d_h)
-        context, weights = self.attention(states, M, M)  # (B, T, d_h), (B, T, k)
+        if mask is not None:
+            mask = mask.unsqueeze(1)  # (B, 1, k): the same rows for every target step
+        context, weights = self.attention(states, M, M, mask=mask)  # (B, T, d_h), (B, T, k)
         combined = torch.tanh(self.combine(torch.cat([context, states], dim=-1)))  # (B, T, d_h)
         return self.out(combined), state, weights
 
@@ -161,25 +169,45 @@ class BridgeModel(nn.Module):
         self.encoders = nn.ModuleDict(
             {lang: LanguageEncoder(v, config.embedding_size, config.encoder_size) for lang, v in sizes.items()}
         )
-        self.bridge = AttentionBridge(config.d_h, config.bridge_hidden, config.heads)
+        # None: the plain attention baseline (no bridge parameters at all)
+        self.bridge = AttentionBridge(config.d_h, config.bridge_hidden, config.heads) if config.bridge else None
         self.decoders = nn.ModuleDict(
             {lang: LanguageDecoder(v, config.embedding_size, config.d_h) for lang, v in sizes.items()}
         )
 
     def encode(self, lang: str, source: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Any language's sentences -> (M (B, k, d_h), A (B, k, S)): the language-independent representation."""
-        mask = torch.arange(source.shape[1], device=source.device) < lengths.to(source.device).unsqueeze(1)  # (B, S)
-        return self.bridge(self.encoders[lang](source, lengths), mask)
+        """Any language's sentences -> (M (B, k, d_h), A (B, k, S)): the language-independent representation.
+        Without a bridge: (H (B, S, d_h), zero at padding; an empty A (B, 0, S))."""
+        mask = self.source_mask(source, lengths)  # (B, S)
+        H = self.encoders[lang](source, lengths)  # (B, S, d_h)
+        if self.bridge is None:
+            return H * mask.unsqueeze(-1), H.new_zeros(H.shape[0], 0, H.shape[1])
+        return self.bridge(H, mask)
 
     @staticmethod
-    def initial_state(M: torch.Tensor) -> torch.Tensor:
-        return M.mean(dim=1).unsqueeze(0)  # (B, k, d_h) -> (1, B, d_h)
+    def source_mask(source: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """(B, S) True at real tokens (EOS included), False at padding."""
+        return torch.arange(source.shape[1], device=source.device) < lengths.to(source.device).unsqueeze(1)
+
+    def memory_mask(self, source: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor | None:
+        """Which rows of M the decoder may attend to: None with the bridge (all k), the source mask without."""
+        return None if self.bridge is not None else self.source_mask(source, lengths)
+
+    @staticmethod
+    def initial_state(M: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """The decoder's s_0: the mean of M's rows (the masked mean over real tokens when ``mask`` is given)."""
+        if mask is None:
+            return M.mean(dim=1).unsqueeze(0)  # (B, k, d_h) -> (1, B, d_h)
+        weights = mask.to(M.dtype).unsqueeze(-1)  # (B, S, 1)
+        return ((M * weights).sum(dim=1) / weights.sum(dim=1)).unsqueeze(0)  # (B, d_h) -> (1, B, d_h)
 
     def forward(self, batch: PairBatch) -> BridgeOutput:
         M, A = self.encode(batch.source_lang, batch.source, batch.source_lengths)
+        mask = self.memory_mask(batch.source, batch.source_lengths)
         decoder = self.decoders[batch.target_lang]
-        logits, _, cross = decoder(batch.target_in, self.initial_state(M), M)
-        return BridgeOutput(logits=logits, bridge=A, cross=cross, penalty=redundancy(A))
+        logits, _, cross = decoder(batch.target_in, self.initial_state(M, mask), M, mask)
+        penalty = redundancy(A) if self.bridge is not None else M.new_zeros(M.shape[0])  # (B,)
+        return BridgeOutput(logits=logits, bridge=A, cross=cross, penalty=penalty)
 
     @torch.no_grad()
     def translate(
@@ -187,13 +215,14 @@ class BridgeModel(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Greedy decoding -> (token ids (B, ≤ max_len), each ending at its EOS then PAD; A (B, k, S))."""
         M, A = self.encode(source_lang, source, lengths)
+        mask = self.memory_mask(source, lengths)
         decoder = self.decoders[target_lang]
-        state = self.initial_state(M)
+        state = self.initial_state(M, mask)
         tokens = torch.full((source.shape[0], 1), BOS_ID, dtype=torch.long, device=source.device)
         done = torch.zeros(source.shape[0], dtype=torch.bool, device=source.device)
         out = []
         for _ in range(max_len):
-            logits, state, _ = decoder(tokens, state, M)
+            logits, state, _ = decoder(tokens, state, M, mask)
             tokens = logits[:, -1].argmax(-1, keepdim=True)  # (B, 1)
             tokens = tokens.masked_fill(done.unsqueeze(1), PAD_ID)
             out.append(tokens)

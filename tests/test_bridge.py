@@ -190,6 +190,55 @@ def test_save_and_load_round_trip(corpus, tmp_path):
     assert 0.0 <= score.token_accuracy <= 1.0 and score.redundancy >= 0.0
 
 
+# ------------------------------------------------------------------------------------------- without the bridge
+def test_no_bridge_decoder_attends_over_the_source_positions(corpus):
+    model = _tiny(corpus, bridge=False).eval()
+    assert model.bridge is None and not any(name.startswith("bridge.") for name in model.state_dict())
+    batch = corpus.pair_batch("valid", "en", "fr", torch.arange(8))
+    assert len(set(batch.source_lengths.tolist())) > 1  # some rows are padded
+    with torch.no_grad():
+        out = model(batch)
+    B, S = batch.source.shape
+    T = batch.target_in.shape[1]
+    assert out.cross.shape == (B, T, S)  # one weight per source position, not per bridge head
+    assert out.bridge.shape == (B, 0, S) and torch.equal(out.penalty, torch.zeros(B))
+    assert torch.allclose(out.cross.sum(-1), torch.ones(B, T), atol=1e-6)
+    for b, n in enumerate(batch.source_lengths.tolist()):
+        assert (out.cross[b, :, :n] > 0).all()  # every real token (EOS included) gets some weight
+        assert torch.equal(out.cross[b, :, n:], torch.zeros(T, S - n))  # padding gets exactly none
+    # s_0 is the mean of the real positions' states, and padding changes nothing: one sentence alone gives the same
+    H, _ = model.encode("en", batch.source, batch.source_lengths)
+    short = int(batch.source_lengths.argmin())
+    n = int(batch.source_lengths[short])
+    mask = model.memory_mask(batch.source, batch.source_lengths)
+    assert torch.allclose(model.initial_state(H, mask)[0, short], H[short, :n].mean(0), atol=1e-6)
+    alone = corpus.pair_batch("valid", "en", "fr", torch.tensor([short]))
+    with torch.no_grad():
+        solo = model(alone)
+    assert alone.source.shape[1] == n
+    assert torch.allclose(solo.logits[0], out.logits[short, : solo.logits.shape[1]], atol=1e-5)
+    ids, A = model.translate("en", "fr", batch.source, batch.source_lengths, max_len=6)
+    assert ids.shape[0] == B and A.shape == (B, 0, S)
+
+
+def test_no_bridge_model_trains_a_step_and_round_trips(corpus, tmp_path):
+    model = _tiny(corpus, bridge=False, penalty_weight=0.0)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    config = BridgeTrainConfig(pairs=(("en", "fr"), ("fr", "en")), max_steps=2, report_every=1, batch_size=8,
+                               eval_sentences=4)  # fmt: skip
+    history = train_bridge(model, corpus, config)
+    assert [r.step for r in history] == [1, 2] and all(r.loss > 0 and r.penalty == 0.0 for r in history)
+    changed = {k.split(".")[0] for k, v in model.state_dict().items() if not torch.equal(v, before[k])}
+    assert changed == {"encoders", "decoders"}
+    assert model.parameter_count() < _tiny(corpus).parameter_count()  # the bridge's W_1, W_2 are gone
+    save_bridge(model, corpus.tokenizers, tmp_path)
+    loaded, _, _ = load_bridge(tmp_path)
+    assert loaded.config.bridge is False and loaded.bridge is None
+    batch = corpus.pair_batch("valid", "fr", "en", torch.arange(4))
+    with torch.no_grad():
+        assert torch.allclose(model.eval()(batch).logits, loaded(batch).logits, atol=5e-2)
+
+
 # ------------------------------------------------------------------------------------------- the languages
 def test_same_meaning_in_every_language_with_alignments():
     import random
