@@ -2,10 +2,12 @@
 
     python scripts/attention_bridge_results.py --steps 2000 --batch-size 64 --seeds 0 1 2 --jobs 1
 
-Six models, the same seeds, data and batches, the paper's Table 1 in miniature, with the French-like language as
+Seven models, the same seeds, data and batches, the paper's Table 1 in miniature, with the French-like language as
 the hub (the paper's English):
 
 - ``bilingual``: en↔fr only (the bilingual baseline, with the bridge);
+- ``bilingual-nobridge``: en↔fr only, with no bridge: the decoder attends over the encoder's states, as the paper's
+  bilingual baselines (plain attention models) do;
 - ``hub``: only the directions into and out of the hub (en↔fr, it↔fr, vf↔fr);
 - ``hub-mono``: the same plus monolingual pairs (en→en, fr→fr, it→it, vf→vf), the paper's fix for zero-shot;
 - ``hub-mono-nopenalty``: ``hub-mono`` trained without the ‖AAᵀ − I‖² penalty;
@@ -23,8 +25,13 @@ head's top word means the same thing in every language. ``hub-mono`` is saved to
 ``assets/attention_bridge/hub-mono/`` for the page.
 
 Step counts, not seconds, decide what is trained, so the figures do not depend on how busy the machine was;
-the seconds are recorded with the machine's load. The file is a ``lessons.common.comparison.Comparison``: the three
+the seconds are recorded with the machine's load. The file is a ``lessons.common.comparison.Comparison``: the
 experiments × ``--seeds``, each run with its reports, its test figures and its probe maps.
+
+``--variants NAME ...`` trains only those experiments and merges them into the existing ``--out`` file, replacing
+only their own runs; the file's ``meta`` keeps the record of the command that made the rest, names the variants
+it ran (``command_variants``), and lists each later ``--variants`` command in ``added`` (its variants, date,
+seconds, load).
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from lessons import attention_bridge  # noqa: E402
-from lessons.common.comparison import Run, measure  # noqa: E402
+from lessons.common.comparison import Comparison, Run, measure  # noqa: E402
 from minimodels.bridge import (  # noqa: E402
     bridge_maps,
     new_bridge,
@@ -70,7 +77,8 @@ def run_experiment(name: str, steps: int, seed: int, out_dir: str | None, batch_
     experiment = next(e for e in attention_bridge.EXPERIMENTS if e.name == name)
     corpus = get_multilingual(attention_bridge.SEED, **attention_bridge.CORPUS_SIZES)
     torch.manual_seed(seed)
-    model = new_bridge(corpus, **attention_bridge.MODEL_OPTIONS, penalty_weight=experiment.penalty_weight)
+    model = new_bridge(corpus, **attention_bridge.MODEL_OPTIONS, penalty_weight=experiment.penalty_weight,
+                       **({} if experiment.bridge else {"bridge": False}))  # fmt: skip
     options = {"batch_size": batch_size, "learning_rate": LEARNING_RATE, "report_every": 250, "eval_sentences": 64}
     config = attention_bridge.train_config(experiment, steps, seed, **options)
     start = time.monotonic()
@@ -83,13 +91,13 @@ def run_experiment(name: str, steps: int, seed: int, out_dir: str | None, batch_
     test = attention_bridge.direction_scores(model, corpus, TEST_SENTENCES)  # exact match, tokens, BLEU
     trained = [pair_name(p) for p in config.pairs if p[0] != p[1]]
     held = [pair_name(p) for p in config.held_out]
-    frobenius = []
+    frobenius = []  # stays empty without a bridge: no A, no redundancy
     with torch.no_grad():
-        for lang in sorted({a for a, _ in config.pairs}):  # the encoders it trained
+        for lang in sorted({a for a, _ in config.pairs}) if experiment.bridge else ():  # the encoders it trained
             batch = corpus.pair_batch("test", lang, lang, torch.arange(TEST_SENTENCES))
             _, A = model.encode(lang, batch.source, batch.source_lengths)
             frobenius += redundancy(A).sqrt().tolist()
-    maps = bridge_maps(model, corpus.probe.sentences, corpus.tokenizers)
+    maps = bridge_maps(model, corpus.probe.sentences, corpus.tokenizers) if experiment.bridge else {}
     if out_dir is not None:
         save_bridge(model, corpus.tokenizers, out_dir, experiment=name, steps=steps, seed=seed,
                     pairs=[list(p) for p in config.pairs], held_out=[list(p) for p in config.held_out])  # fmt: skip
@@ -113,7 +121,7 @@ def run_experiment(name: str, steps: int, seed: int, out_dir: str | None, batch_
         "trained_bleu": mean(trained, "bleu"),
         "zero_shot_bleu": mean(held, "bleu"),
         "en_fr_bleu": mean([pair_name(p) for p in attention_bridge.BILINGUAL_PAIRS], "bleu"),
-        "redundancy": round(float(np.mean(frobenius)), 4),
+        "redundancy": round(float(np.mean(frobenius)), 4) if frobenius else None,
         "agreement": round(attention_bridge.mean_agreement(model, corpus, n=attention_bridge.AGREEMENT_MEANINGS), 4)
         if four
         else None,
@@ -131,6 +139,23 @@ def load_average() -> float | None:
     return round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
 
 
+def merge_into(old: Comparison, new: Comparison) -> Comparison:
+    """``old`` with ``new``'s variants' runs in place of its own runs of them (the others untouched), in the
+    EXPERIMENTS' order; ``old.meta`` keeps its record, and ``new``'s is appended to ``meta["added"]``."""
+    replaced = set(new.variants)
+    order = [e.name for e in attention_bridge.EXPERIMENTS if e.name in replaced or e.name in old.variants]
+    runs = [r for r in old.runs if r.variant not in replaced] + list(new.runs)
+    runs.sort(key=lambda r: order.index(r.variant))  # stable: seeds stay in the order measured
+    meta = dict(old.meta)
+    meta.setdefault("command_variants", [v for v in old.variants if v not in replaced])
+    keep = ("variants", "command", "date", "seeds", "steps", "batch_size", "learning_rate", "jobs", "seconds",
+            "load_1min_before", "load_1min_after")  # fmt: skip
+    added = [a for a in meta.get("added", []) if not set(a.get("variants", ())) <= replaced]
+    meta["added"] = [*added, {k: new.meta[k] for k in keep if k in new.meta}]
+    labels = {**old.labels, **new.labels}
+    return Comparison(tuple(order), tuple(runs), meta, {v: labels[v] for v in order if v in labels})
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=2000, help="training steps per experiment")
@@ -139,12 +164,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch-size", type=int, default=BATCH_SIZE, help="sentences per training step")
     p.add_argument("--jobs", type=int, default=1, help="experiments trained at once (each on one torch thread)")
     p.add_argument("--out", default=str(attention_bridge.RESULTS), help="where to write the JSON")
+    p.add_argument(
+        "--variants",
+        nargs="+",
+        choices=[e.name for e in attention_bridge.EXPERIMENTS],
+        help="train only these and merge them into --out, leaving the other variants' runs as they are",
+    )
     p.add_argument("--model-dir", default=str(attention_bridge.SHIPPED_MODEL), help="where to save the hub-mono model")
     args = p.parse_args(argv)
     started = datetime.datetime.now(datetime.UTC)
     load_before = load_average()
     begin = time.monotonic()
-    names = [e.name for e in attention_bridge.EXPERIMENTS]
+    names = [e.name for e in attention_bridge.EXPERIMENTS if not args.variants or e.name in args.variants]
     shipped = ("hub-mono", args.seeds[0])  # the run whose model the page loads
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=get_context("spawn")) as pool:
         futures = {
@@ -175,14 +206,22 @@ def main(argv: list[str] | None = None) -> int:
                 "torch_threads": 1,
             },
         }
-        labels = {e.name: e.label for e in attention_bridge.EXPERIMENTS}
+        if args.variants:
+            meta["variants"] = names
+        labels = {e.name: e.label for e in attention_bridge.EXPERIMENTS if e.name in names}
         results = measure(names, args.seeds, lambda name, seed: futures[name, seed].result(), meta, labels=labels,
                           on_run=lambda run, done, total: print(f"[{done}/{total}]", run.variant, run.seed,
                                                                 json.dumps(run.final), flush=True))  # fmt: skip
     results.meta.update(seconds=round(time.monotonic() - begin, 1), load_1min_after=load_average())
+    if args.variants:
+        results = merge_into(Comparison.load(args.out, script=SCRIPT), results)
+    else:
+        results.meta["command_variants"] = names
     results.save(args.out)
     attention_bridge.load_results(args.out)  # the page's loader reads it back
     print(f"wrote {args.out}", flush=True)
+    if shipped[0] not in names:
+        return 0  # the shipped model and its README are as they were
     run = results.runs_of("hub-mono", {"monolingual": True})[0]
     readme = Path(args.model_dir).parent / "README.md"
     readme.write_text(

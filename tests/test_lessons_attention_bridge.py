@@ -166,7 +166,9 @@ def test_load_results_errors(tmp_path):
         attention_bridge.load_results(broken)
     results = fake_results()
     Comparison(results.variants, results.runs_of("hub"), results.meta).save(broken)
-    with pytest.raises(ValueError, match="no run bilingual, hub-mono, hub-mono-nopenalty, m2m, m2m-mono"):
+    with pytest.raises(
+        ValueError, match="no run bilingual, bilingual-nobridge, hub-mono, hub-mono-nopenalty, m2m, m2m"
+    ):
         attention_bridge.load_results(broken)
     run = results.runs[0]
     lacking = Run(run.variant, run.seed, run.params, run.curve, run.final, {"test": run.extra["test"]})
@@ -224,13 +226,15 @@ def test_tables_and_charts():
     rows = attention_bridge.zero_shot_rows(results)
     assert [r["zero-shot: exact match"] for r in rows] == [
         "–",
+        "–",
         "2.5% ± 0.7%",
         "40.5% ± 0.7%",
         "40.5% ± 0.7%",
         "–",
         "–",
-    ]  # no zero-shot direction: bilingual, many-to-many
-    assert [r["penalty λ"] for r in rows] == [0.1, 0.1, 0.1, 0.0, 0.1, 0.1] and {r["n"] for r in rows} == {2}
+    ]  # no zero-shot direction: bilingual (with and without the bridge), many-to-many
+    assert [r["penalty λ"] for r in rows] == ["0.1", "–", "0.1", "0.1", "0", "0.1", "0.1"]  # –: no bridge, no penalty
+    assert {r["n"] for r in rows} == {2}
     assert {r["en ↔ fr: exact match"] for r in rows} == {"90.0% ± 0.0%"}
     directions = attention_bridge.direction_rows(results)
     assert directions[0]["direction"] == "en→it (zero-shot in the hub models)" and directions[1]["direction"] == "fr→en"
@@ -245,7 +249,7 @@ def test_tables_and_charts():
     assert {v["label"] for v in means} == {e.label for e in attention_bridge.EXPERIMENTS if e.kind == "hub"}
     assert [v["mean"] for v in means if v["label"] == "hub pairs only"] == pytest.approx([0.025, 0.025])
     trained = [v["mean"] for v in charts["exact_match"]["data"]["values"] if v["kind"] == "mean"]
-    assert trained == pytest.approx([0.5, 0.6] * 6) and charts["exact_match"]["title"].startswith("Trained")
+    assert trained == pytest.approx([0.5, 0.6] * 7) and charts["exact_match"]["title"].startswith("Trained")
 
 
 def test_shipped_results_are_consistent():
@@ -266,7 +270,8 @@ def test_shipped_results_are_consistent():
             en_fr = np.mean([run.extra["test"][n]["exact_match"] for n in ("en→fr", "fr→en")])
             assert run.value("en_fr_exact") == pytest.approx(en_fr, abs=1e-3)
             assert [tuple(p) for p in run.extra["pairs"]] == list(attention_bridge.experiment_pairs(e)[0])
-            assert run.params == {"penalty_weight": e.penalty_weight, "monolingual": e.monolingual}
+            bridge = {} if e.bridge else {"bridge": False}
+            assert run.params == {"penalty_weight": e.penalty_weight, "monolingual": e.monolingual, **bridge}
             assert run.curve and run.curve[-1]["step"] == run.extra["steps"] == results.meta["steps"]
     assert attention_bridge.SHIPPED_MODEL.is_dir()  # the model the page loads is the one the script saved
 
@@ -532,23 +537,25 @@ def with_grid(results: Comparison, values: dict[str, dict]) -> Comparison:
 
 
 def test_grid_findings_test_the_papers_claims_and_flip_with_the_numbers():
-    as_paper = {"bilingual": {"en_fr_exact": 0.5}, "hub": {"en_fr_exact": 0.7, "trained_exact": 0.6},
+    as_paper = {"bilingual": {"en_fr_exact": 0.5}, "bilingual-nobridge": {"en_fr_exact": 0.5},
+                "hub": {"en_fr_exact": 0.7, "trained_exact": 0.6},
                 "hub-mono": {"trained_exact": 0.8}, "m2m": {"trained_exact": 0.5},
                 "m2m-mono": {"trained_exact": 0.7, "en_fr_exact": 0.8}}  # fmt: skip
     lines = attention_bridge.grid_findings(with_grid(fake_results(seeds=(0, 1, 2)), as_paper))
-    *lines, budget = lines
+    *lines, bridge, budget = lines
     assert len(lines) == len(attention_bridge.PAPER_GRID_CLAIMS) and all("the toy agrees" in line for line in lines)
+    assert bridge == attention_bridge.bridge_cost_finding(with_grid(fake_results(seeds=(0, 1, 2)), as_paper))
     assert "hub pairs only against bilingual en ↔ fr, exact match on en ↔ fr: clearly higher (71.0%" in lines[0]
     opposite = {name: {m: 1.3 - v for m, v in values.items()} for name, values in as_paper.items()}
-    flipped = attention_bridge.grid_findings(with_grid(fake_results(seeds=(0, 1, 2)), opposite))[:-1]
+    flipped = attention_bridge.grid_findings(with_grid(fake_results(seeds=(0, 1, 2)), opposite))[:-2]
     assert all("the toy finds the **opposite**" in line and "clearly lower" in line for line in flipped)
-    one_seed = attention_bridge.grid_findings(with_grid(fake_results(), as_paper))[:-1]
+    one_seed = attention_bridge.grid_findings(with_grid(fake_results(), as_paper))[:-2]
     assert all("cannot tell" in line and "anecdote" in line for line in one_seed)
     assert budget == "Every model trained the same number of steps."  # the fake has no steps in its meta
     results = fake_results()
     stepped = Comparison(results.variants, results.runs, {**results.meta, "steps": 2000}, results.labels)
     said = attention_bridge.budget_note(stepped)
-    assert "bilingual en ↔ fr 1000, hub pairs only 333, hub pairs + monolingual 200" in said
+    assert "bilingual en ↔ fr 1000, bilingual en ↔ fr, no bridge 1000, hub pairs only 333" in said
     assert "many-to-many 166, many-to-many + monolingual 125 steps per direction" in said
 
 
@@ -573,23 +580,97 @@ def test_grid_findings_add_bleu_where_the_file_has_it():
                 "zero_shot_bleu": None if r.final["zero_shot_exact"] is None else 5.0}, r.extra)
             for r in results.runs]  # fmt: skip
     results = Comparison(results.variants, tuple(runs), results.meta, results.labels)
-    as_paper = {"bilingual": {"en_fr_bleu": 20.0}, "hub": {"en_fr_bleu": 30.0, "trained_bleu": 20.0},
+    as_paper = {"bilingual": {"en_fr_bleu": 20.0}, "bilingual-nobridge": {"en_fr_bleu": 20.0},
+                "hub": {"en_fr_bleu": 30.0, "trained_bleu": 20.0},
                 "hub-mono": {"trained_bleu": 30.0}, "m2m": {"trained_bleu": 20.0},
                 "m2m-mono": {"trained_bleu": 30.0, "en_fr_bleu": 30.0}}  # fmt: skip
     scored = with_grid(results, as_paper)
     assert attention_bridge.has_bleu(scored)
-    lines = attention_bridge.grid_findings(scored)[:-1]
+    lines = attention_bridge.grid_findings(scored)[:-2]
     assert all("By BLEU: clearly higher" in line and line.endswith("the toy agrees.") for line in lines)
     assert "By BLEU: clearly higher (30.0 ± 0.0 against 20.0 ± 0.0)" in lines[0]
     flipped = {name: {m: 40.0 - v for m, v in values.items()} for name, values in as_paper.items()}
-    lines = attention_bridge.grid_findings(with_grid(results, flipped))[:-1]
+    lines = attention_bridge.grid_findings(with_grid(results, flipped))[:-2]
     assert all("By BLEU: clearly lower" in line and line.endswith("the toy finds the **opposite**.") for line in lines)
     close = {"hub": {"en_fr_bleu": 10.5}}  # half a point above the bilingual model: no finding
     lines = attention_bridge.grid_findings(with_grid(results, close))
     assert "By BLEU: too close to call" in lines[0] and "no more than 1" in lines[0]
     rows = attention_bridge.zero_shot_rows(scored)
     assert rows[0]["trained directions: BLEU"] == "10.0 ± 0.0" and rows[0]["zero-shot: BLEU"] == "–"
-    assert rows[1]["trained directions: BLEU"] == "20.0 ± 0.0" and rows[1]["zero-shot: BLEU"] == "5.0 ± 0.0"
+    assert rows[2]["trained directions: BLEU"] == "20.0 ± 0.0" and rows[2]["zero-shot: BLEU"] == "5.0 ± 0.0"
+
+
+def _with_bleu(results: Comparison, values: dict[str, float]) -> Comparison:
+    """``results`` scored with BLEU: en ↔ fr BLEU per experiment from ``values`` (10 for the others), each seed 0.1
+    above the last."""
+    runs = [Run(r.variant, r.seed, r.params, r.curve, {**r.final, "trained_bleu": 10.0, "zero_shot_bleu": None,
+                "en_fr_bleu": values.get(r.variant, 10.0) + 0.1 * r.seed}, r.extra) for r in results.runs]  # fmt: skip
+    return Comparison(results.variants, tuple(runs), results.meta, results.labels)
+
+
+def test_the_bridge_cost_sentence_agrees_with_the_shipped_numbers():
+    results = attention_bridge.load_results()
+    said = attention_bridge.bridge_cost_finding(results)
+    assert said in attention_bridge.grid_findings(results)  # what the page shows, under the grid's table
+    bleu = {v: [r.final["en_fr_bleu"] for r in results.runs_of(v)] for v in ("bilingual", "bilingual-nobridge")}
+    exact = {v: [r.final["en_fr_exact"] for r in results.runs_of(v)] for v in bleu}
+    assert all(len(values) >= 3 for values in bleu.values())
+    mean = {v: float(np.mean(x)) for v, x in bleu.items()}
+    sd = {v: float(np.std(x, ddof=1)) for v, x in bleu.items()}
+    assert (f"BLEU {mean['bilingual']:.1f} ± {sd['bilingual']:.1f} against {mean['bilingual-nobridge']:.1f} ± "
+            f"{sd['bilingual-nobridge']:.1f}") in said  # fmt: skip
+    assert (f"exact match {np.mean(exact['bilingual']):.1%} ± {np.std(exact['bilingual'], ddof=1):.1%} against "
+            f"{np.mean(exact['bilingual-nobridge']):.1%}") in said  # fmt: skip
+    cost = mean["bilingual-nobridge"] - mean["bilingual"]  # BLEU the bridge loses
+    clear = abs(cost) > sd["bilingual"] + sd["bilingual-nobridge"] and abs(cost) > attention_bridge.BLEU_MIN_GAP
+    paper_gap = max(p - b for b, p in attention_bridge.PAPER_BILINGUAL_BLEU.values())
+    assert paper_gap == pytest.approx(55.96 - 53.03)
+    if clear and cost > paper_gap:
+        assert f"the bridge costs **{cost:.1f} BLEU**" in said and "does **not** reproduce" in said
+    elif clear and cost < 0:
+        assert "clearly **ahead**" in said and "does not reproduce" in said
+    else:
+        assert said.endswith("so the toy reproduces the paper's finding.")
+
+
+@pytest.mark.parametrize(
+    ("bridge", "plain", "seeds", "says"),
+    [
+        (90.0, 98.0, (0, 1, 2), "the bridge costs **8.0 BLEU**, beyond the spread and more than the paper's largest"),
+        (96.0, 98.0, (0, 1, 2), "the bridge costs 2.0 BLEU, beyond the spread but no more than the paper's largest"),
+        (98.0, 98.5, (0, 1, 2), "too close to call by BLEU (the gap 0.5 is no more than 1)"),
+        (99.0, 95.0, (0, 1, 2), "the bridge model is clearly **ahead**, by 4.0 BLEU"),
+        (90.0, 98.0, (0,), "too close to call by BLEU (one seed is an anecdote"),
+    ],
+)
+def test_the_bridge_cost_sentence_follows_the_numbers(bridge, plain, seeds, says):
+    results = _with_bleu(fake_results(seeds=seeds), {"bilingual": bridge, "bilingual-nobridge": plain})
+    said = attention_bridge.bridge_cost_finding(results)
+    assert says in said
+    reproduces = said.endswith("so the toy reproduces the paper's finding.")
+    assert reproduces == (says.startswith("too close") or "no more than the paper's" in says)
+    assert "“the attention bridge model is almost on par with the standard bilingual model" in said
+    assert "en→fr 53.03 against 55.96, fr→en 48.93 against 49.54 (at most 2.9 lower, en→fr)" in said
+    without_bleu = attention_bridge.bridge_cost_finding(fake_results(seeds=seeds))
+    assert "exact match 90.0%" in without_bleu and "this file has no BLEU" in without_bleu
+
+
+def test_the_papers_bilingual_claim_and_numbers_are_quoted_verbatim():
+    from pathlib import Path
+
+    paper = Path("/work/shared/sources/attention-bridge-paper.txt")
+    if not paper.exists():
+        pytest.skip("the paper's text is not on this machine")
+    text = paper.read_text(encoding="utf-8")
+    assert attention_bridge.PAPER_BRIDGE_CLAIM in " ".join(text.split())
+    # Table 1 comes first, columns "EN DE CS FR" in each block: its first EN and FR rows are the plain bilingual
+    # models (BILINGUAL), its second ones those with the bridge (BILINGUAL + ATT BRIDGE); Table 3 repeats the latter
+    en = [line.split("\t") for line in text.splitlines() if line.startswith("EN\t")][:2]
+    fr = [line.split("\t") for line in text.splitlines() if line.startswith("FR\t")][:2]
+    bridge_en_fr, plain_en_fr = attention_bridge.PAPER_BILINGUAL_BLEU["en→fr"]
+    bridge_fr_en, plain_fr_en = attention_bridge.PAPER_BILINGUAL_BLEU["fr→en"]
+    assert float(en[0][4]) == plain_en_fr and float(en[1][4]) == bridge_en_fr  # row EN, column FR
+    assert float(fr[0][1]) == plain_fr_en and float(fr[1][1]) == bridge_fr_en  # row FR, column EN
 
 
 def test_the_penalty_study_says_bleu_where_the_file_has_it():
