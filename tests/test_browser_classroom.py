@@ -89,17 +89,17 @@ def test_a_heatmap_downloads_as_png_csv_and_json_offline(page, streamlit_server,
     assert png.value.suggested_filename == "queries-keys-values.heatmap.png"  # export.file_stem: no underscores
     assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    menus = page.get_by_role("button", name="Numbers")  # the first menu below the heatmap is its own
-    below = [i for i in range(menus.count()) if menus.nth(i).bounding_box()["y"] > chart.bounding_box()["y"]]
-    menus.nth(below[0]).click()
-    popover = page.locator("[data-testid=stPopoverBody]")
+    boxes = page.locator("[data-testid=stExpander]").filter(has_text="Values as a table, CSV, JSON")
+    below = [i for i in range(boxes.count()) if boxes.nth(i).bounding_box()["y"] > chart.bounding_box()["y"]]
+    popover = boxes.nth(below[0])  # the first below the heatmap is its own; its content is built when it opens
+    popover.locator("summary").click()
     with page.expect_download(timeout=WAIT) as csv_file:
-        popover.get_by_role("button", name="CSV").click()
+        popover.get_by_test_id("stDownloadButton").filter(has_text="CSV").get_by_role("button").click()
     csv_file.value.save_as(tmp_path / "h.csv")
     lines = (tmp_path / "h.csv").read_text().splitlines()
     assert lines[0].split(",")[1:3] == ["The", "animal"] and lines[1].startswith("The,")
     with page.expect_download(timeout=WAIT) as json_file:
-        popover.get_by_role("button", name="JSON").click()
+        popover.get_by_test_id("stDownloadButton").filter(has_text="JSON").get_by_role("button").click()
     json_file.value.save_as(tmp_path / "h.json")
     doc = json.loads((tmp_path / "h.json").read_text())
     assert doc["columns"][:2] == ["The", "animal"] and len(doc["values"]) == len(doc["rows"])

@@ -80,10 +80,15 @@ def numbers_menu_app():  # AppTest runs this function's body alone: everything i
     ui.plotly(charts.attention_heatmap(np.eye(2), ["a", "b"], ["a", "b"]), key="one")
 
 
-def test_each_figure_has_one_numbers_menu_with_two_buttons():
+def test_each_figure_offers_its_numbers_on_demand_two_files_however_many_heatmaps():
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_function(numbers_menu_app).run()
+    assert not at.exception, at.exception
+    assert not at.get("download_button")  # nothing built until the student opens a figure's numbers
+    for key in ("lstm.gates", "one"):
+        at.session_state[f"{key}.values"] = True  # the student opens "Values as a table, CSV, JSON"
+    at.run()
     assert not at.exception, at.exception
     assert [b.proto.label for b in at.get("download_button")] == ["CSV", "JSON", "CSV", "JSON"]
     captions = [c.value for c in at.caption]

@@ -162,34 +162,37 @@ def altair(chart, key: str, height: int | None = None, container=None, width: st
 
 
 def heatmap_downloads(fig, key: str, name: str, *, caption: str | None = None, count: int | None = None) -> None:
-    """The text alternative and a small "numbers" menu under a figure with heatmaps.
+    """The text alternative under a figure with heatmaps, and its numbers on demand.
 
     The alternative, for a student who cannot see the colours (a screen reader, a colour-blind reader, a washed-out
-    projector): a caption with each heatmap's strongest links in words (``lessons.common.export.describe``), and the
-    values as a table on demand, in an expander whose table is built only while it is open (``on_change="rerun"``).
-    The menu offers its cells as one CSV and one JSON, made when clicked: two buttons per figure, however many
-    heatmaps it has, and the tables are read from the figure only on a click: a grid of heads had two buttons per
-    heatmap, rebuilt on every move of a control (py-spy under the class load bench: a twelfth of the server's
-    time)."""
+    projector): a caption with each heatmap's strongest links in words (``lessons.common.export.describe``). Its
+    numbers: in one expander whose content is built only while it is open (``on_change="rerun"``), the values as a
+    table and the cells as one CSV and one JSON file, made when clicked. Two elements per figure until a student
+    asks: the menu that held the files had been seven more (a popover, its caption, columns, two buttons) under
+    every heatmap, for every student on every run (a quarter of the masking lesson's 198 elements)."""
     from lessons.common import charts, export
 
     if caption is None or count is None:  # else the caller read them from this figure already
         tables = export.heatmap_tables(fig)
         caption, count = plain(export.describe(tables)), len(tables)
     st.caption(caption)
-    values = st.expander("Values as a table", icon=":material/table:", key=f"{key}.values", on_change="rerun")
-    if values.open:
-        with values:
-            table(charts.values_frame(export.heatmap_tables(fig)), key=f"{key}.values.table")
-    with st.popover("Numbers", icon=":material/download:", help="This figure's numbers as files"):
-        st.caption(f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes.")
+    values = st.expander(
+        "Values as a table, CSV, JSON", icon=":material/table:", key=f"{key}.values", on_change="rerun"
+    )
+    if not values.open:
+        return
+    with values:
+        tables = export.heatmap_tables(fig)
+        table(charts.values_frame(tables), key=f"{key}.values.table")
+        st.caption(f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes, "
+                   "as files:")  # fmt: skip
         cols = st.columns(2)
         cols[0].download_button(
-            "CSV", lambda: export.tables_to_csv(export.heatmap_tables(fig)),
+            "CSV", lambda: export.tables_to_csv(tables), icon=":material/download:",
             file_name=f"{name}.csv", mime="text/csv", key=f"{key}.csv", on_click="ignore",
         )  # fmt: skip
         cols[1].download_button(
-            "JSON", lambda: export.tables_to_json(export.heatmap_tables(fig)), file_name=f"{name}.json",
+            "JSON", lambda: export.tables_to_json(tables), icon=":material/download:", file_name=f"{name}.json",
             mime="application/json", key=f"{key}.json", on_click="ignore",
         )  # fmt: skip
 
