@@ -241,6 +241,10 @@ def shipped_results() -> list[str]:
             name = lesson.slug if path.stem == lesson.slug else f"{lesson.slug} ({path.name})"
             lines.append(f"| {name} | `{meta.get('command', '')}` | {len(meta.get('seeds', []))} | {seconds} "
                          f"| {str(meta.get('date', ''))[:10]} | {load} |")  # fmt: skip
+            for added in meta.get("added", []):  # variants trained later into the same file, by their own command
+                lines.append(f"| {name}, added | `{added.get('command', '')}` | {len(added.get('seeds', []))} "
+                             f"| {added.get('seconds', 'not recorded')} | {str(added.get('date', ''))[:10]} "
+                             f"| {added.get('load_1min_before', '')} |")  # fmt: skip
     return lines
 
 
