@@ -8,15 +8,13 @@ a page calls ``st.plotly_chart``, ``st.altair_chart`` or ``st.vega_lite_chart`` 
 from __future__ import annotations
 
 import contextvars
-import hashlib
 import pickle
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import streamlit as st
 
+from ui.kept import Kept, digest
 from ui.presenter import PRESENTER_SCALE, presenting
 
 _LIVE = contextvars.ContextVar("ui.live", default=False)  # True while a training panel redraws a running run
@@ -41,14 +39,7 @@ class _Drawn:
     count: int  # how many heatmaps
 
 
-_DRAWN: OrderedDict[bytes, _Drawn] = OrderedDict()  # the server's figures by content, the least recent first
-_DRAWN_MAX = 512  # figures kept: a class on every lesson at its defaults, and the settings students try
-_DRAWN_LOCK = threading.Lock()
-
-
-def _fingerprint(fig, *flags) -> bytes:
-    """Who the figure is: its traces and layout as Plotly holds them (numbers, labels, sizes), with ``flags``."""
-    return hashlib.blake2b(pickle.dumps((fig._data, fig._layout, flags), protocol=5), digest_size=16).digest()
+_DRAWN = Kept(512)  # the server's figures by content: a class on every lesson at its defaults, and what students try
 
 
 def _frozen(fig):
@@ -70,17 +61,18 @@ def _prepared(fig) -> _Drawn:
 
     Preparing costs more than building: fitting the margins reads every label, the text alternative every cell
     (py-spy, 30 page opens of the masking lesson: a third of the page's time went to its six figures)."""
-    from lessons.common import charts, export
     from ui.style import high_contrast
 
     flags = (presenting(), high_contrast())
-    key = _fingerprint(fig, *flags)
-    with _DRAWN_LOCK:
-        drawn = _DRAWN.get(key)
-        if drawn is not None:
-            _DRAWN.move_to_end(key)
-            return drawn
-    if flags[0]:  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
+    # who the figure is: its traces and layout as Plotly holds them (numbers, labels, sizes), and the settings
+    return _DRAWN.get_or_make(digest(fig._data, fig._layout, flags), lambda: _prepare(fig, *flags))
+
+
+def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
+    """Presenter sizes, the high-contrast scales, fitted margins and the text alternative, made on ``fig`` itself."""
+    from lessons.common import charts, export
+
+    if presenter:  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
         fig.update_layout(height=int((fig.layout.height or 450) * PRESENTER_SCALE), font_size=17, title_font_size=22,
                           hoverlabel_font_size=17)  # fmt: skip
         if fig.layout.width:
@@ -88,7 +80,7 @@ def _prepared(fig) -> _Drawn:
         fig.update_xaxes(tickfont_size=16, title_font_size=17)
         fig.update_yaxes(tickfont_size=16, title_font_size=17)
         fig.update_annotations(font_size=17)
-    if flags[1]:
+    if contrast:
         charts.high_contrast(fig)
     charts.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     least = None
@@ -98,12 +90,7 @@ def _prepared(fig) -> _Drawn:
     if any(trace.type == "heatmap" for trace in fig.data):
         tables = export.heatmap_tables(fig)
         caption, count = plain(export.describe(tables)), len(tables)
-    drawn = _Drawn(fig, _frozen(fig), least, caption, count)
-    with _DRAWN_LOCK:
-        _DRAWN[key] = drawn
-        while len(_DRAWN) > _DRAWN_MAX:
-            _DRAWN.popitem(last=False)
-    return drawn
+    return _Drawn(fig, _frozen(fig), least, caption, count)
 
 
 def plotly(fig, key: str) -> None:
@@ -148,8 +135,8 @@ def vega(spec: dict, key: str, height: int | None = None, container=None, width:
 
         spec = charts.presenter_vega(spec, PRESENTER_SCALE)
         height = int(height * PRESENTER_SCALE) if height else None
-    data = None
-    values = (spec.get("data") or {}).get("values") if isinstance(spec.get("data"), dict) else None
+    data, inline = None, spec.get("data")
+    values = inline.get("values") if isinstance(inline, dict) else None
     if isinstance(values, list) and values and all(isinstance(row, dict) for row in values):
         spec = {k: v for k, v in spec.items() if k != "data"}  # the caller's spec stays as it was
         data = _arrow(values)  # what Streamlit sends apart from the spec anyway, made once per content
@@ -226,8 +213,7 @@ def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwar
     )
 
 
-_TABLES: OrderedDict[bytes, object] = OrderedDict()  # the server's tables as Arrow, by content, least recent first
-_TABLES_MAX = 512
+_TABLES = Kept(512)  # the server's tables as Arrow, by content
 
 
 def _arrow(rows):
@@ -238,17 +224,11 @@ def _arrow(rows):
     from streamlit.dataframe_util import convert_pandas_df_to_arrow_table
 
     try:
-        key = hashlib.blake2b(pickle.dumps(rows, protocol=5), digest_size=16).digest()
+        key = digest(rows)
     except (pickle.PicklingError, TypeError, AttributeError):
         return rows
-    with _DRAWN_LOCK:
-        table = _TABLES.get(key)
-        if table is not None:
-            _TABLES.move_to_end(key)
-            return table
-    table = convert_pandas_df_to_arrow_table(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
-    with _DRAWN_LOCK:
-        _TABLES[key] = table
-        while len(_TABLES) > _TABLES_MAX:
-            _TABLES.popitem(last=False)
-    return table
+
+    def convert():
+        return convert_pandas_df_to_arrow_table(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
+
+    return _TABLES.get_or_make(key, convert)

@@ -6,10 +6,9 @@ page naming the checkpoint and why it cannot be loaded. Never train, hook or set
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 import streamlit as st
+
+from ui.kept import Kept
 
 
 @st.cache_resource(show_spinner="Loading the pretrained model…")
@@ -22,9 +21,7 @@ def _load(task: str, model: str):
 
 
 _SHIPPED: dict[int, object] = {}  # the shipped models handed out, by id: kept for the server's life, never trained
-_VIEWS: OrderedDict[tuple, tuple] = OrderedDict()  # (function, model, arguments) -> (result, the arguments kept)
-_VIEWS_MAX = 256
-_VIEWS_LOCK = threading.Lock()
+_VIEWS = Kept(256)  # (function, model, arguments) -> (result, the arguments kept)
 
 
 def shared_view(fn, model, *args):
@@ -37,17 +34,7 @@ def shared_view(fn, model, *args):
     if _SHIPPED.get(id(model)) is not model:
         return fn(model, *args)
     key = (fn.__module__, fn.__qualname__, id(model), tuple(_identity(a) for a in args))
-    with _VIEWS_LOCK:
-        hit = _VIEWS.get(key)
-        if hit is not None:
-            _VIEWS.move_to_end(key)
-            return hit[0]
-    result = fn(model, *args)
-    with _VIEWS_LOCK:
-        _VIEWS[key] = (result, args)
-        while len(_VIEWS) > _VIEWS_MAX:
-            _VIEWS.popitem(last=False)
-    return result
+    return _VIEWS.get_or_make(key, lambda: (fn(model, *args), args))[0]
 
 
 def _identity(arg):

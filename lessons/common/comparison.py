@@ -308,14 +308,18 @@ class Comparison:
     def spread(self, metric: str, variant: str, where: Mapping[str, Any] | None = None) -> Spread:
         """``metric`` (a final metric) over ``variant``'s runs. Computed once per question: a comparison never
         changes, and a page asks the same ones on every run, for every student (the shipped results are shared)."""
+
+        def measure() -> Spread:
+            return Spread(tuple(r.value(metric) for r in self.runs_of(variant, where)))
+
         try:
             key = (metric, variant, tuple(sorted((where or {}).items())))
             hash(key)
         except TypeError:  # a ``where`` with a list in it: asked as it is
-            return Spread(tuple(r.value(metric) for r in self.runs_of(variant, where)))
+            return measure()
         memo = self.__dict__.setdefault("_spreads", {})
         if key not in memo:
-            memo[key] = Spread(tuple(r.value(metric) for r in self.runs_of(variant, where)))
+            memo[key] = measure()
         return memo[key]
 
     def spreads(self, metric: str, where: Mapping[str, Any] | None = None) -> dict[str, Spread]:
