@@ -63,7 +63,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from bench import sections
-from bench.classroom import RESULTS, percentile, rss_mb, server
+from bench.classroom import RESULTS, cpu_seconds, percentile, rss_mb, server
 from bench.streamlit_client import Student
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -308,8 +308,7 @@ class Spy:
 
     def cpu_seconds(self) -> float:
         """The server process's CPU time so far (user + system, all threads)."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.pid)
 
     def stop(self) -> None:
         if self.proc is not None:

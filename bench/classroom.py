@@ -107,6 +107,12 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError("no VmRSS")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far, every thread included."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
+
+
 def percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -290,11 +296,11 @@ def run_full(args) -> list[dict]:
         with server() as (url, pid):
             warm = asyncio.run(_warm(url))  # the first student of the day pays each lesson's first run
             before = machine()
-            cpu0 = _cpu_seconds(pid)
+            cpu0 = cpu_seconds(pid)
             start = time.monotonic()
             row = asyncio.run(_full_load(url, n, args.seconds, args.seed))
             row |= {
-                "server_cpu_per_wall_s": round((_cpu_seconds(pid) - cpu0) / (time.monotonic() - start), 2),
+                "server_cpu_per_wall_s": round((cpu_seconds(pid) - cpu0) / (time.monotonic() - start), 2),
                 "rss_mb_end": round(rss_mb(pid)),
                 "warm_s": warm,
                 **before,
@@ -311,11 +317,6 @@ async def _warm(url: str) -> float:
         await student.open(lesson.url_path)
         await student.close()
     return round(time.monotonic() - start, 1)
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def run_load(args) -> list[dict]:

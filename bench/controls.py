@@ -26,18 +26,11 @@ import asyncio
 import os
 import statistics
 import sys
-from pathlib import Path
 
-from bench.classroom import machine, server
+from bench.classroom import cpu_seconds, machine, server
 from bench.latency import start, stop
 from bench.streamlit_client import Student, Widget
 from lessons.common.catalog import built_lessons
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` so far, every thread included."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
 def _position(student: Student, widget: Widget) -> float:

@@ -25,16 +25,18 @@ from bench.latency import seed_moves, start, stop, with_ratio
 SIZES = (0, 25, 50, 100, 200)
 
 
+def element_count(node) -> int:
+    """The elements under an AppTest node (an AppTest's ``_tree.main``), blocks and columns included."""
+    children = getattr(node, "children", {}).values()
+    return sum(1 + element_count(child) for child in children)
+
+
 def lesson_sizes() -> dict[str, int]:
     """Elements (blocks and columns included) on each lesson page as it opens, counted by AppTest."""
     from lessons.common.catalog import built_lessons
     from tests.test_pages import open_page
 
-    def count(node) -> int:
-        children = getattr(node, "children", {}).values()
-        return sum(1 + count(child) for child in children)
-
-    return {lesson.url_path: count(open_page(lesson.page)._tree.main) for lesson in built_lessons()}
+    return {lesson.url_path: element_count(open_page(lesson.page)._tree.main) for lesson in built_lessons()}
 
 
 def main() -> None:

@@ -30,12 +30,16 @@ import time
 import urllib.parse
 
 from bench.classroom import machine, store
-from bench.latency import MESSAGES, figure_controls, heatmap_size, seed_moves, start, stop
+from bench.latency import DRAWN, MESSAGES, SCRIPT_DONE, figure_controls, heatmap_size, seed_moves, start, stop
+from bench.page_weight import element_count
 from lessons.common.catalog import built_lessons
 
-OPENED = """(() => {
+OPENED = (
+    """(() => {
   window.__lastChange = 0; window.__title = null;
-  const DRAWN = '.js-plotly-plot, [data-testid=stVegaLiteChart], [data-testid=stDataFrame]';
+  const DRAWN = '"""
+    + DRAWN
+    + """';
   document.addEventListener('DOMContentLoaded', () => {
     new MutationObserver(records => {
       const now = performance.now();
@@ -47,18 +51,14 @@ OPENED = """(() => {
     }).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
   });
 })();"""
+)
 QUIET_MS = 300
-
-
-def _count(node) -> int:
-    children = getattr(node, "children", {}).values()
-    return sum(1 + _count(child) for child in children)
 
 
 def weight(at) -> dict:
     """What a page holds as it opens, under AppTest: every element (blocks included), its charts and tables."""
     return {
-        "elements": _count(at._tree.main),
+        "elements": element_count(at._tree.main),
         "plotly": len(at.get("plotly_chart")),
         "vega": len(at.get("vega_lite_chart")),
         "tables": len(at.dataframe) + len(at.table),
@@ -95,7 +95,7 @@ def open_times(browser, url: str, opens: int) -> tuple[float, float]:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.add_init_script(OPENED)
         page.goto(url, wait_until="commit")
-        page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=180_000)
+        page.wait_for_selector(SCRIPT_DONE, timeout=180_000)
         page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')", timeout=120_000)
         while True:
             now, last = page.evaluate("() => [performance.now(), window.__lastChange]")
@@ -115,7 +115,7 @@ def measure(browser, app_url: str, ref_url: str, lesson, opens: int, moves: int)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.add_init_script(MESSAGES)
     page.goto(f"{app_url}/{lesson.url_path}")
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=120_000)
+    page.wait_for_selector(SCRIPT_DONE, timeout=120_000)
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
     r, c = heatmap_size(page)
     controls = figure_controls(page, moves)
@@ -165,7 +165,7 @@ def main() -> None:
             warm = browser.new_page()
             for lesson in built_lessons():  # each lesson's first run (its models, its results) is not a page open
                 warm.goto(f"{app_url}/{lesson.url_path}")
-                warm.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=180_000)
+                warm.wait_for_selector(SCRIPT_DONE, timeout=180_000)
             warm.close()
             for lesson in built_lessons():
                 if args.lessons and lesson.url_path not in args.lessons:
