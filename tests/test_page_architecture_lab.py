@@ -244,6 +244,8 @@ def test_exercises_are_checked_and_the_tail_links_on(at):
 
 @pytest.mark.browser
 def test_in_a_browser_a_bad_chain_is_refused_and_a_short_run_draws_live_maps(page, streamlit_server):
+    from playwright.sync_api import expect
+
     from tests.helpers import SCRIPT_DONE, assert_no_exception, goto
 
     goto(page, f"{streamlit_server}/architecture_lab")
@@ -264,7 +266,10 @@ def test_in_a_browser_a_bad_chain_is_refused_and_a_short_run_draws_live_maps(pag
     live.filter(has_not_text=first).first.wait_for(timeout=180_000)  # a second report: a run worth replaying
     assert_no_exception(page)
     page.locator("[data-testid=stMain]").get_by_role("button", name="Stop").click()
-    page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)
+    replay = page.locator("[data-testid=stSlider]", has_text="Replay the run")
+    replay.first.wait_for(timeout=120_000)  # while Streamlit swaps the panel, the old slider may still be shown
+    page.wait_for_selector(SCRIPT_DONE, timeout=120_000)
+    expect(replay).to_have_count(1, timeout=10_000)  # once settled: one replay, the stopped run's
     # the stopped run joins the comparison table further down the page, outside the training section
     page.get_by_role("button", name="Clear your table").wait_for(timeout=60_000)
     assert_no_exception(page)
