@@ -52,6 +52,7 @@ from lessons.common.charts import (
 )
 from lessons.common.comparison import Comparison, Run, Spread, Verdict, by_outcome, curves_chart, first_reached, verdict
 from lessons.common.exercises import Exercise
+from minimodels.adam import Adam
 from minimodels.attention import AdditiveAttention, DotProductAttention, ScaledDotProductAttention, masked_softmax
 from minimodels.tasks import Task, get_task, make_batch
 from minimodels.tokenizers import PAD_ID
@@ -771,7 +772,7 @@ def train_recall(d_k: int, scale: str, seed: int, steps: int = RECALL_STEPS, on_
     test = recall_test()
     start = initial_state(model, test)
     generator = torch.Generator().manual_seed(10_000 + seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=RECALL_LR)
+    optimizer = Adam(model.parameters(), lr=RECALL_LR)
     curve, clock, seconds = [], time.thread_time(), 0.0
     for step in range(steps + 1):
         if step % RECALL_REPORT == 0 or step == steps:

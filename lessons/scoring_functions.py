@@ -52,6 +52,7 @@ from lessons.common.comparison import (
 )
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN, check_budget
+from minimodels.adam import Adam
 from minimodels.attention import (
     AdditiveAttention,
     BilinearAttention,
@@ -1066,7 +1067,7 @@ def retrieval_run(score: str, config: RetrievalConfig, seed: int) -> Run:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = Retriever(config.d, score)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    optimizer = Adam(model.parameters(), lr=config.lr)
     batches = torch.Generator().manual_seed(1000 + seed)
     held_keys, held_query, held_target = retrieval_batch(config, config.held_out, torch.Generator().manual_seed(99))
     rows = torch.arange(config.held_out)

@@ -42,6 +42,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from minimodels.adam import Adam, scheduled
 from minimodels.attention import BilinearAttention, masked_softmax
 from minimodels.bleu import corpus_bleu
 from minimodels.tasks.multilingual import MultilingualCorpus, PairBatch, WordTokenizer, encode_sentences
@@ -373,9 +374,9 @@ def train_bridge(
     torch.manual_seed(config.seed)
     rng = random.Random(config.seed)
     generator = torch.Generator().manual_seed(config.seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    optimizer = Adam(model.parameters(), lr=config.learning_rate)
     # the learning rate falls linearly to a tenth of itself at max_steps: fast early, settled at the end
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0 - 0.9 * min(1.0, s / config.max_steps))
+    schedule = scheduled(optimizer, lambda s: 1.0 - 0.9 * min(1.0, s / config.max_steps))
     weight = model.config.penalty_weight
     n_train = len(corpus.train)
     supervised = [p for p in config.pairs if p[0] != p[1]] or list(config.pairs)
@@ -399,8 +400,8 @@ def train_bridge(
         optimizer.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        schedule(step - 1)  # the steps taken before this one
         optimizer.step()
-        schedule.step()
         ce_sum += ce.item()
         penalty_sum += penalty.item()
         since += 1

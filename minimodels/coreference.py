@@ -27,6 +27,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from minimodels.adam import Adam
 from minimodels.attention import MultiHeadAttention, padding_mask
 from minimodels.positional import SinusoidalPositionalEncoding
 from minimodels.tasks.coreference import PRONOUNS, VOCAB, ItTask, encode
@@ -93,7 +94,7 @@ def train(model: ItResolver, task: ItTask, *, seed: int, steps: int, batch_size:
     accuracy and the mean training loss at every check."""
     data, valid = encode(task.split("train")), encode(task.split("valid"))
     gen = torch.Generator().manual_seed(seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    optimizer = Adam(model.parameters(), lr=lr)
     gold = data["pronoun"]  # (N,) 0 il, 1 elle
     curve, losses, start, cpu = [], [], time.perf_counter(), time.process_time()
     for step in range(1, steps + 1):

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from .adam import Adam
 from .attention import causal_mask, padding_mask, scaled_dot_product_attention
 from .models import ModelOutput
 from .positional import positional_layer
@@ -172,7 +173,7 @@ def fit(
     import time
 
     torch.manual_seed(seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    optimizer = Adam(model.parameters(), lr=lr)
     start, total, count, reports = time.perf_counter(), 0.0, 0, []
     model.train()
     for step in range(1, steps + 1):

@@ -99,19 +99,7 @@ def _freeze_imports() -> None:
     if not _frozen:
         _frozen = True
         gc.freeze()
-        threading.Thread(target=_warm_up_training, name="warm-up", daemon=True).start()
         threading.Thread(target=_give_memory_back, name="give-memory-back", daemon=True).start()
-
-
-def _warm_up_training() -> None:
-    """Build one optimizer in the background, once per server, then freeze again.
-
-    The first ``torch.optim.Adam`` of a process imports ``torch._dynamo`` (~830 modules: 3-5 s measured here);
-    without this, the class's first Train click would wait for it."""
-    import torch
-
-    torch.optim.Adam([torch.zeros(1, requires_grad=True)])
-    gc.freeze()
 
 
 MEMORY_CHECK_SECONDS = 30.0

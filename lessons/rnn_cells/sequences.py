@@ -24,6 +24,7 @@ from torch import nn
 
 from lessons.common.comparison import Spread, curves_chart, verdict
 from lessons.common.live import THREADS_PER_RUN
+from minimodels.adam import Adam
 
 EMBED, HIDDEN = 8, 16  # E, H: the sizes of the agreement task's models (lessons.rnn_cells.training)
 NAMES = ("Harry", "Hermione")  # ids 0 and 1: the words to tag
@@ -129,7 +130,7 @@ def train_tagger(model_name: str, seed: int, steps: int = STEPS) -> nn.Module:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = (WindowTagger if model_name == "window network" else RNNTagger)()
-    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+    optimizer = Adam(model.parameters(), lr=LR)
     for _ in range(steps):
         x, tags, _ = tag_batch(BATCH, SEEN, generator)
         loss = nn.functional.cross_entropy(model(x).reshape(-1, 2), tags.reshape(-1))

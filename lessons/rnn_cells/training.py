@@ -30,6 +30,7 @@ from torch import nn
 from lessons.common.charts import SEQUENTIAL_COLORSCALE, safe_label
 from lessons.common.comparison import Comparison, Run, curves_chart
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
+from minimodels.adam import Adam
 from minimodels.cells import GRUCell, LSTMCell
 
 SUBJECTS = ("cat", "cats")  # class 0, class 1
@@ -208,7 +209,7 @@ def train(
     generator = torch.Generator().manual_seed(seed)
     x_eval, y_eval = held_out(distance)
     example = probe(distance)[0]
-    optimizers = {k: torch.optim.Adam(m.parameters(), lr=lr) for k, m in models.items()}
+    optimizers = {k: Adam(m.parameters(), lr=lr) for k, m in models.items()}
     histories: dict[str, list[Point]] = {k: [] for k in models}
     with torch.inference_mode():  # step 0: where each cell starts (chance), so every curve has a start
         for kind, model in models.items():
