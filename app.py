@@ -6,9 +6,7 @@ import ui
 from lessons.common import catalog
 from lessons.common.catalog import COURSE
 
-ui.page("Course map", icon="🧭")
-
-st.title("Attention Lab")
+ui.page("Course map", icon="🧭", heading="Attention Lab")
 st.markdown(
     "Learn attention from the inside. Every lesson runs or trains a small PyTorch model right here and draws "
     "its attention weights as they are computed. Start with recurrence and the bottleneck that made attention "

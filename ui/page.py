@@ -19,7 +19,7 @@ import streamlit as st
 
 from lessons.common import catalog
 from lessons.common.catalog import COURSE, Lesson
-from ui import style
+from ui import admission, style
 from ui.presenter import PRESENT_PARAM, PRESENTER_CSS, presenter_toggle, presenting
 from ui.training import _note_runs_over
 
@@ -40,8 +40,10 @@ def _device_label() -> str:
     return device_label()
 
 
-def page(title: str, icon: str = "🔎") -> None:
-    """Set up a page: its browser title, the wide layout, and the course map in the sidebar."""
+def page(title: str, icon: str = "🔎", heading: str | None = None) -> None:
+    """Set up a page: its browser title, the wide layout, its ``heading`` (``st.title``) if given, and the course
+    map in the sidebar. The heading goes out first; then the run waits for its turn (``ui.admission``) when the
+    server is busy with other pages' runs, so a student sees the page's title at once, whatever the queue."""
     st.set_page_config(page_title=f"{title} · Attention Lab", page_icon=icon, layout="wide")
     if "torch" in sys.modules:  # lesson pages have imported it by now (through lessons/)
         import torch  # not sys.modules' entry: another session's thread may be halfway through importing it
@@ -54,8 +56,11 @@ def page(title: str, icon: str = "🔎") -> None:
         import pandas  # noqa: F401
 
         _freeze_imports()
-    _note_runs_over()
     style.apply()  # the app's stylesheet and the high-contrast switch
+    if heading:
+        st.title(heading)
+    admission.admit()
+    _note_runs_over()
     sidebar()
     if presenting():
         st.html(PRESENTER_CSS)
@@ -67,8 +72,7 @@ def lesson(slug: str) -> Lesson:
     Every page starts with ``lesson = ui.lesson("<slug>")``; the entry (``lessons.common.catalog``) then gives the
     page's tail its sources and its "Next" link (:func:`ui.tail.page_tail`)."""
     entry = catalog.lesson(slug)
-    page(entry.title, icon=entry.tab_icon)
-    st.title(entry.title)
+    page(entry.title, icon=entry.tab_icon, heading=entry.title)
     from ui import classroom  # here: the home page stays light
 
     classroom.on_lesson(slug)  # the learner's progress; in a class, the question bar and a sweep's setting
@@ -78,8 +82,7 @@ def lesson(slug: str) -> Lesson:
 def tool(slug: str):
     """Set up a tool page (the class, your own data) from its catalog entry, as :func:`lesson` does for a lesson."""
     entry = catalog.tool(slug)
-    page(entry.title, icon=entry.tab_icon)
-    st.title(entry.title)
+    page(entry.title, icon=entry.tab_icon, heading=entry.title)
     return entry
 
 

@@ -8,6 +8,7 @@ import inspect
 import streamlit as st
 
 from lessons.common.exercises import Exercise
+from ui import admission
 from ui.presenter import literal
 
 
@@ -86,6 +87,7 @@ def page_tail(lesson, *, code=(), exercises=None) -> None:
         st.page_link(following.page, label=f"Next: {following.title}", icon=":material/arrow_forward:")
     else:
         st.page_link("app.py", label="Back to the course map", icon=":material/school:")
+    admission.leave()  # the page is drawn: the next student's page run may start
 
 
 def reveal(what: str, predictions: int = 1):
