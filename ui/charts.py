@@ -8,6 +8,7 @@ a page calls ``st.plotly_chart``, ``st.altair_chart`` or ``st.vega_lite_chart`` 
 from __future__ import annotations
 
 import contextvars
+import json
 import pickle
 import re
 from dataclasses import dataclass
@@ -43,14 +44,17 @@ _DRAWN = Kept(512)  # the server's figures by content: a class on every lesson a
 
 
 def _frozen(fig):
-    """``fig`` as a figure whose ``to_dict`` (what Streamlit serialises, a deep copy each time) is made once."""
+    """``fig`` as a figure whose ``to_dict`` (what Streamlit serialises, a deep copy each time) is made once, in
+    plain JSON types: Plotly's JSON writer then writes it straight away (0.02 ms) instead of first walking it to
+    convert its NumPy arrays (0.3-1.4 ms a figure, each time a page is drawn)."""
     import plotly.graph_objects as go
+    import plotly.io
 
     class Frozen(go.Figure):
         def to_dict(self):
             return self._spec
 
-    spec = fig.to_dict()
+    spec = json.loads(plotly.io.to_json(fig, validate=False))
     frozen = Frozen(spec, _validate=False)
     frozen._spec = spec
     return frozen
