@@ -3,6 +3,8 @@ short live run, the model file out and back in, and "your model" in the Bahdanau
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
@@ -31,6 +33,18 @@ def model_files() -> dict[str, bytes]:
         result = train(model, task, config)
         files[architecture] = save_model(model.eval(), task, curve=result.history, config=config)
     return files
+
+
+@pytest.fixture
+def short_runs(monkeypatch):
+    """The page's live runs stop after 30 steps (three reports) instead of running out the page's smallest budget,
+    15 s: what these tests check is what a finished run leaves behind, not how long it trained."""
+    real = own_data.live_config
+
+    def live_config(architecture: str, seed: int, budget_seconds: float):
+        return dataclasses.replace(real(architecture, seed, budget_seconds), max_steps=30)
+
+    monkeypatch.setattr(own_data, "live_config", live_config)
 
 
 def headers(at: AppTest) -> list[str]:
@@ -137,7 +151,7 @@ def test_html_and_script_in_pairs_stay_text(at):
     assert not [h for h in at.get("html") if "alert(1)" in h.proto.body]  # no user text went out as HTML
 
 
-def test_train_download_and_load_back(at):
+def test_train_download_and_load_back(at, short_runs):
     at.select_slider(key="own_data.budget").set_value(15).run()
     at.button(key="own_data.train.gru-additive.train").click().run()
     assert wait_for_run(at, timeout=120).startswith(("done", "stopped"))
@@ -259,7 +273,7 @@ def test_a_gru_is_not_offered_where_only_a_transformer_fits(model_files):
     torch.set_num_threads(1)
 
 
-def test_a_stopped_model_can_be_continued_and_its_steps_count_on(at):
+def test_a_stopped_model_can_be_continued_and_its_steps_count_on(at, short_runs):
     at.select_slider(key="own_data.budget").set_value(15).run()
     at.button(key="own_data.train.gru-additive.train").click().run()
     wait_for_run(at, timeout=120)
