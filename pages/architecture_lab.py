@@ -131,7 +131,7 @@ def write_and_train() -> None:
             return run
 
         def draw(snapshot, key: str) -> None:
-            ui.plotly(architecture_lab.snapshot_figure(snapshot), key=key)
+            ui.plotly(architecture_lab.snapshot_figure, snapshot, key=key)
 
         if checked.error:
             st.info("Fix the chains above to train them.")

@@ -48,7 +48,7 @@ def one_meaning() -> None:
     view = meaning_view(index)
     c[1].dataframe(view["sentences"], hide_index=True, width="stretch")
     title = "A: each head's weights over the words, per language"
-    ui.plotly(attention_bridge.heads_side_by_side(view["maps"], title=title), key="attention_bridge.heads")
+    ui.plotly(attention_bridge.heads_side_by_side, view["maps"], title=title, key="attention_bridge.heads")
     st.markdown(
         "Does head j find **the same concept** in every language? Each cell names the word the head weighs most "
         "and, in brackets, the English words it expresses (from the grammar's gold alignment)."
@@ -79,7 +79,7 @@ if model is not None:
             return
         if read.message:
             st.info(read.message)
-        ui.plotly(attention_bridge.heads_side_by_side({lang: (read.A, read.tokens)}), key="attention_bridge.own.heads")
+        ui.plotly(attention_bridge.heads_side_by_side, {lang: (read.A, read.tokens)}, key="attention_bridge.own.heads")
         ui.table(read.translations)
 
     your_sentence()
@@ -115,7 +115,7 @@ penalty()
 st.markdown(attention_bridge.study_intro())
 if study is not None:  # drawn once with the page: no controls
     ui.table(attention_bridge.study_rows(study))
-    ui.plotly(attention_bridge.study_figure(study), key="attention_bridge.study")
+    ui.plotly(attention_bridge.study_figure, study, key="attention_bridge.study")
     findings = [*(attention_bridge.study_conclusion(study, w) for w in (1.0, 0.1)),
                 *(attention_bridge.heads_finding(study, w) for w in attention_bridge.HEADS_WEIGHTS)]  # fmt: skip
     st.markdown("\n".join(f"- {line}" for line in findings))
@@ -134,7 +134,7 @@ def meaning_space() -> dict:
 def meaning() -> None:
     space = meaning_space()
     by = st.radio("Colour by", ["language", "sentence"], horizontal=True, key="attention_bridge.meaning.by")
-    ui.plotly(attention_bridge.meaning_figure(space, by), key="attention_bridge.meaning.map")
+    ui.plotly(attention_bridge.meaning_figure, space, by, key="attention_bridge.meaning.map")
     st.caption(attention_bridge.meaning_alt(space))
     st.markdown(attention_bridge.meaning_text(space))
 
@@ -158,7 +158,7 @@ st.subheader("Leave one pair out (the paper's Figure 1)")
 st.markdown(attention_bridge.LEAVE_OUT_INTRO)
 if left_out is not None:  # drawn once with the page: no controls
     ui.table(attention_bridge.leave_out_rows(left_out))
-    ui.plotly(attention_bridge.leave_out_figure(left_out), key="attention_bridge.leave_out")
+    ui.plotly(attention_bridge.leave_out_figure, left_out, key="attention_bridge.leave_out")
     lines = [attention_bridge.leave_out_finding(left_out, m) for m in ("bleu", "tokens")]
     if results is not None:
         lines.append(attention_bridge.leave_out_against_hub(left_out, results))
@@ -178,7 +178,7 @@ def train_yourself() -> None:
     seconds = c[2].select_slider("Seconds", [10, 30, 60, 120], value=30, key="attention_bridge.live.seconds")
 
     def draw(report, key: str) -> None:
-        ui.plotly(attention_bridge.live_figure(report), key=f"{key}.heads")
+        ui.plotly(attention_bridge.live_figure, report, key=f"{key}.heads")
         st.caption(attention_bridge.live_caption(report))
 
     ui.training_panel(

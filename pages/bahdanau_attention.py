@@ -110,7 +110,7 @@ def weighted_sum() -> None:
     st.markdown(f"**French-like output:** {ui.literal(result.translation.text)}")
     if result.translation.message:  # unknown words, text cut
         st.info(result.translation.message)
-    ui.plotly(bahdanau_attention.weighted_sum_figure(result, t), key="bahdanau_attention.jane_sum")
+    ui.plotly(bahdanau_attention.weighted_sum_figure, result, t, key="bahdanau_attention.jane_sum")
     st.caption(f"{bahdanau_attention.weighted_sum_sentence(result, t)} Model: {fr.config.describe()}.")
 
 
@@ -149,7 +149,7 @@ def what_if() -> None:
     st.markdown(
         f"**Original:** {ui.literal(decoding.translation.text)}  \n**Forced:** {ui.literal(forced.translation.text)}"
     )
-    ui.plotly(bahdanau_attention.alignment_figure(forced, "α with the forced step"), key="bahdanau_attention.forced")
+    ui.plotly(bahdanau_attention.alignment_figure, forced, "α with the forced step", key="bahdanau_attention.forced")
     st.caption(bahdanau_attention.forced_note(forced, decoding, step, source_index))
 
 
@@ -178,7 +178,7 @@ def train_yourself() -> None:
                           key="bahdanau_attention.bidirectional")  # fmt: skip
 
     def draw(snapshot, key: str) -> None:
-        ui.plotly(bahdanau_attention.snapshot_figure(snapshot), key=key)
+        ui.plotly(bahdanau_attention.snapshot_figure, snapshot, key=key)
         st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
 
     ui.training_panel(f"bahdanau_attention.train.{task_name}",

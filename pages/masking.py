@@ -46,7 +46,7 @@ def look_at(demo: masking.PaddingDemo) -> None:
         "Sentence to look at", range(len(labels)), index=index, format_func=labels.__getitem__, key="masking.pick"
     )
     st.session_state["masking.sentence"] = b
-    ui.plotly(masking.padding_pair_figure(demo, b), key="masking.padding.maps")  # both maps in one draw
+    ui.plotly(masking.padding_pair_figure, demo, b, key="masking.padding.maps")  # both maps in one draw
     for column, masked in zip(st.columns(2), (False, True), strict=True):
         metrics = column.columns(2)
         metrics[0].metric("weight on <pad>, mean of the word rows", f"{demo.leak(b, masked):.3f}")
@@ -68,7 +68,7 @@ def padding() -> None:
     cols = st.columns([3, 2])
     ui.table(demo.table(), container=cols[0])
     with cols[1]:
-        ui.plotly(masking.padding_mask_figure(demo), key="masking.padding_mask")
+        ui.plotly(masking.padding_mask_figure, demo, key="masking.padding_mask")
     look_at(demo)
 
 
@@ -91,7 +91,7 @@ def causal_demo(labels: list[str]) -> None:
     T = len(labels)
     cols = st.columns(2)
     with cols[0]:
-        ui.plotly(masking.causal_mask_figure(labels), key="masking.causal_mask")
+        ui.plotly(masking.causal_mask_figure, labels, key="masking.causal_mask")
     with cols[1]:
         t = ui.linked(st.slider, "Query position", 1, T, 4, key="masking.position") - 1
         row = masking.causal_row(T, t)
@@ -110,7 +110,7 @@ def on_the_word() -> None:
     ui.explain(masking.MAPS_TEXT)
     st.caption(masking.POSITIONS_NOTE)
     maps = [(masking.MAP_TITLES[c], view.attention) for c, view in ((True, normal), (False, cheater))]
-    ui.plotly(masking.pair_figure(maps, normal.inputs, normal.inputs), key="masking.decoder.maps")
+    ui.plotly(masking.pair_figure, maps, normal.inputs, normal.inputs, key="masking.decoder.maps")
     for column, (_, m) in zip(st.columns(2), maps, strict=True):
         column.metric("weight on later positions (mean of the rows)", f"{masking.future_weight(m):.3f}")
     st.caption(masking.maps_caption(normal, cheater))
@@ -152,7 +152,7 @@ def train_yourself() -> None:
         run = ui.current_run(panel_key)
         history = [s for s in run.snapshots if s.step <= snapshot.step] if run is not None else [snapshot]
         ui.vega(masking.two_measures_chart(history), key=f"{key}.measures", container=cols[2])
-        ui.plotly(masking.snapshot_figure(snapshot), key=key)
+        ui.plotly(masking.snapshot_figure, snapshot, key=key)
         st.caption(f"Its cipher of {ui.literal(masking.PROBE)}, generated: {ui.literal(snapshot.prediction)}")
 
     ui.training_panel(

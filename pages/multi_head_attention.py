@@ -83,7 +83,7 @@ def enlarge(reading: multi_head_attention.Reading, names: list[str]) -> None:
         st.session_state["multi_head_attention.enlarge.head"] = 0
     head = c[1].radio("head", options, horizontal=True, key="multi_head_attention.enlarge.head",
                       format_func=multi_head_attention.head_label)  # fmt: skip
-    ui.plotly(multi_head_attention.enlarged_figure(reading, name, head), key="multi_head_attention.enlarged")
+    ui.plotly(multi_head_attention.enlarged_figure, reading, name, head, key="multi_head_attention.enlarged")
     ui.table(multi_head_attention.head_rows(reading, name))
     st.caption(multi_head_attention.HEAD_ROWS_CAPTION)
 
@@ -116,7 +116,7 @@ def every_head() -> None:
     kind = st.radio("Show", list(multi_head_attention.KINDS), format_func=multi_head_attention.KINDS.get,
                     horizontal=True, key="multi_head_attention.kind")  # fmt: skip
     shown = multi_head_attention.sublayers(names, kind)
-    ui.plotly(head_grid(multi_head_attention.grid_rows(reading, shown)), key="multi_head_attention.grid")
+    ui.plotly(head_grid, multi_head_attention.grid_rows(reading, shown), key="multi_head_attention.grid")
     st.caption(multi_head_attention.GRID_CAPTION)
     st.fragment(enlarge)(reading, names)
     st.subheader("Do the heads divide the work?")
@@ -142,7 +142,7 @@ def measured() -> None:
     name = st.radio("Cross-attention heads on the fixed example, at the end of training, for",
                     multi_head_attention.probe_variants(results), horizontal=True,
                     key="multi_head_attention.shipped.heads")  # fmt: skip
-    ui.plotly(multi_head_attention.probe_grid(results, name), key="multi_head_attention.shipped.maps")
+    ui.plotly(multi_head_attention.probe_grid, results, name, key="multi_head_attention.shipped.maps")
 
 
 if results is not None:
@@ -162,7 +162,7 @@ def train_yourself() -> None:
     live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="multi_head_attention.live.seed"))
 
     def draw(snapshot, key: str) -> None:
-        ui.plotly(multi_head_attention.snapshot_grid(snapshot), key=key)
+        ui.plotly(multi_head_attention.snapshot_grid, snapshot, key=key)
         st.caption(f"The model's output for it now: {ui.literal(snapshot.prediction)}")
 
     budget = multi_head_attention.LIVE_BUDGET
@@ -184,7 +184,7 @@ def resolve_it() -> None:
                                tokens_key="multi_head_attention.it.tokens")  # fmt: skip
     reading = it_reading(tokens)
     st.markdown(multi_head_attention.it_answer(reading))
-    ui.plotly(multi_head_attention.it_figure(reading), key="multi_head_attention.it.heads")
+    ui.plotly(multi_head_attention.it_figure, reading, key="multi_head_attention.it.heads")
     st.caption(multi_head_attention.IT_FIGURE_CAPTION)
 
 

@@ -51,7 +51,7 @@ def train_yourself(task) -> None:
                               current if carry_on else None)  # fmt: skip
 
     def draw(snapshot, key: str) -> None:
-        ui.plotly(own_data.snapshot_figure(snapshot), key=key)
+        ui.plotly(own_data.snapshot_figure, snapshot, key=key)
         st.text(f"Its translation of this pair now: {snapshot.prediction}")
 
     ui.training_panel(f"own_data.train.{architecture}", make_run, draw, budget_seconds=float(budget),

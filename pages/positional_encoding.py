@@ -32,7 +32,7 @@ def the_table() -> None:
     d_model = d_model_slider(c[0], "d_model", 64)
     length = c[1].slider("Positions", 8, positional_encoding.MAX_LENGTH, 100, key="positional_encoding.length")
     pe = table(length, d_model)
-    ui.plotly(positional_encoding.table_figure(pe), key="positional_encoding.table")
+    ui.plotly(positional_encoding.table_figure, pe, key="positional_encoding.table")
     st.caption(positional_encoding.table_caption(pe))
     dims = st.multiselect("Dimensions to draw as curves", list(range(d_model)), key="positional_encoding.dims",
                           default=positional_encoding.default_dims(d_model), max_selections=8)  # fmt: skip
@@ -56,7 +56,7 @@ def the_similarity() -> None:
     sim = positional_encoding.similarity(length, d_model)
     left, right = st.columns([0.45, 0.55])
     with left:
-        ui.plotly(positional_encoding.similarity_figure(sim), key="positional_encoding.similarity")
+        ui.plotly(positional_encoding.similarity_figure, sim, key="positional_encoding.similarity")
     ui.vega(positional_encoding.offset_curve(positional_encoding.similarity_by_offset(d_model, length - 1)),
             "positional_encoding.by_offset", container=right)  # fmt: skip
     st.caption(positional_encoding.similarity_caption(d_model))
@@ -77,7 +77,7 @@ def the_offset() -> None:
     k = c[1].slider("Offset k", 0, 50, 5, key="positional_encoding.k")
     pos = c[2].slider("Position pos (for the vectors on the right)", 0, 100, 3, key="positional_encoding.pos")
     check = positional_encoding.offset_check(d_model, k, pos, n_positions=positional_encoding.MAX_LENGTH)
-    ui.plotly(positional_encoding.offset_figure(check), key="positional_encoding.offset")
+    ui.plotly(positional_encoding.offset_figure, check, key="positional_encoding.offset")
     for column, (label, value) in zip(st.columns(3), positional_encoding.offset_metrics(check), strict=True):
         column.metric(label, value)
     st.caption(positional_encoding.OFFSET_CAPTION)
@@ -124,7 +124,7 @@ def the_permutation() -> None:
 
     st.subheader("Where each model looks on your string")
     maps = shipped_maps(text)
-    ui.plotly(positional_encoding.attention_maps_figure(maps), key="positional_encoding.maps")
+    ui.plotly(positional_encoding.attention_maps_figure, maps, key="positional_encoding.maps")
     st.caption(positional_encoding.maps_caption(text, maps, quote=ui.literal))
 
 
@@ -164,7 +164,7 @@ def train_yourself() -> None:
     budget = c[2].select_slider("Seconds", [5, 10, 20, 30, 60], value=10, key="positional_encoding.budget")
 
     def draw(snapshot, key: str) -> None:
-        ui.plotly(positional_encoding.snapshot_figure(snapshot, live_encoding), key=key)
+        ui.plotly(positional_encoding.snapshot_figure, snapshot, live_encoding, key=key)
         st.caption(f"After {snapshot.step} steps it writes {ui.literal(snapshot.prediction)} under "
                    f"{ui.literal(positional_encoding.DEFAULT_TEXT)}.")  # fmt: skip
 

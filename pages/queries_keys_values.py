@@ -34,7 +34,7 @@ def embeddings() -> None:
     table = ui.linked(cols[1].radio, "Embedding table", list(queries_keys_values.TABLES), horizontal=True,
                       key="queries_keys_values.table")  # fmt: skip
     st.caption(f"{mapped.described}, {mapped.steps} training steps. Colour: {queries_keys_values.PROPERTIES[prop]}.")
-    ui.plotly(queries_keys_values.embedding_figure(mapped, prop, table), key="queries_keys_values.embeddings")
+    ui.plotly(queries_keys_values.embedding_figure, mapped, prop, table, key="queries_keys_values.embeddings")
     st.markdown(queries_keys_values.embedding_sentence(mapped, prop))
 
 
@@ -56,10 +56,10 @@ def no_parameters() -> None:
     result = queries_keys_values.plain_self_attention(vectors)
     cols = st.columns(2)
     with cols[0]:
-        ui.plotly(queries_keys_values.plain_scores_figure(result), key="queries_keys_values.plain_scores")
+        ui.plotly(queries_keys_values.plain_scores_figure, result, key="queries_keys_values.plain_scores")
     with cols[1]:
-        ui.plotly(queries_keys_values.plain_weights_figure(result), key="queries_keys_values.plain_weights")
-    ui.plotly(queries_keys_values.plain_outputs_figure(result), key="queries_keys_values.plain_outputs")
+        ui.plotly(queries_keys_values.plain_weights_figure, result, key="queries_keys_values.plain_weights")
+    ui.plotly(queries_keys_values.plain_outputs_figure, result, key="queries_keys_values.plain_outputs")
     st.markdown(queries_keys_values.symmetry_sentence(result.scores, result.words))
     st.markdown(queries_keys_values.diagonal_sentence(result.scores, result.words))
     ui.explain(queries_keys_values.WHY_PROJECTIONS)
@@ -72,7 +72,7 @@ no_parameters()
 example = queries_keys_values.thinking_machines()
 ui.section("3 · “Thinking Machines”, step by step", queries_keys_values.WORKED_TEXT.format(d_k=example.d_k))
 st.table(queries_keys_values.worked_table(example))
-ui.plotly(queries_keys_values.vectors_figure(example), key="queries_keys_values.vectors")
+ui.plotly(queries_keys_values.vectors_figure, example, key="queries_keys_values.vectors")
 ui.explain(queries_keys_values.worked_sentence(example))
 
 
@@ -114,7 +114,7 @@ def database() -> None:
         help="0 weighs every row equally; a large value turns the soft lookup into a hard one.",
     )
     lookup = queries_keys_values.soft_lookup(query, sharpness)
-    ui.plotly(queries_keys_values.lookup_figure(lookup), key="queries_keys_values.lookup")
+    ui.plotly(queries_keys_values.lookup_figure, lookup, key="queries_keys_values.lookup")
     key, value, weight = lookup.best()
     st.markdown(f"The row that weighs most: **{key} → {value}** with {weight:.0%} of the weight.")
 
@@ -141,7 +141,7 @@ def matrix_form() -> None:
     d_k = ui.linked(cols[1].select_slider, "d_k", [2, 4, 8, 16, 32, 64], value=8, key="queries_keys_values.matrix_d_k")
     seed = int(ui.linked(cols[2].number_input, "seed of W^Q, W^K, W^V", 0, 10_000, 0, key="queries_keys_values.seed"))
     result = queries_keys_values.self_attention(tokens, d_model=d_model, d_k=d_k, seed=seed)
-    ui.plotly(queries_keys_values.attention_figure(result), key="queries_keys_values.heatmap")
+    ui.plotly(queries_keys_values.attention_figure, result, key="queries_keys_values.heatmap")
     st.caption("Each row sums to 1. Hover a cell for its exact weight.")
     matrices = st.expander("Q, K and V for this sentence", key="queries_keys_values.show_matrices", on_change="rerun")
     if matrices.open:  # drawn only while open: a closed expander's three figures would redraw on every move
@@ -172,8 +172,8 @@ def trained(qkv=queries_keys_values) -> None:
     if isinstance(view, str):
         st.warning(view)
         return
-    ui.plotly(qkv.trained_matrices_figure(view), key="queries_keys_values.trained_qkv")
-    ui.plotly(qkv.trained_figure(view), key="queries_keys_values.trained_map")
+    ui.plotly(qkv.trained_matrices_figure, view, key="queries_keys_values.trained_qkv")
+    ui.plotly(qkv.trained_figure, view, key="queries_keys_values.trained_map")
     st.markdown(qkv.trained_sentence(view))
 
 

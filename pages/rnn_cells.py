@@ -66,7 +66,7 @@ def step_and_figure(result: rnn_cells.Trace) -> None:
     else:
         step = 1
 
-    ui.plotly(rnn_cells.cell_figure(result, step), key="rnn_cells.cells")
+    ui.plotly(rnn_cells.cell_figure, result, step, key="rnn_cells.cells")
     st.markdown(rnn_cells.step_summary(result, step))
     st.caption(rnn_cells.CELL_FIGURE_CAPTION)
 
@@ -152,7 +152,7 @@ def train_three() -> None:
 
     def draw(report: rnn_training.Report, key: str) -> None:
         ui.vega(rnn_training.live_curves(report.histories), key=f"{key}.curves")
-        ui.plotly(rnn_training.report_gates(report), key=f"{key}.gates")
+        ui.plotly(rnn_training.report_gates, report, key=f"{key}.gates")
         example, answers = ui.literal(" ".join(report.tokens)), rnn_training.answers_text(report)
         st.caption(f"The example: {example} → *was*. Now {answers}. Hover a cell for the token.")
 

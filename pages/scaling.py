@@ -42,7 +42,7 @@ def softmax_section() -> None:
     c = st.columns([3, 1, 3])
     n_keys = c[0].slider("Number of keys N", 2, scaling.MAX_KEYS, 8, key="scaling.keys")
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="scaling.query_seed"))
-    ui.plotly(scaling.one_query_figure(one_query(n_keys, seed=seed)), key="scaling.one_query")
+    ui.plotly(scaling.one_query_figure, one_query(n_keys, seed=seed), key="scaling.one_query")
     st.markdown(scaling.softmax_charts_note(n_keys))
     rows = softmax_sweep(n_keys, seed)
     specs = scaling.softmax_charts(rows, n_keys)

@@ -77,7 +77,7 @@ def one_query() -> None:
     ui.vega(scoring_functions.comparison_chart(shown), key="scoring_functions.bars", width="content")  # fixed panels
     rows, labels = scoring_functions.context_rows(shown)
     title = f"the query and the four contexts c = Σ αᵢ kᵢ (d = {d})"
-    ui.plotly(charts.vector_strip(rows, labels, title=title), key="scoring_functions.contexts")
+    ui.plotly(charts.vector_strip, rows, labels, title=title, key="scoring_functions.contexts")
     st.markdown(scoring_functions.scaling_note(shown))
     for column, spec, name in zip(st.columns(2), scaling_specs(n_keys), ("spread", "peak"), strict=True):
         ui.vega(spec, key=f"scoring_functions.{name}", height=CHART_HEIGHT, container=column)
@@ -108,7 +108,7 @@ def measured() -> None:
     ui.comparison_curves(partial(scoring_functions.race_charts, results), "scoring_functions.shipped",
                          axis_key="scoring_functions.axis", height=CHART_HEIGHT)  # fmt: skip
     maps = scoring_functions.shipped_maps(results)
-    ui.plotly(scoring_functions.attention_grid(maps), key="scoring_functions.shipped.maps")
+    ui.plotly(scoring_functions.attention_grid, maps, key="scoring_functions.shipped.maps")
     probe = maps[scoring_functions.SCORES[0]]
     st.caption(
         f"Each model's attention on the fixed example {ui.literal(''.join(probe['source_tokens'][:-1]))} at the "
@@ -170,7 +170,7 @@ def train_yourself() -> None:
         ui.table(scoring_functions.table_rows(race), key=f"{key}.table")
         maps = report.maps()
         if maps:
-            ui.plotly(scoring_functions.attention_grid(maps), key=f"{key}.maps")
+            ui.plotly(scoring_functions.attention_grid, maps, key=f"{key}.maps")
 
     ui.training_panel(
         "scoring_functions.race", make_run, draw, budget_seconds=4 * budget, target=scoring_functions.TARGET

@@ -47,7 +47,7 @@ def squeeze_section() -> None:
                            key="seq2seq_bottleneck.demo_d")  # fmt: skip
         result = squeeze_random(kept, hidden)
     S = len(result.tokens)
-    ui.plotly(s2s.squeeze_figure(result), key="seq2seq_bottleneck.states")  # states, c, bars: one figure
+    ui.plotly(s2s.squeeze_figure, result, key="seq2seq_bottleneck.states")  # states, c, bars: one figure
     st.markdown(
         f"{ui.literal(kept)} is {S - 1} characters (+ the end mark) read into {S} × {hidden} = {S * hidden} numbers; "
         f"the decoder receives **{result.context.size}** of them. Type a longer string: the states grow by one "
@@ -89,7 +89,7 @@ def experiment_section() -> None:
     st.markdown(f"The lecture's sentence, growing, copied by the shipped models with D = {hidden} (seed 0):")
     ui.table(s2s.example_rows(results, hidden))
     st.markdown("Every context size at once (the mean over the seeds; hover a cell for its score):")
-    ui.plotly(s2s.grid_heatmap(results, metric), key="seq2seq_bottleneck.grid")
+    ui.plotly(s2s.grid_heatmap, results, metric, key="seq2seq_bottleneck.grid")
     st.markdown(f"**What the whole sweep shows.** {s2s.overview(results, metric)}")
     ui.provenance(results.meta, note=s2s.provenance_note(results, hidden))
 
@@ -117,7 +117,7 @@ def pooling_section() -> None:
         st.info(note)
     pooled = s2s.pool(states, weights)
     st.latex(s2s.pooling_text(pooled))
-    ui.plotly(s2s.pooling_figure(pooled), key="seq2seq_bottleneck.pooling")
+    ui.plotly(s2s.pooling_figure, pooled, key="seq2seq_bottleneck.pooling")
 
 
 pooling_section()
@@ -134,7 +134,7 @@ ui.section("5 · Re-run it yourself", s2s.live_text())
 
 def draw(report: s2s.PairReport, key: str) -> None:
     """Both models' progress: their length curves, held-out exact match, and the attention on the probe."""
-    ui.plotly(s2s.live_length_chart(results, report), key=f"{key}.lengths")  # `key`: the replay's
+    ui.plotly(s2s.live_length_chart, results, report, key=f"{key}.lengths")  # `key`: the replay's
     started = [(name, live) for name in s2s.MODELS if (live := report.latest(name)) is not None]
     st.markdown(
         "  \n".join(
@@ -145,14 +145,14 @@ def draw(report: s2s.PairReport, key: str) -> None:
     )
     cols = st.columns([2, 3])
     with cols[0]:
-        ui.plotly(s2s.progress_chart(report), key=f"{key}.progress")
+        ui.plotly(s2s.progress_chart, report, key=f"{key}.progress")
         if report.latest("gru-none") is None:
             st.info("The model without attention starts when the one with attention has finished.")
         st.caption("Without attention there is no heatmap to draw: its decoder has no attention weights, only c.")
     attended = report.latest("gru-additive")
     if attended is not None:
         with cols[1]:
-            ui.plotly(s2s.probe_heatmap(attended), key=f"{key}.attention")
+            ui.plotly(s2s.probe_heatmap, attended, key=f"{key}.attention")
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson

@@ -45,7 +45,7 @@ ui.section(
     "The encoder runs once; its output is the keys and values of *every* decoder layer's encoder–decoder "
     "attention. The decoder runs once per output token, fed its own previous outputs.",
 )
-ui.plotly(transformer.diagram_figure(transformer.block_diagram(w)), key="transformer.diagram")
+ui.plotly(transformer.diagram_figure, transformer.block_diagram(w), key="transformer.diagram")
 st.caption(transformer.maps_caption(w.config))
 
 # --- Every map ---------------------------------------------------------------------------------------
@@ -67,10 +67,10 @@ def every_head() -> None:
     head = c[2].selectbox("Head", transformer.head_choices(w.config), key="transformer.head")
     st.caption(kind.note)
     key = "transformer.heads" if head == transformer.ALL_HEADS else "transformer.head_map"
-    ui.plotly(transformer.layer_figure(w, kind, layer, head), key=key)
+    ui.plotly(transformer.layer_figure, w, kind, layer, head, key=key)
     ui.table(transformer.head_summary(w, kind, layer))
     if st.toggle(f"Show all {transformer.maps_per_sentence(w.config)} maps at once", key="transformer.every_map"):
-        ui.plotly(transformer.heads_grid(transformer.every_map(w), row_height=230), key="transformer.every")
+        ui.plotly(transformer.heads_grid, transformer.every_map(w), row_height=230, key="transformer.every")
 
 
 every_head()
@@ -94,7 +94,7 @@ if pronoun is None:
 # --- Residuals, layer norm and the feed-forward network -----------------------------------------------
 ui.section("4 · Residuals, layer norm and the feed-forward network, by their effect", transformer.ABLATION_TEXT)
 if not isinstance(check := ui.shared_view(transformer.convex_check, model, task, text), str):
-    ui.plotly(transformer.convex_figure(check), key="transformer.convex")
+    ui.plotly(transformer.convex_figure, check, key="transformer.convex")
     st.markdown(transformer.convex_text(check))
 if (results := ui.shipped_results(lesson)) is not None:
     for prediction in filter(None, (transformer.residual_prediction(results), transformer.ffn_prediction(results))):
@@ -155,7 +155,7 @@ def train_yourself() -> None:
     budget = c[2].select_slider("Seconds at most", [5, 15, 30, 60, 120], value=60, key="transformer.budget")
 
     def draw(snapshot, key: str) -> None:
-        ui.plotly(transformer.heads_grid(transformer.probe_panels(snapshot), row_height=300), key=key)
+        ui.plotly(transformer.heads_grid, transformer.probe_panels(snapshot), row_height=300, key=key)
         st.caption(
             f"Encoder–decoder attention on the fixed example after {snapshot.step} steps (teacher forced: rows are "
             f"the correct output). The model's own output for it now: {ui.literal(snapshot.prediction)}"

@@ -92,3 +92,54 @@ def test_a_shipped_models_view_is_computed_once_and_any_other_models_every_time(
     pretrained.shared_view(view, own, task, "I see it")
     pretrained.shared_view(view, own, task, "I see it")
     assert calls == ["I see it", "Jane visits Africa", "I see it", "I see it"]
+
+
+BUILDS: list[tuple] = []
+
+
+def counted_heatmap(z, title="t"):
+    """A lesson-like builder, at module level: counts its calls."""
+    BUILDS.append((tuple(map(tuple, z)), title))
+    return charts.attention_heatmap(np.asarray(z), ["a", "b"], ["x", "y"], title=title)
+
+
+def test_a_figure_built_before_from_the_same_arguments_is_not_built_again():
+    BUILDS.clear()
+    z = [[0.3, 0.7], [0.6, 0.4]]
+    one = ui_charts._built(counted_heatmap, (z,), {"title": "built"})
+    again = ui_charts._built(counted_heatmap, ([[0.3, 0.7], [0.6, 0.4]],), {"title": "built"})  # equal, not the same
+    assert again is one and len(BUILDS) == 1
+    other = ui_charts._built(counted_heatmap, (z,), {"title": "another title"})
+    assert other is not one and len(BUILDS) == 2
+    assert one.frozen.to_dict() == ui_charts._prepared(counted_heatmap(z, title="built")).frozen.to_dict()
+
+
+def test_what_may_draw_on_more_than_its_arguments_is_built_every_time():
+    BUILDS.clear()
+    z = [[0.5, 0.5], [0.1, 0.9]]
+    scale = {"title": "closure"}
+
+    def closure(values):  # reads ``scale`` besides its argument: not kept by its arguments
+        return counted_heatmap(values, title=scale["title"])
+
+    ui_charts._built(closure, (z,), {})
+    ui_charts._built(closure, (z,), {})
+    assert len(BUILDS) == 2
+    unpicklable = (z, lambda: None)  # pickle refuses a lambda: built each time, not kept
+    ui_charts._built(heatmap_beside, unpicklable, {})
+    ui_charts._built(heatmap_beside, unpicklable, {})
+    assert len(BUILDS) == 4
+
+
+def heatmap_beside(z, anything):
+    return counted_heatmap(z)
+
+
+def test_the_page_draws_the_same_with_its_figures_built_once():
+    """A lesson whose figures come from builders (every one of them here): a fresh session's page, drawn from what
+    the first session built, is the page the first session got."""
+    first = open_page("pages/positional_encoding.py")
+    built = len(ui_charts._BUILT)
+    second = open_page("pages/positional_encoding.py")
+    assert len(ui_charts._BUILT) == built > 0
+    assert plotly_specs(second) == plotly_specs(first)

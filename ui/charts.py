@@ -8,6 +8,7 @@ a page calls ``st.plotly_chart``, ``st.altair_chart`` or ``st.vega_lite_chart`` 
 from __future__ import annotations
 
 import contextvars
+import inspect
 import json
 import pickle
 import re
@@ -41,6 +42,7 @@ class _Drawn:
 
 
 _DRAWN = Kept(512)  # the server's figures by content: a class on every lesson at its defaults, and what students try
+_BUILT = Kept(512)  # the same figures by who built them from what (``_built``): no Plotly object is made
 
 
 def _frozen(fig):
@@ -97,18 +99,43 @@ def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
     return _Drawn(fig, _frozen(fig), least, caption, count)
 
 
-def plotly(fig, key: str) -> None:
+def _built(builder, args: tuple, kwargs: dict) -> _Drawn:
+    """``builder(*args, **kwargs)`` prepared, built once per server for the same builder, arguments and settings.
+
+    Building costs too: Plotly's constructors and ``update_*`` calls were 16% of a whole-page run (py-spy, 20
+    students opening random lessons), for figures the server had built before. Only a module-level function is
+    kept by its arguments (a closure or a method may draw on more than them); arguments that cannot be pickled
+    (:func:`ui.kept.digest`) are built each time."""
+    from ui.style import high_contrast
+
+    def build() -> _Drawn:
+        return _prepared(builder(*args, **kwargs))
+
+    pure = inspect.isfunction(builder) and builder.__closure__ is None and "<locals>" not in builder.__qualname__
+    if not pure:
+        return build()
+    try:
+        name = digest(builder.__module__, builder.__qualname__, args, kwargs, presenting(), high_contrast())
+    except Exception:  # something pickle cannot take (a model, a generator): built this time
+        return build()
+    return _BUILT.get_or_make(name, build)
+
+
+def plotly(fig, *args, key: str, **kwargs) -> None:
     """A Plotly figure with the toolbar's PNG download (drawn in the browser, works offline), no logo and no
     scroll-zoom; under a figure with heatmaps, its text alternative and its numbers (a table on demand, CSV and
     JSON, tokens on both axes). Larger in presenter mode; heatmaps in the high-contrast scales when the student asks.
     The page's width; a figure that sets a width (a diagram whose boxes need it) takes it as its least, and scrolls
     sideways inside its box on a narrower screen (``ui.style``).
 
-    ``fig`` may be changed on the way: hand over a figure made for this call. A figure the server has drawn
-    before (same traces, layout and settings, from any session) is prepared once (:func:`_prepared`)."""
+    ``fig``: a figure, or a lesson's function that builds one from ``args`` and ``kwargs``
+    (``ui.plotly(masking.causal_mask_figure, labels, key=…)``): a figure built before from the same arguments (by
+    any session) is not built again (:func:`_built`). A figure handed over may be changed on the way: hand over one
+    made for this call. A figure the server has drawn before (same traces, layout and settings, from any session)
+    is prepared once (:func:`_prepared`)."""
     from lessons.common import export
 
-    drawn = _prepared(fig)
+    drawn = _built(fig, args, kwargs) if callable(fig) and not hasattr(fig, "to_dict") else _prepared(fig)
     here = st
     if drawn.least:
         here = st.container(key=f"{key}.box")
