@@ -1,5 +1,6 @@
 # The house's everyday commands. `make fast` is the loop to run while editing: all pure code and one AppTest
-# run of every page, about a minute on 2 cores; `make test` is the full suite (real Chromium included).
+# run of every page, about a minute on 2 cores; `make test` is the full suite (real Chromium included), on two
+# pytest-xdist workers as in CI.
 PYTHON ?= python
 
 .PHONY: fast test run lint
@@ -8,7 +9,7 @@ fast:
 	$(PYTHON) -m pytest -m "not slow and not browser"
 
 test:
-	$(PYTHON) -m pytest
+	$(PYTHON) -m pytest -n 2
 
 run:
 	streamlit run app.py

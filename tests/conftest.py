@@ -83,7 +83,14 @@ SLOW_TESTS = {  # file: tests (by function name) that train a model or start a P
 }
 
 
-def pytest_collection_modifyitems(items):
+# CI runs the suite on two pytest-xdist workers (``-n 2``, with ``--dist loadgroup`` from pyproject.toml). A test
+# goes to the worker running its group: every browser test in one group, so one worker keeps the session's one
+# `streamlit run` server and Chromium (and the phone and accessibility tests their shared page visits) while the other
+# runs the rest; each other file is a group of its own, so a module fixture (a trained model, a page) is made once.
+# tryfirst: pytest-xdist reads the groups in its own collection hook.
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    groups = config.pluginmanager.hasplugin("xdist")
     seen: dict[str, set[str]] = {}
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -94,6 +101,8 @@ def pytest_collection_modifyitems(items):
         seen.setdefault(file, set()).add(name)
         if any(fnmatch.fnmatch(file, pattern) for pattern in SLOW_FILES) or name in SLOW_TESTS.get(file, ()):
             item.add_marker(pytest.mark.slow)
+        if groups:
+            item.add_marker(pytest.mark.xdist_group("browser" if item.get_closest_marker("browser") else file))
     for file, names in SLOW_TESTS.items():  # a renamed test would silently join the fast loop: say so
         gone = sorted(names - seen.get(file, names))
         if gone:
