@@ -109,6 +109,22 @@ def pytest_collection_modifyitems(config, items):
             warnings.warn(f"SLOW_TESTS (tests/conftest.py) names tests that {file} no longer has: {gone}", stacklevel=1)
 
 
+# Every AppTest in a process runs under one session id (Streamlit's LocalScriptRunner), so what a page keeps in a
+# session-scoped resource (ui.training's runs) is seen by every AppTest that comes after it: a masking page opened
+# after another test's stopped run drew that run's panel. After each test file, that session ends, as a closed tab's
+# does (its runs stopped), so a file does not depend on which files ran before it in the process (under -n 2 the order
+# differs from one process's).
+APPTEST_SESSION_ID = "test session id"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _apptest_session_ends_with_the_file():
+    yield
+    from streamlit.runtime.caching.cache_resource_api import clear_session_cache
+
+    clear_session_cache(APPTEST_SESSION_ID)
+
+
 @pytest.fixture
 def at(request):
     """A fresh session on the test module's lesson page (its ``PAGE``, ``"pages/<slug>.py"``), under AppTest."""
