@@ -175,14 +175,18 @@ def train_live_and_replay(page, live, click_elsewhere, what: str) -> list[str]:
     """In a real browser: press Train once the page is idle, see the live figure (``live``, a locator of its titles)
     redrawn at least three times while ``click_elsewhere()`` moves another control, then wait for the finished
     run's replay. No exception on the page at any point. Returns the live states seen."""
+    from playwright.sync_api import expect
+
     page.wait_for_timeout(500)
     page.wait_for_selector(SCRIPT_DONE, timeout=60_000)
     page.get_by_role("button", name="Train").click()
     seen = watch_redraws(page, live, click_elsewhere)
     assert len(seen) >= 3, f"{what} were redrawn only for {seen}"
     assert_no_exception(page)
-    page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=120_000)
+    replay = page.locator("[data-testid=stSlider]", has_text="Replay the run")
+    replay.first.wait_for(timeout=120_000)  # while Streamlit swaps the panel, the old slider may still be shown
     page.wait_for_selector(SCRIPT_DONE, timeout=60_000)
+    expect(replay).to_have_count(1, timeout=10_000)  # once settled: one replay, the finished run's
     assert_no_exception(page)
     return seen
 
