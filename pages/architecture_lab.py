@@ -25,9 +25,15 @@ st.latex(
     r"\underbrace{\texttt{pos}\to\texttt{repeat}(6,\ \texttt{res}(\texttt{norm}\to\texttt{mh\_dot\_self\_att})"
     r"\to\texttt{res}(\texttt{norm}\to\texttt{ff}))\to\texttt{norm}}_{\text{a Transformer encoder}}"
 )
-with st.expander("The language: every layer, and what it costs", icon=":material/menu_book:"):
+
+
+def the_language() -> None:
     ui.table(architecture_lab.layer_table())
     st.markdown(architecture_lab.language_notes())
+
+
+ui.folded("The language: every layer, and what it costs", the_language, key="architecture_lab.language",
+          icon=":material/menu_book:")  # fmt: skip
 
 
 # --- state, in one place -------------------------------------------------------------------------------

@@ -104,11 +104,13 @@ def penalty() -> None:
             ui.plotly(gram, key=f"attention_bridge.gram.{name}")
             heads = attention_bridge.heads_side_by_side({lang: (A, tokens)})
             ui.plotly(heads, key=f"attention_bridge.penalty.heads.{name}")
-    with st.expander(
-        f"These two models, measured (n = {len(results.runs_of('hub-mono'))})", icon=":material/table_rows:"
-    ):
+
+    def measured() -> None:
         lines = attention_bridge.penalty_findings(results)
         st.markdown(attention_bridge.seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
+
+    ui.folded(f"These two models, measured (n = {len(results.runs_of('hub-mono'))})", measured,
+              key="attention_bridge.penalty_measured", icon=":material/table_rows:")  # fmt: skip
 
 
 penalty()
@@ -148,9 +150,12 @@ if results is not None:  # no controls here: drawn once with the page
     ui.table(attention_bridge.zero_shot_rows(results))
     lines = [*attention_bridge.observations(results), *attention_bridge.grid_findings(results)]
     st.markdown(attention_bridge.seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
-    with st.expander("Every direction", icon=":material/table_rows:"):
-        ui.table(attention_bridge.direction_rows(results), formats=dict.fromkeys(map(results.label, results.variants),
-                                                                                  "percent"))  # fmt: skip
+
+    def every_direction() -> None:
+        formats = dict.fromkeys(map(results.label, results.variants), "percent")
+        ui.table(attention_bridge.direction_rows(results), formats=formats)
+
+    ui.folded("Every direction", every_direction, key="attention_bridge.directions", icon=":material/table_rows:")
     for metric, spec in attention_bridge.history_charts(results):
         ui.vega(spec, key=f"attention_bridge.history.{metric}", height=spec["height"])
     ui.provenance(results.meta, note=attention_bridge.provenance_note(results.meta))

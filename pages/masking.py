@@ -119,7 +119,8 @@ def on_the_word() -> None:
     ui.exercise(masking.floor_prediction())
     if results is not None:
         ui.exercise(masking.cheat_prediction(results))
-    with ui.reveal("the outputs and the measured results", predictions=2):
+
+    def answer() -> None:
         ui.table(masking.outputs_table(normal, cheater))
         st.caption(masking.outputs_caption(word, quote=ui.literal))
         if results is not None:
@@ -128,6 +129,8 @@ def on_the_word() -> None:
                 curves=partial(masking.results_curves, results), key="masking.shipped", names=("loss", "exact"),
                 note=masking.provenance_note(results), axis_key="masking.axis",
             )  # fmt: skip
+
+    ui.reveal("the outputs and the measured results", answer, key="masking.reveal", predictions=2)
 
 
 results = ui.shipped_results(lesson)

@@ -51,9 +51,12 @@ def the_split() -> None:
         col.metric(label, value, help=why)
     st.caption(multi_head_attention.PARITY_CAPTION)
     rows, sentence = counted(d_model)
-    with ui.reveal("the parameter count for every h"):
+
+    def answer() -> None:
         ui.table(rows)
         st.markdown(sentence)
+
+    ui.reveal("the parameter count for every h", answer, key="multi_head_attention.reveal_count")
 
 
 the_split()
@@ -147,8 +150,7 @@ def measured() -> None:
 
 if results is not None:
     ui.exercise(multi_head_attention.alignment_prediction(results))
-    with ui.reveal("the measured results"):
-        measured()
+    ui.reveal("the measured results", measured, key="multi_head_attention.reveal_measured")
 
 st.subheader("Train one yourself")
 st.markdown(multi_head_attention.live_text())

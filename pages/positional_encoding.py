@@ -112,10 +112,13 @@ def the_permutation() -> None:
     checks = shipped_checks(text, tuple(positional_encoding.permutation(kind, len(text), seed)))
     st.caption(positional_encoding.shipped_caption(positional_encoding.load_model("none")[1]))
     st.markdown(f"The string {ui.literal(text)} shuffled: {ui.literal(checks[0].shuffled)}.")
-    with ui.reveal("what each model writes"):
+
+    def answer() -> None:
         ui.table(positional_encoding.equivariance_rows(checks), formats={"max |f(shuffled) − shuffled f|": "%.2e"})
         st.caption(positional_encoding.equivariance_caption())
         st.markdown(positional_encoding.set_text(checks, quote=ui.literal))
+
+    ui.reveal("what each model writes", answer, key="positional_encoding.reveal_writes")
     shown = st.radio("Self-attention for", positional_encoding.ENCODINGS, format_func=positional_encoding.LABELS.get,
                      horizontal=True, key="positional_encoding.attention_of")  # fmt: skip
     pair = positional_encoding.attention_pair_figure(checks[positional_encoding.ENCODINGS.index(shown)])
@@ -138,7 +141,8 @@ ui.explain(positional_encoding.measured_text(results))
 if results is not None:
     ui.exercise(positional_encoding.rows_prediction())
     ui.exercise(positional_encoding.race_prediction(results))
-    with ui.reveal("the measured results", predictions=2):
+
+    def measured() -> None:
         ui.measured(
             results, rows=positional_encoding.results_rows(results),
             observations=positional_encoding.observations(results),
@@ -148,6 +152,8 @@ if results is not None:
         )  # fmt: skip
         ui.vega(positional_encoding.length_chart(results), key="positional_encoding.lengths")
         st.caption(positional_encoding.length_caption())
+
+    ui.reveal("the measured results", measured, key="positional_encoding.reveal_measured", predictions=2)
 
 # --- 6. Train one yourself ----------------------------------------------------------------------------------
 ui.section("6 · Train one yourself", positional_encoding.train_text())

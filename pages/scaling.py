@@ -21,9 +21,14 @@ st.latex(
 ui.section("1 · The lecture's example, without the division", scaling.lecture_text())
 ui.exercise(scaling.lecture_prediction())
 lecture = scaling.lecture_example()
-with ui.reveal("the lecture's numbers, with and without the division"):
+
+
+def lecture_numbers() -> None:
     st.table(scaling.lecture_rows(lecture))
     st.caption(scaling.gradient_caption(lecture))
+
+
+ui.reveal("the lecture's numbers, with and without the division", lecture_numbers, key="scaling.reveal_lecture")
 
 # --- What the softmax does with large scores ------------------------------------------------------------
 ui.section("2 · One query, six sizes of d_k", scaling.one_query_text())
@@ -49,8 +54,7 @@ def softmax_section() -> None:
     for column, panel, spec in zip(st.columns(3), scaling.SOFTMAX_PANELS, specs, strict=True):
         ui.vega(spec, key=f"scaling.softmax.{panel}", container=column)
     st.markdown(scaling.saturation_summary(rows))
-    with st.expander("Every figure", icon=":material/table_rows:"):
-        ui.table(rows)
+    ui.folded("Every figure", lambda: ui.table(rows), key="scaling.softmax_rows", icon=":material/table_rows:")
 
 
 softmax_section()
@@ -69,8 +73,8 @@ def variance_section() -> None:
     points = variance_sweep(samples=samples, seed=seed)
     ui.vega(scaling.variance_chart(points), key="scaling.variance", height=420)
     st.markdown(scaling.variance_summary(points))
-    with st.expander("Every figure", icon=":material/table_rows:"):
-        ui.table(scaling.variance_rows(points))
+    ui.folded("Every figure", lambda: ui.table(scaling.variance_rows(points)), key="scaling.variance_rows",
+              icon=":material/table_rows:")  # fmt: skip
 
 
 variance_section()
@@ -101,8 +105,7 @@ def recall_results() -> None:
 if results is not None:
     ui.exercise(scaling.recall_prediction(results))
     ui.exercise(scaling.threshold_prediction(results))
-    with ui.reveal("the measured results", predictions=2):
-        recall_results()
+    ui.reveal("the measured results", recall_results, key="scaling.reveal_measured", predictions=2)
 
 # --- Lesson 4's GRU race --------------------------------------------------------------------------------------
 ui.section("5 · Why lesson 4's GRU race showed no stall")

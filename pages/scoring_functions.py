@@ -94,8 +94,8 @@ ui.explain(scoring_functions.race_intro())
 def measured() -> None:
     seeds = ", ".join(str(s) for s in results.seeds)
     ui.table(scoring_functions.table_rows(results))
-    with st.expander(f"Every seed ({seeds})", icon=":material/table_rows:"):
-        ui.table(scoring_functions.seed_rows(results))
+    ui.folded(f"Every seed ({seeds})", lambda: ui.table(scoring_functions.seed_rows(results)),
+              key="scoring_functions.seed_rows", icon=":material/table_rows:")  # fmt: skip
     st.caption(
         f"Mean ± sd over seeds {seeds} (n: how many seeds). “Steps/seconds to 90%”: the first check (every "
         f"{scoring_functions.REPORT_EVERY} steps, 200 held-out sentences) at or above 90% exact match; seconds are "

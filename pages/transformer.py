@@ -99,7 +99,8 @@ if not isinstance(check := ui.shared_view(transformer.convex_check, model, task,
 if (results := ui.shipped_results(lesson)) is not None:
     for prediction in filter(None, (transformer.residual_prediction(results), transformer.ffn_prediction(results))):
         ui.exercise(prediction)
-    with ui.reveal("the measured results", predictions=2):
+
+    def ablation() -> None:
         ui.measured(
             results, rows=transformer.table_rows(results), observations=transformer.observations(results),
             curves=partial(transformer.ablation_curves, results), key="transformer.ablation",
@@ -107,18 +108,23 @@ if (results := ui.shipped_results(lesson)) is not None:
             height=transformer.CHART_HEIGHT,
         )  # fmt: skip
 
+    ui.reveal("the measured results", ablation, key="transformer.reveal_ablation", predictions=2)
+
 # --- Depth ---------------------------------------------------------------------------------------------
 ui.section("5 · Deeper stacks, with and without residuals", transformer.DEPTH_TEXT)
 sweep = ui.shipped_results(lesson, lesson.results[1], loader="load_depth_results", what="The depth sweep")
 if sweep is not None:
     if (prediction := transformer.depth_prediction(sweep)) is not None:
         ui.exercise(prediction)
-    with ui.reveal("the depth sweep"):
+
+    def depth() -> None:
         ui.measured(
             sweep, rows=transformer.depth_rows(sweep), observations=transformer.depth_observations(sweep),
             curves=partial(transformer.depth_curves, sweep), key="transformer.depth", names=("loss", "exact"),
             note=transformer.depth_provenance_note(sweep.meta), height=transformer.CHART_HEIGHT,
         )  # fmt: skip
+
+    ui.reveal("the depth sweep", depth, key="transformer.reveal_depth")
 
 # --- Teacher forcing, then beam search ---------------------------------------------------------------------
 ui.section("6 · Teacher forcing, then beam search", transformer.DECODING_TEXT)

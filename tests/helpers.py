@@ -37,6 +37,31 @@ def open_page(page: str | None = None, params: dict[str, str] | None = None) -> 
     return at
 
 
+def folded_key(expander) -> str | None:
+    """The key of a folded expander (``ui.folded``: built only while open), read off its element id; None for an
+    expander that always holds its content."""
+    parts = expander.proto.id.split("-", 2)
+    return parts[2] if len(parts) == 3 and parts[2] else None
+
+
+def unfold(at: AppTest, *labels: str, strict: bool = True) -> AppTest:
+    """Open the folded expanders whose labels start with one of ``labels``, as a student's clicks do, and rerun:
+    their content is then on the page. Fails on a label the page does not have (unless not ``strict``)."""
+    assert labels, "name the expanders to open"
+    keys = {}
+    for expander in at.expander:
+        key = folded_key(expander)
+        if key and any(expander.label.startswith(label) for label in labels):
+            keys[key] = expander.label
+    missing = [label for label in labels if not any(name.startswith(label) for name in keys.values())]
+    assert not (strict and missing), f"no folded expander starts with {missing}: {sorted(keys.values())}"
+    for key in keys:
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def plotly_specs(at: AppTest) -> list[dict]:
     """Every Plotly figure on the page, as its JSON (AppTest returns Plotly charts as unknown elements)."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]

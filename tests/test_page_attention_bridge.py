@@ -7,14 +7,16 @@ import pytest
 
 from lessons import attention_bridge
 from lessons.common import catalog
-from tests.helpers import answer_exercise, open_page, progress_text, vega_rows, wait_for_run
+from tests.helpers import answer_exercise, open_page, progress_text, unfold, vega_rows, wait_for_run
 
 PAGE = "pages/attention_bridge.py"
 
 
 @pytest.fixture(scope="module")
 def at():
-    return open_page(PAGE)
+    return unfold(
+        open_page(PAGE), "These two models", "Every direction"
+    )  # the folded answers and tables open, as a student opens them
 
 
 def heatmap_figures(at) -> list[dict]:

@@ -20,6 +20,7 @@ from tests.helpers import (
     plotly_array,
     progress_text,
     train_and_stop_at_once,
+    unfold,
     wait_for_run,
 )
 
@@ -79,6 +80,8 @@ def test_page_opens_with_every_figure_and_the_shipped_results(at):
     views = masking.shipped_view(True, masking.PROBE), masking.shipped_view(False, masking.PROBE)
     assert masking.maps_caption(*views) in [c.value for c in at.caption]
     results = masking.load_results()
+    assert not any(e.label.startswith("Reveal the outputs") and e.children for e in at.expander)  # folded: not built
+    unfold(at, "Reveal the outputs")
     reveal = next(e for e in at.expander if e.label.startswith("Reveal the outputs"))
     tables = [df.value.to_dict("records") for df in reveal.dataframe]
     assert (
@@ -133,7 +136,7 @@ def test_the_word_and_the_position_change_the_decoder_maps(at):
     normal, cheater = z(heatmap_titled(at, masking.MAP_TITLES[True])), z(heatmap_titled(at, masking.MAP_TITLES[False]))
     assert (normal[np.triu_indices(len(normal), 1)] == 0).all()
     assert not np.array_equal(cheater, before)
-    outputs = next(e for e in at.expander if e.label.startswith("Reveal")).dataframe[0].value
+    outputs = next(e for e in unfold(at, "Reveal").expander if e.label.startswith("Reveal")).dataframe[0].value
     assert list(outputs["gold cipher"]) == ["defghijk"] * 2
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from lessons import multi_head_attention
 from lessons.common.pretrained import load_pretrained
-from tests.helpers import answer_exercise, open_page, vega_specs, wait_for_report, wait_for_run
+from tests.helpers import answer_exercise, open_page, unfold, vega_specs, wait_for_report, wait_for_run
 from tests.helpers import plotly_specs as specs
 
 PAGE = "pages/multi_head_attention.py"
@@ -21,7 +21,7 @@ PAGE = "pages/multi_head_attention.py"
 @pytest.fixture(scope="module")
 def at():
     """One page for the tests that only move controls (each test leaves the controls it moved as it found them)."""
-    return open_page(PAGE)
+    return unfold(open_page(PAGE), "Reveal")  # the folded answers and tables open, as a student opens them
 
 
 def heatmap_count(spec: dict) -> int:

@@ -17,6 +17,7 @@ from tests.helpers import (
     open_page,
     plotly_array,
     progress_text,
+    unfold,
     vega_rows,
     vega_specs,
     wait_for_run,
@@ -28,7 +29,7 @@ PAGE = "pages/positional_encoding.py"
 
 @pytest.fixture(scope="module")
 def at():
-    return open_page(PAGE)
+    return unfold(open_page(PAGE), "Reveal")  # the folded answers and tables open, as a student opens them
 
 
 def figure(at, title_part: str) -> dict:

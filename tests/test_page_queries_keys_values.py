@@ -7,7 +7,7 @@ import numpy as np
 
 from lessons import queries_keys_values
 from lessons.common import catalog
-from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, plotly_specs, vega_rows
+from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, plotly_specs, unfold, vega_rows
 
 QKV = "pages/queries_keys_values.py"
 STRIPS = ["Q = XW^Q", "K = XW^K", "V = XW^V"]
@@ -56,7 +56,7 @@ def test_the_tail_shows_the_code_the_questions_the_sources_and_the_next_lesson()
     at = open_page(QKV)
     assert [t.value for t in at.title] == ["Queries, keys and values"]
     assert at.expander[-1].label == "The code that computes this"
-    assert "def scaled_dot_product_attention" in at.expander[-1].code[0].value
+    assert "def scaled_dot_product_attention" in unfold(at, "The code").expander[-1].code[0].value
     assert [h.value for h in at.header][-1] == "Check yourself"
     assert catalog.lesson("queries_keys_values").sources in [c.value for c in at.caption]
     following = catalog.next_lesson("queries_keys_values")

@@ -10,10 +10,16 @@ import pytest
 
 import ui.results
 from lessons import scaling
-from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, vega_rows
+from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, unfold, vega_rows
 from tests.helpers import plotly_specs as figures
 
 PAGE = "pages/scaling.py"
+
+
+@pytest.fixture
+def at():
+    """The lesson page with its folded answers and tables open (as a student opens them), fresh for each test."""
+    return unfold(open_page(PAGE), "Reveal", "Every figure")
 
 
 def figure(at, title_start: str) -> dict:

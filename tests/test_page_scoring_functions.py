@@ -19,11 +19,18 @@ from tests.helpers import (
     plotly_specs,
     train_and_stop_at_once,
     train_live_and_replay,
+    unfold,
     vega_rows,
     wait_for_run,
 )
 
 PAGE = "pages/scoring_functions.py"
+
+
+@pytest.fixture
+def at():
+    """The lesson page with its folded answers and tables open (as a student opens them), fresh for each test."""
+    return unfold(open_page(PAGE), "Every seed", "Symbols")
 
 
 def figure_with(at, trace_type: str, count: int) -> dict:

@@ -8,13 +8,20 @@ test: every test that trains leaves its run over, and none assumes there is no r
 import json
 
 import numpy as np
+import pytest
 
 from lessons import transformer
 from lessons.common.pretrained import load_pretrained
 from minimodels.tasks import get_task
-from tests.helpers import open_page, plotly_array, plotly_specs, vega_rows, wait_for_run
+from tests.helpers import open_page, plotly_array, plotly_specs, unfold, vega_rows, wait_for_run
 
 PAGE = "pages/transformer.py"
+
+
+@pytest.fixture
+def at():
+    """The lesson page with its folded answers and tables open (as a student opens them), fresh for each test."""
+    return unfold(open_page(PAGE), "Reveal")
 
 
 def diagram(at) -> str:

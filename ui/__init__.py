@@ -31,7 +31,7 @@ from ui.presenter import (
 )
 from ui.pretrained import pretrained, shared_view
 from ui.results import measured, provenance, provenance_text, shipped_results
-from ui.tail import check_yourself, exercise, page_tail, reveal, show_code
+from ui.tail import check_yourself, exercise, folded, page_tail, reveal, show_code
 from ui.training import (
     POLL_SECONDS,
     current_run,
@@ -44,7 +44,7 @@ from ui.training import (
 __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
     "altair", "check_yourself", "checked_text", "class_models", "class_page", "comparison_curves", "current_run",
-    "exercise", "explain", "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice",
+    "exercise", "explain", "folded", "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice",
     "model_data", "model_file", "model_output", "own_model", "page", "page_tail", "plotly", "presenting",
     "pretrained", "progress_panel", "provenance", "provenance_text", "replay_gif_button", "reveal", "section",
     "sentence_input", "shared_view", "shipped_results", "show_code", "sidebar", "symbols", "table", "tool",

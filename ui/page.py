@@ -162,11 +162,12 @@ def sidebar() -> None:
 def symbols(slug: str) -> None:
     """The lesson's rows of the one table of symbols (``lessons.common.notation``), folded under the set-up."""
     from lessons.common import notation
+    from ui.tail import folded
 
     rows = notation.rows(slug)
     if rows:
-        with st.expander("Symbols on this page, and the lecture's", icon=":material/function:"):
-            st.table(rows)
+        folded("Symbols on this page, and the lecture's", lambda: st.table(rows), key=f"{slug}.symbols",
+               icon=":material/function:")  # fmt: skip
 
 
 def section(title: str, text: str | None = None) -> None:

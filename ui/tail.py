@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import zlib
 
 import streamlit as st
 
@@ -12,11 +13,34 @@ from ui import admission
 from ui.presenter import literal
 
 
+def folded(label: str, draw, *, key: str, icon: str | None = None) -> None:
+    """An expander whose content ``draw()`` builds only while it is open, in a fragment of its own: opening or
+    closing it reruns this fragment alone (its own nested fragment inside a section's).
+
+    A closed ``st.expander`` still sends its whole content, and the browser draws it all, on every run: the masking
+    lesson's closed code blocks and reveals were 2,300 of its 5,500 DOM nodes, their tables and charts the last
+    things to settle when it opened (Chromium's profile). ``key``: the expander's, unique on the page."""
+    _folded(label, key, icon, draw)
+
+
+@st.fragment
+def _folded(label: str, key: str, icon: str | None, draw) -> None:
+    box = st.expander(label, icon=icon, key=key, on_change="rerun")
+    if box.open:
+        with box:
+            draw()
+
+
 def show_code(*objects, label: str = "The code that computes this") -> None:
-    """The source of the functions a figure comes from, read with ``inspect.getsource`` (never pasted)."""
-    with st.expander(label, icon=":material/code:"):
+    """The source of the functions a figure comes from, read with ``inspect.getsource`` (never pasted), folded."""
+    names = "|".join(f"{getattr(o, '__module__', '')}.{getattr(o, '__qualname__', o)}" for o in objects)
+    key = f"code.{zlib.crc32(f'{label}|{names}'.encode()):08x}"
+
+    def draw() -> None:
         for obj in objects:
             st.code(_source(obj), language="python")
+
+    folded(label, draw, key=key, icon=":material/code:")
 
 
 @functools.cache
@@ -90,7 +114,8 @@ def page_tail(lesson, *, code=(), exercises=None) -> None:
     admission.leave()  # the page is drawn: the next student's page run may start
 
 
-def reveal(what: str, predictions: int = 1):
-    """The answer to the prediction(s) asked just above, folded until the student opens it (a ``with`` block)."""
+def reveal(what: str, draw, *, key: str, predictions: int = 1) -> None:
+    """The answer to the prediction(s) asked just above, folded until the student opens it; ``draw()`` builds it
+    then (``folded``). ``key``: the expander's, unique on the page."""
     asked = "the prediction" if predictions == 1 else "the predictions"
-    return st.expander(f"Reveal {what} (answer {asked} first)", icon=":material/visibility:")
+    folded(f"Reveal {what} (answer {asked} first)", draw, key=key, icon=":material/visibility:")
