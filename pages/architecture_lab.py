@@ -177,6 +177,20 @@ def shipped_maps(results) -> None:
     ui.plotly(figure, key="architecture_lab.shipped_maps")
 
 
+@st.fragment  # picking a row reruns these two controls only; loading it redraws the page with its settings
+def rerun_row(results) -> None:
+    pick, load = st.columns([3, 2], vertical_alignment="bottom")
+    pick.selectbox("Rerun a row live", results.variants, key="architecture_lab.rerun", format_func=results.label)
+    if load.button(
+        "Load it into sections 1–2",
+        key="architecture_lab.rerun_load",
+        on_click=_rerun_row,
+        args=(results,),
+        help="Sets its chains, task, seed and steps above; then press Train in section 2.",
+    ):
+        st.rerun()  # fmt: skip
+
+
 st.subheader("The poster's tables, measured on a toy translation")
 grid = st.radio("Trained for", list(architecture_lab.GRIDS), horizontal=True, key="architecture_lab.grid")
 results = ui.shipped_results(lesson, architecture_lab.GRIDS[grid], what="The shipped runs")
@@ -188,10 +202,7 @@ if results is not None:
     findings = architecture_lab.findings_markdown(results)
     st.markdown(f"**Which of the poster's findings the toy reproduces**\n\n{findings}")
     ui.provenance(results.meta, note=architecture_lab.provenance_note(results.meta))
-    pick, load = st.columns([3, 2], vertical_alignment="bottom")
-    pick.selectbox("Rerun a row live", results.variants, key="architecture_lab.rerun", format_func=results.label)
-    load.button("Load it into sections 1–2", key="architecture_lab.rerun_load", on_click=_rerun_row, args=(results,),
-                help="Sets its chains, task, seed and steps above; then press Train in section 2.")  # fmt: skip
+    rerun_row(results)
     if architecture_lab.probes(results):
         shipped_maps(results)
 
