@@ -587,6 +587,9 @@ def render(stored: dict) -> str:
         ]
     if "same_weight" in stored:  # issue 22, items 1 and 2: written by bench.same_weight
         lines += _same_weight_lines(stored["same_weight"])
+        notes = ROOT / "bench" / "same_weight.md"  # where the browser's time went: written by hand from its profiles
+        if notes.exists():
+            lines += [*notes.read_text(encoding="utf-8").rstrip("\n").split("\n"), ""]
     if "class_session" in stored:  # written by bench.class_session (issue 21)
         from bench.class_session import section_lines
 
