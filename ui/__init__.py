@@ -9,7 +9,8 @@
 - ``ui.results``: shipped results and their provenance caption;
 - ``ui.pretrained``: shipped checkpoints, one error contract;
 - ``ui.own_data``: the student's own sentence pairs and models ("your model" in the lessons' views);
-- ``ui.tail``: the code that ran, check-yourself questions, sources and the next lesson.
+- ``ui.tail``: the code that ran, check-yourself questions, sources and the next lesson; ``folded``, an expander
+  whose content is built only while it is open (the code listings and the reveals use it).
 
 Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 """

@@ -119,10 +119,11 @@ def _give_memory_back() -> None:
     Streamlit's session store is what lets the expired ones go (its documented behaviour; the store itself is
     internal, so any change there only skips this step).
 
-    Once, on the first pass, what the server holds by then (Streamlit, torch, the lessons' modules, models and
-    caches: ~400,000 objects) goes to the collector's permanent generation (``gc.freeze``): no collection, this
-    one or Python's own, walks it again. A full collection of it took ~135 ms holding the GIL, every student's
-    run waiting. Measured with 30 students in ``bench.classroom full`` (60 s, two runs each way): 749 and 799
+    Once, on the first pass, what the lessons loaded since ``_freeze_imports`` (their models, shipped results,
+    shared figures and caches: ~390,000 more objects once every lesson has opened) goes to the collector's
+    permanent generation too (``gc.freeze``): no collection, this one or Python's own, walks it again. A full
+    collection of them took ~110 ms holding the GIL (AppTest, every lesson opened), every student's run waiting.
+    Measured with 30 students in ``bench.classroom full`` (60 s, two runs each way): 749 and 799
     page runs, p90 1330 and 1142 ms, against 702 and 738 runs, p90 1536 and 1458 ms without it. A frozen object
     is never collected as part of a cycle, so a session open at that moment keeps its cyclic garbage when it
     closes: a one-off cost, bounded by the sessions of the server's first half minute.
