@@ -642,12 +642,12 @@ def _same_weight_lines(w: dict) -> list[str]:
         ]
         clicked = [r["click_title_s"] for r in rows if "click_title_s" in r]
         if clicked:
+            reference = [r["reference_title_s"] for r in rows]
             lines.append(
                 f"- the title on screen {min(clicked):.2f}–{max(clicked):.2f} s after the click on the course map "
                 f"(target ≤ 1 s: {_ok(max(clicked) <= 1)}); in a fresh tab {min(titles):.2f}–{max(titles):.2f} s, "
-                "where the reference page, which computes nothing, shows its title after "
-                + "–".join(f"{f(r['reference_title_s'] for r in rows):.2f}" for f in (min, max))
-                + " s (Streamlit's own scripts load and connect first)"
+                f"where the reference page, which computes nothing, shows its title after {min(reference):.2f}–"
+                f"{max(reference):.2f} s (Streamlit's own scripts load and connect first)"
             )
         else:
             lines.append(

@@ -188,7 +188,7 @@ def rerun_row(results) -> None:
         args=(results,),
         help="Sets its chains, task, seed and steps above; then press Train in section 2.",
     ):
-        st.rerun()  # fmt: skip
+        st.rerun()
 
 
 st.subheader("The poster's tables, measured on a toy translation")

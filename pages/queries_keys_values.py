@@ -143,11 +143,12 @@ def matrix_form() -> None:
     result = queries_keys_values.self_attention(tokens, d_model=d_model, d_k=d_k, seed=seed)
     ui.plotly(queries_keys_values.attention_figure, result, key="queries_keys_values.heatmap")
     st.caption("Each row sums to 1. Hover a cell for its exact weight.")
-    matrices = st.expander("Q, K and V for this sentence", key="queries_keys_values.show_matrices", on_change="rerun")
-    if matrices.open:  # drawn only while open: a closed expander's three figures would redraw on every move
-        with matrices:
-            for name, figure in queries_keys_values.matrix_figures(result).items():
-                ui.plotly(figure, key=f"queries_keys_values.matrix.{name}")
+
+    def matrices() -> None:  # drawn only while open: a closed expander's three figures would redraw on every move
+        for name, figure in queries_keys_values.matrix_figures(result).items():
+            ui.plotly(figure, key=f"queries_keys_values.matrix.{name}")
+
+    ui.folded("Q, K and V for this sentence", matrices, key="queries_keys_values.show_matrices")
 
 
 matrix_form()

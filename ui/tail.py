@@ -13,6 +13,7 @@ from ui import admission
 from ui.presenter import literal
 
 
+@st.fragment
 def folded(label: str, draw, *, key: str, icon: str | None = None) -> None:
     """An expander whose content ``draw()`` builds only while it is open, in a fragment of its own: opening or
     closing it reruns this fragment alone (its own nested fragment inside a section's).
@@ -20,11 +21,6 @@ def folded(label: str, draw, *, key: str, icon: str | None = None) -> None:
     A closed ``st.expander`` still sends its whole content, and the browser draws it all, on every run: the masking
     lesson's closed code blocks and reveals were 2,300 of its 5,500 DOM nodes, their tables and charts the last
     things to settle when it opened (Chromium's profile). ``key``: the expander's, unique on the page."""
-    _folded(label, key, icon, draw)
-
-
-@st.fragment
-def _folded(label: str, key: str, icon: str | None, draw) -> None:
     box = st.expander(label, icon=icon, key=key, on_change="rerun")
     if box.open:
         with box:
