@@ -57,6 +57,22 @@ def test_spread_is_numpys_mean_and_sample_sd(values):
     assert (s.min, s.max) == (min(values), max(values))
 
 
+def test_a_spreads_fingerprint_is_its_values_whether_or_not_its_statistics_were_read():
+    """The statistics are computed once per spread and kept on it; the server's shared caches key figures by a
+    pickle of their arguments (``ui.kept.digest``), so reading them must not change that key."""
+    import copy
+    import pickle
+
+    from ui.kept import digest
+
+    s = Spread((0.9, None, 0.95))
+    before = digest(s)
+    assert (s.mean, s.n) == (pytest.approx(0.925), 2)
+    assert digest(s) == before == digest(Spread((0.9, None, 0.95)))
+    again = pickle.loads(pickle.dumps(s))
+    assert again == s and again.text() == s.text() and copy.deepcopy(s).sd == s.sd
+
+
 def test_spread_text_says_mean_sd_n_and_counts_what_is_missing():
     assert Spread((0.91, 0.93, 0.95)).text(".0%") == "93% ± 2% (n = 3)"
     assert Spread((0.93,)).text(".0%") == "93% (n = 1)"  # no ± for one value: there is no spread to show
