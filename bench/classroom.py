@@ -68,12 +68,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(*extra: str):
-    """A fresh ``streamlit run app.py`` with the shipped config; yields ``(url, pid)``."""
+def server(*extra: str, script: str = "app.py"):
+    """A fresh ``streamlit run app.py`` (or another ``script``) with the shipped config; yields ``(url, pid)``."""
     port = free_port()
     log = Path(f"/tmp/attention-lab-bench-{port}.log")  # the server's log: the errors students see redacted
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *extra],
+        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port), *extra],
         cwd=ROOT,
         stdout=log.open("w"),
         stderr=subprocess.STDOUT,
@@ -208,11 +208,18 @@ async def _load(url: str, students: int, trainers: int, seconds: float, seed: in
 
 
 # ------------------------------------------------------------------------------------------ full reruns
-async def _full(url: str, name: str, seconds: float, rng: random.Random, pages: list[str], arrived) -> Student:
+async def _full(url: str, name: str, seconds: float, rng: random.Random, pages: list[tuple[str, str]], arrived):
     """One student of the full-rerun mode: every 1–2 s either a fresh tab on a random lesson (a page open) or a
-    control outside any fragment moved (a whole script run); both are full runs of the page's script."""
-    student = Student(url, name=name)
-    await student.open(rng.choice(pages))
+    control outside any fragment moved (a whole script run); both are full runs of the page's script.
+    ``pages``: (page name, query string) pairs. A reference page has no control outside its fragment: there the
+    whole run is the page's script run again with its values (``Student.rerun``)."""
+
+    async def fresh_tab(errors: list[str]) -> tuple[Student, float]:
+        page, query = rng.choice(pages)
+        tab = Student(url, name=name, query=query, exceptions=errors)
+        return tab, await tab.open(page)
+
+    student, _ = await fresh_tab([])
     student.latencies.clear()
     await arrived()
     opens, changes = [], []
@@ -226,11 +233,13 @@ async def _full(url: str, name: str, seconds: float, rng: random.Random, pages: 
             and not w.proto.disabled
             and (w.kind == "slider" or (w.kind in ("selectbox", "radio") and len(w.proto.options) > 1))
         ]
-        if rng.random() < 0.5 or not outside:
+        if rng.random() < 0.5 or not (outside or student.query):
             await student.close()
-            errors = student.exceptions + student.errors
-            student = Student(url, name=name, exceptions=errors)
-            opens.append(await student.open(rng.choice(pages)))
+            student, seconds_taken = await fresh_tab(student.exceptions + student.errors)
+            opens.append(seconds_taken)
+            continue
+        if not outside:  # a reference page: its whole script again
+            changes.append(await student.rerun())
             continue
         widget = rng.choice(outside)
         p = widget.proto
@@ -245,8 +254,8 @@ async def _full(url: str, name: str, seconds: float, rng: random.Random, pages: 
     return student
 
 
-async def _full_load(url: str, students: int, seconds: float, seed: int) -> dict:
-    pages = [lesson.url_path for lesson in built_lessons()]
+async def _full_load(url: str, students: int, seconds: float, seed: int, pages: list[tuple[str, str]] | None = None):
+    pages = pages or [(lesson.url_path, "") for lesson in built_lessons()]
     rng = random.Random(seed)
     opened, everyone = 0, asyncio.Event()
 
@@ -290,17 +299,42 @@ async def _full_load(url: str, students: int, seconds: float, seed: int) -> dict
     }
 
 
+def reference_pages(scale: float = 1.0) -> list[tuple[str, str]]:
+    """Each lesson's same-weight reference page (``bench/weighted_page.py``, which computes nothing), with the
+    weights ``bench.same_weight`` last stored: (page name, query string) pairs for :func:`_full_load`. ``scale``
+    multiplies the paragraphs (the charts and tables stay): how the floor moves with a page's element count."""
+    import urllib.parse
+
+    from bench.same_weight import reference_query
+
+    stored = json.loads(RESULTS.read_text())["same_weight"]["rows"]
+    pages = []
+    for row in stored:
+        rows, cols = (int(x) for x in row["heatmap"].split("x"))
+        query = dict(urllib.parse.parse_qsl(reference_query(row["weight"], rows, cols)[0]))
+        query["static"] = str(round(int(query["static"]) * scale))
+        query["queue"] = "1"  # through the lessons' own queue for whole-page runs
+        pages.append(("", urllib.parse.urlencode(query)))
+    return pages
+
+
 def run_full(args) -> list[dict]:
     rows = []
+    pages = reference_pages(args.scale) if args.reference else None
     for n in args.students:
-        with server() as (url, pid):
-            warm = asyncio.run(_warm(url))  # the first student of the day pays each lesson's first run
+        with server(script="bench/weighted_page.py" if args.reference else "app.py") as (url, pid):
+            warm = asyncio.run(_warm(url, pages))  # the first student of the day pays each lesson's first run
             before = machine()
-            cpu0 = cpu_seconds(pid)
+            cpu0, clients0 = cpu_seconds(pid), time.process_time()
             start = time.monotonic()
-            row = asyncio.run(_full_load(url, n, args.seconds, args.seed))
+            row = asyncio.run(_full_load(url, n, args.seconds, args.seed, pages))
+            wall = time.monotonic() - start
             row |= {
-                "server_cpu_per_wall_s": round((cpu_seconds(pid) - cpu0) / (time.monotonic() - start), 2),
+                "pages": "same-weight references" if args.reference else "lessons",
+                **({"paragraphs_scale": args.scale} if args.reference else {}),
+                "server_cpu_per_wall_s": round((cpu_seconds(pid) - cpu0) / wall, 2),
+                # the simulated tabs parse every message the server sends, on the same 2 cores
+                "clients_cpu_per_wall_s": round((time.process_time() - clients0) / wall, 2),
                 "rss_mb_end": round(rss_mb(pid)),
                 "warm_s": warm,
                 **before,
@@ -310,11 +344,11 @@ def run_full(args) -> list[dict]:
     return rows
 
 
-async def _warm(url: str) -> float:
+async def _warm(url: str, pages: list[tuple[str, str]] | None = None) -> float:
     start = time.monotonic()
-    for lesson in built_lessons():
-        student = Student(url, name="warm")
-        await student.open(lesson.url_path)
+    for page, query in pages or [(lesson.url_path, "") for lesson in built_lessons()]:
+        student = Student(url, name="warm", query=query)
+        await student.open(page)
         await student.close()
     return round(time.monotonic() - start, 1)
 
@@ -492,6 +526,7 @@ def render(stored: dict) -> str:
         for r in stored["full"]:
             if r["error_samples"]:
                 lines.append(f"- N = {r['students']}, first errors: {'; '.join(r['error_samples'][:3])}")
+        lines += _floor_lines(stored.get("full_reference", []), by_n)
         notes = ROOT / "bench" / "classroom_full.md"  # where the time went: written by hand from py-spy runs
         if notes.exists():
             lines += ["", *notes.read_text(encoding="utf-8").rstrip("\n").split("\n")]
@@ -605,6 +640,43 @@ def render(stored: dict) -> str:
     return "\n".join(lines)
 
 
+def _floor_lines(rows: list[dict], lessons: dict[int, dict]) -> list[str]:
+    """The same load on the lessons' same-weight reference pages: what the server gives pages that compute nothing."""
+    if not rows:
+        return []
+    lines = [
+        "",
+        "**The floor: the same class on pages that compute nothing.** `python -m bench.classroom full --reference",
+        "[--scale F] --students 30 60 --write`: the same students, think times and mix of page opens and whole runs,",
+        "on `bench/weighted_page.py` with each lesson's element, chart and table counts (the same-weight reference",
+        "pages of items 1 and 2, from `bench.same_weight`'s last stored run), through the lessons' own queue for",
+        "whole-page runs (`ui.admission`). The page has no control outside its fragment, so a whole run is its script",
+        "run again. Paragraphs × F: the charts and tables kept, the paragraphs scaled, to see how the floor moves with",
+        "a page's element count. Clients' CPU: the bench's own process (every simulated tab parses every message).",
+        "",
+        "| pages | paragraphs × | students | runs | median ms | p90 ms | p99 ms | errors | server CPU s / s "
+        "| clients' CPU s / s | load before | date |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| same-weight references | {r['paragraphs_scale']:g} | {r['students']} | {r['runs']} | {r['median_ms']} "
+            f"| {r['p90_ms']} | {r['p99_ms']} | {r['errors']} | {r['server_cpu_per_wall_s']} "
+            f"| {r.get('clients_cpu_per_wall_s', '')} | {r['load_before']} | {r['date']} |"
+        )
+    whole = {r["students"]: r for r in rows if r["paragraphs_scale"] == 1}
+    if 30 in whole and 30 in lessons:
+        floor, ours = whole[30], lessons[30]
+        lines += [
+            "",
+            f"- N = 30: the lessons p90 {ours['p90_ms']} ms ({ours['runs']} runs, {ours['server_cpu_per_wall_s']} "
+            f"CPU s / s); pages of their weight that compute nothing p90 {floor['p90_ms']} ms ({floor['runs']} runs, "
+            f"{floor['server_cpu_per_wall_s']} CPU s / s): {ours['p90_ms'] / floor['p90_ms']:.1f}× the floor, "
+            f"which is itself {'above' if floor['p90_ms'] > 400 else 'within'} the 400 ms target",
+        ]
+    return lines
+
+
 def _same_weight_lines(w: dict) -> list[str]:
     rows = w["rows"]
     lines = [
@@ -674,6 +746,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--idle", action="store_true", help="memory: idle students (issue 22), not trained ones")
+    parser.add_argument(
+        "--reference", action="store_true", help="full: the lessons' same-weight reference pages (compute nothing)"
+    )
+    parser.add_argument("--scale", type=float, default=1.0, help="full --reference: the paragraphs times this")
     parser.add_argument("--write", action="store_true", help="store the figures in bench/classroom.json")
     args = parser.parse_args()
     if args.mode == "render":
@@ -683,7 +759,13 @@ def main() -> None:
         args.students = [10, 30, 60] if args.mode == "load" else [30, 60] if args.mode == "full" else [30]
     result = {"load": run_load, "full": run_full, "memory": run_memory}[args.mode](args)
     if args.write:
-        store("memory_idle" if args.mode == "memory" and args.idle else args.mode, result)
+        if args.mode == "full" and args.reference:  # rows of other sizes and scales are kept beside these
+            stored = json.loads(RESULTS.read_text()).get("full_reference", []) if RESULTS.exists() else []
+            new = {(r["students"], r["paragraphs_scale"]) for r in result}
+            kept = [r for r in stored if (r["students"], r["paragraphs_scale"]) not in new]
+            store("full_reference", sorted(kept + result, key=lambda r: (-r["paragraphs_scale"], r["students"])))
+        else:
+            store("memory_idle" if args.mode == "memory" and args.idle else args.mode, result)
 
 
 if __name__ == "__main__":

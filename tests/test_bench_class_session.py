@@ -46,3 +46,23 @@ def test_the_full_rerun_mode_runs_whole_pages_and_counts_what_it_ran(streamlit_s
     assert row["errors"] == 0, row["error_samples"]
     assert row["runs"] >= 3 and 0 < row["page_opens"] <= row["runs"]
     assert row["median_ms"] > 0 and row["p90_ms"] >= row["median_ms"]
+
+
+@pytest.mark.slow
+def test_the_full_rerun_mode_on_reference_pages_opens_them_and_reruns_them_whole():
+    """``bench.classroom full --reference``: the same students on pages that compute nothing (no control outside
+    a fragment there, so a whole run is the script run again); page opens and whole runs are both counted."""
+    import asyncio
+    import urllib.parse
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bench import classroom
+
+    pages = classroom.reference_pages(scale=0.5)
+    assert len(pages) == len(classroom.built_lessons())
+    assert all(dict(urllib.parse.parse_qsl(query))["queue"] == "1" for _, query in pages)
+    with classroom.server(script="bench/weighted_page.py") as (url, _), ThreadPoolExecutor(1) as pool:
+        row = pool.submit(asyncio.run, classroom._full_load(url, 3, 6.0, 0, pages)).result(timeout=240)
+    assert row["errors"] == 0, row["error_samples"]
+    assert 0 < row["page_opens"] < row["runs"]  # some whole runs were reruns of an open page
+    assert row["median_ms"] > 0 and row["p90_ms"] >= row["median_ms"]

@@ -59,3 +59,36 @@ def test_the_same_weight_reference_holds_the_lessons_charts_tables_and_element_c
     at.slider[0].set_value(9).run()
     after = [c.proto.spec for c in at.get("plotly_chart")]
     assert sum(a != b for a, b in zip(first, after, strict=True)) == 1  # only the fragment's heatmap changed
+
+
+@pytest.mark.parametrize("queued", [False, True])
+def test_the_weighted_page_waits_its_turn_in_the_lessons_queue_only_when_asked(monkeypatch, queued):
+    """``?queue=1`` (``bench.classroom full --reference``): the reference takes one of the lessons' places for
+    whole-page runs after its title and gives it back at its end, so the class's floor has the lessons' queue."""
+    from ui import admission
+
+    calls = []
+    monkeypatch.setattr(admission, "admit", lambda: calls.append("admit") or 0.0)
+    monkeypatch.setattr(admission, "leave", lambda: calls.append("leave"))
+    at = run("weighted_page.py", static="4", **({"queue": "1"} if queued else {}))
+    assert len(at.markdown) == 4
+    assert calls == (["admit", "leave"] if queued else [])
+
+
+def test_the_class_floor_is_judged_against_the_target_from_its_own_figures():
+    """``bench/CLASSROOM.md``'s floor lines compare the lessons with the floor, and the floor with the target, from
+    the stored figures."""
+    from bench.classroom import _floor_lines
+
+    def row(p90, scale=1.0, students=30):
+        return {"students": students, "paragraphs_scale": scale, "runs": 10, "median_ms": 1.0, "p90_ms": p90,
+                "p99_ms": p90, "errors": 0, "server_cpu_per_wall_s": 0.5, "clients_cpu_per_wall_s": 0.1,
+                "load_before": 0.3, "date": "2026-11-27"}  # fmt: skip
+
+    lessons = {30: row(1300.0)}
+    slow = "\n".join(_floor_lines([row(494.0), row(244.0, scale=0.5)], lessons))
+    fast = "\n".join(_floor_lines([row(300.0)], lessons))
+    assert "compute nothing p90 494.0 ms" in slow and "2.6× the floor, which is itself above the 400" in slow
+    assert "| 0.5 | 30 |" in slow
+    assert "4.3× the floor, which is itself within the 400 ms target" in fast
+    assert _floor_lines([], lessons) == []
