@@ -205,8 +205,10 @@ def split_example(tokens: Sequence[str], d_model: int, n_heads: int, seed: int =
     )
 
 
+@functools.cache  # a page run asks for the same few counts each time: a module of d_model = 1024 takes ~10 ms to make
 def projection_parameters(d_model: int, n_heads: int) -> int:
-    """Learned numbers in W^Q, W^K, W^V and W^O (biases included), counted on a fresh module."""
+    """Learned numbers in W^Q, W^K, W^V and W^O (biases included), counted on a fresh module (once per process and
+    sizes)."""
     return sum(p.numel() for p in MultiHeadAttention(d_model, n_heads).parameters())
 
 
@@ -1407,6 +1409,7 @@ def shipped_switch_prediction() -> Exercise:
     return it_switch_prediction(shipped_resolver()[0])
 
 
+@functools.lru_cache(maxsize=4)  # per model (the shipped one): two forward passes saved on every page run
 def it_by_hand(model: ItResolver) -> Exercise:
     """Compute by hand: a layer-1 head's weight on one noun after the ending changes, from the ratio that cannot
     change. Numbers from the shipped model on a sentence the page does not show; the answer from them."""
@@ -1438,13 +1441,15 @@ BIG_D_MODEL, BIG_HEADS = 1024, 16  # the paper's "big" model (Table 3): not on t
 PREDICT_HEADS = (1, 8)  # the split prediction: from one head to this many, at the lecture's d_model
 
 
-def by_hand() -> list[Exercise]:
+@functools.cache
+def by_hand() -> tuple[Exercise, ...]:
     """The computations by hand (the check-yourself section): d_k and the layer's learned numbers of a model the
-    page's sliders do not offer, so neither can be read off a figure. Answers counted on the modules."""
+    page's sliders do not offer, so neither can be read off a figure. Answers counted on the modules, once per
+    process (two modules of d_model = 1024 made on every page run were ~20% of its CPU)."""
     d, h = BIG_D_MODEL, BIG_HEADS
     d_k = MultiHeadAttention(d, h).d_k
     count = projection_parameters(d, h)
-    return [
+    return (
         Exercise(
             key="multi_head_attention.ex1",
             prompt=f"The paper's big model has d_model = {d} and h = {h} heads. What is d_k, the size of one head's "
@@ -1464,7 +1469,7 @@ def by_hand() -> list[Exercise]:
             f"(counted on `MultiHeadAttention({d}, {h})`).",
             hint="The h heads' W_i^Q side by side make one d_model × d_model matrix.",
         ),
-    ]
+    )
 
 
 def split_prediction() -> Exercise:
@@ -1531,7 +1536,7 @@ def tail_exercises() -> list[Exercise]:
     try:
         return [*by_hand(), it_by_hand(shipped_resolver()[0])]
     except (OSError, ValueError):
-        return by_hand()
+        return [*by_hand()]
 
 
 def exercises(results: Comparison | None = None, resolver: ItResolver | None = None) -> list[Exercise]:

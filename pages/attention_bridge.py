@@ -28,6 +28,12 @@ def meaning_view(index: int) -> dict:
     return attention_bridge.meaning_view(*shipped()[:2], index)
 
 
+@st.cache_data(max_entries=256, show_spinner=False)  # a sentence read once per server: 3 greedy decodings each time
+def own_reading(lang: str, text: str) -> attention_bridge.SentenceReading:
+    model, corpus, _ = shipped()
+    return attention_bridge.read_sentence(model, corpus.tokenizers, lang, text)
+
+
 @st.cache_data(max_entries=1, show_spinner=False)
 def overall_agreement() -> float:
     return attention_bridge.mean_agreement(*shipped()[:2], n=attention_bridge.AGREEMENT_MEANINGS)
@@ -73,7 +79,7 @@ if model is not None:
         default = corpus.probe.sentences[lang]
         text = c[1].text_input("Sentence (words from the toy vocabulary)", default, max_chars=500,
                                key=f"attention_bridge.text.{lang}")  # fmt: skip
-        read = attention_bridge.read_sentence(model, corpus.tokenizers, lang, text)
+        read = own_reading(lang, text)
         if read.error:
             st.warning(read.error)
             return

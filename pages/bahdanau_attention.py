@@ -195,5 +195,5 @@ italian = ui.pretrained("toy-translation-it", bahdanau_attention.MODEL)
 ui.page_tail(
     lesson,
     code=[("The code that computes this", (AdditiveAttention, Seq2Seq._previous_step, bahdanau_attention.walk))],
-    exercises=bahdanau_attention.exercises(italian[0]) if italian else None,
+    exercises=ui.shared_view(bahdanau_attention.exercises, italian[0]) if italian else None,  # once per server
 )

@@ -184,5 +184,5 @@ ui.page_tail(
         ("The model's code (minimodels.transformer)", (EncoderLayer, DecoderLayer, _Residual, FeedForward)),
         ("The code of this page", (transformer.walk, transformer.block_diagram, transformer.new_training)),
     ],
-    exercises=transformer.exercises(shipped, get_task(task_name)),
+    exercises=ui.shared_view(transformer.exercises, shipped, get_task(task_name)),  # once per server and task
 )

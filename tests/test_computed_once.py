@@ -1,0 +1,68 @@
+"""What a lesson's page run would otherwise recompute for every student, every run, is computed once per server:
+the check-yourself answers of the shipped models and a sentence read by the shipped bridge model (issue 22, item 3:
+a class at once; py-spy found each of these at 3–24% of its page's CPU)."""
+
+import functools
+import importlib
+
+import pytest
+
+from lessons import attention_bridge, bahdanau_attention, multi_head_attention, transformer
+from tests.helpers import open_page
+from ui.kept import Kept
+
+
+def counted(monkeypatch, module, name: str) -> list:
+    calls = []
+    original = getattr(module, name)
+
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, wrapper)
+    return calls
+
+
+@pytest.mark.parametrize(("slug", "module"), [("transformer", transformer), ("bahdanau_attention", bahdanau_attention)])
+def test_the_shipped_models_exercises_are_computed_once_for_every_student(monkeypatch, slug, module):
+    shared = importlib.import_module("ui.pretrained")  # the module (``ui.pretrained`` is also its function's name)
+    monkeypatch.setattr(shared, "_VIEWS", Kept(256))  # nothing kept from earlier tests
+    calls = counted(monkeypatch, module, "exercises")
+    first = open_page(f"pages/{slug}.py")
+    second = open_page(f"pages/{slug}.py")
+    assert len(calls) == 1
+    prompts = [m.value for m in first.markdown if "Your answer" not in m.value]
+    assert prompts == [m.value for m in second.markdown if "Your answer" not in m.value]
+
+
+def test_the_multi_head_by_hand_answers_make_the_big_module_once(monkeypatch):
+    """The paper's big model (d_model = 1024) was made twice on every page run to count it."""
+    from minimodels import attention
+
+    multi_head_attention.by_hand.cache_clear()
+    multi_head_attention.projection_parameters.cache_clear()
+    made = []
+    original = attention.MultiHeadAttention.__init__
+
+    def init(self, d_model, *args, **kwargs):
+        made.append(d_model)
+        original(self, d_model, *args, **kwargs)
+
+    monkeypatch.setattr(attention.MultiHeadAttention, "__init__", init)
+    for _ in range(2):
+        at = open_page("pages/multi_head_attention.py")
+        assert any(str(multi_head_attention.BIG_D_MODEL) in m.value for m in at.markdown)
+    assert made.count(multi_head_attention.BIG_D_MODEL) <= 2  # once for d_k, once counted; it was 4 in two runs
+
+
+def test_a_sentence_is_read_by_the_shipped_bridge_model_once_per_server(monkeypatch):
+    import streamlit as st
+
+    st.cache_data.clear()
+    calls = counted(monkeypatch, attention_bridge, "read_sentence")
+    first = open_page("pages/attention_bridge.py")
+    second = open_page("pages/attention_bridge.py")
+    assert len(calls) == 1
+    assert [t.value.to_dict() for t in first.dataframe] == [t.value.to_dict() for t in second.dataframe]
