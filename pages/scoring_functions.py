@@ -20,7 +20,7 @@ st.latex(
 ui.symbols("scoring_functions")
 results = ui.shipped_results(lesson)
 try:
-    sweep = scoring_functions.load_sweep(results)
+    sweep = ui.shared_view(scoring_functions.load_sweep, results)  # read from the results once per server
 except ValueError as error:
     st.warning(f"The measured sweep over d cannot be shown: {error}")
     sweep = None

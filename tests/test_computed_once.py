@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-from lessons import attention_bridge, bahdanau_attention, multi_head_attention, transformer
+from lessons import attention_bridge, bahdanau_attention, multi_head_attention, scoring_functions, transformer
+from lessons.rnn_cells import training as rnn_training
 from tests.helpers import open_page
 from ui.kept import Kept
 
@@ -25,11 +26,21 @@ def counted(monkeypatch, module, name: str) -> list:
     return calls
 
 
-@pytest.mark.parametrize(("slug", "module"), [("transformer", transformer), ("bahdanau_attention", bahdanau_attention)])
-def test_the_shipped_models_exercises_are_computed_once_for_every_student(monkeypatch, slug, module):
+@pytest.mark.parametrize(
+    ("slug", "module", "name"),
+    [
+        ("transformer", transformer, "exercises"),  # of the shipped model: a forward pass and a module a run
+        ("bahdanau_attention", bahdanau_attention, "exercises"),
+        ("rnn_cells", rnn_training, "results_summary"),  # of the shipped results: chance levels from fresh batches
+        ("scoring_functions", scoring_functions, "load_sweep"),  # a comparison rebuilt from the results' meta
+    ],
+)
+def test_what_a_page_asks_of_shipped_models_and_results_is_computed_once_for_every_student(
+    monkeypatch, slug, module, name
+):
     shared = importlib.import_module("ui.pretrained")  # the module (``ui.pretrained`` is also its function's name)
     monkeypatch.setattr(shared, "_VIEWS", Kept(256))  # nothing kept from earlier tests
-    calls = counted(monkeypatch, module, "exercises")
+    calls = counted(monkeypatch, module, name)
     first = open_page(f"pages/{slug}.py")
     second = open_page(f"pages/{slug}.py")
     assert len(calls) == 1

@@ -16,18 +16,26 @@ def _load(task: str, model: str):
     from lessons.common.pretrained import load_pretrained
 
     loaded = load_pretrained(task, model)
-    _SHIPPED[id(loaded[0])] = loaded[0]
+    share(loaded[0])
     return loaded
 
 
-_SHIPPED: dict[int, object] = {}  # the shipped models handed out, by id: kept for the server's life, never trained
+_SHIPPED: dict[int, object] = {}  # the shipped models and results handed out, by id: kept for the server's life
 _VIEWS = Kept(256)  # (function, model, arguments) -> (result, the arguments kept)
 
 
+def share(shipped):
+    """Mark ``shipped`` (a shipped model, or a lesson's shipped results) as the server's, never changed: from now on
+    :func:`shared_view` computes what a page asks of it once. Returns it."""
+    _SHIPPED[id(shipped)] = shipped
+    return shipped
+
+
 def shared_view(fn, model, *args):
-    """``fn(model, *args)``: what a lesson computes from a model (a translation and its attention maps, say),
-    once per server for a shipped model and the same arguments, then shared by every student. Another model (a
-    student's own, one training) is asked every time. The result is shared: read it, never change it.
+    """``fn(model, *args)``: what a lesson computes from a model (a translation and its attention maps, say) or from
+    its shipped results (a summary's sentences), once per server for a shipped one (:func:`share`) and the same
+    arguments, then shared by every student. Another model (a student's own, one training) is asked every time.
+    The result is shared: read it, never change it.
 
     Arguments that cannot be hashed (a task) count by identity, and are kept with the result so that no other
     object takes their place while it is kept."""

@@ -19,8 +19,12 @@ from lessons.common.catalog import ROOT, Lesson
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _load(module: str, loader: str, path: str, mtime: float):
     """Keyed on the file's time stamp, so a re-measured file is read again; one object shared by every student (a
-    :class:`~lessons.common.comparison.Comparison` never changes; a data cache would unpickle a copy on each run)."""
-    return getattr(importlib.import_module(module), loader)(path)
+    :class:`~lessons.common.comparison.Comparison` never changes; a data cache would unpickle a copy on each run).
+    Registered as shipped (``ui.pretrained.share``): what a page computes from it with ``ui.shared_view`` is
+    computed once per server."""
+    from ui.pretrained import share
+
+    return share(getattr(importlib.import_module(module), loader)(path))
 
 
 def shipped_results(lesson: Lesson, path: str | Path | None = None, *, loader: str = "load_results",
