@@ -121,8 +121,9 @@ def the_permutation() -> None:
     ui.reveal("what each model writes", answer, key="positional_encoding.reveal_writes")
     shown = st.radio("Self-attention for", positional_encoding.ENCODINGS, format_func=positional_encoding.LABELS.get,
                      horizontal=True, key="positional_encoding.attention_of")  # fmt: skip
-    pair = positional_encoding.attention_pair_figure(checks[positional_encoding.ENCODINGS.index(shown)])
-    ui.plotly(pair, key="positional_encoding.pair")
+    # built once per server for the same string, order and model
+    ui.plotly(positional_encoding.attention_pair_figure, checks[positional_encoding.ENCODINGS.index(shown)],
+              key="positional_encoding.pair")  # fmt: skip
     st.caption(positional_encoding.pair_caption(checks[positional_encoding.ENCODINGS.index(shown)]))
 
     st.subheader("Where each model looks on your string")

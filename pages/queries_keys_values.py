@@ -15,6 +15,7 @@ recurrence = st.cache_data(max_entries=1, show_spinner="Timing the GRU and self-
     queries_keys_values.measure_recurrence
 )
 exercises = st.cache_resource(show_spinner=False)(queries_keys_values.exercises)
+worked_example = st.cache_resource(show_spinner=False)(queries_keys_values.thinking_machines)  # seeded: once a server
 ui.explain(queries_keys_values.INTRO)
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
@@ -69,7 +70,7 @@ def no_parameters() -> None:
 no_parameters()
 
 # --- 3. The lecture's worked example -------------------------------------------------------------------------------
-example = queries_keys_values.thinking_machines()
+example = worked_example()
 ui.section("3 · “Thinking Machines”, step by step", queries_keys_values.WORKED_TEXT.format(d_k=example.d_k))
 st.table(queries_keys_values.worked_table(example))
 ui.plotly(queries_keys_values.vectors_figure, example, key="queries_keys_values.vectors")

@@ -7,7 +7,14 @@ import importlib
 
 import pytest
 
-from lessons import attention_bridge, bahdanau_attention, multi_head_attention, scoring_functions, transformer
+from lessons import (
+    attention_bridge,
+    bahdanau_attention,
+    multi_head_attention,
+    queries_keys_values,
+    scoring_functions,
+    transformer,
+)
 from lessons.rnn_cells import training as rnn_training
 from tests.helpers import open_page
 from ui.kept import Kept
@@ -77,3 +84,21 @@ def test_a_sentence_is_read_by_the_shipped_bridge_model_once_per_server(monkeypa
     second = open_page("pages/attention_bridge.py")
     assert len(calls) == 1
     assert [t.value.to_dict() for t in first.dataframe] == [t.value.to_dict() for t in second.dataframe]
+
+
+@pytest.mark.parametrize(
+    ("slug", "module", "name"),
+    [
+        ("scoring_functions", scoring_functions, "race_charts"),  # every seed's curves averaged, for every run
+        ("queries_keys_values", queries_keys_values, "thinking_machines"),  # the lecture's worked example, seeded
+    ],
+)
+def test_curves_of_shipped_results_and_the_seeded_worked_example_are_made_once(monkeypatch, slug, module, name):
+    calls = counted(monkeypatch, module, name)
+    first = open_page(f"pages/{slug}.py")
+    calls.clear()  # made for the first student (or by an earlier test of this process)
+    second = open_page(f"pages/{slug}.py")
+    assert calls == []
+    charts = [[c.proto.spec for c in at.get("vega_lite_chart")] for at in (first, second)]
+    assert charts[0] == charts[1]
+    assert slug != "scoring_functions" or charts[0]  # its curves are on the page as it opens

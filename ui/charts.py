@@ -228,11 +228,28 @@ def comparison_curves(charts, key: str, *, names=("loss", "accuracy"), axis_key:
         from ui.links import linked
 
         axis = linked(st.radio, "Curves against", ["training step", "seconds"], horizontal=True, key=axis_key)
-        specs = charts(x="step" if axis == "training step" else "seconds", **sized)
+        specs = _curve_specs(charts, x="step" if axis == "training step" else "seconds", **sized)
     else:
-        specs = charts(**sized)
+        specs = _curve_specs(charts, **sized)
     for column, name, spec in zip(st.columns(len(names)), names, specs, strict=True):
         vega(spec, key=f"{key}.{name}", container=column)
+
+
+def _curve_specs(charts, **options):
+    """``charts(**options)``; once per server when ``charts`` is a lesson's function of its shipped results
+    (``partial(masking.results_curves, results)``, as every page passes them): the specs are then shared, read only.
+    Averaging every seed's curves on every run was ~3% of the server's time with a class on the lessons."""
+    import functools
+
+    from ui.pretrained import shared_view
+
+    if isinstance(charts, functools.partial) and charts.args and not charts.keywords:
+        return shared_view(_specs_of, charts.args[0], charts.func, charts.args[1:], tuple(sorted(options.items())))
+    return charts(**options)
+
+
+def _specs_of(results, func, rest: tuple, options: tuple):
+    return func(results, *rest, **dict(options))
 
 
 def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwargs) -> None:
