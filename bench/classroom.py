@@ -44,7 +44,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from bench.streamlit_client import Student
@@ -318,10 +318,58 @@ def reference_pages(scale: float = 1.0) -> list[tuple[str, str]]:
     return pages
 
 
+@contextmanager
+def replicated(count: int):
+    """deploy/'s topology on loopback (``bench.replicas``): a throwaway PostgreSQL for the class store, ``count``
+    ``streamlit run app.py`` replicas, Debian's nginx in front; yields ``(nginx's url, the replicas' urls, their
+    pids)``. A fresh tab's websocket carries no route cookie, so nginx sends it to a replica at random."""
+    from bench.replicas import database, nginx
+    from store.db import ENV_URL
+
+    with database() as (db_url, _how), ExitStack() as stack:
+        saved = os.environ.get(ENV_URL)
+        os.environ[ENV_URL] = db_url  # every replica's store
+        try:
+            started = [stack.enter_context(server("--server.address", "127.0.0.1")) for _ in range(count)]
+        finally:
+            if saved is None:
+                os.environ.pop(ENV_URL, None)
+            else:
+                os.environ[ENV_URL] = saved
+        url, _access = stack.enter_context(nginx([u.split("://", 1)[1] for u, _pid in started]))
+        yield url, [u for u, _pid in started], [pid for _u, pid in started]
+
+
+def _run_full_replicated(args, n: int) -> dict:
+    with replicated(args.replicas) as (url, urls, pids):
+        warm = sum(asyncio.run(_warm(u)) for u in urls)  # each replica's first student of the day
+        before = machine()
+        cpu0, clients0 = [cpu_seconds(pid) for pid in pids], time.process_time()
+        start = time.monotonic()
+        row = asyncio.run(_full_load(url, n, args.seconds, args.seed))
+        wall = time.monotonic() - start
+        each = [cpu_seconds(pid) - c for pid, c in zip(pids, cpu0, strict=True)]
+        return row | {
+            "pages": "lessons",
+            "replicas": args.replicas,
+            "server_cpu_per_wall_s": round(sum(each) / wall, 2),
+            "cpu_s_per_replica": [round(c, 1) for c in each],
+            "clients_cpu_per_wall_s": round((time.process_time() - clients0) / wall, 2),
+            "rss_mb_end": round(sum(rss_mb(pid) for pid in pids)),
+            "warm_s": round(warm, 1),
+            **before,
+        }
+
+
 def run_full(args) -> list[dict]:
     rows = []
     pages = reference_pages(args.scale) if args.reference else None
     for n in args.students:
+        if args.replicas > 1:
+            row = _run_full_replicated(args, n)
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+            continue
         with server(script="bench/weighted_page.py" if args.reference else "app.py") as (url, pid):
             warm = asyncio.run(_warm(url, pages))  # the first student of the day pays each lesson's first run
             before = machine()
@@ -527,6 +575,7 @@ def render(stored: dict) -> str:
             if r["error_samples"]:
                 lines.append(f"- N = {r['students']}, first errors: {'; '.join(r['error_samples'][:3])}")
         lines += _floor_lines(stored.get("full_reference", []), by_n)
+        lines += _replica_lines(stored.get("full_replicas", []))
         notes = ROOT / "bench" / "classroom_full.md"  # where the time went: written by hand from py-spy runs
         if notes.exists():
             lines += ["", *notes.read_text(encoding="utf-8").rstrip("\n").split("\n")]
@@ -640,6 +689,41 @@ def render(stored: dict) -> str:
     return "\n".join(lines)
 
 
+def _replica_lines(rows: list[dict]) -> list[str]:
+    """The same class on deploy/'s topology: several replicas behind nginx, the class store in PostgreSQL."""
+    if not rows:
+        return []
+    lines = [
+        "",
+        "**The same class on several replicas.** `python -m bench.classroom full --replicas 2 --students 30 60",
+        "--write`: deploy/'s topology on loopback (`bench.replicas`: a throwaway PostgreSQL cluster for the class",
+        "store, the replicas, Debian's nginx in front), each replica warmed as above; every fresh tab goes through",
+        "nginx to a replica at random (no route cookie yet). Server CPU: the replicas' together (nginx and",
+        "PostgreSQL are on the same cores too). One process holds one GIL, so a second replica is what puts the",
+        "other core to work.",
+        "",
+        "| replicas | students | runs | page opens | median ms | p90 ms | p99 ms | errors | replicas' CPU s / s "
+        "| clients' CPU s / s | RSS MB (all) | load before | date |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['replicas']} | {r['students']} | {r['runs']} | {r['page_opens']} | {r['median_ms']} | {r['p90_ms']} "
+            f"| {r['p99_ms']} | {r['errors']} | {r['server_cpu_per_wall_s']} | {r['clients_cpu_per_wall_s']} "
+            f"| {r['rss_mb_end']} | {r['load_before']} | {r['date']} |"
+        )
+    by_n = {r["students"]: r for r in rows}
+    if 30 in by_n:
+        r = by_n[30]
+        met = r["p90_ms"] is not None and r["p90_ms"] <= 400 and r["errors"] == 0
+        lines += ["", f"- {r['replicas']} replicas, N = 30: p90 ≤ 400 ms: {_ok(met)} (p90 {r['p90_ms']} ms, "
+                      f"{r['errors']} errors)"]  # fmt: skip
+    if 60 in by_n:
+        r = by_n[60]
+        lines.append(f"- {r['replicas']} replicas, N = 60: 0 errors: {_ok(r['errors'] == 0)} (p90 {r['p90_ms']} ms)")
+    return lines
+
+
 def _floor_lines(rows: list[dict], lessons: dict[int, dict]) -> list[str]:
     """The same load on the lessons' same-weight reference pages: what the server gives pages that compute nothing."""
     if not rows:
@@ -750,6 +834,8 @@ def main() -> None:
         "--reference", action="store_true", help="full: the lessons' same-weight reference pages (compute nothing)"
     )
     parser.add_argument("--scale", type=float, default=1.0, help="full --reference: the paragraphs times this")
+    parser.add_argument("--replicas", type=int, default=1,
+                        help="full: this many replicas behind nginx, with PostgreSQL (deploy/'s topology)")  # fmt: skip
     parser.add_argument("--write", action="store_true", help="store the figures in bench/classroom.json")
     args = parser.parse_args()
     if args.mode == "render":
@@ -764,6 +850,8 @@ def main() -> None:
             new = {(r["students"], r["paragraphs_scale"]) for r in result}
             kept = [r for r in stored if (r["students"], r["paragraphs_scale"]) not in new]
             store("full_reference", sorted(kept + result, key=lambda r: (-r["paragraphs_scale"], r["students"])))
+        elif args.mode == "full" and args.replicas > 1:
+            store("full_replicas", result)
         else:
             store("memory_idle" if args.mode == "memory" and args.idle else args.mode, result)
 

@@ -162,7 +162,7 @@ if results is not None:  # no controls here: drawn once with the page
         ui.table(attention_bridge.direction_rows(results), formats=formats)
 
     ui.folded("Every direction", every_direction, key="attention_bridge.directions", icon=":material/table_rows:")
-    for metric, spec in attention_bridge.history_charts(results):
+    for metric, spec in ui.shared_view(attention_bridge.history_charts, results):  # made once per server
         ui.vega(spec, key=f"attention_bridge.history.{metric}", height=spec["height"])
     ui.provenance(results.meta, note=attention_bridge.provenance_note(results.meta))
 st.subheader("Leave one pair out (the paper's Figure 1)")

@@ -134,7 +134,7 @@ st.header("5 · Train the three cells", divider="gray")
 ui.explain(text.TRAIN)
 shipped = ui.shipped_results(lesson)
 if shipped is not None:
-    ui.vega(rnn_training.results_chart(shipped), key="rnn_cells.train.shipped")
+    ui.vega(ui.shared_view(rnn_training.results_chart, shipped), key="rnn_cells.train.shipped")
     st.markdown(ui.shared_view(rnn_training.results_summary, shipped))  # its chance levels: once per server
     ui.provenance(shipped.meta, note=rnn_training.provenance_note(shipped))
 

@@ -83,7 +83,7 @@ def experiment_section() -> None:
         horizontal=True, key="seq2seq_bottleneck.metric",
         help="Exact match: the whole string right. Token accuracy: the share of characters (and end marks) right.",
     )  # fmt: skip
-    ui.vega(s2s.shipped_chart(results, hidden, metric), key="seq2seq_bottleneck.curves")
+    ui.vega(ui.shared_view(s2s.shipped_chart, results, hidden, metric), key="seq2seq_bottleneck.curves")
     st.caption(s2s.shipped_models(results, hidden))
     st.markdown(s2s.summary(results, hidden, metric))
     st.markdown(f"The lecture's sentence, growing, copied by the shipped models with D = {hidden} (seed 0):")
@@ -123,7 +123,8 @@ def pooling_section() -> None:
 pooling_section()
 ui.explain(s2s.POOLING_TRAINED)
 if results is not None and s2s.POOLED in results.variants:
-    ui.vega(s2s.shipped_chart(results, s2s.POOL_D, variants=s2s.POOL_ORDER), key="seq2seq_bottleneck.pooled")
+    pooled = ui.shared_view(s2s.shipped_chart, results, s2s.POOL_D, "exact_match", tuple(s2s.POOL_ORDER))
+    ui.vega(pooled, key="seq2seq_bottleneck.pooled")
     st.caption(s2s.shipped_models(results, s2s.POOL_D, s2s.POOL_ORDER))
     st.markdown(s2s.pooling_summary(results))
 ui.show_code(s2s.MeanPooledSeq2Seq, s2s.pool)

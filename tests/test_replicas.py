@@ -113,3 +113,24 @@ def test_a_class_across_two_replicas_survives_losing_one():
     assert r["failover_students"] >= 1 and r["failover_students"] == max(r["per_replica"].values())
     assert r["lost"] == 0
     assert replicas.final_line(r) == f"replicas: 2 students {n} errors 0 consistent yes failover lost 0"
+
+
+@pytest.mark.slow
+def test_the_full_rerun_mode_runs_on_two_replicas_behind_nginx():
+    """``bench.classroom full --replicas 2``: the class's whole-page runs through nginx reach both replicas, which
+    share the class store in PostgreSQL; no errors."""
+    import argparse
+
+    from bench import classroom
+    from store import throwaway
+
+    if replicas.nginx_binary() is None or throwaway.binaries() is None:
+        if os.environ.get("CI"):
+            pytest.fail("nginx or PostgreSQL not installed")
+        pytest.skip("nginx or PostgreSQL not installed (apt-get install nginx postgresql)")
+    args = argparse.Namespace(replicas=2, seconds=6.0, seed=0)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # asyncio.run() beside the browser tests' event loop
+        row = pool.submit(classroom._run_full_replicated, args, 6).result(timeout=300)
+    assert row["errors"] == 0, row["error_samples"]
+    assert row["runs"] >= 6 and row["replicas"] == 2
+    assert all(seconds > 0 for seconds in row["cpu_s_per_replica"]), row["cpu_s_per_replica"]
