@@ -1409,7 +1409,6 @@ def shipped_switch_prediction() -> Exercise:
     return it_switch_prediction(shipped_resolver()[0])
 
 
-@functools.lru_cache(maxsize=4)  # per model (the shipped one): two forward passes saved on every page run
 def it_by_hand(model: ItResolver) -> Exercise:
     """Compute by hand: a layer-1 head's weight on one noun after the ending changes, from the ratio that cannot
     change. Numbers from the shipped model on a sentence the page does not show; the answer from them."""
@@ -1531,10 +1530,17 @@ def alignment_prediction(results: Comparison) -> Exercise:
     )
 
 
+@functools.cache
+def shipped_it_by_hand() -> Exercise:
+    """:func:`it_by_hand` of the shipped resolver, once per process (two forward passes it made on every page run).
+    Raises what loading the resolver raises."""
+    return it_by_hand(shipped_resolver()[0])
+
+
 def tail_exercises() -> list[Exercise]:
     """The check-yourself section: :func:`by_hand`, and the "it" computation when the shipped resolver loads."""
     try:
-        return [*by_hand(), it_by_hand(shipped_resolver()[0])]
+        return [*by_hand(), shipped_it_by_hand()]
     except (OSError, ValueError):
         return [*by_hand()]
 

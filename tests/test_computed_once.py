@@ -57,11 +57,14 @@ def test_what_a_page_asks_of_shipped_models_and_results_is_computed_once_for_eve
 
 
 def test_the_multi_head_by_hand_answers_make_the_big_module_once(monkeypatch):
-    """The paper's big model (d_model = 1024) was made twice on every page run to count it."""
+    """The paper's big model (d_model = 1024) was made twice on every page run to count it, and the shipped
+    resolver read two sentences for the "it" exercise."""
     from minimodels import attention
 
     multi_head_attention.by_hand.cache_clear()
     multi_head_attention.projection_parameters.cache_clear()
+    multi_head_attention.shipped_it_by_hand.cache_clear()
+    read = counted(monkeypatch, multi_head_attention, "it_by_hand")  # the shipped resolver's "it", by hand
     made = []
     original = attention.MultiHeadAttention.__init__
 
@@ -74,6 +77,7 @@ def test_the_multi_head_by_hand_answers_make_the_big_module_once(monkeypatch):
         at = open_page("pages/multi_head_attention.py")
         assert any(str(multi_head_attention.BIG_D_MODEL) in m.value for m in at.markdown)
     assert made.count(multi_head_attention.BIG_D_MODEL) <= 2  # once for d_k, once counted; it was 4 in two runs
+    assert len(read) == 1
 
 
 def test_a_sentence_is_read_by_the_shipped_bridge_model_once_per_server(monkeypatch):
