@@ -121,10 +121,9 @@ def the_permutation() -> None:
     ui.reveal("what each model writes", answer, key="positional_encoding.reveal_writes")
     shown = st.radio("Self-attention for", positional_encoding.ENCODINGS, format_func=positional_encoding.LABELS.get,
                      horizontal=True, key="positional_encoding.attention_of")  # fmt: skip
-    # built once per server for the same string, order and model
-    ui.plotly(positional_encoding.attention_pair_figure, checks[positional_encoding.ENCODINGS.index(shown)],
-              key="positional_encoding.pair")  # fmt: skip
-    st.caption(positional_encoding.pair_caption(checks[positional_encoding.ENCODINGS.index(shown)]))
+    check = checks[positional_encoding.ENCODINGS.index(shown)]
+    ui.plotly(positional_encoding.attention_pair_figure, check, key="positional_encoding.pair")  # once a server
+    st.caption(positional_encoding.pair_caption(check))
 
     st.subheader("Where each model looks on your string")
     maps = shipped_maps(text)

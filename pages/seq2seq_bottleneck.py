@@ -123,7 +123,7 @@ def pooling_section() -> None:
 pooling_section()
 ui.explain(s2s.POOLING_TRAINED)
 if results is not None and s2s.POOLED in results.variants:
-    pooled = ui.shared_view(s2s.shipped_chart, results, s2s.POOL_D, "exact_match", tuple(s2s.POOL_ORDER))
+    pooled = ui.shared_view(s2s.shipped_chart, results, s2s.POOL_D, variants=s2s.POOL_ORDER)
     ui.vega(pooled, key="seq2seq_bottleneck.pooled")
     st.caption(s2s.shipped_models(results, s2s.POOL_D, s2s.POOL_ORDER))
     st.markdown(s2s.pooling_summary(results))

@@ -94,6 +94,25 @@ def test_a_shipped_models_view_is_computed_once_and_any_other_models_every_time(
     assert calls == ["I see it", "Jane visits Africa", "I see it", "I see it"]
 
 
+def test_a_shared_view_keys_its_keyword_arguments_too():
+    """``shared_view(fn, shipped, …, name=value)``: the same keywords give the kept answer, other values another."""
+    import importlib
+
+    pretrained = importlib.import_module("ui.pretrained")
+    results = pretrained.share(object())  # a lesson's shipped results, say
+    calls = []
+
+    def chart(_results, d, *, variants=("a",)):
+        calls.append((d, variants))
+        return [d, variants]
+
+    first = pretrained.shared_view(chart, results, 64, variants=("a", "b"))
+    assert pretrained.shared_view(chart, results, 64, variants=("a", "b")) is first
+    assert pretrained.shared_view(chart, results, 64, variants=("b",)) == [64, ("b",)]
+    assert pretrained.shared_view(chart, results, 64) == [64, ("a",)]
+    assert calls == [(64, ("a", "b")), (64, ("b",)), (64, ("a",))]
+
+
 BUILDS: list[tuple] = []
 
 

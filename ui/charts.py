@@ -243,13 +243,9 @@ def _curve_specs(charts, **options):
 
     from ui.pretrained import shared_view
 
-    if isinstance(charts, functools.partial) and charts.args and not charts.keywords:
-        return shared_view(_specs_of, charts.args[0], charts.func, charts.args[1:], tuple(sorted(options.items())))
+    if isinstance(charts, functools.partial) and charts.args:
+        return shared_view(charts.func, *charts.args, **{**charts.keywords, **options})  # as the partial merges them
     return charts(**options)
-
-
-def _specs_of(results, func, rest: tuple, options: tuple):
-    return func(results, *rest, **dict(options))
 
 
 def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwargs) -> None:

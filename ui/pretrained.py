@@ -31,18 +31,20 @@ def share(shipped):
     return shipped
 
 
-def shared_view(fn, model, *args):
-    """``fn(model, *args)``: what a lesson computes from a model (a translation and its attention maps, say) or from
-    its shipped results (a summary's sentences), once per server for a shipped one (:func:`share`) and the same
-    arguments, then shared by every student. Another model (a student's own, one training) is asked every time.
+def shared_view(fn, model, *args, **kwargs):
+    """``fn(model, *args, **kwargs)``: what a lesson computes from a model (a translation and its attention maps,
+    say) or from its shipped results (a summary's sentences), once per server for a shipped one (:func:`share`) and
+    the same arguments, then shared by every student. Another model (a student's own, one training) is asked every time.
     The result is shared: read it, never change it.
 
     Arguments that cannot be hashed (a task) count by identity, and are kept with the result so that no other
     object takes their place while it is kept."""
     if _SHIPPED.get(id(model)) is not model:
-        return fn(model, *args)
-    key = (fn.__module__, fn.__qualname__, id(model), tuple(_identity(a) for a in args))
-    return _VIEWS.get_or_make(key, lambda: (fn(model, *args), args))[0]
+        return fn(model, *args, **kwargs)
+    named = tuple(sorted(kwargs.items()))
+    key = (fn.__module__, fn.__qualname__, id(model), tuple(_identity(a) for a in args),
+           tuple((name, _identity(value)) for name, value in named))  # fmt: skip
+    return _VIEWS.get_or_make(key, lambda: (fn(model, *args, **kwargs), args, named))[0]
 
 
 def _identity(arg):
