@@ -15,6 +15,7 @@ number of elements and charts, nothing computed (issue 22, items 1 and 2; ``benc
 """
 
 import numpy as np
+import pandas  # noqa: F401 - first, as every lesson page does (ui.page): Plotly looks pandas up in sys.modules
 import plotly.graph_objects as go
 import streamlit as st
 
