@@ -340,25 +340,32 @@ def replicated(count: int):
         yield url, [u for u, _pid in started], [pid for _u, pid in started]
 
 
+def _measure_full(args, n: int, url: str, servers: list[tuple[str, int]], pages=None) -> dict:
+    """``n`` students in the full-rerun mode on ``url``, once each of ``servers`` (``(url, pid)``) is warmed: the
+    latencies, and the servers' and the simulated tabs' CPU seconds per wall second."""
+    warm = sum(asyncio.run(_warm(u, pages)) for u, _pid in servers)  # the first student of the day pays first runs
+    pids = [pid for _u, pid in servers]
+    before = machine()
+    cpu0, clients0 = [cpu_seconds(pid) for pid in pids], time.process_time()
+    start = time.monotonic()
+    row = asyncio.run(_full_load(url, n, args.seconds, args.seed, pages))
+    wall = time.monotonic() - start
+    each = [cpu_seconds(pid) - c for pid, c in zip(pids, cpu0, strict=True)]
+    return row | {
+        "server_cpu_per_wall_s": round(sum(each) / wall, 2),
+        "cpu_s_per_replica": [round(c, 1) for c in each],
+        # the simulated tabs parse every message the server sends, on the same 2 cores
+        "clients_cpu_per_wall_s": round((time.process_time() - clients0) / wall, 2),
+        "rss_mb_end": round(sum(rss_mb(pid) for pid in pids)),
+        "warm_s": round(warm, 1),
+        **before,
+    }
+
+
 def _run_full_replicated(args, n: int) -> dict:
     with replicated(args.replicas) as (url, urls, pids):
-        warm = sum(asyncio.run(_warm(u)) for u in urls)  # each replica's first student of the day
-        before = machine()
-        cpu0, clients0 = [cpu_seconds(pid) for pid in pids], time.process_time()
-        start = time.monotonic()
-        row = asyncio.run(_full_load(url, n, args.seconds, args.seed))
-        wall = time.monotonic() - start
-        each = [cpu_seconds(pid) - c for pid, c in zip(pids, cpu0, strict=True)]
-        return row | {
-            "pages": "lessons",
-            "replicas": args.replicas,
-            "server_cpu_per_wall_s": round(sum(each) / wall, 2),
-            "cpu_s_per_replica": [round(c, 1) for c in each],
-            "clients_cpu_per_wall_s": round((time.process_time() - clients0) / wall, 2),
-            "rss_mb_end": round(sum(rss_mb(pid) for pid in pids)),
-            "warm_s": round(warm, 1),
-            **before,
-        }
+        row = _measure_full(args, n, url, list(zip(urls, pids, strict=True)))
+    return {**row, "pages": "lessons", "replicas": args.replicas}
 
 
 def run_full(args) -> list[dict]:
@@ -367,26 +374,11 @@ def run_full(args) -> list[dict]:
     for n in args.students:
         if args.replicas > 1:
             row = _run_full_replicated(args, n)
-            print(json.dumps(row), flush=True)
-            rows.append(row)
-            continue
-        with server(script="bench/weighted_page.py" if args.reference else "app.py") as (url, pid):
-            warm = asyncio.run(_warm(url, pages))  # the first student of the day pays each lesson's first run
-            before = machine()
-            cpu0, clients0 = cpu_seconds(pid), time.process_time()
-            start = time.monotonic()
-            row = asyncio.run(_full_load(url, n, args.seconds, args.seed, pages))
-            wall = time.monotonic() - start
-            row |= {
-                "pages": "same-weight references" if args.reference else "lessons",
-                **({"paragraphs_scale": args.scale} if args.reference else {}),
-                "server_cpu_per_wall_s": round((cpu_seconds(pid) - cpu0) / wall, 2),
-                # the simulated tabs parse every message the server sends, on the same 2 cores
-                "clients_cpu_per_wall_s": round((time.process_time() - clients0) / wall, 2),
-                "rss_mb_end": round(rss_mb(pid)),
-                "warm_s": warm,
-                **before,
-            }
+        else:
+            with server(script="bench/weighted_page.py" if args.reference else "app.py") as (url, pid):
+                row = _measure_full(args, n, url, [(url, pid)], pages)
+            row |= {"pages": "same-weight references" if args.reference else "lessons",
+                    **({"paragraphs_scale": args.scale} if args.reference else {})}  # fmt: skip
         print(json.dumps(row), flush=True)
         rows.append(row)
     return rows
@@ -838,6 +830,8 @@ def main() -> None:
                         help="full: this many replicas behind nginx, with PostgreSQL (deploy/'s topology)")  # fmt: skip
     parser.add_argument("--write", action="store_true", help="store the figures in bench/classroom.json")
     args = parser.parse_args()
+    if args.reference and args.replicas > 1:
+        parser.error("--reference runs on one server: leave out --replicas")
     if args.mode == "render":
         (ROOT / "bench" / "CLASSROOM.md").write_text(render(json.loads(RESULTS.read_text())))
         return
