@@ -48,6 +48,17 @@ def test_a_figure_with_other_numbers_is_prepared_apart_and_keeps_its_own_text_al
     assert one.frozen.to_dict()["layout"]["margin"] == one.figure.to_dict()["layout"]["margin"]
 
 
+def test_a_prepared_figure_lets_its_fitted_labels_be_drawn_without_the_browser_measuring_each_one():
+    from lessons.common.charts import head_grid
+
+    rows = [charts.GridRow(title=f"layer {i}", weights=np.full((4, 3, 3), 1 / 3), x_labels=list("abc"),
+                           y_labels=list("abc")) for i in range(2)]  # fmt: skip
+    layout = ui_charts._prepared(head_grid(rows)).frozen.to_dict()["layout"]
+    axes = [name for name in layout if name.startswith(("xaxis", "yaxis"))]
+    assert len(axes) == 4  # two rows of heads, each its own pair of axes
+    assert all(layout[name]["ticklabeloverflow"] == "allow" for name in axes)
+
+
 def test_the_arrow_table_is_what_streamlit_would_make_of_the_rows():
     from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
