@@ -115,9 +115,13 @@ def main(argv=None) -> None:
                     page = browser.new_page(viewport={"width": width, "height": height})
                     page.goto(url)
                     _settle(page, int(args.timeout * 1000))
-                    # Streamlit scrolls inside its main section, not the document: grow the window to the content
-                    tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
-                    if tall > height:
+                    # Streamlit scrolls inside its main section, not the document: grow the window to the content.
+                    # Parts out of sight are drawn only once near the screen (ui.style: content-visibility), so the
+                    # page grows as the window does: grow it again until it holds the whole page.
+                    for _ in range(8):
+                        tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+                        if tall + 50 <= page.viewport_size["height"]:
+                            break
                         page.set_viewport_size({"width": width, "height": tall + 50})
                         _settle(page, int(args.timeout * 1000))
                     path = args.out / f"{slug}-{name}.png"
