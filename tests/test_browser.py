@@ -91,3 +91,50 @@ def test_live_training_redraws_the_heatmap_and_survives_clicks(page, streamlit_s
         stop.click()
     page.locator("[data-testid=stSlider]", has_text="Replay the run").wait_for(timeout=30_000)
     assert_no_exception(page)
+
+
+SKIPPED_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const texts = [...main.querySelectorAll('[data-testid=stMarkdown] p')];
+  const drawn = (el) => el.checkVisibility({contentVisibilityAuto: true, visibilityProperty: true});
+  return {first: drawn(texts[0]), last: drawn(texts.at(-1))};
+}"""
+# Every control the eye can see (a toolbar's too, shown on hover or focus) in a box that draws only near the screen:
+# by how many px it pokes out of that box
+RINGS_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const box = (el) => { for (let e = el.parentElement; e && e !== main; e = e.parentElement) {
+    if (getComputedStyle(e).contentVisibility !== 'visible') return e; } return null; };
+  const hidden = (el) => { for (let e = el; e && e !== main; e = e.parentElement) {  // visually hidden, for readers
+    const s = getComputedStyle(e); if (s.clip !== 'auto' || s.clipPath !== 'none') return true; } return false; };
+  const controls = [...main.querySelectorAll('input, button, textarea, select, a, [role=slider], [tabindex]')]
+    .filter((c) => c.checkVisibility({contentVisibilityAuto: true, visibilityProperty: true}))  // shown on hover too
+    .filter((c) => !hidden(c) && c.getBoundingClientRect().width > 0);
+  const boxed = controls.filter((c) => box(c));
+  return {controls: controls.length, boxed: boxed.length, out: boxed.map((c) => {
+    const r = c.getBoundingClientRect(), b = box(c).getBoundingClientRect();
+    return [(c.getAttribute('aria-label') || c.textContent).slice(0, 40),
+            Math.max(b.left - r.left, b.top - r.top, r.right - b.right, r.bottom - b.bottom)];
+  }).filter(([, past]) => past > 3)};
+}"""
+
+
+def test_text_out_of_sight_is_drawn_only_near_the_screen_and_no_focus_ring_is_cut(page, streamlit_server):
+    """ui.style's content-visibility: the lesson's first paragraph is drawn, its last (far below) only once the
+    student scrolls there. Such a box clips what it holds 8 px past its edges (overflow-clip-margin), so every
+    control in one must lie within 3 px of it, or its 5 px focus ring (high contrast) is cut: data frames' toolbars,
+    4 px above their box, are why element boxes holding a data frame are left out."""
+    goto(page, f"{streamlit_server}/masking")
+    page.wait_for_selector(HEATMAP, state="attached", timeout=30_000)
+    found = page.evaluate(SKIPPED_JS)
+    assert found["first"] and not found["last"]
+    for _ in range(8):  # a window as tall as the page: every part drawn, as a student scrolling sees each
+        tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+        if tall + 50 <= page.viewport_size["height"]:
+            break
+        page.set_viewport_size({"width": 1400, "height": tall + 50})
+        page.wait_for_timeout(1000)
+    assert page.evaluate(SKIPPED_JS)["last"]
+    rings = page.evaluate(RINGS_JS)
+    assert rings["boxed"] >= 20 and rings["boxed"] / rings["controls"] > 0.8  # the rule reaches the controls
+    assert rings["out"] == []

@@ -19,23 +19,25 @@ CONTRAST_PARAM = "contrast"  # ?contrast=high opens any page in high contrast
 CONTRAST_KEY = "ui.high_contrast"  # plain session state (not a widget's), so it outlives page switches
 
 # Fixed stylesheets: nothing a user typed ever goes into them.
-# The last rule: text, equations, charts and tables out of sight are laid out and painted when they come near the
-# screen, not while the page opens (content-visibility). A lesson is 3,400–6,200 DOM nodes, most of them below the
-# fold, and each figure Plotly.js drew as the page arrived made Chromium lay all of them out again. Fresh tab to
-# fully drawn, A/B against the same code without the rule on one machine (bench/same_weight.md): 2–15% sooner on
-# every lesson, RNN cells 3.64 → 3.09 s. Widgets are left out: their focus ring sits just outside their box, which
-# content-visibility clips; overflow-clip-margin leaves room for a text link's or a scrolling equation's ring. A
-# student scrolling sees the same page (axe-core finds the same on the masking page with the rule and with every
-# part forced visible); a full-page screenshot first makes the window as tall as the page (scripts/screenshot.py).
+# The last rule: a part of the page out of sight is laid out and painted when it comes near the screen, not while the
+# page opens (content-visibility). A lesson is 3,400–6,200 DOM nodes, most of them below the fold, and each figure
+# Plotly.js drew as the page arrived made Chromium lay all of them out again. Fresh tab to fully drawn, A/B against
+# the same code without the rule on one machine (bench/same_weight.md): RNN cells 3.70 → 3.12 s, the Transformer
+# 3.43 → 3.10. Such a box clips what it holds, 8 px past its edges (overflow-clip-margin): room for a control's 5 px
+# focus ring (high contrast), so a browser without overflow-clip-margin (Safari) skips the rule, and a box holding
+# a data frame is left out (its toolbar sits 4 px above it). A student scrolling sees the same page (axe-core finds
+# the same on the masking page with the rule and with every part forced visible); tests/test_browser.py checks the
+# rings; a full-page screenshot first makes the window as tall as the page (scripts/screenshot.py).
 APP_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
 [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
 [data-testid="stElementContainer"]:has(.stVegaLiteChart),
 [data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"]) { max-width: 100%; overflow-x: auto; }
 [data-testid="stCaptionContainer"] { color: inherit; opacity: 0.8; }
-[data-testid="stMain"] :is([data-testid="stMarkdown"], [data-testid="stHeading"], [data-testid="stCaptionContainer"],
-  [data-testid="stFullScreenFrame"]) {
-  content-visibility: auto; contain-intrinsic-size: auto 120px; overflow-clip-margin: 8px; }
+@supports (overflow-clip-margin: 8px) {
+  [data-testid="stMain"] [data-testid="stElementContainer"]:not(:has([data-testid="stDataFrame"])) {
+    content-visibility: auto; contain-intrinsic-size: auto 120px; overflow-clip-margin: 8px; }
+}
 </style>"""
 # A box that scrolls sideways must take the keyboard's focus (WCAG 2.1.1; axe-core's scrollable-region-focusable),
 # or a keyboard user cannot scroll it: while an equation, a table or a chart is wider than its box, the box gets
