@@ -22,21 +22,22 @@ CONTRAST_KEY = "ui.high_contrast"  # plain session state (not a widget's), so it
 # The last rule: a part of the page out of sight is laid out and painted when it comes near the screen, not while the
 # page opens (content-visibility). A lesson is 3,400–6,200 DOM nodes, most of them below the fold, and each figure
 # Plotly.js drew as the page arrived made Chromium lay all of them out again. Fresh tab to fully drawn, A/B against
-# the same code without the rule on one machine (bench/same_weight.md): RNN cells 3.70 → 3.12 s, the Transformer
-# 3.43 → 3.10. Such a box clips what it holds, 8 px past its edges (overflow-clip-margin): room for a control's 5 px
-# focus ring (high contrast), so a browser without overflow-clip-margin (Safari) skips the rule, and a box holding
-# a data frame is left out (its toolbar sits 4 px above it). A student scrolling sees the same page (axe-core finds
-# the same on the masking page with the rule and with every part forced visible); tests/test_browser.py checks the
-# rings; a full-page screenshot first makes the window as tall as the page (scripts/screenshot.py).
+# the same code without the rule on one machine (bench/same_weight.md): RNN cells 4.20 → 3.54 s, the Transformer
+# 3.62 → 3.34. Such a box clips what it holds, 12 px past its edges (overflow-clip-margin): room for a control's
+# 5 px focus ring (high contrast) where it pokes out of its box (a data frame's toolbar sits 4 px above it), so a
+# browser without overflow-clip-margin (Safari) skips the rule. No exception by selector: `:not(:has(…))` on every
+# box cost the browser more than the rule saved. A student scrolling sees the same page (axe-core finds the same on
+# the masking page with the rule and with every part forced visible); tests/test_browser.py checks the rings; a
+# full-page screenshot first makes the window as tall as the page (scripts/screenshot.py).
 APP_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
 [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
 [data-testid="stElementContainer"]:has(.stVegaLiteChart),
 [data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"]) { max-width: 100%; overflow-x: auto; }
 [data-testid="stCaptionContainer"] { color: inherit; opacity: 0.8; }
-@supports (overflow-clip-margin: 8px) {
-  [data-testid="stMain"] [data-testid="stElementContainer"]:not(:has([data-testid="stDataFrame"])) {
-    content-visibility: auto; contain-intrinsic-size: auto 120px; overflow-clip-margin: 8px; }
+@supports (overflow-clip-margin: 12px) {
+  [data-testid="stMain"] [data-testid="stElementContainer"] {
+    content-visibility: auto; contain-intrinsic-size: auto 120px; overflow-clip-margin: 12px; }
 }
 </style>"""
 # A box that scrolls sideways must take the keyboard's focus (WCAG 2.1.1; axe-core's scrollable-region-focusable),
