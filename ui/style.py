@@ -20,8 +20,8 @@ CONTRAST_KEY = "ui.high_contrast"  # plain session state (not a widget's), so it
 
 # Fixed stylesheets: nothing a user typed ever goes into them.
 # The last rule: a part of the page out of sight is laid out and painted when it comes near the screen, not while the
-# page opens (content-visibility). A lesson is 3,400–6,200 DOM nodes, most of them below the fold, and each figure
-# Plotly.js drew as the page arrived made Chromium lay all of them out again. Fresh tab to fully drawn, A/B against
+# page opens (content-visibility): a lesson is 3,400–6,200 DOM nodes, most of them below the fold, and Chromium laid
+# out and painted all of them as the page arrived. Fresh tab to fully drawn, A/B against
 # the same code without the rule on one machine (bench/same_weight.md): RNN cells 4.20 → 3.54 s, the Transformer
 # 3.62 → 3.34. Such a box clips what it holds, 12 px past its edges (overflow-clip-margin): room for a control's
 # 5 px focus ring (high contrast) where it pokes out of its box (a data frame's toolbar sits 4 px above it), so a
