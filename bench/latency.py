@@ -183,8 +183,8 @@ def figure_controls(page, moves: int, most: int = 8) -> dict[str, list[float]]:
         for i in range(min(controls.count(), most)):
             control = controls.nth(i)
             try:
-                control.scroll_into_view_if_needed()  # a part out of sight is not drawn (ui.style): no text to read
-                label = control.locator("[data-testid=stWidgetLabel]").inner_text().strip() or f"{kind} {i + 1}"
+                # its text, drawn or not: a part out of sight is not drawn yet (ui.style), and its innerText is empty
+                label = control.locator("[data-testid=stWidgetLabel]").text_content().strip() or f"{kind} {i + 1}"
                 times = measure(page, control, moves)
             except PlaywrightTimeout:  # an earlier control's change removed or disabled this one: not measured
                 continue
