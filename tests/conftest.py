@@ -155,7 +155,10 @@ def browser():
 
 @pytest.fixture
 def page(browser):
+    from tests.helpers import EVERY_PART_DRAWN
+
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.add_init_script(EVERY_PART_DRAWN)
     pg = context.new_page()
     yield pg
     context.close()

@@ -120,10 +120,13 @@ RINGS_JS = """() => {
 }"""
 
 
-def test_text_out_of_sight_is_drawn_only_near_the_screen_and_no_focus_ring_is_cut(page, streamlit_server):
+def test_text_out_of_sight_is_drawn_only_near_the_screen_and_no_focus_ring_is_cut(browser, streamlit_server):
     """ui.style's content-visibility: the lesson's first paragraph is drawn, its last (far below) only once the
     student scrolls there. Such a box clips what it holds beyond its overflow-clip-margin, so every control in one
-    must have room there for its 5 px focus ring (high contrast): a data frame's toolbar sits 4 px above its box."""
+    must have room there for its 5 px focus ring (high contrast): a data frame's toolbar sits 4 px above its box.
+    The page as shipped: not the ``page`` fixture, which draws every part at once."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
     goto(page, f"{streamlit_server}/masking")
     page.wait_for_selector(HEATMAP, state="attached", timeout=30_000)
     found = page.evaluate(SKIPPED_JS)
@@ -138,3 +141,4 @@ def test_text_out_of_sight_is_drawn_only_near_the_screen_and_no_focus_ring_is_cu
     rings = page.evaluate(RINGS_JS)
     assert rings["boxed"] >= 20 and rings["boxed"] / rings["controls"] > 0.8  # the rule reaches the controls
     assert rings["out"] == []
+    context.close()

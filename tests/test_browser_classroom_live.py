@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 from lessons import masking
 from lessons.common import catalog
 from tests.helpers import BROWSER_WAIT as WAIT
-from tests.helpers import ROOT, SCRIPT_DONE, assert_no_exception, free_port, goto
+from tests.helpers import EVERY_PART_DRAWN, ROOT, SCRIPT_DONE, assert_no_exception, free_port, goto
 
 pytestmark = pytest.mark.browser
 
@@ -145,6 +145,7 @@ def test_a_class_runs_a_poll_and_a_sweep_across_a_server_restart(browser, class_
 
     def open_context(viewport):
         context = browser.new_context(viewport=viewport)
+        context.add_init_script(EVERY_PART_DRAWN)
         context.set_default_timeout(WAIT)
         contexts.append(context)
         page = context.new_page()
