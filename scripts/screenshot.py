@@ -90,6 +90,18 @@ def _settle(page, timeout_ms: int) -> None:
     page.wait_for_timeout(1500)  # charts draw after the script is done
 
 
+def whole_page(page, settle) -> None:
+    """Grow the window until it holds the whole page, calling ``settle()`` after each step. Streamlit scrolls inside
+    its main section, not the document; and parts out of sight are drawn only once near the screen (ui.style:
+    content-visibility), so the page grows as the window does."""
+    for _ in range(8):
+        tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+        if tall + 50 <= page.viewport_size["height"]:
+            return
+        page.set_viewport_size({"width": page.viewport_size["width"], "height": tall + 50})
+        settle()
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("slugs", nargs="+", help="lesson slugs, or 'home' for the course map")
@@ -115,15 +127,7 @@ def main(argv=None) -> None:
                     page = browser.new_page(viewport={"width": width, "height": height})
                     page.goto(url)
                     _settle(page, int(args.timeout * 1000))
-                    # Streamlit scrolls inside its main section, not the document: grow the window to the content.
-                    # Parts out of sight are drawn only once near the screen (ui.style: content-visibility), so the
-                    # page grows as the window does: grow it again until it holds the whole page.
-                    for _ in range(8):
-                        tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
-                        if tall + 50 <= page.viewport_size["height"]:
-                            break
-                        page.set_viewport_size({"width": width, "height": tall + 50})
-                        _settle(page, int(args.timeout * 1000))
+                    whole_page(page, lambda page=page: _settle(page, int(args.timeout * 1000)))
                     path = args.out / f"{slug}-{name}.png"
                     page.screenshot(path=str(path), full_page=True)
                     found = overflow(page)

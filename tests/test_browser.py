@@ -125,20 +125,19 @@ def test_text_out_of_sight_is_drawn_only_near_the_screen_and_no_focus_ring_is_cu
     student scrolls there. Such a box clips what it holds beyond its overflow-clip-margin, so every control in one
     must have room there for its 5 px focus ring (high contrast): a data frame's toolbar sits 4 px above its box.
     The page as shipped: not the ``page`` fixture, which draws every part at once."""
+    from scripts.screenshot import whole_page
+
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    goto(page, f"{streamlit_server}/masking")
-    page.wait_for_selector(HEATMAP, state="attached", timeout=30_000)
-    found = page.evaluate(SKIPPED_JS)
-    assert found["first"] and not found["last"]
-    for _ in range(8):  # a window as tall as the page: every part drawn, as a student scrolling sees each
-        tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
-        if tall + 50 <= page.viewport_size["height"]:
-            break
-        page.set_viewport_size({"width": 1400, "height": tall + 50})
-        page.wait_for_timeout(1000)
-    assert page.evaluate(SKIPPED_JS)["last"]
-    rings = page.evaluate(RINGS_JS)
-    assert rings["boxed"] >= 20 and rings["boxed"] / rings["controls"] > 0.8  # the rule reaches the controls
-    assert rings["out"] == []
-    context.close()
+    try:
+        page = context.new_page()
+        goto(page, f"{streamlit_server}/masking")
+        page.wait_for_selector(HEATMAP, state="attached", timeout=30_000)
+        found = page.evaluate(SKIPPED_JS)
+        assert found["first"] and not found["last"]
+        whole_page(page, lambda: page.wait_for_timeout(1000))  # every part drawn, as a student scrolling sees each
+        assert page.evaluate(SKIPPED_JS)["last"]
+        rings = page.evaluate(RINGS_JS)
+        assert rings["boxed"] >= 20 and rings["boxed"] / rings["controls"] > 0.8  # the rule reaches the controls
+        assert rings["out"] == []
+    finally:
+        context.close()
