@@ -55,7 +55,7 @@ for name, default in defaults.items():
     st.session_state.setdefault(f"architecture_lab.{name}", default)
 
 
-untrained = st.cache_data(max_entries=32, show_spinner=False)(architecture_lab.untrained_maps)  # fresh models only
+untrained = ui.cached(architecture_lab.untrained_maps, max_entries=32, show_spinner=False)  # fresh models only
 
 
 def show_error(checked: architecture_lab.Checked, texts: dict[str, str]) -> None:

@@ -20,21 +20,21 @@ st.markdown(attention_bridge.BRIDGE_EXPLAIN + attention_bridge.penalty_weight_te
 # --- The toy languages ------------------------------------------------------------------------------
 ui.section(*attention_bridge.SECTIONS["languages"])
 
-shipped = st.cache_resource(show_spinner="Loading the shipped bridge model…")(attention_bridge.load_shipped)
+shipped = ui.cached_resource(attention_bridge.load_shipped, show_spinner="Loading the shipped bridge model…")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@ui.cached(max_entries=64, show_spinner=False)
 def meaning_view(index: int) -> dict:
     return attention_bridge.meaning_view(*shipped()[:2], index)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)  # a sentence read once per server: 3 greedy decodings each time
+@ui.cached(max_entries=256, show_spinner=False)  # a sentence read once per server: 3 greedy decodings each time
 def own_reading(lang: str, text: str) -> attention_bridge.SentenceReading:
     model, corpus, _ = shipped()
     return attention_bridge.read_sentence(model, corpus.tokenizers, lang, text)
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
+@ui.cached(max_entries=1, show_spinner=False)
 def overall_agreement() -> float:
     return attention_bridge.mean_agreement(*shipped()[:2], n=attention_bridge.AGREEMENT_MEANINGS)
 
@@ -133,7 +133,7 @@ if study is not None:  # drawn once with the page: no controls
 ui.section(*attention_bridge.SECTIONS["meaning"])
 
 
-@st.cache_data(max_entries=1, show_spinner="Encoding the held-out meanings…")
+@ui.cached(max_entries=1, show_spinner="Encoding the held-out meanings…")
 def meaning_space() -> dict:
     return attention_bridge.meaning_space(*shipped()[:2])
 

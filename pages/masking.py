@@ -35,7 +35,7 @@ ui.section(
     "share its batch*, so its result would too. Q, K and V below are the Q/K/V lesson's (a fixed random "
     "vector per word, seeded random W^Q, W^K, W^V): the mechanism, not a trained model.",
 )
-padding_demo = st.cache_data(max_entries=64, show_spinner=False)(masking.padding_attention)
+padding_demo = ui.cached(masking.padding_attention, max_entries=64, show_spinner=False)
 
 
 @st.fragment  # picking a sentence redraws its two maps only
@@ -83,7 +83,7 @@ ui.section(
 )
 if not all(ui.pretrained(*masking.PRETRAINED_KEYS[causal]) for causal in (True, False)):
     st.stop()
-decoder_view = st.cache_data(max_entries=64, show_spinner=False)(masking.shipped_view)
+decoder_view = ui.cached(masking.shipped_view, max_entries=64, show_spinner=False)
 
 
 @st.fragment

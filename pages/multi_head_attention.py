@@ -16,9 +16,9 @@ st.latex(multi_head_attention.EQUATIONS)
 
 # --- 1. The split ----------------------------------------------------------------------------------------
 ui.section("1 · Split into h heads, with real shapes", multi_head_attention.SPLIT_TEXT)
-ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(multi_head_attention.split_prediction)())
-split = st.cache_data(max_entries=64, show_spinner=False)(multi_head_attention.split_example)
-counted = st.cache_data(max_entries=16, show_spinner=False)(multi_head_attention.parameter_table)
+ui.exercise(ui.cached(multi_head_attention.split_prediction, max_entries=1, show_spinner=False)())
+split = ui.cached(multi_head_attention.split_example, max_entries=64, show_spinner=False)
+counted = ui.cached(multi_head_attention.parameter_table, max_entries=16, show_spinner=False)
 
 
 @st.fragment
@@ -66,12 +66,12 @@ ui.section("2 · Every head of a trained Transformer", multi_head_attention.EVER
 TRAIN_KEY = "multi_head_attention.train"
 
 
-@st.cache_data(max_entries=4, show_spinner="Checking every head against the gold alignment…")
+@ui.cached(max_entries=4, show_spinner="Checking every head against the gold alignment…")
 def alignment(task_name: str) -> dict[str, list[float]]:
     return multi_head_attention.task_alignment(ui.pretrained(task_name, multi_head_attention.MODEL)[0], task_name)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)  # the same for every student: computed once (~60 ms a run)
+@ui.cached(max_entries=16, show_spinner=False)  # the same for every student: computed once (~60 ms a run)
 def shipped_reading(task_name: str, text: str) -> multi_head_attention.Reading | str:
     return multi_head_attention.read_text(ui.pretrained(task_name, multi_head_attention.MODEL)[0], task_name, text)
 
@@ -176,7 +176,7 @@ train_yourself()
 
 # --- 4. Which head resolves "it"? ----------------------------------------------------------------------------
 ui.section(multi_head_attention.IT_TITLE, multi_head_attention.IT_TEXT)
-it_reading = st.cache_data(max_entries=64, show_spinner=False)(multi_head_attention.shipped_reading_it)  # for all
+it_reading = ui.cached(multi_head_attention.shipped_reading_it, max_entries=64, show_spinner=False)  # for all
 
 
 @st.fragment  # typing a sentence redraws this figure only
@@ -192,7 +192,7 @@ def resolve_it() -> None:
 
 resolver = ui.pretrained("coreference", "it-resolver", loader=multi_head_attention.shipped_resolver)
 if resolver is not None:
-    ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(multi_head_attention.shipped_switch_prediction)())
+    ui.exercise(ui.cached(multi_head_attention.shipped_switch_prediction, max_entries=1, show_spinner=False)())
     resolve_it()
     ui.table(multi_head_attention.shipped_head_rows())  # measured once per process, the same for every student
     st.caption(multi_head_attention.it_shipped_note(resolver[1]))

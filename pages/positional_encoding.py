@@ -16,7 +16,7 @@ ui.explain(positional_encoding.FREQUENCIES)
 
 # --- 1. The table -------------------------------------------------------------------------------------
 ui.section("1 · The sinusoid matrix")
-table = st.cache_data(max_entries=32, show_spinner=False)(positional_encoding.encoding_table)
+table = ui.cached(positional_encoding.encoding_table, max_entries=32, show_spinner=False)
 
 
 def d_model_slider(column, name: str, value: int) -> int:
@@ -91,9 +91,9 @@ the_offset()
 ui.section("4 · Without positions, attention reads a bag of tokens", positional_encoding.EQUIVARIANCE_TEXT)
 if not all(ui.pretrained(*positional_encoding.PRETRAINED_KEYS[name]) for name in positional_encoding.ENCODINGS):
     st.stop()
-ui.exercise(st.cache_data(max_entries=1, show_spinner=False)(positional_encoding.shipped_anagram_prediction)())
-shipped_checks = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_checks)
-shipped_maps = st.cache_data(max_entries=64, show_spinner=False)(positional_encoding.shipped_maps)
+ui.exercise(ui.cached(positional_encoding.shipped_anagram_prediction, max_entries=1, show_spinner=False)())
+shipped_checks = ui.cached(positional_encoding.shipped_checks, max_entries=64, show_spinner=False)
+shipped_maps = ui.cached(positional_encoding.shipped_maps, max_entries=64, show_spinner=False)
 
 
 @st.fragment

@@ -8,14 +8,18 @@ from minimodels.attention import masked_softmax, scaled_dot_product_attention
 from minimodels.tasks import get_task
 
 lesson = ui.lesson("queries_keys_values")
-embedding_map = st.cache_data(max_entries=1, show_spinner="Reading the embedding tables (once per server)…")(
-    queries_keys_values.shipped_embedding_map
+embedding_map = ui.cached(
+    queries_keys_values.shipped_embedding_map,
+    max_entries=1,
+    show_spinner="Reading the embedding tables (once per server)…",
 )
-recurrence = st.cache_data(max_entries=1, show_spinner="Timing the GRU and self-attention (once per server)…")(
-    queries_keys_values.measure_recurrence
+recurrence = ui.cached(
+    queries_keys_values.measure_recurrence,
+    max_entries=1,
+    show_spinner="Timing the GRU and self-attention (once per server)…",
 )
-exercises = st.cache_resource(show_spinner=False)(queries_keys_values.exercises)
-worked_example = st.cache_resource(show_spinner=False)(queries_keys_values.thinking_machines)  # seeded: once a server
+exercises = ui.cached_resource(queries_keys_values.exercises, show_spinner=False)
+worked_example = ui.cached_resource(queries_keys_values.thinking_machines, show_spinner=False)  # seeded: once a server
 ui.explain(queries_keys_values.INTRO)
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 

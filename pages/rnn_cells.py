@@ -9,15 +9,13 @@ from lessons.rnn_cells import training as rnn_training
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
 lesson = ui.lesson("rnn_cells")
-trace = st.cache_data(max_entries=64, show_spinner=False)(rnn_cells.trace_sentence)
+trace = ui.cached(rnn_cells.trace_sentence, max_entries=64, show_spinner=False)
 spinner = "Back-propagating through 3 cells × 5 seeds…"
-experiment = st.cache_data(max_entries=32, show_spinner=spinner)(rnn_cells.vanishing_experiment)
-sharing = st.cache_data(max_entries=1, show_spinner="Training 2 taggers × 3 seeds (once per server)…")(
-    sequences.sharing_demo
+experiment = ui.cached(rnn_cells.vanishing_experiment, max_entries=32, show_spinner=spinner)
+sharing = ui.cached(
+    sequences.sharing_demo, max_entries=1, show_spinner="Training 2 taggers × 3 seeds (once per server)…"
 )
-sequential = st.cache_data(max_entries=1, show_spinner="Timing the layers (once per server)…")(
-    timing.measure_sequential
-)
+sequential = ui.cached(timing.measure_sequential, max_entries=1, show_spinner="Timing the layers (once per server)…")
 
 ui.explain(text.INTRO)
 

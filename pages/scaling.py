@@ -32,12 +32,12 @@ ui.reveal("the lecture's numbers, with and without the division", lecture_number
 
 # --- What the softmax does with large scores ------------------------------------------------------------
 ui.section("2 · One query, six sizes of d_k", scaling.one_query_text())
-one_query = st.cache_data(max_entries=64, show_spinner=False)(scaling.one_query)
+one_query = ui.cached(scaling.one_query, max_entries=64, show_spinner=False)
 # every d_k's scores for one seed, 0.7 MB each: shared by every number of keys
-sweep_scores = st.cache_data(max_entries=8, show_spinner="Drawing random queries and keys…")(scaling.sweep_scores)
+sweep_scores = ui.cached(scaling.sweep_scores, max_entries=8, show_spinner="Drawing random queries and keys…")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@ui.cached(max_entries=64, show_spinner=False)
 def softmax_sweep(n_keys: int, seed: int) -> list[dict]:
     return scaling.softmax_sweep(n_keys, seed=seed, scores=sweep_scores(seed=seed))
 
@@ -61,7 +61,7 @@ softmax_section()
 
 # --- The variance grows like d_k --------------------------------------------------------------------
 ui.section("3 · Measure it: the variance of q·k grows like d_k", scaling.VARIANCE_TEXT)
-variance_sweep = st.cache_data(max_entries=32, show_spinner="Drawing random vectors…")(scaling.variance_sweep)
+variance_sweep = ui.cached(scaling.variance_sweep, max_entries=32, show_spinner="Drawing random vectors…")
 
 
 @st.fragment
@@ -110,12 +110,12 @@ if results is not None:
 # --- Lesson 4's GRU race --------------------------------------------------------------------------------------
 ui.section("5 · Why lesson 4's GRU race showed no stall")
 gru_race = ui.shipped_results(lesson, lesson.results[1], loader="load_gru_race", what="Lesson 4's race")
-fresh_spread = st.cache_data(max_entries=1, show_spinner="Measuring an untrained GRU…")(scaling.fresh_spread)
+fresh_spread = ui.cached(scaling.fresh_spread, max_entries=1, show_spinner="Measuring an untrained GRU…")
 st.markdown(scaling.untrained_note(fresh_spread("dot"), gru_race))
 
 # --- What the two scores cost -------------------------------------------------------------------------------
 ui.section("6 · Additive or dot product: what each costs", scaling.COST_TEXT.format(repeats=scaling.COST_REPEATS))
-cost = st.cache_data(max_entries=1, show_spinner="Timing both scores…")(scaling.measure_score_cost)()
+cost = ui.cached(scaling.measure_score_cost, max_entries=1, show_spinner="Timing both scores…")()
 for column, name, spec in zip(st.columns(2), ("time", "memory"), scaling.cost_charts(cost), strict=True):
     ui.vega(spec, key=f"scaling.cost.{name}", container=column)
 st.markdown(scaling.cost_sentence(cost))

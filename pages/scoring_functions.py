@@ -42,12 +42,12 @@ st.header("2 · One query, four scores", divider="gray")
 ui.explain(scoring_functions.EXAMPLE_INTRO)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@ui.cached(max_entries=64, show_spinner=False)
 def example(d: int, n_keys: int, seed: int, copy_of: int | None) -> scoring_functions.ScoreComparison:
     return scoring_functions.compare_scores(d, n_keys, seed, copy_of)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@ui.cached(max_entries=16, show_spinner=False)
 def scaling_specs(n_keys: int) -> list[dict]:
     return scoring_functions.scaling_specs(n_keys)
 

@@ -8,7 +8,7 @@ from minimodels.seq2seq import Seq2Seq
 
 lesson = ui.lesson("seq2seq_bottleneck")
 TRAIN_KEY = "seq2seq_bottleneck.train"  # one run trains both models
-squeeze_random = st.cache_data(max_entries=64, show_spinner=False)(s2s.squeeze_random)
+squeeze_random = ui.cached(s2s.squeeze_random, max_entries=64, show_spinner=False)
 
 ui.explain(s2s.INTRO)
 for equation in s2s.EQUATIONS:

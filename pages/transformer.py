@@ -80,7 +80,7 @@ st.caption(transformer.DECODER_ROWS_NOTE)
 ui.section("3 · What does “it” refer to? An honest look")
 
 
-@st.cache_resource(show_spinner=False)
+@ui.cached_resource(show_spinner=False)
 def it_checks() -> tuple[transformer.LectureCheck, transformer.PronounCheck | None]:
     return transformer.it_checks(ui.pretrained("toy-translation", transformer.MODEL)[0])
 

@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from lessons.common import charts
 from lessons.common.comparison import Comparison, Run
@@ -173,3 +174,42 @@ def test_the_page_draws_the_same_with_its_figures_built_once():
     second = open_page("pages/positional_encoding.py")
     assert len(ui_charts._BUILT) == built > 0
     assert plotly_specs(second) == plotly_specs(first)
+
+
+def test_a_tensor_is_fingerprinted_by_its_dtype_shape_and_values_not_by_which_object_it_is():
+    """Torch's own pickle of a tensor differs from one object to another of the same values, so a figure built from
+    a tensor equal to one met before was built again."""
+    import torch
+
+    from ui.kept import digest
+
+    a = torch.arange(12.0).reshape(3, 4)
+    assert digest("fig", a) == digest("fig", a.clone()) == digest("fig", a.t().t().contiguous())
+    assert digest(a.t()) == digest(a.t().contiguous())  # a view: its values in order
+    for other in (a + 1, a.reshape(4, 3), a.double(), a[:2]):
+        assert digest(a) != digest(other)
+    half = torch.ones(3, dtype=torch.bfloat16)  # a dtype numpy lacks
+    assert digest(half) == digest(half.clone()) != digest(half * 2)
+    assert digest(torch.tensor(3.0)) != digest(torch.tensor([3.0]))
+
+
+@pytest.mark.parametrize("slug", ["attention_bridge", "scaling"])
+def test_a_pages_cached_functions_are_made_once_per_server_not_on_every_run(monkeypatch, slug):
+    """Streamlit reads and tokenizes a function's source to make its cache wrapper; a page made its wrappers again on
+    every run (``ui.cached``). The bridge's are defined on the page (new objects each run), scaling's wrap lessons'."""
+    from streamlit.runtime.caching import cache_data_api, cache_resource_api
+
+    made = []
+    for module in (cache_data_api, cache_resource_api):
+        original = module.make_cached_func_wrapper
+
+        def counting(info, _original=original):
+            made.append(info.func.__qualname__)
+            return _original(info)
+
+        monkeypatch.setattr(module, "make_cached_func_wrapper", counting)
+    first = open_page(f"pages/{slug}.py")
+    made.clear()  # made by the first run, or by an earlier test in this process
+    second = open_page(f"pages/{slug}.py")
+    assert made == []
+    assert [m.value for m in second.markdown] == [m.value for m in first.markdown]

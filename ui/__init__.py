@@ -8,6 +8,8 @@
 - ``ui.training``: the train-it-yourself panel, the student's runs, the model picker;
 - ``ui.results``: shipped results and their provenance caption;
 - ``ui.pretrained``: shipped checkpoints, one error contract;
+- ``ui.kept``: what the server keeps for every session; ``cached`` and ``cached_resource``, Streamlit's caches made
+  once per server for a page's functions;
 - ``ui.own_data``: the student's own sentence pairs and models ("your model" in the lessons' views);
 - ``ui.tail``: the code that ran, check-yourself questions, sources and the next lesson; ``folded``, an expander
   whose content is built only while it is open (the code listings and the reveals use it).
@@ -17,6 +19,7 @@ Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 
 from ui.charts import altair, comparison_curves, heatmap_downloads, plotly, table, vega
 from ui.classroom import class_models, class_page, progress_panel
+from ui.kept import cached, cached_resource
 from ui.links import checked_text, linked, sentence_input
 from ui.own_data import model_data, model_file, own_model
 from ui.page import HOME, PAGE_THREADS, lesson, page, section, sidebar, symbols, tool
@@ -44,11 +47,10 @@ from ui.training import (
 
 __all__ = [
     "HOME", "PAGE_THREADS", "POLL_SECONDS", "PRESENTER_CSS", "PRESENTER_SCALE", "PRESENT_KEY", "PRESENT_PARAM",
-    "altair", "check_yourself", "checked_text", "class_models", "class_page", "comparison_curves", "current_run",
-    "exercise", "explain", "folded", "heatmap_downloads", "lesson", "linked", "literal", "measured", "model_choice",
-    "model_data", "model_file", "model_output", "own_model", "page", "page_tail", "plotly", "presenting",
-    "pretrained", "progress_panel", "provenance", "provenance_text", "replay_gif_button", "reveal", "section",
-    "sentence_input", "shared_view", "shipped_results", "show_code", "sidebar", "symbols", "table", "tool",
-    "trained_model",
-    "training_panel", "vega",
+    "altair", "cached", "cached_resource", "check_yourself", "checked_text", "class_models", "class_page",
+    "comparison_curves", "current_run", "exercise", "explain", "folded", "heatmap_downloads", "lesson", "linked",
+    "literal", "measured", "model_choice", "model_data", "model_file", "model_output", "own_model", "page",
+    "page_tail", "plotly", "presenting", "pretrained", "progress_panel", "provenance", "provenance_text",
+    "replay_gif_button", "reveal", "section", "sentence_input", "shared_view", "shipped_results", "show_code",
+    "sidebar", "symbols", "table", "tool", "trained_model", "training_panel", "vega",
 ]  # fmt: skip
