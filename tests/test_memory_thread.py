@@ -34,3 +34,35 @@ def test_the_first_pass_freezes_what_the_server_holds_and_later_passes_freeze_no
     counts = json.loads(out.stdout.strip().splitlines()[-1])
     assert counts["first"] >= 50_000  # the start-up objects are frozen
     assert counts["after"] == counts["first"]  # later passes freeze nothing more
+
+
+THRESHOLDS_PROBE = """
+import gc, importlib, json, weakref
+page = importlib.import_module("ui.page")
+page.MEMORY_CHECK_SECONDS = 3600.0  # the memory thread's own collection stays out of this
+before = gc.get_threshold()
+page._freeze_imports()
+
+
+class Node:
+    pass
+
+
+dead = []
+for _ in range(5):  # garbage cycles, then more new objects than one young collection waits for
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    dead.append(weakref.ref(a))
+    del a, b
+    keep = [[i] for i in range(page.GC_THRESHOLDS[0] * 2)]
+print(json.dumps({"before": before, "after": gc.get_threshold(), "alive": sum(r() is not None for r in dead)}))
+"""
+
+
+def test_the_collector_runs_less_often_once_the_server_starts_and_still_collects_garbage_cycles_on_its_own():
+    out = subprocess.run([sys.executable, "-c", THRESHOLDS_PROBE], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["before"][0] < seen["after"][0] == 10_000  # Python's default starts one every 700 new objects
+    assert seen["alive"] <= 1  # every cycle but perhaps the last is collected young, with no gc.collect()
