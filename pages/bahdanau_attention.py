@@ -14,13 +14,7 @@ st.latex(bahdanau_attention.equations())
 ui.symbols("bahdanau_attention")
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def shipped_run(_shipped, what: str, task_name: str, text: str, **how):
-    """A shipped model's ``decode`` or ``walk`` of ``text``: the same for every student, computed once per input."""
-    return getattr(bahdanau_attention, what)(_shipped, get_task(task_name), text, **how)
-
-
-measured_cost = st.cache_data(max_entries=4, show_spinner="Timing both decoders…")(bahdanau_attention.measure_cost)
+measured_cost = ui.cached(bahdanau_attention.measure_cost, max_entries=4, show_spinner="Timing both decoders…")
 
 cols = st.columns([2, 3])
 task_name = ui.linked(cols[0].selectbox, "Task", list(bahdanau_attention.TASKS),
@@ -37,10 +31,8 @@ task = reads.task
 
 
 def run(what: str, text: str, **how):
-    """The chosen model's decoding or walk (the shipped one's are shared by every student)."""
-    if model is shipped:
-        return shipped_run(shipped, what, task_name, text, **how)
-    return getattr(bahdanau_attention, what)(model, task, text, **how)
+    """The chosen model's decoding or walk (a shipped one's computed once per server and shared by every student)."""
+    return ui.shared_view(getattr(bahdanau_attention, what), model, task, text, **how)
 
 
 st.caption(reads.caption or bahdanau_attention.model_caption(model, shipped, info))
@@ -101,8 +93,7 @@ def weighted_sum() -> None:
     c = st.columns([3, 2])
     jane = ui.linked(c[0].text_input, "English sentence", value=bahdanau_attention.JANE, key="bahdanau_attention.jane",
                      max_chars=200)  # fmt: skip
-    result = (shipped_run(fr, "decode", "toy-translation", jane) if fr is french[0]
-              else bahdanau_attention.decode(fr, get_task("toy-translation"), jane))  # fmt: skip
+    result = ui.shared_view(bahdanau_attention.decode, fr, get_task("toy-translation"), jane)
     if isinstance(result, str):
         st.warning(result)
         return

@@ -39,6 +39,7 @@ def counted(monkeypatch, module, name: str) -> list:
     [
         ("transformer", transformer, "exercises"),  # of the shipped model: a forward pass and a module a run
         ("bahdanau_attention", bahdanau_attention, "exercises"),
+        ("bahdanau_attention", bahdanau_attention, "walk"),  # the shipped model's, shared by reference
         ("rnn_cells", rnn_training, "results_summary"),  # of the shipped results: chance levels from fresh batches
         ("scoring_functions", scoring_functions, "load_sweep"),  # a comparison rebuilt from the results' meta
     ],
