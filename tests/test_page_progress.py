@@ -56,3 +56,21 @@ def test_a_learner_wipes_their_progress():
 def test_a_malformed_learner_link_is_ignored():
     home = open_page(params={"learner": "<script>alert(1)</script>"})
     assert not home.exception and "learner.key" not in home.session_state
+
+
+def test_a_new_learners_key_is_stored_by_their_first_visit_with_no_separate_write_or_read(monkeypatch):
+    """A student's first page open made the key in a transaction of its own, then read back their answers (none):
+    two of the page open's five store transactions, in every fresh tab of a class (issue 22, item 3)."""
+    import store
+
+    def not_asked(*_args, **_kwargs):
+        raise AssertionError("asked of the store for a new learner")
+
+    monkeypatch.setattr(store.Learners, "new_key", not_asked)
+    monkeypatch.setattr(store.Learners, "answers", not_asked)
+    at = open_page("pages/scaling.py")
+    assert not at.exception and not [c for c in at.caption if "paused" in c.value]
+    key = at.session_state["learner.key"]
+    monkeypatch.undo()
+    home = open_page(params={"learner": key})
+    assert "in progress" in _home_labels(home)["scaling"]  # the visit stored the key

@@ -148,15 +148,12 @@ def learner_key(create: bool = False) -> str | None:
     if valid_key(cookie):
         st.session_state["learner.key"], st.session_state["learner.mode"] = cookie, "browser"
         return cookie
-    if not create:
+    if not create or stores() is None:
         return None
-    opened = stores()
-    if opened is None:
-        return None
-    key = _guard(opened[1].new_key, what="Saving your progress")
-    if key is not FAILED:
-        st.session_state["learner.key"], st.session_state["learner.mode"] = key, "browser"
-        _set_cookie(LEARNER_COOKIE, key)
+    key = store.Learners.fresh_key()  # stored by the write it is made for (the visit, the answer)
+    st.session_state["learner.key"], st.session_state["learner.mode"] = key, "browser"
+    st.session_state["learner.answers"] = {}  # a new learner has answered nothing: no need to ask the store
+    _set_cookie(LEARNER_COOKIE, key)
     return key
 
 
