@@ -147,3 +147,19 @@ def test_a_toggle_and_a_multiselect_in_the_link():
     assert at.query_params["heads"] == ["2", "4"] and at.query_params["mask"] == "0"
     at.multiselect(key="lab.heads").set_value([1]).run()
     assert "heads" not in at.query_params
+
+
+def test_a_linked_widgets_signature_read_once_is_the_one_python_reads_for_it():
+    """ui.linked binds a call's arguments to the widget's signature, read once per widget function: on the page's
+    own widget, a column's (a bound method of another object) and a sidebar's, it is what inspect reads."""
+    import inspect
+
+    import streamlit as st
+
+    from ui.links import _signature
+
+    for kind in ("slider", "select_slider", "selectbox", "radio", "number_input", "text_input", "text_area", "toggle",
+                 "checkbox", "multiselect"):  # fmt: skip
+        for widget in (getattr(st, kind), getattr(st.sidebar, kind)):
+            assert _signature(widget) == inspect.signature(widget), kind
+            assert "self" not in _signature(widget).parameters
