@@ -92,3 +92,16 @@ def test_the_class_floor_is_judged_against_the_target_from_its_own_figures():
     assert "| 0.5 | 30 |" in slow
     assert "4.3× the floor, which is itself within the 400 ms target" in fast
     assert _floor_lines([], lessons) == []
+
+
+def test_the_class_tables_give_the_servers_cpu_a_run_from_the_stored_seconds_and_runs():
+    from bench.classroom import _cpu_ms_per_run, _floor_lines
+
+    row = {"students": 30, "paragraphs_scale": 1.0, "runs": 800, "median_ms": 1.0, "p90_ms": 900.0, "p99_ms": 900.0,
+           "errors": 0, "server_cpu_per_wall_s": 0.9, "clients_cpu_per_wall_s": 0.1, "load_before": 0.3,
+           "date": "2026-11-27", "cpu_s_per_replica": [30.0, 26.0]}  # fmt: skip
+    assert _cpu_ms_per_run(row) == "70"  # every replica's seconds together, over the runs
+    assert _cpu_ms_per_run({k: v for k, v in row.items() if k != "cpu_s_per_replica"}) == ""  # stored before
+    floor = {**row, "runs": 1000, "cpu_s_per_replica": [37.0], "p90_ms": 300.0}
+    text = "\n".join(_floor_lines([floor], {30: row}))
+    assert "70 ms of CPU a run" in text and "37 ms of CPU a run" in text and "| 0.9 | 37 | 0.1 |" in text
