@@ -98,7 +98,7 @@ def _made_once(api, fn, options: dict):
     return made
 
 
-MOST_WRAPPERS = 256  # a server has ~45 (one per cached function in pages/)
+MOST_WRAPPERS = 256  # a server has 38 (one per cached function in pages/)
 
 
 def cached(fn=None, /, **options):
