@@ -1,6 +1,7 @@
 """Imports run one way, ``pages/ -> ui/ -> lessons/ -> minimodels/``: only pages/, app.py and the UI layer import
 streamlit, lessons/ never imports the UI layer, minimodels/ neither; and every chart on a page goes through the
-UI layer's one presenter path (``ui.plotly``, ``ui.vega``, ``ui.altair``), never straight to Streamlit's chart calls."""
+UI layer's one presenter path (``ui.plotly``, ``ui.vega``, ``ui.altair``), never straight to Streamlit's chart calls;
+a page's cached functions are made through ``ui.cached`` / ``ui.cached_resource``, once per server."""
 
 import ast
 import subprocess
@@ -154,3 +155,34 @@ def test_importing_the_ui_layer_starts_no_work():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", "False"]
+
+
+def _cache_calls(source: str, name: str) -> list[str]:
+    """Where ``source`` uses Streamlit's caches itself: ``st.cache_data``/``st.cache_resource`` as a call or as a
+    decorator (``@st.cache_data``, ``@st.cache_data(...)``)."""
+    return [
+        f"{name}:{node.lineno} st.{node.attr}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and node.attr in ("cache_data", "cache_resource")
+        and isinstance(node.value, ast.Name) and node.value.id == "st"
+    ]  # fmt: skip
+
+
+def test_the_cache_scan_finds_a_call_and_both_decorators():
+    page = (
+        "@st.cache_data\ndef f(): ...\n@st.cache_resource(ttl=1)\ndef g(): ...\nh = st.cache_data(max_entries=1)(k)\n"
+    )
+    assert [call.split(":")[1].split()[0] for call in _cache_calls(page, "page.py")] == ["1", "3", "5"]
+    assert _cache_calls("h = ui.cached(k, max_entries=1)\n", "page.py") == []
+
+
+def test_pages_make_their_cached_functions_once_per_server():
+    """A page runs again on every rerun, and Streamlit makes a cache wrapper by reading and tokenizing the
+    function's source: a page's ``st.cache_data(...)(fn)`` did it on every run, for every student. ``ui.cached``
+    and ``ui.cached_resource`` make each once per server."""
+    calls = [
+        call
+        for path in python_files("app.py", "pages")
+        for call in _cache_calls(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    ]
+    assert calls == [], "use ui.cached / ui.cached_resource instead:\n" + "\n".join(calls)
