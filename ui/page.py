@@ -92,7 +92,8 @@ _frozen = False
 # 30 students' sessions are what the older generation holds: in ``bench.classroom full`` (30 students, 40 s), 1,816
 # young collections and 12 full ones of ~94 ms each, 1.9 s of the server's 43 s of CPU, every pause with the GIL held.
 # Every 10,000 new objects and rarely a full one (the memory thread's half-minute collection is the full one):
-# 1.1 s, 2 full collections. Garbage cycles are still collected young, where most of them die.
+# 0.9–1.0 s in the same bench (bench/CLASSROOM.md, three runs each way). Garbage cycles are still collected young,
+# where most of them die.
 GC_THRESHOLDS = (10_000, 20, 100)
 
 
