@@ -36,7 +36,8 @@ class Learners:
         return names.new_secret()
 
     def new_key(self, now: float | None = None) -> str:
-        key = names.new_secret()
+        """A new learner key, stored now (the lessons use :meth:`fresh_key`, stored by their first write)."""
+        key = self.fresh_key()
         now = now or time.time()
         with self.engine.begin() as conn:
             conn.execute(learners.insert().values(key_hash=names.digest(key), created_at=now, updated_at=now))
