@@ -127,9 +127,29 @@ def store(section: str, figures) -> None:
     RESULTS.write_text(json.dumps(stored, indent=1) + "\n")
 
 
+def speed_ms(repeats: int = 5) -> float:
+    """How fast this machine runs Python now: a fixed workload of the kind a Streamlit server does for each element
+    of a page (small dicts built, serialized and hashed), its best time of ``repeats``, in milliseconds.
+
+    The machine a session gets is not the same from one day to the next: on 2026-11-28 a page that computes nothing
+    cost the server 75 ms of CPU a run, where it had cost 37 ms the day before. Stored beside every row, this says
+    which rows were measured on a machine of the same speed. It is the thread's CPU time, not the wall clock's, and
+    the best of several runs: the two cores may be busy with the server and the simulated tabs when it is taken."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.thread_time()
+        digest = 0
+        for i in range(20_000):
+            element = {"id": i, "kind": "markdown", "body": f"Paragraph {i}", "args": [i, i + 1, i + 2]}
+            digest ^= hash(json.dumps(element, sort_keys=True))
+        best = min(best, time.thread_time() - start)
+    return round(1000 * best, 1)
+
+
 def machine() -> dict:
     load = os.getloadavg()[0]
-    return {"nproc": os.cpu_count(), "load_before": round(load, 2), "date": datetime.date.today().isoformat()}
+    return {"nproc": os.cpu_count(), "load_before": round(load, 2), "speed_ms": speed_ms(),
+            "date": datetime.date.today().isoformat()}  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ load
@@ -498,6 +518,9 @@ def render(stored: dict) -> str:
         "Written by `python -m bench.classroom render` from `bench/classroom.json`, which",
         "`python -m bench.classroom load|full|memory --write` and `python -m bench.latency --write` fill.",
         "`load before` is the machine's 1-minute load average when the run started (2 cores; 0 is idle).",
+        "`speed ms` is how fast the machine ran Python then (`bench.classroom.speed_ms`: a fixed workload of the kind",
+        "a server does for each element, the best of 5, in CPU time): the machine a session gets changes from day to",
+        "day, and a row's latencies compare with another's only beside it. Blank: stored before it was.",
         "",
     ]
     if "load" in stored:
@@ -545,15 +568,15 @@ def render(stored: dict) -> str:
             "per run: what a run costs the server, steadier from one bench run to the next than the latencies.",
             "",
             "| students | seconds | runs | page opens | median ms | p90 ms | p99 ms | open p90 ms | control p90 ms "
-            "| errors | server CPU s / s | server CPU ms a run | RSS MB | load before | date |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| errors | server CPU s / s | server CPU ms a run | RSS MB | load before | speed ms | date |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in stored["full"]:
             lines.append(
                 f"| {r['students']} | {r['seconds']:g} | {r['runs']} | {r['page_opens']} | {r['median_ms']} "
                 f"| {r['p90_ms']} | {r['p99_ms']} | {r['open_p90_ms']} | {r['change_p90_ms']} | {r['errors']} "
                 f"| {r['server_cpu_per_wall_s']} | {_cpu_ms_per_run(r)} | {r['rss_mb_end']} | {r['load_before']} "
-                f"| {r['date']} |"
+                f"| {r.get('speed_ms', '')} | {r['date']} |"
             )
         by_n = {r["students"]: r for r in stored["full"]}
         lines.append("")
@@ -697,15 +720,15 @@ def _replica_lines(rows: list[dict]) -> list[str]:
         "other core to work.",
         "",
         "| replicas | students | runs | page opens | median ms | p90 ms | p99 ms | errors | replicas' CPU s / s "
-        "| replicas' CPU ms a run | clients' CPU s / s | RSS MB (all) | load before | date |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| replicas' CPU ms a run | clients' CPU s / s | RSS MB (all) | load before | speed ms | date |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['replicas']} | {r['students']} | {r['runs']} | {r['page_opens']} | {r['median_ms']} | {r['p90_ms']} "
             f"| {r['p99_ms']} | {r['errors']} | {r['server_cpu_per_wall_s']} | {_cpu_ms_per_run(r)} "
             f"| {r['clients_cpu_per_wall_s']} "
-            f"| {r['rss_mb_end']} | {r['load_before']} | {r['date']} |"
+            f"| {r['rss_mb_end']} | {r['load_before']} | {r.get('speed_ms', '')} | {r['date']} |"
         )
     by_n = {r["students"]: r for r in rows}
     if 30 in by_n:
@@ -734,14 +757,14 @@ def _floor_lines(rows: list[dict], lessons: dict[int, dict]) -> list[str]:
         "a page's element count. Clients' CPU: the bench's own process (every simulated tab parses every message).",
         "",
         "| pages | paragraphs × | students | runs | median ms | p90 ms | p99 ms | errors | server CPU s / s "
-        "| server CPU ms a run | clients' CPU s / s | load before | date |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| server CPU ms a run | clients' CPU s / s | load before | speed ms | date |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| same-weight references | {r['paragraphs_scale']:g} | {r['students']} | {r['runs']} | {r['median_ms']} "
             f"| {r['p90_ms']} | {r['p99_ms']} | {r['errors']} | {r['server_cpu_per_wall_s']} | {_cpu_ms_per_run(r)} "
-            f"| {r.get('clients_cpu_per_wall_s', '')} | {r['load_before']} | {r['date']} |"
+            f"| {r.get('clients_cpu_per_wall_s', '')} | {r['load_before']} | {r.get('speed_ms', '')} | {r['date']} |"
         )
     whole = {r["students"]: r for r in rows if r["paragraphs_scale"] == 1}
     if 30 in whole and 30 in lessons:

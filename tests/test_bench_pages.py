@@ -105,3 +105,30 @@ def test_the_class_tables_give_the_servers_cpu_a_run_from_the_stored_seconds_and
     floor = {**row, "runs": 1000, "cpu_s_per_replica": [37.0], "p90_ms": 300.0}
     text = "\n".join(_floor_lines([floor], {30: row}))
     assert "70 ms of CPU a run" in text and "37 ms of CPU a run" in text and "| 0.9 | 37 | 0.1 |" in text
+
+
+def test_a_class_row_carries_how_fast_the_machine_ran_python(monkeypatch):
+    """``speed_ms`` counts the CPU's work, not the wall clock's (a waiting thread, as under a busy server, adds
+    nothing), and the class tables show it beside the row's load."""
+    import json
+    import time
+
+    import bench.classroom as classroom
+
+    plain = classroom.speed_ms(repeats=1)
+    assert plain > 0 and classroom.machine()["speed_ms"] > 0
+
+    def waiting(*args, **kwargs):
+        time.sleep(0.00002)  # 20,000 calls: 0.4 s or more of wall time, no CPU
+        return json.dumps(*args, **kwargs)
+
+    monkeypatch.setattr(classroom, "json", type("Slow", (), {"dumps": staticmethod(waiting)}))
+    started = time.perf_counter()
+    waited = classroom.speed_ms(repeats=1)
+    assert time.perf_counter() - started > 0.4 and waited < 1000 * (time.perf_counter() - started) / 2
+    row = {"students": 30, "paragraphs_scale": 1.0, "runs": 800, "median_ms": 1.0, "p90_ms": 900.0, "p99_ms": 900.0,
+           "errors": 0, "server_cpu_per_wall_s": 0.9, "clients_cpu_per_wall_s": 0.1, "load_before": 0.3,
+           "speed_ms": 123.4, "date": "2026-11-28"}  # fmt: skip
+    assert "| 0.3 | 123.4 | 2026-11-28 |" in "\n".join(classroom._floor_lines([row], {}))
+    before = {k: v for k, v in row.items() if k != "speed_ms"}  # a row stored before the speed was
+    assert "| 0.3 |  | 2026-11-28 |" in "\n".join(classroom._floor_lines([before], {}))
