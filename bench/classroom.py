@@ -132,11 +132,12 @@ def speed_ms(repeats: int = 5) -> float:
     of a page (small dicts built, serialized and hashed), its best time of ``repeats``, in milliseconds.
 
     The machine a session gets is not the same from one day to the next: on 2026-11-28 a page that computes nothing
-    cost the server 75 ms of CPU a run, where it had cost 37 ms the day before. Stored beside every row, this says
-    which rows were measured on a machine of the same speed. It is the thread's CPU time, not the wall clock's, and
-    the best of several runs after one that is not counted: the two cores may be busy with the server and the
-    simulated tabs when it is taken, and a core that has been idle runs the first pass at about half speed (measured
-    here: 165-200 ms for a pass after half a second's rest, 94-98 ms for passes back to back). Even so it reads
+    cost the server 75-89 ms of CPU a run (a 40 s and a 60 s run), where it had cost 37 ms the day before. Stored
+    beside every row, this says which rows were measured on a machine of the same speed. It is the thread's CPU
+    time, not the wall clock's, and the best of several runs after one that is not counted: the two cores may be busy
+    with the server and the simulated tabs when it is taken, and a core that has been idle runs the first pass at
+    about half speed (measured here: 165-200 ms for a pass after half a second's rest, 94-98 ms for passes back to
+    back). Even so it reads
     ~95 or ~165 ms from one second to the next on this virtual machine (8 calls a second apart: 165, 107, 98, 164,
     95, 163, 99, 99): the host gives its cores less at times, which the benches' latencies feel too."""
 
