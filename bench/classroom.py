@@ -137,9 +137,9 @@ def speed_ms(repeats: int = 5) -> float:
     time, not the wall clock's, and the best of several runs after one that is not counted: the two cores may be busy
     with the server and the simulated tabs when it is taken, and a core that has been idle runs the first pass at
     about half speed (measured here: 165-200 ms for a pass after half a second's rest, 94-98 ms for passes back to
-    back). Even so it reads
-    ~95 or ~165 ms from one second to the next on this virtual machine (8 calls a second apart: 165, 107, 98, 164,
-    95, 163, 99, 99): the host gives its cores less at times, which the benches' latencies feel too."""
+    back). Even so it reads ~95 or ~165 ms from one second to the next on this virtual machine (8 calls a second
+    apart: 165, 107, 98, 164, 95, 163, 99, 99): the host gives its cores less at times, which the benches' latencies
+    feel too."""
 
     def once() -> float:
         start = time.thread_time()
