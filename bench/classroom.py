@@ -856,7 +856,9 @@ def _same_weight_lines(w: dict) -> list[str]:
                 f"(target none: {_ok(above == 0)}), the largest {max(controls):.2f} (target ≤ 1.5×: "
                 f"{_ok(max(controls) <= 1.5)})"
             )
-    lines += [f"- {len(rows)} lessons in {w['seconds']} s; load before: {w['load_before']}; date: {w['date']}", ""]
+    speed = f"; speed ms: {w['speed_ms']}" if w.get("speed_ms") else ""
+    machine_words = f"load before: {w['load_before']}{speed}; date: {w['date']}"
+    lines += [f"- {len(rows)} lessons in {w['seconds']} s; {machine_words}", ""]
     return lines
 
 

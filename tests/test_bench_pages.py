@@ -132,3 +132,12 @@ def test_a_class_row_carries_how_fast_the_machine_ran_python(monkeypatch):
     assert "| 0.3 | 123.4 | 2026-11-28 |" in "\n".join(classroom._floor_lines([row], {}))
     before = {k: v for k, v in row.items() if k != "speed_ms"}  # a row stored before the speed was
     assert "| 0.3 |  | 2026-11-28 |" in "\n".join(classroom._floor_lines([before], {}))
+
+
+def test_the_same_weight_summary_names_the_machine_speed_when_it_was_stored():
+    from bench.classroom import _same_weight_lines
+
+    w = {"rows": [], "seconds": 10.0, "load_before": 0.5, "speed_ms": 96.1, "date": "2026-11-28"}
+    assert "load before: 0.5; speed ms: 96.1; date: 2026-11-28" in "\n".join(_same_weight_lines(w))
+    before = {k: v for k, v in w.items() if k != "speed_ms"}
+    assert "load before: 0.5; date: 2026-11-28" in "\n".join(_same_weight_lines(before))
