@@ -34,7 +34,7 @@ def element_count(node) -> int:
 def lesson_sizes() -> dict[str, int]:
     """Elements (blocks and columns included) on each lesson page as it opens, counted by AppTest."""
     from lessons.common.catalog import built_lessons
-    from tests.test_pages import open_page
+    from tests.helpers import open_page
 
     return {lesson.url_path: element_count(open_page(lesson.page)._tree.main) for lesson in built_lessons()}
 

@@ -9,7 +9,7 @@ the same operations as ``torch.optim.Adam``:
 - ``fused=True`` (CPU and CUDA): the one kernel ``torch.optim.Adam(fused=True)`` calls, ``torch._fused_adam_``;
 - ``fused=False``: the per-tensor steps of ``torch.optim.Adam``'s default on the CPU, in the same order.
 
-``tests/test_adam.py`` checks both against ``torch.optim.Adam``, step for step, to the last bit.
+``tests/minimodels/test_adam.py`` checks both against ``torch.optim.Adam``, step for step, to the last bit.
 
 The learning rate is the attribute ``lr``: a schedule sets it before each step (``torch.optim.lr_scheduler.LambdaLR``
 gives step ``k`` (from 0) ``base_lr * factor(k)``; :func:`scheduled` does the same).

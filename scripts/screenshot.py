@@ -33,7 +33,7 @@ SIZES = {"desktop": (1400, 3000), "phone": (390, 6000)}  # the height grows to t
 # scrolls there), or hidden by design (KaTeX's MathML copy for screen readers, clipped to 1 px; the parts of a
 # stretchy brace or root cut to their box). Inside a chart's SVG, only text counts, and wherever it is cut: a legend
 # or a title past the drawing's own edge is lost even in a box that scrolls; shapes the SVG cuts (Plotly's invisible
-# drag handles) do not. tests/test_browser_phone.py asserts it is empty at
+# drag handles) do not. tests/browser/test_phone.py asserts it is empty at
 # 390 × 844 px on every page.
 OVERFLOW_JS = r"""() => {
   const width = document.documentElement.clientWidth;

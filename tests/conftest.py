@@ -3,9 +3,7 @@ Playwright. Shared plain functions live in ``tests/helpers.py``."""
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import warnings
 from pathlib import Path
 
 import pytest
@@ -53,34 +51,16 @@ CHROMIUM_ARGS = [
 BROWSER_FIXTURES = {"streamlit_server", "browser", "page", "screenshot_dir"}
 
 # The fast loop (``make fast``: ``-m "not slow and not browser"``) checks all pure code and opens every page once
-# under AppTest (tests/test_pages.py). What it leaves out is marked ``slow`` here, in one place, so that the test
-# files stay free to change: measured with ``--durations`` on the 2-core machine.
-SLOW_FILES = (
-    "test_page_*.py",  # a lesson's page walked control by control, with live training runs (5-15 s a file)
-    "test_hostile_inputs.py",  # every box and link parameter of every lesson, in several rounds (~15 s)
-)
-SLOW_TESTS = {  # file: tests (by function name) that train a model or start a Python process, 0.5-2.5 s each
-    "test_train.py": {
-        "test_training_learns_copy_and_reports_the_probe",
-        "test_training_stops_at_the_target",
-        "test_weight_average_follows_its_formula_and_is_what_training_returns",
-        "test_training_is_deterministic_for_a_seed_even_in_parallel_threads",
-        "test_alignment_accuracy_rewards_the_right_map",
-        "test_cli_prints_json_lines_and_saves_a_checkpoint",
-        "test_cli_rejects_an_unknown_model_without_a_traceback",
-        "test_cli_help_exits_0",
-    },
-    "test_lessons_scoring_functions.py": {
-        "test_taking_turns_trains_each_model_exactly_as_alone",
-        "test_a_tiny_seeded_race_of_one_score_learns",
-        "test_a_page_stop_reaches_every_model_of_the_race_within_its_turn",
-    },
-    "test_lessons_seq2seq_bottleneck.py": {
-        "test_a_tiny_seeded_training_without_attention_already_fails_on_long_strings"
-    },
-    "test_lessons_masking.py": {"test_a_live_run_reports_both_measures_and_stops_when_asked"},
-    "test_bridge.py": {"test_training_lowers_the_loss_and_reports"},
-}
+# under AppTest (tests/pages/test_every_page.py). It leaves out every other test under tests/pages/ (a page walked
+# control by control, with live training runs: 5-15 s a file), marked here; a test elsewhere that trains a model or
+# starts a Python process says so itself with ``@pytest.mark.slow``.
+SLOW_FOLDER = "pages"
+FAST_IN_SLOW_FOLDER = ("test_every_page.py",)
+
+
+def _relative(item) -> str:
+    """The test file's path under tests/, with forward slashes: the xdist group and the folder rule read it."""
+    return item.path.relative_to(Path(__file__).parent).as_posix()
 
 
 # CI runs the suite on two pytest-xdist workers (``-n 2``, with ``--dist loadgroup`` from pyproject.toml). A test
@@ -91,22 +71,17 @@ SLOW_TESTS = {  # file: tests (by function name) that train a model or start a P
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     groups = config.pluginmanager.hasplugin("xdist")
-    seen: dict[str, set[str]] = {}
     for item in items:
         callspec = getattr(item, "callspec", None)
         parametrized = set(callspec.params) if callspec else set()  # a parameter named `page` is not the fixture
         if BROWSER_FIXTURES.intersection(set(getattr(item, "fixturenames", ())) - parametrized):
             item.add_marker(pytest.mark.browser)
-        file, name = item.path.name, getattr(item, "originalname", item.name)
-        seen.setdefault(file, set()).add(name)
-        if any(fnmatch.fnmatch(file, pattern) for pattern in SLOW_FILES) or name in SLOW_TESTS.get(file, ()):
+        file = _relative(item)
+        folder, _, name = file.rpartition("/")
+        if folder == SLOW_FOLDER and name not in FAST_IN_SLOW_FOLDER:
             item.add_marker(pytest.mark.slow)
         if groups:
             item.add_marker(pytest.mark.xdist_group("browser" if item.get_closest_marker("browser") else file))
-    for file, names in SLOW_TESTS.items():  # a renamed test would silently join the fast loop: say so
-        gone = sorted(names - seen.get(file, names))
-        if gone:
-            warnings.warn(f"SLOW_TESTS (tests/conftest.py) names tests that {file} no longer has: {gone}", stacklevel=1)
 
 
 # Every AppTest in a process runs under one session id (Streamlit's LocalScriptRunner), so what a page keeps in a

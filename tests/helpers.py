@@ -62,6 +62,12 @@ def unfold(at: AppTest, *labels: str, strict: bool = True) -> AppTest:
     return at
 
 
+def spec_text(chart) -> str:
+    """A chart's spec as text with every character as itself: what a test searches, whichever serializer Streamlit
+    used (plain json writes "ᵀ" as "\\u1d40", orjson as "ᵀ")."""
+    return json.dumps(json.loads(chart.proto.spec), ensure_ascii=False) if chart.proto.spec else ""
+
+
 def plotly_specs(at: AppTest) -> list[dict]:
     """Every Plotly figure on the page, as its JSON (AppTest returns Plotly charts as unknown elements)."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]

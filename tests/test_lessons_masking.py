@@ -249,6 +249,7 @@ def test_a_tiny_training_writes_a_curve_and_the_runs_metrics():
 
 
 # ------------------------------------------------------------------------------------------- live training
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_a_live_run_reports_both_measures_and_stops_when_asked():
     run = masking.new_run(False, 0, 30)
     reports = []

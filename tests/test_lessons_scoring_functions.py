@@ -263,6 +263,7 @@ def test_table_gives_mean_sd_and_n_and_says_when_a_level_was_not_reached():
 
 
 # ------------------------------------------------------------------------------------------------- race
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_a_tiny_seeded_race_of_one_score_learns():
     task = get_task("dates")
     models = {"dot": build_model("gru-dot", task, seed=0)}
@@ -285,6 +286,7 @@ def test_a_tiny_seeded_race_of_one_score_learns():
     assert np.asarray(grid["attention"]).shape == (len(grid["target_tokens"]), len(grid["source_tokens"]))
 
 
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_taking_turns_trains_each_model_exactly_as_alone():
     task = get_task("dates")
     config = scoring_functions.race_config(5, max_steps=20)
@@ -314,6 +316,7 @@ def test_stopping_the_race_stops_every_model_at_its_next_turn():
     assert out["dot"].final["test exact match"] is None  # no final checks on a stopped model
 
 
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_a_page_stop_reaches_every_model_of_the_race_within_its_turn():
     task = get_task("dates")
     models = scoring_functions.new_models(task, seed=0)

@@ -266,6 +266,7 @@ def test_the_pooling_summary_is_computed_and_flips_with_the_numbers():
 
 
 # ----------------------------------------------------------------------------- a tiny seeded training
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_a_tiny_seeded_training_without_attention_already_fails_on_long_strings():
     """Not the shipped file: a fresh model trained here for a few seconds shows the same fall."""
     model = seq2seq_bottleneck.build("gru-none", 16, seed=0)

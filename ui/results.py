@@ -8,7 +8,7 @@ says how, when and where they were measured.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import streamlit as st
@@ -27,20 +27,26 @@ def _load(module: str, loader: str, path: str, mtime: float):
     return share(getattr(importlib.import_module(module), loader)(path))
 
 
-def shipped_results(lesson: Lesson, path: str | Path | None = None, *, loader: str = "load_results",
-                    what: str = "The measured results"):  # fmt: skip
-    """The lesson's shipped results (``lessons.<slug>.load_results(path)``), or None with a warning on the page.
+def shipped_results(
+    lesson: Lesson,
+    path: str | Path | None = None,
+    *,
+    loader: str | Callable = "load_results",
+    what: str = "The measured results",
+):
+    """The lesson's shipped results, or None with a warning on the page.
 
-    ``path``: one of the catalog entry's ``results`` (default: its first); ``loader``: the lesson module's
-    function that reads it (default ``load_results``)."""
+    ``path``: one of the catalog entry's ``results`` (default: its first); ``loader``: the function that reads it,
+    ``loader(path)``: a lessons function, or the name of one in the lesson's package (default ``load_results``)."""
     if path is None:
         if not lesson.results:
             raise ValueError(f"the catalog declares no shipped results for {lesson.slug}")
         path = lesson.results[0]
     path = Path(path) if Path(path).is_absolute() else ROOT / path
+    module, name = (loader.__module__, loader.__name__) if callable(loader) else (lesson.module_name, loader)
     try:
         mtime = path.stat().st_mtime if path.exists() else 0.0
-        return _load(lesson.module_name, loader, str(path), mtime)
+        return _load(module, name, str(path), mtime)
     except (FileNotFoundError, ValueError, KeyError) as error:
         st.warning(f"{what} cannot be shown: {error}")
         return None

@@ -1,9 +1,10 @@
 """The app's own stylesheet, injected once per page run by :func:`ui.page.page`, and the high-contrast switch.
 
 Phones (390 px wide): a display equation, a markdown table or a chart wider than the screen scrolls inside its
-own box instead of pushing the page sideways (tests/test_browser_phone.py measures every page). Contrast: captions
+own box instead of pushing the page sideways (tests/browser/test_phone.py measures every page). Contrast: captions
 are Streamlit's grey at 60 % opacity (3.8:1 on white, under WCAG's 4.5:1 for small text: axe-core's finding on
-every page, tests/test_browser_a11y.py); here they are the body text's colour at 80 %, in a light or a dark theme.
+every page, tests/browser/test_accessibility.py); here they are the body text's colour at 80 %, in a light or a
+dark theme.
 
 High contrast (a sidebar switch, kept in the link as ``?contrast=high`` like presenter mode): every heatmap's
 colour scale becomes the high-contrast one (:func:`lessons.common.charts.high_contrast`, applied by
@@ -27,8 +28,8 @@ CONTRAST_KEY = "ui.high_contrast"  # plain session state (not a widget's), so it
 # 5 px focus ring (high contrast) where it pokes out of its box (a data frame's toolbar sits 4 px above it), so a
 # browser without overflow-clip-margin (Safari) skips the rule. No exception by selector: `:not(:has(…))` on every
 # box cost the browser more than the rule saved. A student scrolling sees the same page (axe-core finds the same on
-# the masking page with the rule and with every part forced visible); tests/test_browser.py checks the rings; a
-# full-page screenshot first makes the window as tall as the page (scripts/screenshot.py).
+# the masking page with the rule and with every part forced visible); tests/browser/test_every_page_by_url.py checks
+# the rings; a full-page screenshot first makes the window as tall as the page (scripts/screenshot.py).
 APP_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
 [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.colors import get_colorscale
 
 # The house's colour scales, spelt out (Plotly.js's own "Blues" is another scale than Plotly's: validation expands a
-# name). Every heatmap of every page uses one of them (tests/test_charts_scales.py walks every page's figures):
+# name). Every heatmap of every page uses one of them (tests/ui/test_charts_a11y.py walks every page's figures):
 # - sequential, for weights and other values from 0 up (attention weights, gates): cividis, perceptually uniform and
 #   made to read the same with and without a colour-vision deficiency (Nuñez et al. 2018, PLoS ONE): dark blue for
 #   0, bright yellow for the largest value;

@@ -6,11 +6,11 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers import plotly_array
+from tests.helpers import ROOT, plotly_array
 
 
 def run(script: str, **params: str) -> AppTest:
-    at = AppTest.from_file(f"../bench/{script}", default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "bench" / script), default_timeout=60)
     at.query_params.update(params)
     at.run()
     assert not at.exception, at.exception

@@ -4,6 +4,7 @@ values), and the high-contrast switch."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -29,8 +30,10 @@ def chart_key(chart) -> str:
 
 def test_a_heatmap_names_its_strongest_link_and_shows_its_values_as_a_table_on_demand():
     at = open_page(QKV)
-    chart = next(c for c in at.get("plotly_chart") if "Softmax(XXᵀ)" in c.proto.spec)
-    spec = plotly_specs(at)[list(at.get("plotly_chart")).index(chart)]
+    # The spec is parsed, not searched as text: a serializer may write "ᵀ" as "\\u1d40" (plain json does, orjson not).
+    specs = plotly_specs(at)
+    index = next(i for i, spec in enumerate(specs) if "Softmax(XXᵀ)" in json.dumps(spec, ensure_ascii=False))
+    chart, spec = list(at.get("plotly_chart"))[index], specs[index]
     trace = spec["data"][0]
     z = plotly_array(trace["z"]).reshape(len(trace["y"]), len(trace["x"]))
     rows, cols = spec["layout"]["yaxis"]["ticktext"], spec["layout"]["xaxis"]["ticktext"]
@@ -102,7 +105,7 @@ def test_a_page_in_high_contrast_draws_its_heatmaps_with_the_high_contrast_scale
 PAGES = [f"pages/{lesson.url_path}.py" for lesson in built_lessons()] + [t.page for t in TOOLS if t.built]
 
 
-@pytest.mark.slow  # opens every page once more (~1 min on 2 cores); tests/test_pages.py keeps the fast loop's walk
+@pytest.mark.slow  # opens every page once more; tests/pages/test_every_page.py keeps the fast loop's walk
 @pytest.mark.parametrize("page", PAGES)
 def test_every_heatmap_of_every_page_uses_a_house_colour_scale(page):
     specs = plotly_specs(open_page(page))

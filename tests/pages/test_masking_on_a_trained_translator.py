@@ -16,7 +16,7 @@ from lessons.common.pretrained import load_pretrained
 from minimodels.own_data import load_model
 from minimodels.tasks import get_task
 from tests.helpers import plotly_array, plotly_specs
-from tests.test_page_queries_keys_values_own import train_own, with_own_model
+from tests.pages.test_queries_keys_values_on_a_trained_model import train_own, with_own_model
 
 PAGE = "pages/masking.py"
 SECTION = "5 · Next: the decoder that reads a source"

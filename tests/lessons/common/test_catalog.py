@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from lessons.common import catalog, pretrained
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 
 def test_every_lesson_has_one_name_in_every_layer():
@@ -28,8 +27,12 @@ def test_every_lesson_has_one_name_in_every_layer():
         assert entry.built, entry.page
         module = entry.module()  # lessons/<slug>.py or lessons/<slug>/
         assert callable(getattr(module, "exercises", None)), f"{entry.module_name} has no exercises()"
-        assert (ROOT / "tests" / f"test_page_{entry.slug}.py").is_file()
-        assert list((ROOT / "tests").glob(f"test_lessons_{entry.slug}*.py")), entry.slug
+        assert (ROOT / "tests" / "pages" / f"test_{entry.slug}.py").is_file()
+        own_tests = [
+            *(ROOT / "tests" / "lessons" / entry.slug).glob("test_*.py"),
+            *(ROOT / "tests").glob(f"test_lessons_{entry.slug}*.py"),
+        ]
+        assert own_tests, entry.slug
         for path in entry.results:
             assert (ROOT / path).is_file(), path
             own = Path(path).stem == entry.slug or Path(path).stem.startswith(f"{entry.slug}_")  # transformer_depth
@@ -75,7 +78,7 @@ def test_an_unknown_slug_names_the_known_ones():
 
 THIRTEENTH_ENTRY = """
 
-# Added by tests/test_catalog.py in a throwaway copy of the app.
+# Added by tests/lessons/common/test_catalog.py in a throwaway copy of the app.
 THIRTEENTH = Lesson(slug="thirteenth", title="A thirteenth lesson", promise="Added by writing a catalog entry.",
                     icon=":material/add:", tab_icon="➕", sources="Sources: the README on adding a lesson.")
 COURSE = (*COURSE, Part("Part 4 · Beyond", (THIRTEENTH,)))

@@ -1,9 +1,9 @@
 """Every page on a phone (390 × 844 px, touch), in a real Chromium: nothing sticks out past the right edge, and every
-control is big enough for a finger. Measured once per page (``tests/browser_audit.py``)."""
+control is big enough for a finger. Measured once per page (``tests/browser/audit.py``)."""
 
 import pytest
 
-from tests.browser_audit import pages, serious, visit
+from tests.browser.audit import pages, serious, visit
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,7 @@ import pytest
 
 from lessons import attention_bridge
 from lessons.common import catalog
-from tests.helpers import answer_exercise, open_page, progress_text, unfold, vega_rows, wait_for_run
+from tests.helpers import answer_exercise, open_page, progress_text, spec_text, unfold, vega_rows, wait_for_run
 
 PAGE = "pages/attention_bridge.py"
 
@@ -137,7 +137,7 @@ def test_typed_sentences_never_break_the_page(at, text):
 
 def test_the_training_curves_are_the_comparisons(at):
     results = attention_bridge.load_results()
-    charts = [c for c in at.get("vega_lite_chart") if c.proto.spec and "validation" in c.proto.spec]
+    charts = [c for c in at.get("vega_lite_chart") if "validation" in spec_text(c)]
     assert len(charts) == 2  # zero-shot and trained directions, through ui.vega
     for chart, (metric, spec) in zip(charts, attention_bridge.history_charts(results), strict=True):
         means = [r for r in vega_rows(chart) if r["kind"] == "mean"]
@@ -145,7 +145,7 @@ def test_the_training_curves_are_the_comparisons(at):
         assert len(means) == len(reported)  # one mean per experiment and step, over its seeds
         kinds = ("hub",) if metric == "zero_shot" else ("hub", "bilingual", "m2m")  # only hub models have zero-shot
         assert {r["label"] for r in means} == {e.label for e in attention_bridge.EXPERIMENTS if e.kind in kinds}
-        assert metric in ("zero_shot", "exact_match") and spec["title"] in chart.proto.spec
+        assert metric in ("zero_shot", "exact_match") and spec["title"] in spec_text(chart)
 
 
 def test_exercises_are_checked_and_the_tail_links_on(at):

@@ -3,8 +3,8 @@
 A page is opened once, fully drawn (no skeleton left), and measured in one go: what sticks out past the right edge
 (``scripts/screenshot.py``'s :data:`OVERFLOW_JS`, which the screenshot script prints too), its touch targets, and
 axe-core's audit (WCAG 2.1 A and AA, and WCAG 2.2's target size). The results are kept for the test session, so
-``tests/test_browser_phone.py`` and ``tests/test_browser_a11y.py`` share the visit (each page costs 4–8 s to draw
-on the 2-core machine).
+``tests/browser/test_phone.py`` and ``tests/browser/test_accessibility.py`` share the visit (each page costs 4–8 s
+to draw on the 2-core machine).
 
 axe-core comes from npm (``tests/a11y/package.json``, installed by the test command: ``npm ci --prefix tests/a11y``),
 never at run time of the app; it is injected into the page under test.

@@ -10,6 +10,7 @@ from tests.helpers import (
     answer_exercise,
     open_without_results,
     plotly_array,
+    spec_text,
     train_and_stop_at_once,
     train_live_and_replay,
     vega_rows,
@@ -164,7 +165,7 @@ def test_the_standard_network_section_counts_for_the_students_t_and_shows_sharin
     at.slider(key="rnn_cells.window").set_value(50).run()
     assert not at.exception
     assert any(m.value == sequences.counts_text(50) for m in at.markdown)
-    chart = next(c for c in at.get("vega_lite_chart") if "Parameters vs length" in c.proto.spec)
+    chart = next(c for c in at.get("vega_lite_chart") if "Parameters vs length" in spec_text(c))
     assert {(r["label"], r["x"]) for r in vega_rows(chart)} >= {("window network", 50.0), ("RNN", 50.0)}
     summary = next(m.value for m in at.markdown if "never saw a name" in m.value)
     assert summary.startswith("At positions it never saw a name, the RNN finds")  # computed; 3 seeds
@@ -175,7 +176,7 @@ def test_the_standard_network_section_counts_for_the_students_t_and_shows_sharin
 def test_the_sequential_section_draws_measured_times_and_says_what_they_show(at):
     from lessons.rnn_cells import timing
 
-    chart = next(c for c in at.get("vega_lite_chart") if "Forward time (" in c.proto.spec)
+    chart = next(c for c in at.get("vega_lite_chart") if "Forward time (" in spec_text(c))
     rows = vega_rows(chart)
     assert {r["label"] for r in rows} == set(timing.LAYERS)
     assert {r["x"] for r in rows} == {float(t) for t in timing.LENGTHS}

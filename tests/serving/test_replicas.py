@@ -20,8 +20,7 @@ import pytest
 import yaml
 
 from bench import replicas
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
 
 
 def _compose() -> dict:

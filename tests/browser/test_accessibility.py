@@ -5,7 +5,7 @@ control of those two lessons reachable with the Tab key."""
 
 import pytest
 
-from tests.browser_audit import pages, run_axe, serious, settle, visit
+from tests.browser.audit import pages, run_axe, serious, settle, visit
 from tests.helpers import goto, streamlit_run
 
 pytestmark = pytest.mark.browser

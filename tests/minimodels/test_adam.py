@@ -3,15 +3,13 @@ training without importing torch._dynamo."""
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
 
 from minimodels.adam import Adam, scheduled
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 
 def _model(seed: int) -> nn.Module:

@@ -135,6 +135,7 @@ def test_scores_by_sentence_add_up_to_the_pair_score(corpus):
 
 
 # ------------------------------------------------------------------------------------------- training
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_training_lowers_the_loss_and_reports(corpus):
     model = _tiny(corpus)
     held = (("en", "vf"),)

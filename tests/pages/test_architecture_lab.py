@@ -73,7 +73,7 @@ def test_a_preset_replaces_both_chains_and_the_counts_follow(at):
     assert metrics(at)["Parameters"] == f"{lstm.parameters:,}"
 
 
-BAD_CHAINS = [  # the page's share of the corpus; tests/test_chains.py checks every message of the full one
+BAD_CHAINS = [  # the page's share of the corpus; tests/minimodels/test_chains.py checks every message of the full one
     ("encoder", "pos->repeat(2,ff", "expected ')' to close the repeat"),
     ("encoder", "mh_dot_self_attt", "did you mean 'mh_dot_self_att'?"),
     ("encoder", "dot_src_att", "only allowed in a decoder"),
@@ -105,7 +105,7 @@ def test_every_malformed_chain_gets_the_parsers_message_and_nothing_is_built(at)
 
 
 def test_the_whole_bad_chain_corpus_gets_the_parsers_own_message_on_the_page(at):
-    from tests.test_chains import BAD_CHAINS as CORPUS
+    from tests.minimodels.test_chains import BAD_CHAINS as CORPUS
 
     task = get_task("reverse")
     good = {"encoder": architecture_lab.PRESETS[0].encoder, "decoder": architecture_lab.PRESETS[0].decoder}

@@ -15,7 +15,7 @@ from minimodels.own_data.examples import zelan_pairs
 from minimodels.train import evaluate, main
 from tests.helpers import ROOT
 
-GENERATED_KEYS = {  # the final line for a generated task (tests/test_train.py reads the same keys)
+GENERATED_KEYS = {  # the final line for a generated task (tests/minimodels/test_train.py reads the same keys)
     "event", "task", "model", "seed", "steps", "seconds", "exact_match", "eval_size", "loss", "stopped", "device",
     "threads", "parameters", "test_exact_match",
 }  # fmt: skip

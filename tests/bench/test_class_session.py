@@ -5,11 +5,11 @@ ones read back from the database. Correctness only: the timings are the bench's 
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 LINE = re.compile(
     r"^class session: students (\d+) store (\w+) answers (\d+)/(\d+) runs (\d+)/(\d+) dashboard p90 (\d+|none) ms "
     r"errors (\d+)$"

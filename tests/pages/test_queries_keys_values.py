@@ -7,7 +7,16 @@ import numpy as np
 
 from lessons import queries_keys_values
 from lessons.common import catalog
-from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, plotly_specs, unfold, vega_rows
+from tests.helpers import (
+    answer_exercise,
+    markdown_starting,
+    open_page,
+    plotly_array,
+    plotly_specs,
+    spec_text,
+    unfold,
+    vega_rows,
+)
 
 QKV = "pages/queries_keys_values.py"
 STRIPS = ["Q = XW^Q", "K = XW^K", "V = XW^V"]
@@ -151,7 +160,7 @@ def test_section_one_draws_the_shipped_embeddings_and_says_what_their_neighbours
 
 def test_section_six_draws_the_timing_and_the_counts():
     at = open_page(QKV)
-    (chart,) = [c for c in at.get("vega_lite_chart") if "Time per sequence" in c.proto.spec]
+    (chart,) = [c for c in at.get("vega_lite_chart") if "Time per sequence" in spec_text(c)]
     rows = vega_rows(chart)
     assert {r["label"] for r in rows} == {queries_keys_values.GRU_ENCODER, queries_keys_values.SELF_ATTENTION}
     assert {r["x"] for r in rows} == set(queries_keys_values.RECURRENCE_LENGTHS)

@@ -7,7 +7,6 @@ import json
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,8 +35,8 @@ from minimodels.train import (
     stop_when,
     train,
 )
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINTS = ROOT / "assets" / "checkpoints"
 SMALL = {"embedding_size": 16, "hidden_size": 32, "attention_size": 16}
 QUICK = {"max_seconds": None, "target_exact_match": None, "eval_size": 100}
@@ -75,6 +74,7 @@ def test_exact_match_needs_every_token_and_the_eos():
     assert exact_match(predicted, target).tolist() == [True, False, False, True]
 
 
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_training_learns_copy_and_reports_the_probe():
     task = _copy()
     model = build_model("gru-dot", task, seed=0, **SMALL)
@@ -96,6 +96,7 @@ def test_training_learns_copy_and_reports_the_probe():
 
 
 @pytest.mark.parametrize("check_every", [None, 5])
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_training_stops_at_the_target(check_every):
     """At a report, or (check_every) at a step between reports, always on the held-out greedy exact match."""
     task = get_task("reverse")
@@ -145,6 +146,7 @@ def test_length_slices_cut_the_padding_but_not_the_gradient():
     assert all(torch.allclose(g, s, rtol=1e-4, atol=1e-6) for g, s in zip(grads, sliced_grads, strict=True))
 
 
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_weight_average_follows_its_formula_and_is_what_training_returns():
     """An exponential moving average of the weights, ramped up (see _WeightAverage), evaluated and returned."""
     model = torch.nn.Linear(2, 1)
@@ -267,6 +269,7 @@ def _train_weights(seed=0, steps=12):
     return model.state_dict()
 
 
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_training_is_deterministic_for_a_seed_even_in_parallel_threads():
     alone = _train_weights()
     other_seed = _train_weights(seed=1)
@@ -299,6 +302,7 @@ def test_transformer_trains_and_reports_a_head_mean_map():
     assert last.attention_maps["encoder.0.self"].shape == (2, len(last.source_tokens), len(last.source_tokens))
 
 
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_alignment_accuracy_rewards_the_right_map():
     task = _copy()
     model = build_model("gru-dot", task, seed=0, **SMALL)
@@ -401,6 +405,7 @@ def _cli(*args, timeout=120):
     )
 
 
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_cli_prints_json_lines_and_saves_a_checkpoint(tmp_path):
     out = tmp_path / "cli"
     run = _cli(
@@ -419,6 +424,7 @@ def test_cli_prints_json_lines_and_saves_a_checkpoint(tmp_path):
     assert meta["training"]["train_config"]["average"] == 0.5
 
 
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_cli_rejects_an_unknown_model_without_a_traceback():
     run = _cli("--task", "copy", "--model", "gru-cosine")
     assert run.returncode == 2
@@ -482,6 +488,7 @@ def test_every_name_in_all_is_defined_and_train_is_the_function():
     assert callable(train_package.train) and train_package.train.__name__ == "train"  # not a submodule
 
 
+@pytest.mark.slow  # trains a model or starts a Python process
 def test_cli_help_exits_0():
     run = _cli("--help", timeout=60)
     assert run.returncode == 0, run.stderr
