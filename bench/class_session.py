@@ -65,7 +65,7 @@ import sqlalchemy as sa
 from bench import sections
 from bench.classroom import RESULTS, cpu_seconds, percentile, rss_mb, server
 from bench.streamlit_client import Student
-from ui.admission import LIMIT as PAGE_RUN_PLACES
+from ui.server import LIMIT as PAGE_RUN_PLACES
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "class_session"
@@ -285,7 +285,7 @@ async def _session(
         "steps_p90_ms": {k: ms(percentile(v, 0.9)) for k, v in step_times.items()},
         "errors": len(problems),
         "error_samples": problems[:5],
-        "page_runs_at_once": PAGE_RUN_PLACES,  # the server's queue for whole-page runs (ui.admission)
+        "page_runs_at_once": PAGE_RUN_PLACES,  # the server's queue for whole-page runs (ui.server)
     }
 
 

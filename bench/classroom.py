@@ -478,7 +478,7 @@ async def _idle(url: str, pid: int, n: int, seed: int) -> dict:
     await first.open(lessons[0])
     for page in lessons[1:]:
         await first.navigate(page)
-    await asyncio.sleep(SETTLE_S)  # the server gives freed memory back every 30 s (ui.page._give_memory_back)
+    await asyncio.sleep(SETTLE_S)  # the server gives freed memory back every 30 s (ui.server._give_memory_back)
     one = rss_mb(pid)
     print(json.dumps({"students": 1, "rss_mb": round(one)}), flush=True)
     rng = random.Random(seed)
@@ -758,7 +758,7 @@ def _floor_lines(rows: list[dict], lessons: dict[int, dict]) -> list[str]:
         "[--scale F] --students 30 60 --write`: the same students, think times and mix of page opens and whole runs,",
         "on `bench/weighted_page.py` with each lesson's element, chart and table counts (the same-weight reference",
         "pages of items 1 and 2, from `bench.same_weight`'s last stored run), through the lessons' own queue for",
-        "whole-page runs (`ui.admission`). The page has no control outside its fragment, so a whole run is its script",
+        "whole-page runs (`ui.server`). The page has no control outside its fragment, so a whole run is its script",
         "run again. Paragraphs × F: the charts and tables kept, the paragraphs scaled, to see how the floor moves with",
         "a page's element count. Clients' CPU: the bench's own process (every simulated tab parses every message).",
         "",

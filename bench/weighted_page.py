@@ -4,7 +4,7 @@
     ?plotly=K      K more Plotly heatmaps (rows × cols, fixed numbers), spread through the paragraphs
     ?vega=K        K Vega-Lite line charts of 50 fixed points
     ?tables=K      K data frames of 8 rows × 4 columns
-    ?queue=1       after its title, the run waits for its turn as a lesson's does (``ui.admission``: at most two
+    ?queue=1       after its title, the run waits for its turn as a lesson's does (``ui.server.admit``: at most two
                    whole-page runs at once); ``bench.classroom full --reference`` uses it, so that the class's
                    floor is measured with the same queue as the lessons
 
@@ -66,11 +66,11 @@ def section() -> None:
 st.title("Attention Lab")
 queued = st.query_params.get("queue") == "1"
 if queued:
-    from ui import admission
+    from ui import server
 
-    admission.admit()
+    server.admit()
 text("A", static // 2, {k: v // 2 for k, v in extra.items()})
 section()
 text("B", static - static // 2, {k: v - v // 2 for k, v in extra.items()})
 if queued:
-    admission.leave()
+    server.page_drawn()

@@ -8,6 +8,7 @@ a page calls ``st.plotly_chart``, ``st.altair_chart`` or ``st.vega_lite_chart`` 
 from __future__ import annotations
 
 import contextvars
+import functools
 import inspect
 import json
 import pickle
@@ -17,7 +18,11 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ui.kept import Kept, digest
+from ui.links import linked
 from ui.presenter import PRESENTER_SCALE, presenting
+from ui.pretrained import shared_view
+from ui.server import arrow_table
+from ui.style import high_contrast
 
 _LIVE = contextvars.ContextVar("ui.live", default=False)  # True while a training panel redraws a running run
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")  # ASCII punctuation markdown (or KaTeX, or an icon) reads
@@ -49,8 +54,8 @@ def _frozen(fig):
     """``fig`` as a figure whose ``to_dict`` (what Streamlit serialises, a deep copy each time) is made once, in
     plain JSON types: Plotly's JSON writer then writes it straight away (0.02 ms) instead of first walking it to
     convert its NumPy arrays (0.3-1.4 ms a figure, each time a page is drawn)."""
-    import plotly.graph_objects as go
-    import plotly.io
+    import plotly.graph_objects as go  # here: the home page loads ui, never Plotly
+    import plotly.io  # here: the home page loads ui, never Plotly
 
     class Frozen(go.Figure):
         def to_dict(self):
@@ -67,7 +72,6 @@ def _prepared(fig) -> _Drawn:
 
     Preparing costs more than building: fitting the margins reads every label, the text alternative every cell
     (py-spy, 30 page opens of the masking lesson: a third of the page's time went to its six figures)."""
-    from ui.style import high_contrast
 
     flags = (presenting(), high_contrast())
     # who the figure is: its traces and layout as Plotly holds them (numbers, labels, sizes), and the settings
@@ -76,7 +80,7 @@ def _prepared(fig) -> _Drawn:
 
 def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
     """Presenter sizes, the high-contrast scales, fitted margins and the text alternative, made on ``fig`` itself."""
-    from lessons.common import charts, export
+    from lessons.common import charts, export  # here: Plotly; the home page loads ui, never Plotly
 
     if presenter:  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
         fig.update_layout(height=int((fig.layout.height or 450) * PRESENTER_SCALE), font_size=17, title_font_size=22,
@@ -112,7 +116,6 @@ def _built(builder, args: tuple, kwargs: dict) -> _Drawn:
     students opening random lessons), for figures the server had built before. Only a module-level function is
     kept by its arguments (a closure or a method may draw on more than them); arguments that cannot be pickled
     (:func:`ui.kept.digest`) are built each time."""
-    from ui.style import high_contrast
 
     def build() -> _Drawn:
         return _prepared(builder(*args, **kwargs))
@@ -139,7 +142,7 @@ def plotly(fig, *args, key: str, **kwargs) -> None:
     any session) is not built again (:func:`_built`). A figure handed over may be changed on the way: hand over one
     made for this call. A figure the server has drawn before (same traces, layout and settings, from any session)
     is prepared once (:func:`_prepared`)."""
-    from lessons.common import export
+    from lessons.common import export  # here: Plotly; the home page loads ui, never Plotly
 
     drawn = _built(fig, args, kwargs) if callable(fig) and not hasattr(fig, "to_dict") else _prepared(fig)
     here = st
@@ -168,7 +171,7 @@ def vega(spec: dict, key: str, height: int | None = None, container=None, width:
     if (spec.get("autosize") or {}).get("type") == "fit-x":
         height = None  # the spec sets its plot's height and the chart grows with its legend: Streamlit must not fit it
     if presenting():
-        from lessons.common import charts
+        from lessons.common import charts  # here: Plotly; the home page loads ui, never Plotly
 
         spec = charts.presenter_vega(spec, PRESENTER_SCALE)
         height = int(height * PRESENTER_SCALE) if height else None
@@ -194,7 +197,7 @@ def heatmap_downloads(fig, key: str, name: str, *, caption: str | None = None, c
     table and the cells as one CSV and one JSON file, made when clicked. Two elements per figure until a student
     asks: the menu that held the files had been seven more (a popover, its caption, columns, two buttons) under
     every heatmap, for every student on every run (a quarter of the masking lesson's 198 elements)."""
-    from lessons.common import charts, export
+    from lessons.common import charts, export  # here: Plotly; the home page loads ui, never Plotly
 
     if caption is None or count is None:  # else the caller read them from this figure already
         tables = export.heatmap_tables(fig)
@@ -231,8 +234,6 @@ def comparison_curves(charts, key: str, *, names=("loss", "accuracy"), axis_key:
     ``charts`` (whose specs give their plot what the title, axis and legend leave)."""
     sized = {"height": height} if height else {}  # the whole chart's: the builder gives its plot what is left
     if axis_key:
-        from ui.links import linked
-
         axis = linked(st.radio, "Curves against", ["training step", "seconds"], horizontal=True, key=axis_key)
         specs = _curve_specs(charts, x="step" if axis == "training step" else "seconds", **sized)
     else:
@@ -245,9 +246,6 @@ def _curve_specs(charts, **options):
     """``charts(**options)``; once per server when ``charts`` is a lesson's function of its shipped results
     (``partial(masking.results_curves, results)``, as every page passes them): the specs are then shared, read only.
     Averaging every seed's curves on every run was ~3% of the server's time with a class on the lessons."""
-    import functools
-
-    from ui.pretrained import shared_view
 
     if isinstance(charts, functools.partial) and charts.args:
         return shared_view(charts.func, *charts.args, **{**charts.keywords, **options})  # as the partial merges them
@@ -270,8 +268,7 @@ def _arrow(rows):
     """``rows`` (dicts or a data frame) as the Arrow table Streamlit would make of them, made once per content for
     every session: converting through pandas was a twelfth of a lesson run (py-spy, every lesson opened 12 times).
     Rows that cannot be pickled go as they are."""
-    import pandas as pd
-    from streamlit.dataframe_util import convert_pandas_df_to_arrow_table
+    import pandas as pd  # here: the home page loads ui, never pandas
 
     try:
         key = digest(rows)
@@ -279,6 +276,6 @@ def _arrow(rows):
         return rows
 
     def convert():
-        return convert_pandas_df_to_arrow_table(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
+        return arrow_table(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
 
     return _TABLES.get_or_make(key, convert)

@@ -16,9 +16,12 @@ import contextlib
 import csv
 import functools
 import io
+import itertools
 import json
 import logging
+import os
 import re
+import secrets
 import threading
 import time
 import weakref
@@ -27,8 +30,13 @@ import zipfile
 import streamlit as st
 
 import store
+from lessons.common import catalog
 from store.classes import Member, Teacher
 from store.learners import valid_key
+from store.names import generated_name
+from ui.charts import plotly, table, vega
+from ui.own_data import load_model_file, model_file, own_model
+from ui.presenter import literal
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +55,6 @@ FAILED = object()  # what _guard returns when the action was refused or the data
 # ------------------------------------------------------------------------------------------------------ the store
 def _configured_url() -> str | None:
     """``ATTENTION_LAB_DB_URL``, else ``[connections.class_store] url`` in the secrets, else None (SQLite)."""
-    import os
 
     url = os.environ.get(store.db.ENV_URL, "").strip()
     if url:
@@ -62,7 +69,7 @@ def _configured_url() -> str | None:
 def _open() -> tuple[store.ClassStore, store.Learners]:
     url = store.database_url(_configured_url())
     connection = st.connection("class_store", type="sql", url=url, **store.db.engine_options(url))
-    engine = store.db.prepare(connection._instance)
+    engine = store.db.prepare(connection.engine)
     store.schema.upgrade(engine)
     return store.ClassStore(engine), store.Learners(engine)
 
@@ -240,7 +247,6 @@ def remember_answer(exercise_key: str, response, correct: bool) -> None:
 
 def progress_panel(exercise_counts: dict[str, int] | None = None) -> dict[str, str]:
     """The course map's "Your progress" box: resume, where the key is kept, wipe. Returns ``{lesson: state}``."""
-    from lessons.common import catalog
 
     opened = stores()
     if opened is None:
@@ -356,7 +362,6 @@ def _touch(classes: store.ClassStore, member: Member, lesson: str | None) -> Non
 
 def _session_id() -> str:
     """This browser session, for the store's per-session rate limits (random, never shown)."""
-    import secrets
 
     return st.session_state.setdefault("classroom.session", secrets.token_hex(8))
 
@@ -504,14 +509,12 @@ def _student_bar(member: Member, slug: str | None) -> None:
 
 def _plain(text: str) -> str:
     """A student's name inside markdown: shown literally (never formatted, never HTML)."""
-    from ui.presenter import literal
 
     return literal(text)
 
 
 def _show_distribution(dist: dict, question, key: str) -> None:
-    from lessons.common import classroom
-    from ui.charts import vega
+    from lessons.common import classroom  # here: Plotly; the home page loads ui, never Plotly
 
     st.markdown(classroom.distribution_sentence(dist))
     if dist["answered"]:
@@ -565,7 +568,6 @@ def ask_button(exercise) -> None:
 def _apply_sweep(classes: store.ClassStore, member: Member, slug: str) -> None:
     """A student in a class sweep on this lesson gets their setting, written into the widgets' session state
     before the page draws them (once per hand-out: the student may still change it)."""
-    from lessons.common import catalog
 
     sweep = _guard(lambda: classes.current_sweep(member.class_code, slug), quiet=True)
     if sweep is None or sweep is FAILED:
@@ -589,7 +591,6 @@ def _apply_sweep(classes: store.ClassStore, member: Member, slug: str) -> None:
 
 def sweep_controls(slug: str) -> None:
     """Next to a lesson's training panel, for the teacher: hand each student a setting of a grid."""
-    import itertools
 
     teacher = _teacher()
     axes = _sweep_axes(slug)
@@ -618,7 +619,6 @@ def panel_settings(slug: str) -> dict:
 
 def _title(slug: str | None) -> str:
     """What a lesson or tool is called on the course map; "class page" for none."""
-    from lessons.common import catalog
 
     for entry in (*catalog.all_lessons(), *catalog.TOOLS):
         if entry.slug == slug:
@@ -628,14 +628,13 @@ def _title(slug: str | None) -> str:
 
 def _sweep_axes(slug: str) -> tuple:
     """A lesson's sweepable settings; none for a tool's panel (``own_data.train.*``: no lesson of that name)."""
-    from lessons.common import catalog
 
     return next((lesson.sweep for lesson in catalog.all_lessons() if lesson.slug == slug), ())
 
 
 def post_finished_run(slug: str, run, settings: dict) -> None:
     """A student's finished run goes to the class once (settings, curve, final metrics, attention snapshot)."""
-    from lessons.common import classroom
+    from lessons.common import classroom  # here: Plotly; the home page loads ui, never Plotly
 
     member = st.session_state.get("classroom.member")
     if member is None or run is None or run.active or not run.snapshots:
@@ -714,7 +713,6 @@ def start_panel() -> None:
 
 def join_panel(code: str = "") -> None:
     """Join a class: its code (from the link or the projector) and a display name, or a generated one."""
-    from store.names import generated_name
 
     suggestion = st.session_state.setdefault("classroom.suggested", generated_name())
     with st.form("classroom.join.form", border=False):
@@ -740,7 +738,7 @@ def student_home(member: Member) -> None:
 
 
 def _run_rows(found) -> list[dict]:
-    from lessons.common import classroom
+    from lessons.common import classroom  # here: Plotly; the home page loads ui, never Plotly
 
     rows = []
     for run in found:
@@ -754,7 +752,6 @@ def _run_rows(found) -> list[dict]:
 
 def exercise_rows(checked: list[dict]) -> list[dict]:
     """The dashboard's table of exercises students checked on their own pages, their answers as they come in."""
-    from lessons.common import catalog
 
     titles = {lesson.slug: lesson.title for lesson in catalog.all_lessons()}
     return [
@@ -767,8 +764,7 @@ def exercise_rows(checked: list[dict]) -> list[dict]:
 
 def show_run(run, name: str | None, key: str) -> None:
     """One run on the projector: its curve and its attention map, with the student's name only if shown."""
-    from lessons.common import charts, classroom
-    from ui.charts import plotly, vega
+    from lessons.common import charts, classroom  # here: Plotly; the home page loads ui, never Plotly
 
     title, axes = _title(run.lesson), {a.key: a.label for a in _sweep_axes(run.lesson)}
     who = _plain(name) if name else "a student"
@@ -790,8 +786,7 @@ def show_run(run, name: str | None, key: str) -> None:
 def dashboard(teacher: Teacher) -> None:
     """The teacher's live view: who is here, the question's answers arriving, the class's runs and sweeps,
     spotlight, and after class export and delete. Redrawn every two seconds without reloading."""
-    from lessons.common import classroom
-    from ui.charts import table, vega
+    from lessons.common import classroom  # here: Plotly; the home page loads ui, never Plotly
 
     info = _guard(teacher.info)
     if info is FAILED:
@@ -944,8 +939,7 @@ def class_models() -> None:
     """On the Your own data page, in a class: the teacher shares their model with the class in one click; a student
     loads a model the teacher shared, which becomes their own model in every lesson view (the file is checked as
     an upload is: loading runs no code, a refused file changes nothing)."""
-    from lessons import own_data
-    from ui import own_data as mine
+    from lessons import own_data  # here: torch; the home page loads ui, never torch
 
     opened = stores()
     if opened is None:
@@ -957,13 +951,13 @@ def class_models() -> None:
         return
     st.subheader("Share with the class" if teacher is not None else "Models your teacher shared")
     if teacher is not None:
-        ready = [a for a in own_data.ARCHITECTURES if mine.own_model(a) is not None]
+        ready = [a for a in own_data.ARCHITECTURES if own_model(a) is not None]
         if not ready:
             st.caption("Train or load a model above; then share it with the class from here.")
         for architecture in ready:
             label = f"Share your {own_data.ARCHITECTURES[architecture]} with class {teacher.code}"
             if st.button(label, key=f"classroom.share.{architecture}", icon=":material/share:"):
-                name, data = mine.model_file(architecture)
+                name, data = model_file(architecture)
                 if _guard(lambda name=name, data=data: teacher.share_model(name, data)) is not FAILED:
                     st.toast("Shared: your students can load it on this page.")
         return
@@ -978,7 +972,7 @@ def class_models() -> None:
             if found is FAILED:
                 continue
             try:
-                loaded = mine.load_model_file(found[1], found[0])
+                loaded = load_model_file(found[1], found[0])
             except ValueError as refused:  # the engine's ArtifactError: a sentence for the student
                 st.error(f"{refused} Nothing was changed.", icon=":material/block:")
             else:

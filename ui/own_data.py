@@ -17,6 +17,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from ui.runs import current_run
+
 DATA = "own_data.data"  # the last pairs read without an error, with their task (:class:`Prepared`)
 READ = "own_data.read"  # (what was read last, its error or None): read once per input, not on every rerun
 MODELS = "own_data.models"  # architecture -> :class:`OwnModel`, the student's own models
@@ -55,7 +57,7 @@ class OwnModel:
 
     @property
     def label(self) -> str:
-        from lessons.own_data import quoted
+        from lessons.own_data import quoted  # here: torch; the home page loads ui, never torch
 
         return f"yours, on {quoted(self.meta.get('data_name') or 'your data', 30)}"
 
@@ -67,7 +69,7 @@ class OwnModel:
 
     @property
     def caption(self) -> str:
-        from lessons import own_data
+        from lessons import own_data  # here: torch; the home page loads ui, never torch
 
         return f"Your model, {self.origin}: {own_data.model_sentence(self.meta)}"
 
@@ -77,7 +79,7 @@ class OwnModel:
 def _task(fingerprint: str, name: str, _pairs) -> tuple[object, float]:
     """The pairs' task, its tokenizers trained once per distinct data on this server (the same for everyone who
     brings the same pairs: keyed by their fingerprint). Shared read-only."""
-    from minimodels.own_data import PairsTask
+    from minimodels.own_data import PairsTask  # here: torch; the home page loads ui, never torch
 
     start = time.perf_counter()
     task = PairsTask.from_pairs(_pairs, name=name)
@@ -86,7 +88,7 @@ def _task(fingerprint: str, name: str, _pairs) -> tuple[object, float]:
 
 def _read(source, name: str, duplicates: str) -> Prepared:
     """Read and prepare pairs; raises PairsError (a sentence for the student) when they cannot be used."""
-    from minimodels.own_data import read_pairs
+    from minimodels.own_data import read_pairs  # here: torch; the home page loads ui, never torch
 
     pairs = read_pairs(source, name=name, duplicates=duplicates)
     task, seconds = _task(f"{pairs.fingerprint}", pairs.name, pairs)
@@ -97,8 +99,8 @@ def pairs_input() -> Prepared | None:
     """The student's sentence pairs: an example set, an uploaded file or pasted text, read once per input.
 
     A refused input shows the reader's message and changes nothing: the last good pairs stay (returned)."""
-    from lessons import own_data
-    from minimodels.own_data import LIMITS, PairsError
+    from lessons import own_data  # here: torch; the home page loads ui, never torch
+    from minimodels.own_data import LIMITS, PairsError  # here: torch; the home page loads ui, never torch
 
     st.html(BIDI_CSS)
     sets = own_data.examples()
@@ -160,8 +162,7 @@ def track_run(run, task, continues: OwnModel | None = None) -> object:
 def _collect_finished_runs() -> None:
     """A run of the page that is over (finished or stopped, with at least one report) becomes the student's model
     of its architecture, once; a model loaded or trained later replaces it."""
-    from lessons import own_data
-    from ui.training import current_run
+    from lessons import own_data  # here: torch; the home page loads ui, never torch
 
     seen = st.session_state.setdefault(SEEN_RUNS, weakref.WeakSet())
     tasks = st.session_state.get(RUNS, {})
@@ -198,7 +199,7 @@ def model_file(architecture: str | None = None) -> tuple[str, bytes] | None:
 
     The one place the model file is made: the download button here, and a class store that shares a teacher's
     model, call it."""
-    from minimodels.own_data import artifact_filename, save_model
+    from minimodels.own_data import artifact_filename, save_model  # here: torch; the home page loads ui, never torch
 
     mine = own_model(architecture)
     if mine is None:
@@ -212,13 +213,13 @@ def model_file(architecture: str | None = None) -> tuple[str, bytes] | None:
 def load_model_file(data: bytes, name: str) -> OwnModel:
     """Load a model file as the student's own model of its architecture; raises ArtifactError (a sentence for the
     student) and changes nothing when the file is refused."""
-    from lessons import own_data
-    from minimodels.own_data import load_model
+    from lessons import own_data  # here: torch; the home page loads ui, never torch
+    from minimodels.own_data import load_model  # here: torch; the home page loads ui, never torch
 
     model, task, meta = load_model(data)
     architecture = meta["model_name"]
     if architecture not in own_data.ARCHITECTURES:
-        from minimodels.own_data import ArtifactError
+        from minimodels.own_data import ArtifactError  # here: torch; the home page loads ui, never torch
 
         raise ArtifactError(
             f"This file holds a {architecture} model; the lessons here draw only "
@@ -268,8 +269,8 @@ def model_upload() -> None:
     """Upload a model file kept earlier (here or on another machine): it becomes the student's model of its
     architecture. A refused file (another architecture, a newer format, damaged, not a model) is said plainly and
     changes nothing."""
-    from lessons import own_data
-    from minimodels.own_data import ArtifactError
+    from lessons import own_data  # here: torch; the home page loads ui, never torch
+    from minimodels.own_data import ArtifactError  # here: torch; the home page loads ui, never torch
 
     upload = st.file_uploader(
         "Load a model file you kept (.safetensors)", type=["safetensors"], key="own_data.model_upload",

@@ -13,7 +13,7 @@ from ui.kept import Kept
 
 @st.cache_resource(show_spinner="Loading the pretrained model…")
 def _load(task: str, model: str):
-    from lessons.common.pretrained import load_pretrained
+    from lessons.common.pretrained import load_pretrained  # here: torch; the home page loads ui, never torch
 
     loaded = load_pretrained(task, model)
     share(loaded[0])

@@ -14,6 +14,8 @@ from pathlib import Path
 import streamlit as st
 
 from lessons.common.catalog import ROOT, Lesson
+from ui.charts import comparison_curves, table
+from ui.pretrained import share
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -22,7 +24,6 @@ def _load(module: str, loader: str, path: str, mtime: float):
     :class:`~lessons.common.comparison.Comparison` never changes; a data cache would unpickle a copy on each run).
     Registered as shipped (``ui.pretrained.share``): what a page computes from it with ``ui.shared_view`` is
     computed once per server."""
-    from ui.pretrained import share
 
     return share(getattr(importlib.import_module(module), loader)(path))
 
@@ -95,7 +96,6 @@ def measured(
     """A shipped comparison's section, in one order: its table (``rows``), a caption, the sentences the lesson
     computed from it (``observations``, one bullet each), its curves (``curves``, as :func:`ui.comparison_curves`
     takes them, with ``curve_options``: ``names``, ``axis_key``, ``height``) and its provenance."""
-    from ui.charts import comparison_curves, table
 
     table(rows)
     if caption:

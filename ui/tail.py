@@ -8,8 +8,9 @@ import zlib
 
 import streamlit as st
 
+from lessons.common import catalog
 from lessons.common.exercises import Exercise
-from ui import admission
+from ui import classroom, server
 from ui.presenter import literal
 
 
@@ -49,8 +50,6 @@ def _source(obj) -> str:
 def exercise(ex: Exercise) -> None:
     """One check-yourself question with its answer box and automatic feedback. The answer is kept in the learner's
     progress (``ui.classroom``); a teacher in a class can put the question to the class from here."""
-    from ui import classroom
-
     with st.container(border=True):
         classroom.resume_here(ex.key)
         st.markdown(ex.prompt)
@@ -79,8 +78,6 @@ def exercise(ex: Exercise) -> None:
 
 def check_yourself(items, header: str = "Check yourself") -> None:
     """The lesson's check-yourself section: its header and each question in turn."""
-    from ui import classroom
-
     st.header(header, divider="gray")
     items = list(items)
     if items:
@@ -94,8 +91,6 @@ def page_tail(lesson, *, code=(), exercises=None) -> None:
 
     ``code``: ``(label, objects)`` pairs for :func:`show_code`; ``exercises``: the lesson's exercises (None: no
     check-yourself section). The sources and the next lesson come from the catalog entry."""
-    from lessons.common import catalog
-
     for label, objects in code:
         show_code(*objects, label=label)
     if exercises is not None:
@@ -107,7 +102,7 @@ def page_tail(lesson, *, code=(), exercises=None) -> None:
         st.page_link(following.page, label=f"Next: {following.title}", icon=":material/arrow_forward:")
     else:
         st.page_link("app.py", label="Back to the course map", icon=":material/school:")
-    admission.leave()  # the page is drawn: the next student's page run may start
+    server.page_drawn()
 
 
 def reveal(what: str, draw, *, key: str, predictions: int = 1) -> None:

@@ -2,59 +2,29 @@
 
 from __future__ import annotations
 
-import weakref
-
 import streamlit as st
 
+from ui import classroom
 from ui.charts import _LIVE, vega
+from ui.own_data import own_model
+from ui.runs import session_runs
 
 POLL_SECONDS = 0.4  # how often a running training's figures redraw: a few times a second at most
-
-
-def _stop_runs(runs: dict) -> None:
-    for run in runs.values():
-        run.stop()
-
-
-@st.cache_resource(scope="session", on_release=_stop_runs, show_spinner=False)
-def _session_runs() -> dict:
-    """This student's training runs by lesson key; stopped when the session ends (tab closed)."""
-    return {}
-
-
-def _note_runs_over() -> None:
-    """At the top of every whole-page run: the runs already over, which the page below is drawn knowing."""
-    # weak references: a closed tab's session state outlives its runs (Streamlit keeps it for a reconnect)
-    st.session_state["ui.runs_over"] = weakref.WeakSet(run for run in _session_runs().values() if not run.active)
-
-
-def current_run(key: str):
-    """The student's latest run for this lesson (running or over), or None."""
-    return _session_runs().get(key)
-
-
-def trained_model(key: str):
-    """The model of the student's finished run for this lesson (one that reported at least once), or None."""
-    run = current_run(key)
-    return run.model if run is not None and not run.active and run.snapshots else None
 
 
 def model_choice(
     shipped, own, *, key: str, yours_label: str = "yours, trained on this page", own_data: str | None = None
 ):
     """The model the lesson's sections use: the shipped one, or, when the student has their own (``own``, e.g.
-    :func:`trained_model`), theirs or the shipped one as they choose (a radio keyed ``key``).
+    :func:`ui.runs.trained_model`), theirs or the shipped one as they choose (a radio keyed ``key``).
 
     ``own_data``: the architecture (``"gru-additive"``, ``"transformer"``) of a model the student trained or loaded on
     the "Your own data" page that this view can draw; when they have one, it is offered as well. The view then
     reads it with its own task and sentences: ``ui.model_data(model, task, name, text)``."""
     options = {yours_label: own} if own is not None else {}
     options["the shipped pretrained one"] = shipped
-    if own_data is not None:
-        from ui.own_data import own_model
-
-        if (mine := own_model(own_data)) is not None:
-            options[mine.label] = mine.model
+    if own_data is not None and (mine := own_model(own_data)) is not None:
+        options[mine.label] = mine.model
     if len(options) == 1:
         return shipped
     return options[st.radio("Model", list(options), horizontal=True, key=key)]
@@ -78,7 +48,7 @@ def training_panel(
     the alignment emerge again, and the replay downloads as an animated GIF: ``replay_frame(snapshot)`` gives
     one report's map (2-D, values in [0, 1]), by default its ``attention``; no GIF when there is none.
     """
-    runs = _session_runs()
+    runs = session_runs()
 
     def start() -> None:  # callbacks run before the page reruns, so the buttons below see the new state
         previous = runs.get(key)
@@ -89,8 +59,6 @@ def training_panel(
         if key in runs:
             runs[key].stop()
             runs[key].wait(2.0)
-
-    from ui import classroom
 
     slug = key.split(".", 1)[0]
     classroom.sweep_controls(slug)
@@ -159,7 +127,7 @@ def training_panel(
 
 def replay_gif_button(snapshots, frame, key: str) -> None:
     """Download the replay as an animated GIF (made when clicked), if the reports carry a 2-D map."""
-    from lessons.common import export
+    from lessons.common import export  # here: Plotly; the home page loads ui, never Plotly
 
     frame = frame or (lambda snapshot: getattr(snapshot, "attention", None))
     frames = [(frame(s), s) for s in snapshots]

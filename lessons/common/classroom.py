@@ -232,10 +232,19 @@ def attention_snapshot(matrix, rows: Sequence[str] | None = None, cols: Sequence
 
 
 def qr_svg(url: str, scale: int = 6) -> str:
-    """The class link as a QR code (SVG text), drawn here, offline (segno)."""
+    """The class link as a QR code (an ``<svg>`` element), drawn here, offline (segno). No XML declaration: the
+    page puts the element inside its own HTML (``st.html``), where a declaration makes the sanitizer drop it all."""
     import segno
 
     buffer = io.BytesIO()
-    segno.make(url, error="m").save(buffer, kind="svg", scale=scale, border=2, dark="#000", light="#fff",
-                                    title="QR code of the class's student link")  # fmt: skip
+    segno.make(url, error="m").save(
+        buffer,
+        kind="svg",
+        xmldecl=False,
+        scale=scale,
+        border=2,
+        dark="#000",
+        light="#fff",
+        title="QR code of the class's student link",
+    )
     return buffer.getvalue().decode("utf-8")

@@ -65,11 +65,11 @@ def test_the_same_weight_reference_holds_the_lessons_charts_tables_and_element_c
 def test_the_weighted_page_waits_its_turn_in_the_lessons_queue_only_when_asked(monkeypatch, queued):
     """``?queue=1`` (``bench.classroom full --reference``): the reference takes one of the lessons' places for
     whole-page runs after its title and gives it back at its end, so the class's floor has the lessons' queue."""
-    from ui import admission
+    from ui import server
 
     calls = []
-    monkeypatch.setattr(admission, "admit", lambda: calls.append("admit") or 0.0)
-    monkeypatch.setattr(admission, "leave", lambda: calls.append("leave"))
+    monkeypatch.setattr(server, "admit", lambda: calls.append("admit") or 0.0)
+    monkeypatch.setattr(server, "page_drawn", lambda: calls.append("leave"))
     at = run("weighted_page.py", static="4", **({"queue": "1"} if queued else {}))
     assert len(at.markdown) == 4
     assert calls == (["admit", "leave"] if queued else [])

@@ -65,3 +65,4 @@ def test_the_qr_code_is_well_formed_svg_made_offline():
     svg = classroom.qr_svg("http://127.0.0.1:8501/classroom?join=ACDEFG")
     root = ElementTree.fromstring(svg)
     assert root.tag.endswith("svg") and "QR code" in svg
+    assert svg.startswith("<svg")  # an element for the page's HTML: st.html drops a document with an XML declaration

@@ -1,28 +1,28 @@
-"""ui.admission: at most LIMIT whole-page runs at once, the rest in arrival order; a place comes back at the page's
-end or when the run's thread ends, however it ended; nobody waits forever."""
+"""The server's queue for whole-page runs (``ui.server``): at most LIMIT at once, the rest in arrival order; a place
+comes back at the page's end or when the run's thread ends, however it ended; nobody waits forever."""
 
 import threading
 import time
 
 import pytest
 
-from ui import admission
+from ui import server
 
 
 @pytest.fixture(autouse=True)
 def empty_gate(monkeypatch):
-    monkeypatch.setattr(admission, "LIMIT", 2)
+    monkeypatch.setattr(server, "LIMIT", 2)
     yield
-    assert admission.state() == (0, 0), "a test left a place taken"
+    assert server.queue_state() == (0, 0), "a test left a place taken"
 
 
 def _run(log: list, name: str, hold: threading.Event, leave: bool = True) -> threading.Thread:
     def body():
-        admission.admit()
+        server.admit()
         log.append(name)
         hold.wait(10)
         if leave:
-            admission.leave()
+            server.page_drawn()
 
     thread = threading.Thread(target=body, name=name)
     thread.start()
@@ -42,8 +42,8 @@ def test_at_most_limit_run_and_the_rest_go_in_arrival_order():
     threads = {}
     for name in "abcde":
         threads[name] = _run(log, name, holds[name])
-        _until(lambda n=name: sum(admission.state()) == "abcde".index(n) + 1)  # in before the next one starts
-    _until(lambda: admission.state() == (2, 3))
+        _until(lambda n=name: sum(server.queue_state()) == "abcde".index(n) + 1)  # in before the next one starts
+    _until(lambda: server.queue_state() == (2, 3))
     assert log == ["a", "b"]
     holds["b"].set()
     _until(lambda: len(log) == 3)
@@ -73,22 +73,22 @@ def test_a_run_that_ends_without_leaving_gives_its_place_back():
 
 
 def test_a_rerun_keeps_its_place():
-    admission.admit()
-    assert admission.admit() == 0.0  # st.rerun: the same thread runs the page again
-    assert admission.state() == (1, 0)
-    admission.leave()
-    admission.leave()  # a second leave changes nothing
+    server.admit()
+    assert server.admit() == 0.0  # st.rerun: the same thread runs the page again
+    assert server.queue_state() == (1, 0)
+    server.page_drawn()
+    server.page_drawn()  # a second leave changes nothing
 
 
 def test_nobody_waits_past_the_limit(monkeypatch):
-    monkeypatch.setattr(admission, "MAX_WAIT_S", 0.2)
-    monkeypatch.setattr(admission, "LIMIT", 1)
+    monkeypatch.setattr(server, "MAX_WAIT_S", 0.2)
+    monkeypatch.setattr(server, "LIMIT", 1)
     log: list[str] = []
     hold = threading.Event()
     holder = _run(log, "holder", hold)
     _until(lambda: log == ["holder"])
     waited: list[float] = []
-    late = threading.Thread(target=lambda: (waited.append(admission.admit()), admission.leave()))
+    late = threading.Thread(target=lambda: (waited.append(server.admit()), server.page_drawn()))
     late.start()
     late.join(5)
     assert 0.2 <= waited[0] < 2.0
@@ -103,7 +103,7 @@ def test_a_page_run_waits_for_its_turn_after_its_title(monkeypatch, page):
     from tests.helpers import open_page
 
     open_page(page)  # the page's first run on this process (its models loaded) outside the test
-    monkeypatch.setattr(admission, "LIMIT", 1)
+    monkeypatch.setattr(server, "LIMIT", 1)
     log: list[str] = []
     hold = threading.Event()
     holder = _run(log, "another page", hold)
@@ -111,11 +111,11 @@ def test_a_page_run_waits_for_its_turn_after_its_title(monkeypatch, page):
     opened = {}
     runner = threading.Thread(target=lambda: opened.setdefault("at", open_page(page)))
     runner.start()
-    _until(lambda: admission.state() == (1, 1), seconds=30)
+    _until(lambda: server.queue_state() == (1, 1), seconds=30)
     hold.set()
     holder.join(5)
     runner.join(60)
     at = opened["at"]
     assert not at.exception
     assert at.title and len(at.main.children) > 3
-    assert admission.state() == (0, 0)
+    assert server.queue_state() == (0, 0)

@@ -1,6 +1,6 @@
-"""The server's memory thread (``ui.page._give_memory_back``): it collects every pass, and once, on its first pass,
-moves what the server holds by then to the collector's permanent generation (``gc.freeze``), never again (a
-session that opens later must stay collectable when it closes: issue 22, items 3 and 4).
+"""The server's memory thread (``ui.server._give_memory_back``): it collects every pass, and once, on its first
+pass, moves what the server holds by then to the collector's permanent generation (``gc.freeze``), never again (a
+session that opens later must stay collectable when it closes).
 
 Run in a subprocess: freezing is process-wide and would outlive the test."""
 
@@ -13,11 +13,11 @@ import sys
 from tests.helpers import ROOT
 
 PROBE = """
-import gc, importlib, json, threading, time
-page = importlib.import_module("ui.page")  # the module: ``ui.page`` the name is its page() function
-page.MEMORY_CHECK_SECONDS = 0.05
+import gc, json, threading, time
+from ui import server
+server.MEMORY_CHECK_SECONDS = 0.05
 held = [[i] for i in range(50_000)]  # what the server holds at start-up: lists, tracked by the collector
-threading.Thread(target=page._give_memory_back, daemon=True).start()
+threading.Thread(target=server._give_memory_back, daemon=True).start()
 deadline = time.monotonic() + 60  # its first pass imports what it needs (torch among them) first
 while not gc.get_freeze_count() and time.monotonic() < deadline:
     time.sleep(0.05)
@@ -37,11 +37,11 @@ def test_the_first_pass_freezes_what_the_server_holds_and_later_passes_freeze_no
 
 
 THRESHOLDS_PROBE = """
-import gc, importlib, json, weakref
-page = importlib.import_module("ui.page")
-page.MEMORY_CHECK_SECONDS = 3600.0  # the memory thread's own collection stays out of this
+import gc, json, weakref
+from ui import server
+server.MEMORY_CHECK_SECONDS = 3600.0  # the memory thread's own collection stays out of this
 before = gc.get_threshold()
-page._freeze_imports()
+server._start_once()
 
 
 class Node:
@@ -54,14 +54,15 @@ for _ in range(5):  # garbage cycles, then more new objects than one young colle
     a.other, b.other = b, a
     dead.append(weakref.ref(a))
     del a, b
-    keep = [[i] for i in range(page.GC_THRESHOLDS[0] * 2)]
+    keep = [[i] for i in range(server.GC_THRESHOLDS[0] * 2)]
 print(json.dumps({"before": before, "after": gc.get_threshold(), "alive": sum(r() is not None for r in dead)}))
 """
 
 
 def test_the_collector_runs_less_often_once_the_server_starts_and_still_collects_garbage_cycles_on_its_own():
-    out = subprocess.run([sys.executable, "-c", THRESHOLDS_PROBE], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", THRESHOLDS_PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["before"][0] < seen["after"][0] == 10_000  # Python's default starts one every 700 new objects

@@ -1,0 +1,182 @@
+"""The server's runtime: what one ``streamlit run`` process does for every session, apart from drawing pages.
+
+- every page run: one torch thread for the page's own computations (:func:`prepare_run`);
+- once per process, after the heavy imports: Python's collector tuned and the long-lived objects frozen out of its
+  way, and the memory thread started (:func:`_start_once`, :func:`_give_memory_back`);
+- the queue for whole-page runs (:func:`admit`, :func:`page_drawn`);
+- every use of Streamlit's internals (:func:`_let_expired_sessions_go`, :func:`arrow_table`): each guarded, so a
+  Streamlit upgrade that moves one costs that step, never a page.
+
+Pages never call this module; ``ui.page`` (set-up) and ``ui.tail`` (the page's end) do.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import sys
+import threading
+import time
+from collections import deque
+
+log = logging.getLogger(__name__)
+
+# ------------------------------------------------------------------------------------------------ every page run
+# Torch threads for what a page computes while a student waits (small matrices, one sentence decoded).
+# torch.set_num_threads acts on the calling thread, and Streamlit runs each script run in a thread of its own, so it
+# is set at the start of every run. One thread: with torch's default of one per core, a 16×64 matmul waited for
+# cores a training run held, a thousand times longer than its own work.
+PAGE_THREADS = 1
+
+
+def prepare_run() -> None:
+    """At the start of a lesson page's run (torch is imported by then, through ``lessons``)."""
+    if "torch" not in sys.modules:  # the home page: it never imports torch
+        return
+    import torch  # the import statement, not sys.modules' entry: another thread may be halfway through importing it
+
+    torch.set_num_threads(PAGE_THREADS)
+    # Plotly and Altair look pandas up in sys.modules without importing it: on a fresh server, one session's thread
+    # could find it half-imported by another's and fail. An import statement waits for one in progress to finish.
+    import pandas  # noqa: F401
+
+    _start_once()
+
+
+# ------------------------------------------------------------------------------------------------ once per process
+_started = False
+_started_lock = threading.Lock()
+# Python starts a young collection every 700 new objects and a full one every 100 young ones. A page run makes tens
+# of thousands (protobuf messages, Plotly's dicts) and a class's sessions are what the older generation holds, so the
+# defaults paused every student on the server for a full collection every few seconds, the lock held. Every 10,000
+# new objects, and rarely a full one (the memory thread's is the full one); cycles still die young.
+GC_THRESHOLDS = (10_000, 20, 100)
+MEMORY_CHECK_SECONDS = 30.0
+
+
+def _start_once() -> None:
+    """Once per server process, after the heavy imports: freeze what is alive now (torch, Plotly, Altair, pandas:
+    ~280,000 long-lived objects a full collection would walk with the lock held) into the collector's permanent
+    generation, set :data:`GC_THRESHOLDS`, start :func:`_give_memory_back`."""
+    global _started
+    with _started_lock:
+        if _started:
+            return
+        _started = True
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    threading.Thread(target=_give_memory_back, name="give-memory-back", daemon=True).start()
+
+
+def _give_memory_back() -> None:
+    """Every half minute: let go of closed tabs' expired sessions, collect them, return the memory to the OS.
+
+    Streamlit keeps a closed tab's session for ``server.disconnectedSessionTTL`` seconds (a student whose Wi-Fi
+    blinked finds their page as they left it), but removes an expired one only when it next stores another; after a
+    class, everyone gone at once, every session stayed in memory with each student's trained models.
+
+    On its first pass it also freezes what the lessons loaded since :func:`_start_once` (models, shipped results,
+    shared figures: ~390,000 more objects once every lesson has opened), so no collection walks them again. A frozen
+    object is never collected as part of a cycle: a session open at that moment keeps its cyclic garbage when it
+    closes, a one-off cost bounded by the sessions of the server's first half minute.
+    """
+    from lessons.common import live  # here: the home page imports ui and never loads torch (live does)
+
+    frozen = False
+    while True:
+        time.sleep(MEMORY_CHECK_SECONDS)
+        _let_expired_sessions_go()
+        gc.collect()
+        if not frozen:
+            gc.freeze()
+            frozen = True
+        live.trim_freed_memory()
+
+
+def _let_expired_sessions_go() -> None:
+    """Reading the size of Streamlit's session store lets its expired entries go (its documented behaviour). The
+    store is internal: if it moves, sessions expire on Streamlit's own terms and nothing else changes."""
+    try:
+        from streamlit.runtime import get_instance  # here: only a running server has one
+
+        manager = get_instance()._session_mgr
+        with manager._storage_lock:
+            len(manager._session_storage._cache)
+    except Exception:  # noqa: BLE001 - an internal of Streamlit moved
+        log.debug("could not let closed sessions go", exc_info=True)
+
+
+def arrow_table(frame):
+    """A pandas frame as the Arrow table Streamlit itself would make of it for ``st.dataframe``."""
+    from streamlit.dataframe_util import convert_pandas_df_to_arrow_table  # here: it imports pandas and pyarrow
+
+    return convert_pandas_df_to_arrow_table(frame)
+
+
+# ------------------------------------------------------------------------------------------------ the queue
+# At most LIMIT whole-page runs at a time; the others wait their turn, first come first served.
+#
+# Streamlit runs every session's script in a thread of its own, and Python runs one thread at a time. When a class
+# opens pages together, dozens of page runs shared the core in 5 ms slices: each took as long as all of them, and so
+# did everything else the server had to do meanwhile (the teacher's dashboard, a student's slider). A page run takes
+# one of LIMIT places before its heavy part (after its title is on screen) and gives it back at its end; the rest
+# queue in arrival order. The same work gets done, but runs finish one after another instead of all at the end, and
+# fragment reruns (a section's controls, the dashboard, a question bar, a training panel) never queue.
+#
+# A place is given back by :func:`page_drawn` (the page's tail) or, whatever stopped the run (``st.stop``, an error,
+# a tab closed, a rerun request), when the run's thread has ended: Streamlit gives each run of a script a thread that
+# ends with it. A run that reruns itself (``st.rerun``) keeps its place. Nobody waits longer than MAX_WAIT_S.
+# ``ATTENTION_LAB_PAGE_RUNS`` sets LIMIT (2 by default: on two cores one run computes while another waits for the
+# database or the network).
+LIMIT = max(1, int(os.environ.get("ATTENTION_LAB_PAGE_RUNS", "2") or 2))
+MAX_WAIT_S = 30.0
+POLL_S = 0.05  # how soon a waiting run sees a place freed by a run's thread ending without page_drawn()
+
+_turns = threading.Condition()
+_running: set[threading.Thread] = set()
+_waiting: deque[threading.Thread] = deque()
+
+
+def _let_ended_runs_go() -> None:
+    for thread in [t for t in _running if not t.is_alive()]:
+        _running.discard(thread)
+
+
+def admit() -> float:
+    """Wait for a place for this thread's page run; returns the seconds waited (0 when a place was free)."""
+    me = threading.current_thread()
+    with _turns:
+        _let_ended_runs_go()
+        if me in _running:
+            return 0.0
+        if not _waiting and len(_running) < LIMIT:
+            _running.add(me)
+            return 0.0
+        start = time.monotonic()
+        _waiting.append(me)
+        try:
+            while not (_waiting[0] is me and len(_running) < LIMIT) and time.monotonic() - start < MAX_WAIT_S:
+                _turns.wait(POLL_S)
+                _let_ended_runs_go()
+            _running.add(me)
+        finally:
+            _waiting.remove(me)
+            _turns.notify_all()
+        return time.monotonic() - start
+
+
+def page_drawn() -> None:
+    """Give this thread's place back (nothing happens if it holds none): the next student's page run may start."""
+    me = threading.current_thread()
+    with _turns:
+        if me in _running:
+            _running.discard(me)
+            _turns.notify_all()
+
+
+def queue_state() -> tuple[int, int]:
+    """(runs holding a place, runs waiting), for tests and benches."""
+    with _turns:
+        _let_ended_runs_go()
+        return len(_running), len(_waiting)
