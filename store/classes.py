@@ -663,6 +663,13 @@ class Teacher:
             "open",
         )
 
+    def current_question(self) -> Question | None:
+        """The class's latest question (open, closed or revealed), or None."""
+        return self._store.current_question(self.code)
+
+    def answer_count(self, question_id: int) -> int:
+        return self._store.answer_count(question_id)
+
     def _set_question(self, question_id: int, state: str) -> None:
         with self.engine.begin() as conn:
             done = conn.execute(
@@ -749,6 +756,10 @@ class Teacher:
         """The class's runs; ``full=False``: without their curves and attention maps (empty), which the dashboard's
         table and pooled sweeps never read, so its refresh every 2 s does not decode them for every run."""
         return _runs(self.engine, self.code, lesson=lesson, sweep_id=sweep_id, full=full)
+
+    def spotlit(self) -> tuple[Run, str | None] | None:
+        """The run on the projector and the name to show with it (None: anonymous), or None."""
+        return self._store.spotlight(self.code)
 
     def spotlight(self, run_id: int | None, named: bool = False) -> None:
         """Put one run on the projector (anonymous unless ``named``); None takes it down."""

@@ -527,7 +527,7 @@ def _teacher_bar(slug: str) -> None:
 
     @st.fragment(run_every=TEACHER_POLL_SECONDS)
     def bar() -> None:
-        question = _guard(lambda: teacher._store.current_question(teacher.code), quiet=True)
+        question = _guard(lambda: teacher.current_question(), quiet=True)
         question = None if question is FAILED else question
         presence = _guard(teacher.presence, quiet=True)
         presence = {"here": 0, "per_lesson": {}} if presence is FAILED else presence
@@ -536,7 +536,7 @@ def _teacher_bar(slug: str) -> None:
         with st.container(border=True):
             st.markdown(line)
             if question is not None and question.state == "open":
-                count = _guard(lambda: teacher._store.answer_count(question.id), quiet=True)
+                count = _guard(lambda: teacher.answer_count(question.id), quiet=True)
                 count = 0 if count is FAILED else count
                 st.markdown(f"Question open: **{count}** answer{'s' if count != 1 else ''} so far.")
                 if st.button("Reveal the answers", key=f"classroom.reveal_btn.{question.id}", type="primary"):
@@ -809,9 +809,9 @@ def dashboard(teacher: Teacher) -> None:
         c = st.columns(3)
         c[0].metric("Here now", presence["here"])
         c[1].metric("Joined", presence["joined"])
-        question = _guard(lambda: teacher._store.current_question(teacher.code), quiet=True)
+        question = _guard(lambda: teacher.current_question(), quiet=True)
         question = None if question is FAILED else question
-        count = teacher._store.answer_count(question.id) if question is not None else 0
+        count = teacher.answer_count(question.id) if question is not None else 0
         c[2].metric("Answers to the question", count if question is not None else "—")
         per_lesson = [
             {"lesson": _title(slug),
@@ -859,7 +859,7 @@ def dashboard(teacher: Teacher) -> None:
                         + classroom.pooled_sentence(pooled))  # fmt: skip
             if any(p.n for p in pooled):
                 vega(classroom.pooled_chart(pooled), key=f"classroom.dash.sweep.{sweep.id}", height=300)
-        spot = _guard(lambda: teacher._store.spotlight(teacher.code), quiet=True)
+        spot = _guard(lambda: teacher.spotlit(), quiet=True)
         if spot and spot is not FAILED:
             show_run(spot[0], spot[1], "classroom.dash.spot")
 

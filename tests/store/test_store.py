@@ -128,11 +128,11 @@ def test_a_poll_from_question_to_reveal(opened):
     teacher = classes.teacher(info.code, key)
     students = [classes.join(info.code, f"S{i}")[0] for i in range(5)]
     question = teacher.open_question("scaling", "scaling.ex1", "Which?", ["a", "b", "c"], 2, "Because.")
-    assert classes.current_question(info.code) == question
+    assert classes.current_question(info.code) == question == teacher.current_question()
     for i, member in enumerate(students):
         classes.answer(member, question.id, ["a", "b", "c", "c", "c"][i])
     classes.answer(students[0], question.id, 2)  # changes their mind while it is open: replaced, not added
-    assert classes.answer_count(question.id) == 5
+    assert classes.answer_count(question.id) == 5 == teacher.answer_count(question.id)
     assert classes.revealed_distribution(question.id) is None  # not before the teacher reveals
     shown = teacher.reveal(question.id)
     assert shown["choices"] == [("a", 0, False), ("b", 1, False), ("c", 4, True)]
@@ -279,9 +279,9 @@ def test_spotlight_is_anonymous_unless_the_teacher_shows_the_name(opened):
     assert classes.spotlight(info.code) is None
     teacher.spotlight(run)
     shown, name = classes.spotlight(info.code)
-    assert shown.id == run and name is None
+    assert shown.id == run and name is None and teacher.spotlit() == (shown, None)
     teacher.spotlight(run, named=True)
-    assert classes.spotlight(info.code)[1] == "Ana"
+    assert classes.spotlight(info.code)[1] == "Ana" == teacher.spotlit()[1]
     teacher.spotlight(None)
     assert classes.spotlight(info.code) is None
     with pytest.raises(ClassError):
