@@ -1,4 +1,4 @@
-"""A class on one server: simulated students over Streamlit's websocket protocol (issue #7).
+"""A class on one server: simulated students over Streamlit's websocket protocol.
 
     python -m bench.classroom load [--students 10 30 60] [--trainers 4] [--seconds 60] [--write]
     python -m bench.classroom full [--students 30 60] [--seconds 60] [--write]
@@ -13,19 +13,19 @@ of the non-training interactions (median, p90, p99; from sending the rerun to it
 the training students' fragment polls, the number of interactions, and errors (exceptions on a page, failed
 or timed-out requests).
 
-``full`` (issue 22): whole-page runs, as a page open or a control outside every fragment causes. Each lesson is
+``full``: whole-page runs, as a page open or a control outside every fragment causes. Each lesson is
 opened once first; then N students, each on a random lesson, every 1–2 s either open a random lesson in a fresh
 tab or move a control of their page that no fragment holds. Printed: the latency of every such run (median, p90,
 p99; page opens and controls apart), errors, and the server's CPU seconds per wall second.
 Targets: N = 30 with p90 ≤ 400 ms; N = 60 with 0 errors, p90 reported.
 
-``memory --idle`` (issue 22): one student opens every lesson, then N - 1 more open a random lesson each and stay
+``memory --idle``: one student opens every lesson, then N - 1 more open a random lesson each and stay
 idle. Targets: ≤ 600 MB with the one student, ≤ 5 MB per further idle student.
 
 ``memory``: the server's resident memory (``/proc/PID/status`` VmRSS) with 1 session that trained once,
 then with N sessions that all trained once, then at intervals after every session closed.
 
-Targets (issue #7, 2 cores): N = 30 with p90 ≤ 150 ms and 0 errors; N = 60 with 0 errors; memory ≤ 600 MB
+Targets (2 cores): N = 30 with p90 ≤ 150 ms and 0 errors; N = 60 with 0 errors; memory ≤ 600 MB
 with 1 session, ≤ 25 MB per extra session, and back down within a few minutes after sessions close.
 ``--write`` stores the figures in ``bench/classroom.json`` (one entry per mode); ``render`` writes them, with
 ``bench.latency``'s, into ``bench/CLASSROOM.md`` beside the targets.
@@ -154,8 +154,12 @@ def speed_ms(repeats: int = 5) -> float:
 
 def machine() -> dict:
     load = os.getloadavg()[0]
-    return {"nproc": os.cpu_count(), "load_before": round(load, 2), "speed_ms": speed_ms(),
-            "date": datetime.date.today().isoformat()}  # fmt: skip
+    return {
+        "nproc": os.cpu_count(),
+        "load_before": round(load, 2),
+        "speed_ms": speed_ms(),
+        "date": datetime.date.today().isoformat(),
+    }
 
 
 # ------------------------------------------------------------------------------------------------ load
@@ -403,8 +407,10 @@ def run_full(args) -> list[dict]:
         else:
             with server(script="bench/weighted_page.py" if args.reference else "app.py") as (url, pid):
                 row = _measure_full(args, n, url, [(url, pid)], pages)
-            row |= {"pages": "same-weight references" if args.reference else "lessons",
-                    **({"paragraphs_scale": args.scale} if args.reference else {})}  # fmt: skip
+            row |= {
+                "pages": "same-weight references" if args.reference else "lessons",
+                **({"paragraphs_scale": args.scale} if args.reference else {}),
+            }
         print(json.dumps(row), flush=True)
         rows.append(row)
     return rows
@@ -471,7 +477,7 @@ async def _memory(url: str, pid: int, n: int) -> dict:
 
 
 async def _idle(url: str, pid: int, n: int, seed: int) -> dict:
-    """Issue 22, item 4: one student walks every lesson (what is shared gets loaded: models, shipped results, the
+    """Memory: one student walks every lesson (what is shared gets loaded: models, shipped results, the
     figures at their defaults), then ``n - 1`` more open a random lesson each and stay, tabs open, doing nothing."""
     lessons = [lesson.url_path for lesson in built_lessons()]
     first = Student(url, name="s0")
@@ -519,7 +525,7 @@ def _ok(met: bool) -> str:
 
 def render(stored: dict) -> str:
     """``bench/CLASSROOM.md``: every stored figure, the machine it was measured on, and the targets."""
-    lines = ["# Classroom benchmarks (issue #7)", ""]
+    lines = ["# Classroom benchmarks", ""]
     lines += [
         "Written by `python -m bench.classroom render` from `bench/classroom.json`, which",
         "`python -m bench.classroom load|full|memory --write` and `python -m bench.latency --write` fill.",
@@ -560,9 +566,9 @@ def render(stored: dict) -> str:
             if r["error_samples"]:
                 lines.append(f"- N = {r['students']}, first errors: {'; '.join(r['error_samples'][:3])}")
         lines.append("")
-    if "full" in stored:  # issue 22, item 3
+    if "full" in stored:
         lines += [
-            "## A class at once: whole-page runs (issue 22)",
+            "## A class at once: whole-page runs",
             "",
             "`python -m bench.classroom full --students 30 60 --write`: a fresh `streamlit run app.py`, each lesson",
             "opened once first (the first student of the day pays a lesson's first run: its models, its shipped",
@@ -592,8 +598,10 @@ def render(stored: dict) -> str:
             lines.append(f"- N = 30: p90 ≤ 400 ms: {_ok(met)} (p90 {r['p90_ms']} ms, {r['errors']} errors)")
         if 60 in by_n:
             r = by_n[60]
-            lines.append(f"- N = 60: 0 errors, p90 reported: {_ok(r['errors'] == 0)} (p90 {r['p90_ms']} ms, "
-                         f"{r['errors']} errors)")  # fmt: skip
+            lines.append(
+                f"- N = 60: 0 errors, p90 reported: {_ok(r['errors'] == 0)} (p90 {r['p90_ms']} ms, "
+                f"{r['errors']} errors)"
+            )
         for r in stored["full"]:
             if r["error_samples"]:
                 lines.append(f"- N = {r['students']}, first errors: {'; '.join(r['error_samples'][:3])}")
@@ -603,10 +611,10 @@ def render(stored: dict) -> str:
         if notes.exists():
             lines += ["", *notes.read_text(encoding="utf-8").rstrip("\n").split("\n")]
         lines.append("")
-    if "memory_idle" in stored:  # issue 22, item 4
+    if "memory_idle" in stored:
         m = stored["memory_idle"]
         lines += [
-            "## Memory with idle students (issue 22)",
+            "## Memory with idle students",
             "",
             "`python -m bench.classroom memory --idle --students 30 --write`: one student opens every lesson in turn",
             "(what every student shares is then loaded: models, shipped results, the figures at their defaults);",
@@ -669,7 +677,7 @@ def render(stored: dict) -> str:
                 "",
                 "Streamlit's browser side re-renders every element of a page when a fragment reruns, not only the",
                 "fragment's (Chromium's JS profile: the markdown and styling work grows with the page; Streamlit's",
-                "open issue #12090 is about large pages). The bare page's own slider and heatmap, in a fragment, among",
+                "streamlit#12090 is about large pages). The bare page's own slider and heatmap, in a fragment, among",
                 "N markdown paragraphs that never change, with a header every ten (`bench/weighted_page.py`),",
                 "against the bare page:",
                 "",
@@ -692,20 +700,20 @@ def render(stored: dict) -> str:
             f"Load before: {b['load_before']}; date: {b['date']}.",
             "",
         ]
-    if "same_weight" in stored:  # issue 22, items 1 and 2: written by bench.same_weight
+    if "same_weight" in stored:  # written by bench.same_weight
         lines += _same_weight_lines(stored["same_weight"])
         notes = ROOT / "bench" / "same_weight.md"  # where the browser's time went: written by hand from its profiles
         if notes.exists():
             lines += [*notes.read_text(encoding="utf-8").rstrip("\n").split("\n"), ""]
-    if "class_session" in stored:  # written by bench.class_session (issue 21)
+    if "class_session" in stored:  # written by bench.class_session
         from bench.class_session import section_lines
 
         lines += section_lines(stored["class_session"], stored.get("class_session_profile"))
-    if "replicas" in stored:  # written by bench.replicas (issue 22)
+    if "replicas" in stored:  # written by bench.replicas
         from bench import replicas
 
         lines += replicas.section_lines(stored["replicas"])
-    phones = ROOT / "bench" / "classroom_phones.md"  # issue 22: written by hand from the browser tests' runs
+    phones = ROOT / "bench" / "classroom_phones.md"  # written by hand from the browser tests' runs
     if phones.exists():
         lines += [""] if lines[-1] else []
         lines += [*phones.read_text(encoding="utf-8").rstrip("\n").split("\n"), ""]
@@ -740,8 +748,11 @@ def _replica_lines(rows: list[dict]) -> list[str]:
     if 30 in by_n:
         r = by_n[30]
         met = r["p90_ms"] is not None and r["p90_ms"] <= 400 and r["errors"] == 0
-        lines += ["", f"- {r['replicas']} replicas, N = 30: p90 ≤ 400 ms: {_ok(met)} (p90 {r['p90_ms']} ms, "
-                      f"{r['errors']} errors)"]  # fmt: skip
+        lines += [
+            "",
+            f"- {r['replicas']} replicas, N = 30: p90 ≤ 400 ms: {_ok(met)} (p90 {r['p90_ms']} ms, "
+            f"{r['errors']} errors)",
+        ]
     if 60 in by_n:
         r = by_n[60]
         lines.append(f"- {r['replicas']} replicas, N = 60: 0 errors: {_ok(r['errors'] == 0)} (p90 {r['p90_ms']} ms)")
@@ -801,7 +812,7 @@ def _per_run_words(row: dict) -> str:
 def _same_weight_lines(w: dict) -> list[str]:
     rows = w["rows"]
     lines = [
-        "## Against a page of the same weight (issue 22)",
+        "## Against a page of the same weight",
         "",
         "`python -m bench.same_weight --write` (its docstring says how): each lesson in Chromium against",
         "`bench/weighted_page.py` given the lesson's own counts (elements, Plotly figures, Vega-Lite charts, tables,",
@@ -868,13 +879,17 @@ def main() -> None:
     parser.add_argument("--trainers", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--idle", action="store_true", help="memory: idle students (issue 22), not trained ones")
+    parser.add_argument("--idle", action="store_true", help="memory: idle students, not trained ones")
     parser.add_argument(
         "--reference", action="store_true", help="full: the lessons' same-weight reference pages (compute nothing)"
     )
     parser.add_argument("--scale", type=float, default=1.0, help="full --reference: the paragraphs times this")
-    parser.add_argument("--replicas", type=int, default=1,
-                        help="full: this many replicas behind nginx, with PostgreSQL (deploy/'s topology)")  # fmt: skip
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        help="full: this many replicas behind nginx, with PostgreSQL (deploy/'s topology)",
+    )
     parser.add_argument("--write", action="store_true", help="store the figures in bench/classroom.json")
     args = parser.parse_args()
     if args.reference and args.replicas > 1:

@@ -1,4 +1,4 @@
-"""How fast each lesson's sliders answer one student, against the bare page (issue #7).
+"""How fast each lesson's sliders answer one student, against the bare page.
 
     python -m bench.controls [--lessons rnn_cells scaling ...] [--moves 5]
 

@@ -1,4 +1,4 @@
-"""Interaction latency in a real browser, and cold start, against a bare Streamlit page (issue #7).
+"""Interaction latency in a real browser, and cold start, against a bare Streamlit page.
 
     python -m bench.latency [--moves 4] [--write]
 

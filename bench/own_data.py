@@ -1,4 +1,4 @@
-"""Your own data, measured (issue 23): 5,000 generated pairs with reordering, trained to 90% held-out exact match.
+"""Your own data, measured: 5,000 generated pairs with reordering, trained to 90% held-out exact match.
 
     python -m bench.own_data [--threads 2] [--seeds 0 1 2] [--models gru-additive transformer] [--write]
 
@@ -107,10 +107,24 @@ def run_cli(path: Path, name: str, seed: int, threads: int, out: Path) -> dict:
     """The command line in a child process; its model file loaded back here."""
     load = _load()
     command = [
-        sys.executable, "-m", "minimodels.train", "--pairs", str(path), "--model", name, "--seed", str(seed),
-        "--threads", str(threads), "--target", str(TARGET), "--max-seconds", str(BUDGETS[name]),
-        "--out", str(out),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "minimodels.train",
+        "--pairs",
+        str(path),
+        "--model",
+        name,
+        "--seed",
+        str(seed),
+        "--threads",
+        str(threads),
+        "--target",
+        str(TARGET),
+        "--max-seconds",
+        str(BUDGETS[name]),
+        "--out",
+        str(out),
+    ]
     began = time.perf_counter()
     run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env={**os.environ}, check=True)
     wall = time.perf_counter() - began
@@ -186,7 +200,7 @@ def section(rows, argv, seconds, before, after, threads) -> list[str]:
     example = zelan_pairs(1, DATA_SEED)[0]
     r0 = rows[0]
     lines = [
-        "## Your own data: 5,000 generated pairs with reordering, to 90% held-out exact match (issue 23)",
+        "## Your own data: 5,000 generated pairs with reordering, to 90% held-out exact match",
         "",
         sections.measured_by("own_data", argv, seconds, before)
         + f" {threads} torch threads (OMP_WAIT_POLICY=PASSIVE), 1-minute load {after:.2f} after; the load at each "
@@ -209,12 +223,21 @@ def section(rows, argv, seconds, before, after, threads) -> list[str]:
     for r in rows:
         lines.append(
             sections.row(
-                LABELS[r["model"]], r["path"], r["seed"], f"{BUDGETS[r['model']]:.0f}",
-                "yes" if r["reached"] else "**no**", f"{r['seconds']:.1f}", r["steps"], f"{r['prepare_seconds']:.1f}",
-                f"{r['exact_match']:.3f}", f"{r['file_exact_match']:.3f}", f"{r['parameters']:,}",
-                f"{r['file_bytes'] / 1000:.0f}", f"{r['load']:.2f}",
+                LABELS[r["model"]],
+                r["path"],
+                r["seed"],
+                f"{BUDGETS[r['model']]:.0f}",
+                "yes" if r["reached"] else "**no**",
+                f"{r['seconds']:.1f}",
+                r["steps"],
+                f"{r['prepare_seconds']:.1f}",
+                f"{r['exact_match']:.3f}",
+                f"{r['file_exact_match']:.3f}",
+                f"{r['parameters']:,}",
+                f"{r['file_bytes'] / 1000:.0f}",
+                f"{r['load']:.2f}",
             )
-        )  # fmt: skip
+        )
     lines.append("")
     for name in dict.fromkeys(r["model"] for r in rows):
         mine = [r for r in rows if r["model"] == name]

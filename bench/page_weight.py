@@ -59,8 +59,11 @@ def main() -> None:
                 return round(1000 * statistics.median(seed_moves(browser, url, args.moves)), 1)
 
             for n in SIZES:
-                row = {"static": n, "page_ms": median_ms(f"{weighted_url}/?rows=8&cols=8&static={n}"),
-                       "bare_ms": median_ms(f"{bare_url}/?rows=8&cols=8")}  # fmt: skip
+                row = {
+                    "static": n,
+                    "page_ms": median_ms(f"{weighted_url}/?rows=8&cols=8&static={n}"),
+                    "bare_ms": median_ms(f"{bare_url}/?rows=8&cols=8"),
+                }
                 with_ratio(row, rows, "page_ms")
     finally:
         stop(weighted, bare)

@@ -1,4 +1,4 @@
-"""Several replicas for a department (issue 22): deploy/'s topology, here, without Docker.
+"""Several replicas for a department: deploy/'s topology, here, without Docker.
 
     python -m bench.replicas [--students 60] [--write]
 
@@ -128,11 +128,13 @@ def nginx(replicas: list[str]):
     folder.chmod(0o755)  # nginx's workers (user nobody when we are root) write temporary files in here
     port = free_port()
     access = folder / "access.log"
-    conf = render_template({
-        "ATTENTION_LAB_LISTEN": f"127.0.0.1:{port}",
-        "ATTENTION_LAB_REPLICAS": " ".join(f"server {r};" for r in replicas),
-        "ATTENTION_LAB_ACCESS_LOG": str(access),
-    })  # fmt: skip
+    conf = render_template(
+        {
+            "ATTENTION_LAB_LISTEN": f"127.0.0.1:{port}",
+            "ATTENTION_LAB_REPLICAS": " ".join(f"server {r};" for r in replicas),
+            "ATTENTION_LAB_ACCESS_LOG": str(access),
+        }
+    )
     (folder / "attention_lab.conf").write_text(conf)
     (folder / "nginx.conf").write_text(MAIN_CONF.format(folder=folder))
     command = [binary, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-e", str(folder / "error.log")]
@@ -175,8 +177,14 @@ def access_lines(log: Path) -> list[dict]:
     for line in log.read_text().splitlines() if log.exists() else []:
         m = pattern.search(line)
         if m:
-            found.append({"path": m.group(2), "status": int(m.group(3)), "route": m.group(5),
-                          "upstreams": [u.strip() for u in m.group(4).split(",")]})  # fmt: skip
+            found.append(
+                {
+                    "path": m.group(2),
+                    "status": int(m.group(3)),
+                    "route": m.group(5),
+                    "upstreams": [u.strip() for u in m.group(4).split(",")],
+                }
+            )
     return found
 
 
@@ -224,8 +232,13 @@ class Browser(Student):
 
     async def _connect(self) -> None:
         host = self.url.split("://", 1)[1]
-        self._ws = await websockets.connect(f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], origin=self.url,
-                                            max_size=None, additional_headers=self._cookie_header())  # fmt: skip
+        self._ws = await websockets.connect(
+            f"ws://{host}/_stcore/stream",
+            subprotocols=["streamlit"],
+            origin=self.url,
+            max_size=None,
+            additional_headers=self._cookie_header(),
+        )
         self.closed = False
         self._reader = asyncio.create_task(self._read())
 
@@ -296,10 +309,11 @@ def _counts(engine: sa.Engine, code: str, question_id: int) -> dict:
     with engine.connect() as conn:
         return {
             "members": conn.execute(sa.select(sa.func.count()).where(members.c.class_code == code)).scalar(),
-            "answers": conn.execute(sa.select(sa.func.count(sa.distinct(answers.c.member_id))).where(
-                answers.c.question_id == question_id)).scalar(),
+            "answers": conn.execute(
+                sa.select(sa.func.count(sa.distinct(answers.c.member_id))).where(answers.c.question_id == question_id)
+            ).scalar(),
             "runs": conn.execute(sa.select(sa.func.count()).where(runs.c.class_code == code)).scalar(),
-        }  # fmt: skip
+        }
 
 
 async def dashboard_via(replica: str, cookies: dict) -> dict:
@@ -323,8 +337,12 @@ async def dashboard_via(replica: str, cookies: dict) -> dict:
 
 
 def _agrees(view: dict, counts: dict) -> bool:
-    return (view["joined"] == str(counts["members"]) and view["answers"] == str(counts["answers"])
-            and view["answers_so_far"] == counts["answers"] and len(view["runs"]) == counts["runs"])  # fmt: skip
+    return (
+        view["joined"] == str(counts["members"])
+        and view["answers"] == str(counts["answers"])
+        and view["answers_so_far"] == counts["answers"]
+        and len(view["runs"]) == counts["runs"]
+    )
 
 
 async def _change_answer(s: Browser, key: str, value) -> None:
@@ -367,11 +385,18 @@ async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_u
             from store.schema import members
 
             with classes.engine.connect() as conn:
-                row = conn.execute(sa.select(members.c.id, members.c.name).where(
-                    members.c.class_code == code, members.c.name == name)).one()  # fmt: skip
+                row = conn.execute(
+                    sa.select(members.c.id, members.c.name).where(members.c.class_code == code, members.c.name == name)
+                ).one()
             settings = {"masking.live_causal": True, "masking.seed": i % 5}
-            classes.post_run(store.Member(row.id, code, row.name), LESSON, settings, payload["curve"],
-                             payload["metrics"], payload["snapshot"])  # fmt: skip
+            classes.post_run(
+                store.Member(row.id, code, row.name),
+                LESSON,
+                settings,
+                payload["curve"],
+                payload["metrics"],
+                payload["snapshot"],
+            )
 
         started = time.monotonic()
         tasks = []
@@ -439,9 +464,13 @@ async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_u
     from store.schema import answers, members
 
     with classes.engine.connect() as conn:
-        stored = dict(conn.execute(
-            sa.select(members.c.name, answers.c.answer).join(answers, answers.c.member_id == members.c.id)
-            .where(answers.c.question_id == question.id)).all())  # fmt: skip
+        stored = dict(
+            conn.execute(
+                sa.select(members.c.name, answers.c.answer)
+                .join(answers, answers.c.member_id == members.c.id)
+                .where(answers.c.question_id == question.id)
+            ).all()
+        )
     wrong_answer = [s.name for s in crowd if not _same_answer(stored.get(s.name), values[s.name])]
     moved = [s for s in crowd if s.reconnects]
     not_greeted = [s.name for s in moved if f"you are `{s.name}`" not in " ".join(s.texts[s.texts_at_reconnect :])]
@@ -475,8 +504,9 @@ async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_u
             sticky += line["upstreams"][0] != by_route[line["route"]]
     if sticky:
         problems.append(f"{sticky} websockets first reached another replica than their page")
-    failovers = [line for line in access_lines(access) if line["path"] == "/_stcore/stream" and
-                 len(line["upstreams"]) > 1]  # fmt: skip
+    failovers = [
+        line for line in access_lines(access) if line["path"] == "/_stcore/stream" and len(line["upstreams"]) > 1
+    ]
     classes.engine.dispose()
     reconnect = sorted(x for s in [teacher, *crowd] for x in s.reconnect_seconds)
     return {
@@ -577,15 +607,17 @@ def run(n: int, argv=None) -> dict:
 
 
 def final_line(r: dict) -> str:
-    return (f"replicas: {r['replicas_serving']} students {r['students']} errors {r['errors']} "
-            f"consistent {'yes' if r['consistent'] else 'no'} failover lost {r['lost']}")  # fmt: skip
+    return (
+        f"replicas: {r['replicas_serving']} students {r['students']} errors {r['errors']} "
+        f"consistent {'yes' if r['consistent'] else 'no'} failover lost {r['lost']}"
+    )
 
 
 # --------------------------------------------------------------------------------------------------- recording
 def section_lines(rows: list[dict], heading: str = "##") -> list[str]:
-    """The section "Several replicas (issue 22)": every stored run, the machine's load."""
+    """The section "Several replicas": every stored run, the machine's load."""
     lines = [
-        f"{heading} Several replicas (issue 22)",
+        f"{heading} Several replicas",
         "",
         "`python -m bench.replicas --students N --write`: the topology of `deploy/docker-compose.yml` without Docker:",
         "a throwaway PostgreSQL cluster, two `streamlit run app.py` replicas, Debian's nginx in front running",
@@ -605,23 +637,34 @@ def section_lines(rows: list[dict], heading: str = "##") -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in sorted(rows, key=lambda r: r["students"]):
-        lines.append(sections.row(
-            r["students"], " / ".join(map(str, r["per_replica"].values())),
-            " / ".join(map(str, r["websockets_per_replica"].values())), "yes" if r["consistent"] else "**no**",
-            r["killed_after_s"], r["failover_students"], f"{r['reconnect_median_s']} / {r['reconnect_max_s']}",
-            r["lost"], r["errors"], f"{r['load_before']} → {r['load_after']}", r["date"],
-        ))  # fmt: skip
+        lines.append(
+            sections.row(
+                r["students"],
+                " / ".join(map(str, r["per_replica"].values())),
+                " / ".join(map(str, r["websockets_per_replica"].values())),
+                "yes" if r["consistent"] else "**no**",
+                r["killed_after_s"],
+                r["failover_students"],
+                f"{r['reconnect_median_s']} / {r['reconnect_max_s']}",
+                r["lost"],
+                r["errors"],
+                f"{r['load_before']} → {r['load_after']}",
+                r["date"],
+            )
+        )
     lines.append("")
     for r in sorted(rows, key=lambda r: r["students"]):
         v = r["views"][0] if r["views"] else {}
-        lines.append(f"- N = {r['students']}: `{final_line(r)}`. Both dashboards: joined {v.get('joined')}, answers "
-                     f"{v.get('answers')}, {v.get('runs')} runs; database before the kill {r['before']}, "
-                     f"after {r['after']}. {r['measured_by']} {r['nginx']}; {r['database']}.")  # fmt: skip
+        lines.append(
+            f"- N = {r['students']}: `{final_line(r)}`. Both dashboards: joined {v.get('joined')}, answers "
+            f"{v.get('answers')}, {v.get('runs')} runs; database before the kill {r['before']}, "
+            f"after {r['after']}. {r['measured_by']} {r['nginx']}; {r['database']}."
+        )
         if r.get("note"):
             lines.append(f"  {r['note']}")
         if r["error_samples"]:
             lines.append(f"  First errors: {'; '.join(r['error_samples'][:3])}")
-    lines += ["", "Target (issue 22): 60 students, 0 errors, consistent yes, lost 0.", ""]
+    lines += ["", "Target: 60 students, 0 errors, consistent yes, lost 0.", ""]
     return lines
 
 

@@ -137,7 +137,7 @@ def _targets(speeds: list[dict], steps: list[dict]) -> list[str]:
         )
     worst = max(r["ratio"] for r in steps)
     rows.append(f"| TinyTransformer step ≤ 1.2 × torch.nn.Transformer | ratio ≤ {worst} | {verdict(worst <= 1.2)} |")
-    return ["## Against the targets of issue 3", "", "| target | measured (median) | |", "|---|---|---|", *rows]
+    return ["## Against the course's first targets", "", "| target | measured (median) | |", "|---|---|---|", *rows]
 
 
 def render(info: dict, date: str, speeds: list[dict], steps: list[dict]) -> str:
@@ -239,12 +239,16 @@ def shipped_results() -> list[str]:
             load = load[0] if isinstance(load, list) else load
             seconds = meta.get("seconds", "not recorded")
             name = lesson.slug if path.stem == lesson.slug else f"{lesson.slug} ({path.name})"
-            lines.append(f"| {name} | `{meta.get('command', '')}` | {len(meta.get('seeds', []))} | {seconds} "
-                         f"| {str(meta.get('date', ''))[:10]} | {load} |")  # fmt: skip
+            lines.append(
+                f"| {name} | `{meta.get('command', '')}` | {len(meta.get('seeds', []))} | {seconds} "
+                f"| {str(meta.get('date', ''))[:10]} | {load} |"
+            )
             for added in meta.get("added", []):  # variants trained later into the same file, by their own command
-                lines.append(f"| {name}, added | `{added.get('command', '')}` | {len(added.get('seeds', []))} "
-                             f"| {added.get('seconds', 'not recorded')} | {str(added.get('date', ''))[:10]} "
-                             f"| {added.get('load_1min_before', '')} |")  # fmt: skip
+                lines.append(
+                    f"| {name}, added | `{added.get('command', '')}` | {len(added.get('seeds', []))} "
+                    f"| {added.get('seconds', 'not recorded')} | {str(added.get('date', ''))[:10]} "
+                    f"| {added.get('load_1min_before', '')} |"
+                )
     return lines
 
 

@@ -1,4 +1,4 @@
-"""Each lesson against a page of its own weight that computes nothing (issue 22, items 1 and 2).
+"""Each lesson against a page of its own weight that computes nothing.
 
     python -m bench.same_weight [--opens 3] [--moves 3] [--lessons SLUG …] [--write]
 
@@ -74,8 +74,13 @@ def reference_query(lesson_weight: dict, rows: int, cols: int) -> tuple[str, dic
 
     from bench.classroom import ROOT
 
-    params = {"rows": rows, "cols": cols, "plotly": max(0, lesson_weight["plotly"] - 1),
-              "vega": lesson_weight["vega"], "tables": lesson_weight["tables"]}  # fmt: skip
+    params = {
+        "rows": rows,
+        "cols": cols,
+        "plotly": max(0, lesson_weight["plotly"] - 1),
+        "vega": lesson_weight["vega"],
+        "tables": lesson_weight["tables"],
+    }
     static = max(0, lesson_weight["elements"] - lesson_weight["plotly"] - lesson_weight["vega"] - 6)
     got = None
     for _ in range(6):

@@ -10,7 +10,7 @@
 
 The slider and the heatmap sit in a fragment, as a lesson's section does. With a lesson's own counts
 (``bench/same_weight.py`` reads them off the lesson page), this is the lesson's same-weight reference: the same
-number of elements and charts, nothing computed (issue 22, items 1 and 2; ``bench/page_weight.py`` varies
+number of elements and charts, nothing computed (``bench/page_weight.py`` varies
 ``static`` alone).
 """
 
@@ -33,9 +33,14 @@ def charts(count: dict[str, int], part: str) -> None:
     for i in range(count["plotly"]):
         st.plotly_chart(go.Figure(go.Heatmap(z=FIXED)), key=f"{part}.plotly.{i}")
     for i in range(count["vega"]):
-        spec = {"mark": "line", "encoding": {"x": {"field": "step", "type": "quantitative"},
-                                             "y": {"field": "loss", "type": "quantitative"}},
-                "data": {"values": CURVE}}  # fmt: skip
+        spec = {
+            "mark": "line",
+            "encoding": {
+                "x": {"field": "step", "type": "quantitative"},
+                "y": {"field": "loss", "type": "quantitative"},
+            },
+            "data": {"values": CURVE},
+        }
         st.vega_lite_chart(spec=spec, key=f"{part}.vega.{i}")
     for _ in range(count["tables"]):
         st.dataframe(TABLE, hide_index=True)

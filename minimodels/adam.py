@@ -70,10 +70,22 @@ class Adam:
         if self.fused:
             torch._foreach_add_(list(steps), 1)
             torch._fused_adam_(
-                live, [p.grad for p in live], list(averages), list(squares), [], list(steps),
-                lr=self.lr, beta1=beta1, beta2=beta2, weight_decay=0.0, eps=self.eps, amsgrad=False,
-                maximize=False, grad_scale=None, found_inf=None,
-            )  # fmt: skip
+                live,
+                [p.grad for p in live],
+                list(averages),
+                list(squares),
+                [],
+                list(steps),
+                lr=self.lr,
+                beta1=beta1,
+                beta2=beta2,
+                weight_decay=0.0,
+                eps=self.eps,
+                amsgrad=False,
+                maximize=False,
+                grad_scale=None,
+                found_inf=None,
+            )
             return
         for p, step_t, average, square in zip(live, steps, averages, squares, strict=True):
             grad = p.grad

@@ -297,18 +297,24 @@ def score_sentences(
     model.eval()
     n = min(limit, len(corpus.split(split)))
     batch = corpus.pair_batch(split, source_lang, target_lang, torch.arange(n))
-    predicted, A = model.translate(source_lang, target_lang, batch.source, batch.source_lengths,
-                                   max_len=batch.target_out.shape[1] + 4)  # fmt: skip
+    predicted, A = model.translate(
+        source_lang, target_lang, batch.source, batch.source_lengths, max_len=batch.target_out.shape[1] + 4
+    )
     model.train(was_training)
     gold = batch.target_out  # (B, T)
     width = max(gold.shape[1], predicted.shape[1])
     gold = nn.functional.pad(gold, (0, width - gold.shape[1]), value=PAD_ID)
     predicted = nn.functional.pad(predicted, (0, width - predicted.shape[1]), value=PAD_ID)
     real = gold != PAD_ID
-    return SentenceScores(exact=(predicted == gold).all(dim=1), matches=((predicted == gold) & real).sum(dim=1),
-                          lengths=real.sum(dim=1), source_words=batch.source_lengths - 1, A=A,
-                          predicted=tuple(map(words_of, predicted.tolist())),
-                          references=tuple(map(words_of, gold.tolist())))  # fmt: skip
+    return SentenceScores(
+        exact=(predicted == gold).all(dim=1),
+        matches=((predicted == gold) & real).sum(dim=1),
+        lengths=real.sum(dim=1),
+        source_words=batch.source_lengths - 1,
+        A=A,
+        predicted=tuple(map(words_of, predicted.tolist())),
+        references=tuple(map(words_of, gold.tolist())),
+    )
 
 
 # ------------------------------------------------------------------------------------------- training
@@ -432,10 +438,15 @@ def _report(model, corpus, config, supervised, step, seconds, loss, penalty) -> 
     maps = bridge_maps(model, corpus.probe.sentences, corpus.tokenizers)
     model.train()
     return BridgeProgress(
-        step=step, seconds=seconds, loss=loss, penalty=penalty, exact_match=seen, zero_shot=zero_shot,
+        step=step,
+        seconds=seconds,
+        loss=loss,
+        penalty=penalty,
+        exact_match=seen,
+        zero_shot=zero_shot,
         probe_maps={lang: A for lang, (A, _) in maps.items()},
         probe_tokens={lang: tokens for lang, (_, tokens) in maps.items()},
-    )  # fmt: skip
+    )
 
 
 def all_pairs(
@@ -454,8 +465,10 @@ def save_bridge(model: BridgeModel, tokenizers: dict[str, WordTokenizer], direct
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     torch.save({k: v.half() for k, v in model.state_dict().items()}, directory / "model.pt")
-    vocab = {lang: [tokenizers[lang].id_to_piece(i) for i in range(4, tokenizers[lang].vocab_size)]
-             for lang in model.config.languages}  # fmt: skip
+    vocab = {
+        lang: [tokenizers[lang].id_to_piece(i) for i in range(4, tokenizers[lang].vocab_size)]
+        for lang in model.config.languages
+    }
     config = {**asdict(model.config), "vocab_sizes": [list(x) for x in model.config.vocab_sizes]}
     (directory / "config.json").write_text(json.dumps({"config": config, "vocab": vocab, "info": info}, indent=1))
 

@@ -128,21 +128,37 @@ ASSETS = Path(__file__).resolve().parents[1] / "assets" / "checkpoints"
 PRETRAINED: dict[str, list[str]] = {
     **{
         f"dates-gru-{attention}": [
-            "--task", "dates", "--model", f"gru-{attention}", "--max-steps", "800",
-            "--warmup-steps", "100", "--decay",
+            "--task",
+            "dates",
+            "--model",
+            f"gru-{attention}",
+            "--max-steps",
+            "800",
+            "--warmup-steps",
+            "100",
+            "--decay",
         ]
         for attention in ("additive", "none", "dot", "scaled_dot", "bilinear")
     },
     "dates-transformer": ["--task", "dates", "--model", "transformer", "--max-steps", "800"],
     **{
         f"{task}-gru-additive": [
-            "--task", task, "--model", "gru-additive", "--max-steps", "800", "--warmup-steps", "100", "--decay",
-            "--set", "bidirectional=true",
+            "--task",
+            task,
+            "--model",
+            "gru-additive",
+            "--max-steps",
+            "800",
+            "--warmup-steps",
+            "100",
+            "--decay",
+            "--set",
+            "bidirectional=true",
         ]
         for task in ("toy-translation", "toy-translation-it")
     },
     "toy-translation-transformer": ["--task", "toy-translation", "--model", "transformer", "--max-steps", "800"],
-}  # fmt: skip
+}
 COMMON = ["--seed", "0", "--threads", "1", "--target", "0", "--max-seconds", "0"]
 
 

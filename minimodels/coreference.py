@@ -88,8 +88,17 @@ def accuracy(model: ItResolver, batch: dict[str, torch.Tensor]) -> float:
     return float(right[batch["ambiguous"]].float().mean())
 
 
-def train(model: ItResolver, task: ItTask, *, seed: int, steps: int, batch_size: int = 64, lr: float = 3e-3,
-          check_every: int = 50, on_check: Callable[[dict], None] | None = None) -> ItTraining:  # fmt: skip
+def train(
+    model: ItResolver,
+    task: ItTask,
+    *,
+    seed: int,
+    steps: int,
+    batch_size: int = 64,
+    lr: float = 3e-3,
+    check_every: int = 50,
+    on_check: Callable[[dict], None] | None = None,
+) -> ItTraining:
     """Adam on the cross-entropy of the referent word, ``steps`` minibatches drawn with ``seed``; the valid split's
     accuracy and the mean training loss at every check."""
     data, valid = encode(task.split("train")), encode(task.split("valid"))
@@ -108,8 +117,12 @@ def train(model: ItResolver, task: ItTask, *, seed: int, steps: int, batch_size:
         losses.append(float(loss.detach()))
         if step % check_every == 0 or step == steps:
             model.eval()
-            point = {"step": step, "seconds": round(time.perf_counter() - start, 3),
-                     "loss": round(sum(losses) / len(losses), 5), "accuracy": accuracy(model, valid)}  # fmt: skip
+            point = {
+                "step": step,
+                "seconds": round(time.perf_counter() - start, 3),
+                "loss": round(sum(losses) / len(losses), 5),
+                "accuracy": accuracy(model, valid),
+            }
             curve.append(point)
             losses = []
             if on_check is not None:

@@ -80,8 +80,9 @@ class Measurement:
         }
 
 
-def save_comparison(comparison: Comparison, measured: Measurement, out: str | Path, read_back: Callable[[Path], object],
-                    **meta) -> Path:  # fmt: skip
+def save_comparison(
+    comparison: Comparison, measured: Measurement, out: str | Path, read_back: Callable[[Path], object], **meta
+) -> Path:
     """Stamp a measured comparison with how it was made (and ``meta``), save it, check that the lesson's own loader
     reads it back, and say where it went."""
     stamped = {**comparison.meta, **measured.provenance(), **meta}

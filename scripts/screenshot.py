@@ -21,9 +21,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SIZES = {"desktop": (1400, 3000), "phone": (390, 6000)}  # the height grows to the page's content
 
 
@@ -113,10 +118,24 @@ def main(argv=None) -> None:
 
     args.out.mkdir(parents=True, exist_ok=True)
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(args.port),
-         "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(args.port),
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         _wait_for_port(args.port)
         with sync_playwright() as p:

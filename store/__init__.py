@@ -18,7 +18,21 @@ from store.learners import Learners
 from store.names import clean_name, generated_name
 
 __all__ = [
-    "DEFAULT_SQLITE", "ClassError", "ClassInfo", "ClassStore", "Learners", "Member", "Question", "RateLimited", "Run",
-    "StoreError", "StoreUnavailable", "Teacher", "clean_name", "database_url", "generated_name", "open_engine",
+    "DEFAULT_SQLITE",
+    "ClassError",
+    "ClassInfo",
+    "ClassStore",
+    "Learners",
+    "Member",
+    "Question",
+    "RateLimited",
+    "Run",
+    "StoreError",
+    "StoreUnavailable",
+    "Teacher",
+    "clean_name",
+    "database_url",
+    "generated_name",
+    "open_engine",
     "open_store",
-]  # fmt: skip
+]

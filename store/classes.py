@@ -39,8 +39,9 @@ JOIN_LIMIT = (200, 60.0)  # per class
 SESSION_JOIN_LIMIT = (10, 60.0)  # per browser session: a script cannot fill a class with names
 CREATE_LIMIT = (10, 3600.0)  # classes one browser session may start in an hour
 TEACHER_KEY_LIMIT = (5, 60.0)
-LONGEST_WINDOW = max(w for _, w in (ANSWER_LIMIT, RUN_LIMIT, JOIN_LIMIT, SESSION_JOIN_LIMIT, CREATE_LIMIT,
-                                      TEACHER_KEY_LIMIT))  # fmt: skip
+LONGEST_WINDOW = max(
+    w for _, w in (ANSWER_LIMIT, RUN_LIMIT, JOIN_LIMIT, SESSION_JOIN_LIMIT, CREATE_LIMIT, TEACHER_KEY_LIMIT)
+)
 MAX_ANSWER = 100  # characters of an answer
 MAX_RUN_JSON = 200_000  # bytes of one posted run (curve, metrics, snapshot)
 MAX_SHARED_MODEL = 5_000_000  # bytes of a model file the teacher shares (the Your own data page's upload cap)
@@ -221,8 +222,9 @@ class ClassStore:
         conn.execute(attempts.insert().values(scope=scope, at=now))
 
     # ------------------------------------------------------------------------------------------------ classes
-    def create_class(self, name: str, hours: float = DEFAULT_HOURS, now: float | None = None,
-                     session: str | None = None) -> tuple[ClassInfo, str]:  # fmt: skip
+    def create_class(
+        self, name: str, hours: float = DEFAULT_HOURS, now: float | None = None, session: str | None = None
+    ) -> tuple[ClassInfo, str]:
         """A new class and its teacher key (returned once; only its hash is kept). ``session``: the browser session
         asking, rate-limited."""
         now = now or time.time()
@@ -289,8 +291,9 @@ class ClassStore:
         return Teacher(self, info.code)
 
     # ------------------------------------------------------------------------------------------------ members
-    def join(self, code: str, name: str | None = None, now: float | None = None,
-             session: str | None = None) -> tuple[Member, str]:  # fmt: skip
+    def join(
+        self, code: str, name: str | None = None, now: float | None = None, session: str | None = None
+    ) -> tuple[Member, str]:
         """Join a live class under ``name`` (a generated one when None). Returns the member and their token,
         which lets the same browser come back as the same student."""
         now = now or time.time()
@@ -420,7 +423,7 @@ class ClassStore:
         with self.engine.begin() as conn:
             # Hand-outs of one sweep take turns: touching the sweep's row first takes the write lock (SQLite) or the
             # row's lock (PostgreSQL) before the counts are read, so two students joining at once never both see
-            # the same setting as the least taken (measured: 5 of 20 races gave a setting twice without it).
+            # the same setting as the least taken (without it, racing students were given one setting twice).
             conn.execute(sweeps.update().where(sweeps.c.id == sweep.id).values(id=sweep.id))
             given = conn.execute(sa.select(assignments.c.setting).where(mine)).scalar()
             if given is not None:
@@ -474,8 +477,9 @@ class ClassStore:
             )
         return int(result.inserted_primary_key[0])
 
-    def check_exercise(self, member: Member, lesson: str, exercise: str, answer, correct: bool,
-                       now: float | None = None) -> None:  # fmt: skip
+    def check_exercise(
+        self, member: Member, lesson: str, exercise: str, answer, correct: bool, now: float | None = None
+    ) -> None:
         """A lesson exercise a student checked on their own page during the class (their latest answer is kept):
         the dashboard shows each exercise's answers as they come in."""
         now = now or time.time()
@@ -484,20 +488,30 @@ class ClassStore:
             self._allow(conn, f"answer:{member.id}", ANSWER_LIMIT, now)
             conn.execute(checked.delete().where(checked.c.member_id == member.id, checked.c.exercise == exercise))
             conn.execute(
-                checked.insert().values(class_code=member.class_code, member_id=member.id, exercise=str(exercise)[:100],
-                                        lesson=str(lesson)[:64], answer=str(answer)[:MAX_ANSWER],
-                                        correct=bool(correct), at=now)
-            )  # fmt: skip
+                checked.insert().values(
+                    class_code=member.class_code,
+                    member_id=member.id,
+                    exercise=str(exercise)[:100],
+                    lesson=str(lesson)[:64],
+                    answer=str(answer)[:MAX_ANSWER],
+                    correct=bool(correct),
+                    at=now,
+                )
+            )
 
     def shared_models(self, code: str) -> list[dict]:
         """The models the teacher shared with the class: ``[{"id", "name", "bytes", "shared_at"}]``, newest first."""
         with _reader(self.engine) as conn:
             rows = conn.execute(
-                sa.select(shared_models.c.id, shared_models.c.name, sa.func.length(shared_models.c.data).label("size"),
-                          shared_models.c.shared_at)
+                sa.select(
+                    shared_models.c.id,
+                    shared_models.c.name,
+                    sa.func.length(shared_models.c.data).label("size"),
+                    shared_models.c.shared_at,
+                )
                 .where(shared_models.c.class_code == names.normal_code(code))
                 .order_by(shared_models.c.id.desc())
-            ).all()  # fmt: skip
+            ).all()
         return [{"id": r.id, "name": r.name, "bytes": int(r.size), "shared_at": r.shared_at} for r in rows]
 
     def shared_model(self, code: str, model_id: int) -> tuple[str, bytes]:
@@ -743,8 +757,9 @@ class Teacher:
             ).all()
         out: dict[str, dict] = {}
         for row in rows:
-            entry = out.setdefault(row.exercise, {"lesson": row.lesson, "exercise": row.exercise, "answered": 0,
-                                                  "right": 0, "answers": {}})  # fmt: skip
+            entry = out.setdefault(
+                row.exercise, {"lesson": row.lesson, "exercise": row.exercise, "answered": 0, "right": 0, "answers": {}}
+            )
             entry["answered"] += 1
             entry["right"] += bool(row.correct)
             entry["answers"][row.answer] = entry["answers"].get(row.answer, 0) + 1
@@ -778,8 +793,11 @@ class Teacher:
         if not data or len(data) > MAX_SHARED_MODEL:
             raise ClassError(f"A shared model file is at most {MAX_SHARED_MODEL // 1_000_000} MB.")
         with self.engine.begin() as conn:
-            result = conn.execute(shared_models.insert().values(class_code=self.code, name=str(name)[:200],
-                                                                data=bytes(data), shared_at=time.time()))  # fmt: skip
+            result = conn.execute(
+                shared_models.insert().values(
+                    class_code=self.code, name=str(name)[:200], data=bytes(data), shared_at=time.time()
+                )
+            )
         return int(result.inserted_primary_key[0])
 
     # after class
@@ -827,13 +845,23 @@ class Teacher:
                 .mappings()
                 .all()
             )
-            own = conn.execute(
-                sa.select(checked.c.lesson, checked.c.exercise, members.c.name, checked.c.answer, checked.c.correct,
-                          checked.c.at)
-                .join(members, members.c.id == checked.c.member_id)
-                .where(checked.c.class_code == self.code)
-                .order_by(checked.c.at)
-            ).mappings().all()  # fmt: skip
+            own = (
+                conn.execute(
+                    sa.select(
+                        checked.c.lesson,
+                        checked.c.exercise,
+                        members.c.name,
+                        checked.c.answer,
+                        checked.c.correct,
+                        checked.c.at,
+                    )
+                    .join(members, members.c.id == checked.c.member_id)
+                    .where(checked.c.class_code == self.code)
+                    .order_by(checked.c.at)
+                )
+                .mappings()
+                .all()
+            )
             grids = (
                 conn.execute(sa.select(sweeps).where(sweeps.c.class_code == self.code).order_by(sweeps.c.id))
                 .mappings()

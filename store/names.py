@@ -54,10 +54,50 @@ def clean_name(text: str) -> str:
     return kept
 
 
-_ADJECTIVES = ("Amber", "Brave", "Calm", "Clever", "Eager", "Gentle", "Happy", "Keen", "Lucky", "Merry", "Noble",
-               "Quick", "Quiet", "Swift", "Tidy", "Witty", "Bold", "Bright", "Kind", "Sunny")  # fmt: skip
-_ANIMALS = ("Otter", "Heron", "Lynx", "Falcon", "Panda", "Koala", "Badger", "Dolphin", "Fox", "Hedgehog", "Ibis",
-            "Lemur", "Marmot", "Owl", "Puffin", "Quokka", "Robin", "Seal", "Tapir", "Wombat")  # fmt: skip
+_ADJECTIVES = (
+    "Amber",
+    "Brave",
+    "Calm",
+    "Clever",
+    "Eager",
+    "Gentle",
+    "Happy",
+    "Keen",
+    "Lucky",
+    "Merry",
+    "Noble",
+    "Quick",
+    "Quiet",
+    "Swift",
+    "Tidy",
+    "Witty",
+    "Bold",
+    "Bright",
+    "Kind",
+    "Sunny",
+)
+_ANIMALS = (
+    "Otter",
+    "Heron",
+    "Lynx",
+    "Falcon",
+    "Panda",
+    "Koala",
+    "Badger",
+    "Dolphin",
+    "Fox",
+    "Hedgehog",
+    "Ibis",
+    "Lemur",
+    "Marmot",
+    "Owl",
+    "Puffin",
+    "Quokka",
+    "Robin",
+    "Seal",
+    "Tapir",
+    "Wombat",
+)
 
 
 def generated_name() -> str:

@@ -52,8 +52,10 @@ def cluster(database: str = "attention_lab") -> Iterator[str]:
 
     try:
         run(f"{folder}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-sync")
-        options = (f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")  # fmt: skip
+        options = (
+            f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
         run(f"{folder}/pg_ctl", "-D", data, "-o", options, "-l", os.path.join(home, "server.log"), "-w", "start")
         run(f"{folder}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", database)
     except subprocess.CalledProcessError as error:

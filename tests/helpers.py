@@ -267,10 +267,23 @@ def streamlit_run(script: str, log_dir: Path, what: str = "streamlit"):
     log = log_dir / "streamlit.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                script,
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:

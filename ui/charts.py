@@ -52,8 +52,8 @@ _BUILT = Kept(512)  # the same figures by who built them from what (``_built``):
 
 def _frozen(fig):
     """``fig`` as a figure whose ``to_dict`` (what Streamlit serialises, a deep copy each time) is made once, in
-    plain JSON types: Plotly's JSON writer then writes it straight away (0.02 ms) instead of first walking it to
-    convert its NumPy arrays (0.3-1.4 ms a figure, each time a page is drawn)."""
+    plain JSON types: Plotly's JSON writer then writes it straight away instead of first walking it to convert its
+    NumPy arrays, each time a page is drawn."""
     import plotly.graph_objects as go  # here: the home page loads ui, never Plotly
     import plotly.io  # here: the home page loads ui, never Plotly
 
@@ -70,8 +70,7 @@ def _frozen(fig):
 def _prepared(fig) -> _Drawn:
     """``fig`` made ready to draw: the same figure met before (by any session) is prepared once.
 
-    Preparing costs more than building: fitting the margins reads every label, the text alternative every cell
-    (py-spy, 30 page opens of the masking lesson: a third of the page's time went to its six figures)."""
+    Preparing costs more than building: fitting the margins reads every label, the text alternative every cell."""
 
     flags = (presenting(), high_contrast())
     # who the figure is: its traces and layout as Plotly holds them (numbers, labels, sizes), and the settings
@@ -83,8 +82,12 @@ def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
     from lessons.common import charts, export  # here: Plotly; the home page loads ui, never Plotly
 
     if presenter:  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
-        fig.update_layout(height=int((fig.layout.height or 450) * PRESENTER_SCALE), font_size=17, title_font_size=22,
-                          hoverlabel_font_size=17)  # fmt: skip
+        fig.update_layout(
+            height=int((fig.layout.height or 450) * PRESENTER_SCALE),
+            font_size=17,
+            title_font_size=22,
+            hoverlabel_font_size=17,
+        )
         if fig.layout.width:
             fig.layout.width = int(fig.layout.width * PRESENTER_SCALE)
         fig.update_xaxes(tickfont_size=16, title_font_size=17)
@@ -94,9 +97,8 @@ def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
         charts.high_contrast(fig)
     charts.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     # The margins hold the labels now, so Plotly.js need not check each one: its default for a numeric axis ("hide
-    # past div") measures every tick label's box in the browser on every draw. Chromium's profile of multi-head's
-    # Task switch (24 head maps): 37 ms a switch in those checks; switching, A/B against the old code on one
-    # machine, median 522 -> 426 ms (bench note in bench/same_weight.md).
+    # past div") measures every tick label's box in the browser on every draw, a cost a page of many maps feels
+    # (bench/same_weight.md).
     fig.update_xaxes(ticklabeloverflow="allow")
     fig.update_yaxes(ticklabeloverflow="allow")
     least = None
@@ -112,8 +114,8 @@ def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
 def _built(builder, args: tuple, kwargs: dict) -> _Drawn:
     """``builder(*args, **kwargs)`` prepared, built once per server for the same builder, arguments and settings.
 
-    Building costs too: Plotly's constructors and ``update_*`` calls were 16% of a whole-page run (py-spy, 20
-    students opening random lessons), for figures the server had built before. Only a module-level function is
+    Building costs too: Plotly's constructors and ``update_*`` calls are a large part of a whole-page run, for figures
+    the server had built before. Only a module-level function is
     kept by its arguments (a closure or a method may draw on more than them); arguments that cannot be pickled
     (:func:`ui.kept.digest`) are built each time."""
 
@@ -155,9 +157,12 @@ def plotly(fig, *args, key: str, **kwargs) -> None:
         drawn.frozen,
         key=key,
         width="stretch",
-        config={"displaylogo": False, "scrollZoom": False,
-                "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}},
-    )  # fmt: skip
+        config={
+            "displaylogo": False,
+            "scrollZoom": False,
+            "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2},
+        },
+    )
     if not _LIVE.get() and drawn.caption is not None:
         heatmap_downloads(drawn.figure, key, name, caption=drawn.caption, count=drawn.count)
 
@@ -211,21 +216,34 @@ def heatmap_downloads(fig, key: str, name: str, *, caption: str | None = None, c
     with values:
         tables = export.heatmap_tables(fig)
         table(charts.values_frame(tables), key=f"{key}.values.table")
-        st.caption(f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes, "
-                   "as files:")  # fmt: skip
+        st.caption(
+            f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes, "
+            "as files:"
+        )
         cols = st.columns(2)
         cols[0].download_button(
-            "CSV", lambda: export.tables_to_csv(tables), icon=":material/download:",
-            file_name=f"{name}.csv", mime="text/csv", key=f"{key}.csv", on_click="ignore",
-        )  # fmt: skip
+            "CSV",
+            lambda: export.tables_to_csv(tables),
+            icon=":material/download:",
+            file_name=f"{name}.csv",
+            mime="text/csv",
+            key=f"{key}.csv",
+            on_click="ignore",
+        )
         cols[1].download_button(
-            "JSON", lambda: export.tables_to_json(tables), icon=":material/download:", file_name=f"{name}.json",
-            mime="application/json", key=f"{key}.json", on_click="ignore",
-        )  # fmt: skip
+            "JSON",
+            lambda: export.tables_to_json(tables),
+            icon=":material/download:",
+            file_name=f"{name}.json",
+            mime="application/json",
+            key=f"{key}.json",
+            on_click="ignore",
+        )
 
 
-def comparison_curves(charts, key: str, *, names=("loss", "accuracy"), axis_key: str | None = None,
-                      height: int | None = None) -> None:  # fmt: skip
+def comparison_curves(
+    charts, key: str, *, names=("loss", "accuracy"), axis_key: str | None = None, height: int | None = None
+) -> None:
     """A measured comparison's curves side by side (one column per chart, keyed ``{key}.{name}``).
 
     ``charts(x=…)`` builds the Vega-Lite specs (``lessons.common.comparison.curves_chart``) against the training
@@ -266,8 +284,8 @@ _TABLES = Kept(512)  # the server's tables as Arrow, by content
 
 def _arrow(rows):
     """``rows`` (dicts or a data frame) as the Arrow table Streamlit would make of them, made once per content for
-    every session: converting through pandas was a twelfth of a lesson run (py-spy, every lesson opened 12 times).
-    Rows that cannot be pickled go as they are."""
+    every session: converting through pandas is a noticeable part of a lesson's run. Rows that cannot be pickled go
+    as they are."""
     import pandas as pd  # here: the home page loads ui, never pandas
 
     try:

@@ -93,8 +93,10 @@ def stores() -> tuple[store.ClassStore, store.Learners] | None:
 
 
 def _unavailable(what: str = "Progress and class features") -> None:
-    st.caption(f":material/cloud_off: {what} are paused: the course's database cannot be reached right now. "
-               "This lesson works on its own; nothing already saved is lost.")  # fmt: skip
+    st.caption(
+        f":material/cloud_off: {what} are paused: the course's database cannot be reached right now. "
+        "This lesson works on its own; nothing already saved is lost."
+    )
 
 
 def _reading(refresh):
@@ -136,8 +138,10 @@ def _set_cookie(name: str, value: str | None) -> None:
     if value is not None and not _COOKIE_VALUE.match(value):
         return
     life = 0 if value is None else COOKIE_DAYS * 86400
-    st.html(f"<script>document.cookie = '{name}={value or ''}; Max-Age={life}; Path=/; SameSite=Lax';</script>",
-            unsafe_allow_javascript=True)  # fmt: skip
+    st.html(
+        f"<script>document.cookie = '{name}={value or ''}; Max-Age={life}; Path=/; SameSite=Lax';</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------- the learner
@@ -234,8 +238,11 @@ def resume_here(exercise_key: str) -> None:
     if st.query_params.get(RESUME_PARAM) != exercise_key or not re.match(r"^[\w.\-]{1,100}$", exercise_key):
         return
     anchor = "resume-" + exercise_key.replace(".", "-")
-    st.html(f'<div id="{anchor}"></div><script>setTimeout(() => document.getElementById("{anchor}")'
-            '?.scrollIntoView({block: "center"}), 600);</script>', unsafe_allow_javascript=True)  # fmt: skip
+    st.html(
+        f'<div id="{anchor}"></div><script>setTimeout(() => document.getElementById("{anchor}")'
+        '?.scrollIntoView({block: "center"}), 600);</script>',
+        unsafe_allow_javascript=True,
+    )
     del st.query_params[RESUME_PARAM]
 
 
@@ -259,8 +266,10 @@ def progress_panel(exercise_counts: dict[str, int] | None = None) -> dict[str, s
     with st.container(border=True):
         st.markdown("**Your progress**")
         if not key:
-            st.caption("Open any lesson and your progress is kept here: lessons visited, exercises answered, "
-                       "and where you stopped. No account: a key stays in this browser (or in your link).")  # fmt: skip
+            st.caption(
+                "Open any lesson and your progress is kept here: lessons visited, exercises answered, "
+                "and where you stopped. No account: a key stays in this browser (or in your link)."
+            )
             return {}
         place = _guard(lambda: learners.resume(key))
         if place and place is not FAILED:
@@ -269,16 +278,27 @@ def progress_panel(exercise_counts: dict[str, int] | None = None) -> dict[str, s
                 entry = catalog.lesson(lesson)
                 done = sum(state == "done" for state in states.values())
                 label = f"Resume: {entry.title}" + (" (your last answer)" if where else "")
-                st.page_link(entry.page, label=label, icon=":material/play_circle:",
-                             query_params={RESUME_PARAM: where} if where else None)  # fmt: skip
-                st.caption(f"{done} of {len(catalog.all_lessons())} lessons done, "
-                           f"{sum(state == 'in progress' for state in states.values())} in progress.")  # fmt: skip
+                st.page_link(
+                    entry.page,
+                    label=label,
+                    icon=":material/play_circle:",
+                    query_params={RESUME_PARAM: where} if where else None,
+                )
+                st.caption(
+                    f"{done} of {len(catalog.all_lessons())} lessons done, "
+                    f"{sum(state == 'in progress' for state in states.values())} in progress."
+                )
             except KeyError:
                 pass
         with st.expander("Where your progress is kept", icon=":material/key:"):
             mode = st.session_state.get("learner.mode", "browser")
-            choice = st.radio("Keep my progress key", ["in this browser", "in my link only"],
-                              index=0 if mode == "browser" else 1, key="learner.where", horizontal=True)  # fmt: skip
+            choice = st.radio(
+                "Keep my progress key",
+                ["in this browser", "in my link only"],
+                index=0 if mode == "browser" else 1,
+                key="learner.where",
+                horizontal=True,
+            )
             if choice == "in my link only":
                 if mode != "link":
                     st.session_state["learner.mode"] = "link"
@@ -457,8 +477,9 @@ def _question_form(member: Member, question, classes: store.ClassStore) -> None:
         if question.is_choice:
             response = st.radio("Your answer", question.choices, index=None if mine is None else int(mine), key=key)
         else:
-            response = st.number_input("Your answer", value=None if mine is None else float(mine), step=0.01,
-                                       format="%.3f", key=key)  # fmt: skip
+            response = st.number_input(
+                "Your answer", value=None if mine is None else float(mine), step=0.01, format="%.3f", key=key
+            )
         sent = st.form_submit_button("Send my answer")
     if sent:
         if response is None:
@@ -482,25 +503,28 @@ def _student_bar(member: Member, slug: str | None) -> None:
         classes = opened[0]
         code = member.class_code
         if slug is not None:
-            sweep = _guard(lambda: _shared_read(("sweep", code, slug), lambda: classes.current_sweep(code, slug)),
-                           quiet=True)  # fmt: skip
+            sweep = _guard(
+                lambda: _shared_read(("sweep", code, slug), lambda: classes.current_sweep(code, slug)), quiet=True
+            )
             known = st.session_state.get("classroom.sweeps", {}).get(slug, (None, None))[0]
             if sweep is not FAILED and (sweep and sweep.id) != (known and known.id):
                 st.rerun(scope="app")  # a sweep was handed out or closed: the whole page takes the setting
-        question = _guard(lambda: _shared_read(("question", code), lambda: classes.current_question(code)),
-                          quiet=True)  # fmt: skip
+        question = _guard(lambda: _shared_read(("question", code), lambda: classes.current_question(code)), quiet=True)
         if question is None or question is FAILED or question.state == "closed":
             return
         with st.container(border=True):
-            st.markdown(f":material/groups: **Question from your teacher** · class {member.class_code} · "
-                        f"you are {_plain(member.name)}")  # fmt: skip
+            st.markdown(
+                f":material/groups: **Question from your teacher** · class {member.class_code} · "
+                f"you are {_plain(member.name)}"
+            )
             st.markdown(question.prompt)
             if question.state == "open":
                 _question_form(member, question, classes)
             else:
                 qid = question.id
-                shown = _guard(lambda: _shared_read(("revealed", qid), lambda: classes.revealed_distribution(qid)),
-                               quiet=True)  # fmt: skip
+                shown = _guard(
+                    lambda: _shared_read(("revealed", qid), lambda: classes.revealed_distribution(qid)), quiet=True
+                )
                 if shown and shown is not FAILED:
                     _show_distribution(shown, question, f"classroom.reveal.{question.id}")
 
@@ -531,8 +555,10 @@ def _teacher_bar(slug: str) -> None:
         question = None if question is FAILED else question
         presence = _guard(teacher.presence, quiet=True)
         presence = {"here": 0, "per_lesson": {}} if presence is FAILED else presence
-        line = (f":material/co_present: **Class {teacher.code}** · {presence['here']} here, "
-                f"{presence['per_lesson'].get(slug, 0)} on this lesson")  # fmt: skip
+        line = (
+            f":material/co_present: **Class {teacher.code}** · {presence['here']} here, "
+            f"{presence['per_lesson'].get(slug, 0)} on this lesson"
+        )
         with st.container(border=True):
             st.markdown(line)
             if question is not None and question.state == "open":
@@ -558,8 +584,9 @@ def ask_button(exercise) -> None:
     slug = exercise.key.split(".", 1)[0]
     if st.button("Ask the class", key=f"{exercise.key}.ask", icon=":material/campaign:"):
         ex = exercise
-        asked = _guard(lambda: teacher.open_question(slug, ex.key, ex.prompt, ex.choices, ex.answer, ex.explanation,
-                                                      ex.tolerance))  # fmt: skip
+        asked = _guard(
+            lambda: teacher.open_question(slug, ex.key, ex.prompt, ex.choices, ex.answer, ex.explanation, ex.tolerance)
+        )
         if asked is not FAILED:
             st.toast("Asked: the students see it now. Reveal it from the class bar at the top or the dashboard.")
 
@@ -585,8 +612,11 @@ def _apply_sweep(classes: store.ClassStore, member: Member, slug: str) -> None:
                 st.session_state[widget_key] = value
         applied[slug] = (sweep.id, index)
     st.session_state.setdefault("classroom.sweeps", {})[slug] = (sweep, index)
-    st.info(f"**Class sweep.** Your setting: {sweep.describe(index)} (set below for you). Press Train: your run "
-            "goes to the class's chart when it ends.", icon=":material/science:")  # fmt: skip
+    st.info(
+        f"**Class sweep.** Your setting: {sweep.describe(index)} (set below for you). Press Train: your run "
+        "goes to the class's chart when it ends.",
+        icon=":material/science:",
+    )
 
 
 def sweep_controls(slug: str) -> None:
@@ -599,15 +629,17 @@ def sweep_controls(slug: str) -> None:
     with st.expander("Class sweep: give each student a different setting", icon=":material/science:"):
         chosen = {}
         for axis in axes:
-            picked = st.multiselect(axis.label, list(axis.values), default=list(axis.values),
-                                    key=f"classroom.sweep.{axis.key}")  # fmt: skip
+            picked = st.multiselect(
+                axis.label, list(axis.values), default=list(axis.values), key=f"classroom.sweep.{axis.key}"
+            )
             if picked:
                 chosen[axis.key] = picked
         grid = [dict(zip(chosen, values, strict=True)) for values in itertools.product(*chosen.values())]
         st.caption(f"{len(grid)} settings; students are spread evenly over them, so each setting gets several runs.")
         labels = {a.key: a.label for a in axes}
-        clicked = st.button("Hand out to the class", key=f"classroom.sweep.{slug}.start", disabled=not grid,
-                            type="primary")  # fmt: skip
+        clicked = st.button(
+            "Hand out to the class", key=f"classroom.sweep.{slug}.start", disabled=not grid, type="primary"
+        )
         if clicked and _guard(lambda: teacher.start_sweep(slug, grid, labels)) is not FAILED:
             st.toast("Handed out: each student's page now shows their setting.")
 
@@ -647,12 +679,24 @@ def post_finished_run(slug: str, run, settings: dict) -> None:
         return
     sweep, _index = st.session_state.get("classroom.sweeps", {}).get(slug, (None, None))
     latest = run.snapshots[-1]
-    metrics = {name: float(getattr(latest, name)) for name in ("exact_match", "loss", "seconds", "step")
-               if isinstance(getattr(latest, name, None), int | float)}  # fmt: skip
+    metrics = {
+        name: float(getattr(latest, name))
+        for name in ("exact_match", "loss", "seconds", "step")
+        if isinstance(getattr(latest, name, None), int | float)
+    }
     attention = getattr(latest, "attention", None)
     snapshot = classroom.attention_snapshot(attention) if getattr(attention, "ndim", 0) == 2 else None
-    done = _guard(lambda: opened[0].post_run(member, slug, settings, classroom.run_curve(run.snapshots), metrics,
-                                             snapshot, sweep_id=sweep.id if sweep else None))  # fmt: skip
+    done = _guard(
+        lambda: opened[0].post_run(
+            member,
+            slug,
+            settings,
+            classroom.run_curve(run.snapshots),
+            metrics,
+            snapshot,
+            sweep_id=sweep.id if sweep else None,
+        )
+    )
     if done is not FAILED:
         posted.add(run)
         st.toast("Your run was posted to the class.")
@@ -692,8 +736,9 @@ def start_panel() -> None:
         _set_cookie(TEACHER_COOKIE, f"{teacher.code}.{key}")  # again: the st.rerun() below drops what it queued
         student, teacher_link = links(teacher.code, key)
         st.success(f"Class **{teacher.code}** started.")
-        st.markdown("**Your teacher link** (shown once: keep it to come back to this dashboard; anyone with it is "
-                    "the teacher):")  # fmt: skip
+        st.markdown(
+            "**Your teacher link** (shown once: keep it to come back to this dashboard; anyone with it is the teacher):"
+        )
         st.code(teacher_link, language=None)
         if st.button("I have saved my teacher link", key="classroom.saved", icon=":material/check:"):
             st.session_state.pop("classroom.new_key", None)
@@ -701,8 +746,13 @@ def start_panel() -> None:
         return
     with st.form("classroom.start.form", border=False):
         name = st.text_input("Class name", max_chars=80, placeholder="Attention, week 3", key="classroom.start.name")
-        hours = st.select_slider("The class ends by itself after", [1, 2, 4, 8, 12, 24, 48], value=12,
-                                 format_func=lambda h: f"{h} h", key="classroom.start.hours")  # fmt: skip
+        hours = st.select_slider(
+            "The class ends by itself after",
+            [1, 2, 4, 8, 12, 24, 48],
+            value=12,
+            format_func=lambda h: f"{h} h",
+            key="classroom.start.hours",
+        )
         started = st.form_submit_button("Start a class", type="primary", icon=":material/co_present:")
     if started:
         made = start(name, float(hours))
@@ -718,8 +768,9 @@ def join_panel(code: str = "") -> None:
     with st.form("classroom.join.form", border=False):
         typed = st.text_input("Class code", value=code, max_chars=12, key="classroom.join.code")
         tip = "Shown to your teacher. Up to 24 characters; leave it as it is for a made-up one."
-        name = st.text_input("Your name in the class", value=suggestion, max_chars=200, key="classroom.join.name",
-                             help=tip)  # fmt: skip
+        name = st.text_input(
+            "Your name in the class", value=suggestion, max_chars=200, key="classroom.join.name", help=tip
+        )
         joined = st.form_submit_button("Join", type="primary", icon=":material/login:")
     if joined and join(typed, name) is not None:
         st.rerun()
@@ -727,8 +778,10 @@ def join_panel(code: str = "") -> None:
 
 def student_home(member: Member) -> None:
     """The class page for a student who joined: who they are, the question bar, a way to leave."""
-    st.success(f"You are in class **{member.class_code}** as {_plain(member.name)}. Open any lesson: your "
-               "teacher's questions and settings reach you there and here.")  # fmt: skip
+    st.success(
+        f"You are in class **{member.class_code}** as {_plain(member.name)}. Open any lesson: your "
+        "teacher's questions and settings reach you there and here."
+    )
     if st.session_state.get("classroom.cookie"):  # the join's st.rerun() drops the cookie written before it
         _set_cookie(CLASS_COOKIE, st.session_state["classroom.cookie"])
     _student_bar(member, None)
@@ -743,10 +796,17 @@ def _run_rows(found) -> list[dict]:
     rows = []
     for run in found:
         axes, title = {a.key: a.label for a in _sweep_axes(run.lesson)}, _title(run.lesson)
-        rows.append({"run": run.id, "student": run.member_name, "lesson": title,
-                     "setting": classroom.setting_text(run.settings, axes),
-                     "exact match": run.metrics.get("exact_match"), "steps": run.metrics.get("step"),
-                     "seconds": run.metrics.get("seconds")})  # fmt: skip
+        rows.append(
+            {
+                "run": run.id,
+                "student": run.member_name,
+                "lesson": title,
+                "setting": classroom.setting_text(run.settings, axes),
+                "exact match": run.metrics.get("exact_match"),
+                "steps": run.metrics.get("step"),
+                "seconds": run.metrics.get("seconds"),
+            }
+        )
     return rows
 
 
@@ -755,11 +815,15 @@ def exercise_rows(checked: list[dict]) -> list[dict]:
 
     titles = {lesson.slug: lesson.title for lesson in catalog.all_lessons()}
     return [
-        {"lesson": titles.get(e["lesson"], e["lesson"]), "exercise": e["exercise"].split(".", 1)[-1],
-         "answered": e["answered"], "right": e["right"] / e["answered"],
-         "answers given (count)": ", ".join(f"{a} ({n})" for a, n in list(e["answers"].items())[:5])}
+        {
+            "lesson": titles.get(e["lesson"], e["lesson"]),
+            "exercise": e["exercise"].split(".", 1)[-1],
+            "answered": e["answered"],
+            "right": e["right"] / e["answered"],
+            "answers given (count)": ", ".join(f"{a} ({n})" for a, n in list(e["answers"].items())[:5]),
+        }
         for e in checked
-    ]  # fmt: skip
+    ]
 
 
 def show_run(run, name: str | None, key: str) -> None:
@@ -771,16 +835,31 @@ def show_run(run, name: str | None, key: str) -> None:
     st.markdown(f"**Spotlight:** {who}'s run on *{title}* · {classroom.setting_text(run.settings, axes)}")
     curve = [{"step": s, "held-out exact match": e} for s, _sec, _loss, e in run.curve]
     if curve:
-        vega({"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "title": "Held-out exact match",
-              "data": {"values": curve}, "mark": {"type": "line", "point": True},
-              "encoding": {"x": {"field": "step", "type": "quantitative"},
-                           "y": {"field": "held-out exact match", "type": "quantitative",
-                                 "axis": {"format": ".0%"}, "scale": {"domain": [0, 1]}}}},
-             key=f"{key}.curve", height=220)  # fmt: skip
+        vega(
+            {
+                "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+                "title": "Held-out exact match",
+                "data": {"values": curve},
+                "mark": {"type": "line", "point": True},
+                "encoding": {
+                    "x": {"field": "step", "type": "quantitative"},
+                    "y": {
+                        "field": "held-out exact match",
+                        "type": "quantitative",
+                        "axis": {"format": ".0%"},
+                        "scale": {"domain": [0, 1]},
+                    },
+                },
+            },
+            key=f"{key}.curve",
+            height=220,
+        )
     if run.snapshot:
         shot = run.snapshot
-        plotly(charts.attention_heatmap(shot["z"], shot["rows"], shot["cols"], title="Its attention at the end"),
-               key=f"{key}.map")  # fmt: skip
+        plotly(
+            charts.attention_heatmap(shot["z"], shot["rows"], shot["cols"], title="Its attention at the end"),
+            key=f"{key}.map",
+        )
 
 
 def dashboard(teacher: Teacher) -> None:
@@ -814,10 +893,9 @@ def dashboard(teacher: Teacher) -> None:
         count = teacher.answer_count(question.id) if question is not None else 0
         c[2].metric("Answers to the question", count if question is not None else "—")
         per_lesson = [
-            {"lesson": _title(slug),
-             "students": n}
+            {"lesson": _title(slug), "students": n}
             for slug, n in sorted(presence["per_lesson"].items(), key=lambda kv: -kv[1])
-        ]  # fmt: skip
+        ]
         if per_lesson:
             table(per_lesson)
         st.subheader("Question")
@@ -855,8 +933,7 @@ def dashboard(teacher: Teacher) -> None:
             runs = [{"settings": r.settings, "metrics": r.metrics} for r in found if r.sweep_id == sweep.id]
             pooled = classroom.pool(runs, sweep.settings, sweep.labels)
             state = "open" if sweep.open else "closed"
-            st.markdown(f"**Class sweep on {_title(sweep.lesson)}** ({state}): "
-                        + classroom.pooled_sentence(pooled))  # fmt: skip
+            st.markdown(f"**Class sweep on {_title(sweep.lesson)}** ({state}): " + classroom.pooled_sentence(pooled))
             if any(p.n for p in pooled):
                 vega(classroom.pooled_chart(pooled), key=f"classroom.dash.sweep.{sweep.id}", height=300)
         spot = _guard(lambda: teacher.spotlit(), quiet=True)
@@ -881,10 +958,22 @@ def dashboard(teacher: Teacher) -> None:
     with st.expander("After class: download, end, delete", icon=":material/download:"):
         as_json, as_zip = export_files(teacher)
         d = st.columns(2)
-        d[0].download_button("Everything as JSON", as_json, file_name=f"class-{info.code}.json",
-                             mime="application/json", key="classroom.export.json", on_click="ignore")  # fmt: skip
-        d[1].download_button("Everything as CSV (zip)", as_zip, file_name=f"class-{info.code}-csv.zip",
-                             mime="application/zip", key="classroom.export.csv", on_click="ignore")  # fmt: skip
+        d[0].download_button(
+            "Everything as JSON",
+            as_json,
+            file_name=f"class-{info.code}.json",
+            mime="application/json",
+            key="classroom.export.json",
+            on_click="ignore",
+        )
+        d[1].download_button(
+            "Everything as CSV (zip)",
+            as_zip,
+            file_name=f"class-{info.code}-csv.zip",
+            mime="application/zip",
+            key="classroom.export.csv",
+            on_click="ignore",
+        )
         if info.live() and st.button("End the class now", key="classroom.end"):
             _guard(teacher.end)
             st.rerun()

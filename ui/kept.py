@@ -31,7 +31,7 @@ def _tensor(dtype: str, shape: tuple, data: bytes) -> None:
 
 class _Fingerprint(pickle.Pickler):
     """A pickler for fingerprints: a tensor is its type, shape and bytes. Torch's own pickling of one goes through
-    ``torch.save`` (py-spy: a third of the figure keys' time); this is ~12 times quicker for a small tensor."""
+    ``torch.save``, slow and different for each object of equal values; this is much quicker for a small tensor."""
 
     def reducer_override(self, obj):
         torch = sys.modules.get("torch")  # never imported here: the home page runs without it
@@ -78,7 +78,7 @@ def _made_once(api, fn, options: dict):
 
     A page is a script run again on every rerun, so a cached function made on it (``st.cache_data(...)(fn)`` or a
     decorated ``def``) was made again on every run: Streamlit reads the function's source and tokenizes it to name
-    its cache (py-spy, 30 students in ``bench.classroom full``: 2.2% of the server's time). What is cached is the
+    its cache, a cost on every run of every session. What is cached is the
     same either way (Streamlit names the cache by the function's module, name and source); this skips the making.
 
     A function defined on a page is a new object on each run, with the same code (Streamlit compiles a page once),

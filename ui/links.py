@@ -18,7 +18,7 @@ _BOOL_WIDGETS = ("toggle", "checkbox")
 
 def _signature(widget) -> inspect.Signature:
     """``inspect.signature(widget)``, read once per widget function: ``cols[0].slider`` is a new bound method on
-    every run, its function the same (py-spy: reading it twice a linked widget was 0.6% of a class's server time)."""
+    every run, its function the same."""
     func = getattr(widget, "__func__", None)
     return _method_signature(func) if func is not None else _function_signature(widget)
 
@@ -116,8 +116,19 @@ def linked(widget, *args, key: str, param: str | None = None, **kwargs):
     return value
 
 
-def checked_text(widget, label: str, default: str, *, key: str, parse, keep: str = "tokens", what: str = "sentence",
-                 ok_key: str | None = None, link: bool = True, **kwargs):  # fmt: skip
+def checked_text(
+    widget,
+    label: str,
+    default: str,
+    *,
+    key: str,
+    parse,
+    keep: str = "tokens",
+    what: str = "sentence",
+    ok_key: str | None = None,
+    link: bool = True,
+    **kwargs,
+):
     """A text box (``st.text_input``, ``st.text_area``, or a column's) whose text the lesson checks.
 
     ``parse(text)`` returns an object with ``error`` (None when the text is usable) and the attribute ``keep`` (the

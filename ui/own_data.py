@@ -107,29 +107,43 @@ def pairs_input() -> Prepared | None:
     ways = (["an example set"] if sets else []) + ["a file", "pasted text"]
     c = st.columns([3, 2])
     way = c[0].radio("Start from", ways, horizontal=True, key="own_data.from")
-    duplicates = c[1].radio("Repeated pairs", ["keep", "drop"], horizontal=True, key="own_data.duplicates",
-                            help="A pair found twice or more: keep every copy, or learn from it once.")  # fmt: skip
+    duplicates = c[1].radio(
+        "Repeated pairs",
+        ["keep", "drop"],
+        horizontal=True,
+        key="own_data.duplicates",
+        help="A pair found twice or more: keep every copy, or learn from it once.",
+    )
     source = name = signature = None
     if way == "an example set":
         label = st.selectbox("Example set", list(sets), key="own_data.example")
         source, name, signature = sets[label], sets[label].name, ("example", label)
     elif way == "a file":
         upload = st.file_uploader(
-            f"A .tsv or .csv file (at most {LIMITS.max_bytes / 1e6:g} MB)", type=["tsv", "csv", "txt"],
-            key="own_data.upload", max_upload_size=own_data.upload_limit_mb(LIMITS),
-        )  # fmt: skip
+            f"A .tsv or .csv file (at most {LIMITS.max_bytes / 1e6:g} MB)",
+            type=["tsv", "csv", "txt"],
+            key="own_data.upload",
+            max_upload_size=own_data.upload_limit_mb(LIMITS),
+        )
         if upload is not None:
             signature = ("file", upload.file_id)
             if upload.size > LIMITS.max_bytes:  # said before a byte of it is read
-                _remember(signature, duplicates, f"The file is {upload.size / 1e6:.1f} MB; the limit here is "
-                                                 f"{LIMITS.max_bytes / 1e6:g} MB. Use fewer pairs.")  # fmt: skip
+                _remember(
+                    signature,
+                    duplicates,
+                    f"The file is {upload.size / 1e6:.1f} MB; the limit here is "
+                    f"{LIMITS.max_bytes / 1e6:g} MB. Use fewer pairs.",
+                )
             else:
                 source, name = upload, upload.name
     else:
         text = st.text_area(
-            "Your pairs, one a line: source, a tab or a comma, target", key="own_data.paste", height=160,
-            max_chars=own_data.PASTE_MAX_CHARS, placeholder="I like tea.\tMe gusta el té.",
-        )  # fmt: skip
+            "Your pairs, one a line: source, a tab or a comma, target",
+            key="own_data.paste",
+            height=160,
+            max_chars=own_data.PASTE_MAX_CHARS,
+            placeholder="I like tea.\tMe gusta el té.",
+        )
         if text.strip():
             source, name = text, "pasted text"
             signature = ("paste", hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
@@ -175,9 +189,13 @@ def _collect_finished_runs() -> None:
         run.model.eval()
         curve = own_data.curve(run.snapshots, after=before.meta.get("curve") if before is not None else None)
         meta = {
-            "architecture": architecture, "data_name": task.source_name or task.name, "pairs": task.pairs_count,
-            "steps": curve[-1]["step"], "exact_match": last.exact_match, "curve": curve,
-        }  # fmt: skip
+            "architecture": architecture,
+            "data_name": task.source_name or task.name,
+            "pairs": task.pairs_count,
+            "steps": curve[-1]["step"],
+            "exact_match": last.exact_match,
+            "curve": curve,
+        }
         _keep(OwnModel(run.model, task, architecture, "trained on this page", meta))
 
 
@@ -205,8 +223,7 @@ def model_file(architecture: str | None = None) -> tuple[str, bytes] | None:
     if mine is None:
         return None
     if mine.file is None:
-        mine.file = save_model(mine.model, mine.task, curve=mine.meta.get("curve", ()),
-                               extra={"origin": mine.origin})  # fmt: skip
+        mine.file = save_model(mine.model, mine.task, curve=mine.meta.get("curve", ()), extra={"origin": mine.origin})
     return artifact_filename(mine.architecture, getattr(mine.task, "fingerprint", "")), mine.file
 
 
@@ -227,11 +244,14 @@ def load_model_file(data: bytes, name: str) -> OwnModel:
         )
     curve = meta.get("curve") or []
     facts = {
-        "architecture": architecture, "data_name": (meta.get("data") or {}).get("name") or task.name,
+        "architecture": architecture,
+        "data_name": (meta.get("data") or {}).get("name") or task.name,
         "pairs": sum((meta.get("data") or {}).get(k, 0) for k in ("train_pairs", "held_out_pairs")),
-        "steps": curve[-1]["step"] if curve else None, "exact_match": curve[-1].get("exact_match") if curve else None,
-        "curve": curve, "saved": meta.get("saved"),
-    }  # fmt: skip
+        "steps": curve[-1]["step"] if curve else None,
+        "exact_match": curve[-1].get("exact_match") if curve else None,
+        "curve": curve,
+        "saved": meta.get("saved"),
+    }
     mine = OwnModel(model, task, architecture, f"loaded from {name}", facts, file=bytes(data))
     _keep(mine)
     return mine
@@ -273,9 +293,12 @@ def model_upload() -> None:
     from minimodels.own_data import ArtifactError  # here: torch; the home page loads ui, never torch
 
     upload = st.file_uploader(
-        "Load a model file you kept (.safetensors)", type=["safetensors"], key="own_data.model_upload",
-        max_upload_size=own_data.upload_limit_mb(), help="Loading reads numbers and text only; it runs nothing.",
-    )  # fmt: skip
+        "Load a model file you kept (.safetensors)",
+        type=["safetensors"],
+        key="own_data.model_upload",
+        max_upload_size=own_data.upload_limit_mb(),
+        help="Loading reads numbers and text only; it runs nothing.",
+    )
     if upload is None:
         return
     if st.session_state.get(LOADED, (None,))[0] != upload.file_id:

@@ -42,8 +42,12 @@ def presenter_toggle() -> None:
     """The sidebar switch; the mode is written into the link (``present=1``) so a shared link presents."""
     on = presenting()
     st.session_state[f"{PRESENT_KEY}.toggle"] = on
-    st.toggle("Presenter mode", key=f"{PRESENT_KEY}.toggle", on_change=_presenter_changed,
-              help="For a projector: larger text and figures, explanations folded into expanders.")  # fmt: skip
+    st.toggle(
+        "Presenter mode",
+        key=f"{PRESENT_KEY}.toggle",
+        on_change=_presenter_changed,
+        help="For a projector: larger text and figures, explanations folded into expanders.",
+    )
     if on and st.query_params.get(PRESENT_PARAM) != "1":
         st.query_params[PRESENT_PARAM] = "1"
     elif not on and PRESENT_PARAM in st.query_params:

@@ -42,8 +42,13 @@ def shared_view(fn, model, *args, **kwargs):
     if _SHIPPED.get(id(model)) is not model:
         return fn(model, *args, **kwargs)
     named = tuple(sorted(kwargs.items()))
-    key = (fn.__module__, fn.__qualname__, id(model), tuple(_identity(a) for a in args),
-           tuple((name, _identity(value)) for name, value in named))  # fmt: skip
+    key = (
+        fn.__module__,
+        fn.__qualname__,
+        id(model),
+        tuple(_identity(a) for a in args),
+        tuple((name, _identity(value)) for name, value in named),
+    )
     return _VIEWS.get_or_make(key, lambda: (fn(model, *args, **kwargs), args, named))[0]
 
 

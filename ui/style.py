@@ -22,14 +22,13 @@ CONTRAST_KEY = "ui.high_contrast"  # plain session state (not a widget's), so it
 # Fixed stylesheets: nothing a user typed ever goes into them.
 # The last rule: a part of the page out of sight is laid out and painted when it comes near the screen, not while the
 # page opens (content-visibility): a lesson is 3,400–6,200 DOM nodes, most of them below the fold, and Chromium laid
-# out and painted all of them as the page arrived. Fresh tab to fully drawn, A/B against the same code without the
-# rule on one machine (bench/same_weight.md): 11 of 12 lessons sooner, RNN cells 4.26 → 3.67 s, the Transformer
-# 4.18 → 3.83. Such a box clips what it holds, 12 px past its edges (overflow-clip-margin): room for a control's
-# 5 px focus ring (high contrast) where it pokes out of its box (a data frame's toolbar sits 4 px above it), so a
-# browser without overflow-clip-margin (Safari) skips the rule. No exception by selector: `:not(:has(…))` on every
-# box cost the browser more than the rule saved. A student scrolling sees the same page (axe-core finds the same on
-# the masking page with the rule and with every part forced visible); tests/browser/test_every_page_by_url.py checks
-# the rings; a full-page screenshot first makes the window as tall as the page (scripts/screenshot.py).
+# out and painted all of them as the page arrived (bench/same_weight.md has the comparison). Such a box clips what it
+# holds, 12 px past its edges (overflow-clip-margin): room for a control's 5 px focus ring (high contrast) where it
+# pokes out of its box (a data frame's toolbar sits 4 px above it), so a browser without overflow-clip-margin (Safari)
+# skips the rule. No exception by selector: `:not(:has(…))` on every box cost the browser more than the rule saved. A
+# student scrolling sees the same page (axe-core finds the same on the masking page with the rule and with every part
+# forced visible); tests/browser/test_every_page_by_url.py checks the rings; a full-page screenshot first makes the
+# window as tall as the page (scripts/screenshot.py).
 APP_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
 [data-testid="stMarkdownContainer"] table { display: block; max-width: 100%; overflow-x: auto; }
@@ -97,8 +96,12 @@ def apply() -> None:
     on = high_contrast()
     st.session_state[f"{CONTRAST_KEY}.toggle"] = on
     with st.sidebar:
-        st.toggle("High contrast", key=f"{CONTRAST_KEY}.toggle", on_change=_contrast_changed,
-                  help="Stronger text; heatmaps in black and white (signed ones: dark red to dark blue).")  # fmt: skip
+        st.toggle(
+            "High contrast",
+            key=f"{CONTRAST_KEY}.toggle",
+            on_change=_contrast_changed,
+            help="Stronger text; heatmaps in black and white (signed ones: dark red to dark blue).",
+        )
     if on and st.query_params.get(CONTRAST_PARAM) != "high":
         st.query_params[CONTRAST_PARAM] = "high"
     elif not on and CONTRAST_PARAM in st.query_params:

@@ -19,9 +19,8 @@ def folded(label: str, draw, *, key: str, icon: str | None = None) -> None:
     """An expander whose content ``draw()`` builds only while it is open, in a fragment of its own: opening or
     closing it reruns this fragment alone (its own nested fragment inside a section's).
 
-    A closed ``st.expander`` still sends its whole content, and the browser draws it all, on every run: the masking
-    lesson's closed code blocks and reveals were 2,300 of its 5,500 DOM nodes, their tables and charts the last
-    things to settle when it opened (Chromium's profile). ``key``: the expander's, unique on the page."""
+    A closed ``st.expander`` still sends its whole content, and the browser draws it all, on every run: a lesson's
+    closed code blocks and reveals are a large part of its page. ``key``: the expander's, unique on the page."""
     box = st.expander(label, icon=icon, key=key, on_change="rerun")
     if box.open:
         with box:
@@ -42,8 +41,8 @@ def show_code(*objects, label: str = "The code that computes this") -> None:
 
 @functools.cache
 def _source(obj) -> str:
-    """``inspect.getsource``, once per function: it re-reads and re-tokenizes the file each time (py-spy: half
-    of the architecture lab's run), and a server's code does not change under it (no file watcher)."""
+    """``inspect.getsource``, once per function: it re-reads and re-tokenizes the file each time (a large
+    part of a page run that lists code), and a server's code does not change under it (no file watcher)."""
     return inspect.getsource(obj)
 
 

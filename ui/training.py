@@ -65,8 +65,9 @@ def training_panel(
     run = runs.get(key)
     active = run is not None and run.active
     cols = st.columns([1, 1, 4])
-    cols[0].button(train_label, key=f"{key}.train", type="primary", disabled=active, icon=":material/play_arrow:",
-                   on_click=start)  # fmt: skip
+    cols[0].button(
+        train_label, key=f"{key}.train", type="primary", disabled=active, icon=":material/play_arrow:", on_click=start
+    )
     cols[1].button("Stop", key=f"{key}.stop", disabled=not active, icon=":material/stop:", on_click=stop)
     if run is None:
         return
@@ -83,8 +84,13 @@ def training_panel(
             fraction = min(1.0, latest.seconds / budget_seconds)
             if target:
                 fraction = max(fraction, min(1.0, latest.exact_match / target))
-        label = {"queued": "waiting for a free slot", "running": "training…", "finished": "done",
-                 "stopped": "stopped", "failed": "failed"}[run.status]  # fmt: skip
+        label = {
+            "queued": "waiting for a free slot",
+            "running": "training…",
+            "finished": "done",
+            "stopped": "stopped",
+            "failed": "failed",
+        }[run.status]
         if latest is not None:
             label += (
                 f" step {latest.step} · {latest.seconds:.1f} s · loss {latest.loss:.3f}"
@@ -108,9 +114,13 @@ def training_panel(
             return
         if len(run.snapshots) > 1:
             index = st.slider(
-                "Replay the run: training report", 1, len(run.snapshots), len(run.snapshots), key=f"{key}.replay",
+                "Replay the run: training report",
+                1,
+                len(run.snapshots),
+                len(run.snapshots),
+                key=f"{key}.replay",
                 help="Scrub back through the reports to watch the attention form.",
-            )  # fmt: skip
+            )
             replay_gif_button(run.snapshots, replay_frame, key)
             draw(run.snapshots[index - 1], f"{key}.replay.figure")
         else:
@@ -141,5 +151,12 @@ def replay_gif_button(snapshots, frame, key: str) -> None:
         ]
         return export.replay_gif([m for m, _ in frames], captions)
 
-    st.download_button("Replay as GIF", gif, file_name=f"{export.file_stem(key)}-replay.gif", mime="image/gif",
-                       key=f"{key}.gif", on_click="ignore", icon=":material/animated_images:")  # fmt: skip
+    st.download_button(
+        "Replay as GIF",
+        gif,
+        file_name=f"{export.file_stem(key)}-replay.gif",
+        mime="image/gif",
+        key=f"{key}.gif",
+        on_click="ignore",
+        icon=":material/animated_images:",
+    )

@@ -76,12 +76,11 @@ CHECK_FIGURES = False
 def figure(data: Sequence[dict], layout: dict) -> go.Figure:
     """A Plotly figure from plain dicts (``data``: the traces), without Plotly checking each property on the way in.
 
-    Plotly validates every property of a figure as it builds it: for the lessons' figures that cost 6–10 times
-    the rest of building them (measured on the multi-head page's three figures), on every move of a slider, for
-    every student on the server. Validation also rewrites short forms (a title given as a string, a colorscale
-    by name), so the builders write the long forms themselves: :data:`ATTENTION_COLORSCALE`, ``{"text": …}``.
-    Under the test suite (:data:`CHECK_FIGURES`) each figure is built both ways and must give the same JSON, so
-    a misspelt property or a short form fails a test.
+    Plotly validates every property of a figure as it builds it: for the lessons' figures that cost several times the
+    rest of building them, on every move of a slider, for every student on the server. Validation also rewrites short
+    forms (a title given as a string, a colorscale by name), so the builders write the long forms themselves:
+    :data:`ATTENTION_COLORSCALE`, ``{"text": …}``. Under the test suite (:data:`CHECK_FIGURES`) each figure is built
+    both ways and must give the same JSON, so a misspelt property or a short form fails a test.
     """
     fast = go.Figure({"data": list(data), "layout": layout}, _validate=False)
     if CHECK_FIGURES:
@@ -141,21 +140,26 @@ def attention_heatmap(
         "xaxis": _token_axis(x_title, xs, side="top", tickangle=-45 if len(xs) > 6 else 0),
         "yaxis": _token_axis(y_title, ys, autorange="reversed"),
     }
-    # one dict: building the trace and then update_layout() took ~16 ms of CPU per figure
+    # one dict: building the trace and then calling update_layout() costs many times more
     return figure([heatmap], layout)
 
 
 def _token_axis(title: str, labels: Sequence[str], **more) -> dict:
     """A heatmap axis with one tick per token, labelled with the tokens."""
-    return {"title": {"text": title}, "tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": labels,
-            **more}  # fmt: skip
+    return {
+        "title": {"text": title},
+        "tickmode": "array",
+        "tickvals": list(range(len(labels))),
+        "ticktext": labels,
+        **more,
+    }
 
 
 def hover_pairs(row_labels: Sequence[str], column_labels: Sequence[str]) -> np.ndarray:
     """A heatmap's ``customdata``: "row → column" for every cell, from labels already made safe.
 
     One string per cell in a numpy string array: Plotly validates and encodes it several times faster than an
-    object array of (row, column) pairs (measured 3.4 vs 7.2 ms of CPU for an 11 × 30 map).
+    object array of (row, column) pairs.
     """
     return np.array([[f"{r} → {c}" for c in column_labels] for r in row_labels], dtype=str).reshape(
         len(row_labels), len(column_labels)
@@ -346,8 +350,8 @@ def subplot_grid(
     ``xaxis="x" + panel_axis(r, c, cols)`` (and ``yaxis`` likewise).
 
     Why a dict: a figure built in one go (:func:`figure`) is built once, while
-    ``make_subplots`` with a ``row=, col=`` call per trace and per axis cost 20–200 ms per figure, on every
-    move of a slider. ``shared_xaxes``: the panels of a column share the bottom panel's x axis (ticks drawn
+    ``make_subplots`` with a ``row=, col=`` call per trace and per axis costs many times more, on every move of a
+    slider. ``shared_xaxes``: the panels of a column share the bottom panel's x axis (ticks drawn
     only there). ``column_widths``: relative widths of the columns (equal by default).
     """
     h = 0.2 / cols if horizontal_spacing is None else horizontal_spacing  # make_subplots' defaults
@@ -370,9 +374,18 @@ def subplot_grid(
             i = r * cols + c
             if i < len(titles):
                 layout["annotations"].append(
-                    {"text": titles[i], "x": sum(x_domain) / 2, "y": y_domain[1], "xref": "paper", "yref": "paper",
-                     "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": title_size}}
-                )  # fmt: skip
+                    {
+                        "text": titles[i],
+                        "x": sum(x_domain) / 2,
+                        "y": y_domain[1],
+                        "xref": "paper",
+                        "yref": "paper",
+                        "xanchor": "center",
+                        "yanchor": "bottom",
+                        "showarrow": False,
+                        "font": {"size": title_size},
+                    }
+                )
     return layout
 
 
@@ -422,37 +435,67 @@ def head_grid(
         n = panel_axis(i, 0, 1)
         for j in range(h):
             data.append(
-                {"type": "heatmap", "z": row.weights[j], "x": [j * step + c for c in range(len(xs))],
-                 "y": list(range(len(ys))), "customdata": custom, "coloraxis": "coloraxis", "xgap": 1, "ygap": 1,
-                 "xaxis": f"x{n}", "yaxis": f"y{n}",
-                 "hovertemplate": f"{safe_label(row.title, 60)} · head {j + 1}<br>%{{customdata}}"
-                 f"<br>{value_name} = %{{z:.3f}}<extra></extra>"}
-            )  # fmt: skip
+                {
+                    "type": "heatmap",
+                    "z": row.weights[j],
+                    "x": [j * step + c for c in range(len(xs))],
+                    "y": list(range(len(ys))),
+                    "customdata": custom,
+                    "coloraxis": "coloraxis",
+                    "xgap": 1,
+                    "ygap": 1,
+                    "xaxis": f"x{n}",
+                    "yaxis": f"y{n}",
+                    "hovertemplate": f"{safe_label(row.title, 60)} · head {j + 1}<br>%{{customdata}}"
+                    f"<br>{value_name} = %{{z:.3f}}<extra></extra>",
+                }
+            )
             if new_heads:
                 annotations.append(
-                    {"text": f"head {j + 1}", "x": j * step + (len(xs) - 1) / 2, "y": 1, "xref": f"x{n}",
-                     "yref": f"y{n} domain", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
-                     "font": {"size": 11}}
-                )  # fmt: skip
+                    {
+                        "text": f"head {j + 1}",
+                        "x": j * step + (len(xs) - 1) / 2,
+                        "y": 1,
+                        "xref": f"x{n}",
+                        "yref": f"y{n} domain",
+                        "xanchor": "center",
+                        "yanchor": "bottom",
+                        "showarrow": False,
+                        "font": {"size": 11},
+                    }
+                )
         layout[f"xaxis{n}"] = {
-            "domain": [0, min(1.0, h * width + (h - 1) * h_gap)], "anchor": f"y{n}",
+            "domain": [0, min(1.0, h * width + (h - 1) * h_gap)],
+            "anchor": f"y{n}",
             "range": [-0.5, h * step - blank - 0.5],
-            "tickmode": "array", "tickvals": list(range(len(xs))), "ticktext": xs,  # under the first map only
-            "showticklabels": x_ticks, "tickangle": -60, "tickfont": {"size": 9},
-            "showgrid": False, "zeroline": False,
-        }  # fmt: skip
+            "tickmode": "array",
+            "tickvals": list(range(len(xs))),
+            "ticktext": xs,  # under the first map only
+            "showticklabels": x_ticks,
+            "tickangle": -60,
+            "tickfont": {"size": 9},
+            "showgrid": False,
+            "zeroline": False,
+        }
         layout[f"yaxis{n}"] = {
-            "domain": [max(0.0, y_top - row_px / plot_px), y_top], "anchor": f"x{n}", "tickmode": "array",
-            "tickvals": list(range(len(ys))), "ticktext": ys, "autorange": "reversed", "tickfont": {"size": 9},
-            "title": {"text": row_title, "font": {"size": 11}}, "showgrid": False, "zeroline": False,
-        }  # fmt: skip
+            "domain": [max(0.0, y_top - row_px / plot_px), y_top],
+            "anchor": f"x{n}",
+            "tickmode": "array",
+            "tickvals": list(range(len(ys))),
+            "ticktext": ys,
+            "autorange": "reversed",
+            "tickfont": {"size": 9},
+            "title": {"text": row_title, "font": {"size": 11}},
+            "showgrid": False,
+            "zeroline": False,
+        }
     layout.update(
         annotations=annotations,
         title={"text": safe_label(title, 200)} if title else None,
         coloraxis=attention_coloraxis(value_name, thickness=12),
         height=plot_px + top_px + bottom_px,
         margin={"l": 10, "r": 10, "t": top_px, "b": bottom_px},
-    )  # fmt: skip
+    )
     return figure(data, layout)
 
 
@@ -465,8 +508,10 @@ def scale_key(scale) -> tuple | None:
 
 
 HOUSE_SCALE_KEYS = frozenset(scale_key(s) for s in HOUSE_COLORSCALES)
-_HIGH_CONTRAST = {scale_key(SEQUENTIAL_COLORSCALE): HIGH_CONTRAST_SEQUENTIAL,
-                  scale_key(DIVERGING_COLORSCALE): HIGH_CONTRAST_DIVERGING}  # fmt: skip
+_HIGH_CONTRAST = {
+    scale_key(SEQUENTIAL_COLORSCALE): HIGH_CONTRAST_SEQUENTIAL,
+    scale_key(DIVERGING_COLORSCALE): HIGH_CONTRAST_DIVERGING,
+}
 
 
 def heatmap_scales(spec: dict) -> list:
@@ -522,16 +567,19 @@ def values_frame(tables):
         frame = pd.DataFrame(table.values, columns=names[1:])
         frame.insert(0, names[0], table.rows)
         return frame
-    rows = [(t.name, r, c, float(t.values[i, j])) for t in tables for i, r in enumerate(t.rows)
-            for j, c in enumerate(t.columns)]  # fmt: skip
+    rows = [
+        (t.name, r, c, float(t.values[i, j]))
+        for t in tables
+        for i, r in enumerate(t.rows)
+        for j, c in enumerate(t.columns)
+    ]
     return pd.DataFrame(rows, columns=["map", "row", "column", "value"])
 
 
 # --- Margins that fit, so that Plotly draws a figure once ----------------------------------------------------
 # Streamlit's theme lets every axis push the figure's margins out to fit its labels ("automargin"). When a
 # label does not fit in the margins the figure was given, Plotly.js draws the figure, widens the margins and
-# draws it all again: measured in Chromium, 2× the drawing time of a heatmap or a grid of curves, and every
-# lesson figure was drawn twice (their margins were 10 px, for automargin to fill). :func:`fit_margins` gives
+# draws it all again: twice the drawing time of a heatmap or a grid of curves. :func:`fit_margins` gives
 # a figure margins estimated from its own labels, a little generous; where a guess is short, automargin still
 # widens them (drawn twice, as before), so a label is never cut.
 # Sizes in pixels, from Streamlit's Plotly theme (tick labels 12 px, axis titles 14 px, title standoff 20 (x) and
@@ -693,8 +741,11 @@ def fit_margins(fig: go.Figure) -> go.Figure:
         if spec.get("showscale") is False:
             continue
         if any(t.get("coloraxis") == name for t in traces):
-            colorbars.append(_colorbar_width(spec.get("colorbar") or {}, float(spec.get("cmin", 0) or 0),
-                                             float(spec.get("cmax", 1) or 1)))  # fmt: skip
+            colorbars.append(
+                _colorbar_width(
+                    spec.get("colorbar") or {}, float(spec.get("cmin", 0) or 0), float(spec.get("cmax", 1) or 1)
+                )
+            )
     if colorbars:
         need["r"] = max(need["r"], max(colorbars) + _PAD)
     named = [t for t in traces if t.get("name") and t.get("showlegend", True) is not False]

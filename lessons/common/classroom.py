@@ -74,9 +74,11 @@ def pooled_sentence(pooled: Sequence[Pooled], metric_name: str = "held-out exact
     total = sum(p.n for p in filled)
     ranked = sorted(filled, key=lambda p: p.mean, reverse=True)
     best = ranked[0]
-    text = (f"{total} run{'s' if total != 1 else ''} over {len(filled)} of {len(pooled)} settings. "
-            f"Highest mean {metric_name}: {best.setting} ({best.mean:.0%}"
-            + (f" ± {best.sd:.0%}, n = {best.n})" if best.n > 1 else ", one run)"))  # fmt: skip
+    text = (
+        f"{total} run{'s' if total != 1 else ''} over {len(filled)} of {len(pooled)} settings. "
+        f"Highest mean {metric_name}: {best.setting} ({best.mean:.0%}"
+        + (f" ± {best.sd:.0%}, n = {best.n})" if best.n > 1 else ", one run)")
+    )
     if len(ranked) > 1:
         second = ranked[1]
         gap = best.mean - second.mean
@@ -102,8 +104,13 @@ def pooled_chart(pooled: Sequence[Pooled], metric_name: str = "held-out exact ma
     ]
     order = [p.setting for p in pooled]
     slanted = any(len(name) > 14 for name in order)
-    x = {"field": "setting", "type": "nominal", "sort": order, "title": None,
-         "axis": {"labelAngle": -25 if slanted else 0, "labelLimit": 220}}  # fmt: skip
+    x = {
+        "field": "setting",
+        "type": "nominal",
+        "sort": order,
+        "title": None,
+        "axis": {"labelAngle": -25 if slanted else 0, "labelLimit": 220},
+    }
     y_scale = {"domain": [0, 1]}
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
@@ -132,7 +139,7 @@ def pooled_chart(pooled: Sequence[Pooled], metric_name: str = "held-out exact ma
                     },
                     "tooltip": [{"field": "setting"}, {"field": "mean", "format": ".1%"}, {"field": "n"}],
                 },
-            },  # fmt: skip
+            },
             {
                 "data": {"values": points},
                 "mark": {"type": "circle", "size": 60, "opacity": 0.6},
@@ -151,8 +158,10 @@ def distribution_rows(dist: dict) -> list[dict]:
     """A revealed poll as table rows: each choice with its count and ✓ on the truth; or the numbers given."""
     if "choices" in dist:
         return [{"answer": text, "students": n, "right": "✓" if truth else ""} for text, n, truth in dist["choices"]]
-    return [{"answer": v, "right": "✓" if abs(v - dist["truth"]) <= dist.get("tolerance", 0.0) else ""}
-            for v in dist["values"]]  # fmt: skip
+    return [
+        {"answer": v, "right": "✓" if abs(v - dist["truth"]) <= dist.get("tolerance", 0.0) else ""}
+        for v in dist["values"]
+    ]
 
 
 def distribution_sentence(dist: dict) -> str:
@@ -165,19 +174,24 @@ def distribution_sentence(dist: dict) -> str:
         truth = next(text for text, _, t in dist["choices"] if t)
         top = max(dist["choices"], key=lambda c: c[1])
         lead = "the most chosen answer" if top[2] else f"the most chosen answer was “{top[0]}”"
-        return (f"{right} of {answered} ({right / answered:.0%}) chose the right answer, “{truth}”"
-                + (f" ({lead})." if top[2] else f"; {lead}."))  # fmt: skip
+        return f"{right} of {answered} ({right / answered:.0%}) chose the right answer, “{truth}”" + (
+            f" ({lead})." if top[2] else f"; {lead}."
+        )
     low, high = min(dist["values"]), max(dist["values"])
-    return (f"{dist['right']} of {answered} ({dist['right'] / answered:.0%}) gave the right number, "
-            f"{dist['truth']:g}; the answers ranged from {low:g} to {high:g}.")  # fmt: skip
+    return (
+        f"{dist['right']} of {answered} ({dist['right'] / answered:.0%}) gave the right number, "
+        f"{dist['truth']:g}; the answers ranged from {low:g} to {high:g}."
+    )
 
 
 def distribution_chart(dist: dict) -> dict:
     """A Vega-Lite bar chart of a revealed choice poll (the truth's bar marked), or a strip of the numbers given
     with the truth as a rule."""
     if "choices" in dist:
-        rows = [{"answer": charts.safe_label(text, 40), "students": n, "right": "right answer" if t else "other"}
-                for text, n, t in dist["choices"]]  # fmt: skip
+        rows = [
+            {"answer": charts.safe_label(text, 40), "students": n, "right": "right answer" if t else "other"}
+            for text, n, t in dist["choices"]
+        ]
         return {
             "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
             "title": "The class's answers",
@@ -186,12 +200,17 @@ def distribution_chart(dist: dict) -> dict:
             "encoding": {
                 "y": {"field": "answer", "type": "nominal", "sort": None, "title": None},
                 "x": {"field": "students", "type": "quantitative", "title": "students", "axis": {"tickMinStep": 1}},
-                "color": {"field": "right", "type": "nominal", "title": None,
-                          "scale": {"domain": ["right answer", "other"], "range": ["#1a7f37", "#9aa4ad"]}},
+                "color": {
+                    "field": "right",
+                    "type": "nominal",
+                    "title": None,
+                    "scale": {"domain": ["right answer", "other"], "range": ["#1a7f37", "#9aa4ad"]},
+                },
             },
-        }  # fmt: skip
-    rows = [{"value": v, "kind": "an answer"} for v in dist["values"]] + [{"value": dist["truth"],
-                                                                         "kind": "the right answer"}]  # fmt: skip
+        }
+    rows = [{"value": v, "kind": "an answer"} for v in dist["values"]] + [
+        {"value": dist["truth"], "kind": "the right answer"}
+    ]
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
         "title": {"text": ["The class's answers", "green: the right one"]},
@@ -200,11 +219,15 @@ def distribution_chart(dist: dict) -> dict:
         "mark": {"type": "tick", "thickness": 3, "size": 34, "opacity": 0.8},
         "encoding": {
             "x": {"field": "value", "type": "quantitative", "title": "answer", "scale": {"zero": False, "padding": 12}},
-            "color": {"field": "kind", "type": "nominal", "title": None,
-                      "scale": {"domain": ["an answer", "the right answer"], "range": ["#5b6b7a", "#1a7f37"]},
-                      "legend": None},
+            "color": {
+                "field": "kind",
+                "type": "nominal",
+                "title": None,
+                "scale": {"domain": ["an answer", "the right answer"], "range": ["#5b6b7a", "#1a7f37"]},
+                "legend": None,
+            },
         },
-    }  # fmt: skip
+    }
 
 
 def run_curve(snapshots) -> list[list[float]]:
@@ -217,8 +240,9 @@ def run_curve(snapshots) -> list[list[float]]:
     return out
 
 
-def attention_snapshot(matrix, rows: Sequence[str] | None = None, cols: Sequence[str] | None = None,
-                       max_side: int = 40) -> dict | None:  # fmt: skip
+def attention_snapshot(
+    matrix, rows: Sequence[str] | None = None, cols: Sequence[str] | None = None, max_side: int = 40
+) -> dict | None:
     """A 2-D attention map as the store keeps it (at most ``max_side`` per side, 3 decimals), or None."""
     try:
         z = [[round(float(v), 3) for v in row[:max_side]] for row in list(matrix)[:max_side]]

@@ -25,8 +25,7 @@ import numpy as np
 FORMAT = "attention-lab/comparison/1"  # the ``"format"`` key of a saved comparison; bump on an incompatible change
 SIGNIFICANT_DIGITS = 6  # floats in a saved file: 0.123457, 1234.57 (seconds to the hundredth, losses to 1e-6)
 # Vega's "tableau10": one colour per variant, by its place in the comparison, so every chart of it agrees
-PALETTE = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d",
-           "#bab0ac")  # fmt: skip
+PALETTE = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac")
 
 Outcome = Literal["better", "worse", "too close"]
 
@@ -54,10 +53,14 @@ def curve_of(history: Sequence) -> list[dict]:
     """A training run's reports (``minimodels.train.Progress``: step, seconds, loss, exact match) as the per-report
     record a :class:`Run` keeps for its ``curve``."""
     return [
-        {"step": p.step, "seconds": round(p.seconds, 3), "loss": round(p.loss, 5),
-         "exact_match": round(p.exact_match, 4)}
+        {
+            "step": p.step,
+            "seconds": round(p.seconds, 3),
+            "loss": round(p.loss, 5),
+            "exact_match": round(p.exact_match, 4),
+        }
         for p in history
-    ]  # fmt: skip
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------- a run
@@ -106,8 +109,14 @@ class Run:
         return first_reached(self.curve, metric, level, x)
 
     def to_dict(self) -> dict:
-        return {"variant": self.variant, "seed": self.seed, "params": dict(self.params), "curve": list(self.curve),
-                "final": dict(self.final), "extra": dict(self.extra)}  # fmt: skip
+        return {
+            "variant": self.variant,
+            "seed": self.seed,
+            "params": dict(self.params),
+            "curve": list(self.curve),
+            "final": dict(self.final),
+            "extra": dict(self.extra),
+        }
 
 
 # ------------------------------------------------------------------------------------------------- a spread
@@ -126,7 +135,7 @@ class Spread:
         return {"values": self.values}
 
     # Computed once per spread (its values never change): a lesson's verdicts and exercises read the same spreads
-    # on every run of the page (py-spy, a class at once: ``present``, ``mean`` and ``sd`` were ~4% of the GIL).
+    # on every run of the page, for every student.
     @functools.cached_property
     def present(self) -> tuple[float, ...]:
         return tuple(v for v in self.values if v is not None)
@@ -347,8 +356,9 @@ class Comparison:
     ) -> Verdict:
         """Is ``a`` better than ``b`` on ``metric``, by more than the spread over seeds? (Rule: :func:`verdict`.)"""
         sa, sb = self.spread(metric, a, where), self.spread(metric, b, where)
-        outcome, reason = verdict(sa, sb, higher_is_better=higher_is_better, none_is_worst=none_is_worst,
-                                  min_gap=min_gap)  # fmt: skip
+        outcome, reason = verdict(
+            sa, sb, higher_is_better=higher_is_better, none_is_worst=none_is_worst, min_gap=min_gap
+        )
         return Verdict(a, b, self.label(a), self.label(b), metric, higher_is_better, sa, sb, outcome, reason)
 
     def table(
@@ -379,14 +389,24 @@ class Comparison:
     def run_rows(self, metrics: Sequence[str] | None = None) -> list[dict]:
         """Every run, one row: variant label, seed, params and final metrics (all of them, or ``metrics``)."""
         return [
-            {"variant": self.label(r.variant), "seed": r.seed, **r.params,
-             **{m: r.final.get(m) for m in (metrics if metrics is not None else r.final)}}
+            {
+                "variant": self.label(r.variant),
+                "seed": r.seed,
+                **r.params,
+                **{m: r.final.get(m) for m in (metrics if metrics is not None else r.final)},
+            }
             for r in self.runs
-        ]  # fmt: skip
+        ]
 
     def _point(self, run: Run, x: float, y: float) -> dict:
-        return {"variant": run.variant, "label": self.label(run.variant), "order": self.variants.index(run.variant),
-                "seed": run.seed, "x": float(x), "y": float(y)}  # fmt: skip
+        return {
+            "variant": run.variant,
+            "label": self.label(run.variant),
+            "order": self.variants.index(run.variant),
+            "seed": run.seed,
+            "x": float(x),
+            "y": float(y),
+        }
 
     def curve_points(self, metric: str, x: str = "step", where: Mapping[str, Any] | None = None) -> list[dict]:
         """Every report of every run (matching ``where``), long form for :func:`curves_chart`:
@@ -414,8 +434,13 @@ class Comparison:
 
     # --- storing it
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "variants": list(self.variants), "labels": dict(self.labels),
-                "meta": dict(self.meta), "runs": [r.to_dict() for r in self.runs]}  # fmt: skip
+        return {
+            "format": FORMAT,
+            "variants": list(self.variants),
+            "labels": dict(self.labels),
+            "meta": dict(self.meta),
+            "runs": [r.to_dict() for r in self.runs],
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping, source: str = "the comparison") -> Comparison:
@@ -441,8 +466,16 @@ class Comparison:
             if not all(isinstance(p, Mapping) for p in raw.get("curve", [])):
                 raise ValueError(f"{source}: run {i} ({raw['variant']}): every report of its curve must be an object")
             try:
-                runs.append(Run(raw["variant"], raw["seed"], raw.get("params", {}), tuple(raw.get("curve", ())),
-                                raw.get("final", {}), raw.get("extra", {})))  # fmt: skip
+                runs.append(
+                    Run(
+                        raw["variant"],
+                        raw["seed"],
+                        raw.get("params", {}),
+                        tuple(raw.get("curve", ())),
+                        raw.get("final", {}),
+                        raw.get("extra", {}),
+                    )
+                )
             except ValueError as error:
                 raise ValueError(f"{source}: run {i}: {error}") from error
         try:
@@ -551,8 +584,9 @@ def curves_chart(
     """
     variants: dict[str, dict] = {}
     for i, p in enumerate(points):
-        entry = variants.setdefault(p["variant"], {"label": str(p.get("label", p["variant"])),
-                                                  "order": p.get("order", i), "seeds": {}})  # fmt: skip
+        entry = variants.setdefault(
+            p["variant"], {"label": str(p.get("label", p["variant"])), "order": p.get("order", i), "seeds": {}}
+        )
         entry["seeds"].setdefault(p["seed"], []).append((float(p["x"]), float(p["y"])))
     values: list[dict] = []
     for entry in variants.values():
@@ -584,8 +618,9 @@ def _aggregate(entry: dict, *, percent: bool, log_y: bool) -> list[dict]:
     rows = []
     if len(lines) == 1:
         (line,) = lines.values()
-        return [{"kind": "mean", "label": label, "x": x, "mean": y, "sd": 0.0, "lo": y, "hi": y, "n": 1}
-                for x, y in line]  # fmt: skip
+        return [
+            {"kind": "mean", "label": label, "x": x, "mean": y, "sd": 0.0, "lo": y, "hi": y, "n": 1} for x, y in line
+        ]
     for seed, line in lines.items():
         rows += [{"kind": "seed", "label": label, "seed": seed, "x": x, "y": y} for x, y in line]
     grid = np.unique([x for line in lines.values() for x, _ in line])
@@ -602,9 +637,12 @@ def _aggregate(entry: dict, *, percent: bool, log_y: bool) -> list[dict]:
         lo, hi = np.maximum(lo, 0.0), np.minimum(hi, 1.0)
     if log_y:  # a log axis has no room below zero: there the band stops at the lowest seed
         lo = np.where(lo > 0, lo, np.nanmin(stack, axis=0))
-    rows += [{"kind": "mean", "label": label, "x": x, "mean": m, "sd": d, "lo": a, "hi": b, "n": k}
-             for x, m, d, a, b, k in zip(grid.tolist(), mean.tolist(), sd.tolist(), lo.tolist(), hi.tolist(),
-                                         n.tolist(), strict=True)]  # fmt: skip
+    rows += [
+        {"kind": "mean", "label": label, "x": x, "mean": m, "sd": d, "lo": a, "hi": b, "n": k}
+        for x, m, d, a, b, k in zip(
+            grid.tolist(), mean.tolist(), sd.tolist(), lo.tolist(), hi.tolist(), n.tolist(), strict=True
+        )
+    ]
     return rows
 
 
@@ -630,14 +668,18 @@ def _curves_template(
     mean = {
         "transform": [{"filter": "datum.kind === 'mean'"}],
         "mark": {"type": "line", "strokeWidth": 2.5, "point": {"size": 18, "filled": True}},
-        "encoding": {"y": y("mean"), "tooltip": [label, x_tip, {"field": "mean", "type": "quantitative",
-                                                                    "title": y_title, "format": number}]},
-    }  # fmt: skip
+        "encoding": {
+            "y": y("mean"),
+            "tooltip": [label, x_tip, {"field": "mean", "type": "quantitative", "title": y_title, "format": number}],
+        },
+    }
     layers = [mean]
     if spread:
         mean["encoding"]["tooltip"][-1]["title"] = "mean"
-        mean["encoding"]["tooltip"] += [{"field": "sd", "type": "quantitative", "format": number},
-                                        {"field": "n", "type": "quantitative", "title": "n (seeds)"}]  # fmt: skip
+        mean["encoding"]["tooltip"] += [
+            {"field": "sd", "type": "quantitative", "format": number},
+            {"field": "n", "type": "quantitative", "title": "n (seeds)"},
+        ]
         band = {
             "transform": [{"filter": "datum.kind === 'mean' && datum.n > 1"}],
             "mark": {"type": "area", "opacity": 0.18},
@@ -646,10 +688,17 @@ def _curves_template(
         seeds = {
             "transform": [{"filter": "datum.kind === 'seed'"}],
             "mark": {"type": "line", "strokeWidth": 1, "opacity": 0.35},
-            "encoding": {"y": y("y"), "detail": {"field": "seed", "type": "nominal"},
-                         "tooltip": [label, {"field": "seed", "type": "nominal"}, x_tip,
-                                     {"field": "y", "type": "quantitative", "title": y_title, "format": number}]},
-        }  # fmt: skip
+            "encoding": {
+                "y": y("y"),
+                "detail": {"field": "seed", "type": "nominal"},
+                "tooltip": [
+                    label,
+                    {"field": "seed", "type": "nominal"},
+                    x_tip,
+                    {"field": "y", "type": "quantitative", "title": y_title, "format": number},
+                ],
+            },
+        }
         layers = [band, seeds, mean]
     legend = {"orient": "bottom", "title": None, "labelLimit": 0, "symbolOpacity": 1}  # whole labels, full colour
     x = {"field": "x", "type": "quantitative", "title": x_title, "scale": {"type": "log"} if log_x else {"zero": False}}

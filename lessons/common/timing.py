@@ -9,8 +9,9 @@ from collections.abc import Callable
 import torch
 
 
-def call_seconds(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, *, budget: float = 0.02,
-                 repeats: int = 3) -> list[float]:  # fmt: skip
+def call_seconds(
+    fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, *, budget: float = 0.02, repeats: int = 3
+) -> list[float]:
     """``repeats`` averages of ``fn(x)``'s wall time in seconds, each over as many calls as fit in ``budget``
     seconds (at least one), after one warm-up call; no autograd. On a shared machine other work only ever adds
     time, so the smallest of them is the best estimate of the call itself."""

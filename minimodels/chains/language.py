@@ -79,24 +79,32 @@ LAYERS: dict[str, LayerSpec] = {
     "pos": LayerSpec("add fixed sinusoidal positional embeddings (Vaswani et al. §3.5)"),
     "learn_pos": LayerSpec("add a learned embedding per position"),
     "norm": LayerSpec("layer normalisation (each position on its own)"),
-    "bnorm": LayerSpec("batch normalisation (statistics over the batch's real positions)", None, ("encoder",),
-                       "its statistics mix every position of the batch, so a decoder's token would see later ones"),
+    "bnorm": LayerSpec(
+        "batch normalisation (statistics over the batch's real positions)",
+        None,
+        ("encoder",),
+        "its statistics mix every position of the batch, so a decoder's token would see later ones",
+    ),
     "dropout": LayerSpec("dropout at the model's rate; off at evaluation"),
     "ff": LayerSpec("feed-forward: max(0, xW₁ + b₁)W₂ + b₂; ff(n): hidden width n", "num_hidden"),
     "linear": LayerSpec("a linear map xW + b, d → d"),
     "act": LayerSpec("an activation, position-wise; act(tanh): which one (relu by default)", "act_type"),
     "id": LayerSpec("the identity: passes its input on"),
     "rnn": LayerSpec("a unidirectional recurrent layer (GRU or LSTM)"),
-    "birnn": LayerSpec("a bidirectional recurrent layer, d/2 per direction", None, ("encoder",),
-                       "it reads the future, which a decoder generating left to right does not have yet"),
+    "birnn": LayerSpec(
+        "a bidirectional recurrent layer, d/2 per direction",
+        None,
+        ("encoder",),
+        "it reads the future, which a decoder generating left to right does not have yet",
+    ),
     "cnn": LayerSpec("a gated (GLU) convolution, causal in a decoder; cnn(k): kernel width k", "kernel_width"),
     "dot_self_att": LayerSpec("single-head dot-product self-attention, causal in a decoder"),
     "mh_dot_self_att": LayerSpec("multi-head dot-product self-attention; (h) or (heads=h): h heads", "heads"),
-    "dot_src_att": LayerSpec("single-head dot-product attention to the encoder's output", None, ("decoder",),
-                             _SOURCE),
-    "mh_dot_src_att": LayerSpec("multi-head attention to the encoder's output; (h) or (heads=h): h heads",
-                                "heads", ("decoder",), _SOURCE),
-}  # fmt: skip
+    "dot_src_att": LayerSpec("single-head dot-product attention to the encoder's output", None, ("decoder",), _SOURCE),
+    "mh_dot_src_att": LayerSpec(
+        "multi-head attention to the encoder's output; (h) or (heads=h): h heads", "heads", ("decoder",), _SOURCE
+    ),
+}
 
 # structure -> what it builds; each takes a chain in brackets (repeat a count first, parallel several chains)
 STRUCTURES: dict[str, str] = {
@@ -378,8 +386,9 @@ class _Parser:
         option = None
         if self.is_punct("("):
             if spec.option is None:
-                raise self.error(f"{name} takes no options; expected '->' or the end after {name}",
-                                 self.tokens[self.i].position)  # fmt: skip
+                raise self.error(
+                    f"{name} takes no options; expected '->' or the end after {name}", self.tokens[self.i].position
+                )
             self.i += 1
             option = self.option(name, spec.option)
             self.expect(")", f" after {name}'s {OPTIONS[spec.option][0]}")
@@ -435,8 +444,9 @@ class _Parser:
     def integer(self, what: str, low: int, high: int) -> int:
         token = self.token
         if token.kind != "int":
-            raise self.error(f"expected the {what} (a whole number {low}–{high}), found {_shown(token)}",
-                             token.position)  # fmt: skip
+            raise self.error(
+                f"expected the {what} (a whole number {low}–{high}), found {_shown(token)}", token.position
+            )
         self.i += 1
         if len(token.text) > 6 or not low <= int(token.text) <= high:  # never turns a huge digit string into int
             shown = token.text if len(token.text) <= 12 else f"a {len(token.text)}-digit number"

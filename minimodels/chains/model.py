@@ -166,8 +166,10 @@ def check_config(config: ChainConfig, limits: Limits = LIMITS, max_parameters: i
             heads = _heads(layer, config)
             if "att" in layer.name and config.d_model % heads:
                 divisors = ", ".join(str(h) for h in range(1, 17) if config.d_model % h == 0)
-                message = (f"{layer.name} has {heads} heads, which do not divide d_model {config.d_model}; "
-                           f"expected one of {divisors}")  # fmt: skip
+                message = (
+                    f"{layer.name} has {heads} heads, which do not divide d_model {config.d_model}; "
+                    f"expected one of {divisors}"
+                )
                 raise ChainError(message, layer.position, text, side)
         chains[side] = chain
     if not any(layer.name in SOURCE_ATTENTION for layer in walk(chains["decoder"])):

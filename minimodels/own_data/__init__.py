@@ -1,6 +1,6 @@
 """Your own sentences, your own model: a teacher's parallel text, trained on with the course's engine, kept as one file.
 
-The whole path, no streamlit here (issue 23)::
+The whole path, no streamlit here::
 
     pf = read_pairs(upload, name="words.tsv", duplicates="keep")   # PairsError: a sentence for the student
     pf.summary(), pf.skipped, pf.duplicates                         # what was read, before anything trains

@@ -45,19 +45,48 @@ def read_example(name: str, **options):
 
 # ------------------------------------------------------------------------------------------------- Zelan
 ZELAN_NOUNS = {  # English singular -> Zelan; the plural adds "ek"
-    "farmer": "bako", "sailor": "tiru", "child": "mip", "teacher": "sorun", "baker": "pelo", "horse": "gavi",
-    "goat": "meku", "bird": "fip", "lamp": "ludo", "boat": "lira", "stone": "kem", "river": "suna",
-    "apple": "opa", "letter": "vesi", "basket": "kolu", "song": "anri",
-}  # fmt: skip
+    "farmer": "bako",
+    "sailor": "tiru",
+    "child": "mip",
+    "teacher": "sorun",
+    "baker": "pelo",
+    "horse": "gavi",
+    "goat": "meku",
+    "bird": "fip",
+    "lamp": "ludo",
+    "boat": "lira",
+    "stone": "kem",
+    "river": "suna",
+    "apple": "opa",
+    "letter": "vesi",
+    "basket": "kolu",
+    "song": "anri",
+}
 ZELAN_PLURALS = {"child": "children"}  # English plurals that are not noun + "s"
 ZELAN_ADJECTIVES = {
-    "old": "muren", "young": "desa", "tall": "hoki", "small": "tul", "red": "rask", "quiet": "nole",
-    "happy": "sivi", "heavy": "broma", "clever": "itsa", "bright": "lumi",
-}  # fmt: skip
+    "old": "muren",
+    "young": "desa",
+    "tall": "hoki",
+    "small": "tul",
+    "red": "rask",
+    "quiet": "nole",
+    "happy": "sivi",
+    "heavy": "broma",
+    "clever": "itsa",
+    "bright": "lumi",
+}
 ZELAN_VERBS = {
-    "saw": "venu", "carried": "porak", "found": "trovi", "painted": "dipa", "followed": "sekal",
-    "washed": "lavo", "sold": "venda", "heard": "oru", "opened": "apri", "pushed": "puso",
-}  # fmt: skip
+    "saw": "venu",
+    "carried": "porak",
+    "found": "trovi",
+    "painted": "dipa",
+    "followed": "sekal",
+    "washed": "lavo",
+    "sold": "venda",
+    "heard": "oru",
+    "opened": "apri",
+    "pushed": "puso",
+}
 ZELAN_TIMES = {"yesterday": "ilo", "today": "sama", "at night": "nuvi"}
 ZELAN_OBJECT = "ta"  # follows the object's noun phrase
 ZELAN_INDEFINITE = "na"  # "a": follows the noun and its adjectives
@@ -101,22 +130,36 @@ def zelan_pairs(n: int, seed: int = 0) -> list[Pair]:
 # ------------------------------------------------------------------------------------------------- Arabic
 # English noun -> (Arabic indefinite, Arabic with the article, feminine?)
 ARABIC_THINGS = {
-    "house": ("بيت", "البيت", False), "book": ("كتاب", "الكتاب", False), "pen": ("قلم", "القلم", False),
-    "door": ("باب", "الباب", False), "car": ("سيارة", "السيارة", True), "city": ("مدينة", "المدينة", True),
-    "tree": ("شجرة", "الشجرة", True), "room": ("غرفة", "الغرفة", True),
-}  # fmt: skip
+    "house": ("بيت", "البيت", False),
+    "book": ("كتاب", "الكتاب", False),
+    "pen": ("قلم", "القلم", False),
+    "door": ("باب", "الباب", False),
+    "car": ("سيارة", "السيارة", True),
+    "city": ("مدينة", "المدينة", True),
+    "tree": ("شجرة", "الشجرة", True),
+    "room": ("غرفة", "الغرفة", True),
+}
 ARABIC_PEOPLE = {
-    "boy": ("ولد", "الولد", False), "man": ("رجل", "الرجل", False),
-    "girl": ("بنت", "البنت", True), "woman": ("امرأة", "المرأة", True),
-}  # fmt: skip
+    "boy": ("ولد", "الولد", False),
+    "man": ("رجل", "الرجل", False),
+    "girl": ("بنت", "البنت", True),
+    "woman": ("امرأة", "المرأة", True),
+}
 # English adjective -> (masculine, feminine); "al" + either makes it definite
 ARABIC_THING_ADJECTIVES = {
-    "big": ("كبير", "كبيرة"), "small": ("صغير", "صغيرة"), "new": ("جديد", "جديدة"), "old": ("قديم", "قديمة"),
-    "beautiful": ("جميل", "جميلة"), "clean": ("نظيف", "نظيفة"),
-}  # fmt: skip
+    "big": ("كبير", "كبيرة"),
+    "small": ("صغير", "صغيرة"),
+    "new": ("جديد", "جديدة"),
+    "old": ("قديم", "قديمة"),
+    "beautiful": ("جميل", "جميلة"),
+    "clean": ("نظيف", "نظيفة"),
+}
 ARABIC_PERSON_ADJECTIVES = {
-    "tall": ("طويل", "طويلة"), "short": ("قصير", "قصيرة"), "happy": ("سعيد", "سعيدة"), "young": ("صغير", "صغيرة"),
-}  # fmt: skip
+    "tall": ("طويل", "طويلة"),
+    "short": ("قصير", "قصيرة"),
+    "happy": ("سعيد", "سعيدة"),
+    "young": ("صغير", "صغيرة"),
+}
 
 
 def arabic_pairs() -> list[Pair]:

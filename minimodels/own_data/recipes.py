@@ -2,7 +2,7 @@
 
 The course's recipes (``minimodels.train.default_train_config``: sizes, learning rates, schedules) were measured on
 its generated tasks; on the benchmark's 5,000 generated pairs with reordering they reach 90% held-out exact match
-well inside the issue's budgets (see bench/RESULTS.md), so the models and recipes are the course's own: a page that
+within the time a class can wait (see bench/RESULTS.md), so the models and recipes are the course's own: a page that
 shows "your model" beside a shipped one compares like with like. The one change: the live held-out check decodes
 up to 500 held-out pairs instead of 200 (a teacher's 10% of 5,000 is all of them), so the number the panel shows
 and the command line prints is the held-out exact match, not a sample of it, for files up to 5,000 pairs.

@@ -21,11 +21,27 @@ import torch
 
 # Each noun with its French gender (l'animal, la rue): "it" becomes "il" or "elle" by its referent's gender.
 GENDERS: dict[str, str] = {
-    "animal": "m", "dog": "m", "cat": "m", "horse": "m", "fox": "m",  # l'animal, chien, chat, cheval, renard
-    "cow": "f", "goat": "f", "mouse": "f", "owl": "f", "hen": "f",  # la vache, chèvre, souris, chouette, poule
-    "street": "f", "road": "f", "river": "f", "track": "f", "highway": "f",  # la rue, route, rivière, piste, autoroute
-    "bridge": "m", "path": "m", "field": "m", "canal": "m", "tunnel": "m",  # le pont, chemin, champ, canal, tunnel
-}  # fmt: skip
+    "animal": "m",
+    "dog": "m",
+    "cat": "m",
+    "horse": "m",
+    "fox": "m",  # l'animal, chien, chat, cheval, renard
+    "cow": "f",
+    "goat": "f",
+    "mouse": "f",
+    "owl": "f",
+    "hen": "f",  # la vache, chèvre, souris, chouette, poule
+    "street": "f",
+    "road": "f",
+    "river": "f",
+    "track": "f",
+    "highway": "f",  # la rue, route, rivière, piste, autoroute
+    "bridge": "m",
+    "path": "m",
+    "field": "m",
+    "canal": "m",
+    "tunnel": "m",  # le pont, chemin, champ, canal, tunnel
+}
 CREATURES: tuple[str, ...] = ("animal", "dog", "cat", "horse", "fox", "cow", "goat", "mouse", "owl", "hen")
 PLACES: tuple[str, ...] = ("street", "road", "river", "track", "highway", "bridge", "path", "field", "canal", "tunnel")
 PRONOUNS: tuple[str, ...] = ("il", "elle")  # the model's two answers: French "it" for a masculine / feminine referent
@@ -44,14 +60,34 @@ SWAPS: dict[str, str] = {  # the lecture's pair, and each adjective's partner of
     **dict(zip(PLACE_ADJECTIVES, CREATURE_ADJECTIVES, strict=True)),
 }
 PAD, IT = "<pad>", "it"
-FUNCTION_WORDS: tuple[str, ...] = ("the", "didn't", "cross", "avoided", "never", "reached", "stopped", "slowed",
-                                   "because", "it", "was", "too")  # fmt: skip
+FUNCTION_WORDS: tuple[str, ...] = (
+    "the",
+    "didn't",
+    "cross",
+    "avoided",
+    "never",
+    "reached",
+    "stopped",
+    "slowed",
+    "because",
+    "it",
+    "was",
+    "too",
+)
 VOCAB: tuple[str, ...] = (PAD, *FUNCTION_WORDS, *CREATURES, *PLACES, *CREATURE_ADJECTIVES, *PLACE_ADJECTIVES)
 INDEX: dict[str, int] = {w: i for i, w in enumerate(VOCAB)}
 TEST_PAIRS: tuple[tuple[str, str], ...] = (  # every creature once, every place once; 6 of the 10 differ in gender
-    ("animal", "street"), ("dog", "river"), ("cat", "bridge"), ("horse", "highway"), ("fox", "path"),
-    ("cow", "field"), ("goat", "road"), ("mouse", "canal"), ("owl", "track"), ("hen", "tunnel"),
-)  # fmt: skip
+    ("animal", "street"),
+    ("dog", "river"),
+    ("cat", "bridge"),
+    ("horse", "highway"),
+    ("fox", "path"),
+    ("cow", "field"),
+    ("goat", "road"),
+    ("mouse", "canal"),
+    ("owl", "track"),
+    ("hen", "tunnel"),
+)
 
 
 @dataclass(frozen=True)
@@ -125,6 +161,8 @@ def encode(sentences: tuple[ItSentence, ...] | list[ItSentence]) -> dict[str, to
     tokens = torch.zeros(len(sentences), T, dtype=torch.long)  # (B, T)
     for row, s in enumerate(sentences):
         tokens[row, : len(s.tokens)] = torch.tensor([INDEX[w] for w in s.tokens])
-    column = {name: torch.tensor([getattr(s, name) for s in sentences])
-              for name in ("it", "referent", "other", "pronoun", "ambiguous")}  # fmt: skip
+    column = {
+        name: torch.tensor([getattr(s, name) for s in sentences])
+        for name in ("it", "referent", "other", "pronoun", "ambiguous")
+    }
     return {"tokens": tokens, "lengths": torch.tensor([len(s.tokens) for s in sentences]), **column}

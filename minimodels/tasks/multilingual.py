@@ -172,8 +172,9 @@ class MultilingualCorpus:
 
     def encoded(self, split: str, lang: str) -> Encoded:
         if (split, lang) not in self._encoded:
-            self._encoded[split, lang] = encode_sentences([p.sentences[lang] for p in self.split(split)],
-                                                          self.tokenizers[lang])  # fmt: skip
+            self._encoded[split, lang] = encode_sentences(
+                [p.sentences[lang] for p in self.split(split)], self.tokenizers[lang]
+            )
         return self._encoded[split, lang]
 
     def with_tokenizers(self, tokenizers: dict[str, WordTokenizer]) -> MultilingualCorpus:
@@ -184,8 +185,14 @@ class MultilingualCorpus:
         """Rows ``index`` of ``split`` as a batch from ``source_lang`` into ``target_lang``."""
         src, tgt = self.encoded(split, source_lang), self.encoded(split, target_lang)
         s, t = int(src.lengths[index].max()), int(tgt.lengths[index].max())
-        return PairBatch(source_lang, target_lang, src.with_eos[index, :s], src.lengths[index],
-                         tgt.with_bos[index, :t], tgt.with_eos[index, :t])  # fmt: skip
+        return PairBatch(
+            source_lang,
+            target_lang,
+            src.with_eos[index, :s],
+            src.lengths[index],
+            tgt.with_bos[index, :t],
+            tgt.with_eos[index, :t],
+        )
 
 
 def encode_sentences(sentences: Sequence[str], tokenizer: Tokenizer, max_len: int = MAX_LEN) -> Encoded:

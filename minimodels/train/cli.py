@@ -8,7 +8,7 @@
 With ``--out`` it saves a checkpoint whose ``training`` record keeps the command, so every shipped checkpoint
 says how to make it again (see assets/checkpoints/README.md).
 
-On a teacher's own sentence pairs (issue 23; see :mod:`minimodels.own_data`) instead of a generated task::
+On a teacher's own sentence pairs (see :mod:`minimodels.own_data`) instead of a generated task::
 
     python -m minimodels.train --pairs TRAIN.tsv [--valid VALID.tsv] --model gru-additive|transformer --out DIR
 

@@ -1,7 +1,7 @@
 """How a run is set up: :class:`TrainConfig`, every knob of :func:`~minimodels.train.train`, and the recipes.
 
-:func:`default_train_config` holds each model's measured recipe; its docstring keeps the measurements (see
-bench/RESULTS.md), so a default changes with figures, not by taste.
+:func:`default_train_config` holds each model's measured recipe; bench/training_recipes.md keeps the measurements,
+so a default changes with figures, not by taste.
 """
 
 from __future__ import annotations
@@ -48,24 +48,17 @@ class TrainConfig:
 
 
 def default_train_config(model_name: str, **overrides) -> TrainConfig:
-    """The measured recipe for ``model_name`` (see bench/RESULTS.md), with ``overrides`` on top.
+    """The recipe measured for ``model_name`` (figures in bench/training_recipes.md), with ``overrides`` on top.
 
-    Seq2Seq: Adam at lr 1e-2, batches grouped by length. Transformer: peak lr 1e-2 after a 50-step warm-up,
-    then the paper's inverse-square-root decay, plain random batches (length grouping slowed it down), each
-    computed in two slices of similar length (the same gradient; on ``dates`` a third fewer source positions).
-    A faster decay (``decay_power=1``) reaches 98% on ``dates`` in fewer steps (seeds 0/1/2: 320/325/280
-    instead of 350/300/380) but slows the variants that learn more slowly (learned positions: 545 -> over 990).
-    The Transformer is judged and returned as an average of its weights (``average=0.9``): its held-out exact
-    match jitters near the end, by several points from report to report, and the average's much less. Steps to
-    98% on ``dates`` at 1 thread, seeds 0-5: 300/265/250/250/255/225 instead of 350/300/380/275/340/275;
-    learned positions (seed 0) 475 instead of 545; ``toy-translation`` to 95% (seeds 0-2) 170/210/225 instead of
-    230/210/225. ``gru-additive`` (Bahdanau's model) learns at lr 1.25e-2, also averaged: steps to 98% on
-    ``dates`` at 1 thread, seeds 0-11, median 147.5 instead of 172.5 (seeds 0/1/2: 140/150/145 instead of
-    160/175/155); the higher lr alone gave 157.5, the average alone nothing; lr 1.5e-2 took one seed 250 steps.
-    The price, on ``toy-translation`` (bidirectional, to 95%, seeds 0-2 at 1 thread): attention-argmax alignment
-    0.914/0.912/0.867 instead of 0.948/0.941/0.893 (the higher lr stops it sooner; the average alone keeps 0.94).
-    The other Seq2Seq models keep lr 1e-2 unaveraged (not measured; a lesson that compares one with
-    ``gru-additive`` may want to pass ``lr`` and ``average`` so that both train alike).
+    Seq2Seq: Adam at lr 1e-2, batches grouped by length. Transformer: peak lr 1e-2 after a 50-step warm-up, then the
+    paper's inverse-square-root decay (a faster one slowed the variants that learn more slowly), plain random batches
+    (length grouping slowed it down), each computed in two slices of similar length (the same gradient, fewer padded
+    positions). The Transformer is judged and returned as an average of its weights (``average=0.9``): its held-out
+    exact match jitters near the end by several points from report to report, the average's much less.
+    ``gru-additive`` (Bahdanau's model) learns at lr 1.25e-2, also averaged: fewer steps to 98% on ``dates``, at the
+    price of a slightly less sharp alignment on ``toy-translation``. The other Seq2Seq models keep lr 1e-2
+    unaveraged (not measured; a lesson that compares one with ``gru-additive`` may want to pass ``lr`` and
+    ``average`` so that both train alike).
     """
     if model_name == "transformer":
         base = {"lr": 1e-2, "warmup_steps": 50, "decay": True, "length_grouping": 1, "length_slices": 2, "average": 0.9}

@@ -20,8 +20,11 @@ LINE = re.compile(
 def test_three_students_join_answer_and_post_on_sqlite():
     done = subprocess.run(
         [sys.executable, "-m", "bench.class_session", "--students", "3", "--store", "sqlite", "--linger", "3"],
-        cwd=ROOT, capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     last = done.stdout.strip().splitlines()[-1]
     found = LINE.match(last)
@@ -34,7 +37,7 @@ def test_three_students_join_answer_and_post_on_sqlite():
 
 @pytest.mark.slow
 def test_the_full_rerun_mode_runs_whole_pages_and_counts_what_it_ran(streamlit_server):
-    """``bench.classroom full`` (issue 22): students open lessons in fresh tabs and move controls outside fragments;
+    """``bench.classroom full``: students open lessons in fresh tabs and move controls outside fragments;
     every run is counted, page opens apart, and a page's exception would be an error."""
     import asyncio
     import concurrent.futures

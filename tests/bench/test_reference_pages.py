@@ -81,9 +81,19 @@ def test_the_class_floor_is_judged_against_the_target_from_its_own_figures():
     from bench.classroom import _floor_lines
 
     def row(p90, scale=1.0, students=30):
-        return {"students": students, "paragraphs_scale": scale, "runs": 10, "median_ms": 1.0, "p90_ms": p90,
-                "p99_ms": p90, "errors": 0, "server_cpu_per_wall_s": 0.5, "clients_cpu_per_wall_s": 0.1,
-                "load_before": 0.3, "date": "2026-11-27"}  # fmt: skip
+        return {
+            "students": students,
+            "paragraphs_scale": scale,
+            "runs": 10,
+            "median_ms": 1.0,
+            "p90_ms": p90,
+            "p99_ms": p90,
+            "errors": 0,
+            "server_cpu_per_wall_s": 0.5,
+            "clients_cpu_per_wall_s": 0.1,
+            "load_before": 0.3,
+            "date": "2026-11-27",
+        }
 
     lessons = {30: row(1300.0)}
     slow = "\n".join(_floor_lines([row(494.0), row(244.0, scale=0.5)], lessons))
@@ -97,9 +107,20 @@ def test_the_class_floor_is_judged_against_the_target_from_its_own_figures():
 def test_the_class_tables_give_the_servers_cpu_a_run_from_the_stored_seconds_and_runs():
     from bench.classroom import _cpu_ms_per_run, _floor_lines
 
-    row = {"students": 30, "paragraphs_scale": 1.0, "runs": 800, "median_ms": 1.0, "p90_ms": 900.0, "p99_ms": 900.0,
-           "errors": 0, "server_cpu_per_wall_s": 0.9, "clients_cpu_per_wall_s": 0.1, "load_before": 0.3,
-           "date": "2026-11-27", "cpu_s_per_replica": [30.0, 26.0]}  # fmt: skip
+    row = {
+        "students": 30,
+        "paragraphs_scale": 1.0,
+        "runs": 800,
+        "median_ms": 1.0,
+        "p90_ms": 900.0,
+        "p99_ms": 900.0,
+        "errors": 0,
+        "server_cpu_per_wall_s": 0.9,
+        "clients_cpu_per_wall_s": 0.1,
+        "load_before": 0.3,
+        "date": "2026-11-27",
+        "cpu_s_per_replica": [30.0, 26.0],
+    }
     assert _cpu_ms_per_run(row) == "70"  # every replica's seconds together, over the runs
     assert _cpu_ms_per_run({k: v for k, v in row.items() if k != "cpu_s_per_replica"}) == ""  # stored before
     floor = {**row, "runs": 1000, "cpu_s_per_replica": [37.0], "p90_ms": 300.0}
@@ -126,9 +147,20 @@ def test_a_class_row_carries_how_fast_the_machine_ran_python(monkeypatch):
     started = time.perf_counter()
     waited = classroom.speed_ms(repeats=1)
     assert time.perf_counter() - started > 0.4 and waited < 1000 * (time.perf_counter() - started) / 2
-    row = {"students": 30, "paragraphs_scale": 1.0, "runs": 800, "median_ms": 1.0, "p90_ms": 900.0, "p99_ms": 900.0,
-           "errors": 0, "server_cpu_per_wall_s": 0.9, "clients_cpu_per_wall_s": 0.1, "load_before": 0.3,
-           "speed_ms": 123.4, "date": "2026-11-28"}  # fmt: skip
+    row = {
+        "students": 30,
+        "paragraphs_scale": 1.0,
+        "runs": 800,
+        "median_ms": 1.0,
+        "p90_ms": 900.0,
+        "p99_ms": 900.0,
+        "errors": 0,
+        "server_cpu_per_wall_s": 0.9,
+        "clients_cpu_per_wall_s": 0.1,
+        "load_before": 0.3,
+        "speed_ms": 123.4,
+        "date": "2026-11-28",
+    }
     assert "| 0.3 | 123.4 | 2026-11-28 |" in "\n".join(classroom._floor_lines([row], {}))
     before = {k: v for k, v in row.items() if k != "speed_ms"}  # a row stored before the speed was
     assert "| 0.3 |  | 2026-11-28 |" in "\n".join(classroom._floor_lines([before], {}))

@@ -140,8 +140,15 @@ def test_training_lowers_the_loss_and_reports(corpus):
     model = _tiny(corpus)
     held = (("en", "vf"),)
     reports = []
-    config = BridgeTrainConfig(pairs=(("en", "fr"), ("fr", "vf")), held_out=held, max_steps=24, report_every=12,
-                               batch_size=16, eval_sentences=4, learning_rate=1e-2)  # fmt: skip
+    config = BridgeTrainConfig(
+        pairs=(("en", "fr"), ("fr", "vf")),
+        held_out=held,
+        max_steps=24,
+        report_every=12,
+        batch_size=16,
+        eval_sentences=4,
+        learning_rate=1e-2,
+    )
     history = train_bridge(model, corpus, config, reports.append)
     assert [r.step for r in history] == [12, 24] and reports == history
     assert history[-1].loss < history[0].loss
@@ -225,8 +232,9 @@ def test_no_bridge_decoder_attends_over_the_source_positions(corpus):
 def test_no_bridge_model_trains_a_step_and_round_trips(corpus, tmp_path):
     model = _tiny(corpus, bridge=False, penalty_weight=0.0)
     before = {k: v.clone() for k, v in model.state_dict().items()}
-    config = BridgeTrainConfig(pairs=(("en", "fr"), ("fr", "en")), max_steps=2, report_every=1, batch_size=8,
-                               eval_sentences=4)  # fmt: skip
+    config = BridgeTrainConfig(
+        pairs=(("en", "fr"), ("fr", "en")), max_steps=2, report_every=1, batch_size=8, eval_sentences=4
+    )
     history = train_bridge(model, corpus, config)
     assert [r.step for r in history] == [1, 2] and all(r.loss > 0 and r.penalty == 0.0 for r in history)
     changed = {k.split(".")[0] for k, v in model.state_dict().items() if not torch.equal(v, before[k])}

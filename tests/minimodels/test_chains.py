@@ -225,8 +225,10 @@ def test_the_transformer_chains_compute_what_tiny_transformer_computes_with_its_
     ref, ours = dict(reference.named_parameters()), dict(chains.named_parameters())
     shared = ("source_embedding.weight", "target_embedding.weight", "out.weight", "out.bias")
     mapping = {name: name for name in shared}
-    for side, sublayers in (("encoder", ("self_attention", "feed_forward")),
-                            ("decoder", ("self_attention", "cross_attention", "feed_forward"))):  # fmt: skip
+    for side, sublayers in (
+        ("encoder", ("self_attention", "feed_forward")),
+        ("decoder", ("self_attention", "cross_attention", "feed_forward")),
+    ):
         for i in range(2):
             block = 1 + i  # layers[0] is pos
             for j, sub in enumerate(sublayers):
@@ -271,8 +273,12 @@ def test_every_attention_layer_returns_its_named_map_with_padding_and_the_future
     with torch.no_grad():
         out = model(source, lengths, torch.randint(4, 20, (2, 5)))
     shapes = {name: tuple(w.shape) for name, w in out.attention.items()}
-    assert shapes == {"encoder.0.self": (2, 1, 6, 6), "decoder.0.self": (2, 4, 5, 5),
-                      "decoder.0.cross": (2, 1, 5, 6), "decoder.1.cross": (2, 2, 5, 6)}  # fmt: skip
+    assert shapes == {
+        "encoder.0.self": (2, 1, 6, 6),
+        "decoder.0.self": (2, 4, 5, 5),
+        "decoder.0.cross": (2, 1, 5, 6),
+        "decoder.1.cross": (2, 2, 5, 6),
+    }
     assert model.main_map == "decoder.1.cross"
     for weights in out.attention.values():
         assert torch.allclose(weights.sum(-1), torch.ones(weights.shape[:-1]), atol=1e-5)
@@ -328,8 +334,17 @@ def _example(name: str) -> tuple[str, str]:
 
 
 SPELLINGS = [*LAYERS, *STRUCTURES, *ALIASES, "res nd", "mh dot self att", "mh dot src att"]
-OPTIONS_WRITTEN = ["ff(32)", "ff(num_hidden=24)", "cnn(5)", "cnn(kernel_width=2)", "mh_dot_self_att(heads=2)",
-                   "mh_dot_self_att(8)", "act(tanh)", "act(act_type=gelu)", "act(sigmoid)"]  # fmt: skip
+OPTIONS_WRITTEN = [
+    "ff(32)",
+    "ff(num_hidden=24)",
+    "cnn(5)",
+    "cnn(kernel_width=2)",
+    "mh_dot_self_att(heads=2)",
+    "mh_dot_self_att(8)",
+    "act(tanh)",
+    "act(act_type=gelu)",
+    "act(sigmoid)",
+]
 
 
 def _one_training_step(config: ChainConfig) -> tuple[float, dict[str, bool]]:
@@ -353,8 +368,16 @@ def _one_training_step(config: ChainConfig) -> tuple[float, dict[str, bool]]:
 @pytest.mark.parametrize("written", SPELLINGS + OPTIONS_WRITTEN)
 def test_every_layer_parses_builds_and_trains_one_step(written):
     encoder, decoder = _example(written.split("(")[0]) if "(" not in written else (f"{written}->linear", "dot_src_att")
-    config = ChainConfig(encoder=encoder, decoder=decoder, source_vocab_size=12, target_vocab_size=10,
-                         d_model=16, n_heads=2, d_ff=32, max_len=16)  # fmt: skip
+    config = ChainConfig(
+        encoder=encoder,
+        decoder=decoder,
+        source_vocab_size=12,
+        target_vocab_size=10,
+        d_model=16,
+        n_heads=2,
+        d_ff=32,
+        max_len=16,
+    )
     enc, dec, counted = check_config(config)
     loss, moved = _one_training_step(config)
     assert math.isfinite(loss) and loss > 0
@@ -374,8 +397,13 @@ def test_the_registry_and_the_parse_agree_on_every_name():
 
 
 def test_highway_and_parallel_compute_what_they_say():
-    config = ChainConfig(encoder="highway(linear)->parallel(linear|id)->parallel_add(linear|id)",
-                         decoder="dot_src_att", d_model=8, source_vocab_size=10, target_vocab_size=10)  # fmt: skip
+    config = ChainConfig(
+        encoder="highway(linear)->parallel(linear|id)->parallel_add(linear|id)",
+        decoder="dot_src_att",
+        d_model=8,
+        source_vocab_size=10,
+        target_vocab_size=10,
+    )
     model = ChainModel(config).eval()
     highway, parallel, parallel_add = model.encoder.layers
     x = torch.randn(2, 3, 8)
@@ -413,30 +441,42 @@ def model_context(x: torch.Tensor, lengths: torch.Tensor | None = None):
 # (../shared/sources/sockeye-architecture-poster.txt): "!" is its arrow, "res nd" its res_nd, "✏" its
 # feed-forward layer; U_Ls is an encoder, Z_L a decoder.
 POSTER = {
-    "Transformer": ("pos!repeat(6, res nd(mh dot self att)!res nd(✏))!norm",  # its U_Ls with t_enc, n = 6 put in
-                    "pos!repeat(6, res nd(mh dot self att)!\nres nd(mh dot src att)!res nd(✏))!norm"),
+    "Transformer": (
+        "pos!repeat(6, res nd(mh dot self att)!res nd(✏))!norm",  # its U_Ls with t_enc, n = 6 put in
+        "pos!repeat(6, res nd(mh dot self att)!\nres nd(mh dot src att)!res nd(✏))!norm",
+    ),
     "sockeye-train": ("repeat(6,birnn)", "pos->res(norm->mh_dot_self_att)->res(mh_dot_src_att)"),
-    "RNMT": ("dropout!res d(birnn)!repeat(5, res d(rnn))",
-             "dropout!repeat(6, res d(rnn))!res d(dot src att)!res d(✏)"),
-    "RNN to Transformer": ("pos!res nd(birnn)!res nd(✏)\n!repeat(5, res nd(rnn)!res nd(✏))!norm",
-                           "pos!repeat(6, res nd(rnn)!\nres nd(mh dot src att)!res nd(✏))!norm"),
+    "RNMT": ("dropout!res d(birnn)!repeat(5, res d(rnn))", "dropout!repeat(6, res d(rnn))!res d(dot src att)!res d(✏)"),
+    "RNN to Transformer": (
+        "pos!res nd(birnn)!res nd(✏)\n!repeat(5, res nd(rnn)!res nd(✏))!norm",
+        "pos!repeat(6, res nd(rnn)!\nres nd(mh dot src att)!res nd(✏))!norm",
+    ),
     "CNN GLU": ("pos!repeat(6, res d(cnn))", "pos!repeat(6, res d(cnn)!res d(dot src att))"),
-    "CNN to Transformer": ("pos!repeat(6, res nd(cnn)!res nd(✏))!norm",
-                           "pos!repeat(6, res nd(cnn)!\nres nd(mh dot src att)!res nd(✏))!norm"),
-}  # fmt: skip
+    "CNN to Transformer": (
+        "pos!repeat(6, res nd(cnn)!res nd(✏))!norm",
+        "pos!repeat(6, res nd(cnn)!\nres nd(mh dot src att)!res nd(✏))!norm",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", POSTER)
 def test_every_chain_of_the_poster_parses_as_printed_and_builds(name):
     encoder, decoder = POSTER[name]
-    config = ChainConfig(encoder=encoder, decoder=decoder, d_model=16, n_heads=2, d_ff=32,
-                         source_vocab_size=12, target_vocab_size=10)  # fmt: skip
+    config = ChainConfig(
+        encoder=encoder, decoder=decoder, d_model=16, n_heads=2, d_ff=32, source_vocab_size=12, target_vocab_size=10
+    )
     enc, dec, counted = check_config(config)
     assert counted == parameters(ChainModel(config))
     if name == "Transformer":  # the poster's Transformer is the course's, 6 layers deep
-        six = ChainConfig(encoder=TRANSFORMER_ENCODER.replace("repeat(2", "repeat(6"), d_model=16, n_heads=2,
-                          d_ff=32, decoder=TRANSFORMER_DECODER.replace("repeat(2", "repeat(6"),
-                          source_vocab_size=12, target_vocab_size=10)  # fmt: skip
+        six = ChainConfig(
+            encoder=TRANSFORMER_ENCODER.replace("repeat(2", "repeat(6"),
+            d_model=16,
+            n_heads=2,
+            d_ff=32,
+            decoder=TRANSFORMER_DECODER.replace("repeat(2", "repeat(6"),
+            source_vocab_size=12,
+            target_vocab_size=10,
+        )
         plain = [format_chain(c).replace("->dropout", "") for c in (enc, dec)]
         assert plain == [format_chain(c) for c in check_config(six)[:2]]
 

@@ -1,4 +1,4 @@
-"""``python -m minimodels.train --pairs TRAIN.tsv [--valid VALID.tsv] --out DIR`` (issue 23): the same JSON lines as
+"""``python -m minimodels.train --pairs TRAIN.tsv [--valid VALID.tsv] --out DIR``: the same JSON lines as
 for a generated task, the page's model file in DIR, and a bad file refused with a message, exit 2, nothing written."""
 
 from __future__ import annotations
@@ -16,9 +16,21 @@ from minimodels.train import evaluate, main
 from tests.helpers import ROOT
 
 GENERATED_KEYS = {  # the final line for a generated task (tests/minimodels/test_train.py reads the same keys)
-    "event", "task", "model", "seed", "steps", "seconds", "exact_match", "eval_size", "loss", "stopped", "device",
-    "threads", "parameters", "test_exact_match",
-}  # fmt: skip
+    "event",
+    "task",
+    "model",
+    "seed",
+    "steps",
+    "seconds",
+    "exact_match",
+    "eval_size",
+    "loss",
+    "stopped",
+    "device",
+    "threads",
+    "parameters",
+    "test_exact_match",
+}
 
 
 @pytest.fixture
@@ -114,17 +126,34 @@ def test_the_command_line_itself(files, tmp_path):
     train_file, _ = files
     out = tmp_path / "out"
     run = subprocess.run(
-        [sys.executable, "-m", "minimodels.train", "--pairs", str(train_file), "--max-steps", "3",
-         "--threads", "1", "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "minimodels.train",
+            "--pairs",
+            str(train_file),
+            "--max-steps",
+            "3",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     final = json.loads(run.stdout.strip().splitlines()[-1])
     assert final["event"] == "done" and len(list(out.iterdir())) == 1
     bad = tmp_path / "bad.tsv"
     bad.write_bytes(b"\x00")
     run = subprocess.run(
-        [sys.executable, "-m", "minimodels.train", "--pairs", str(bad)], capture_output=True, text=True, cwd=ROOT,
+        [sys.executable, "-m", "minimodels.train", "--pairs", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
         timeout=120,
-    )  # fmt: skip
+    )
     assert run.returncode == 2 and run.stdout == "" and "binary file" in run.stderr and "Traceback" not in run.stderr

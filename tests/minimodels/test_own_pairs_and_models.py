@@ -1,4 +1,4 @@
-"""Issue 23's engine: reading a teacher's pairs (every bad input has its message), tokenizers in any script, the
+"""Your own data's engine: reading a teacher's pairs (every bad input has its message), tokenizers in any script, the
 pairs as a task the course's trainer takes unchanged, and the one model file with every refusal."""
 
 from __future__ import annotations
@@ -290,9 +290,14 @@ def test_the_live_panels_run_trains_stops_and_resumes_on_the_pairs(zelan):
 
     model = build_own_model("gru-additive", zelan, seed=0)
     config = own_data_train_config(
-        "gru-additive", max_steps=10_000, max_seconds=30, report_every=1, batch_size=16, eval_size=5,
+        "gru-additive",
+        max_steps=10_000,
+        max_seconds=30,
+        report_every=1,
+        batch_size=16,
+        eval_size=5,
         target_exact_match=None,
-    )  # fmt: skip
+    )
     run = TrainingRun(lambda report: train(model, zelan, config, report), model=model).start()
     while not run.snapshots and run.active:
         run.wait(0.05)

@@ -373,8 +373,11 @@ def test_the_lessons_checkpoints_are_shipped():
 def test_the_small_checkpoints_are_the_ones_lessons_7_and_8_declare():
     from lessons.common import catalog
 
-    declared = {f"{task}-{model}" for slug in ("masking", "positional_encoding")
-                for task, model in catalog.lesson(slug).pretrained}  # fmt: skip
+    declared = {
+        f"{task}-{model}"
+        for slug in ("masking", "positional_encoding")
+        for task, model in catalog.lesson(slug).pretrained
+    }
     assert {p.name for p in ONE_LAYER} == declared
     for path in ONE_LAYER:
         assert sum(f.stat().st_size for f in path.iterdir()) <= 2 * 1024 * 1024
@@ -409,9 +412,27 @@ def _cli(*args, timeout=120):
 def test_cli_prints_json_lines_and_saves_a_checkpoint(tmp_path):
     out = tmp_path / "cli"
     run = _cli(
-        "--task", "copy", "--model", "gru-dot", "--max-steps", "20", "--report-every", "10", "--threads", "1",
-        "--seed", "0", "--eval-size", "50", "--set", "hidden_size=32", "--out", str(out), "--average", "0.5",
-    )  # fmt: skip
+        "--task",
+        "copy",
+        "--model",
+        "gru-dot",
+        "--max-steps",
+        "20",
+        "--report-every",
+        "10",
+        "--threads",
+        "1",
+        "--seed",
+        "0",
+        "--eval-size",
+        "50",
+        "--set",
+        "hidden_size=32",
+        "--out",
+        str(out),
+        "--average",
+        "0.5",
+    )
     assert run.returncode == 0, run.stderr
     lines = [json.loads(line) for line in run.stdout.splitlines()]
     assert [line["step"] for line in lines[:-1]] == [10, 20]

@@ -130,9 +130,18 @@ def test_a_student_session_reaches_no_teacher_action():
     at = _join(code, "Mallory")
     at.switch_page(LESSON).run()
     keys = {w.key for w in at.button} | {w.key for w in at.get("download_button")}
-    assert not [k for k in keys if k and (k.endswith(".ask") or k.startswith("classroom.dash") or
-                                         k.startswith("classroom.spot") or k.startswith("classroom.export") or
-                                         k in ("classroom.delete", "classroom.end"))]  # fmt: skip
+    assert not [
+        k
+        for k in keys
+        if k
+        and (
+            k.endswith(".ask")
+            or k.startswith("classroom.dash")
+            or k.startswith("classroom.spot")
+            or k.startswith("classroom.export")
+            or k in ("classroom.delete", "classroom.end")
+        )
+    ]
     assert "teacher" not in " ".join(str(v) for v in at.session_state["classroom.member"].__dict__.values())
     # the teacher link with a wrong key: refused, and the session stays a student's
     wrong = open_page(CLASS_PAGE, params={"class": code, "teacher": key[:-2] + "xx"})

@@ -32,8 +32,19 @@ def test_every_page_file_is_on_the_course_map():
     assert sorted([lesson.page for lesson in built_lessons()] + tools) == PAGES
 
 
-WIDGETS = ("button", "checkbox", "multiselect", "number_input", "radio", "select_slider", "selectbox", "slider",
-           "text_area", "text_input", "toggle")  # fmt: skip
+WIDGETS = (
+    "button",
+    "checkbox",
+    "multiselect",
+    "number_input",
+    "radio",
+    "select_slider",
+    "selectbox",
+    "slider",
+    "text_area",
+    "text_input",
+    "toggle",
+)
 
 
 @pytest.mark.parametrize("lesson", built_lessons(), ids=lambda lesson: lesson.slug)

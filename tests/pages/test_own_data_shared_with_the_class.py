@@ -1,5 +1,5 @@
 """A teacher shares a model with the class from Your own data; a student in the class loads it there, and it is
-their own model everywhere (issue 23's class line, on the class store of issue 21)."""
+their own model everywhere, through the class store."""
 
 from __future__ import annotations
 

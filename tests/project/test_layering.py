@@ -15,8 +15,15 @@ UI = ("ui",)  # the UI layer: the ui/ package
 STREAMLIT_ALLOWED = ("app.py", "pages", *UI)
 OUTSIDE_THE_APP = ("tests", "bench")  # test and bench code may drive Streamlit; it is no part of the app
 # Streamlit's chart calls: the first three take a figure or a spec; the last four build a Vega-Lite chart themselves.
-CHART_CALLS = {"plotly_chart", "altair_chart", "vega_lite_chart", "line_chart", "bar_chart", "area_chart",
-               "scatter_chart"}  # fmt: skip
+CHART_CALLS = {
+    "plotly_chart",
+    "altair_chart",
+    "vega_lite_chart",
+    "line_chart",
+    "bar_chart",
+    "area_chart",
+    "scatter_chart",
+}
 
 
 def python_files(*names: str) -> list[Path]:
@@ -163,9 +170,11 @@ def _cache_calls(source: str, name: str) -> list[str]:
     return [
         f"{name}:{node.lineno} st.{node.attr}"
         for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Attribute) and node.attr in ("cache_data", "cache_resource")
-        and isinstance(node.value, ast.Name) and node.value.id == "st"
-    ]  # fmt: skip
+        if isinstance(node, ast.Attribute)
+        and node.attr in ("cache_data", "cache_resource")
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "st"
+    ]
 
 
 def test_the_cache_scan_finds_a_call_and_both_decorators():

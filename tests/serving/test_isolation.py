@@ -1,4 +1,4 @@
-"""Two students training at the same time on one server each see only their own run (#7).
+"""Two students training at the same time on one server each see only their own run.
 
 Three sessions talk to a real ``streamlit run`` over Streamlit's websocket protocol (the simulated student of
 ``bench/streamlit_client.py``): A trains on ``dates``, B on the Italian toy translation, at the same time. A's

@@ -1,4 +1,4 @@
-"""Several replicas for a department (issue 22): deploy/ and the same topology run here without Docker.
+"""Several replicas for a department: deploy/ and the same topology run here without Docker.
 
 Docker is not available where this was written, so the compose file is checked for its structure: the services,
 ports and environment it gives are the ones `python -m bench.replicas` runs (the same nginx.conf template, two app
@@ -78,12 +78,19 @@ def test_the_local_rendering_is_a_valid_nginx_configuration():
             pytest.fail("nginx not found (apt-get install nginx)")
         pytest.skip("nginx not installed")
     with tempfile.TemporaryDirectory() as folder:
-        values = {"ATTENTION_LAB_LISTEN": "127.0.0.1:1", "ATTENTION_LAB_ACCESS_LOG": f"{folder}/access.log",
-                  "ATTENTION_LAB_REPLICAS": "server 127.0.0.1:2; server 127.0.0.1:3;"}  # fmt: skip
+        values = {
+            "ATTENTION_LAB_LISTEN": "127.0.0.1:1",
+            "ATTENTION_LAB_ACCESS_LOG": f"{folder}/access.log",
+            "ATTENTION_LAB_REPLICAS": "server 127.0.0.1:2; server 127.0.0.1:3;",
+        }
         Path(folder, "attention_lab.conf").write_text(replicas.render_template(values))
         Path(folder, "nginx.conf").write_text(replicas.MAIN_CONF.format(folder=folder))
-        done = subprocess.run([binary, "-t", "-p", folder, "-c", f"{folder}/nginx.conf", "-e", f"{folder}/error.log"],
-                              capture_output=True, text=True, timeout=30)  # fmt: skip
+        done = subprocess.run(
+            [binary, "-t", "-p", folder, "-c", f"{folder}/nginx.conf", "-e", f"{folder}/error.log"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     assert done.returncode == 0, done.stderr
 
 
@@ -93,8 +100,11 @@ def test_a_class_across_two_replicas_survives_losing_one():
     replicas' dashboards agree with the database, and the killed replica's students come back with nothing lost."""
     from store import throwaway
 
-    missing = [what for what, found in (("nginx", replicas.nginx_binary()), ("PostgreSQL", throwaway.binaries()))
-               if found is None]  # fmt: skip
+    missing = [
+        what
+        for what, found in (("nginx", replicas.nginx_binary()), ("PostgreSQL", throwaway.binaries()))
+        if found is None
+    ]
     if missing:
         message = f"{' and '.join(missing)} not installed (apt-get install nginx postgresql)"
         if os.environ.get("CI"):

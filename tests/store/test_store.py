@@ -213,8 +213,15 @@ def test_a_sweep_hands_settings_out_evenly_and_pools_the_runs(opened):
     assert [classes.assignment(m, sweep) for m in students] == given  # stable
     assert sweep.describe(1) == "d_k = 64"
     for member, index in zip(students, given, strict=True):
-        classes.post_run(member, "scaling", grid[index], [[1, 0.1, 2.0, 0.1]], {"exact_match": 0.5 + index / 10},
-                         {"rows": ["a"], "cols": ["b"], "z": [[1.0]]}, sweep_id=sweep.id)  # fmt: skip
+        classes.post_run(
+            member,
+            "scaling",
+            grid[index],
+            [[1, 0.1, 2.0, 0.1]],
+            {"exact_match": 0.5 + index / 10},
+            {"rows": ["a"], "cols": ["b"], "z": [[1.0]]},
+            sweep_id=sweep.id,
+        )
     pooled = teacher.runs(sweep_id=sweep.id)
     assert len(pooled) == 7 and {r.member_name for r in pooled} == {m.name for m in students}
     assert {r.settings["scaling.dk"] for r in pooled} == {4, 64, 512}
@@ -247,8 +254,14 @@ def test_the_dashboards_light_read_of_runs_is_the_full_one_without_curves_and_ma
     info, key = classes.create_class("c")
     teacher = classes.teacher(info.code, key)
     for i in range(3):
-        classes.post_run(classes.join(info.code, f"S{i}")[0], "scaling", {"seed": i}, [[1, 0.1, 2.0, 0.5]],
-                         {"exact_match": i / 4}, {"rows": ["a"], "cols": ["b"], "z": [[1.0]]})  # fmt: skip
+        classes.post_run(
+            classes.join(info.code, f"S{i}")[0],
+            "scaling",
+            {"seed": i},
+            [[1, 0.1, 2.0, 0.5]],
+            {"exact_match": i / 4},
+            {"rows": ["a"], "cols": ["b"], "z": [[1.0]]},
+        )
     full, light = teacher.runs(), teacher.runs(full=False)
     assert [r.curve for r in full] == [[[1, 0.1, 2.0, 0.5]]] * 3 and all(r.snapshot for r in full)
     assert [(r.curve, r.snapshot) for r in light] == [([], None)] * 3
@@ -329,8 +342,10 @@ def test_a_learner_keeps_visits_answers_and_place_and_can_wipe_them(opened):
     learners.visit(key, "scaling", place="the-softmax-saturates")
     learners.solve(key, "scaling", "scaling.ex1", 2, True)
     learners.solve(key, "scaling", "scaling.ex2", 0.5, False)
-    assert learners.progress(key, {"rnn_cells": 2, "scaling": 2}) == {"rnn_cells": "in progress",
-                                                                      "scaling": "in progress"}  # fmt: skip
+    assert learners.progress(key, {"rnn_cells": 2, "scaling": 2}) == {
+        "rnn_cells": "in progress",
+        "scaling": "in progress",
+    }
     learners.solve(key, "scaling", "scaling.ex2", 0.25, True)
     learners.solve(key, "scaling", "scaling.ex1", 9, False)  # a later wrong answer does not undo a solved one
     assert learners.progress(key, {"rnn_cells": 2, "scaling": 2})["scaling"] == "done"
@@ -354,9 +369,16 @@ def test_an_upgrade_from_every_older_schema_keeps_the_data(store_url):
     engine = store.db.prepare(sa.create_engine(store_url))
     assert schema.upgrade(engine, to=1) == 1
     with engine.begin() as conn:
-        conn.execute(schema.classes.insert().values(code="ACDEFG", name="running", teacher_key_hash=names.digest("k"),
-                                                    created_at=time.time(), expires_at=time.time() + 3600,
-                                                    spotlight_named=False))  # fmt: skip
+        conn.execute(
+            schema.classes.insert().values(
+                code="ACDEFG",
+                name="running",
+                teacher_key_hash=names.digest("k"),
+                created_at=time.time(),
+                expires_at=time.time() + 3600,
+                spotlight_named=False,
+            )
+        )
     engine.dispose()
     classes, learners = store.open_store(store_url)
     with classes.engine.connect() as conn:
@@ -408,8 +430,13 @@ def test_exercises_checked_in_class_are_counted_per_exercise_latest_answer_kept(
     classes.check_exercise(bo, "masking", "masking.ex2", "0", False)
     teacher = classes.teacher(info.code, key)
     summary = {e["exercise"]: e for e in teacher.exercises()}
-    assert summary["scaling.ex1"] == {"lesson": "scaling", "exercise": "scaling.ex1", "answered": 2, "right": 2,
-                                      "answers": {"1": 2}}  # fmt: skip
+    assert summary["scaling.ex1"] == {
+        "lesson": "scaling",
+        "exercise": "scaling.ex1",
+        "answered": 2,
+        "right": 2,
+        "answers": {"1": 2},
+    }
     assert summary["masking.ex2"]["right"] == 0 and len(teacher.export()["exercises"]) == 3
     teacher.delete()
     assert classes.find(info.code) is None
@@ -423,8 +450,13 @@ def test_a_teacher_shares_a_model_file_with_the_class_and_only_with_it(opened):
     data = bytes(range(256)) * 1000
     model_id = teacher.share_model("gru-additive-abc.safetensors", data)
     assert classes.shared_models(info.code) == [
-        {"id": model_id, "name": "gru-additive-abc.safetensors", "bytes": len(data),
-         "shared_at": classes.shared_models(info.code)[0]["shared_at"]}]  # fmt: skip
+        {
+            "id": model_id,
+            "name": "gru-additive-abc.safetensors",
+            "bytes": len(data),
+            "shared_at": classes.shared_models(info.code)[0]["shared_at"],
+        }
+    ]
     assert classes.shared_model(info.code, model_id) == ("gru-additive-abc.safetensors", data)
     with pytest.raises(ClassError, match="not one this class shares"):
         classes.shared_model(other.code, model_id)

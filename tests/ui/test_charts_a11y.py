@@ -63,7 +63,11 @@ def test_values_frame_keeps_repeated_tokens_apart_and_long_forms_a_grid():
     one = export.Table("m", ["the", "cat"], ["the", "row", "the"], np.arange(6.0).reshape(2, 3))
     frame = charts.values_frame([one])
     assert list(frame.columns) == ["row (2)", "the", "row", "the (2)"] or list(frame.columns) == [
-        "row", "the", "row (2)", "the (2)"]  # fmt: skip
+        "row",
+        "the",
+        "row (2)",
+        "the (2)",
+    ]
     np.testing.assert_array_equal(frame.iloc[:, 1:].to_numpy(), one.values)
     grid = charts.values_frame([one, export.Table("n", ["a"], ["b"], np.array([[0.25]]))])
     assert list(grid.columns) == ["map", "row", "column", "value"] and len(grid) == 7
@@ -81,11 +85,15 @@ def test_the_high_contrast_twin_replaces_each_house_scale():
     grid = charts.head_grid([charts.GridRow("x", np.random.default_rng(0).random((2, 3, 3)), list("abc"), list("abc"))])
     strip = charts.vector_strip(np.array([[-1.0, 2.0]]), ["v"])
     assert charts.scale_key(fig.data[0].colorscale) == charts.scale_key(charts.SEQUENTIAL_COLORSCALE)
-    for figure, twin in ((fig, charts.HIGH_CONTRAST_SEQUENTIAL), (grid, charts.HIGH_CONTRAST_SEQUENTIAL),
-                         (strip, charts.HIGH_CONTRAST_DIVERGING)):  # fmt: skip
+    for figure, twin in (
+        (fig, charts.HIGH_CONTRAST_SEQUENTIAL),
+        (grid, charts.HIGH_CONTRAST_SEQUENTIAL),
+        (strip, charts.HIGH_CONTRAST_DIVERGING),
+    ):
         charts.high_contrast(figure)
         assert [charts.scale_key(s) for s in charts.heatmap_scales(figure.to_plotly_json())] == [
-            charts.scale_key(twin)] * len(figure.data)  # fmt: skip
+            charts.scale_key(twin)
+        ] * len(figure.data)
 
 
 def house_only(specs: list[dict]) -> list:
@@ -97,8 +105,10 @@ def house_only(specs: list[dict]) -> list:
 def test_a_page_in_high_contrast_draws_its_heatmaps_with_the_high_contrast_scales():
     at = open_page(QKV, params={CONTRAST_PARAM: "high"})
     scales = {charts.scale_key(s) for spec in plotly_specs(at) for s in charts.heatmap_scales(spec)}
-    assert scales and scales <= {charts.scale_key(charts.HIGH_CONTRAST_SEQUENTIAL),
-                                 charts.scale_key(charts.HIGH_CONTRAST_DIVERGING)}  # fmt: skip
+    assert scales and scales <= {
+        charts.scale_key(charts.HIGH_CONTRAST_SEQUENTIAL),
+        charts.scale_key(charts.HIGH_CONTRAST_DIVERGING),
+    }
     assert any(HIGH_CONTRAST_CSS in h.proto.body for h in at.get("html"))
 
 

@@ -118,8 +118,14 @@ def test_the_dashboard_pools_a_sweep_into_one_chart_with_every_students_point():
     for causal, values in scores.items():
         for i, value in enumerate(values):
             member, _token = classes.join(info.code, f"{causal}-{i}")
-            classes.post_run(member, "masking", {"masking.live_causal": causal}, [[1, 1.0, 0.5, value]],
-                             {"exact_match": value}, sweep_id=sweep.id)  # fmt: skip
+            classes.post_run(
+                member,
+                "masking",
+                {"masking.live_causal": causal},
+                [[1, 1.0, 0.5, value]],
+                {"exact_match": value},
+                sweep_id=sweep.id,
+            )
     at = open_page("pages/classroom.py")
     at.session_state["classroom.teacher"] = teacher
     at.run()

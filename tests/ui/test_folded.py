@@ -1,5 +1,5 @@
 """Folded expanders (``ui.folded``): the code listings, the reveals, the symbols and the "every figure" tables are
-built only while open (issue 22, items 1–3: a closed expander's content was still sent and drawn on every run).
+built only while open (a closed expander's content would still be sent and drawn on every run).
 
 Every lesson page opens with them closed and empty, and a student who opens one gets its content."""
 

@@ -1,4 +1,4 @@
-"""What the server prepares once for every session (issue 22, item 3): a figure met before is not prepared again,
+"""What the server prepares once for every session: a figure met before is not prepared again,
 a table or a curve's data is converted once, a shipped comparison answers each question once; and none of it
 changes what a student sees."""
 
@@ -52,8 +52,12 @@ def test_a_figure_with_other_numbers_is_prepared_apart_and_keeps_its_own_text_al
 def test_a_prepared_figure_lets_its_fitted_labels_be_drawn_without_the_browser_measuring_each_one():
     from lessons.common.charts import head_grid
 
-    rows = [charts.GridRow(title=f"layer {i}", weights=np.full((4, 3, 3), 1 / 3), x_labels=list("abc"),
-                           y_labels=list("abc")) for i in range(2)]  # fmt: skip
+    rows = [
+        charts.GridRow(
+            title=f"layer {i}", weights=np.full((4, 3, 3), 1 / 3), x_labels=list("abc"), y_labels=list("abc")
+        )
+        for i in range(2)
+    ]
     layout = ui_charts._prepared(head_grid(rows)).frozen.to_dict()["layout"]
     axes = [name for name in layout if name.startswith(("xaxis", "yaxis"))]
     assert len(axes) == 4  # two rows of heads, each its own pair of axes

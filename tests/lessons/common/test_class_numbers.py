@@ -13,8 +13,10 @@ def _runs(table: dict) -> list[dict]:
 
 
 def test_pool_groups_runs_by_setting_in_the_grids_order_and_skips_bad_metrics():
-    runs = _runs({4: [0.5, 0.7], 64: [0.9]}) + [{"settings": {"d": 4}, "metrics": {"exact_match": float("nan")}},
-                                                {"settings": {"d": 4}, "metrics": {}}]  # fmt: skip
+    runs = _runs({4: [0.5, 0.7], 64: [0.9]}) + [
+        {"settings": {"d": 4}, "metrics": {"exact_match": float("nan")}},
+        {"settings": {"d": 4}, "metrics": {}},
+    ]
     pooled = classroom.pool(runs, [{"d": 64}, {"d": 4}, {"d": 512}], {"d": "d_k"})
     assert [p.setting for p in pooled] == ["d_k = 64", "d_k = 4", "d_k = 512"]
     assert [p.n for p in pooled] == [1, 2, 0]
@@ -55,7 +57,9 @@ def test_a_run_as_the_store_keeps_it_drops_nan_and_bounds_the_map():
             self.step, self.seconds, self.loss, self.exact_match = step, step / 10, 1.0 / step, em
 
     assert classroom.run_curve([Report(1, 0.1), Report(2, float("nan")), Report(3, 0.5)]) == [
-        [1.0, 0.1, 1.0, 0.1], [3.0, 0.3, 1 / 3, 0.5]]  # fmt: skip
+        [1.0, 0.1, 1.0, 0.1],
+        [3.0, 0.3, 1 / 3, 0.5],
+    ]
     shot = classroom.attention_snapshot([[0.5] * 100] * 100)
     assert len(shot["z"]) == 40 and len(shot["z"][0]) == 40 and len(shot["rows"]) == 40
     assert classroom.attention_snapshot([[float("nan")]]) is None and classroom.attention_snapshot("x") is None

@@ -41,7 +41,7 @@ def _comparison(a_scores=(0.9, 0.92, 0.95), b_scores=(0.4, 0.45, 0.5)) -> Compar
                     curve,
                     {"test exact": score, "steps to 90%": first_reached(curve, "exact_match", 0.9)},
                     {"parameters": 1234},
-                )  # fmt: skip
+                )
             )
     meta = {"script": "scripts/example_results.py", "seeds": [0, 1, 2]}
     return Comparison(("attention", "none"), tuple(runs), meta, {"attention": "with attention", "none": "without"})
@@ -107,15 +107,14 @@ def test_table_rows_are_text_per_metric_with_n():
     assert rows == [
         {"variant": "with attention", "n": 3, "test exact": "92% ± 3%", "steps to 90%": "75 ± 0"},
         {"variant": "without", "n": 3, "test exact": "45% ± 5%", "steps to 90%": "not reached (3 of 3)"},
-    ]  # fmt: skip
+    ]
 
 
 def test_table_by_a_param_gives_a_row_per_setting():
     runs = [Run("LSTM", s, {"distance": d}, final={"acc": 0.5 + d / 100 + s / 100}) for d in (5, 20) for s in (0, 1)]
     c = Comparison(("LSTM",), tuple(runs))
     rows = c.table({"acc": ".3f"}, by="distance")
-    assert [(r["distance"], r["n"], r["acc"]) for r in rows] == [(5, 2, "0.555 ± 0.007"),
-                                                                 (20, 2, "0.705 ± 0.007")]  # fmt: skip
+    assert [(r["distance"], r["n"], r["acc"]) for r in rows] == [(5, 2, "0.555 ± 0.007"), (20, 2, "0.705 ± 0.007")]
     assert c.param_values("distance") == (5, 20)
 
 
@@ -207,13 +206,17 @@ def test_a_missing_file_names_the_script_that_makes_it(tmp_path):
         ({"format": FORMAT, "variants": ["a"], "runs": []}, "has no runs"),
         ({"format": FORMAT, "variants": ["a"], "runs": [{"seed": 0}]}, "run 0 lacks its variant or seed"),
         ({"format": FORMAT, "variants": ["a"], "runs": [{"variant": "b", "seed": 0}]}, "not one of the variants"),
-        ({"format": FORMAT, "variants": ["a"], "runs": [{"variant": "a", "seed": 0, "final": {"x": "high"}}]},
-         "final 'x' must be a number"),
+        (
+            {"format": FORMAT, "variants": ["a"], "runs": [{"variant": "a", "seed": 0, "final": {"x": "high"}}]},
+            "final 'x' must be a number",
+        ),
         ({"format": FORMAT, "variants": ["a"], "runs": [{"variant": "a", "seed": 0, "curve": {}}]}, "curve must be"),
-        ({"format": FORMAT, "variants": ["a"], "runs": [{"variant": "a", "seed": 0}, {"variant": "a", "seed": 0}]},
-         "two runs of a with seed 0"),
+        (
+            {"format": FORMAT, "variants": ["a"], "runs": [{"variant": "a", "seed": 0}, {"variant": "a", "seed": 0}]},
+            "two runs of a with seed 0",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_malformed_file_says_what_is_wrong_and_which_script_to_run(tmp_path, document, message):
     path = tmp_path / "scoring_functions.json"
     path.write_text(document if isinstance(document, str) else json.dumps(document), encoding="utf-8")
@@ -240,8 +243,13 @@ def test_measure_runs_every_variant_and_seed_and_reports_progress():
             return [Run(variant, seed, {"distance": d}, final={"acc": 1.0}) for d in (5, 10)]
         return Run(variant, seed, final={"acc": 0.5})
 
-    c = measure(["RNN", "LSTM"], [0, 1], run_one, {"script": "scripts/rnn_cells_results.py"},
-                on_run=lambda run, done, total: progress.append((run.variant, done, total)))  # fmt: skip
+    c = measure(
+        ["RNN", "LSTM"],
+        [0, 1],
+        run_one,
+        {"script": "scripts/rnn_cells_results.py"},
+        on_run=lambda run, done, total: progress.append((run.variant, done, total)),
+    )
     assert calls == [("RNN", 0), ("RNN", 1), ("LSTM", 0), ("LSTM", 1)]
     assert len(c.runs) == 6 and c.meta["script"] == "scripts/rnn_cells_results.py"
     assert progress[-1] == ("LSTM", 4, 4)
@@ -257,8 +265,9 @@ def test_curve_and_sweep_points_are_long_form():
     assert points[0] == {"variant": "attention", "label": "with attention", "order": 0, "seed": 0, "x": 25.0, "y": 2.0}
     assert {p["order"] for p in points if p["variant"] == "none"} == {1}
     assert [p["x"] for p in c.curve_points("loss", x="seconds")][:3] == [0.25, 0.5, 0.75]
-    sweep = Comparison(("GRU",), tuple(Run("GRU", s, {"distance": d}, final={"acc": d / 100}) for d in (5, 20)
-                                       for s in (0, 1)))  # fmt: skip
+    sweep = Comparison(
+        ("GRU",), tuple(Run("GRU", s, {"distance": d}, final={"acc": d / 100}) for d in (5, 20) for s in (0, 1))
+    )
     assert [(p["x"], p["y"]) for p in sweep.sweep_points("acc", "distance")] == [(5, 0.05)] * 2 + [(20, 0.2)] * 2
     with pytest.raises(ValueError, match="pick one with where="):
         sweep.curve_points("loss")
@@ -349,11 +358,16 @@ def test_curves_chart_keeps_bands_on_their_axes():
 
 
 def test_curves_chart_sweeps_and_empty_data():
-    runs = tuple(Run(cell, s, {"distance": d}, final={"acc": 0.5 + 0.01 * d * (cell == "LSTM") + 0.01 * s})
-                 for cell in ("RNN", "LSTM") for d in (5, 10, 20) for s in (0, 1, 2))  # fmt: skip
+    runs = tuple(
+        Run(cell, s, {"distance": d}, final={"acc": 0.5 + 0.01 * d * (cell == "LSTM") + 0.01 * s})
+        for cell in ("RNN", "LSTM")
+        for d in (5, 10, 20)
+        for s in (0, 1, 2)
+    )
     c = Comparison(("RNN", "LSTM"), runs)
-    spec = curves_chart(c.sweep_points("acc", "distance"), y_title="accuracy", x_title="distance T", log_x=True,
-                        percent=True)  # fmt: skip
+    spec = curves_chart(
+        c.sweep_points("acc", "distance"), y_title="accuracy", x_title="distance T", log_x=True, percent=True
+    )
     assert spec["encoding"]["x"]["scale"] == {"type": "log"}
     means = [(v["label"], v["x"], v["n"]) for v in spec["data"]["values"] if v["kind"] == "mean"]
     assert means == [(cell, d, 3) for cell in ("RNN", "LSTM") for d in (5.0, 10.0, 20.0)]
@@ -369,11 +383,25 @@ def test_curves_chart_specs_are_fresh_copies():
 
 
 def test_a_too_close_sentence_gives_its_reason_in_the_sentences_own_format():
-    tie = Comparison(("a", "b"), (Run("a", 0, final={"m": 0.5}), Run("a", 1, final={"m": 0.7}),
-                                  Run("b", 0, final={"m": 0.7}), Run("b", 1, final={"m": 0.5})))  # fmt: skip
+    tie = Comparison(
+        ("a", "b"),
+        (
+            Run("a", 0, final={"m": 0.5}),
+            Run("a", 1, final={"m": 0.7}),
+            Run("b", 0, final={"m": 0.7}),
+            Run("b", 1, final={"m": 0.5}),
+        ),
+    )
     assert tie.compare("a", "b", "m").sentence(".0%").endswith("the means are equal.")
-    near = Comparison(("a", "b"), (Run("a", 0, final={"m": 0.50}), Run("a", 1, final={"m": 0.70}),
-                                   Run("b", 0, final={"m": 0.55}), Run("b", 1, final={"m": 0.75})))  # fmt: skip
+    near = Comparison(
+        ("a", "b"),
+        (
+            Run("a", 0, final={"m": 0.50}),
+            Run("a", 1, final={"m": 0.70}),
+            Run("b", 0, final={"m": 0.55}),
+            Run("b", 1, final={"m": 0.75}),
+        ),
+    )
     sentence = near.compare("a", "b", "m").sentence(".0%")
     assert "the gap 5% is within the spread over seeds (sd 14% + 14%)" in sentence
 

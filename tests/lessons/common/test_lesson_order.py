@@ -84,10 +84,24 @@ def _title_texts(spec: dict) -> list[str]:
 def visible_text(at) -> list[str]:
     """What a student reads on the page's main area (not the sidebar's course map, not the code listings)."""
     main = at.main
-    texts = [e.value for kind in ("markdown", "caption", "header", "subheader", "title", "info", "warning",
-                                  "success", "error") for e in getattr(main, kind)]  # fmt: skip
-    for kind in ("radio", "selectbox", "multiselect", "slider", "select_slider", "text_input", "text_area",
-                 "number_input", "checkbox", "toggle", "button"):  # fmt: skip
+    texts = [
+        e.value
+        for kind in ("markdown", "caption", "header", "subheader", "title", "info", "warning", "success", "error")
+        for e in getattr(main, kind)
+    ]
+    for kind in (
+        "radio",
+        "selectbox",
+        "multiselect",
+        "slider",
+        "select_slider",
+        "text_input",
+        "text_area",
+        "number_input",
+        "checkbox",
+        "toggle",
+        "button",
+    ):
         for widget in getattr(main, kind):
             texts.append(widget.label)
             texts += [str(o) for o in getattr(widget, "options", [])]
@@ -105,8 +119,10 @@ def test_every_signalled_concept_is_one_the_catalog_introduces():
 
 def test_the_check_flags_a_later_concept_and_lets_a_forward_pointer_through():
     masking = "masking"
-    assert later_concepts(masking, ["Each of the four heads looks elsewhere."])[0][:2] == ("heads", NUMBER[
-        "multi_head_attention"])  # fmt: skip
+    assert later_concepts(masking, ["Each of the four heads looks elsewhere."])[0][:2] == (
+        "heads",
+        NUMBER["multi_head_attention"],
+    )
     assert later_concepts(masking, [f"You will meet heads in lesson {NUMBER['multi_head_attention']}."]) == []
     assert later_concepts(masking, ["You will meet heads in lesson 3."])  # the wrong lesson is no pointer
     assert later_concepts(masking, ["Each sublayer sits on a residual connection."])[0][0] == "residual"

@@ -69,8 +69,15 @@ def test_to_param_and_shown():
 
 
 def test_a_link_opens_the_lesson_as_set():
-    params = {"matrix_d_k": "16", "d_model": "32", "seed": "7", "query": "people", "sharpness": "4.5",
-              "d_k": "4", "sentence": "I like pizza"}  # fmt: skip
+    params = {
+        "matrix_d_k": "16",
+        "d_model": "32",
+        "seed": "7",
+        "query": "people",
+        "sharpness": "4.5",
+        "d_k": "4",
+        "sentence": "I like pizza",
+    }
     at = open_with(QKV, params)
     assert at.select_slider(key="queries_keys_values.matrix_d_k").value == 16
     assert at.select_slider(key="queries_keys_values.d_model").value == 32
@@ -84,8 +91,15 @@ def test_a_link_opens_the_lesson_as_set():
 
 
 def test_refused_link_values_fall_back_to_defaults_with_a_note():
-    params = {"matrix_d_k": "abc", "seed": "1e400", "query": "<script>alert(1)</script>", "sharpness": "nan",
-              "d_k": "-1", "d_model": "99999999999999999999", "sentence": "x" * 5000}  # fmt: skip
+    params = {
+        "matrix_d_k": "abc",
+        "seed": "1e400",
+        "query": "<script>alert(1)</script>",
+        "sharpness": "nan",
+        "d_k": "-1",
+        "d_model": "99999999999999999999",
+        "sentence": "x" * 5000,
+    }
     at = open_with(QKV, params)
     assert at.select_slider(key="queries_keys_values.matrix_d_k").value == 8
     assert at.number_input(key="queries_keys_values.seed").value == 0
@@ -158,8 +172,18 @@ def test_a_linked_widgets_signature_read_once_is_the_one_python_reads_for_it():
 
     from ui.links import _signature
 
-    for kind in ("slider", "select_slider", "selectbox", "radio", "number_input", "text_input", "text_area", "toggle",
-                 "checkbox", "multiselect"):  # fmt: skip
+    for kind in (
+        "slider",
+        "select_slider",
+        "selectbox",
+        "radio",
+        "number_input",
+        "text_input",
+        "text_area",
+        "toggle",
+        "checkbox",
+        "multiselect",
+    ):
         for widget in (getattr(st, kind), getattr(st.sidebar, kind)):
             assert _signature(widget) == inspect.signature(widget), kind
             assert "self" not in _signature(widget).parameters
