@@ -4,81 +4,102 @@ import streamlit as st
 
 import ui
 from lessons import queries_keys_values
+from lessons.queries_keys_values import (
+    database,
+    embeddings,
+    matrix_form,
+    no_parameters,
+    no_recurrence,
+    trained_weights,
+    worked_example,
+)
 from minimodels.attention import masked_softmax, scaled_dot_product_attention
 from minimodels.tasks import get_task
 
 lesson = ui.lesson("queries_keys_values")
 embedding_map = ui.cached(
-    queries_keys_values.shipped_embedding_map,
+    embeddings.shipped_embedding_map,
     max_entries=1,
     show_spinner="Reading the embedding tables (once per server)…",
 )
 recurrence = ui.cached(
-    queries_keys_values.measure_recurrence,
+    no_recurrence.measure_recurrence,
     max_entries=1,
     show_spinner="Timing the GRU and self-attention (once per server)…",
 )
 exercises = ui.cached_resource(queries_keys_values.exercises, show_spinner=False)
-worked_example = ui.cached_resource(queries_keys_values.thinking_machines, show_spinner=False)  # seeded: once a server
+thinking_machines = ui.cached_resource(worked_example.thinking_machines, show_spinner=False)  # seeded: once a server
 ui.explain(queries_keys_values.INTRO)
-st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+st.latex(queries_keys_values.EQUATION)
 
 # --- 1. Words as vectors ------------------------------------------------------------------------------------------
-ui.section("1 · Words as vectors: 1-hot or learned", queries_keys_values.EMBEDDINGS_TEXT)
+ui.section(embeddings.TITLE, embeddings.TEXT)
 
 
 @st.fragment
-def embeddings() -> None:
-    if ui.pretrained(*queries_keys_values.EMBEDDING_MODEL) is None:
+def words_as_vectors() -> None:
+    if ui.pretrained(*embeddings.EMBEDDING_MODEL) is None:
         return
-    mapped = embedding_map(*queries_keys_values.EMBEDDING_MODEL)
-    st.markdown(queries_keys_values.one_hot_sentence(mapped))
+    mapped = embedding_map(*embeddings.EMBEDDING_MODEL)
+    st.markdown(embeddings.one_hot_sentence(mapped))
     cols = st.columns(2)
-    prop = ui.linked(cols[0].radio, "Colour the words by", list(queries_keys_values.PROPERTIES), horizontal=True,
-                     key="queries_keys_values.property")  # fmt: skip
-    table = ui.linked(cols[1].radio, "Embedding table", list(queries_keys_values.TABLES), horizontal=True,
-                      key="queries_keys_values.table")  # fmt: skip
-    st.caption(f"{mapped.described}, {mapped.steps} training steps. Colour: {queries_keys_values.PROPERTIES[prop]}.")
-    ui.plotly(queries_keys_values.embedding_figure, mapped, prop, table, key="queries_keys_values.embeddings")
-    st.markdown(queries_keys_values.embedding_sentence(mapped, prop))
+    prop = ui.linked(
+        cols[0].radio,
+        "Colour the words by",
+        list(embeddings.PROPERTIES),
+        horizontal=True,
+        key="queries_keys_values.property",
+    )
+    table = ui.linked(
+        cols[1].radio, "Embedding table", list(embeddings.TABLES), horizontal=True, key="queries_keys_values.table"
+    )
+    st.caption(f"{mapped.described}, {mapped.steps} training steps. Colour: {embeddings.PROPERTIES[prop]}.")
+    ui.plotly(embeddings.embedding_figure, mapped, prop, table, key="queries_keys_values.embeddings")
+    st.markdown(embeddings.embedding_sentence(mapped, prop))
 
 
-embeddings()
+words_as_vectors()
 
 # --- 2. Self-attention with no parameters -------------------------------------------------------------------------
-ui.section("2 · Self-attention with no parameters: Softmax(XXᵀ)X", queries_keys_values.NO_PARAMETERS_TEXT)
-st.latex(queries_keys_values.dot_product(*queries_keys_values.LECTURE_DOT).latex())
+ui.section(no_parameters.TITLE, no_parameters.TEXT)
+st.latex(no_parameters.dot_product(*no_parameters.LECTURE_DOT).latex())
 
 
 @st.fragment
-def no_parameters() -> None:
-    ui.explain(queries_keys_values.WORDS_TEXT)
+def attend_with_no_parameters() -> None:
+    ui.explain(no_parameters.WORDS_TEXT)
     vectors = ui.checked_text(
-        st.text_area, "Word vectors (word: numbers)", queries_keys_values.DEFAULT_WORDS,
-        key="queries_keys_values.words", parse=queries_keys_values.parse_word_vectors, keep="vectors",
-        what="table of vectors", max_chars=queries_keys_values.MAX_WORDS_TEXT, height=160,
-    )  # fmt: skip
-    result = queries_keys_values.plain_self_attention(vectors)
+        st.text_area,
+        "Word vectors (word: numbers)",
+        no_parameters.DEFAULT_WORDS,
+        key="queries_keys_values.words",
+        parse=no_parameters.parse_word_vectors,
+        keep="vectors",
+        what="table of vectors",
+        max_chars=no_parameters.MAX_WORDS_TEXT,
+        height=160,
+    )
+    result = no_parameters.plain_self_attention(vectors)
     cols = st.columns(2)
     with cols[0]:
-        ui.plotly(queries_keys_values.plain_scores_figure, result, key="queries_keys_values.plain_scores")
+        ui.plotly(no_parameters.plain_scores_figure, result, key="queries_keys_values.plain_scores")
     with cols[1]:
-        ui.plotly(queries_keys_values.plain_weights_figure, result, key="queries_keys_values.plain_weights")
-    ui.plotly(queries_keys_values.plain_outputs_figure, result, key="queries_keys_values.plain_outputs")
-    st.markdown(queries_keys_values.symmetry_sentence(result.scores, result.words))
-    st.markdown(queries_keys_values.diagonal_sentence(result.scores, result.words))
-    ui.explain(queries_keys_values.WHY_PROJECTIONS)
-    st.markdown(queries_keys_values.projection_sentence(result))
+        ui.plotly(no_parameters.plain_weights_figure, result, key="queries_keys_values.plain_weights")
+    ui.plotly(no_parameters.plain_outputs_figure, result, key="queries_keys_values.plain_outputs")
+    st.markdown(no_parameters.symmetry_sentence(result.scores, result.words))
+    st.markdown(no_parameters.diagonal_sentence(result.scores, result.words))
+    ui.explain(no_parameters.WHY_PROJECTIONS)
+    st.markdown(no_parameters.projection_sentence(result))
 
 
-no_parameters()
+attend_with_no_parameters()
 
 # --- 3. The lecture's worked example -------------------------------------------------------------------------------
-example = worked_example()
-ui.section("3 · “Thinking Machines”, step by step", queries_keys_values.WORKED_TEXT.format(d_k=example.d_k))
-st.table(queries_keys_values.worked_table(example))
-ui.plotly(queries_keys_values.vectors_figure, example, key="queries_keys_values.vectors")
-ui.explain(queries_keys_values.worked_sentence(example))
+example = thinking_machines()
+ui.section(worked_example.TITLE, worked_example.TEXT.format(d_k=example.d_k))
+st.table(worked_example.worked_table(example))
+ui.plotly(worked_example.vectors_figure, example, key="queries_keys_values.vectors")
+ui.explain(worked_example.worked_sentence(example))
 
 
 @st.fragment
@@ -90,7 +111,7 @@ def what_if_d_k() -> None:
         value=64,
         key="queries_keys_values.d_k",
     )
-    weights = queries_keys_values.weights_at(example, d_k)
+    weights = worked_example.weights_at(example, d_k)
     cols = st.columns(2)
     cols[0].metric("weight on Thinking", f"{weights[0]:.3f}")
     cols[1].metric("weight on Machines", f"{weights[1]:.3f}")
@@ -100,14 +121,14 @@ def what_if_d_k() -> None:
 what_if_d_k()
 
 # --- 4. The database analogy ------------------------------------------------------------------------------
-features = ", ".join(queries_keys_values.FEATURES)
-ui.section("4 · A database you query softly", queries_keys_values.DATABASE_TEXT.format(features=features))
+features = ", ".join(database.FEATURES)
+ui.section(database.TITLE, database.TEXT.format(features=features))
 
 
 @st.fragment
-def database() -> None:
+def soft_database() -> None:
     cols = st.columns([2, 2])
-    query = ui.linked(cols[0].selectbox, "Query", list(queries_keys_values.QUERIES), key="queries_keys_values.query")
+    query = ui.linked(cols[0].selectbox, "Query", list(database.QUERIES), key="queries_keys_values.query")
     sharpness = ui.linked(
         cols[1].slider,
         "Sharpness (1 / temperature)",
@@ -118,25 +139,25 @@ def database() -> None:
         key="queries_keys_values.sharpness",
         help="0 weighs every row equally; a large value turns the soft lookup into a hard one.",
     )
-    lookup = queries_keys_values.soft_lookup(query, sharpness)
-    ui.plotly(queries_keys_values.lookup_figure, lookup, key="queries_keys_values.lookup")
+    lookup = database.soft_lookup(query, sharpness)
+    ui.plotly(database.lookup_figure, lookup, key="queries_keys_values.lookup")
     key, value, weight = lookup.best()
     st.markdown(f"The row that weighs most: **{key} → {value}** with {weight:.0%} of the weight.")
 
 
-database()
+soft_database()
 
 # --- 5. The matrix form on your own sentence ---------------------------------------------------------------
-ui.section("5 · All queries at once: softmax(QKᵀ/√d_k)V", queries_keys_values.MATRIX_TEXT)
+ui.section(matrix_form.TITLE, matrix_form.TEXT)
 
 
 @st.fragment
-def matrix_form() -> None:
+def all_queries_at_once() -> None:
     tokens = ui.sentence_input(
-        f"Your sentence (up to {queries_keys_values.MAX_TOKENS} words)",
-        queries_keys_values.DEFAULT_SENTENCE,
+        f"Your sentence (up to {matrix_form.MAX_TOKENS} words)",
+        matrix_form.DEFAULT_SENTENCE,
         "queries_keys_values.sentence",
-        queries_keys_values.parse_sentence,
+        matrix_form.parse_sentence,
         tokens_key="queries_keys_values.tokens",
     )
     cols = st.columns(3)
@@ -145,64 +166,69 @@ def matrix_form() -> None:
     )
     d_k = ui.linked(cols[1].select_slider, "d_k", [2, 4, 8, 16, 32, 64], value=8, key="queries_keys_values.matrix_d_k")
     seed = int(ui.linked(cols[2].number_input, "seed of W^Q, W^K, W^V", 0, 10_000, 0, key="queries_keys_values.seed"))
-    result = queries_keys_values.self_attention(tokens, d_model=d_model, d_k=d_k, seed=seed)
-    ui.plotly(queries_keys_values.attention_figure, result, key="queries_keys_values.heatmap")
+    result = matrix_form.self_attention(tokens, d_model=d_model, d_k=d_k, seed=seed)
+    ui.plotly(matrix_form.attention_figure, result, key="queries_keys_values.heatmap")
     st.caption("Each row sums to 1. Hover a cell for its exact weight.")
 
     def matrices() -> None:  # drawn only while open: a closed expander's three figures would redraw on every move
-        for name, figure in queries_keys_values.matrix_figures(result).items():
+        for name, figure in matrix_form.matrix_figures(result).items():
             ui.plotly(figure, key=f"queries_keys_values.matrix.{name}")
 
     ui.folded("Q, K and V for this sentence", matrices, key="queries_keys_values.show_matrices")
 
 
-matrix_form()
+all_queries_at_once()
 
 # --- 6. A trained model's W^Q, W^K, W^V (the shipped Transformer, or yours) ------------------------------------------
-ui.section("6 · The same product with a trained model's W^Q, W^K, W^V", queries_keys_values.TRAINED_TEXT)
+ui.section(trained_weights.TITLE, trained_weights.TEXT)
 
 
 @st.fragment
-def trained(qkv=queries_keys_values) -> None:
-    if (loaded := ui.pretrained(*qkv.TRAINED_MODEL)) is None:
+def trained_product() -> None:
+    task, architecture = trained_weights.TRAINED_MODEL
+    if (loaded := ui.pretrained(task, architecture)) is None:
         return
-    model = ui.model_choice(loaded[0], None, key="queries_keys_values.trained_use", own_data=qkv.TRAINED_MODEL[1])
-    reads = ui.model_data(model, get_task(qkv.TRAINED_MODEL[0]), "toy", qkv.TRAINED_SENTENCE)  # yours: your data's
-    st.caption(reads.caption or qkv.trained_note(loaded[1]))
+    model = ui.model_choice(loaded[0], None, key="queries_keys_values.trained_use", own_data=architecture)
+    reads = ui.model_data(model, get_task(task), "toy", trained_weights.TRAINED_SENTENCE)  # yours: your data's
+    st.caption(reads.caption or trained_weights.trained_note(loaded[1]))
     key, c = f"queries_keys_values.trained.{reads.name}", st.columns([3, 1, 1])
     with c[0]:
-        words = ui.sentence_input("A sentence in the model's language", reads.text, key, qkv.model_parser(reads.task))
+        words = ui.sentence_input(
+            "A sentence in the model's language", reads.text, key, trained_weights.model_parser(reads.task)
+        )
     layer = c[1].selectbox("Encoder layer", range(1, len(model.encoder_layers) + 1), key=f"{key}.layer")
     head = c[2].selectbox("Head (lesson 9)", range(1, model.config.n_heads + 1), key=f"{key}.head")
-    view = ui.shared_view(qkv.trained_attention, model, reads.task, " ".join(words), layer - 1, head - 1)
+    view = ui.shared_view(trained_weights.trained_attention, model, reads.task, " ".join(words), layer - 1, head - 1)
     if isinstance(view, str):
         st.warning(view)
         return
-    ui.plotly(qkv.trained_matrices_figure, view, key="queries_keys_values.trained_qkv")
-    ui.plotly(qkv.trained_figure, view, key="queries_keys_values.trained_map")
-    st.markdown(qkv.trained_sentence(view))
+    ui.plotly(trained_weights.trained_matrices_figure, view, key="queries_keys_values.trained_qkv")
+    ui.plotly(trained_weights.trained_figure, view, key="queries_keys_values.trained_map")
+    st.markdown(trained_weights.trained_sentence(view))
 
 
-trained()
+trained_product()
 
 # --- 7. Why no recurrence ------------------------------------------------------------------------------------------
 ui.section(
-    "7 · Why no recurrence: all positions at once",
-    queries_keys_values.RECURRENCE_TEXT.format(
-        width=queries_keys_values.RECURRENCE_WIDTH, batch=queries_keys_values.RECURRENCE_BATCH
-    ),
+    no_recurrence.TITLE,
+    no_recurrence.TEXT.format(width=no_recurrence.RECURRENCE_WIDTH, batch=no_recurrence.RECURRENCE_BATCH),
 )
 timed = recurrence()
-ui.vega(queries_keys_values.recurrence_chart(timed), key="queries_keys_values.recurrence")
-ui.table(queries_keys_values.recurrence_rows(timed), formats={"GRU ms": "%.3f", "attention ms": "%.3f"})
-st.markdown(queries_keys_values.recurrence_sentence(timed))
+ui.vega(no_recurrence.recurrence_chart(timed), key="queries_keys_values.recurrence")
+ui.table(no_recurrence.recurrence_rows(timed), formats={"GRU ms": "%.3f", "attention ms": "%.3f"})
+st.markdown(no_recurrence.recurrence_sentence(timed))
 
-q = queries_keys_values
-ui.page_tail(
-    lesson,
-    code=[("The code that computes this", (
-        scaled_dot_product_attention, masked_softmax, q.embedding_map, q.plain_self_attention, q.thinking_machines,
-        q.soft_lookup, q.self_attention, q.trained_attention, q.matrix_product_chain, q.measure_recurrence,
-    ))],
-    exercises=exercises(),
-)  # fmt: skip
+computed_by = (
+    scaled_dot_product_attention,
+    masked_softmax,
+    embeddings.embedding_map,
+    no_parameters.plain_self_attention,
+    worked_example.thinking_machines,
+    database.soft_lookup,
+    matrix_form.self_attention,
+    trained_weights.trained_attention,
+    no_recurrence.matrix_product_chain,
+    no_recurrence.measure_recurrence,
+)
+ui.page_tail(lesson, code=[("The code that computes this", computed_by)], exercises=exercises())

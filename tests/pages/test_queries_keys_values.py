@@ -7,6 +7,14 @@ import numpy as np
 
 from lessons import queries_keys_values
 from lessons.common import catalog
+from lessons.queries_keys_values import (
+    database,
+    embeddings,
+    matrix_form,
+    no_parameters,
+    no_parameters_exercises,
+    no_recurrence,
+)
 from tests.helpers import (
     answer_exercise,
     markdown_starting,
@@ -48,7 +56,7 @@ def test_the_figures_and_sentences_follow_the_controls():
     assert markdown_starting(at, "z₁ leans towards v₁: 88% of it is *Thinking*'s value and 12% *Machines*'s.")
     at.selectbox(key="queries_keys_values.query").set_value("people").run()
     at.slider(key="queries_keys_values.sharpness").set_value(20.0).run()
-    lookup = queries_keys_values.soft_lookup("people", 20.0)
+    lookup = database.soft_lookup("people", 20.0)
     bars = figures(at)["p(i | “people”)"]
     np.testing.assert_allclose(plotly_array(bars["data"][0]["x"]), lookup.weights.numpy(), atol=1e-6)
     key, value, weight = lookup.best()
@@ -57,7 +65,7 @@ def test_the_figures_and_sentences_follow_the_controls():
     )
     heatmap = figures(at)["softmax(QKᵀ/√d_k): row i attends"]
     tokens = at.session_state["queries_keys_values.tokens"]
-    expected = queries_keys_values.self_attention(tokens, d_model=16, d_k=8, seed=0).weights.numpy()
+    expected = matrix_form.self_attention(tokens, d_model=16, d_k=8, seed=0).weights.numpy()
     np.testing.assert_allclose(plotly_array(heatmap["data"][0]["z"]), expected, atol=1e-6)
 
 
@@ -90,9 +98,7 @@ def section_one(at) -> dict[str, np.ndarray]:
 
 def test_section_one_draws_softmax_x_xt_x_and_says_what_the_vectors_show():
     at = open_page(QKV)
-    default = queries_keys_values.plain_self_attention(
-        queries_keys_values.parse_word_vectors(queries_keys_values.DEFAULT_WORDS).vectors
-    )
+    default = no_parameters.plain_self_attention(no_parameters.parse_word_vectors(no_parameters.DEFAULT_WORDS).vectors)
     drawn = section_one(at)
     for name in ("scores", "weights", "X", "Z"):
         np.testing.assert_allclose(drawn[name], getattr(default, name).numpy(), atol=1e-9)
@@ -101,7 +107,7 @@ def test_section_one_draws_softmax_x_xt_x_and_says_what_the_vectors_show():
     assert "[1, 3, -5] \\cdot [4, -2, -1]" in at.latex[1].value and "&= 3" in at.latex[1].value  # the lecture's example
     at.text_area(key=WORDS).set_value("animal: 3 1 0\nstreet: 0 1 2\nit: 1 1 0").run()  # a short "it"
     assert not at.exception and not at.warning
-    short = queries_keys_values.plain_self_attention(queries_keys_values.EXERCISE_IT)
+    short = no_parameters.plain_self_attention(no_parameters_exercises.EXERCISE_IT)
     np.testing.assert_allclose(section_one(at)["weights"], short.weights.numpy(), atol=1e-9)
     sentence = markdown_starting(at, "In 2 of 3 rows the largest weight is on the diagonal")
     assert "`it` attends most to `animal`" in sentence
@@ -141,8 +147,8 @@ def test_section_one_exercises_explain_the_answer():
 
 def test_section_one_draws_the_shipped_embeddings_and_says_what_their_neighbours_show():
     at = open_page(QKV)
-    shipped = queries_keys_values.shipped_embedding_map()
-    assert markdown_starting(at, "This model's source vocabulary") == queries_keys_values.one_hot_sentence(shipped)
+    shipped = embeddings.shipped_embedding_map()
+    assert markdown_starting(at, "This model's source vocabulary") == embeddings.one_hot_sentence(shipped)
     for prop, table in (("French gender (nouns)", "trained"), ("word class", "before training")):
         at.radio(key="queries_keys_values.property").set_value(prop)
         at.radio(key="queries_keys_values.table").set_value(table).run()
@@ -155,18 +161,18 @@ def test_section_one_draws_the_shipped_embeddings_and_says_what_their_neighbours
             drawn |= dict(zip(trace["text"], points, strict=True))
         assert len(drawn) == len(view.words)
         np.testing.assert_allclose(drawn[view.words[0]], view.coords[0])
-        assert markdown_starting(at, "Of each of these") == queries_keys_values.embedding_sentence(shipped, prop)
+        assert markdown_starting(at, "Of each of these") == embeddings.embedding_sentence(shipped, prop)
 
 
 def test_section_six_draws_the_timing_and_the_counts():
     at = open_page(QKV)
     (chart,) = [c for c in at.get("vega_lite_chart") if "Time per sequence" in spec_text(c)]
     rows = vega_rows(chart)
-    assert {r["label"] for r in rows} == {queries_keys_values.GRU_ENCODER, queries_keys_values.SELF_ATTENTION}
-    assert {r["x"] for r in rows} == set(queries_keys_values.RECURRENCE_LENGTHS)
+    assert {r["label"] for r in rows} == {no_recurrence.GRU_ENCODER, no_recurrence.SELF_ATTENTION}
+    assert {r["x"] for r in rows} == set(no_recurrence.RECURRENCE_LENGTHS)
     (table,) = [df for df in at.dataframe if "GRU steps" in df.value.columns]
-    assert list(table.value["T"]) == list(queries_keys_values.RECURRENCE_LENGTHS)
-    assert list(table.value["GRU steps"]) == list(queries_keys_values.RECURRENCE_LENGTHS)
+    assert list(table.value["T"]) == list(no_recurrence.RECURRENCE_LENGTHS)
+    assert list(table.value["GRU steps"]) == list(no_recurrence.RECURRENCE_LENGTHS)
     assert set(table.value["attention steps"]) == {3}
     sentence = markdown_starting(at, "Counted in the graphs")
     assert "On 1 thread" in sentence

@@ -11,9 +11,9 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from lessons import queries_keys_values as qkv
 from lessons.common.charts import safe_label
 from lessons.common.pretrained import load_pretrained
+from lessons.queries_keys_values import trained_weights
 from minimodels.own_data import PairsTask, build_own_model, load_model, own_data_train_config, read_example, save_model
 from minimodels.tasks import get_task
 from minimodels.tokenizers import BOS_ID, EOS_ID
@@ -70,7 +70,7 @@ def check_every_head(model, task, text: str) -> None:
     heads = set()
     for layer in range(len(model.encoder_layers)):
         for head in range(model.config.n_heads):
-            view = qkv.trained_attention(model, task, text, layer, head)
+            view = trained_weights.trained_attention(model, task, text, layer, head)
             d_k = model.config.d_model // model.config.n_heads
             assert view.Q.shape == view.K.shape == view.V.shape == (len(view.tokens), d_k)
             by_hand = torch.softmax(view.Q @ view.K.T / math.sqrt(view.d_k), dim=-1)  # from the Q and K it shows
@@ -82,8 +82,8 @@ def check_every_head(model, task, text: str) -> None:
 
 
 def test_our_map_is_the_shipped_transformers_own_in_every_layer_and_head():
-    model, _ = load_pretrained(*qkv.TRAINED_MODEL)
-    check_every_head(model, get_task(qkv.TRAINED_MODEL[0]), qkv.TRAINED_SENTENCE)
+    model, _ = load_pretrained(*trained_weights.TRAINED_MODEL)
+    check_every_head(model, get_task(trained_weights.TRAINED_MODEL[0]), trained_weights.TRAINED_SENTENCE)
 
 
 def test_our_map_is_your_transformers_own_on_arabic(own_files):
@@ -94,24 +94,27 @@ def test_our_map_is_your_transformers_own_on_arabic(own_files):
 def test_the_check_would_see_a_wrong_x():
     """Without the layer's normalisation X is not what W^Q, W^K multiply, and the map is not the model's: the
     comparison the page states can fail."""
-    model, _ = load_pretrained(*qkv.TRAINED_MODEL)
-    task = get_task(qkv.TRAINED_MODEL[0])
-    view = qkv.trained_attention(model, task, qkv.TRAINED_SENTENCE, 0, 0)
+    model, _ = load_pretrained(*trained_weights.TRAINED_MODEL)
+    task = get_task(trained_weights.TRAINED_MODEL[0])
+    view = trained_weights.trained_attention(model, task, trained_weights.TRAINED_SENTENCE, 0, 0)
     mha = model.encoder_layers[0].self_attention
     with torch.inference_mode():
-        raw = model._embed(torch.tensor([[*task.encode_source(qkv.TRAINED_SENTENCE).ids, EOS_ID]]),
-                           model.source_embedding, model.source_position)[0]  # fmt: skip
-        Q, K = (qkv.project(raw, linear, 0, mha.d_k) for linear in (mha.W_q, mha.W_k))
+        raw = model._embed(
+            torch.tensor([[*task.encode_source(trained_weights.TRAINED_SENTENCE).ids, EOS_ID]]),
+            model.source_embedding,
+            model.source_position,
+        )[0]
+        Q, K = (trained_weights.project(raw, linear, 0, mha.d_k) for linear in (mha.W_q, mha.W_k))
         wrong = torch.softmax(Q @ K.T / math.sqrt(mha.d_k), dim=-1)
     assert float((wrong - view.model_weights).abs().max()) > 1e-3
-    assert "different" in qkv.trained_sentence(replace(view, weights=wrong))
+    assert "different" in trained_weights.trained_sentence(replace(view, weights=wrong))
 
 
 def test_the_page_draws_the_shipped_transformer_by_default(at):
     assert SECTION in [h.value for h in at.header]
     assert not [r for r in at.radio if r.key == "queries_keys_values.trained_use"]  # no own model: nothing to choose
-    task = get_task(qkv.TRAINED_MODEL[0])
-    pieces = [*task.source_tokenizer.pieces(qkv.TRAINED_SENTENCE), "</s>"]
+    task = get_task(trained_weights.TRAINED_MODEL[0])
+    pieces = [*task.source_tokenizer.pieces(trained_weights.TRAINED_SENTENCE), "</s>"]
     assert trained_map(at)["layout"]["xaxis"]["ticktext"] == [safe_label(p) for p in pieces]
     assert any(m.value.startswith("Q, K and V: 6 rows") and "the same map" in m.value for m in at.markdown)
     key = "queries_keys_values.trained.toy"

@@ -96,7 +96,7 @@ def test_a_sentence_is_read_by_the_shipped_bridge_model_once_per_server(monkeypa
     ("slug", "module", "name"),
     [
         ("scoring_functions", scoring_functions, "race_charts"),  # every seed's curves averaged, for every run
-        ("queries_keys_values", queries_keys_values, "thinking_machines"),  # the lecture's worked example, seeded
+        ("queries_keys_values", queries_keys_values.worked_example, "thinking_machines"),  # the worked example, seeded
         ("rnn_cells", rnn_training, "results_chart"),  # curves of shipped results drawn outside ui.measured
         ("attention_bridge", attention_bridge, "history_charts"),
         ("seq2seq_bottleneck", seq2seq_bottleneck, "shipped_chart"),
