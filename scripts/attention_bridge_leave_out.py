@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from lessons import attention_bridge as ab  # noqa: E402
+from lessons.attention_bridge import experiments, leave_out  # noqa: E402
 from lessons.common.comparison import Comparison, Run  # noqa: E402
 from minimodels.bridge import new_bridge, pair_name, train_bridge  # noqa: E402
 from minimodels.tasks.multilingual import get_multilingual  # noqa: E402
@@ -38,18 +38,19 @@ SCRIPT = "attention_bridge_leave_out.py"
 
 def run_one(pair: tuple[str, str] | None, steps: int, seed: int, batch_size: int) -> Run:
     """Train one model from scratch (``pair`` left out, or none) and measure every direction."""
-    corpus = get_multilingual(ab.SEED, **ab.CORPUS_SIZES)
+    corpus = get_multilingual(experiments.SEED, **experiments.CORPUS_SIZES)
     torch.manual_seed(seed)
-    model = new_bridge(corpus, **ab.MODEL_OPTIONS, penalty_weight=ab.PENALTY_ON)
-    config = ab.leave_out_config(pair, steps, seed, batch_size=batch_size, learning_rate=LEARNING_RATE,
-                                 report_every=250, eval_sentences=64)  # fmt: skip
-    variant = ab.ALL_PAIRS if pair is None else ab.leave_out_variant(pair)
+    model = new_bridge(corpus, **experiments.MODEL_OPTIONS, penalty_weight=experiments.PENALTY_ON)
+    config = leave_out.leave_out_config(
+        pair, steps, seed, batch_size=batch_size, learning_rate=LEARNING_RATE, report_every=250, eval_sentences=64
+    )
+    variant = leave_out.ALL_PAIRS if pair is None else leave_out.leave_out_variant(pair)
     start = time.monotonic()
     history = train_bridge(model, corpus, config)
     seconds = time.monotonic() - start
     model.load_state_dict({k: v.half().float() for k, v in model.state_dict().items()})  # as shipped
     model.eval()
-    test = ab.direction_scores(model, corpus, TEST_SENTENCES)
+    test = experiments.direction_scores(model, corpus, TEST_SENTENCES)
     trained = [pair_name(p) for p in config.pairs if p[0] != p[1]]
     held = [pair_name(p) for p in config.held_out]
 
@@ -57,39 +58,70 @@ def run_one(pair: tuple[str, str] | None, steps: int, seed: int, batch_size: int
         return round(float(np.mean([test[n][key] for n in names])), 4) if names else None
 
     final = {
-        **ab.pair_finals(test),
-        "trained_bleu": mean(trained, "bleu"), "trained_exact": mean(trained, "exact_match"),
-        "zero_shot_bleu": mean(held, "bleu"), "zero_shot_exact": mean(held, "exact_match"),
-    }  # fmt: skip
-    curve = [{"step": r.step, "seconds": round(r.seconds, 1), "loss": round(r.loss, 4), "exact_match":
-              round(r.exact_match, 4), "zero_shot": round(float(np.mean(list(r.zero_shot.values()))), 4)
-              if r.zero_shot else None} for r in history]  # fmt: skip
-    extra = {"test": test, "pairs": [list(p) for p in config.pairs], "held_out": [list(p) for p in config.held_out],
-             "steps": history[-1].step, "seconds": round(seconds, 1),
-             "parameters": model.parameter_count()}  # fmt: skip
-    return Run(variant, seed, {"left_out": "" if pair is None else ab.pair_label(pair)}, tuple(curve), final, extra)
+        **leave_out.pair_finals(test),
+        "trained_bleu": mean(trained, "bleu"),
+        "trained_exact": mean(trained, "exact_match"),
+        "zero_shot_bleu": mean(held, "bleu"),
+        "zero_shot_exact": mean(held, "exact_match"),
+    }
+    curve = [
+        {
+            "step": r.step,
+            "seconds": round(r.seconds, 1),
+            "loss": round(r.loss, 4),
+            "exact_match": round(r.exact_match, 4),
+            "zero_shot": round(float(np.mean(list(r.zero_shot.values()))), 4) if r.zero_shot else None,
+        }
+        for r in history
+    ]
+    extra = {
+        "test": test,
+        "pairs": [list(p) for p in config.pairs],
+        "held_out": [list(p) for p in config.held_out],
+        "steps": history[-1].step,
+        "seconds": round(seconds, 1),
+        "parameters": model.parameter_count(),
+    }
+    return Run(
+        variant, seed, {"left_out": "" if pair is None else leave_out.pair_label(pair)}, tuple(curve), final, extra
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = seeded_parser(__doc__.split("\n\n")[0], steps=2000, out=ab.LEAVE_OUT_RESULTS, checkpoints=False)
+    parser = seeded_parser(__doc__.split("\n\n")[0], steps=2000, out=leave_out.LEAVE_OUT_RESULTS, checkpoints=False)
     parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
     args = parse(parser, argv)
     measured = Measurement(SCRIPT, argv, args.threads)
     runs = []
     for seed in args.seeds:  # seed by seed: a partial file after each holds whole seeds
-        for pair in (None, *ab.LEAVE_OUT_PAIRS):
+        for pair in (None, *leave_out.LEAVE_OUT_PAIRS):
             run = run_one(pair, args.steps, seed, args.batch_size)
             runs.append(run)
             shown = {k: v for k, v in run.final.items() if " " not in k}
-            print(f"[{len(runs)}/{7 * len(args.seeds)}]", run.variant, seed, run.extra["seconds"], "s",
-                  json.dumps(shown), flush=True)  # fmt: skip
-        partial = Comparison(ab.leave_out_variants(), tuple(runs), {}, ab.leave_out_labels())
+            print(
+                f"[{len(runs)}/{7 * len(args.seeds)}]",
+                run.variant,
+                seed,
+                run.extra["seconds"],
+                "s",
+                json.dumps(shown),
+                flush=True,
+            )
+        partial = Comparison(leave_out.leave_out_variants(), tuple(runs), {}, leave_out.leave_out_labels())
         partial.save(Path(args.out).with_suffix(".partial.json"))
-    comparison = Comparison(ab.leave_out_variants(), tuple(runs), {}, ab.leave_out_labels())
-    meta = {"script": f"scripts/{SCRIPT}", "seeds": args.seeds, "steps": args.steps, "batch_size": args.batch_size,
-            "learning_rate": LEARNING_RATE, "penalty_weight": ab.PENALTY_ON,
-            "corpus": ab.CORPUS_SIZES, "model": ab.MODEL_OPTIONS, "test_sentences": TEST_SENTENCES}  # fmt: skip
-    save_comparison(comparison, measured, args.out, ab.load_leave_out, **meta)
+    comparison = Comparison(leave_out.leave_out_variants(), tuple(runs), {}, leave_out.leave_out_labels())
+    meta = {
+        "script": f"scripts/{SCRIPT}",
+        "seeds": args.seeds,
+        "steps": args.steps,
+        "batch_size": args.batch_size,
+        "learning_rate": LEARNING_RATE,
+        "penalty_weight": experiments.PENALTY_ON,
+        "corpus": experiments.CORPUS_SIZES,
+        "model": experiments.MODEL_OPTIONS,
+        "test_sentences": TEST_SENTENCES,
+    }
+    save_comparison(comparison, measured, args.out, leave_out.load_leave_out, **meta)
     Path(args.out).with_suffix(".partial.json").unlink(missing_ok=True)
     return 0
 

@@ -17,8 +17,7 @@ Each run is measured on the held-out test meanings: greedy exact match, token ac
 directions), exact match of short (≤ 5 words) and long (≥ 8 words) sources, the penalty ‖AAᵀ − I‖²_F per sentence
 and head overlap (the mean cosine between two heads' distributions) on the test sentences of both languages. Step
 counts, not seconds, decide what is trained; the seconds are recorded with the machine's load. Each model trains
-1200 steps of 64 sentences, so the 21 runs fit in ~25 minutes on one thread (14.6 minutes at a load of 7.5 on 2
-cores).
+1200 steps of 64 sentences, so that the 21 runs fit in about 25 minutes on one thread.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from lessons import attention_bridge as ab  # noqa: E402
+from lessons.attention_bridge import experiments, penalty_study  # noqa: E402
 from lessons.common.comparison import Run, measure  # noqa: E402
 from minimodels.bridge import (  # noqa: E402
     BridgeTrainConfig,
@@ -51,29 +50,39 @@ from scripts.common import Measurement, parse, save_comparison, seeded_parser  #
 BATCH_SIZE = 64
 LEARNING_RATE = 1e-2
 TEST_SENTENCES = 300
-SETTINGS = {ab.study_variant(k, w): (k, w) for k, w in ab.study_settings()}
+SETTINGS = {penalty_study.study_variant(k, w): (k, w) for k, w in penalty_study.study_settings()}
 
 
 @functools.cache
 def corpus():
-    return get_multilingual(ab.SEED, **ab.STUDY_CORPUS)
+    return get_multilingual(experiments.SEED, **penalty_study.STUDY_CORPUS)
 
 
 def run_one(variant: str, seed: int, steps: int, threads: int) -> Run:
     heads, weight = SETTINGS[variant]
     data = corpus()
     torch.manual_seed(seed)
-    model = new_bridge(data, **ab.STUDY_MODEL, heads=heads, penalty_weight=weight)
-    config = BridgeTrainConfig(pairs=ab.STUDY_PAIRS, max_steps=steps, max_seconds=float("inf"), seed=seed,
-                               batch_size=BATCH_SIZE, learning_rate=LEARNING_RATE, report_every=max(1, steps // 6),
-                               eval_sentences=64, threads=threads)  # fmt: skip
+    model = new_bridge(data, **penalty_study.STUDY_MODEL, heads=heads, penalty_weight=weight)
+    config = BridgeTrainConfig(
+        pairs=penalty_study.STUDY_PAIRS,
+        max_steps=steps,
+        max_seconds=float("inf"),
+        seed=seed,
+        batch_size=BATCH_SIZE,
+        learning_rate=LEARNING_RATE,
+        report_every=max(1, steps // 6),
+        eval_sentences=64,
+        threads=threads,
+    )
     start = time.monotonic()
     history = train_bridge(model, data, config)
     seconds = time.monotonic() - start
-    scores = {pair_name(p): score_sentences(model, data, "test", *p, limit=TEST_SENTENCES) for p in ab.STUDY_PAIRS}
+    scores = {
+        pair_name(p): score_sentences(model, data, "test", *p, limit=TEST_SENTENCES) for p in penalty_study.STUDY_PAIRS
+    }
     exact = torch.cat([s.exact for s in scores.values()]).float()
     words = torch.cat([s.source_words for s in scores.values()])
-    short, long = words <= ab.SHORT_WORDS, words >= ab.LONG_WORDS
+    short, long = words <= penalty_study.SHORT_WORDS, words >= penalty_study.LONG_WORDS
     with torch.no_grad():  # each language's test sentences once (the sources of the two directions)
         A = [s.A for s in scores.values()]
         penalty = torch.cat([redundancy(a) for a in A])
@@ -89,16 +98,30 @@ def run_one(variant: str, seed: int, steps: int, threads: int) -> Run:
     }
     final["length_gap"] = final["exact_short"] - final["exact_long"]
     by_length = {int(n): round(float(exact[words == n].mean()), 4) for n in sorted(set(words.tolist()))}
-    curve = [{"step": r.step, "seconds": round(r.seconds, 2), "loss": round(r.loss, 4), "penalty": round(r.penalty, 4),
-              "exact_match": round(r.exact_match, 4)} for r in history]  # fmt: skip
-    extra = {"seconds": round(seconds, 1), "steps": history[-1].step, "parameters": model.parameter_count(),
-             "by_length": by_length, "short_sentences": int(short.sum()), "long_sentences": int(long.sum()),
-             "directions": {n: round(float(s.exact.float().mean()), 4) for n, s in scores.items()}}  # fmt: skip
+    curve = [
+        {
+            "step": r.step,
+            "seconds": round(r.seconds, 2),
+            "loss": round(r.loss, 4),
+            "penalty": round(r.penalty, 4),
+            "exact_match": round(r.exact_match, 4),
+        }
+        for r in history
+    ]
+    extra = {
+        "seconds": round(seconds, 1),
+        "steps": history[-1].step,
+        "parameters": model.parameter_count(),
+        "by_length": by_length,
+        "short_sentences": int(short.sum()),
+        "long_sentences": int(long.sum()),
+        "directions": {n: round(float(s.exact.float().mean()), 4) for n, s in scores.items()},
+    }
     return Run(variant, seed, {"heads": heads, "penalty_weight": weight}, tuple(curve), final, extra)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = seeded_parser(__doc__.split("\n\n")[0], steps=1200, out=ab.PENALTY_RESULTS, checkpoints=False)
+    parser = seeded_parser(__doc__.split("\n\n")[0], steps=1200, out=penalty_study.PENALTY_RESULTS, checkpoints=False)
     args = parse(parser, argv)
     measured = Measurement("attention_bridge_penalty.py", argv, args.threads)
     corpus()  # drawn before any run's clock
@@ -111,13 +134,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{done}/{total}] {run.variant} seed {run.seed} {run.extra['seconds']} s {shown}", flush=True)
 
     variants = list(SETTINGS)
-    results = measure(variants, args.seeds, one, {"script": ab.PENALTY_SCRIPT}, on_run=progress)
+    results = measure(variants, args.seeds, one, {"script": penalty_study.PENALTY_SCRIPT}, on_run=progress)
     per_run = round(float(np.mean([r.extra["seconds"] for r in results.runs])), 1)
-    save_comparison(results, measured, args.out, ab.load_penalty, seeds=args.seeds, steps=args.steps,
-                    batch_size=BATCH_SIZE, learning_rate=LEARNING_RATE, pairs=[list(p) for p in ab.STUDY_PAIRS],
-                    corpus=ab.STUDY_CORPUS, model=ab.STUDY_MODEL, test_sentences=TEST_SENTENCES,
-                    short_words=ab.SHORT_WORDS, long_words=ab.LONG_WORDS,
-                    mean_seconds_per_run=per_run)  # fmt: skip
+    save_comparison(
+        results,
+        measured,
+        args.out,
+        penalty_study.load_penalty,
+        seeds=args.seeds,
+        steps=args.steps,
+        batch_size=BATCH_SIZE,
+        learning_rate=LEARNING_RATE,
+        pairs=[list(p) for p in penalty_study.STUDY_PAIRS],
+        corpus=penalty_study.STUDY_CORPUS,
+        model=penalty_study.STUDY_MODEL,
+        test_sentences=TEST_SENTENCES,
+        short_words=penalty_study.SHORT_WORDS,
+        long_words=penalty_study.LONG_WORDS,
+        mean_seconds_per_run=per_run,
+    )
     return 0
 
 

@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from lessons import attention_bridge  # noqa: E402
+from lessons.attention_bridge import experiments, one_meaning  # noqa: E402
 from lessons.common.comparison import Comparison, Run, measure  # noqa: E402
 from minimodels.bridge import (  # noqa: E402
     bridge_maps,
@@ -66,7 +66,7 @@ from minimodels.bridge import (  # noqa: E402
 from minimodels.tasks.multilingual import get_multilingual  # noqa: E402
 
 TEST_SENTENCES = 300
-BATCH_SIZE = 64  # sentences per step (128 before the grid: 18 runs at 3 seeds fit in ~40 min on one thread)
+BATCH_SIZE = 64  # sentences per step
 LEARNING_RATE = 1e-2
 SCRIPT = "scripts/attention_bridge_results.py"
 
@@ -74,21 +74,26 @@ SCRIPT = "scripts/attention_bridge_results.py"
 def run_experiment(name: str, steps: int, seed: int, out_dir: str | None, batch_size: int = BATCH_SIZE) -> Run:
     """Train one experiment from scratch and measure it (runs in a worker process, on one torch thread)."""
     torch.set_num_threads(1)
-    experiment = next(e for e in attention_bridge.EXPERIMENTS if e.name == name)
-    corpus = get_multilingual(attention_bridge.SEED, **attention_bridge.CORPUS_SIZES)
+    experiment = next(e for e in experiments.EXPERIMENTS if e.name == name)
+    corpus = get_multilingual(experiments.SEED, **experiments.CORPUS_SIZES)
     torch.manual_seed(seed)
-    model = new_bridge(corpus, **attention_bridge.MODEL_OPTIONS, penalty_weight=experiment.penalty_weight,
-                       **({} if experiment.bridge else {"bridge": False}))  # fmt: skip
+    model = new_bridge(
+        corpus,
+        **experiments.MODEL_OPTIONS,
+        penalty_weight=experiment.penalty_weight,
+        **({} if experiment.bridge else {"bridge": False}),
+    )
     options = {"batch_size": batch_size, "learning_rate": LEARNING_RATE, "report_every": 250, "eval_sentences": 64}
-    config = attention_bridge.train_config(experiment, steps, seed, **options)
+    config = experiments.train_config(experiment, steps, seed, **options)
     start = time.monotonic()
-    history = train_bridge(model, corpus, config, lambda report: print(name, report.step, f"{report.loss:.3f}",
-                                                                       flush=True))  # fmt: skip
+    history = train_bridge(
+        model, corpus, config, lambda report: print(name, report.step, f"{report.loss:.3f}", flush=True)
+    )
     seconds = time.monotonic() - start
     # measure the weights as they are shipped (float16)
     model.load_state_dict({k: v.half().float() for k, v in model.state_dict().items()})
     model.eval()
-    test = attention_bridge.direction_scores(model, corpus, TEST_SENTENCES)  # exact match, tokens, BLEU
+    test = experiments.direction_scores(model, corpus, TEST_SENTENCES)  # exact match, tokens, BLEU
     trained = [pair_name(p) for p in config.pairs if p[0] != p[1]]
     held = [pair_name(p) for p in config.held_out]
     frobenius = []  # stays empty without a bridge: no A, no redundancy
@@ -99,14 +104,27 @@ def run_experiment(name: str, steps: int, seed: int, out_dir: str | None, batch_
             frobenius += redundancy(A).sqrt().tolist()
     maps = bridge_maps(model, corpus.probe.sentences, corpus.tokenizers) if experiment.bridge else {}
     if out_dir is not None:
-        save_bridge(model, corpus.tokenizers, out_dir, experiment=name, steps=steps, seed=seed,
-                    pairs=[list(p) for p in config.pairs], held_out=[list(p) for p in config.held_out])  # fmt: skip
+        save_bridge(
+            model,
+            corpus.tokenizers,
+            out_dir,
+            experiment=name,
+            steps=steps,
+            seed=seed,
+            pairs=[list(p) for p in config.pairs],
+            held_out=[list(p) for p in config.held_out],
+        )
     history = [
-        {"step": r.step, "seconds": round(r.seconds, 1), "loss": round(r.loss, 4), "penalty": round(r.penalty, 4),
-         "exact_match": round(r.exact_match, 4),
-         "zero_shot": round(float(np.mean(list(r.zero_shot.values()))), 4) if r.zero_shot else None}
+        {
+            "step": r.step,
+            "seconds": round(r.seconds, 1),
+            "loss": round(r.loss, 4),
+            "penalty": round(r.penalty, 4),
+            "exact_match": round(r.exact_match, 4),
+            "zero_shot": round(float(np.mean(list(r.zero_shot.values()))), 4) if r.zero_shot else None,
+        }
         for r in history
-    ]  # fmt: skip
+    ]
 
     def mean(names: list[str], measure: str) -> float | None:  # None: no such direction (no zero-shot in m2m)
         return round(float(np.mean([test[n][measure] for n in names])), 4) if names else None
@@ -117,22 +135,32 @@ def run_experiment(name: str, steps: int, seed: int, out_dir: str | None, batch_
         "trained_tokens": mean(trained, "token_accuracy"),
         "zero_shot_exact": mean(held, "exact_match"),
         "zero_shot_tokens": mean(held, "token_accuracy"),
-        "en_fr_exact": mean([pair_name(p) for p in attention_bridge.BILINGUAL_PAIRS], "exact_match"),
+        "en_fr_exact": mean([pair_name(p) for p in experiments.BILINGUAL_PAIRS], "exact_match"),
         "trained_bleu": mean(trained, "bleu"),
         "zero_shot_bleu": mean(held, "bleu"),
-        "en_fr_bleu": mean([pair_name(p) for p in attention_bridge.BILINGUAL_PAIRS], "bleu"),
+        "en_fr_bleu": mean([pair_name(p) for p in experiments.BILINGUAL_PAIRS], "bleu"),
         "redundancy": round(float(np.mean(frobenius)), 4) if frobenius else None,
-        "agreement": round(attention_bridge.mean_agreement(model, corpus, n=attention_bridge.AGREEMENT_MEANINGS), 4)
+        "agreement": round(one_meaning.mean_agreement(model, corpus, n=one_meaning.AGREEMENT_MEANINGS), 4)
         if four
         else None,
     }
-    probe = {lang: {"A": [[round(float(v), 4) for v in row] for row in A], "tokens": tokens}
-             for lang, (A, tokens) in maps.items()}  # fmt: skip
-    return attention_bridge.experiment_run(
-        experiment, seed, history, test, summary, pairs=[list(p) for p in config.pairs],
-        held_out=[list(p) for p in config.held_out], steps=history[-1]["step"], seconds=round(seconds, 1),
-        parameters=model.parameter_count(), probe=probe,
-    )  # fmt: skip
+    probe = {
+        lang: {"A": [[round(float(v), 4) for v in row] for row in A], "tokens": tokens}
+        for lang, (A, tokens) in maps.items()
+    }
+    return experiments.experiment_run(
+        experiment,
+        seed,
+        history,
+        test,
+        summary,
+        pairs=[list(p) for p in config.pairs],
+        held_out=[list(p) for p in config.held_out],
+        steps=history[-1]["step"],
+        seconds=round(seconds, 1),
+        parameters=model.parameter_count(),
+        probe=probe,
+    )
 
 
 def load_average() -> float | None:
@@ -143,13 +171,24 @@ def merge_into(old: Comparison, new: Comparison) -> Comparison:
     """``old`` with ``new``'s variants' runs in place of its own runs of them (the others untouched), in the
     EXPERIMENTS' order; ``old.meta`` keeps its record, and ``new``'s is appended to ``meta["added"]``."""
     replaced = set(new.variants)
-    order = [e.name for e in attention_bridge.EXPERIMENTS if e.name in replaced or e.name in old.variants]
+    order = [e.name for e in experiments.EXPERIMENTS if e.name in replaced or e.name in old.variants]
     runs = [r for r in old.runs if r.variant not in replaced] + list(new.runs)
     runs.sort(key=lambda r: order.index(r.variant))  # stable: seeds stay in the order measured
     meta = dict(old.meta)
     meta.setdefault("command_variants", [v for v in old.variants if v not in replaced])
-    keep = ("variants", "command", "date", "seeds", "steps", "batch_size", "learning_rate", "jobs", "seconds",
-            "load_1min_before", "load_1min_after")  # fmt: skip
+    keep = (
+        "variants",
+        "command",
+        "date",
+        "seeds",
+        "steps",
+        "batch_size",
+        "learning_rate",
+        "jobs",
+        "seconds",
+        "load_1min_before",
+        "load_1min_after",
+    )
     added = [a for a in meta.get("added", []) if not set(a.get("variants", ())) <= replaced]
     meta["added"] = [*added, {k: new.meta[k] for k in keep if k in new.meta}]
     labels = {**old.labels, **new.labels}
@@ -159,31 +198,43 @@ def merge_into(old: Comparison, new: Comparison) -> Comparison:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=2000, help="training steps per experiment")
-    p.add_argument("--seeds", "--seed", type=int, nargs="+", default=[attention_bridge.SEED],
-                   help="initial weights and batch order; the first seed's hub-mono is the shipped model")  # fmt: skip
+    p.add_argument(
+        "--seeds",
+        "--seed",
+        type=int,
+        nargs="+",
+        default=[experiments.SEED],
+        help="initial weights and batch order; the first seed's hub-mono is the shipped model",
+    )
     p.add_argument("--batch-size", type=int, default=BATCH_SIZE, help="sentences per training step")
     p.add_argument("--jobs", type=int, default=1, help="experiments trained at once (each on one torch thread)")
-    p.add_argument("--out", default=str(attention_bridge.RESULTS), help="where to write the JSON")
+    p.add_argument("--out", default=str(experiments.RESULTS), help="where to write the JSON")
     p.add_argument(
         "--variants",
         nargs="+",
-        choices=[e.name for e in attention_bridge.EXPERIMENTS],
+        choices=[e.name for e in experiments.EXPERIMENTS],
         help="train only these and merge them into --out, leaving the other variants' runs as they are",
     )
-    p.add_argument("--model-dir", default=str(attention_bridge.SHIPPED_MODEL), help="where to save the hub-mono model")
+    p.add_argument("--model-dir", default=str(one_meaning.SHIPPED_MODEL), help="where to save the hub-mono model")
     args = p.parse_args(argv)
     started = datetime.datetime.now(datetime.UTC)
     load_before = load_average()
     begin = time.monotonic()
-    names = [e.name for e in attention_bridge.EXPERIMENTS if not args.variants or e.name in args.variants]
+    names = [e.name for e in experiments.EXPERIMENTS if not args.variants or e.name in args.variants]
     shipped = ("hub-mono", args.seeds[0])  # the run whose model the page loads
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=get_context("spawn")) as pool:
         futures = {
-            (name, seed): pool.submit(run_experiment, name, args.steps, seed,
-                                      args.model_dir if (name, seed) == shipped else None, args.batch_size)
+            (name, seed): pool.submit(
+                run_experiment,
+                name,
+                args.steps,
+                seed,
+                args.model_dir if (name, seed) == shipped else None,
+                args.batch_size,
+            )
             for name in names
             for seed in args.seeds
-        }  # fmt: skip
+        }
         meta = {
             "script": SCRIPT,
             "command": f"python {SCRIPT} " + " ".join(argv if argv is not None else sys.argv[1:]),
@@ -192,9 +243,9 @@ def main(argv: list[str] | None = None) -> int:
             "steps": args.steps,
             "batch_size": args.batch_size,
             "learning_rate": LEARNING_RATE,
-            "corpus": attention_bridge.CORPUS_SIZES,
-            "model": attention_bridge.MODEL_OPTIONS,
-            "hub": attention_bridge.HUB,
+            "corpus": experiments.CORPUS_SIZES,
+            "model": experiments.MODEL_OPTIONS,
+            "hub": experiments.HUB,
             "test_sentences": TEST_SENTENCES,
             "jobs": args.jobs,
             "load_1min_before": load_before,
@@ -208,17 +259,24 @@ def main(argv: list[str] | None = None) -> int:
         }
         if args.variants:
             meta["variants"] = names
-        labels = {e.name: e.label for e in attention_bridge.EXPERIMENTS if e.name in names}
-        results = measure(names, args.seeds, lambda name, seed: futures[name, seed].result(), meta, labels=labels,
-                          on_run=lambda run, done, total: print(f"[{done}/{total}]", run.variant, run.seed,
-                                                                json.dumps(run.final), flush=True))  # fmt: skip
+        labels = {e.name: e.label for e in experiments.EXPERIMENTS if e.name in names}
+        results = measure(
+            names,
+            args.seeds,
+            lambda name, seed: futures[name, seed].result(),
+            meta,
+            labels=labels,
+            on_run=lambda run, done, total: print(
+                f"[{done}/{total}]", run.variant, run.seed, json.dumps(run.final), flush=True
+            ),
+        )
     results.meta.update(seconds=round(time.monotonic() - begin, 1), load_1min_after=load_average())
     if args.variants:
         results = merge_into(Comparison.load(args.out, script=SCRIPT), results)
     else:
         results.meta["command_variants"] = names
     results.save(args.out)
-    attention_bridge.load_results(args.out)  # the page's loader reads it back
+    experiments.load_results(args.out)  # the page's loader reads it back
     print(f"wrote {args.out}", flush=True)
     if shipped[0] not in names:
         return 0  # the shipped model and its README are as they were
@@ -232,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{results.meta['load_1min_before']} before and {results.meta['load_1min_after']} after, on a shared "
         f"{results.meta['machine']['cpu_count']}-core machine).\n\n"
         "Trained on the directions into and out of the French-like hub plus monolingual pairs "
-        "(`lessons.attention_bridge.EXPERIMENTS`, `hub-mono`); test exact match of the trained directions "
+        "(`lessons.attention_bridge.experiments.EXPERIMENTS`, `hub-mono`); test exact match of the trained directions "
         f"{run.final['trained_exact']:.1%}, of the six zero-shot directions {run.final['zero_shot_exact']:.1%}. Every "
         "figure is in `assets/results/attention_bridge.json`.\n",
         encoding="utf-8",

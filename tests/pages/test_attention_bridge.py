@@ -5,7 +5,17 @@ import json
 
 import pytest
 
-from lessons import attention_bridge
+from lessons.attention_bridge import (
+    experiments,
+    findings,
+    grid_claims,
+    leave_out,
+    meaning_space,
+    one_meaning,
+    penalty,
+    penalty_study,
+    zero_shot,
+)
 from lessons.common import catalog
 from tests.helpers import answer_exercise, open_page, progress_text, spec_text, unfold, vega_rows, wait_for_run
 
@@ -37,40 +47,46 @@ def test_page_opens_with_the_shipped_model_and_results(at):
     assert len(at.latex) == 2
     figures = heatmap_figures(at)
     four = [f for f in figures if len(f["data"]) == 4]  # one heatmap of A per language, side by side
-    assert four and z_shape(four[0]["data"][0]["z"])[0] == attention_bridge.MODEL_OPTIONS["heads"]
-    results = attention_bridge.load_results()
+    assert four and z_shape(four[0]["data"][0]["z"])[0] == experiments.MODEL_OPTIONS["heads"]
+    results = experiments.load_results()
     assert at.dataframe[0].value["sentence"].tolist() == [
-        attention_bridge.load_shipped()[1].test[0].sentences[lang] for lang in ("en", "fr", "it", "vf")
+        one_meaning.load_shipped()[1].test[0].sentences[lang] for lang in ("en", "fr", "it", "vf")
     ]
     tables = [d.value for d in at.dataframe]
-    assert any(t.to_dict("records") == attention_bridge.zero_shot_rows(results) for t in tables)
+    assert any(t.to_dict("records") == zero_shot.zero_shot_rows(results) for t in tables)
     text = " ".join(m.value for m in at.markdown)
-    study = attention_bridge.load_penalty()
-    computed = [*attention_bridge.observations(results), *attention_bridge.penalty_findings(results),
-                *attention_bridge.grid_findings(results), attention_bridge.zero_shot_intro(),
-                attention_bridge.seeds_note(results), attention_bridge.penalty_weight_text(results),
-                attention_bridge.paper_zero_shot_text(), attention_bridge.study_intro(),
-                *(attention_bridge.study_conclusion(study, w) for w in (1.0, 0.1)),
-                *(attention_bridge.heads_finding(study, w) for w in attention_bridge.HEADS_WEIGHTS)]  # fmt: skip
+    study = penalty_study.load_penalty()
+    computed = [
+        *zero_shot.observations(results),
+        *penalty.penalty_findings(results),
+        *grid_claims.grid_findings(results),
+        zero_shot.zero_shot_intro(),
+        findings.seeds_note(results),
+        penalty.penalty_weight_text(results),
+        zero_shot.paper_zero_shot_text(),
+        penalty_study.study_intro(),
+        *(penalty_study.study_conclusion(study, w) for w in (1.0, 0.1)),
+        *(penalty_study.heads_finding(study, w) for w in penalty_study.HEADS_WEIGHTS),
+    ]
     for line in computed:  # every sentence about the results, as computed from them
         assert line in text, line[:60]
-    assert text.count(attention_bridge.seeds_note(results)) == 2  # said where the penalty and zero-shot are
+    assert text.count(findings.seeds_note(results)) == 2  # said where the penalty and zero-shot are
     assert "20–26 BLEU" not in text and "BLEU below 1" not in text  # the paper's numbers, read from its table
     assert not at.warning
     assert any("attention_bridge_results.py" in c.value and "float16" in c.value for c in at.caption)
-    assert any(t.to_dict("records") == attention_bridge.study_rows(study) for t in tables)
+    assert any(t.to_dict("records") == penalty_study.study_rows(study) for t in tables)
     assert any("attention_bridge_penalty.py" in c.value and "Bilingual bridge models" in c.value for c in at.caption)
 
 
 def test_the_leave_one_pair_out_study_is_drawn_with_its_computed_finding(at):
-    left_out = attention_bridge.load_leave_out()
+    left_out = leave_out.load_leave_out()
     tables = [d.value.to_dict("records") for d in at.dataframe]
-    assert attention_bridge.leave_out_rows(left_out) in tables
+    assert leave_out.leave_out_rows(left_out) in tables
     text = " ".join(m.value for m in at.markdown)
     for measure in ("bleu", "tokens"):
-        assert attention_bridge.leave_out_finding(left_out, measure) in text
-    assert attention_bridge.leave_out_against_hub(left_out, attention_bridge.load_results()) in text
-    assert attention_bridge.LEAVE_OUT_INTRO in text and "Not measured here" not in text
+        assert leave_out.leave_out_finding(left_out, measure) in text
+    assert leave_out.leave_out_against_hub(left_out, experiments.load_results()) in text
+    assert leave_out.LEAVE_OUT_INTRO in text and "Not measured here" not in text
     figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     bars = [f for f in figures if f["data"] and all(d["type"] == "bar" for d in f["data"])]
     assert len(bars) == 1 and [d["name"] for d in bars[0]["data"]] == [
@@ -78,18 +94,18 @@ def test_the_leave_one_pair_out_study_is_drawn_with_its_computed_finding(at):
         "zero-shot (pair left out)",
     ]
     assert any("attention_bridge_leave_out.py" in c.value and "corpus BLEU" in c.value for c in at.caption)
-    grid = attention_bridge.load_results()
-    if attention_bridge.has_bleu(grid):  # the grid's table has BLEU beside exact match, mean ± sd
-        rows = attention_bridge.zero_shot_rows(grid)
+    grid = experiments.load_results()
+    if experiments.has_bleu(grid):  # the grid's table has BLEU beside exact match, mean ± sd
+        rows = zero_shot.zero_shot_rows(grid)
         assert all("trained directions: BLEU" in r and " ± " in r["trained directions: BLEU"] for r in rows)
 
 
 def test_the_meaning_space_is_drawn_both_ways_with_its_measured_sentence(at):
-    model, corpus, _ = attention_bridge.load_shipped()
-    space = attention_bridge.meaning_space(model, corpus)
+    model, corpus, _ = one_meaning.load_shipped()
+    space = meaning_space.meaning_space(model, corpus)
     text = " ".join(m.value for m in at.markdown)
-    assert attention_bridge.meaning_text(space) in text
-    assert any(c.value == attention_bridge.meaning_alt(space) for c in at.caption)  # the chart in words
+    assert meaning_space.meaning_text(space) in text
+    assert any(c.value == meaning_space.meaning_alt(space) for c in at.caption)  # the chart in words
     for by in ("sentence", "language"):
         at.radio(key="attention_bridge.meaning.by").set_value(by).run()
         assert not at.exception
@@ -99,13 +115,16 @@ def test_the_meaning_space_is_drawn_both_ways_with_its_measured_sentence(at):
 
 def test_the_page_says_what_the_shipped_penalty_runs_show(at):
     """The shipped numbers favour the model without the penalty on every score; the page must say so."""
-    results = attention_bridge.load_results()
+    results = experiments.load_results()
     text = " ".join(m.value for m in at.markdown)
-    for metric, _, _, higher in attention_bridge.PENALTY_METRICS:
+    for metric, _, _, higher in penalty.PENALTY_METRICS:
         verdict = results.compare("hub-mono", "hub-mono-nopenalty", metric, higher_is_better=higher)
         ahead = "with" if (verdict.a_spread.mean > verdict.b_spread.mean) == higher else "without"
-        line = next(line for line in attention_bridge.penalty_findings(results) if verdict.a_spread.text(
-            ".1%" if higher else ".2f", with_n=False) in line)  # fmt: skip
+        line = next(
+            line
+            for line in penalty.penalty_findings(results)
+            if verdict.a_spread.text(".1%" if higher else ".2f", with_n=False) in line
+        )
         assert f"the model **{ahead}** the penalty" in line and line in text
     agreement = results.spread("agreement", "hub-mono-nopenalty").text(".0%", with_n=False)
     assert f"without the penalty reaches {agreement} on the same measure" in text
@@ -136,15 +155,15 @@ def test_typed_sentences_never_break_the_page(at, text):
 
 
 def test_the_training_curves_are_the_comparisons(at):
-    results = attention_bridge.load_results()
+    results = experiments.load_results()
     charts = [c for c in at.get("vega_lite_chart") if "validation" in spec_text(c)]
     assert len(charts) == 2  # zero-shot and trained directions, through ui.vega
-    for chart, (metric, spec) in zip(charts, attention_bridge.history_charts(results), strict=True):
+    for chart, (metric, spec) in zip(charts, zero_shot.history_charts(results), strict=True):
         means = [r for r in vega_rows(chart) if r["kind"] == "mean"]
         reported = {(r.variant, p["step"]) for r in results.runs for p in r.curve if p.get(metric) is not None}
         assert len(means) == len(reported)  # one mean per experiment and step, over its seeds
         kinds = ("hub",) if metric == "zero_shot" else ("hub", "bilingual", "m2m")  # only hub models have zero-shot
-        assert {r["label"] for r in means} == {e.label for e in attention_bridge.EXPERIMENTS if e.kind in kinds}
+        assert {r["label"] for r in means} == {e.label for e in experiments.EXPERIMENTS if e.kind in kinds}
         assert metric in ("zero_shot", "exact_match") and spec["title"] in spec_text(chart)
 
 
@@ -154,8 +173,10 @@ def test_exercises_are_checked_and_the_tail_links_on(at):
     answer_exercise(at, "attention_bridge.ex.penalty", 0.0)
     assert at.warning
     assert any(c.value == catalog.lesson("attention_bridge").sources for c in at.caption)
-    assert [e.label for e in at.expander][-2:] == ["The bridge and its penalty",
-                                                  "Training: one direction per minibatch, in rotation"]  # fmt: skip
+    assert [e.label for e in at.expander][-2:] == [
+        "The bridge and its penalty",
+        "Training: one direction per minibatch, in rotation",
+    ]
 
 
 def test_a_short_live_run_trains_and_ends(at):
@@ -168,13 +189,12 @@ def test_a_short_live_run_trains_and_ends(at):
 
 
 def test_missing_results_give_a_warning(monkeypatch, tmp_path):
-    monkeypatch.setattr(attention_bridge, "RESULTS", tmp_path / "attention_bridge.json")
-    monkeypatch.setattr(attention_bridge, "PENALTY_RESULTS", tmp_path / "attention_bridge_penalty.json")
+    monkeypatch.setattr(experiments, "RESULTS", tmp_path / "attention_bridge.json")
+    monkeypatch.setattr(penalty_study, "PENALTY_RESULTS", tmp_path / "attention_bridge_penalty.json")
     at = open_page(PAGE)
     assert not at.exception
     assert any("attention_bridge_results" in w.value for w in at.warning)
-    assert any(w.value.startswith("The penalty study") and "attention_bridge_penalty.py" in w.value
-               for w in at.warning)  # fmt: skip
+    assert any(w.value.startswith("The penalty study") and "attention_bridge_penalty.py" in w.value for w in at.warning)
 
 
 # ------------------------------------------------------------------------------------------- real browser

@@ -8,7 +8,6 @@ import importlib
 import pytest
 
 from lessons import (
-    attention_bridge,
     bahdanau_attention,
     multi_head_attention,
     queries_keys_values,
@@ -16,6 +15,8 @@ from lessons import (
     seq2seq_bottleneck,
     transformer,
 )
+from lessons.attention_bridge import one_meaning as bridge_one_meaning
+from lessons.attention_bridge import zero_shot as bridge_zero_shot
 from lessons.rnn_cells import training as rnn_training
 from tests.helpers import open_page
 from ui.kept import Kept
@@ -85,7 +86,7 @@ def test_a_sentence_is_read_by_the_shipped_bridge_model_once_per_server(monkeypa
     import streamlit as st
 
     st.cache_data.clear()
-    calls = counted(monkeypatch, attention_bridge, "read_sentence")
+    calls = counted(monkeypatch, bridge_one_meaning, "read_sentence")
     first = open_page("pages/attention_bridge.py")
     second = open_page("pages/attention_bridge.py")
     assert len(calls) == 1
@@ -98,7 +99,7 @@ def test_a_sentence_is_read_by_the_shipped_bridge_model_once_per_server(monkeypa
         ("scoring_functions", scoring_functions, "race_charts"),  # every seed's curves averaged, for every run
         ("queries_keys_values", queries_keys_values.worked_example, "thinking_machines"),  # the worked example, seeded
         ("rnn_cells", rnn_training, "results_chart"),  # curves of shipped results drawn outside ui.measured
-        ("attention_bridge", attention_bridge, "history_charts"),
+        ("attention_bridge", bridge_zero_shot, "history_charts"),
         ("seq2seq_bottleneck", seq2seq_bottleneck, "shipped_chart"),
     ],
 )

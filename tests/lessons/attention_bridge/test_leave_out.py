@@ -6,11 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from lessons import attention_bridge as ab
+from lessons.attention_bridge import experiments, findings, leave_out
 from lessons.common.comparison import Comparison, Run
 from minimodels.tasks.multilingual import LANGUAGES
 
-PAIRS = ab.LEAVE_OUT_PAIRS
+PAIRS = leave_out.LEAVE_OUT_PAIRS
 
 
 def fake_leave_out(trained: float, zero: float, seeds=(0, 1, 2), spread: float = 0.5) -> Comparison:
@@ -18,35 +18,44 @@ def fake_leave_out(trained: float, zero: float, seeds=(0, 1, 2), spread: float =
     other pairs of a leave-out model score ``trained``), each seed ``spread`` above the last; exact match and
     token accuracy are the BLEU / 100."""
     runs = []
-    for variant in ab.leave_out_variants():
+    for variant in leave_out.leave_out_variants():
         for seed in seeds:
             test = {}
             for a in LANGUAGES:
                 for b in LANGUAGES:
                     if a == b:
                         continue
-                    left = variant == ab.leave_out_variant(tuple(sorted((a, b), key=LANGUAGES.index)))
+                    left = variant == leave_out.leave_out_variant(tuple(sorted((a, b), key=LANGUAGES.index)))
                     bleu = (zero if left else trained) + spread * seed
                     test[f"{a}→{b}"] = {"bleu": bleu, "exact_match": bleu / 100, "token_accuracy": bleu / 100}
-            runs.append(Run(variant, seed, {}, (), ab.pair_finals(test), {"test": test}))
-    return Comparison(ab.leave_out_variants(), tuple(runs), {"steps": 10, "seeds": list(seeds)}, ab.leave_out_labels())
+            runs.append(Run(variant, seed, {}, (), leave_out.pair_finals(test), {"test": test}))
+    return Comparison(
+        leave_out.leave_out_variants(), tuple(runs), {"steps": 10, "seeds": list(seeds)}, leave_out.leave_out_labels()
+    )
 
 
 def test_six_pairs_each_left_out_in_both_directions():
     assert len(PAIRS) == 6 and len({frozenset(p) for p in PAIRS}) == 6
-    everything = ab.leave_out_config(None, 10)
+    everything = leave_out.leave_out_config(None, 10)
     assert everything.held_out == () and len(everything.pairs) == 12 + 4  # every direction and the copies
     for pair in PAIRS:
-        config = ab.leave_out_config(pair, 10, seed=3)
+        config = leave_out.leave_out_config(pair, 10, seed=3)
         assert set(config.held_out) == {pair, pair[::-1]} and not set(config.held_out) & set(config.pairs)
         assert set(config.pairs) | set(config.held_out) == set(everything.pairs) and config.seed == 3
 
 
 def test_pair_finals_average_both_directions():
-    test = {f"{a}→{b}": {"bleu": 10.0 if a < b else 20.0, "exact_match": 0.1, "token_accuracy": 0.3}
-            for a in LANGUAGES for b in LANGUAGES if a != b}  # fmt: skip
-    finals = ab.pair_finals(test)
-    assert finals[ab.pair_final("bleu", ("en", "fr"))] == 15.0 and finals[ab.pair_final("tokens", ("it", "vf"))] == 0.3
+    test = {
+        f"{a}→{b}": {"bleu": 10.0 if a < b else 20.0, "exact_match": 0.1, "token_accuracy": 0.3}
+        for a in LANGUAGES
+        for b in LANGUAGES
+        if a != b
+    }
+    finals = leave_out.pair_finals(test)
+    assert (
+        finals[leave_out.pair_final("bleu", ("en", "fr"))] == 15.0
+        and finals[leave_out.pair_final("tokens", ("it", "vf"))] == 0.3
+    )
     assert len(finals) == 3 * 6
 
 
@@ -60,7 +69,7 @@ def test_pair_finals_average_both_directions():
 )
 def test_the_finding_follows_the_numbers(trained, zero, says, paper):
     results = fake_leave_out(trained, zero, spread=0.1)
-    line = ab.leave_out_finding(results)
+    line = leave_out.leave_out_finding(results)
     assert says in line and paper in line
     assert f"{zero + 0.1:.1f} ± 0.1 zero-shot against {trained + 0.1:.1f} ± 0.1 trained" in line
     assert f"reaches {(zero + 0.1) / (trained + 0.1):.0%} of the trained BLEU" in line
@@ -69,19 +78,19 @@ def test_the_finding_follows_the_numbers(trained, zero, says, paper):
 
 
 def test_overlapping_seeds_are_too_close_to_call_and_one_seed_is_never_a_finding():
-    assert "too close to call" in ab.leave_out_finding(fake_leave_out(30.0, 28.0, spread=5.0))
-    assert "too close to call" in ab.leave_out_finding(fake_leave_out(30.0, 29.5, spread=0.01))  # within a point
-    one = ab.leave_out_finding(fake_leave_out(30.0, 8.0, seeds=(0,)))
+    assert "too close to call" in leave_out.leave_out_finding(fake_leave_out(30.0, 28.0, spread=5.0))
+    assert "too close to call" in leave_out.leave_out_finding(fake_leave_out(30.0, 29.5, spread=0.01))  # within a point
+    one = leave_out.leave_out_finding(fake_leave_out(30.0, 8.0, seeds=(0,)))
     assert "too close to call" in one and "for 0 of 6" in one
 
 
 def test_rows_and_figure():
     results = fake_leave_out(30.0, 8.0, seeds=(0, 1))
-    rows = ab.leave_out_rows(results)
+    rows = leave_out.leave_out_rows(results)
     assert [r["pair"] for r in rows] == ["en ↔ fr", "en ↔ it", "en ↔ vf", "fr ↔ it", "fr ↔ vf", "it ↔ vf"]
     assert rows[0]["BLEU: trained"] == "30.2 ± 0.4" and rows[0]["BLEU: zero-shot"] == "8.2 ± 0.4"
     assert rows[0]["exact match: zero-shot"] == "8.2% ± 0.4%" and rows[0]["n"] == "2 / 2"
-    figure = ab.leave_out_figure(results).to_plotly_json()
+    figure = leave_out.leave_out_figure(results).to_plotly_json()
     trained, zero = figure["data"]
     assert list(trained["y"]) == pytest.approx([30.25] * 6) and list(zero["y"]) == pytest.approx([8.25] * 6)
     assert list(zero["error_y"]["array"]) == pytest.approx([np.std([8.0, 8.5], ddof=1)] * 6)
@@ -89,37 +98,37 @@ def test_rows_and_figure():
 
 def test_load_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="attention_bridge_leave_out.py"):
-        ab.load_leave_out(tmp_path / "none.json")
+        leave_out.load_leave_out(tmp_path / "none.json")
     results = fake_leave_out(30.0, 8.0)
     Comparison(results.variants, results.runs[:5], results.meta).save(tmp_path / "partial.json")
     with pytest.raises(ValueError, match="without en-it"):
-        ab.load_leave_out(tmp_path / "partial.json")
+        leave_out.load_leave_out(tmp_path / "partial.json")
     results.save(tmp_path / "whole.json")
-    assert ab.load_leave_out(tmp_path / "whole.json").seeds == (0, 1, 2)
+    assert leave_out.load_leave_out(tmp_path / "whole.json").seeds == (0, 1, 2)
 
 
 # ------------------------------------------------------------------------------------------- the shipped study
 @pytest.fixture(scope="module")
 def shipped():
-    return ab.load_leave_out()
+    return leave_out.load_leave_out()
 
 
 def test_the_shipped_study_is_complete(shipped):
     assert len(shipped.seeds) >= 3 and shipped.meta["seeds"] == list(shipped.seeds)
-    assert shipped.meta["script"] == ab.LEAVE_OUT_SCRIPT and shipped.meta["steps"] >= 1000
+    assert shipped.meta["script"] == leave_out.LEAVE_OUT_SCRIPT and shipped.meta["steps"] >= 1000
     for key in ("command", "seconds", "load_1min_before", "load_1min_after", "machine"):
         assert key in shipped.meta
-    for variant in ab.leave_out_variants():
+    for variant in leave_out.leave_out_variants():
         runs = shipped.runs_of(variant)
         assert len(runs) == len(shipped.seeds)
         for run in runs:
             assert run.extra["steps"] == shipped.meta["steps"]
-            assert run.final == {**run.final, **ab.pair_finals(run.extra["test"])}  # finals are the test's
+            assert run.final == {**run.final, **leave_out.pair_finals(run.extra["test"])}  # finals are the test's
             held = {tuple(p) for p in run.extra["held_out"]}
-            if variant == ab.ALL_PAIRS:
+            if variant == leave_out.ALL_PAIRS:
                 assert not held and run.final["zero_shot_bleu"] is None
             else:
-                pair = next(p for p in PAIRS if ab.leave_out_variant(p) == variant)
+                pair = next(p for p in PAIRS if leave_out.leave_out_variant(p) == variant)
                 assert held == {pair, pair[::-1]} and not held & {tuple(p) for p in run.extra["pairs"]}
 
 
@@ -128,30 +137,30 @@ def test_the_stated_finding_agrees_with_the_shipped_numbers(shipped):
     for measure, key, fmt in (("bleu", "bleu", ".1f"), ("tokens", "token_accuracy", ".1%")):
         trained, zero = [], []
         for seed in shipped.seeds:
-            every = next(r for r in shipped.runs_of(ab.ALL_PAIRS) if r.seed == seed).extra["test"]
+            every = next(r for r in shipped.runs_of(leave_out.ALL_PAIRS) if r.seed == seed).extra["test"]
             t, z = [], []
             for a, b in PAIRS:
-                without = next(r for r in shipped.runs_of(ab.leave_out_variant((a, b))) if r.seed == seed)
+                without = next(r for r in shipped.runs_of(leave_out.leave_out_variant((a, b))) if r.seed == seed)
                 t.append(np.mean([every[f"{a}→{b}"][key], every[f"{b}→{a}"][key]]))
                 z.append(np.mean([without.extra["test"][f"{a}→{b}"][key], without.extra["test"][f"{b}→{a}"][key]]))
             trained.append(np.mean(t))
             zero.append(np.mean(z))
-        line = ab.leave_out_finding(shipped, measure)
+        line = leave_out.leave_out_finding(shipped, measure)
         gap, sds = np.mean(zero) - np.mean(trained), np.std(zero, ddof=1) + np.std(trained, ddof=1)
         word = "too close to call" if abs(gap) <= sds else "clearly **worse**" if gap < 0 else "clearly **better**"
         assert word in line, line
         assert f"{np.mean(zero):{fmt}} ± {np.std(zero, ddof=1):{fmt}} zero-shot" in line
-        close = np.mean(zero) / np.mean(trained) >= ab.CLOSE_SHARE
+        close = np.mean(zero) / np.mean(trained) >= leave_out.CLOSE_SHARE
         assert ("as the paper found" in line) == close and ("does **not** hold" in line) == (not close)
 
 
 def test_every_pair_trained_is_the_grids_many_to_many_trained_again(shipped):
     """The same directions, steps, batch, seeds and code as the grid's m2m-mono: the same model, so the same
     scores (a check that the two files were measured alike)."""
-    grid = ab.load_results()
+    grid = experiments.load_results()
     if grid.meta["steps"] != shipped.meta["steps"] or grid.meta["batch_size"] != shipped.meta["batch_size"]:
         pytest.skip("the grid and the study were trained for different steps")
-    for run in shipped.runs_of(ab.ALL_PAIRS):
+    for run in shipped.runs_of(leave_out.ALL_PAIRS):
         twin = [r for r in grid.runs_of("m2m-mono") if r.seed == run.seed]
         if twin:
             assert run.final["trained_exact"] == pytest.approx(twin[0].final["trained_exact"], abs=0.02)
@@ -164,19 +173,26 @@ def test_the_paper_is_quoted_verbatim():
     if not paper.exists():
         pytest.skip("the paper's text is not on this machine")
     text = " ".join(paper.read_text(encoding="utf-8").split())
-    quote = ab.LEAVE_OUT_INTRO[ab.LEAVE_OUT_INTRO.index("“") + 1 : ab.LEAVE_OUT_INTRO.index("”")]
-    assert quote in text and "very close to the supervised model" in text and ab.HUB_CLAIM in text
-    assert json.dumps(ab.leave_out_labels())  # plain strings for the file
+    quote = leave_out.LEAVE_OUT_INTRO[leave_out.LEAVE_OUT_INTRO.index("“") + 1 : leave_out.LEAVE_OUT_INTRO.index("”")]
+    assert quote in text and "very close to the supervised model" in text and leave_out.HUB_CLAIM in text
+    assert json.dumps(leave_out.leave_out_labels())  # plain strings for the file
 
 
 def grid_with_hub_zero_shot(bleu: float | None, tokens: float) -> Comparison:
     """A grid whose hub-mono runs score ``bleu`` (None: a file without BLEU) and ``tokens`` on every direction."""
     runs = []
     for seed in (0, 1, 2):
-        test = {f"{a}→{b}": {"exact_match": 0.0, "token_accuracy": tokens + 0.01 * seed,
-                             **({} if bleu is None else {"bleu": bleu + 0.1 * seed})}
-                for a in LANGUAGES for b in LANGUAGES if a != b}  # fmt: skip
-        final = {"zero_shot_exact": 0.0} | ({} if bleu is None else dict.fromkeys(ab.BLEU_FINALS, bleu))
+        test = {
+            f"{a}→{b}": {
+                "exact_match": 0.0,
+                "token_accuracy": tokens + 0.01 * seed,
+                **({} if bleu is None else {"bleu": bleu + 0.1 * seed}),
+            }
+            for a in LANGUAGES
+            for b in LANGUAGES
+            if a != b
+        }
+        final = {"zero_shot_exact": 0.0} | ({} if bleu is None else dict.fromkeys(experiments.BLEU_FINALS, bleu))
         runs.append(Run("hub-mono", seed, {}, (), final, {"test": test}))
     return Comparison(("hub-mono",), tuple(runs), {})
 
@@ -193,24 +209,33 @@ def grid_with_hub_zero_shot(bleu: float | None, tokens: float) -> Comparison:
     ],
 )  # fmt: skip
 def test_left_out_alone_against_the_hub_model(bleu, tokens, says):
-    line = ab.leave_out_against_hub(fake_leave_out(30.0, 8.0, spread=0.1), grid_with_hub_zero_shot(bleu, tokens))
+    line = leave_out.leave_out_against_hub(fake_leave_out(30.0, 8.0, spread=0.1), grid_with_hub_zero_shot(bleu, tokens))
     assert says in line and "on the 6 directions that avoid the French-like hub" in line
-    assert line.startswith(f"The paper: “{ab.HUB_CLAIM}”")
+    assert line.startswith(f"The paper: “{leave_out.HUB_CLAIM}”")
 
 
 def test_the_hub_comparison_agrees_with_the_shipped_numbers(shipped):
-    grid = ab.load_results()
-    key, fmt = ("bleu", ".1f") if ab.has_bleu(grid) else ("token_accuracy", ".1%")
-    avoiding = [p for p in PAIRS if ab.HUB not in p]
+    grid = experiments.load_results()
+    key, fmt = ("bleu", ".1f") if experiments.has_bleu(grid) else ("token_accuracy", ".1%")
+    avoiding = [p for p in PAIRS if experiments.HUB not in p]
     alone, hub = [], []
     for seed in shipped.seeds:
-        alone.append(np.mean([next(r for r in shipped.runs_of(ab.leave_out_variant(p)) if r.seed == seed)
-                              .extra["test"][f"{x}→{y}"][key] for p in avoiding for x, y in (p, p[::-1])]))  # fmt: skip
+        alone.append(
+            np.mean(
+                [
+                    next(r for r in shipped.runs_of(leave_out.leave_out_variant(p)) if r.seed == seed).extra["test"][
+                        f"{x}→{y}"
+                    ][key]
+                    for p in avoiding
+                    for x, y in (p, p[::-1])
+                ]
+            )
+        )
         test = next(r for r in grid.runs_of("hub-mono") if r.seed == seed).extra["test"]
         hub.append(np.mean([test[f"{x}→{y}"][key] for p in avoiding for x, y in (p, p[::-1])]))
-    line = ab.leave_out_against_hub(shipped, grid)
+    line = leave_out.leave_out_against_hub(shipped, grid)
     assert f"{np.mean(alone):{fmt}} ± {np.std(alone, ddof=1):{fmt}} against {np.mean(hub):{fmt}}" in line
     gap, sds = np.mean(alone) - np.mean(hub), np.std(alone, ddof=1) + np.std(hub, ddof=1)
-    minimum = ab.BLEU_MIN_GAP if key == "bleu" else ab.MIN_GAP
+    minimum = findings.BLEU_MIN_GAP if key == "bleu" else findings.MIN_GAP
     expected = "too close" if abs(gap) <= max(sds, minimum) else "clearly higher" if gap > 0 else "clearly lower"
     assert expected in line, line

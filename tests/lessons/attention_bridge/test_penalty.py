@@ -1,0 +1,59 @@
+"""Section 2 of the attention bridge: A Aᵀ and the penalty, its figure, the two shipped models' findings and λ."""
+
+import numpy as np
+import pytest
+
+from lessons.attention_bridge import penalty
+from lessons.common.comparison import Comparison, Run
+from tests.lessons.attention_bridge.fakes import SHIPPED_LIKE, fake_results, one_hot, with_finals
+
+
+def test_gram_and_penalty():
+    A = one_hot([0, 2], 3)
+    assert np.array_equal(penalty.gram(A), np.eye(2)) and penalty.penalty_value(A) == 0.0
+    assert penalty.penalty_value(np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]])) == pytest.approx(1.0)
+
+
+def test_gram_heatmap():
+    fig = penalty.gram_heatmap(np.full((2, 4), 0.25))
+    assert np.allclose(fig.data[0].z, 0.25)
+    assert list(fig.layout.xaxis.ticktext) == ["1", "2"] and fig.layout.xaxis.title.text == "head"
+
+
+SWAPPED = {"hub-mono": SHIPPED_LIKE["hub-mono-nopenalty"], "hub-mono-nopenalty": SHIPPED_LIKE["hub-mono"]}
+
+
+@pytest.mark.parametrize("seeds", [(0,), (0, 1, 2)])
+def test_the_penalty_findings_say_who_is_ahead_and_flip_when_the_numbers_swap(seeds):
+    shipped_like = penalty.penalty_findings(with_finals(fake_results(seeds=seeds), SHIPPED_LIKE))
+    swapped = penalty.penalty_findings(with_finals(fake_results(seeds=seeds), SWAPPED))
+    for metric, line, flipped in zip(penalty.PENALTY_METRICS, shipped_like, swapped, strict=True):
+        ahead = "**with**" if metric[0] == "redundancy" else "**without**"
+        other = "**without**" if ahead == "**with**" else "**with**"
+        assert f"the model {ahead} the penalty" in line and f"the model {other} the penalty" in flipped
+        if len(seeds) == 1:
+            assert "one seed is an anecdote" in line and "not a finding" in line and "clearly" not in line
+        else:
+            assert "clearly ahead" in line and ("± 1.0%" in line or "± 0.01" in line)  # 3 seeds 0.01 apart
+    mean = 0.01 * np.mean(seeds)  # each seed 0.01 above the last
+    with_penalty, without = f"{0.334 + mean:.1%}", f"{0.644 + mean:.1%}"
+    assert shipped_like[0].index(with_penalty) < shipped_like[0].index("with the penalty against")
+    assert shipped_like[0].index("with the penalty against") < shipped_like[0].index(without)
+
+
+def test_lambda_is_said_from_the_runs():
+    results = fake_results()
+    assert "the models here use λ = 0.1, 0.1 times the paper's" in penalty.penalty_weight_text(results)
+    runs = [
+        Run(
+            r.variant,
+            r.seed,
+            {**r.params, "penalty_weight": 1.0} if r.params["penalty_weight"] else r.params,
+            r.curve,
+            r.final,
+            r.extra,
+        )
+        for r in results.runs
+    ]
+    paper_like = Comparison(results.variants, tuple(runs), results.meta, results.labels)
+    assert "the models here use λ = 1, the paper's weight" in penalty.penalty_weight_text(paper_like)
