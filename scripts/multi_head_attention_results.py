@@ -5,11 +5,11 @@
 
 For each seed and head count, a TinyTransformer with d_model 64 (so d_k = 64, 32, 16, 8) is trained on
 ``toy-translation`` for the same number of steps, with the same batches and the same recipe
-(``lessons.multi_head_attention.results_config``); every model has the same number of parameters. Then, untimed:
-exact match on the whole test split, and how often each head of the last decoder layer's cross-attention puts its
-largest weight on a source token the output token comes from (gold alignment, test split). Each run's final
-cross-attention maps on the task's probe sentence are kept with it (``Run.extra["probe"]``) for the page. The runs
-make one ``lessons.common.comparison.Comparison`` (variants "h = 1" … "h = 8", one run per seed).
+(``lessons.multi_head_attention.head_counts_runs.results_config``); every model has the same number of parameters.
+Then, untimed: exact match on the whole test split, and how often each head of the last decoder layer's
+cross-attention puts its largest weight on a source token the output token comes from (gold alignment, test split).
+Each run's final cross-attention maps on the task's probe sentence are kept with it (``Run.extra["probe"]``) for the
+page. The runs make one ``lessons.common.comparison.Comparison`` (variants "h = 1" … "h = 8", one run per seed).
 
 Figures are only what was measured: the command, date, machine, torch threads and the load average before and
 after are written with them. Run it on a calm machine (a busy one makes every "seconds" figure larger).
@@ -25,25 +25,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons import multi_head_attention  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
+from lessons.multi_head_attention import head_counts, head_counts_runs  # noqa: E402
 from scripts.common import Measurement, parse, save_comparison, tokenized  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one training per seed and head count")
-    p.add_argument("--heads", type=int, nargs="+", default=list(multi_head_attention.RESULT_HEADS))
+    p.add_argument("--heads", type=int, nargs="+", default=list(head_counts_runs.RESULT_HEADS))
     p.add_argument("--steps", type=int, default=300, help="training steps of every model (the shared budget)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
-    p.add_argument("--out", default=str(multi_head_attention.RESULTS), help="where to write the JSON")
+    p.add_argument("--out", default=str(head_counts_runs.RESULTS), help="where to write the JSON")
     args = parse(p, argv)
-    task = tokenized(multi_head_attention.RESULT_TASK)
+    task = tokenized(head_counts_runs.RESULT_TASK)
     measured = Measurement("multi_head_attention_results.py", argv, args.threads)
-    heads = {multi_head_attention.variant(h): h for h in args.heads}
+    heads = {head_counts_runs.variant(h): h for h in args.heads}
 
     def run_one(variant: str, seed: int):
-        return multi_head_attention.measure_heads(task, heads[variant], seed, args.steps, args.threads)
+        return head_counts_runs.measure_heads(task, heads[variant], seed, args.steps, args.threads)
 
     def progress(run, done: int, total: int) -> None:
         f = run.final
@@ -54,14 +54,20 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
 
-    config = multi_head_attention.results_config(args.seeds[0], args.steps, args.threads)
+    config = head_counts_runs.results_config(args.seeds[0], args.steps, args.threads)
     meta = {
-        "lesson": "multi_head_attention", "script": multi_head_attention.RESULT_SCRIPT,
-        "task": multi_head_attention.RESULT_TASK, "task_seed": 0, "d_model": multi_head_attention.RESULT_D_MODEL,
-        "heads": args.heads, "seeds": args.seeds, "steps": args.steps, "train_config": dataclasses.asdict(config),
-    }  # fmt: skip
+        "lesson": "multi_head_attention",
+        "script": head_counts_runs.RESULT_SCRIPT,
+        "task": head_counts_runs.RESULT_TASK,
+        "task_seed": 0,
+        "d_model": head_counts_runs.RESULT_D_MODEL,
+        "heads": args.heads,
+        "seeds": args.seeds,
+        "steps": args.steps,
+        "train_config": dataclasses.asdict(config),
+    }
     comparison = measure(list(heads), args.seeds, run_one, meta, on_run=progress)
-    save_comparison(comparison, measured, args.out, multi_head_attention.load_results)
+    save_comparison(comparison, measured, args.out, head_counts.load_results)
     return 0
 
 

@@ -12,6 +12,15 @@ import pytest
 
 from lessons import multi_head_attention
 from lessons.common.pretrained import load_pretrained
+from lessons.multi_head_attention import (
+    every_head,
+    head_counts,
+    resolving_it,
+    resolving_it_runs,
+    split,
+    train_yourself,
+    transformer_maps,
+)
 from tests.helpers import answer_exercise, open_page, unfold, vega_specs, wait_for_report, wait_for_run
 from tests.helpers import plotly_specs as specs
 
@@ -59,12 +68,12 @@ def test_page_opens_with_the_lecture_split_and_the_trained_heads(at):
     )
     assert list(counts["heads h"]) == [1, 2, 4, 8, 16]
     assert set(counts["learned numbers in W^Q, W^K, W^V, W^O"]) == {4 * (512 * 512 + 512)}
-    assert multi_head_attention.parameter_table(512)[1] in [m.value for m in at.markdown]
+    assert split.parameter_table(512)[1] in [m.value for m in at.markdown]
     assert "does not move" not in " ".join(m.value for m in at.markdown)
     head_table = next(d.value for d in at.dataframe if "entropy (bits)" in d.value.columns)
     assert list(head_table["head"]) == [1, 2, 3, 4]
-    model = load_pretrained("toy-translation", multi_head_attention.MODEL)[0]  # its shape read from its config
-    assert any(c.value.startswith(f"Shipped model: {multi_head_attention.model_shape(model)};") for c in at.caption)
+    model = load_pretrained("toy-translation", transformer_maps.MODEL)[0]  # its shape read from its config
+    assert any(c.value.startswith(f"Shipped model: {every_head.model_shape(model)};") for c in at.caption)
 
 
 def test_d_model_and_heads_change_the_shapes_and_an_impossible_split_is_reset(at):
@@ -73,7 +82,7 @@ def test_d_model_and_heads_change_the_shapes_and_an_impossible_split_is_reset(at
     assert not at.exception
     assert list(at.dataframe[0].value["shape"])[2].startswith("16 × 2 × 2")
     assert metric(at, "parameters") == f"{4 * (64 * 64 + 64):,}"
-    assert multi_head_attention.parameter_table(64)[1] in [m.value for m in at.markdown]  # the student's d_model
+    assert split.parameter_table(64)[1] in [m.value for m in at.markdown]  # the student's d_model
     at.select_slider(key="multi_head_attention.d_model").set_value(8).run()
     assert not at.exception
     assert at.info and "cannot be cut into 16 whole heads" in at.info[0].value
@@ -102,7 +111,7 @@ def test_the_students_words_bad_words_and_html(at):
     assert not at.exception
     assert at.session_state["multi_head_attention.tokens"] == ("<b>bold</b>", "🙂", "שלום")
     assert "&lt;b&gt;bold&lt;/b&gt;" in json.dumps(specs(at)[0])
-    at.text_input(key="multi_head_attention.sentence").set_value(multi_head_attention.DEFAULT_SENTENCE).run()
+    at.text_input(key="multi_head_attention.sentence").set_value(split.DEFAULT_SENTENCE).run()
 
 
 def test_the_trained_model_reads_typed_text_and_refuses_empty_text(at):
@@ -115,7 +124,7 @@ def test_the_trained_model_reads_typed_text_and_refuses_empty_text(at):
     assert any("Nothing to show" in w.value for w in at.warning)
     assert at.header[-1].value == "Check yourself"  # the rest of the page is still there
     at.text_input(key="multi_head_attention.text.toy-translation").set_value(
-        multi_head_attention.default_text("toy-translation")
+        every_head.default_text("toy-translation")
     ).run()
 
 
@@ -143,12 +152,12 @@ def test_the_dates_model(at):
 
 
 def test_shipped_comparison(at):
-    results = multi_head_attention.load_results()
+    results = head_counts.load_results()
     reveal = next(e for e in at.expander if e.label.startswith("Reveal the measured results"))
     table = next(d.value for d in reveal.dataframe if "test exact" in d.value.columns)  # hidden until opened
-    assert table.to_dict("records") == multi_head_attention.results_rows(results)
-    assert multi_head_attention.comparison_text(results) in [m.value for m in at.markdown]
-    observations = multi_head_attention.observations(results)
+    assert table.to_dict("records") == head_counts.results_rows(results)
+    assert head_counts.comparison_text(results) in [m.value for m in at.markdown]
+    observations = head_counts.observations(results)
     assert "\n".join(f"- {line}" for line in observations) in [m.value for m in at.markdown]
     charts = vega_specs(at)
     assert [c["title"] for c in charts][:2] == ["Loss", "Exact match"]  # then section 4's: Loss, Held-out accuracy
@@ -158,7 +167,7 @@ def test_shipped_comparison(at):
     assert not at.exception
     probe = [s for s in specs(at) if s["layout"].get("title", {}).get("text", "").startswith("h = 8")]
     assert probe and heatmap_count(probe[0]) == 2 * 8  # two cross-attention layers, eight heads
-    ex4 = next(e for e in multi_head_attention.exercises(results) if e.key == "multi_head_attention.ex4")
+    ex4 = next(e for e in multi_head_attention.every_exercise(results) if e.key == "multi_head_attention.ex4")
     at.radio(key="multi_head_attention.ex4.answer").set_value(ex4.choices[ex4.answer])
     at.button(key="FormSubmitter:multi_head_attention.ex4.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
@@ -177,9 +186,7 @@ def test_exercises_are_checked(at):
 
 
 def test_train_one_head_stop_it_and_read_a_sentence_with_it(monkeypatch):
-    monkeypatch.setattr(
-        multi_head_attention, "REPORT_EVERY", 5
-    )  # the first report (and the Stop it waits for) comes sooner
+    monkeypatch.setattr(train_yourself, "REPORT_EVERY", 5)  # the first report (and the Stop it waits for) comes sooner
     at = open_page(PAGE)
     at.radio(key="multi_head_attention.live.heads").set_value(1).run()
     at.button(key="multi_head_attention.train.train").click().run()
@@ -224,7 +231,7 @@ def test_section_4_shows_every_head_from_it_and_the_measured_depths(at):
     assert len(fig["data"][0]["y"]) == 8  # 2 layers × 4 heads
     assert "By the grammar, “it” is the **animal** (il)" in " ".join(m.value for m in at.markdown)
     text = " ".join(m.value for m in at.markdown)
-    for line in multi_head_attention.it_observations(multi_head_attention.load_it_results()):
+    for line in resolving_it_runs.it_observations(resolving_it_runs.load_it_results()):
         assert line in text
     rows = next(d.value for d in at.dataframe if "layer · head" in d.value.columns)
     assert len(rows) == 8
@@ -240,23 +247,23 @@ def test_bad_it_sentences_get_a_message_and_change_nothing(at, bad):
     assert not at.exception
     assert any("Showing the last sentence that worked" in w.value for w in at.warning)
     assert it_heads(at) == before
-    it_box(at).set_value(multi_head_attention.IT_DEFAULT).run()
+    it_box(at).set_value(resolving_it.IT_DEFAULT).run()
 
 
 def test_switching_the_ending_moves_the_referent_and_answers_the_prediction(at):
-    it_box(at).set_value(multi_head_attention.IT_DEFAULT.replace("tired", "wide")).run()
+    it_box(at).set_value(resolving_it.IT_DEFAULT.replace("tired", "wide")).run()
     assert "“it” is the **street** (elle)" in " ".join(m.value for m in at.markdown)
-    ex = multi_head_attention.shipped_switch_prediction()
+    ex = resolving_it.shipped_switch_prediction()
     answer_exercise(at, ex.key, ex.choices[ex.answer])
     assert any(s.value.startswith("Right") for s in at.success)
-    it_box(at).set_value(multi_head_attention.IT_DEFAULT).run()
+    it_box(at).set_value(resolving_it.IT_DEFAULT).run()
 
 
 def test_a_missing_it_model_gets_the_pretrained_error_and_the_rest_of_the_page_works(monkeypatch):
     def broken():
         raise OSError("no such checkpoint")
 
-    monkeypatch.setattr(multi_head_attention, "shipped_resolver", broken)
+    monkeypatch.setattr(resolving_it, "shipped_resolver", broken)
     at = open_page(PAGE)
     assert not at.exception
     assert any("coreference-it-resolver cannot be loaded: no such checkpoint" in e.value for e in at.error)
