@@ -105,7 +105,8 @@ def ffn_prediction(c: Comparison) -> Exercise | None:
 
 
 def table_rows(c: Comparison) -> list[dict]:
-    """One row per variant: steps and seconds to :data:`LEVEL`, and where the fixed budget left it."""
+    """One row per variant: steps and seconds to :data:`~lessons.transformer.ablation_runs.LEVEL`, and where the
+    fixed budget left it."""
     return c.table(TABLE, missing="never")
 
 

@@ -1,6 +1,6 @@
 """The check-yourself exercises at the page's end, every answer computed by code.
 
-Four on the model (:func:`model_exercises`): counts on the paper's base model, whose numbers the page never shows,
+Four on the model (:func:`model_exercises`): two counts on the paper's base model, whose numbers the page never shows,
 one map's size on the shipped model's probe sentence, and what the causal mask zeroes. Two computed by hand
 (:func:`hand_exercises`): how far a weighted average of value vectors can reach (section 4's convex combination) and
 a two-step beam search (section 6). The predictions about the shipped results are asked in sections 4 and 5.

@@ -64,7 +64,7 @@ def head_summary(w: Walk, kind: Kind | str, layer: int) -> list[dict]:
 
 
 def layer_panels(w: Walk, kind: Kind | str) -> list[tuple[str, np.ndarray, list[str], list[str]]]:
-    """Every layer of one kind, as :func:`heads_grid` panels."""
+    """Every layer of one kind, as :func:`~lessons.transformer.maps.heads_grid` panels."""
     kind = KIND[kind] if isinstance(kind, str) else kind
     rows, columns = w.labels(kind)
     return [
