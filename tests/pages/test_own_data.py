@@ -9,9 +9,10 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from lessons import bahdanau_attention, own_data, transformer
+from lessons import bahdanau_attention, own_data
 from lessons.common.charts import safe_label
 from lessons.multi_head_attention import every_head
+from lessons.transformer import reading as transformer_reading
 from minimodels.own_data import LIMITS, PairsTask, build_own_model, own_data_train_config, read_example, save_model
 from minimodels.train import train
 from tests.helpers import open_page, plotly_specs, wait_for_run
@@ -254,7 +255,7 @@ def test_transformer_and_multi_head_views_draw_your_transformer(model_files):
 
 
 @pytest.mark.parametrize(("page", "task_key", "tasks"), [
-    ("pages/transformer.py", "transformer.task", list(transformer.TASKS)),
+    ("pages/transformer.py", "transformer.task", list(transformer_reading.TASKS)),
     ("pages/multi_head_attention.py", "multi_head_attention.task", list(every_head.TASKS)),
 ])  # fmt: skip
 def test_your_transformer_under_every_task_of_the_page(model_files, page, task_key, tasks):

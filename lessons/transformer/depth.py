@@ -1,0 +1,234 @@
+"""Section 5: deeper stacks, with and without residuals: the lecture's depth argument measured.
+
+The lecture backs residuals with "when the model goes deeper, gradient vanishing, gradient explosion, and saturation
+may occur" and He et al.'s 20- and 56-layer plain nets. Here: the same small Transformer at 1, 2, 4 and 8 encoder and
+decoder layers, as shipped, without residuals and without layer norm, every seed and depth on the same batches
+(``scripts/transformer_results.py --experiment depth``); a prediction first, then the sweep's table, curves and
+sentences, computed from the loaded runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from pathlib import Path
+
+from lessons.common.catalog import ROOT
+from lessons.common.comparison import Comparison, Run, Spread, curves_chart
+from lessons.common.comparison import verdict as comparison_verdict
+from lessons.common.exercises import Exercise
+from lessons.transformer.ablation_runs import COLORS, RESULT_SCRIPT, VARIANTS, recipe_of
+from lessons.transformer.reading import MODEL
+from minimodels.train import TrainConfig, default_train_config
+
+TITLE = "5 · Deeper stacks, with and without residuals"
+TEXT = (
+    "The lecture backs residuals with He et al.'s plain networks: at 56 layers they train *worse* than at 20, "
+    "training error included, so it is not overfitting. Here the same argument is measured on a smaller "
+    "Transformer (d_model 32), at 1, 2, 4 and 8 layers a stack, as shipped, without residuals and without layer "
+    "norm, three seeds each: does adding layers help, and which variant stops being trainable as it deepens?"
+)
+
+DEPTH_RESULTS = ROOT / "assets" / "results" / "transformer_depth.json"
+DEPTH_SCRIPT = f"{RESULT_SCRIPT} --experiment depth"
+DEPTH_VARIANTS: dict[str, dict] = {k: VARIANTS[k] for k in ("full", "no residual", "no layer norm")}
+DEPTHS = (1, 2, 4, 8)  # encoder layers = decoder layers
+DEPTH_MODEL = {"d_model": 32, "n_heads": 2, "d_ff": 64}  # small, so that 8 + 8 layers train in seconds
+DEPTH_METRICS = {"final loss": ".3f", "held-out exact": ".1%"}  # the sweep's two final metrics and their formats
+
+
+def depth_overrides(variant: str, depth: int) -> dict:
+    """The ``build_model`` overrides of one point of the sweep: the small model, ``depth`` layers a stack."""
+    if variant not in DEPTH_VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(DEPTH_VARIANTS)}")
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, not {depth}")
+    return {**DEPTH_MODEL, **DEPTH_VARIANTS[variant], "encoder_layers": depth, "decoder_layers": depth}
+
+
+def depth_config(steps: int, seed: int = 0, threads: int = 1) -> TrainConfig:
+    """The sweep's recipe: the Transformer's default (as the ablation), smaller batches, a fixed step budget."""
+    return default_train_config(
+        MODEL,
+        max_steps=steps,
+        max_seconds=None,
+        target_exact_match=None,
+        report_every=50,
+        batch_size=64,
+        seed=seed,
+        threads=threads,
+    )
+
+
+def depth_run(variant: str, seed: int, depth: int, measured: Mapping) -> Run:
+    """One point of the sweep from one training: ``{"parameters", "steps", "seconds", "exact_match", "history"}``."""
+    history = list(measured["history"])
+    final = {
+        "final loss": history[-1]["loss"],
+        "held-out exact": measured["exact_match"],
+        "steps": measured["steps"],
+        "seconds": measured["seconds"],
+        "parameters": measured["parameters"],
+    }
+    return Run(variant, seed, {"depth": depth}, tuple(history), final)
+
+
+def load_depth_results(path: Path | str | None = None) -> Comparison:
+    """The shipped depth sweep; ``FileNotFoundError`` or ``ValueError`` naming the script when unusable."""
+    c = Comparison.load(path or DEPTH_RESULTS, script=DEPTH_SCRIPT)
+    unknown = sorted(set(c.variants) - set(DEPTH_VARIANTS))
+    if unknown:
+        raise ValueError(f"the depth sweep has unknown variants: {', '.join(unknown)}: run python {DEPTH_SCRIPT}")
+    if not c.param_values("depth"):
+        raise ValueError(f"the depth sweep has no depths: run python {DEPTH_SCRIPT}")
+    return c
+
+
+def depth_prediction(c: Comparison) -> Exercise | None:
+    """Predict, before section 5's sweep: from how many layers a stack the model without residuals falls behind the
+    full model by more than the spread over seeds. Computed from the sweep; None without both variants."""
+    if not {"full", "no residual"} <= set(c.variants) or not c.param_values("depth"):
+        return None
+    depths = c.param_values("depth")
+    spread = partial(c.spread, "held-out exact")
+    behind = [
+        d
+        for d in depths
+        if _direction(spread("no residual", {"depth": d}), spread("full", {"depth": d}), True) == "worse"
+    ]
+    choices = (*(f"from {d} layer{'s' * (d > 1)} a stack" for d in depths), f"at none of {depths[0]}–{depths[-1]}")
+    answer = depths.index(behind[0]) if behind else len(depths)
+    numbers = "; ".join(
+        f"{d}: {spread('no residual', {'depth': d}).text('.1%', with_n=False)} against "
+        f"{spread('full', {'depth': d}).text('.1%', with_n=False)}"
+        for d in depths
+    )
+    return Exercise(
+        key="transformer.ex7",
+        prompt=(
+            f"**Predict before you open the sweep.** The small Transformer is trained at {', '.join(map(str, depths))} "
+            "layers a stack, with and without residual connections. From which depth does the model *without* "
+            "residuals end behind the full one by more than the spread over seeds (held-out exact match)?"
+        ),
+        choices=choices,
+        answer=answer,
+        explanation=(
+            f"Held-out exact match, without residuals against the full model, by layers a stack: {numbers}. "
+            + (
+                f"It is behind from {behind[0]} layer{'s' * (behind[0] > 1)}: every sublayer without “x +” must pass "
+                "on everything the layers above need, and the gradient has no straight path back down."
+                if behind
+                else "It is never clearly behind in this sweep."
+            )
+        ),
+        hint="The shipped ablation in section 4 has 2 layers a stack.",
+    )
+
+
+def depth_curves(c: Comparison, height: int = 240) -> tuple[dict, dict]:
+    """Final training loss and held-out exact match against depth (log₂ axis), one line per variant: the mean over
+    seeds with a ± sd band, and each seed faintly."""
+
+    def points(metric: str) -> list[dict]:
+        return [p | {"label": p["variant"]} for p in c.sweep_points(metric, "depth")]
+
+    loss = curves_chart(
+        points("final loss"),
+        y_title="final training loss",
+        x_title="layers per stack",
+        log_x=True,
+        title="Final loss (log scale)",
+        height=height,
+        log_y=True,
+        colors=COLORS,
+    )
+    exact = curves_chart(
+        points("held-out exact"),
+        y_title="held-out exact match",
+        x_title="layers per stack",
+        title="Exact match",
+        height=height,
+        log_x=True,
+        percent=True,
+        colors=COLORS,
+    )
+    depths = list(c.param_values("depth"))
+    return _seed_points(loss, depths), _seed_points(exact, depths)
+
+
+def _seed_points(spec: dict, depths: list[int]) -> dict:
+    """The chart with a dot on each seed's faint line at every depth (a sweep has few x, each one a measurement),
+    and a tick at each depth measured."""
+    spec["encoding"]["x"]["axis"] = {"values": depths}
+    for layer in spec.get("layer", ()):
+        if any("datum.kind === 'seed'" in t.get("filter", "") for t in layer.get("transform", ())):
+            layer["mark"] = {**layer["mark"], "point": {"size": 14, "filled": True, "opacity": 0.5}}
+    return spec
+
+
+def depth_rows(c: Comparison) -> list[dict]:
+    """One row per variant and depth: the two final metrics, mean ± sd (n)."""
+    return [
+        {"variant": variant, "layers": depth}
+        | {m: c.spread(m, variant, {"depth": depth}).text(f, with_n=False) for m, f in DEPTH_METRICS.items()}
+        | {"n": c.spread("final loss", variant, {"depth": depth}).total}
+        for variant in c.variants
+        for depth in c.param_values("depth")
+    ]
+
+
+def _direction(a: Spread, b: Spread, higher_is_better: bool) -> str:
+    """Whether it is "better", "worse" or "too close" for ``a`` against ``b``, by the comparison's own rule."""
+    return comparison_verdict(a, b, higher_is_better=higher_is_better)[0]
+
+
+def depth_observations(c: Comparison) -> list[str]:
+    """What the sweep shows, computed from it: for each variant, how its held-out exact match moves from the
+    shallowest to the deepest stack; and at each depth, whether it is ahead of or behind the full model."""
+    depths = c.param_values("depth")
+    if len(depths) < 2:
+        return []
+    low, high = depths[0], depths[-1]
+    lines = []
+    for variant in c.variants:
+        a, b = c.spread("held-out exact", variant, {"depth": high}), c.spread("held-out exact", variant, {"depth": low})
+        moves = {"better": "rises", "worse": "falls", "too close": "does not clearly move"}
+        deep, shallow = (
+            c.spread("final loss", variant, {"depth": high}),
+            c.spread("final loss", variant, {"depth": low}),
+        )
+        text = (
+            f"**{variant}**: held-out exact match {moves[_direction(a, b, True)]} from {b.text('.1%')} at {low} "
+            f"layer{'s' * (low > 1)} a stack to {a.text('.1%')} at {high} layers, and the final loss "
+            f"{moves[_direction(deep, shallow, True)]} from {shallow.text('.3f', with_n=False)} to "
+            f"{deep.text('.3f', with_n=False)}"
+        )
+        if variant != "full" and "full" in c.variants:
+            spread = partial(c.spread, "held-out exact")
+            against = {d: _direction(spread(variant, {"depth": d}), spread("full", {"depth": d}), True) for d in depths}
+            behind = [d for d in depths if against[d] == "worse"]
+            ahead = [d for d in depths if against[d] == "better"]
+            text += f"; behind the full model by more than the spread at {_depth_list(behind)}"
+            if ahead:
+                text += f", ahead of it at {_depth_list(ahead)}"
+        lines.append(text + ".")
+    return lines
+
+
+def _depth_list(depths: Sequence[int]) -> str:
+    """ "1, 2 and 4 layers", "8 layers", "no depth"."""
+    if not depths:
+        return "no depth"
+    words = [str(d) for d in depths]
+    return (", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]) + " layers"
+
+
+def depth_provenance_note(meta: Mapping) -> str:
+    """What the provenance caption adds for the sweep: the model, the task, the budget and the recipe."""
+    m, batch = meta.get("model") or {}, (meta.get("train_config") or {}).get("batch_size", "?")
+    return (
+        f"Task `{meta.get('task', '?')}`, d_model {m.get('d_model', '?')}, {m.get('n_heads', '?')} heads, d_ff "
+        f"{m.get('d_ff', '?')}, {meta.get('max_steps', '?')} steps of {batch} examples each ({recipe_of(meta)}); "
+        "held-out exact match on 200 validation sentences at the end. A smaller model and budget than the ablation "
+        "above, so that 8 + 8 layers fit: its numbers are not the shipped model's."
+    )
