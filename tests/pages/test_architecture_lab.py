@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from lessons import architecture_lab
+from lessons.architecture_lab import compare, compare_runs, paper_numbers, presets, writing_chains
 from lessons.common import catalog
 from minimodels.tasks import get_task
 from tests.helpers import answer_exercise, open_page, plotly_specs, svg_parts, wait_for_report, wait_for_run
@@ -45,21 +45,21 @@ def frame_with(at, column: str):
 def test_page_opens_with_the_transformer_its_drawing_count_and_untrained_maps(at):
     assert not at.exception
     assert at.title[0].value == "Architecture lab"
-    assert at.text_area(key="architecture_lab.encoder").value == architecture_lab.PRESETS[0].encoder
+    assert at.text_area(key="architecture_lab.encoder").value == presets.PRESETS[0].encoder
     task = get_task("reverse")
-    checked = architecture_lab.check(architecture_lab.PRESETS[0].encoder, architecture_lab.PRESETS[0].decoder, task)
+    checked = writing_chains.check(presets.PRESETS[0].encoder, presets.PRESETS[0].decoder, task)
     assert metrics(at)["Parameters"] == f"{checked.parameters:,}"
     assert metrics(at)["Attention layers"] == "6"
     assert {"mh_dot_self_att", "mh_dot_src_att", "× 2"} <= set(drawing(at))
     untrained = [s for s in plotly_specs(at) if "UNTRAINED" in s["layout"]["title"]["text"]]
     assert len(untrained) == 1 and [d["type"] for d in untrained[0]["data"]] == ["heatmap"] * 6
     paper = frame_with(at, "IWSLT EN→DE")
-    assert len(paper) == len(architecture_lab.PAPER_COMBINATIONS)
+    assert len(paper) == len(paper_numbers.PAPER_COMBINATIONS)
     assert at.button(key="architecture_lab.train.train").disabled is False
 
 
 def test_a_preset_replaces_both_chains_and_the_counts_follow(at):
-    preset = architecture_lab.PRESET_BY_KEY["cnn-cnn"]
+    preset = presets.PRESET_BY_KEY["cnn-cnn"]
     at.selectbox(key="architecture_lab.preset").set_value("cnn-cnn").run()
     assert not at.exception
     assert at.text_area(key="architecture_lab.encoder").value == preset.encoder
@@ -68,8 +68,8 @@ def test_a_preset_replaces_both_chains_and_the_counts_follow(at):
     at.selectbox(key="architecture_lab.cell").set_value("lstm").run()
     at.selectbox(key="architecture_lab.preset").set_value("rnn-rnn").run()
     assert not at.exception
-    rnn = architecture_lab.PRESET_BY_KEY["rnn-rnn"]
-    lstm = architecture_lab.check(rnn.encoder, rnn.decoder, get_task("reverse"), "lstm")
+    rnn = presets.PRESET_BY_KEY["rnn-rnn"]
+    lstm = writing_chains.check(rnn.encoder, rnn.decoder, get_task("reverse"), "lstm")
     assert metrics(at)["Parameters"] == f"{lstm.parameters:,}"
 
 
@@ -90,7 +90,7 @@ BAD_CHAINS = [  # the page's share of the corpus; tests/minimodels/test_chains.p
 
 
 def test_every_malformed_chain_gets_the_parsers_message_and_nothing_is_built(at):
-    good = {"encoder": architecture_lab.PRESETS[0].encoder, "decoder": architecture_lab.PRESETS[0].decoder}
+    good = {"encoder": presets.PRESETS[0].encoder, "decoder": presets.PRESETS[0].decoder}
     for side, text, message in BAD_CHAINS:
         at.text_area(key=f"architecture_lab.{side}").set_value(text).run()
         assert not at.exception, text[:40]
@@ -108,14 +108,14 @@ def test_the_whole_bad_chain_corpus_gets_the_parsers_own_message_on_the_page(at)
     from tests.minimodels.test_chains import BAD_CHAINS as CORPUS
 
     task = get_task("reverse")
-    good = {"encoder": architecture_lab.PRESETS[0].encoder, "decoder": architecture_lab.PRESETS[0].decoder}
+    good = {"encoder": presets.PRESETS[0].encoder, "decoder": presets.PRESETS[0].decoder}
     for text, side, _ in CORPUS:
         other = "decoder" if side == "encoder" else "encoder"
         at.text_area(key=f"architecture_lab.{other}").set_value(good[other])
         at.text_area(key=f"architecture_lab.{side}").set_value(text).run()
         assert not at.exception, text[:40]
         chains = {side: text[:4000], other: good[other]}  # the box keeps 4,000 characters
-        expected = architecture_lab.check(chains["encoder"], chains["decoder"], task).error
+        expected = writing_chains.check(chains["encoder"], chains["decoder"], task).error
         assert [e.value for e in at.error] == [f"Nothing was built: {ui_literal(expected)}"], text[:40]
         assert "column" in at.error[0].value and "expected" in at.error[0].value
         assert not [b for b in at.button if b.key == "architecture_lab.train.train"], text[:40]  # nothing trains
@@ -175,46 +175,46 @@ def test_a_short_training_run_is_drawn_and_joins_the_comparison_table(at):
 
 
 def test_the_posters_tables_its_findings_and_the_trained_maps_are_shown(at):
-    results = architecture_lab.load_results()
+    results = compare_runs.load_results()
     shown = [df.value.to_dict("records") for df in at.dataframe if "poster: WMT'17 EN→DE BLEU" in df.value.columns]
-    assert shown == [rows for _, rows in architecture_lab.poster_tables(results)]  # baselines, combinations, ablations
+    assert shown == [rows for _, rows in compare.poster_tables(results)]  # baselines, combinations, ablations
     text = " ".join(m.value for m in at.markdown)
-    for title, _ in architecture_lab.poster_tables(results):
+    for title, _ in compare.poster_tables(results):
         assert f"**{title}**" in text
-    assert architecture_lab.findings_markdown(results) in text  # the findings, as computed from the results
-    assert architecture_lab.grid_text(results) in text
+    assert compare.findings_markdown(results) in text  # the findings, as computed from the results
+    assert compare.grid_text(results) in text
     trained = [s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("TRAINED")]
     assert len(trained) == 1
-    key, probe = next(iter(architecture_lab.probes(results).items()))
+    key, probe = next(iter(compare.probes(results).items()))
     assert len(trained[0]["data"]) == len(probe["maps"])
     title = trained[0]["layout"]["title"]["text"].replace("<br>", " ")  # wrapped to fit a phone
-    assert title == html.escape(architecture_lab.probe_caption(results, key))
+    assert title == html.escape(compare.probe_caption(results, key))
     assert any("architecture_lab_results.py" in c.value and "exactly" in c.value for c in at.caption)
-    other = list(architecture_lab.probes(results))[-1]
+    other = list(compare.probes(results))[-1]
     at.selectbox(key="architecture_lab.shipped_preset").set_value(other).run()
     trained = [s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("TRAINED")]
-    assert len(trained[0]["data"]) == len(architecture_lab.probes(results)[other]["maps"])
+    assert len(trained[0]["data"]) == len(compare.probes(results)[other]["maps"])
 
 
 def test_the_shorter_grid_replaces_the_tables_findings_and_rows_to_rerun(at):
     at.radio(key="architecture_lab.grid").set_value("100 steps").run()
     assert not at.exception
-    results = architecture_lab.load_results(architecture_lab.GRIDS["100 steps"])
+    results = compare_runs.load_results(compare_runs.GRIDS["100 steps"])
     shown = [df.value.to_dict("records") for df in at.dataframe if "poster: WMT'17 EN→DE BLEU" in df.value.columns]
-    assert shown == [rows for _, rows in architecture_lab.poster_tables(results)]
-    assert architecture_lab.findings_markdown(results) in " ".join(m.value for m in at.markdown)
+    assert shown == [rows for _, rows in compare.poster_tables(results)]
+    assert compare.findings_markdown(results) in " ".join(m.value for m in at.markdown)
     at.selectbox(key="architecture_lab.rerun").set_value("convs2s").run()
     at.button(key="architecture_lab.rerun_load").click().run()
     assert any(c.value.startswith("As the shipped row: 100 steps") for c in at.caption)
 
 
 def test_a_shipped_row_is_loaded_into_the_live_panel_and_a_preset_unloads_it(at):
-    results = architecture_lab.load_results()
+    results = compare_runs.load_results()
     key = results.variants[1]
     at.selectbox(key="architecture_lab.rerun").set_value(key).run()
     at.button(key="architecture_lab.rerun_load").click().run()
     assert not at.exception and not at.warning
-    preset = architecture_lab.PRESET_BY_KEY[key]
+    preset = presets.PRESET_BY_KEY[key]
     assert at.text_area(key="architecture_lab.encoder").value == preset.encoder
     assert at.text_area(key="architecture_lab.decoder").value == preset.decoder
     assert at.selectbox(key="architecture_lab.task").value == "toy-translation"
@@ -226,7 +226,7 @@ def test_a_shipped_row_is_loaded_into_the_live_panel_and_a_preset_unloads_it(at)
 
 
 def test_missing_results_get_a_message_and_the_rest_works(monkeypatch, tmp_path):
-    monkeypatch.setattr(architecture_lab, "GRIDS", {k: tmp_path / v.name for k, v in architecture_lab.GRIDS.items()})
+    monkeypatch.setattr(compare_runs, "GRIDS", {k: tmp_path / v.name for k, v in compare_runs.GRIDS.items()})
     at = open_page(PAGE)
     assert not at.exception
     assert at.warning and "architecture_lab_results.py" in at.warning[0].value

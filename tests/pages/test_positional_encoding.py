@@ -11,6 +11,14 @@ import pytest
 
 import ui.results
 from lessons import positional_encoding
+from lessons.positional_encoding import (
+    bag_of_tokens,
+    live_training,
+    longer_inputs,
+    models,
+    nearby_positions,
+    sinusoid_table,
+)
 from tests.helpers import (
     answer_every_exercise,
     answer_exercise,
@@ -43,8 +51,11 @@ def figure(at, title_part: str) -> dict:
 
 def chart_rows(at, key_field: str) -> list[dict]:
     """The rows of the one Vega-Lite chart whose x axis is ``key_field`` (Streamlit sends the data as Arrow)."""
-    found = [c for c, spec in zip(at.get("vega_lite_chart"), vega_specs(at), strict=True)
-             if spec.get("encoding", {}).get("x", {}).get("field") == key_field]  # fmt: skip
+    found = [
+        c
+        for c, spec in zip(at.get("vega_lite_chart"), vega_specs(at), strict=True)
+        if spec.get("encoding", {}).get("x", {}).get("field") == key_field
+    ]
     assert len(found) == 1, key_field
     return vega_rows(found[0])
 
@@ -61,30 +72,33 @@ def test_page_opens_with_every_section_from_shipped_models_and_results(at):
     assert plotly_array(table["data"][0]["z"]).shape == (100, 64)
     assert plotly_array(figure(at, "PE_p · PE_q")["data"][0]["z"]).shape == (50, 50)
     by_offset = [r["dot product"] for r in chart_rows(at, "k")]
-    assert by_offset == pytest.approx(list(positional_encoding.similarity_by_offset(64, 49)))
+    assert by_offset == pytest.approx(list(nearby_positions.similarity_by_offset(64, 49)))
     assert figure(at, "M_k for k = 5")["data"][0]["type"] == "heatmap"
     rows = equivariance_table(at).to_dict("records")
     assert [r["equivariant?"] for r in rows] == ["yes", "no", "no"]
     captions = " ".join(c.value for c in at.caption)
     assert "cannot tell the shuffled string from the string" in captions  # the map shown first: no positions
-    assert positional_encoding.equivariance_caption() in captions
+    assert bag_of_tokens.equivariance_caption() in captions
     first, second = rows[0]["writes under the string"], rows[0]["under the shuffle"]
     assert second == first[::-1]  # none, on the string reversed: what it wrote, moved with the letters
     maps = figure(at, "sinusoidal")
     assert len(maps["data"]) == 3
     assert "Rows whose largest weight is on the letter before (the first row left out): none" in captions
-    results = positional_encoding.load_results()
+    results = longer_inputs.load_results()
     reveal = next(e for e in at.expander if e.label.startswith("Reveal the measured results"))
     shipped = next(df.value for df in reveal.dataframe if "parameters" in df.value.columns)  # behind the prediction
-    assert shipped.to_dict("records") == positional_encoding.results_rows(results)
+    assert shipped.to_dict("records") == longer_inputs.results_rows(results)
     said = " ".join(m.value for m in at.markdown)
-    assert all(line in said for line in positional_encoding.observations(results))  # computed, not typed
+    assert all(line in said for line in longer_inputs.observations(results))  # computed, not typed
     assert any(c.value.startswith("Measured by `python scripts/positional_encoding_results.py") for c in at.caption)
     # the curves of section 1, the dot product against the offset, the shipped runs' accuracy and loss, the lengths
     assert len(at.get("vega_lite_chart")) == 5
-    lengths = next(c for c, spec in zip(at.get("vega_lite_chart"), vega_specs(at), strict=True)
-                   if spec.get("title") == "Longer than any training string")  # fmt: skip
-    assert {r["x"] for r in vega_rows(lengths)} == set(map(float, positional_encoding.LENGTHS))
+    lengths = next(
+        c
+        for c, spec in zip(at.get("vega_lite_chart"), vega_specs(at), strict=True)
+        if spec.get("title") == "Longer than any training string"
+    )
+    assert {r["x"] for r in vega_rows(lengths)} == set(map(float, longer_inputs.LENGTHS))
     assert at.button(key="positional_encoding.train.sinusoidal.train").disabled is False
 
 
@@ -96,7 +110,7 @@ def test_table_controls(at):
     at.multiselect(key="positional_encoding.dims").set_value([0, 7]).run()
     rows = chart_rows(at, "position")
     assert sorted({r["dimension"].split(" (")[0] for r in rows}) == ["dim 0", "dim 7"]
-    pe = positional_encoding.encoding_table(20, 8)
+    pe = sinusoid_table.encoding_table(20, 8)
     assert [r["PE"] for r in rows if r["dimension"].startswith("dim 7 (cos")] == pytest.approx(list(pe[:, 7]))
     at.multiselect(key="positional_encoding.dims").set_value([]).run()
     assert not at.exception and any("at least one dimension" in i.value for i in at.info)
@@ -126,7 +140,7 @@ def test_offset_controls_keep_the_residual_at_rounding_level(at):
 def test_the_students_string_and_every_shuffle(at):
     at.text_input(key="positional_encoding.text").set_value("abcd").run()
     assert not at.warning
-    for kind in positional_encoding.PERMUTATIONS[1:]:  # the first is the default, seen when the page opened
+    for kind in bag_of_tokens.PERMUTATIONS[1:]:  # the first is the default, seen when the page opened
         at.radio(key="positional_encoding.permutation").set_value(kind).run()
         assert not at.exception
         rows = equivariance_table(at).to_dict("records")
@@ -164,7 +178,7 @@ def test_curves_against_seconds(at):
 
 
 def test_exercises_are_checked(at):
-    shipped = positional_encoding.load_results(), positional_encoding.load_model("none")[0]
+    shipped = longer_inputs.load_results(), models.load_model("none")[0]
     right = answer_every_exercise(at, positional_encoding.exercises(*shipped))
     answer_exercise(at, "positional_encoding.ex2", 2.0)
     assert any("Not quite" in w.value and "Worked answer" in w.value for w in at.warning)
@@ -191,8 +205,8 @@ def test_live_training_reports_stops_and_replays(at):
     assert replay.max >= 2
     replay.set_value(1).run()
     assert not at.exception
-    live = figure(at, f"learned (one vector each) · step {positional_encoding.LIVE_REPORT_EVERY}")
-    n = len(positional_encoding.DEFAULT_TEXT)
+    live = figure(at, f"learned (one vector each) · step {live_training.LIVE_REPORT_EVERY}")
+    n = len(bag_of_tokens.DEFAULT_TEXT)
     assert plotly_array(live["data"][0]["z"]).shape == (n, n)
 
 

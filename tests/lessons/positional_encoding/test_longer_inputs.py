@@ -1,0 +1,73 @@
+"""The positional-encoding lesson's measured results (section 5): three seeds at every length, sentences and
+predictions that follow the numbers when they turn, broken files refused, the provenance note."""
+
+import dataclasses
+import json
+
+import pytest
+
+from lessons.common.comparison import Comparison, Run
+from lessons.positional_encoding import longer_inputs, models
+
+
+def test_shipped_results_have_three_seeds_every_length_and_say_what_they_measured():
+    results = longer_inputs.load_results()
+    assert len(results.seeds) >= 3
+    assert set(results.param_values("length")) == set(longer_inputs.LENGTHS)
+    lines = longer_inputs.observations(results)
+    assert lines[0].startswith("sinusoidal (fixed) beats none (no positions) on accuracy at 16 letters")
+    assert lines[1].startswith("learned (one vector each) beats none (no positions)")
+    assert lines[3].startswith("sinusoidal (fixed) beats learned (one vector each) on accuracy at positions 17–32")
+    assert "rows 17–32" in lines[4] and "exactly as initialised" in lines[4]
+    rows = longer_inputs.results_rows(results)
+    assert [r["encoding"] for r in rows] == [models.LABELS[e] for e in models.ENCODINGS]
+    assert rows[2]["parameters"] - rows[1]["parameters"] == models.MAX_LEN * models.D_MODEL
+    chart = longer_inputs.length_chart(results)
+    assert {v["x"] for v in chart["data"]["values"]} == set(map(float, longer_inputs.LENGTHS))
+    assert "15 of the 31 scored letters" in longer_inputs.length_caption()
+    accuracy, loss = longer_inputs.results_curves(results)
+    assert accuracy["data"]["values"] and loss["data"]["values"]
+
+
+def _with(results: Comparison, variant: str, metric: str, value: float, length: int) -> Comparison:
+    runs = [
+        dataclasses.replace(r, final={**r.final, metric: value + 0.001 * r.seed})
+        if r.variant == variant and r.params["length"] == length
+        else r
+        for r in results.runs
+    ]
+    return dataclasses.replace(results, runs=tuple(runs))
+
+
+def test_the_sentences_and_the_prediction_follow_the_numbers_when_they_turn():
+    results = longer_inputs.load_results()
+    turned = _with(results, "learned", "accuracy beyond", 0.9, models.MAX_LEN)
+    lines = longer_inputs.observations(turned)
+    assert lines[3].startswith("sinusoidal (fixed) does not beat learned (one vector each)")
+    ex = longer_inputs.race_prediction(turned)
+    assert ex.choices[ex.answer] == "learned (one vector each)"
+    ex = longer_inputs.race_prediction(results)
+    assert ex.choices[ex.answer] == "sinusoidal (fixed)" and "never received a gradient" in ex.explanation
+    worse = _with(results, "sinusoidal", "accuracy", 0.05, models.TRAIN_MAX)
+    assert longer_inputs.observations(worse)[0].startswith("sinusoidal (fixed) does not beat none")
+    moved = dataclasses.replace(
+        results, runs=tuple(dataclasses.replace(r, extra={**r.extra, "untrained rows": []}) for r in results.runs)
+    )
+    assert longer_inputs.learned_rows_sentence(moved) == "Every row of the learned table moved during training."
+
+
+def test_broken_results_are_refused(tmp_path):
+    path = tmp_path / "positional_encoding.json"
+    only_one = Comparison(("none",), (Run("none", 0, {"length": 16}, final={"accuracy": 0.1}),)).to_dict()
+    for content in ("{}", json.dumps(only_one)):
+        path.write_text(content, encoding="utf-8")
+        with pytest.raises(ValueError, match="positional_encoding_results.py"):
+            longer_inputs.load_results(path)
+    with pytest.raises(FileNotFoundError, match="positional_encoding_results.py"):
+        longer_inputs.load_results(tmp_path / "missing.json")
+
+
+def test_provenance_note_reads_the_meta_and_survives_a_bare_one():
+    note = longer_inputs.provenance_note(longer_inputs.load_results().meta)
+    assert note.startswith("Means ± sd over seeds 0, 1, 2: 800 steps")
+    assert longer_inputs.provenance_note({}).startswith("Means ± sd over seeds : None steps")
