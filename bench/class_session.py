@@ -54,17 +54,28 @@ import json
 import os
 import random
 import re
+import resource
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import sqlalchemy as sa
+import torch
 
-from bench import sections
-from bench.classroom import RESULTS, cpu_seconds, percentile, rss_mb, server
+import store
+from bench import classroom_report, sections
+from bench.classroom_report import PROFILE_RATE, RUNS_NOTE, final_line, section_lines
+from bench.harness import RESULTS, cpu_seconds, keep_figures, percentile, rss_mb, server
 from bench.streamlit_client import Student
+from lessons import masking
+from lessons.common import classroom
+from store.db import ENV_URL
+from store.schema import answers, members, runs
+from store.throwaway import cluster
 from ui.server import LIMIT as PAGE_RUN_PLACES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,16 +86,12 @@ CLASS_PAGE = "classroom"
 LESSON = "masking"  # a lesson with exercises (the question) and a training panel (the run)
 MAX_SECONDS = 60.0  # simulated activity, from the first student's arrival to the end
 LINGER_SECONDS = 20.0  # once every student is done, they stay on the lesson (their bars polling) this long
-TARGET_P90_MS = 500.0
-PROFILE_RATE = 200  # py-spy samples a second
-RUNS_NOTE = "runs posted through the store API, not trained"
 
 
 # --------------------------------------------------------------------------------------------------- the store
 @contextlib.contextmanager
 def database(kind: str):
     """``(url, how)``: a new SQLite file, or PostgreSQL (the configured URL, else a throwaway cluster)."""
-    from store.db import ENV_URL
 
     if kind == "sqlite":
         with tempfile.TemporaryDirectory(prefix="attention-lab-class-") as folder:
@@ -96,7 +103,6 @@ def database(kind: str):
             raise SystemExit(f"--store postgres, but {ENV_URL} is not a PostgreSQL URL")
         yield configured, f"the PostgreSQL server in {ENV_URL}"
         return
-    from store.throwaway import cluster
 
     with cluster() as url:
         yield url, "a throwaway PostgreSQL cluster (store.throwaway)"
@@ -105,10 +111,6 @@ def database(kind: str):
 def one_real_run(lesson: str) -> dict:
     """A finished run of the lesson's training panel, trained once here (one thread, a 5 s budget), as
     ``post_finished_run`` would post it: ``{"curve", "metrics", "snapshot"}``."""
-    import torch
-
-    from lessons import masking
-    from lessons.common import classroom
 
     assert lesson == LESSON, "the bench trains the masking lesson's panel"
     torch.set_num_threads(1)
@@ -122,7 +124,6 @@ def one_real_run(lesson: str) -> dict:
 
 # ------------------------------------------------------------------------------------------------ the session
 def _own_cpu() -> float:
-    import resource
 
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -190,8 +191,6 @@ async def _student(url: str, code: str, question_id: int, i: int, lesson: str, p
 async def _session(
     url: str, db_url: str, n: int, lesson: str, stagger: float, linger: float, seed: int, payload: dict, spy: Spy
 ) -> dict:
-    import store
-    from store.schema import answers, members, runs
 
     classes, _learners = store.open_store(db_url)
     problems: list[str] = []
@@ -294,14 +293,12 @@ class Spy:
     thread holding the GIL (where a 2-core server's Python time goes), as collapsed stacks in PATH."""
 
     def __init__(self, pid: int, path: str | None):
-        import shutil
 
         if path and shutil.which("py-spy") is None:
             raise SystemExit("--profile needs py-spy (pip install py-spy); or run the server under cProfile")
         self.pid, self.path, self.proc = pid, path, None
 
     def start(self) -> None:
-        import subprocess
 
         if self.path:
             self.proc = subprocess.Popen(["py-spy", "record", "--pid", str(self.pid), "--gil", "--threads",
@@ -361,7 +358,6 @@ def run(
     argv=None,
     profile: str | None = None,
 ) -> dict:
-    from store.db import ENV_URL
 
     clock = time.monotonic()
     load_before = os.getloadavg()[0]
@@ -402,109 +398,19 @@ def run(
     }
 
 
-def final_line(r: dict) -> str:
-    p90 = r["dashboard_p90_ms"]
-    shown = "none" if p90 is None else f"{p90:.0f}"
-    return (f"class session: students {r['students']} store {r['store']} answers {r['answers']}/{r['students']} "
-            f"runs {r['runs']}/{r['students']} dashboard p90 {shown} ms errors {r['errors']}")  # fmt: skip
-
-
-# --------------------------------------------------------------------------------------------------- recording
-def met(r: dict) -> bool:
-    n = r["students"]
-    p90 = r["dashboard_p90_ms"]
-    return r["answers"] == n and r["runs"] == n and r["errors"] == 0 and p90 is not None and p90 <= TARGET_P90_MS
-
-
-def section_lines(rows: list[dict], profiled: dict | None = None, heading: str = "##") -> list[str]:
-    """The section "A class session (issue 21)": every stored run, the machine's load, the targets, and where a
-    profiled run's server time went."""
-    lines = [
-        f"{heading} A class session (issue 21)",
-        "",
-        "`python -m bench.class_session --students N --store sqlite|postgres --write`: a fresh `streamlit run app.py`.",
-        "The teacher starts the class with the class page's start form, asks the first exercise of the masking lesson",
-        "(“Ask the class”), and watches the dashboard: its fragment rerun every 2 s, as the browser does. N students",
-        "arrive one every 50 ms; each opens the student link, joins with a name, opens the lesson, answers in the",
-        "question bar's form and posts one finished run, then stays (the bar polling every 3 s) until 20 s after the",
-        f"last student is done. All over Streamlit's websocket protocol except the runs: **{RUNS_NOTE}**",
-        "(one real run of the lesson's panel, trained once before the class, posted by each student as",
-        "`post_finished_run` posts a finished run, as the member the server created for them). Answers and runs are",
-        "read back from the database. Dashboard latency: a refresh's rerun request to its `script_finished`; p90",
-        "over every refresh from the first student's arrival to the end, and over those until the last student was",
-        "done; idle: the refreshes in the 6.5 s before the first student arrives. `load`: the 1-minute load average",
-        "before → after (2 cores shared with other engineers' servers, browsers and training: above 2, every latency",
-        "here is inflated by it). Server CPU: the server process's CPU",
-        "seconds over the session's wall seconds; clients' CPU: the bench process's own (its 60 simulated tabs parse",
-        "every message), on the same 2 cores.",
-        "",
-        "| store | students | answers | runs | refreshes (while students acted) | dashboard median ms | p90 ms "
-        "| p90 while students acted | max ms | idle median ms | students done in s | server CPU s until then "
-        "| server CPU s / wall s "
-        "| clients' CPU s | join p90 ms | answer p90 ms | page runs at once | errors | load | date | target |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    order = sorted(rows, key=lambda r: (r["store"], r["students"], r["date"], r.get("time", "")))
-    for r in order:
-        target = ("met" if met(r) else "**not met**") if r["students"] == 60 else ""
-        lines.append(sections.row(
-            r["store"], r["students"], f"{r['answers']}/{r['students']}", f"{r['runs']}/{r['students']}",
-            f"{r['refreshes']} ({r.get('storm_refreshes')})", r["dashboard_median_ms"], r["dashboard_p90_ms"],
-            r.get("dashboard_storm_p90_ms"), r["dashboard_max_ms"], r["dashboard_idle_median_ms"],
-            r["students_done_s"], r.get("server_cpu_while_acting_s", ""), f"{r.get('server_cpu_s')} / {r['seconds']}",
-            r.get("clients_cpu_s"),
-            r["steps_p90_ms"].get("join"),
-            r["steps_p90_ms"].get("answer"), r.get("page_runs_at_once") or "all", r["errors"],
-            f"{r['load_before']} → {r['load_after']}",
-            f"{r['date']} {r.get('time', '')}".strip(), target,
-        ))  # fmt: skip
-    lines.append("")
-    for r in order:
-        lines.append(f"- {r['store']}, N = {r['students']}: `{final_line(r)}`. {r['measured_by']}")
-        if r["error_samples"]:
-            lines.append(f"  First errors: {'; '.join(r['error_samples'][:3])}")
-    lines += ["", "Target (N = 60 on both stores): A = R = N, 0 errors, dashboard p90 ≤ 500 ms.", ""]
-    busy = [r for r in order if r.get("server_cpu_while_acting_s")]
-    if busy:
-        ratios = [r["server_cpu_while_acting_s"] / r["students_done_s"] for r in busy]
-        lines += [
-            f"While the students arrived, the server used {min(ratios):.2f}–{max(ratios):.2f} s of CPU per second "
-            f"(the runs that measured it, N = {', '.join(str(r['students']) for r in busy)}): a whole core, about what "
-            "one Python process gets with its GIL. Over the whole session, students sitting in class included, the "
-            f"median refresh took {min(r['dashboard_median_ms'] for r in order):g}–"
-            f"{max(r['dashboard_median_ms'] for r in order):g} ms.",
-            "",
-        ]
-    if profiled:
-        shares = ", ".join(f"{name} {share:.0%}" for name, share in profiled["profile"]["shares"].items())
-        lines += [
-            f"Where the server's time goes ({profiled['store']}, N = {profiled['students']}, a separate run under "
-            f"`--profile`: py-spy sampling the thread that holds the GIL, {PROFILE_RATE} a second, from the first "
-            f"student's arrival to the end; {profiled['date']}, load {profiled['load_before']} → "
-            f"{profiled['load_after']}): the GIL was held {profiled['profile']['gil_s']} s of "
-            f"{profiled['seconds']} s, the server process used {profiled['server_cpu_s']} s of CPU; shares: {shares}. "
-            f"The store's reads are {profiled['profile']['store_share_of_dashboard']:.0%} of the dashboard's part. "
-            f"That run's dashboard p90 (py-spy pausing the server to sample it): {profiled['dashboard_p90_ms']} ms.",
-            "",
-        ]
-    return lines
-
-
 def write(row: dict) -> None:
     """Keep the row (one per store and N; a profiled run apart: py-spy slows the server it samples), then write
     the section for RESULTS.md and render CLASSROOM.md."""
-    from bench import classroom
-
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     if "profile" in row:
-        classroom.store(PROFILED, row)
+        keep_figures(PROFILED, row)
     else:
         same = [r for r in stored.get(SECTION, []) if (r["store"], r["students"]) == (row["store"], row["students"])]
         others = [r for r in stored.get(SECTION, []) if r not in same]
-        classroom.store(SECTION, [*others, *same[-(KEEP - 1) :], row])  # the latest KEEP runs of each: the spread
+        keep_figures(SECTION, [*others, *same[-(KEEP - 1) :], row])  # the latest KEEP runs of each: the spread
     stored = json.loads(RESULTS.read_text())
     sections.write(SECTION, section_lines(stored.get(SECTION, []), stored.get(PROFILED)))
-    (ROOT / "bench" / "CLASSROOM.md").write_text(classroom.render(stored))
+    classroom_report.write()
 
 
 def main(argv=None) -> None:

@@ -3,7 +3,7 @@
     python -m bench.controls [--lessons rnn_cells scaling ...] [--moves 5]
 
 One simulated student (``bench.streamlit_client``, Streamlit's own websocket protocol, no browser) opens each
-lesson on a fresh ``streamlit run app.py`` (``bench.classroom.server``, the shipped config) and moves every
+lesson on a fresh ``streamlit run app.py`` (``bench.harness.server``, the shipped config) and moves every
 slider of the page ``--moves`` times, one step at a time from where it stands (up, or down once at the top),
 so every move asks for a value that server has not computed yet: the cost the first student of a class pays
 (later students may find it in ``st.cache_data``). One interaction lasts from sending the rerun to its
@@ -27,7 +27,7 @@ import os
 import statistics
 import sys
 
-from bench.classroom import cpu_seconds, machine, server
+from bench.harness import cpu_seconds, machine, server
 from bench.latency import start, stop
 from bench.streamlit_client import Student, Widget
 from lessons.common.catalog import built_lessons

@@ -18,7 +18,7 @@ import time
 
 import plotly.io
 
-from bench.classroom import machine
+from bench.harness import machine
 from lessons.common.catalog import built_lessons
 from tests.helpers import open_page
 

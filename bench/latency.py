@@ -33,8 +33,9 @@ import urllib.request
 from functools import partial
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
 
-from bench.classroom import ROOT, free_port, machine, store
+from bench.harness import ROOT, free_port, keep_figures, machine
 from lessons.common.catalog import built_lessons
 
 SCRIPT_DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
@@ -293,7 +294,6 @@ def main() -> None:
     args = parser.parse_args()
     if args.lessons and args.write:
         parser.error("--write stores a run over every lesson: leave out --lessons")
-    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
@@ -304,7 +304,7 @@ def main() -> None:
         result = {"latency": latency(browser, args.moves), "cold_start": cold_start(browser), **before}
         browser.close()
     if args.write:
-        store("browser", result)
+        keep_figures("browser", result)
 
 
 if __name__ == "__main__":

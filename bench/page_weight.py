@@ -19,8 +19,12 @@ import argparse
 import json
 import statistics
 
-from bench.classroom import machine, store
+from playwright.sync_api import sync_playwright
+
+from bench.harness import keep_figures, machine
 from bench.latency import seed_moves, start, stop, with_ratio
+from lessons.common.catalog import built_lessons
+from tests.helpers import open_page
 
 SIZES = (0, 25, 50, 100, 200)
 
@@ -33,8 +37,6 @@ def element_count(node) -> int:
 
 def lesson_sizes() -> dict[str, int]:
     """Elements (blocks and columns included) on each lesson page as it opens, counted by AppTest."""
-    from lessons.common.catalog import built_lessons
-    from tests.helpers import open_page
 
     return {lesson.url_path: element_count(open_page(lesson.page)._tree.main) for lesson in built_lessons()}
 
@@ -44,7 +46,6 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=8, help="slider moves per page")
     parser.add_argument("--write", action="store_true", help="store the figures in bench/classroom.json")
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
 
     before = machine()
     rows = []
@@ -70,7 +71,7 @@ def main() -> None:
     elements = lesson_sizes()
     print(json.dumps({"lesson_elements": elements}), flush=True)
     if args.write:
-        store("page_weight", {"rows": rows, "lesson_elements": elements, **before})
+        keep_figures("page_weight", {"rows": rows, "lesson_elements": elements, **before})
 
 
 if __name__ == "__main__":

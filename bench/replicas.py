@@ -64,9 +64,16 @@ import pyarrow as pa
 import sqlalchemy as sa
 import websockets
 
-from bench import class_session, sections
-from bench.classroom import RESULTS, free_port, server
+import store
+from bench import class_session, classroom_report, sections
+from bench.classroom_report import RUNS_NOTE
+from bench.classroom_report import replicas_final_line as final_line
+from bench.classroom_report import replicas_section_lines as section_lines
+from bench.harness import RESULTS, free_port, keep_figures, server
 from bench.streamlit_client import ERROR_STATUS, Student
+from store.db import ENV_URL
+from store.schema import answers, members, runs
+from store.throwaway import cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -304,7 +311,6 @@ class Browser(Student):
 
 # ------------------------------------------------------------------------------------------------- the session
 def _counts(engine: sa.Engine, code: str, question_id: int) -> dict:
-    from store.schema import answers, members, runs
 
     with engine.connect() as conn:
         return {
@@ -368,7 +374,6 @@ async def _change_answer(s: Browser, key: str, value) -> None:
 
 
 async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_url: str, n: int, payload: dict):
-    import store
 
     classes, _learners = store.open_store(db_url)
     problems: list[str] = []
@@ -382,7 +387,6 @@ async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_u
             raise RuntimeError("the teacher's question is not open")
 
         def post(name: str, i: int) -> None:  # as bench.class_session posts a finished run
-            from store.schema import members
 
             with classes.engine.connect() as conn:
                 row = conn.execute(
@@ -461,7 +465,6 @@ async def _session(url: str, replicas: list[tuple[str, int]], access: Path, db_u
     final_view = await dashboard_via(f"http://{survivor}", teacher.cookies)
     problems += [f"dashboard: {p}" for p in final_view.pop("problems")]
     consistent = same and _agrees(final_view, after)
-    from store.schema import answers, members
 
     with classes.engine.connect() as conn:
         stored = dict(
@@ -554,20 +557,17 @@ def _same_answer(stored: str | None, sent) -> bool:
 def database():
     """``(url, how)``: the PostgreSQL server in ``ATTENTION_LAB_DB_URL``, else a throwaway cluster (replicas
     cannot share the embedded SQLite file: it lives in one machine's, one container's, folder)."""
-    from store.db import ENV_URL
 
     configured = os.environ.get(ENV_URL, "").strip()
     if configured.startswith("postgresql"):
         yield configured, f"the PostgreSQL server in {ENV_URL}"
         return
-    from store.throwaway import cluster
 
     with cluster() as url:
         yield url, "a throwaway PostgreSQL cluster (store.throwaway)"
 
 
 def run(n: int, argv=None) -> dict:
-    from store.db import ENV_URL
 
     clock = time.monotonic()
     load_before = os.getloadavg()[0]
@@ -598,7 +598,7 @@ def run(n: int, argv=None) -> dict:
     return row | {
         "database": how,
         "nginx": subprocess.run([nginx_binary(), "-v"], capture_output=True, text=True).stderr.strip(),
-        "runs_posted": class_session.RUNS_NOTE,
+        "runs_posted": RUNS_NOTE,
         "load_before": round(load_before, 2),
         "load_after": round(os.getloadavg()[0], 2),
         "date": datetime.date.today().isoformat(),
@@ -606,77 +606,13 @@ def run(n: int, argv=None) -> dict:
     }
 
 
-def final_line(r: dict) -> str:
-    return (
-        f"replicas: {r['replicas_serving']} students {r['students']} errors {r['errors']} "
-        f"consistent {'yes' if r['consistent'] else 'no'} failover lost {r['lost']}"
-    )
-
-
-# --------------------------------------------------------------------------------------------------- recording
-def section_lines(rows: list[dict], heading: str = "##") -> list[str]:
-    """The section "Several replicas": every stored run, the machine's load."""
-    lines = [
-        f"{heading} Several replicas",
-        "",
-        "`python -m bench.replicas --students N --write`: the topology of `deploy/docker-compose.yml` without Docker:",
-        "a throwaway PostgreSQL cluster, two `streamlit run app.py` replicas, Debian's nginx in front running",
-        "`deploy/nginx.conf` itself (sticky by a random key nginx keeps in a cookie). Through nginx, over Streamlit's",
-        "websocket protocol with the cookies a browser keeps: a teacher starts a class and asks a question, N students",
-        f"join, answer and post a run ({class_session.RUNS_NOTE}); the teacher's dashboard is then read on each",
-        "replica directly; then every student changes their answer, one every 0.1 s, and halfway the replica with",
-        "the most students is killed (SIGKILL). Its tabs reconnect through nginx as Streamlit's browser client does",
-        "(new websocket, same cookies), land on the other replica, are rejoined from their cookie and send again.",
-        "Students per replica: nginx's access log (the replica that answered each student's page); open websockets",
-        "per replica: the kernel's count before the kill. `lost`: class members, answers and runs before the kill",
-        "minus after, plus reconnected students not greeted by their own name, plus stored answers that are not the",
-        "last one sent. `load`: the 1-minute load average before → after (2 cores shared with other engineers' work).",
-        "",
-        "| students | students per replica | websockets per replica | consistent | killed after s | failed over "
-        "| reconnect median / max s | lost | errors | load | date |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in sorted(rows, key=lambda r: r["students"]):
-        lines.append(
-            sections.row(
-                r["students"],
-                " / ".join(map(str, r["per_replica"].values())),
-                " / ".join(map(str, r["websockets_per_replica"].values())),
-                "yes" if r["consistent"] else "**no**",
-                r["killed_after_s"],
-                r["failover_students"],
-                f"{r['reconnect_median_s']} / {r['reconnect_max_s']}",
-                r["lost"],
-                r["errors"],
-                f"{r['load_before']} → {r['load_after']}",
-                r["date"],
-            )
-        )
-    lines.append("")
-    for r in sorted(rows, key=lambda r: r["students"]):
-        v = r["views"][0] if r["views"] else {}
-        lines.append(
-            f"- N = {r['students']}: `{final_line(r)}`. Both dashboards: joined {v.get('joined')}, answers "
-            f"{v.get('answers')}, {v.get('runs')} runs; database before the kill {r['before']}, "
-            f"after {r['after']}. {r['measured_by']} {r['nginx']}; {r['database']}."
-        )
-        if r.get("note"):
-            lines.append(f"  {r['note']}")
-        if r["error_samples"]:
-            lines.append(f"  First errors: {'; '.join(r['error_samples'][:3])}")
-    lines += ["", "Target: 60 students, 0 errors, consistent yes, lost 0.", ""]
-    return lines
-
-
 def write(row: dict) -> None:
-    from bench import classroom
-
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     rows = [r for r in stored.get(SECTION, []) if r["students"] != row["students"]]
-    classroom.store(SECTION, [*rows, row])
+    keep_figures(SECTION, [*rows, row])
     stored = json.loads(RESULTS.read_text())
     sections.write(SECTION, section_lines(stored[SECTION]))
-    (ROOT / "bench" / "CLASSROOM.md").write_text(classroom.render(stored))
+    classroom_report.write()
 
 
 def main(argv=None) -> None:

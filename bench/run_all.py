@@ -29,6 +29,8 @@ from pathlib import Path
 
 import torch
 
+from lessons.common.catalog import all_lessons
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SPEED_RUNS = [  # (task, model, threads, target, model overrides)
@@ -214,7 +216,6 @@ def written_sections() -> list[str]:
 def shipped_results() -> list[str]:
     """How long each lesson's shipped comparison took to make, as its script recorded it in the file it wrote
     (``meta``: the command, seeds, wall seconds, date, the machine's load before)."""
-    from lessons.common.catalog import all_lessons
 
     lines = [
         "## Regenerating the shipped results",

@@ -31,10 +31,14 @@ import statistics
 import time
 import urllib.parse
 
-from bench.classroom import machine, store
+from playwright.sync_api import sync_playwright
+from streamlit.testing.v1 import AppTest
+
+from bench.harness import ROOT, keep_figures, machine
 from bench.latency import DRAWN, MESSAGES, SCRIPT_DONE, figure_controls, heatmap_size, seed_moves, start, stop
 from bench.page_weight import element_count
 from lessons.common.catalog import built_lessons
+from tests.helpers import open_page
 
 OPENED = (
     """(() => {
@@ -70,9 +74,6 @@ def weight(at) -> dict:
 def reference_query(lesson_weight: dict, rows: int, cols: int) -> tuple[str, dict]:
     """The reference page's query for a lesson's weight: its charts and tables, and the paragraphs that bring its
     element count to the lesson's (found by counting the reference itself). Returns (query, its weight)."""
-    from streamlit.testing.v1 import AppTest
-
-    from bench.classroom import ROOT
 
     params = {
         "rows": rows,
@@ -145,7 +146,6 @@ def click_times(browser, app_url: str, title: str, clicks: int) -> float:
 
 
 def measure(browser, app_url: str, ref_url: str, lesson, opens: int, moves: int) -> dict:
-    from tests.helpers import open_page
 
     lesson_weight = weight(open_page(lesson.page))
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -191,7 +191,6 @@ def main() -> None:
     args = parser.parse_args()
     if args.lessons and args.write:
         parser.error("--write stores a run over every lesson: leave out --lessons")
-    from playwright.sync_api import sync_playwright
 
     before = machine()
     start_s = time.monotonic()
@@ -215,7 +214,7 @@ def main() -> None:
         stop(app, ref)
     result = {"rows": rows, "seconds": round(time.monotonic() - start_s), **before}
     if args.write:
-        store("same_weight", result)
+        keep_figures("same_weight", result)
 
 
 if __name__ == "__main__":
