@@ -16,6 +16,7 @@ from lessons import (
     seq2seq_bottleneck,
     transformer,
 )
+from lessons.bahdanau_attention import step_by_step as bahdanau_step_by_step
 from lessons.rnn_cells import training as rnn_training
 from tests.helpers import open_page
 from ui.kept import Kept
@@ -39,7 +40,7 @@ def counted(monkeypatch, module, name: str) -> list:
     [
         ("transformer", transformer, "exercises"),  # of the shipped model: a forward pass and a module a run
         ("bahdanau_attention", bahdanau_attention, "exercises"),
-        ("bahdanau_attention", bahdanau_attention, "walk"),  # the shipped model's, shared by reference
+        ("bahdanau_attention", bahdanau_step_by_step, "walk"),  # the shipped model's, shared by reference
         ("rnn_cells", rnn_training, "results_summary"),  # of the shipped results: chance levels from fresh batches
         ("scoring_functions", scoring_functions, "load_sweep"),  # a comparison rebuilt from the results' meta
     ],
