@@ -1,9 +1,9 @@
-"""What attention costs: decoding time and memory per sentence vs length, with and without attention (issue 18).
+"""What attention costs: decoding time and memory per sentence vs length, with and without attention.
 
     python -m bench.attention_cost [--threads 1] [--repeats 3] [--batch 16] [--lengths 16 32 64 128 256] [--write]
 
-The Bahdanau lesson's section 6 measures the same thing (``lessons.bahdanau_attention.measure_cost``) when a
-server first shows it; this prints the figures with the machine they were measured on and its load: the shipped
+The Bahdanau lesson's section 6 measures the same thing (``lessons.bahdanau_attention.attention_cost.measure_cost``)
+when a server first shows it; this prints the figures with the machine they were measured on and its load: the shipped
 toy-translation model's size (bidirectional GRU encoder, D = 128, A = 64), once with additive attention and
 once without, random weights, source and output of the same length T, greedy decoding for exactly T steps.
 Time is the CPU time of the decoding thread (not wall time, which a busy machine inflates), per sentence.
@@ -21,22 +21,22 @@ import time
 import torch
 
 from bench import sections
-from lessons import bahdanau_attention
+from lessons.bahdanau_attention import attention_cost, decoding
 from lessons.common.pretrained import load_pretrained
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--repeats", type=int, default=bahdanau_attention.COST_REPEATS)
-    p.add_argument("--batch", type=int, default=bahdanau_attention.COST_BATCH)
-    p.add_argument("--lengths", type=int, nargs="+", default=list(bahdanau_attention.COST_LENGTHS))
+    p.add_argument("--repeats", type=int, default=attention_cost.COST_REPEATS)
+    p.add_argument("--batch", type=int, default=attention_cost.COST_BATCH)
+    p.add_argument("--lengths", type=int, nargs="+", default=list(attention_cost.COST_LENGTHS))
     p.add_argument("--write", action="store_true", help="store the section in bench/sections/attention_cost.md")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    model, _ = load_pretrained("toy-translation", bahdanau_attention.MODEL)
+    model, _ = load_pretrained("toy-translation", decoding.MODEL)
     load, started = os.getloadavg()[0], time.perf_counter()
-    cost = bahdanau_attention.measure_cost(model.config, tuple(args.lengths), args.batch, args.repeats)
+    cost = attention_cost.measure_cost(model.config, tuple(args.lengths), args.batch, args.repeats)
     seconds = time.perf_counter() - started
     lines = [
         "## What attention costs: decoding time and memory vs length",
@@ -69,7 +69,7 @@ def main(argv=None) -> None:
                 bytes_of["none", "read_bytes"],
             )
         )
-    lines += ["", bahdanau_attention.cost_sentence(cost)]
+    lines += ["", attention_cost.cost_sentence(cost)]
     print("\n".join(lines))
     if args.write:
         sections.write("attention_cost", lines)

@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons import bahdanau_attention
+from lessons.bahdanau_attention import attention_cost, beam_search, decoding, step_by_step, training, weighted_sum
 from lessons.common import catalog, live
 from lessons.common.pretrained import load_pretrained
 from minimodels.tasks import get_task
@@ -25,7 +26,7 @@ from tests.helpers import (
 
 PAGE = "pages/bahdanau_attention.py"
 IT = "toy-translation-it"
-REPORT_EVERY = bahdanau_attention.live_config(1).report_every
+REPORT_EVERY = training.live_config(1).report_every
 
 
 def open_lesson(task: str | None = None) -> AppTest:
@@ -42,9 +43,9 @@ def reported_steps(at: AppTest) -> int:
     return int(steps[-1]) if steps else 0
 
 
-def shipped_decoding(task: str = IT, text: str | None = None, **how) -> bahdanau_attention.Decoding:
-    model, _ = load_pretrained(task, bahdanau_attention.MODEL)
-    return bahdanau_attention.decode(model, get_task(task), text or bahdanau_attention.default_text(task), **how)
+def shipped_decoding(task: str = IT, text: str | None = None, **how) -> decoding.Decoding:
+    model, _ = load_pretrained(task, decoding.MODEL)
+    return decoding.decode(model, get_task(task), text or decoding.default_text(task), **how)
 
 
 def test_opens_on_the_lecture_sentence_with_the_shipped_model():
@@ -52,8 +53,8 @@ def test_opens_on_the_lecture_sentence_with_the_shipped_model():
     assert [t.value for t in at.title] == ["Bahdanau attention"]
     expected = shipped_decoding(text="I like pizza").translation.text
     assert markdown_starting(at, "**Output:**") == f"**Output:** `{expected}`"
-    model, info = load_pretrained(IT, bahdanau_attention.MODEL)
-    assert bahdanau_attention.shipped_caption(model, info) in [c.value for c in at.caption]
+    model, info = load_pretrained(IT, decoding.MODEL)
+    assert decoding.shipped_caption(model, info) in [c.value for c in at.caption]
     # the whole alignment is the shipped model's α, exactly
     heatmap = next(s for s in plotly_specs(at) if s["layout"]["title"]["text"] == "α: which source each output read")
     np.testing.assert_allclose(plotly_array(heatmap["data"][0]["z"]), shipped_decoding().weights, atol=1e-6)
@@ -63,8 +64,8 @@ def test_the_step_shows_the_models_scores_weights_vectors_and_top_tokens():
     """Section 1 at step 2: the tables are the shipped model's own numbers for that step (lessons.walk)."""
     at = open_lesson()
     at.button(key="bahdanau_attention.next").click().run()
-    model, _ = load_pretrained(IT, bahdanau_attention.MODEL)
-    steps = bahdanau_attention.walk(model, get_task(IT), "I like pizza")
+    model, _ = load_pretrained(IT, decoding.MODEL)
+    steps = step_by_step.walk(model, get_task(IT), "I like pizza")
     tables = [frame.value for frame in at.dataframe]
     scores = next(t for t in tables if "score eₜ,ᵢ" in t.columns)
     np.testing.assert_allclose(scores["score eₜ,ᵢ"], steps.scores[1], atol=1e-6)
@@ -73,15 +74,15 @@ def test_the_step_shows_the_models_scores_weights_vectors_and_top_tokens():
     assert top["token yₜ"].iloc[0] == shipped_decoding().target[1]  # top-1 is what greedy decoding wrote
     vectors = next(t for t in tables if "vector" in t.columns)
     np.testing.assert_allclose(vectors["‖·‖"].iloc[2], np.linalg.norm(steps.states[2]), rtol=1e-6)
-    assert bahdanau_attention.step_sentence(steps, 2) in [c.value for c in at.caption]
+    assert step_by_step.step_sentence(steps, 2) in [c.value for c in at.caption]
 
 
 def test_the_lectures_weighted_sum_follows_the_sentence_and_the_step():
     at = open_lesson()
-    french, _ = load_pretrained("toy-translation", bahdanau_attention.MODEL)
+    french, _ = load_pretrained("toy-translation", decoding.MODEL)
     assert markdown_starting(at, "**French-like output:**").endswith("`Jane visite l'Afrique en septembre`")
     at.slider(key="bahdanau_attention.jane_step").set_value(4).run()
-    jane = bahdanau_attention.decode(french, get_task("toy-translation"), bahdanau_attention.JANE)
+    jane = decoding.decode(french, get_task("toy-translation"), weighted_sum.JANE)
     figure = next(s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("c⟨4⟩"))
     np.testing.assert_allclose(plotly_array(figure["data"][0]["z"])[-1], jane.contexts[3], atol=1e-6)
     at.text_input(key="bahdanau_attention.jane").set_value("Jane likes the sea").run()
@@ -106,11 +107,11 @@ def test_the_cost_of_attention_is_charted_and_said_from_the_measurement():
         spec.get("title"): vega_rows(c) for c, spec in zip(at.get("vega_lite_chart"), vega_specs(at), strict=True)
     }
     timed = [r for r in charts["Decoding time"] if r["kind"] == "seed"]
-    assert {r["label"] for r in timed} == set(bahdanau_attention.COST_VARIANTS.values())
-    assert sorted({r["x"] for r in timed}) == list(bahdanau_attention.COST_LENGTHS)
-    assert len(timed) == 2 * len(bahdanau_attention.COST_LENGTHS) * bahdanau_attention.COST_REPEATS
+    assert {r["label"] for r in timed} == set(attention_cost.COST_VARIANTS.values())
+    assert sorted({r["x"] for r in timed}) == list(attention_cost.COST_LENGTHS)
+    assert len(timed) == 2 * len(attention_cost.COST_LENGTHS) * attention_cost.COST_REPEATS
     alpha = {r["x"]: r["mean"] for r in charts["Memory"] if r["kind"] == "mean" and r["label"].startswith("α")}
-    assert alpha == {float(T): 4.0 * T * T for T in bahdanau_attention.COST_LENGTHS}  # T_y × T_x floats
+    assert alpha == {float(T): 4.0 * T * T for T in attention_cost.COST_LENGTHS}  # T_y × T_x floats
 
 
 def test_the_tail_shows_the_code_the_questions_the_sources_and_the_next_lesson():
@@ -125,7 +126,7 @@ def test_the_tail_shows_the_code_the_questions_the_sources_and_the_next_lesson()
     assert f"Next: {following.title}" in [link.proto.label for link in at.main.get("page_link")]
 
 
-@pytest.mark.parametrize("task", list(bahdanau_attention.TASKS))
+@pytest.mark.parametrize("task", list(decoding.TASKS))
 def test_every_task_decodes_and_steps(task):
     at = open_lesson(task)
     at.button(key="bahdanau_attention.next").click().run()
@@ -133,7 +134,7 @@ def test_every_task_decodes_and_steps(task):
     assert "α at step 2 over the source" in [s["layout"]["title"]["text"] for s in plotly_specs(at)]
     at.slider(key="bahdanau_attention.beam").set_value(5).run()
     beam = shipped_decoding(task, method="beam", width=5)
-    assert bahdanau_attention.beam_note(beam, shipped_decoding(task)) in [c.value for c in at.caption]
+    assert beam_search.beam_note(beam, shipped_decoding(task)) in [c.value for c in at.caption]
     at.selectbox(key="bahdanau_attention.force_step").set_value(1).run()
     at.selectbox(key="bahdanau_attention.force_source").set_value(0).run()
     assert not at.exception
@@ -182,7 +183,7 @@ def test_train_then_stop_keeps_the_partly_trained_model():
 
 def test_exercises_are_checked_against_the_model():
     at = open_lesson()
-    model, _ = load_pretrained(IT, bahdanau_attention.MODEL)
+    model, _ = load_pretrained(IT, decoding.MODEL)
     ex = {e.key: e for e in bahdanau_attention.exercises(model)}["bahdanau_attention.ex2"]
     answer_exercise(at, "bahdanau_attention.ex2", float(ex.answer))
     assert any(s.value.startswith("Right") for s in at.success)

@@ -9,7 +9,8 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from lessons import bahdanau_attention, own_data
+from lessons import own_data
+from lessons.bahdanau_attention import decoding
 from lessons.common.charts import safe_label
 from lessons.multi_head_attention import every_head
 from lessons.transformer import reading as transformer_reading
@@ -224,15 +225,20 @@ def arabic_sentence(at: AppTest) -> str:
     return task.probe.source
 
 
-@pytest.mark.parametrize("task", list(bahdanau_attention.TASKS))
+@pytest.mark.parametrize("task", list(decoding.TASKS))
 def test_your_model_in_the_bahdanau_view(model_files, task):
     at = with_model("gru-additive", model_files)
     at.switch_page("pages/bahdanau_attention.py").run()
     at.selectbox(key="bahdanau_attention.task").set_value(task).run()
     at = choose_yours(at, "pages/bahdanau_attention.py", f"bahdanau_attention.use.{task}")
     sentence = arabic_sentence(at)
-    assert at.text_input(key="bahdanau_attention.text.own_data_" + at.session_state["own_data.models"][
-        "gru-additive"].task.fingerprint[:8]).value == sentence  # fmt: skip
+    assert (
+        at.text_input(
+            key="bahdanau_attention.text.own_data_"
+            + at.session_state["own_data.models"]["gru-additive"].task.fingerprint[:8]
+        ).value
+        == sentence
+    )
     heatmap = next(s for s in plotly_specs(at) if s["layout"]["title"]["text"] == "α: which source each output read")
     task = at.session_state["own_data.models"]["gru-additive"].task
     expected = [safe_label(p) for p in (*task.source_tokenizer.pieces(sentence), "</s>")]  # as the heatmap escapes

@@ -12,6 +12,15 @@ import pytest
 
 import ui.results
 from lessons import scoring_functions
+from lessons.scoring_functions import (
+    four_scores,
+    headline,
+    race_softmax,
+    reduced_race,
+    shipped_race,
+    side_by_side,
+    where_scaling_matters,
+)
 from tests.helpers import (
     answer_exercise,
     markdown_starting,
@@ -53,32 +62,32 @@ def test_page_opens_with_the_example_and_the_shipped_race(at):
     assert at.title[0].value == "Scoring functions"
     assert len(at.latex) >= 5  # the softmax and the four scores
     table = example_table(at)
-    assert list(table["score"]) == [scoring_functions.LABELS[s] for s in scoring_functions.SCORES]
+    assert list(table["score"]) == [four_scores.LABELS[s] for s in four_scores.SCORES]
     assert list(table["parameters (d = 16)"]) == [0, 0, 16 * 16, 2 * 16 * 16 + 2 * 16]
     bars = score_bars(at)  # raw scores and softmax for each score, 5 keys
-    assert {r["score"] for r in bars} == {scoring_functions.LABELS[s] for s in scoring_functions.SCORES} and len(
-        bars
-    ) == 2 * 4 * 5
+    assert {r["score"] for r in bars} == {four_scores.LABELS[s] for s in four_scores.SCORES} and len(bars) == 2 * 4 * 5
     figure_with(at, "heatmap", 1)  # the query and the contexts
     grid = figure_with(at, "heatmap", 4)  # the shipped race's attention maps
     assert [a["text"].split("<br>")[0] for a in grid["layout"]["annotations"]] == [
-        scoring_functions.LABELS[s] for s in scoring_functions.SCORES
+        four_scores.LABELS[s] for s in four_scores.SCORES
     ]
-    results = scoring_functions.load_results()
+    results = shipped_race.load_results()
     shipped = at.dataframe[1].value
-    assert shipped.to_dict("records") == scoring_functions.table_rows(results)
+    assert shipped.to_dict("records") == side_by_side.table_rows(results)
     assert list(shipped["parameters"]) == [0, 0, 64 * 64, 8320] and set(shipped["n"]) == {3}
     every_seed = at.dataframe[2].value
     assert len(every_seed) == 4 * len(results.meta["seeds"])
     lines = markdown_starting(at, "- Fewest steps").split("\n")
-    assert lines == [f"- {line}" for line in scoring_functions.observations(results)]  # computed, never typed
+    assert lines == [f"- {line}" for line in side_by_side.observations(results)]  # computed, never typed
     assert any(c.value.startswith("Measured by `python scripts/scoring_functions_results.py") for c in at.caption)
-    sweep = scoring_functions.load_sweep(results)
-    assert markdown_starting(at, "**What the measurements say") == scoring_functions.headline(results, sweep)
-    assert markdown_starting(at, "**What the race's softmax sees.**") == scoring_functions.why_dot_leads(results)
-    assert at.dataframe[3].value.to_dict("records") == scoring_functions.sweep_rows(sweep)
-    assert markdown_starting(at, "- d = ").split("\n") == [f"- {line}" for line in scoring_functions.sweep_lines(sweep)]
-    assert any(c.value == scoring_functions.sweep_caption(sweep) for c in at.caption)
+    sweep = where_scaling_matters.load_sweep(results)
+    assert markdown_starting(at, "**What the measurements say") == headline.headline(results, sweep)
+    assert markdown_starting(at, "**What the race's softmax sees.**") == race_softmax.why_dot_leads(results)
+    assert at.dataframe[3].value.to_dict("records") == where_scaling_matters.sweep_rows(sweep)
+    assert markdown_starting(at, "- d = ").split("\n") == [
+        f"- {line}" for line in where_scaling_matters.sweep_lines(sweep)
+    ]
+    assert any(c.value == where_scaling_matters.sweep_caption(sweep) for c in at.caption)
     assert any("q, kᵢ" in str(t.value) for t in at.table)  # the table of symbols, with the lesson's own rows
     # the scores, spread and peak of the scaling, loss and exact match, the sweep against d and its curves
     assert len(at.get("vega_lite_chart")) == 7
@@ -133,8 +142,8 @@ def test_exercises_are_checked(at):
     at.radio(key="scoring_functions.ex2.answer").set_value("only bilinear and additive")
     at.button(key="FormSubmitter:scoring_functions.ex2.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
-    results = scoring_functions.load_results()
-    for ex in scoring_functions.exercises(results, scoring_functions.load_sweep(results))[3:]:  # the predictions
+    results = shipped_race.load_results()
+    for ex in scoring_functions.exercises(results, where_scaling_matters.load_sweep(results))[3:]:  # the predictions
         at.radio(key=f"{ex.key}.answer").set_value(ex.choices[ex.answer])
         at.button(key=f"FormSubmitter:{ex.key}.form-Check").click().run()
         assert any(s.value.startswith("Right") and ex.explanation in s.value for s in at.success)
@@ -147,7 +156,7 @@ def test_the_sweep_draws_the_learning_curves_at_the_chosen_d(at):
     def curves():
         return json.loads(at.get("vega_lite_chart")[6].proto.spec)["title"]
 
-    assert at.select_slider(key="scoring_functions.sweep_d").value == max(scoring_functions.SWEEP_DS)
+    assert at.select_slider(key="scoring_functions.sweep_d").value == max(reduced_race.SWEEP_DS)
     assert "d = 256" in str(curves())
     at.select_slider(key="scoring_functions.sweep_d").set_value(4).run()
     assert not at.exception and "d = 4" in str(curves())
@@ -162,7 +171,7 @@ def test_train_with_a_tiny_budget_races_all_four_to_the_end_and_replays(at):
     assert wait_for_run(at).startswith("done")
     assert at.button(key="scoring_functions.race.train").disabled is False
     table = at.dataframe[-1].value
-    assert list(table["score"]) == [scoring_functions.LABELS[s] for s in scoring_functions.SCORES]
+    assert list(table["score"]) == [four_scores.LABELS[s] for s in four_scores.SCORES]
     assert set(table["n"]) == {1}  # a live race: one seed per score
     assert not any("not measured" in v for v in table["test exact match"])  # every model finished and was checked
     replay = at.slider(key="scoring_functions.race.replay")
@@ -186,8 +195,11 @@ def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatc
     assert not at.exception
     assert at.warning and "scoring_functions_results.py" in at.warning[0].value
     assert not any("parameters" in df.value.columns for df in at.dataframe)  # no shipped table
-    assert not any(len(spec["data"]) == 4 and "seed" in spec["layout"]["annotations"][0]["text"]
-                   for spec in plotly_specs(at) if spec["data"][0]["type"] == "heatmap")  # fmt: skip
+    assert not any(
+        len(spec["data"]) == 4 and "seed" in spec["layout"]["annotations"][0]["text"]
+        for spec in plotly_specs(at)
+        if spec["data"][0]["type"] == "heatmap"
+    )
     radios = [r.key for r in at.radio]
     assert "scoring_functions.ex4.answer" in radios and "scoring_functions.ex5.answer" not in radios  # no sweep
     assert any("No measured sweep" in i.value for i in at.info)
