@@ -805,7 +805,7 @@ def recall_config(steps: int = RECALL_STEPS) -> dict:
             "test_examples": RECALL_TEST, "init": "Glorot uniform W^Q, W^K, W^V; N(0, 1) embeddings"}  # fmt: skip
 
 
-RECALL_RESULTS = Path(__file__).resolve().parents[1] / "assets" / "results" / "scaling.json"
+RECALL_RESULTS = Path(__file__).resolve().parents[2] / "assets" / "results" / "scaling.json"
 
 
 def load_results(path: Path | str | None = None) -> Comparison:
