@@ -1,4 +1,4 @@
-"""A class session on one server: a teacher and N students over Streamlit's websocket protocol (issue 21).
+"""A class session on one server: a teacher and N students over Streamlit's websocket protocol.
 
     python -m bench.class_session --students 60 --store sqlite|postgres [--write]
 
@@ -36,7 +36,7 @@ last one is done (the class sitting on the lesson, its bars polling), and apart,
 student was done. Also recorded: the server's CPU seconds over that time (``/proc``) and this process's (the
 simulated tabs share the same cores), and the machine's load before and after.
 
-Targets (issue 21, 2 cores): N = 60 on both stores with A = R = N, E = 0 and dashboard p90 ≤ 500 ms. ``--write``
+Targets (2 cores): N = 60 on both stores with A = R = N, E = 0 and dashboard p90 ≤ 500 ms. ``--write``
 stores the figures in ``bench/classroom.json`` (section ``class_session``, the latest 4 runs per store and N), writes
 ``bench/sections/class_session.md`` for RESULTS.md and renders ``bench/CLASSROOM.md``. ``--profile PATH``: py-spy
 samples the server (the thread holding the GIL) while the students act, and the run's figures say where its time
@@ -71,8 +71,8 @@ from bench import classroom_report, sections
 from bench.classroom_report import PROFILE_RATE, RUNS_NOTE, final_line, section_lines
 from bench.harness import RESULTS, cpu_seconds, keep_figures, percentile, rss_mb, server
 from bench.streamlit_client import Student
-from lessons import masking
 from lessons.common import classroom
+from lessons.masking import train_yourself
 from store.db import ENV_URL
 from store.schema import answers, members, runs
 from store.throwaway import cluster
@@ -114,12 +114,15 @@ def one_real_run(lesson: str) -> dict:
 
     assert lesson == LESSON, "the bench trains the masking lesson's panel"
     torch.set_num_threads(1)
-    run = masking.new_run(True, 0, 5.0).start()
+    run = train_yourself.new_run(True, 0, 5.0).start()
     run.wait(60)
     latest = run.snapshots[-1]
     metrics = {name: float(getattr(latest, name)) for name in ("exact_match", "loss", "seconds", "step")}
-    return {"curve": classroom.run_curve(run.snapshots), "metrics": metrics,
-            "snapshot": classroom.attention_snapshot(latest.attention)}  # fmt: skip
+    return {
+        "curve": classroom.run_curve(run.snapshots),
+        "metrics": metrics,
+        "snapshot": classroom.attention_snapshot(latest.attention),
+    }
 
 
 # ------------------------------------------------------------------------------------------------ the session

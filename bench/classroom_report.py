@@ -384,10 +384,10 @@ def met(r: dict) -> bool:
 
 
 def section_lines(rows: list[dict], profiled: dict | None = None, heading: str = "##") -> list[str]:
-    """The section "A class session (issue 21)": every stored run, the machine's load, the targets, and where a
+    """The section "A class session": every stored run, the machine's load, the targets, and where a
     profiled run's server time went."""
     lines = [
-        f"{heading} A class session (issue 21)",
+        f"{heading} A class session",
         "",
         "`python -m bench.class_session --students N --store sqlite|postgres --write`: a fresh `streamlit run app.py`.",
         "The teacher starts the class with the class page's start form, asks the first exercise of the masking lesson",

@@ -4,7 +4,7 @@
 
 One self-attention decoder (``minimodels.small.TinyDecoder``: one W^Q, W^K, W^V, learned positions, a linear
 read-out) predicts the next character of "word=cipher" sequences (a random 8-letter word, "=", the word in Caesar's
-cipher), trained with the causal mask and without it, once per seed (``lessons.masking.trained_run``). Each run
+cipher), trained with the causal mask and without it, once per seed (``lessons.masking.training.trained_run``). Each run
 keeps its curve (training loss, held-out teacher-forced accuracy and free-running exact match every 50 steps) and
 its final scores on 1000 test words. The file is a ``lessons.common.comparison.Comparison`` of the two variants ×
 the seeds. The seed-0 models are saved as ``assets/checkpoints/copy-small-decoder-causal`` and
@@ -22,33 +22,44 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons import masking  # noqa: E402
 from lessons.common.comparison import Comparison  # noqa: E402
+from lessons.masking import cheating, decoders, training, word_cipher  # noqa: E402
 from minimodels.checkpoints import ASSETS, save_checkpoint  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from scripts.common import Measurement, parse, save_comparison, seeded_parser  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse(seeded_parser(__doc__.splitlines()[0], steps=masking.STEPS, out=masking.RESULTS), argv)
+    args = parse(seeded_parser(__doc__.splitlines()[0], steps=training.STEPS, out=training.RESULTS), argv)
     measured = Measurement("masking_results.py", argv, threads=args.threads)
     runs = []
     for causal in (True, False):
         for seed in args.seeds:
-            run, model = masking.trained_run(causal, seed, args.steps)
+            run, model = training.trained_run(causal, seed, args.steps)
             runs.append(run)
-            print(masking.VARIANT[causal], seed, {k: round(v, 4) for k, v in run.final.items()}, flush=True)
+            print(training.VARIANT[causal], seed, {k: round(v, 4) for k, v in run.final.items()}, flush=True)
             if seed == 0 and not args.no_checkpoints:
-                name = masking.MODELS[causal]
-                training = {"steps": args.steps, "batch": masking.BATCH, "lr": masking.LR,
-                            "command": measured.command, **run.final}  # fmt: skip
-                save_checkpoint(ASSETS / f"{masking.TASK}-{name}", model, model_name=name,
-                                task=get_task(masking.TASK), seed=seed, training=training)  # fmt: skip
-    variants = tuple(masking.VARIANT[c] for c in (True, False))
-    meta = {"script": masking.SCRIPT, "seeds": args.seeds, "steps": args.steps, "task": "word=cipher"}
-    results = Comparison(variants, tuple(runs), meta, {masking.VARIANT[c]: masking.LABELS[c] for c in (True, False)})
-    out = save_comparison(results, measured, args.out, masking.load_results, torch=torch.__version__)
-    for line in masking.results_sentences(masking.load_results(out)):
+                name = decoders.MODELS[causal]
+                recipe = {
+                    "steps": args.steps,
+                    "batch": training.BATCH,
+                    "lr": training.LR,
+                    "command": measured.command,
+                    **run.final,
+                }
+                save_checkpoint(
+                    ASSETS / f"{word_cipher.TASK}-{name}",
+                    model,
+                    model_name=name,
+                    task=get_task(word_cipher.TASK),
+                    seed=seed,
+                    training=recipe,
+                )
+    variants = tuple(training.VARIANT[c] for c in (True, False))
+    meta = {"script": training.SCRIPT, "seeds": args.seeds, "steps": args.steps, "task": "word=cipher"}
+    results = Comparison(variants, tuple(runs), meta, {training.VARIANT[c]: decoders.LABELS[c] for c in (True, False)})
+    out = save_comparison(results, measured, args.out, training.load_results, torch=torch.__version__)
+    for line in cheating.results_sentences(training.load_results(out)):
         print(line)
     return 0
 

@@ -13,6 +13,8 @@ import numpy as np
 
 import ui.results
 from lessons import masking
+from lessons.masking import cheating, decoders, train_yourself, training, translator, word_cipher
+from lessons.masking.causal import MAP_TITLES, maps_caption
 from tests.helpers import (
     answer_every_exercise,
     answer_exercise,
@@ -29,7 +31,8 @@ PAGE = "pages/masking.py"
 
 def heatmaps(at) -> dict[str, dict]:
     """Every Plotly heatmap on the page by its title (a map drawn beside another in one figure,
-    ``masking.pair_figure``, by its own name), as a figure of that one map with its figure's layout."""
+    ``lessons.masking.side_by_side.pair_figure``, by its own name), as a figure of that one map with its figure's
+    layout."""
     found = {}
     for chart in at.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
@@ -71,27 +74,27 @@ def test_page_opens_with_every_figure_and_the_shipped_results(at):
     assert x_labels(off) == x_labels(on) == ["I", "like", "pizza", "&lt;pad&gt;", "&lt;pad&gt;"]
     assert (z(on)[:, 3:] == 0).all() and (z(off)[:, 3:] > 0).all()  # exactly 0 with the mask, a leak without
     assert z(heatmap_titled(at, "padding_mask")).tolist() == [[1, 1, 1, 0, 0], [1] * 5, [1, 0, 0, 0, 0]]
-    T = 2 * masking.WORD
+    T = 2 * word_cipher.WORD
     causal = z(heatmap_titled(at, f"causal_mask({T})"))
     assert causal.tolist() == np.tril(np.ones((T, T))).tolist()
-    normal, cheater = z(heatmap_titled(at, masking.MAP_TITLES[True])), z(heatmap_titled(at, masking.MAP_TITLES[False]))
+    normal, cheater = z(heatmap_titled(at, MAP_TITLES[True])), z(heatmap_titled(at, MAP_TITLES[False]))
     assert (normal[np.triu_indices(T, 1)] == 0).all()  # the trained decoder never reads the future
     assert cheater[np.triu_indices(T, 1)].sum() > 1
-    views = masking.shipped_view(True, masking.PROBE), masking.shipped_view(False, masking.PROBE)
-    assert masking.maps_caption(*views) in [c.value for c in at.caption]
-    results = masking.load_results()
+    views = decoders.shipped_view(True, word_cipher.PROBE), decoders.shipped_view(False, word_cipher.PROBE)
+    assert maps_caption(*views) in [c.value for c in at.caption]
+    results = training.load_results()
     assert not any(e.label.startswith("Reveal the outputs") and e.children for e in at.expander)  # folded: not built
     unfold(at, "Reveal the outputs")
     reveal = next(e for e in at.expander if e.label.startswith("Reveal the outputs"))
     tables = [df.value.to_dict("records") for df in reveal.dataframe]
     assert (
-        masking.outputs_table(*views) in tables and masking.results_table(results) in tables
+        cheating.outputs_table(*views) in tables and cheating.results_table(results) in tables
     )  # behind the predictions
     provenance = [c.value for c in at.caption if c.value.startswith("Measured by `python scripts/masking_results.py")]
     assert provenance and "(n = 3)" in provenance[0]
-    for sentence in masking.results_sentences(results):
+    for sentence in cheating.results_sentences(results):
         assert any(sentence in m.value for m in at.markdown), sentence
-    assert any(masking.NEXT_TEXT in m.value for m in at.markdown)
+    assert any(translator.NEXT_TEXT in m.value for m in at.markdown)
     assert at.button(key="masking.train.causal.train").disabled is False
 
 
@@ -125,15 +128,15 @@ def test_html_emoji_and_rtl_are_shown_as_text_never_as_html(at):
 
 
 def test_the_word_and_the_position_change_the_decoder_maps(at):
-    before = z(heatmap_titled(at, masking.MAP_TITLES[False]))
+    before = z(heatmap_titled(at, MAP_TITLES[False]))
     at.text_input(key="masking.word").set_value("abcdefgh").run()
     assert not at.exception and not at.warning
-    at.slider(key="masking.position").set_value(2 * masking.WORD).run()
+    at.slider(key="masking.position").set_value(2 * word_cipher.WORD).run()
     assert "-inf" not in set(causal_row(at)["future → −∞"])  # the last query reads every position
     at.slider(key="masking.position").set_value(1).run()
-    assert list(causal_row(at)["future → −∞"])[1:] == ["-inf"] * (2 * masking.WORD - 1)
-    assert list(causal_row(at)["softmax"]) == ["1.000"] + ["0.000"] * (2 * masking.WORD - 1)
-    normal, cheater = z(heatmap_titled(at, masking.MAP_TITLES[True])), z(heatmap_titled(at, masking.MAP_TITLES[False]))
+    assert list(causal_row(at)["future → −∞"])[1:] == ["-inf"] * (2 * word_cipher.WORD - 1)
+    assert list(causal_row(at)["softmax"]) == ["1.000"] + ["0.000"] * (2 * word_cipher.WORD - 1)
+    normal, cheater = z(heatmap_titled(at, MAP_TITLES[True])), z(heatmap_titled(at, MAP_TITLES[False]))
     assert (normal[np.triu_indices(len(normal), 1)] == 0).all()
     assert not np.array_equal(cheater, before)
     outputs = next(e for e in unfold(at, "Reveal").expander if e.label.startswith("Reveal")).dataframe[0].value
@@ -153,7 +156,7 @@ def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(
     at = open_page(PAGE)
     assert not at.exception
     assert at.warning and "cannot be shown" in at.warning[0].value and "masking_results.py" in at.warning[0].value
-    assert heatmap_titled(at, masking.MAP_TITLES[False])  # the decoders still load and draw
+    assert heatmap_titled(at, MAP_TITLES[False])  # the decoders still load and draw
     assert "masking.ex6.answer" not in [r.key for r in at.radio]
     broken = tmp_path / "assets" / "results" / "masking.json"
     broken.parent.mkdir(parents=True)
@@ -163,7 +166,7 @@ def test_missing_or_broken_results_get_a_message_and_the_rest_of_the_page_works(
 
 
 def test_exercises_are_checked(at):
-    right = answer_every_exercise(at, masking.all_exercises(masking.load_results()))
+    right = answer_every_exercise(at, masking.all_exercises(training.load_results()))
     answer_exercise(at, "masking.ex2", 256)
     assert any("Not quite" in w.value and "Worked answer" in w.value for w in at.warning)
     assert set(right) == {f"masking.ex{i}" for i in range(1, 7)}
@@ -178,15 +181,15 @@ def test_the_cheating_decoder_trains_live_to_the_end_and_replays(at):
     metrics = {m.label: m.value for m in at.metric}
     assert "teacher-forced accuracy" in metrics and "free-running exact match" in metrics
     steps = int(re.search(r"step (\d+)", progress_text(at)).group(1))
-    title = f"self-attention on “{masking.PROBE}” at step"
-    if steps <= masking.LIVE_REPORT_EVERY:  # a very busy machine: one report, drawn without a replay
+    title = f"self-attention on “{word_cipher.PROBE}” at step"
+    if steps <= train_yourself.LIVE_REPORT_EVERY:  # a very busy machine: one report, drawn without a replay
         assert heatmap_titled(at, f"{title} {steps}")
         return
     replay = at.slider(key="masking.train.cheat.replay")
     assert replay.value == replay.max > 1
     replay.set_value(1).run()
     assert not at.exception
-    assert heatmap_titled(at, f"{title} {masking.LIVE_REPORT_EVERY}")
+    assert heatmap_titled(at, f"{title} {train_yourself.LIVE_REPORT_EVERY}")
 
 
 def test_stop_ends_the_causal_run_and_train_is_offered_again(at):

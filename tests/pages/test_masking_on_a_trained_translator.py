@@ -10,9 +10,17 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from lessons import masking
 from lessons.common.charts import safe_label
 from lessons.common.pretrained import load_pretrained
+from lessons.masking.causal import future_weight
+from lessons.masking.translator import (
+    TRANSLATOR,
+    TRANSLATOR_SENTENCE,
+    TRANSLATOR_TITLES,
+    TranslatorView,
+    translator_caption,
+    translator_view,
+)
 from minimodels.own_data import load_model
 from minimodels.tasks import get_task
 from tests.helpers import plotly_array, plotly_specs
@@ -30,12 +38,12 @@ def own_files() -> dict[str, bytes]:
 
 def translator_maps(at, layer: int = 1) -> tuple[dict, dict]:
     """The mask's map and the decoder layer's, by their titles."""
-    titles = [masking.TRANSLATOR_TITLES[0], masking.TRANSLATOR_TITLES[1].format(layer=layer)]
+    titles = [TRANSLATOR_TITLES[0], TRANSLATOR_TITLES[1].format(layer=layer)]
     by_title = {(s["layout"].get("title") or {}).get("text"): s for s in plotly_specs(at)}
     return by_title[safe_label(titles[0], 200)], by_title[safe_label(titles[1], 200)]
 
 
-def check_causal(view: masking.TranslatorView) -> None:
+def check_causal(view: TranslatorView) -> None:
     L, h, T, _ = view.attention.shape
     assert T >= 2 and len(view.fed) == T and view.fed[0] == "<s>"
     above = ~np.tril(np.ones((T, T), dtype=bool))
@@ -43,13 +51,13 @@ def check_causal(view: masking.TranslatorView) -> None:
     assert view.largest_future == 0.0 and all(view.future(layer) == 0.0 for layer in range(L))
     np.testing.assert_allclose(view.attention.sum(-1), 1.0, atol=1e-5)  # rows are still softmaxes
     assert view.step_difference <= 1e-5  # all at once = one token at a time
-    assert masking.future_weight(view.unmasked) > 0.05  # the mask is what makes it 0: the scores alone would not
+    assert future_weight(view.unmasked) > 0.05  # the mask is what makes it 0: the scores alone would not
     assert view.causal
 
 
 def test_the_shipped_translators_decoder_is_exactly_causal():
-    model, _ = load_pretrained(*masking.TRANSLATOR)
-    view = masking.translator_view(model, get_task(masking.TRANSLATOR[0]), masking.TRANSLATOR_SENTENCE)
+    model, _ = load_pretrained(*TRANSLATOR)
+    view = translator_view(model, get_task(TRANSLATOR[0]), TRANSLATOR_SENTENCE)
     check_causal(view)
     assert view.translation.startswith("Jane")
 
@@ -57,17 +65,17 @@ def test_the_shipped_translators_decoder_is_exactly_causal():
 def test_your_transformers_decoder_is_exactly_causal_on_arabic(own_files):
     model, task, _ = load_model(own_files["transformer"])
     for pair in (task.probe, *task.valid[:3]):
-        check_causal(masking.translator_view(model, task, pair.source))
+        check_causal(translator_view(model, task, pair.source))
 
 
 def test_a_decoder_without_the_mask_is_said_to_be_one():
     """The same translator with its mask switched off (a copy): weight above the diagonal, and the caption says so."""
-    translator, _ = load_pretrained(*masking.TRANSLATOR)
+    translator, _ = load_pretrained(*TRANSLATOR)
     cheat = copy.deepcopy(translator)
     cheat.config = replace(cheat.config, causal=False)
-    view = masking.translator_view(cheat, get_task(masking.TRANSLATOR[0]), masking.TRANSLATOR_SENTENCE)
+    view = translator_view(cheat, get_task(TRANSLATOR[0]), TRANSLATOR_SENTENCE)
     assert view.largest_future > 0 and not view.causal
-    caption = masking.translator_caption(view, 0)
+    caption = translator_caption(view, 0)
     assert "trained without the causal mask" in caption and "exactly 0" not in caption
 
 
@@ -102,7 +110,7 @@ def test_your_transformer_is_offered_and_drawn_on_a_sentence_of_its_language(own
     key = f"masking.translator.own_data_{mine.task.fingerprint[:8]}"
     sentence = mine.task.probe.source
     assert at.text_input(key=key).value == sentence and any("\u0600" <= ch <= "\u06ff" for ch in sentence)
-    view = masking.translator_view(mine.model, mine.task, sentence)
+    view = translator_view(mine.model, mine.task, sentence)
     _, weights_map = translator_maps(at)
     assert weights_map["layout"]["yaxis"]["ticktext"] == [safe_label(t) for t in view.fed]  # its translation, fed
     assert [m.value for m in at.metric if m.label == LATER][-1] == "0.000"

@@ -1,0 +1,65 @@
+"""The cheating decoder (section 3): the loss floor, and the measured results' sentences and prediction, which turn
+round with the numbers."""
+
+import dataclasses
+import math
+
+import pytest
+
+from lessons.common.comparison import Comparison
+from lessons.masking import causal, cheating, training, translator
+
+
+def test_the_loss_floor_is_the_random_letters_share_of_ln_26():
+    assert cheating.loss_floor() == pytest.approx(7 / 16 * math.log(26))
+
+
+def test_the_shipped_results_have_three_seeds_and_say_what_the_lesson_claims():
+    results = training.load_results()
+    assert len(results.seeds) >= 3
+    sentences = cheating.results_sentences(results)
+    assert sentences[0].startswith("no mask (cheating decoder) beats causal mask on final training loss")
+    assert "it read the answer" in sentences[0]
+    assert sentences[2].startswith("causal mask beats no mask (cheating decoder) on free-running exact match")
+    assert cheating.cheat_gap(results) > 0.5
+    assert cheating.results_table(results)[0]["n"] == len(results.seeds)
+
+
+def _swapped(results: Comparison, *metrics: str) -> Comparison:
+    """The same comparison with the two decoders' values of ``metrics`` exchanged, seed by seed."""
+    by = {(r.variant, r.seed): r for r in results.runs}
+    other = {"causal mask": "no mask", "no mask": "causal mask"}
+    runs = [
+        dataclasses.replace(r, final={**r.final, **{m: by[(other[r.variant], r.seed)].final[m] for m in metrics}})
+        for r in results.runs
+    ]
+    return dataclasses.replace(results, runs=tuple(runs))
+
+
+def test_the_sentences_turn_round_with_the_numbers():
+    swapped = _swapped(training.load_results(), *training.METRICS)
+    sentences = cheating.results_sentences(swapped)
+    assert sentences[0].startswith("no mask (cheating decoder) does not beat causal mask on final training loss")
+    assert "It is not below" in sentences[0]
+    assert sentences[2].startswith("causal mask does not beat no mask (cheating decoder)")
+    prediction = cheating.cheat_prediction(swapped)
+    assert prediction.choices[prediction.answer].startswith("nearly all")
+    assert (
+        cheating.cheat_prediction(training.load_results())
+        .choices[cheating.cheat_prediction(training.load_results()).answer]
+        .startswith("almost none")
+    )
+
+
+def test_one_seed_a_side_is_never_a_clear_verdict():
+    results = training.load_results()
+    one = dataclasses.replace(results, runs=tuple(r for r in results.runs if r.seed == 0))
+    assert all("too close to call" in s for s in cheating.results_sentences(one))
+
+
+def test_captions_quote_what_they_are_given_and_the_note_reads_the_results():
+    assert cheating.outputs_caption("sequence", quote=lambda t: f"[{t}]").startswith("The word [sequence]. Teacher")
+    results = training.load_results()
+    assert cheating.provenance_note(results).startswith(f"Means ± sd over seeds {', '.join(map(str, results.seeds))}")
+    assert "lesson 10" in translator.NEXT_TEXT and "cross-attention" in translator.NEXT_TEXT
+    assert "lesson 8" in causal.POSITIONS_NOTE
