@@ -59,8 +59,8 @@ def test_a_malformed_learner_link_is_ignored():
 
 
 def test_a_new_learners_key_is_stored_by_their_first_visit_with_no_separate_write_or_read(monkeypatch):
-    """A student's first page open made the key in a transaction of its own, then read back their answers (none):
-    two of the page open's five store transactions, in every fresh tab of a class (issue 22, item 3)."""
+    """A student's first page open stores their new key with the visit itself: no transaction of its own for the
+    key, and no read of answers a new learner cannot have, in every fresh tab of a class."""
     import store
 
     def not_asked(*_args, **_kwargs):

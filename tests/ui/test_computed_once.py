@@ -1,6 +1,6 @@
 """What a lesson's page run would otherwise recompute for every student, every run, is computed once per server:
-the check-yourself answers of the shipped models and a sentence read by the shipped bridge model (issue 22, item 3:
-a class at once; py-spy found each of these at 3–24% of its page's CPU)."""
+the check-yourself answers of the shipped models and a sentence read by the shipped bridge model, each a noticeable
+share of its page's CPU when a class opens it at once."""
 
 import functools
 import importlib
