@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import torch
@@ -175,8 +177,6 @@ def build_pretrained(names: list[str] | None = None) -> list[dict]:
     Writes ``assets/checkpoints/NAME/`` and updates ``assets/checkpoints/manifest.json`` with the final JSON
     line each run printed (steps, seconds, accuracies, device, threads) and its exact command.
     """
-    import subprocess
-    import sys
 
     manifest_file = ASSETS / "manifest.json"
     rows = []

@@ -21,6 +21,7 @@ Letters: B batch, T positions, d d_model, V vocabulary.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -170,7 +171,6 @@ def fit(
     Plain Adam with no weight decay: a position row that no training input reaches gets no gradient and stays
     exactly as initialised (the positional lesson shows it). Returns the reports.
     """
-    import time
 
     torch.manual_seed(seed)
     optimizer = Adam(model.parameters(), lr=lr)

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from playwright.sync_api import sync_playwright
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -114,7 +116,6 @@ def main(argv=None) -> None:
     parser.add_argument("--port", type=int, default=8650)
     parser.add_argument("--timeout", type=float, default=180, help="seconds to wait for one page")
     args = parser.parse_args(argv)
-    from playwright.sync_api import sync_playwright
 
     args.out.mkdir(parents=True, exist_ok=True)
     server = subprocess.Popen(

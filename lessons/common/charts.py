@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import textwrap
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.colors import get_colorscale
+
+from lessons.common.comparison import curves_chart
 
 # The house's colour scales, spelt out (Plotly.js's own "Blues" is another scale than Plotly's: validation expands a
 # name). Every heatmap of every page uses one of them (tests/ui/test_charts_a11y.py walks every page's figures):
@@ -48,7 +55,6 @@ def attention_coloraxis(title: str = "α", **colorbar) -> dict:
 def wrapped_title(text: str, width: int = 40) -> tuple[str, int]:
     """A figure title in lines of at most ``width`` characters, HTML-escaped, and its number of lines: Plotly never
     wraps a title, and about 40 characters of 14 px text fit a 390 px phone's line."""
-    import textwrap
 
     lines = textwrap.wrap(str(text), width) or [""]
     return "<br>".join(html.escape(line) for line in lines), len(lines)
@@ -84,8 +90,6 @@ def figure(data: Sequence[dict], layout: dict) -> go.Figure:
     """
     fast = go.Figure({"data": list(data), "layout": layout}, _validate=False)
     if CHECK_FIGURES:
-        import plotly.io as pio
-
         checked = go.Figure({"data": list(data), "layout": layout})
         if json.loads(pio.to_json(fast, validate=False)) != json.loads(pio.to_json(checked, validate=False)):
             raise AssertionError(f"figure() differs from Plotly's validated figure: {pio.to_json(checked)[:2000]}")
@@ -232,7 +236,6 @@ def training_curves(history: Sequence, *, height: int = 220) -> tuple[dict, dict
     solid line, no band. Its spec is written once per set of options and each call only puts ``history`` in: a
     training run's page redraws the two charts a few times a second.
     """
-    from lessons.common.comparison import curves_chart
 
     run = {"variant": "run", "label": "this run", "seed": 0}
     loss = curves_chart(
@@ -551,7 +554,6 @@ def high_contrast(fig: go.Figure) -> go.Figure:
 def values_frame(tables):
     """A figure's heatmaps as one table: one heatmap as its matrix (row tokens down, column tokens across); several,
     one row per cell (map, row, column, value). A repeated token ("the … the") keeps one column each."""
-    import pandas as pd
 
     def unique(labels: Sequence[str]) -> list[str]:
         seen: dict[str, int] = {}
@@ -590,8 +592,6 @@ _STANDOFF = {"x": 20, "y": 24}
 
 def text_width(text: str, size: float) -> float:
     """A generous width in pixels of ``text`` (tags stripped, entities read) in the theme's sans-serif font."""
-    import re
-    import unicodedata
 
     lines = re.sub(r"<br\s*/?>", "\n", str(text), flags=re.I)
     lines = html.unescape(re.sub(r"<[^>]*>", "", lines)).split("\n")

@@ -12,6 +12,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import segno
+
 from lessons.common import charts
 
 METRIC = "exact_match"  # what a pooled sweep plots by default: every live panel reports it
@@ -258,7 +260,6 @@ def attention_snapshot(
 def qr_svg(url: str, scale: int = 6) -> str:
     """The class link as a QR code (an ``<svg>`` element), drawn here, offline (segno). No XML declaration: the
     page puts the element inside its own HTML (``st.html``), where a declaration makes the sanitizer drop it all."""
-    import segno
 
     buffer = io.BytesIO()
     segno.make(url, error="m").save(

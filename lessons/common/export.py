@@ -18,6 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from PIL import Image, ImageDraw
+from plotly.colors import sample_colorscale, unlabel_rgb
+
+from lessons.common.charts import SEQUENTIAL_COLORSCALE
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 GIF_MAX_SIDE = 480  # pixels: the longer side of a replay frame's map
@@ -146,7 +150,6 @@ def file_stem(text: str) -> str:
 def _palette(colorscale) -> list[int]:
     """256 RGB colours sampled from a Plotly colour scale (``[[position, colour], …]``), flattened for
     ``Image.putpalette``."""
-    from plotly.colors import sample_colorscale, unlabel_rgb
 
     colours = sample_colorscale(colorscale, [i / 255 for i in range(256)], colortype="rgb")
     return [int(round(c)) for colour in colours for c in unlabel_rgb(colour)]
@@ -167,14 +170,12 @@ def replay_gif(
     neighbour, so a cell stays a cell); ``captions[k]`` is written above frame k. The last frame is held
     three times as long so the final alignment can be read.
     """
-    from PIL import Image, ImageDraw
 
     if not frames or len(frames) != len(captions):
         raise ValueError("replay_gif needs one caption per frame and at least one frame")
     rows = max(np.asarray(f).shape[0] for f in frames)
     cols = max(np.asarray(f).shape[1] for f in frames)
     cell = max(4, GIF_MAX_SIDE // max(rows, cols))
-    from lessons.common.charts import SEQUENTIAL_COLORSCALE
 
     palette = _palette(SEQUENTIAL_COLORSCALE if colorscale is None else colorscale)
     images = []

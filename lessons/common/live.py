@@ -11,6 +11,8 @@ the same time (one per core), and a run that waits for a slot reports ``"queued"
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import os
 import threading
@@ -58,8 +60,6 @@ def _lower_this_threads_priority() -> None:
 # -- memory ------------------------------------------------------------------------------------------------
 def _libc_malloc_trim():
     """glibc's ``malloc_trim``, or None where there is none (macOS, Windows, musl)."""
-    import ctypes
-    import ctypes.util
 
     try:
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim

@@ -23,7 +23,8 @@ from lessons.masking.causal import future_weight
 from lessons.queries_keys_values import model_parser as model_parser  # the Q/K/V lesson's parser of a sentence
 from lessons.queries_keys_values import trained_note
 from minimodels.attention import causal_mask
-from minimodels.tokenizers import EOS_ID
+from minimodels.decode import greedy
+from minimodels.tokenizers import BOS_ID, EOS_ID
 
 TITLE = "5 · Next: the decoder that reads a source"
 NEXT_TEXT = (
@@ -73,8 +74,6 @@ def translator_view(model, task, text: str) -> TranslatorView | str:
     """Translate ``text`` greedily, then feed the translation back at once: the decoder's self-attention maps (every
     layer and head) with the model's own mask, the rows it computed while generating, and layer 1's scores without
     the mask. A message when there is nothing to read."""
-    from minimodels.decode import greedy
-    from minimodels.tokenizers import BOS_ID
 
     encoded = task.encode_source(text)
     if encoded.empty:

@@ -16,7 +16,11 @@ import numpy as np
 
 from lessons.common import charts
 from lessons.common.exercises import Exercise
+from lessons.common.pretrained import load_pretrained
 from lessons.queries_keys_values.no_parameters import plain_self_attention
+from minimodels.tasks import get_task
+from minimodels.tasks import lexicon as lex
+from minimodels.train.models import build_model
 
 TITLE = "1 · Words as vectors: 1-hot or learned"
 TEXT = (
@@ -45,7 +49,6 @@ PROPERTY_NOUN = {"word class": "word class", "French gender (nouns)": "French ge
 
 def _word_properties() -> dict[str, dict[str, str]]:
     """English word -> its value of each :data:`PROPERTIES`, read from the toy grammar's lexicon."""
-    from minimodels.tasks import lexicon as lex
 
     word_class: dict[str, str] = {}
     gender: dict[str, str] = {}
@@ -143,8 +146,6 @@ def embedding_map(model, meta: dict) -> EmbeddingMap:
     """The shipped model's source embedding table and the one it started from (rebuilt by the trainer's own
     :func:`minimodels.train.models.build_model` from the checkpoint's seed and config), for every source piece
     that is a whole word of the toy lexicon (``▁dog``, not ``▁hor`` + ``se``)."""
-    from minimodels.tasks import get_task
-    from minimodels.train.models import build_model
 
     task = get_task(meta["task"], seed=meta.get("task_seed", 0))  # already built by load_pretrained's check
     initial = build_model(meta["model"], task, seed=meta["seed"], **meta["config"])
@@ -170,7 +171,6 @@ def embedding_map(model, meta: dict) -> EmbeddingMap:
 
 def shipped_embedding_map(task: str = EMBEDDING_MODEL[0], model: str = EMBEDDING_MODEL[1]) -> EmbeddingMap:
     """:func:`embedding_map` of the shipped checkpoint ``task``/``model`` (raises ``LookupError`` when none)."""
-    from lessons.common.pretrained import load_pretrained
 
     return embedding_map(*load_pretrained(task, model))
 

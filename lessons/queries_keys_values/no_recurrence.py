@@ -18,6 +18,8 @@ from lessons.common.comparison import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.timing import call_seconds
 from minimodels.attention import scaled_dot_product_attention
+from minimodels.cells import GRUCell
+from minimodels.seq2seq import Seq2Seq, Seq2SeqConfig
 
 TITLE = "7 · Why no recurrence: all positions at once"
 TEXT = (
@@ -86,7 +88,6 @@ class RecurrenceModels:
         (seeded random weights), each reading, position by position, the states of the layer below;
         ``bidirectional`` adds a right-to-left pass to every layer. Returns the top layer's states (B, T, H or 2H).
         Positions are kept as separate tensors, so the graph holds only the dependencies the GRU has."""
-        from minimodels.cells import GRUCell
 
         gru, H = self.encoder.encoder, self.encoder.config.hidden_size
         embedded = self.encoder.source_embedding(source)  # (B, T, E)
@@ -111,7 +112,6 @@ class RecurrenceModels:
 
 
 def recurrence_models(width: int = RECURRENCE_WIDTH, vocab: int = 500, seed: int = 0) -> RecurrenceModels:
-    from minimodels.seq2seq import Seq2Seq, Seq2SeqConfig
 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)

@@ -9,7 +9,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import altair as alt
 import numpy as np
+import pandas as pd
 import torch
 
 from lessons.common.charts import vega_lite_spec, with_values
@@ -132,7 +134,6 @@ def comparison_chart(c: ScoreComparison) -> dict:
 @functools.cache
 def _comparison_spec() -> str:
     """The Altair chart of :func:`comparison_chart`, as Vega-Lite JSON without its data."""
-    import altair as alt
 
     order = [LABELS[name] for name in SCORES]
     base = (
@@ -234,8 +235,6 @@ def scaling_curve(
 
 def scaling_charts(rows: list[dict]):
     """Two Altair line charts over d (log scale): the scores' spread and the softmax's largest weight."""
-    import altair as alt
-    import pandas as pd
 
     frame = pd.DataFrame(rows)
     color = alt.Color(

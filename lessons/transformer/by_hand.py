@@ -16,12 +16,11 @@ from lessons.common.exercises import Exercise
 from lessons.transformer.maps import maps_per_sentence
 from lessons.transformer.reading import walk
 from minimodels.tasks import Task
-from minimodels.transformer import TransformerConfig
+from minimodels.transformer import FeedForward, TransformerConfig
 
 
 def feed_forward_parameters(config: TransformerConfig) -> int:
     """Parameters of one position-wise feed-forward network, counted on a module built from ``config``."""
-    from minimodels.transformer import FeedForward
 
     return sum(p.numel() for p in FeedForward(config.d_model, config.d_ff).parameters())
 

@@ -19,6 +19,7 @@ from torch import nn
 
 from lessons.common.charts import figure, safe_label
 from lessons.transformer.reading import display_token
+from minimodels.attention import scaled_dot_product_attention
 from minimodels.tasks import Task
 from minimodels.tokenizers import EOS_ID
 
@@ -47,7 +48,6 @@ def convex_check(model: nn.Module, task: Task, text: str) -> ConvexCheck | str:
     """Run ``text`` through the embeddings and layer 1's self-attention by hand, keeping each head's value vectors
     ``v (h, S, d_k)``, weights ``α (h, S, S)`` and outputs ``z = α v`` (before W^O), and check the convex-combination
     claim numerically. A message for the student when there is nothing to read."""
-    from minimodels.attention import scaled_dot_product_attention
 
     encoded = task.encode_source(text)
     if encoded.empty:

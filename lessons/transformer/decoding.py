@@ -21,6 +21,7 @@ from lessons.common.charts import figure, safe_label
 from lessons.transformer.reading import display_token
 from minimodels.decode import BeamResult, translate
 from minimodels.tasks import Task
+from minimodels.tasks.core import make_batch
 
 TITLE = "6 · Teacher forcing, then beam search"
 TEXT = (
@@ -46,7 +47,6 @@ class TeacherForcing:
 def teacher_forcing(model: nn.Module, task: Task, example=None) -> TeacherForcing:
     """``example`` (default: the task's probe) through one teacher-forced pass: what the decoder is fed at each
     position (``<s>``, then the *gold* tokens, whatever the model would have written) and what it predicts."""
-    from minimodels.tasks.core import make_batch
 
     example = example or task.probe or task.valid[0]
     batch = make_batch([example], task).to(next(model.parameters()).device)

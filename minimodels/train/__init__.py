@@ -12,7 +12,8 @@ another thread stop it after the current step. This package never imports stream
 - :mod:`.metrics`: exact match (greedy and teacher forced), the main attention map, alignment accuracy;
 - :mod:`.snapshots`: :class:`Progress`, :class:`TrainResult`, and the probe sentence a snapshot shows;
 - :mod:`.stopping`: :func:`stop_when`, the per-thread Stop a page's button sets;
-- :mod:`.cli`: ``python -m minimodels.train``, one JSON line per report.
+- :mod:`.cli`: ``python -m minimodels.train``, one JSON line per report (not imported here: it builds on
+  :mod:`minimodels.own_data`, which builds on this package).
 
 Everything callers use is imported here, so ``from minimodels.train import ...`` stays the one way in; the
 underscored names are the internals the tests check against a reference.
@@ -21,7 +22,6 @@ underscored names are the internals the tests check against a reference.
 from __future__ import annotations
 
 from .batches import _length_slices
-from .cli import main
 from .config import TrainConfig, default_train_config
 from .loop import _backward, train
 from .metrics import _teacher_forced_exact_match, alignment_accuracy, evaluate, exact_match, main_map_name
@@ -44,7 +44,6 @@ __all__ = [
     "exact_match",
     "alignment_accuracy",
     "main_map_name",
-    "main",
     # not in the old module's __all__, imported by name all the same
     "stop_when",
     "stop_event",

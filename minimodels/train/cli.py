@@ -25,9 +25,20 @@ import dataclasses
 import json
 import os
 import sys
+from pathlib import Path
 
 import torch
 
+from ..checkpoints import save_checkpoint
+from ..own_data import (
+    PairsError,
+    PairsTask,
+    artifact_filename,
+    build_own_model,
+    own_data_train_config,
+    read_pairs,
+    save_model,
+)
 from ..tasks import TASK_NAMES, get_task
 from .config import default_train_config
 from .loop import train
@@ -90,9 +101,6 @@ def _fail(message: str) -> int:
 
 def _pairs_task(args):
     """The task of ``--pairs``/``--valid``, or the message that says why not (nothing written either way)."""
-    from pathlib import Path
-
-    from ..own_data import PairsError, PairsTask, read_pairs
 
     try:
         files = []
@@ -128,9 +136,6 @@ def _pairs_task(args):
 
 
 def _save_pairs_model(out: str, model, task, result, config, final: dict) -> str:
-    from pathlib import Path
-
-    from ..own_data import artifact_filename, save_model
 
     data = save_model(model, task, curve=result.history, config=config, extra={"final": final})
     folder = Path(out)
@@ -166,8 +171,6 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     try:
         if args.pairs is not None:
-            from ..own_data import build_own_model
-
             task, problem = _pairs_task(args)
             if problem:
                 return _fail(problem)
@@ -195,8 +198,6 @@ def main(argv: list[str] | None = None) -> int:
         options["decay"] = True
     try:
         if args.pairs is not None:
-            from ..own_data import own_data_train_config
-
             config = own_data_train_config(args.model, **options)
         else:
             config = default_train_config(args.model, **options)
@@ -239,8 +240,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             final["model_file"] = _save_pairs_model(args.out, model, task, result, config, dict(final))
     elif args.out:
-        from ..checkpoints import save_checkpoint
-
         training = {k: final[k] for k in ("steps", "seconds", "exact_match", "stopped", "device", "threads")}
         training.update({k: final[k] for k in ("test_exact_match", "test_alignment_accuracy") if k in final})
         training["command"] = "python -m minimodels.train " + " ".join(sys.argv[1:] if argv is None else argv)

@@ -12,7 +12,8 @@ import torch
 
 from minimodels.own_data import load_model, read_pairs, write_pairs
 from minimodels.own_data.examples import zelan_pairs
-from minimodels.train import evaluate, main
+from minimodels.train import evaluate
+from minimodels.train.cli import main
 from tests.helpers import ROOT
 
 GENERATED_KEYS = {  # the final line for a generated task (tests/minimodels/test_train.py reads the same keys)
