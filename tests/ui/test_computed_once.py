@@ -13,10 +13,10 @@ from lessons import (
     multi_head_attention,
     queries_keys_values,
     scoring_functions,
-    seq2seq_bottleneck,
     transformer,
 )
 from lessons.rnn_cells import training as rnn_training
+from lessons.seq2seq_bottleneck import where_it_breaks
 from tests.helpers import open_page
 from ui.kept import Kept
 
@@ -99,7 +99,7 @@ def test_a_sentence_is_read_by_the_shipped_bridge_model_once_per_server(monkeypa
         ("queries_keys_values", queries_keys_values, "thinking_machines"),  # the lecture's worked example, seeded
         ("rnn_cells", rnn_training, "results_chart"),  # curves of shipped results drawn outside ui.measured
         ("attention_bridge", attention_bridge, "history_charts"),
-        ("seq2seq_bottleneck", seq2seq_bottleneck, "shipped_chart"),
+        ("seq2seq_bottleneck", where_it_breaks, "shipped_chart"),
     ],
 )
 def test_curves_of_shipped_results_and_the_seeded_worked_example_are_made_once(monkeypatch, slug, module, name):
