@@ -4,7 +4,7 @@ import streamlit as st
 
 import ui
 from lessons import rnn_cells
-from lessons.rnn_cells import sequences, text, timing
+from lessons.rnn_cells import sequential, standard_network, text
 from lessons.rnn_cells import training as rnn_training
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
@@ -13,9 +13,9 @@ trace = ui.cached(rnn_cells.trace_sentence, max_entries=64, show_spinner=False)
 spinner = "Back-propagating through 3 cells × 5 seeds…"
 experiment = ui.cached(rnn_cells.vanishing_experiment, max_entries=32, show_spinner=spinner)
 sharing = ui.cached(
-    sequences.sharing_demo, max_entries=1, show_spinner="Training 2 taggers × 3 seeds (once per server)…"
+    standard_network.sharing_demo, max_entries=1, show_spinner="Training 2 taggers × 3 seeds (once per server)…"
 )
-sequential = ui.cached(timing.measure_sequential, max_entries=1, show_spinner="Timing the layers (once per server)…")
+timed = ui.cached(sequential.measure_sequential, max_entries=1, show_spinner="Timing the layers (once per server)…")
 
 ui.explain(text.INTRO)
 
@@ -78,18 +78,23 @@ ui.explain(text.STANDARD)
 
 
 @st.fragment
-def standard_network() -> None:
+def counts_section() -> None:
     length = ui.linked(st.slider, "Words read T", 1, 200, 20, key="rnn_cells.window")
-    ui.vega(sequences.counts_chart(sorted({1, 5, 10, 20, 50, 100, 200, length})), key="rnn_cells.counts")
-    st.markdown(sequences.counts_text(length))
+    ui.vega(standard_network.counts_chart(sorted({1, 5, 10, 20, 50, 100, 200, length})), key="rnn_cells.counts")
+    st.markdown(standard_network.counts_text(length))
 
 
-standard_network()
+counts_section()
 ui.explain(text.SHARING)
 demo = sharing()
-ui.table(sequences.sharing_rows(demo))
-st.markdown(sequences.sharing_summary(demo))
-ui.show_code(sequences.parameter_counts, sequences.WindowTagger, sequences.RNNTagger, sequences.sharing_demo)
+ui.table(standard_network.sharing_rows(demo))
+st.markdown(standard_network.sharing_summary(demo))
+ui.show_code(
+    standard_network.parameter_counts,
+    standard_network.WindowTagger,
+    standard_network.RNNTagger,
+    standard_network.sharing_demo,
+)
 
 # --- 3. Why gates matter --------------------------------------------------------------------------------------
 st.header("3 · Why gates matter: the vanishing gradient", divider="gray")
@@ -164,11 +169,11 @@ ui.explain(text.TRAIN_READING)
 # --- 6. The price of recurrence ----------------------------------------------------------------------------
 st.header("6 · The price of recurrence: one step at a time", divider="gray")
 ui.explain(text.SEQUENTIAL)
-measured = sequential()
-ui.vega(timing.timing_chart(measured), key="rnn_cells.sequential")
-st.markdown(timing.timing_summary(measured))
+measured = timed()
+ui.vega(sequential.timing_chart(measured), key="rnn_cells.sequential")
+st.markdown(sequential.timing_summary(measured))
 st.caption(text.SEQUENTIAL_CAPTION)
-ui.show_code(timing.layers, timing.measure_sequential, label="The code that times the three layers")
+ui.show_code(sequential.layers, sequential.measure_sequential, label="The code that times the three layers")
 ui.page_tail(
     lesson,
     code=[("The code that trains the three cells (section 5)",

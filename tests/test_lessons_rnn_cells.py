@@ -271,9 +271,9 @@ def test_kinds_table_covers_the_lectures_examples():
 
 
 def test_exercise_answers_come_from_the_computation():
-    from lessons.rnn_cells import sequences
+    from lessons.rnn_cells import standard_network
 
-    demo = sequences.sharing_demo(seeds=(0,), steps=60)
+    demo = standard_network.sharing_demo(seeds=(0,), steps=60)
     by_key = {ex.key: ex for ex in rnn_cells.exercises(demo)}
     assert len(by_key) >= 3
     assert by_key["rnn_cells.ex1"].check(0.67).correct and not by_key["rnn_cells.ex1"].check(0.15).correct
@@ -291,7 +291,7 @@ def test_exercise_answers_come_from_the_computation():
 
 
 def test_no_exercise_is_a_reading_of_the_page_or_a_bisection():
-    for ex in rnn_cells.exercises(rnn_cells.sequences.sharing_demo(seeds=(0,), steps=60)):
+    for ex in rnn_cells.exercises(rnn_cells.standard_network.sharing_demo(seeds=(0,), steps=60)):
         assert ex.prompt.startswith(("Compute by hand", "Predict")) or ex.is_choice
         assert "chart" not in ex.hint and "Read" not in ex.hint  # the old "Read the curves at that distance"
         wrong = ex.check((ex.answer + 1) % len(ex.choices) if ex.is_choice else ex.answer * 3 + 7)
@@ -299,9 +299,12 @@ def test_no_exercise_is_a_reading_of_the_page_or_a_bisection():
 
 
 def test_exercise_3_is_not_the_size_the_page_counts():
-    from lessons.rnn_cells import sequences
+    from lessons.rnn_cells import standard_network
 
-    assert (rnn_cells.EXERCISE_SIZES["E"], rnn_cells.EXERCISE_SIZES["H"]) != (sequences.EMBED, sequences.HIDDEN)
+    assert (rnn_cells.EXERCISE_SIZES["E"], rnn_cells.EXERCISE_SIZES["H"]) != (
+        standard_network.EMBED,
+        standard_network.HIDDEN,
+    )
 
 
 def test_moved_step_stays_between_the_first_and_the_last_token():
@@ -318,7 +321,7 @@ def test_the_captions_describe_what_the_page_draws():
 
 
 def test_steps_in_a_row_follow_the_grid_of_layers_and_steps():
-    from lessons.rnn_cells.timing import steps_in_a_row
+    from lessons.rnn_cells.sequential import steps_in_a_row
 
     assert [steps_in_a_row(t, 1) for t in (1, 5, 30)] == [1, 5, 30]  # one layer: T steps in a row
     assert steps_in_a_row(30, 2) == 31 and steps_in_a_row(5, 3) == 7  # a wavefront: T + L − 1

@@ -5,8 +5,8 @@ import torch
 from torch import nn
 
 from lessons.common.comparison import Spread
-from lessons.rnn_cells import sequences as sq
-from lessons.rnn_cells import timing as tm
+from lessons.rnn_cells import sequential as tm
+from lessons.rnn_cells import standard_network as sq
 
 
 # --- sizes ----------------------------------------------------------------------------------------------------

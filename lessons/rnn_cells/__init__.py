@@ -28,8 +28,8 @@ from lessons.common.comparison import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.queries_keys_values import ParsedSentence, word_embedding
 from lessons.queries_keys_values import parse_sentence as parse_words
-from lessons.rnn_cells.sequences import PROBE, PROBE_OPTIONS, SharingDemo, count, sharing_demo, window_layer
-from lessons.rnn_cells.timing import steps_in_a_row
+from lessons.rnn_cells.sequential import steps_in_a_row
+from lessons.rnn_cells.standard_network import PROBE, PROBE_OPTIONS, SharingDemo, count, sharing_demo, window_layer
 from lessons.rnn_cells.training import load_results as load_results  # the shipped comparison, for ui.shipped_results
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from lessons.rnn_cells import sequences, timing
+from lessons.rnn_cells import sequential, standard_network
 from lessons.rnn_cells import training as rt
 
 INTRO = (
@@ -31,16 +31,17 @@ STANDARD = (
     "reads a window of T words: its first layer has a separate block of weights for every position, so its "
     "size is tied to T. An RNN applies one cell at every step, with the same weights. Pick T and count the "
     "parameters of both layers, taken from real `torch.nn` modules (E = "
-    f"{sequences.EMBED} numbers per word, H = {sequences.HIDDEN} units):"
+    f"{standard_network.EMBED} numbers per word, H = {standard_network.HIDDEN} units):"
 )
 
 SHARING = (
     "Sharing, shown: the lecture's named-entity example as a toy. Sentences of "
-    f"{sequences.LENGTH} words each hold one name (*{sequences.NAMES[0]}* or *{sequences.NAMES[1]}*), and the "
-    "model tags every word as name or not. A window network (the standard one, one hidden layer) and an RNN "
-    f"(one cell and one output layer for every position) train for {sequences.STEPS} steps on sentences whose "
-    "name is at positions 1–4 only, then are tested with names at positions 5–8: the share of names each "
-    f"finds, trained here on this server, once, {len(sequences.SEEDS)} seeds each."
+    f"{standard_network.LENGTH} words each hold one name (*{standard_network.NAMES[0]}* or "
+    f"*{standard_network.NAMES[1]}*), and the model tags every word as name or not. A window network (the standard "
+    "one, one hidden layer) and an RNN (one cell and one output layer for every position) train for "
+    f"{standard_network.STEPS} steps on sentences whose name is at positions 1–4 only, then are tested with names at "
+    "positions 5–8: the share of names each finds, trained here on this server, once, "
+    f"{len(standard_network.SEEDS)} seeds each."
 )
 
 GRADIENT = (
@@ -117,7 +118,7 @@ SEQUENTIAL = (
     "a⟨t−1⟩, so reading T tokens takes T steps, one after the other, however many cores are free. A feed-forward "
     "network applied to every position, or self-attention over the sequence (lesson 5), is one operation over "
     "all T positions at once. Timed here, on this server, once (the forward pass only, a batch of "
-    f"{timing.BATCH} sequences, vectors of {timing.SIZE} numbers):"
+    f"{sequential.BATCH} sequences, vectors of {sequential.SIZE} numbers):"
 )
 
 SEQUENTIAL_CAPTION = (

@@ -159,12 +159,12 @@ def test_exercises_are_checked(at):
 
 # --- 2. Why not a standard network --------------------------------------------------------------------------
 def test_the_standard_network_section_counts_for_the_students_t_and_shows_sharing(at):
-    from lessons.rnn_cells import sequences
+    from lessons.rnn_cells import standard_network
 
-    assert any(m.value == sequences.counts_text(20) for m in at.markdown)
+    assert any(m.value == standard_network.counts_text(20) for m in at.markdown)
     at.slider(key="rnn_cells.window").set_value(50).run()
     assert not at.exception
-    assert any(m.value == sequences.counts_text(50) for m in at.markdown)
+    assert any(m.value == standard_network.counts_text(50) for m in at.markdown)
     chart = next(c for c in at.get("vega_lite_chart") if "Parameters vs length" in spec_text(c))
     assert {(r["label"], r["x"]) for r in vega_rows(chart)} >= {("window network", 50.0), ("RNN", 50.0)}
     summary = next(m.value for m in at.markdown if "never saw a name" in m.value)
@@ -174,16 +174,16 @@ def test_the_standard_network_section_counts_for_the_students_t_and_shows_sharin
 
 # --- 6. The price of recurrence ----------------------------------------------------------------------------
 def test_the_sequential_section_draws_measured_times_and_says_what_they_show(at):
-    from lessons.rnn_cells import timing
+    from lessons.rnn_cells import sequential
 
     chart = next(c for c in at.get("vega_lite_chart") if "Forward time (" in spec_text(c))
     rows = vega_rows(chart)
-    assert {r["label"] for r in rows} == set(timing.LAYERS)
-    assert {r["x"] for r in rows} == {float(t) for t in timing.LENGTHS}
+    assert {r["label"] for r in rows} == set(sequential.LAYERS)
+    assert {r["x"] for r in rows} == {float(t) for t in sequential.LENGTHS}
     assert all(r["mean"] > 0 for r in rows)
     sentence = next(m.value for m in at.markdown if m.value.startswith("From T = "))
-    rnn = {r["x"]: r["mean"] for r in rows if r["label"] == timing.RNN_NAME}
-    longest = max(timing.LENGTHS)
+    rnn = {r["x"]: r["mean"] for r in rows if r["label"] == sequential.RNN_NAME}
+    longest = max(sequential.LENGTHS)
     assert f"the RNN took {rnn[longest]:.3g} ms per sequence" in sentence  # the sentence is the chart's numbers
 
 
