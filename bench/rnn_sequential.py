@@ -28,8 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     before = os.getloadavg()[0]
     result = sequential.measure_sequential(args.lengths, batch=args.batch, size=args.size, budget=args.budget)
-    print(f"load (1 min) before {before:.2f}, after {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; "
-          f"torch {torch.__version__}, {result.threads} thread(s); B = {result.batch}, H = {result.size}")  # fmt: skip
+    print(
+        f"load (1 min) before {before:.2f}, after {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; "
+        f"torch {torch.__version__}, {result.threads} thread(s); B = {result.batch}, H = {result.size}"
+    )
     print("T".rjust(6) + "".join(name[:28].rjust(30) for name in sequential.LAYERS) + "   (ms per sequence)")
     for i, t in enumerate(result.lengths):
         print(f"{t:6d}" + "".join(f"{result.ms[name][i]:30.4f}" for name in sequential.LAYERS))

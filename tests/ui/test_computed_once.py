@@ -15,7 +15,7 @@ from lessons import (
     scoring_functions,
     transformer,
 )
-from lessons.rnn_cells import training as rnn_training
+from lessons.rnn_cells import agreement as rnn_agreement
 from lessons.seq2seq_bottleneck import where_it_breaks
 from tests.helpers import open_page
 from ui.kept import Kept
@@ -40,7 +40,7 @@ def counted(monkeypatch, module, name: str) -> list:
         ("transformer", transformer, "exercises"),  # of the shipped model: a forward pass and a module a run
         ("bahdanau_attention", bahdanau_attention, "exercises"),
         ("bahdanau_attention", bahdanau_attention, "walk"),  # the shipped model's, shared by reference
-        ("rnn_cells", rnn_training, "results_summary"),  # of the shipped results: chance levels from fresh batches
+        ("rnn_cells", rnn_agreement, "results_summary"),  # of the shipped results: chance levels from fresh batches
         ("scoring_functions", scoring_functions, "load_sweep"),  # a comparison rebuilt from the results' meta
     ],
 )
@@ -97,7 +97,7 @@ def test_a_sentence_is_read_by_the_shipped_bridge_model_once_per_server(monkeypa
     [
         ("scoring_functions", scoring_functions, "race_charts"),  # every seed's curves averaged, for every run
         ("queries_keys_values", queries_keys_values, "thinking_machines"),  # the lecture's worked example, seeded
-        ("rnn_cells", rnn_training, "results_chart"),  # curves of shipped results drawn outside ui.measured
+        ("rnn_cells", rnn_agreement, "results_chart"),  # curves of shipped results drawn outside ui.measured
         ("attention_bridge", attention_bridge, "history_charts"),
         ("seq2seq_bottleneck", where_it_breaks, "shipped_chart"),
     ],
