@@ -4,20 +4,28 @@ import streamlit as st
 
 import ui
 from lessons import rnn_cells
-from lessons.rnn_cells import sequences, text, timing
-from lessons.rnn_cells import training as rnn_training
+from lessons.rnn_cells import (
+    agreement,
+    kinds,
+    seeded_cells,
+    sequential,
+    standard_network,
+    step_through,
+    training,
+    vanishing_gradient,
+)
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
 lesson = ui.lesson("rnn_cells")
-trace = ui.cached(rnn_cells.trace_sentence, max_entries=64, show_spinner=False)
+trace = ui.cached(step_through.trace_sentence, max_entries=64, show_spinner=False)
 spinner = "Back-propagating through 3 cells × 5 seeds…"
-experiment = ui.cached(rnn_cells.vanishing_experiment, max_entries=32, show_spinner=spinner)
+experiment = ui.cached(vanishing_gradient.vanishing_experiment, max_entries=32, show_spinner=spinner)
 sharing = ui.cached(
-    sequences.sharing_demo, max_entries=1, show_spinner="Training 2 taggers × 3 seeds (once per server)…"
+    standard_network.sharing_demo, max_entries=1, show_spinner="Training 2 taggers × 3 seeds (once per server)…"
 )
-sequential = ui.cached(timing.measure_sequential, max_entries=1, show_spinner="Timing the layers (once per server)…")
+timed = ui.cached(sequential.measure_sequential, max_entries=1, show_spinner="Timing the layers (once per server)…")
 
-ui.explain(text.INTRO)
+ui.explain(rnn_cells.INTRO)
 
 st.subheader("RNN")
 st.latex(rnn_cells.EQUATIONS["RNN"])
@@ -28,33 +36,36 @@ for column, kind in zip(st.columns(2), ("GRU", "LSTM"), strict=True):
 st.caption(rnn_cells.EQUATION_NOTES)
 ui.symbols("rnn_cells")
 
-# --- 1. Step through a sentence -----------------------------------------------------------------------------
-st.header("1 · Step through a sentence", divider="gray")
-ui.explain(text.STEP)
+ui.section(step_through.TITLE, step_through.TEXT)
 
 
 def move_step(delta: int, length: int) -> None:
-    st.session_state["rnn_cells.step"] = rnn_cells.moved_step(st.session_state["rnn_cells.step"], delta, length)
+    st.session_state["rnn_cells.step"] = step_through.moved_step(st.session_state["rnn_cells.step"], delta, length)
 
 
 @st.fragment
-def step_through() -> None:
-    label = f"Your sentence (up to {rnn_cells.MAX_TOKENS} words and punctuation marks)"
-    tokens = ui.sentence_input(label, rnn_cells.DEFAULT_SENTENCE, "rnn_cells.sentence", rnn_cells.parse_sentence,
-                               tokens_key="rnn_cells.tokens")  # fmt: skip
+def sentence_section() -> None:
+    label = f"Your sentence (up to {step_through.MAX_TOKENS} words and punctuation marks)"
+    tokens = ui.sentence_input(
+        label,
+        step_through.DEFAULT_SENTENCE,
+        "rnn_cells.sentence",
+        step_through.parse_sentence,
+        tokens_key="rnn_cells.tokens",
+    )
     if st.session_state.get("rnn_cells.step_for") != tokens or "rnn_cells.step" not in st.session_state:
         st.session_state["rnn_cells.step_for"] = tokens
         st.session_state["rnn_cells.step"] = len(tokens)  # a new sentence starts fully read
 
     cols = st.columns([2, 2, 1])
-    kind = ui.linked(cols[0].radio, "Cell", list(rnn_cells.CELLS), index=2, horizontal=True, key="rnn_cells.kind")
+    kind = ui.linked(cols[0].radio, "Cell", list(seeded_cells.CELLS), index=2, horizontal=True, key="rnn_cells.kind")
     hidden_size = ui.linked(cols[1].select_slider, "Hidden size H", [2, 4, 8, 16, 32], value=8, key="rnn_cells.hidden")
     seed = int(ui.linked(cols[2].number_input, "Seed of the weights", 0, 10_000, 0, key="rnn_cells.seed"))
     step_and_figure(trace(kind, tokens, hidden_size, seed))
 
 
 @st.fragment  # a step reruns this part only: the sentence box and the cell's controls above stay as they are
-def step_and_figure(result: rnn_cells.Trace) -> None:
+def step_and_figure(result: step_through.Trace) -> None:
     tokens = result.tokens
     if len(tokens) > 1:
         cols = st.columns([1, 8, 1], vertical_alignment="bottom")
@@ -64,114 +75,134 @@ def step_and_figure(result: rnn_cells.Trace) -> None:
     else:
         step = 1
 
-    ui.plotly(rnn_cells.cell_figure, result, step, key="rnn_cells.cells")
-    st.markdown(rnn_cells.step_summary(result, step))
-    st.caption(rnn_cells.CELL_FIGURE_CAPTION)
+    ui.plotly(step_through.cell_figure, result, step, key="rnn_cells.cells")
+    st.markdown(step_through.step_summary(result, step))
+    st.caption(step_through.CELL_FIGURE_CAPTION)
 
 
-step_through()
-ui.show_code(RNNCell, GRUCell, LSTMCell, rnn_cells.make_cell, rnn_cells.run_cell)
+sentence_section()
+ui.show_code(RNNCell, GRUCell, LSTMCell, seeded_cells.make_cell, step_through.run_cell)
 
-# --- 2. Why not a standard network? -------------------------------------------------------------------------
-st.header("2 · Why not a standard network?", divider="gray")
-ui.explain(text.STANDARD)
+ui.section(standard_network.TITLE, standard_network.TEXT)
 
 
 @st.fragment
-def standard_network() -> None:
+def counts_section() -> None:
     length = ui.linked(st.slider, "Words read T", 1, 200, 20, key="rnn_cells.window")
-    ui.vega(sequences.counts_chart(sorted({1, 5, 10, 20, 50, 100, 200, length})), key="rnn_cells.counts")
-    st.markdown(sequences.counts_text(length))
+    ui.vega(standard_network.counts_chart(sorted({1, 5, 10, 20, 50, 100, 200, length})), key="rnn_cells.counts")
+    st.markdown(standard_network.counts_text(length))
 
 
-standard_network()
-ui.explain(text.SHARING)
+counts_section()
+ui.explain(standard_network.SHARING)
 demo = sharing()
-ui.table(sequences.sharing_rows(demo))
-st.markdown(sequences.sharing_summary(demo))
-ui.show_code(sequences.parameter_counts, sequences.WindowTagger, sequences.RNNTagger, sequences.sharing_demo)
+ui.table(standard_network.sharing_rows(demo))
+st.markdown(standard_network.sharing_summary(demo))
+ui.show_code(
+    standard_network.parameter_counts,
+    standard_network.WindowTagger,
+    standard_network.RNNTagger,
+    standard_network.sharing_demo,
+)
 
-# --- 3. Why gates matter --------------------------------------------------------------------------------------
-st.header("3 · Why gates matter: the vanishing gradient", divider="gray")
-ui.explain(text.GRADIENT)
-st.latex(text.GRADIENT_LATEX)
-ui.explain(text.gradient_setup(rnn_cells.GRADIENT_HIDDEN, rnn_cells.GRADIENT_SEEDS))
+ui.section(vanishing_gradient.TITLE, vanishing_gradient.TEXT)
+st.latex(vanishing_gradient.EQUATION)
+ui.explain(vanishing_gradient.experiment_text(vanishing_gradient.GRADIENT_HIDDEN, vanishing_gradient.GRADIENT_SEEDS))
 
 
 @st.fragment
 def vanishing() -> None:
     cols = st.columns(3)
     length = ui.linked(
-        cols[0].slider, "Sequence length T", 10, 100, rnn_cells.DEFAULT_LENGTH, 10, key="rnn_cells.length"
+        cols[0].slider, "Sequence length T", 10, 100, vanishing_gradient.DEFAULT_LENGTH, 10, key="rnn_cells.length"
     )
     gate_bias = ui.linked(
-        cols[1].slider, "Keep-gate bias", -2.0, 5.0, 0.0, 0.5, key="rnn_cells.gate_bias",
+        cols[1].slider,
+        "Keep-gate bias",
+        -2.0,
+        5.0,
+        0.0,
+        0.5,
+        key="rnn_cells.gate_bias",
         help="Added to the bias of the LSTM's forget gate Γ_f and of the GRU's 1 − Γ_u. Positive: keep more.",
-    )  # fmt: skip
+    )
     scale = ui.linked(
-        cols[2].select_slider, "Recurrent weight scale", [0.5, 1.0, 2.0, 3.0, 4.0], value=1.0, key="rnn_cells.scale",
+        cols[2].select_slider,
+        "Recurrent weight scale",
+        [0.5, 1.0, 2.0, 3.0, 4.0],
+        value=1.0,
+        key="rnn_cells.scale",
         help="Multiplies every cell's recurrent weights (W_aa for the RNN).",
-    )  # fmt: skip
+    )
     result = experiment(length, gate_bias, scale)
-    ui.vega(rnn_cells.gradient_chart(result), key="rnn_cells.gradients")
-    st.markdown(rnn_cells.gradient_summary(result))
+    ui.vega(vanishing_gradient.gradient_chart(result), key="rnn_cells.gradients")
+    st.markdown(vanishing_gradient.gradient_summary(result))
 
 
 vanishing()
-ui.explain(text.GRADIENT_READING)
-ui.show_code(rnn_cells.jacobian_norms, rnn_cells.side_by_side, rnn_cells.gradient_norms, rnn_cells.vanishing_experiment)
+ui.explain(vanishing_gradient.READING)
+ui.show_code(
+    vanishing_gradient.jacobian_norms,
+    vanishing_gradient.side_by_side,
+    vanishing_gradient.gradient_norms,
+    vanishing_gradient.vanishing_experiment,
+)
 
-# --- 4. The kinds of RNN -----------------------------------------------------------------------------------
-st.header("4 · The kinds of RNN", divider="gray")
-ui.explain(text.KINDS)
-st.markdown(rnn_cells.kinds_markdown())
-st.caption(rnn_cells.KINDS_CAPTION)
+ui.section(kinds.TITLE, kinds.TEXT)
+st.markdown(kinds.kinds_markdown())
+st.caption(kinds.KINDS_CAPTION)
 
-# --- 5. Train the three cells ------------------------------------------------------------------------------
-st.header("5 · Train the three cells", divider="gray")
-ui.explain(text.TRAIN)
-shipped = ui.shipped_results(lesson)
+ui.section(agreement.TITLE, agreement.TEXT)
+shipped = ui.shipped_results(lesson, loader=training.load_results)
 if shipped is not None:
-    ui.vega(ui.shared_view(rnn_training.results_chart, shipped), key="rnn_cells.train.shipped")
-    st.markdown(ui.shared_view(rnn_training.results_summary, shipped))  # its chance levels: once per server
-    ui.provenance(shipped.meta, note=rnn_training.provenance_note(shipped))
+    ui.vega(ui.shared_view(agreement.results_chart, shipped), key="rnn_cells.train.shipped")
+    st.markdown(ui.shared_view(agreement.results_summary, shipped))  # its chance levels: once per server
+    ui.provenance(shipped.meta, note=agreement.provenance_note(shipped))
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
 def train_three() -> None:
     c = st.columns([3, 1, 2])
     distance = c[0].select_slider(
-        "Distance T: distractor words between the subject and the verb", rnn_training.DISTANCES,
-        value=rnn_training.DEFAULT_DISTANCE, key="rnn_cells.train.distance",
-    )  # fmt: skip
+        "Distance T: distractor words between the subject and the verb",
+        training.DISTANCES,
+        value=training.DEFAULT_DISTANCE,
+        key="rnn_cells.train.distance",
+    )
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="rnn_cells.train.seed"))
-    budget = c[2].select_slider("Seconds for the three", rnn_training.LIVE_BUDGETS, value=20,
-                                key="rnn_cells.train.budget")  # fmt: skip
+    budget = c[2].select_slider("Seconds for the three", training.LIVE_BUDGETS, value=20, key="rnn_cells.train.budget")
 
-    def draw(report: rnn_training.Report, key: str) -> None:
-        ui.vega(rnn_training.live_curves(report.histories), key=f"{key}.curves")
-        ui.plotly(rnn_training.report_gates, report, key=f"{key}.gates")
-        example, answers = ui.literal(" ".join(report.tokens)), rnn_training.answers_text(report)
+    def draw(report: training.Report, key: str) -> None:
+        ui.vega(agreement.live_curves(report.histories), key=f"{key}.curves")
+        ui.plotly(agreement.report_gates, report, key=f"{key}.gates")
+        example, answers = ui.literal(" ".join(report.tokens)), agreement.answers_text(report)
         st.caption(f"The example: {example} → *was*. Now {answers}. Hover a cell for the token.")
 
-    ui.training_panel("rnn_cells.train", lambda: rnn_training.live_run(distance, seed, float(budget)), draw,
-                      budget_seconds=float(budget), replay_frame=rnn_training.replay_frame)  # fmt: skip
+    ui.training_panel(
+        "rnn_cells.train",
+        lambda: training.live_run(distance, seed, float(budget)),
+        draw,
+        budget_seconds=float(budget),
+        replay_frame=training.replay_frame,
+    )
 
 
 train_three()
-ui.explain(text.TRAIN_READING)
+ui.explain(agreement.READING)
 
-# --- 6. The price of recurrence ----------------------------------------------------------------------------
-st.header("6 · The price of recurrence: one step at a time", divider="gray")
-ui.explain(text.SEQUENTIAL)
-measured = sequential()
-ui.vega(timing.timing_chart(measured), key="rnn_cells.sequential")
-st.markdown(timing.timing_summary(measured))
-st.caption(text.SEQUENTIAL_CAPTION)
-ui.show_code(timing.layers, timing.measure_sequential, label="The code that times the three layers")
+ui.section(sequential.TITLE, sequential.TEXT)
+measured = timed()
+ui.vega(sequential.timing_chart(measured), key="rnn_cells.sequential")
+st.markdown(sequential.timing_summary(measured))
+st.caption(sequential.CAPTION)
+ui.show_code(sequential.layers, sequential.measure_sequential, label="The code that times the three layers")
 ui.page_tail(
     lesson,
-    code=[("The code that trains the three cells (section 5)",
-           (rnn_training.AgreementModel, rnn_training.gate_map, rnn_training.train))],
+    code=[
+        (
+            "The code that trains the three cells (section 5)",
+            (training.AgreementModel, training.gate_map, training.train),
+        )
+    ],
     exercises=rnn_cells.exercises(demo),
-)  # fmt: skip
+)

@@ -1,8 +1,8 @@
 """Make the shipped results of the bottleneck lesson: ``assets/results/seq2seq_bottleneck.json``.
 
-For every context size D in ``lessons.seq2seq_bottleneck.CONTEXT_SIZES`` and every seed it trains the copy task
-without attention (``gru-none``) and with additive attention (``gru-additive``), and at D = ``POOL_D`` the model
-whose context is the mean of the encoder states (``gru-mean``), each from the same seed for the same number of
+For every context size D in ``lessons.seq2seq_bottleneck.experiment.CONTEXT_SIZES`` and every seed it trains the
+copy task without attention (``gru-none``) and with additive attention (``gru-additive``), and at D = ``POOL_D`` the
+model whose context is the mean of the encoder states (``gru-mean``), each from the same seed for the same number of
 steps, then decodes the whole test split greedily and scores it by source length (exact match and token
 accuracy), and records what each model writes for the lecture's growing sentence and what model it is (every
 encoder here is unidirectional). Written with
@@ -33,65 +33,68 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lessons import seq2seq_bottleneck  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
+from lessons.seq2seq_bottleneck import experiment, scoring, shipped  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
-    parser.add_argument("--steps", type=int, default=seq2seq_bottleneck.STEPS, help="training steps per model")
+    parser.add_argument("--steps", type=int, default=experiment.STEPS, help="training steps per model")
     parser.add_argument(
-        "--sizes", type=int, nargs="+", default=list(seq2seq_bottleneck.CONTEXT_SIZES), help="context sizes D to train"
+        "--sizes", type=int, nargs="+", default=list(experiment.CONTEXT_SIZES), help="context sizes D to train"
     )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="initial weights, batch order (≥ 3)")
-    parser.add_argument("--out", type=Path, default=seq2seq_bottleneck.RESULTS_PATH, help="where to write the JSON")
+    parser.add_argument("--out", type=Path, default=shipped.RESULTS_PATH, help="where to write the JSON")
     args = parser.parse_args(argv)
 
     torch.set_num_threads(args.threads)
     load_before = os.getloadavg()
     started = time.perf_counter()
-    task = seq2seq_bottleneck.lesson_task()
+    task = experiment.lesson_task()
     for split in ("train", "valid", "test"):
         task.encoded(split)  # tokenize before any clock starts
-    test = seq2seq_bottleneck.scored_batch()
+    test = scoring.scored_batch()
 
     def config(model_name: str):
-        return seq2seq_bottleneck.train_config(model_name, steps=args.steps)
+        return experiment.train_config(model_name, steps=args.steps)
 
     def run_one(model_name: str, seed: int):
-        pooled = [seq2seq_bottleneck.POOL_D] if seq2seq_bottleneck.POOL_D in args.sizes else []
-        sizes = args.sizes if model_name != seq2seq_bottleneck.POOLED else pooled
+        pooled = [experiment.POOL_D] if experiment.POOL_D in args.sizes else []
+        sizes = args.sizes if model_name != experiment.POOLED else pooled
         for hidden in sizes:
-            model = seq2seq_bottleneck.build(model_name, hidden, seed)
-            result = seq2seq_bottleneck.train_model(model, dataclasses.replace(config(model_name), seed=seed))
+            model = experiment.build(model_name, hidden, seed)
+            result = experiment.train_model(model, dataclasses.replace(config(model_name), seed=seed))
             model.eval()
-            accuracy = seq2seq_bottleneck.evaluate_by_length(model, test)
-            outputs = {text: seq2seq_bottleneck.copy_text(model, text) for text in seq2seq_bottleneck.EXAMPLES}
-            yield seq2seq_bottleneck.measured_run(model_name, model, result, accuracy, outputs, seed)
+            accuracy = scoring.evaluate_by_length(model, test)
+            outputs = {text: scoring.copy_text(model, text) for text in experiment.EXAMPLES}
+            yield shipped.measured_run(model_name, model, result, accuracy, outputs, seed)
 
     def progress(run, done: int, total: int) -> None:
         exact = [p["exact_match"] for p in run.curve]
-        print(f"[{done}/{total}] {run.variant:13s} seed {run.seed} D={run.params['hidden_size']:4d} "
-              f"{run.final['steps']:.0f} steps {run.final['seconds']:6.1f} s loss {run.final['loss']:.3f} "
-              f"exact match by length {exact}", flush=True)  # fmt: skip
+        print(
+            f"[{done}/{total}] {run.variant:13s} seed {run.seed} D={run.params['hidden_size']:4d} "
+            f"{run.final['steps']:.0f} steps {run.final['seconds']:6.1f} s loss {run.final['loss']:.3f} "
+            f"exact match by length {exact}",
+            flush=True,
+        )
 
     lengths = Counter(n - 1 for n in test.source_lengths.tolist())  # characters, EOS not counted
     command = "python scripts/seq2seq_bottleneck_results.py " + " ".join(sys.argv[1:] if argv is None else argv)
     meta = {
-        "script": seq2seq_bottleneck.SCRIPT,
+        "script": shipped.SCRIPT,
         "what": (
             "Copy task, trained without attention (gru-none) and with additive attention (gru-additive) for each "
             "context size D, and with the mean of the encoder states as context (gru-mean) at D = "
-            f"{seq2seq_bottleneck.POOL_D}; unidirectional GRU encoders; greedy decoding of the test split scored "
+            f"{experiment.POOL_D}; unidirectional GRU encoders; greedy decoding of the test split scored "
             "by source length."
         ),
         "command": command.strip(),
         "seeds": args.seeds,
         "task": {
-            "name": seq2seq_bottleneck.TASK,
-            "seed": seq2seq_bottleneck.TASK_SEED,
-            "options": seq2seq_bottleneck.TASK_OPTIONS,
+            "name": experiment.TASK,
+            "seed": experiment.TASK_SEED,
+            "options": experiment.TASK_OPTIONS,
         },
         "evaluation": {
             "split": "test",
@@ -99,23 +102,30 @@ def main(argv: list[str] | None = None) -> int:
             "strings_by_length": {str(n): lengths[n] for n in sorted(lengths)},
             "decoding": "greedy",
         },
-        "train_config": {name: dataclasses.asdict(config(name)) for name in seq2seq_bottleneck.LABELS},
-        "examples": list(seq2seq_bottleneck.EXAMPLES),
+        "train_config": {name: dataclasses.asdict(config(name)) for name in experiment.LABELS},
+        "examples": list(experiment.EXAMPLES),
         "vocabulary_size": task.source_tokenizer.vocab_size,
     }
-    variants = list(seq2seq_bottleneck.LABELS)
-    results = measure(variants, args.seeds, run_one, meta, progress, seq2seq_bottleneck.LABELS)
-    results = dataclasses.replace(results, meta={
-        **results.meta,
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": {"cpu_count": os.cpu_count(), "torch_threads": args.threads, "torch": torch.__version__,
-                    "python": platform.python_version()},
-        "load_average_before": [round(v, 2) for v in load_before],
-        "load_average_after": [round(v, 2) for v in os.getloadavg()],
-        "seconds": round(time.perf_counter() - started, 1),
-    })  # fmt: skip
+    variants = list(experiment.LABELS)
+    results = measure(variants, args.seeds, run_one, meta, progress, experiment.LABELS)
+    results = dataclasses.replace(
+        results,
+        meta={
+            **results.meta,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": {
+                "cpu_count": os.cpu_count(),
+                "torch_threads": args.threads,
+                "torch": torch.__version__,
+                "python": platform.python_version(),
+            },
+            "load_average_before": [round(v, 2) for v in load_before],
+            "load_average_after": [round(v, 2) for v in os.getloadavg()],
+            "seconds": round(time.perf_counter() - started, 1),
+        },
+    )
     out = results.save(args.out)
-    seq2seq_bottleneck.load_results(out)  # what was written must read back
+    shipped.load_results(out)  # what was written must read back
     print(f"wrote {out} in {results.meta['seconds']} s", flush=True)
     return 0
 

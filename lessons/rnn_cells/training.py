@@ -1,11 +1,13 @@
-"""Lesson: RNN cells, section "Train the three cells": the lecture's agreement example as a task, trained live.
+"""The training recipe of section 5 (:mod:`.agreement`): the lecture's agreement example as a task, trained live
+and measured for the shipped comparison.
 
 The Transformer lecture's "The cat, which already ate …, was full." asks a cell to carry the number of the
 subject across a clause to choose the verb. Here that is a tiny synthetic task: a sequence starts with *cat*
 or *cats*, then T distractor words follow, and the model must answer *was* or *were* from its last state.
-A plain RNN, a GRU and an LSTM of the same size, from the same seed, see the same batches in turn; the page
-plots each one's held-out accuracy and, for the gated cells, the keep gate of one fixed example over time,
-computed by :mod:`minimodels.cells` from the trained weights.
+A plain RNN, a GRU and an LSTM of the same size, from the same seed, see the same batches in turn; each report
+holds each one's held-out accuracy and, for the gated cells, the keep gate of one fixed example over time,
+computed by :mod:`minimodels.cells` from the trained weights. The shipped comparison is read back here too
+(:func:`load_results`), with the chance level its sentences are measured against.
 
 Letters: B batch, T distance (distractors between the subject and the verb), E embedding size, H hidden size.
 """
@@ -13,7 +15,6 @@ Letters: B batch, T distance (distractors between the subject and the verb), E e
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import threading
 import time
@@ -22,24 +23,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import plotly.graph_objects as go
 import torch
-from plotly.subplots import make_subplots
 from torch import nn
 
-from lessons.common.charts import SEQUENTIAL_COLORSCALE, safe_label
-from lessons.common.comparison import Comparison, Run, curves_chart
+from lessons.common.comparison import Comparison, Run
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
 from minimodels.adam import Adam
 from minimodels.cells import GRUCell, LSTMCell
 
 SUBJECTS = ("cat", "cats")  # class 0, class 1
 VERBS = ("was", "were")  # what each subject needs
-FILLERS = ("which", "already", "ate", "a", "the", "fish", "mouse", "mice", "and", "slept", "then", "very",
-           "quickly", "yesterday")  # fmt: skip
+FILLERS = (
+    "which",
+    "already",
+    "ate",
+    "a",
+    "the",
+    "fish",
+    "mouse",
+    "mice",
+    "and",
+    "slept",
+    "then",
+    "very",
+    "quickly",
+    "yesterday",
+)
 VOCAB = SUBJECTS + FILLERS
 KINDS = ("RNN", "GRU", "LSTM")
-COLORS = {"RNN": "#d62728", "GRU": "#2ca02c", "LSTM": "#1f77b4"}
 # The gate drawn for each gated cell: the fraction of the memory *kept* from one step to the next.
 KEEP_GATE = {"GRU": ("update", "1 − Γ_u (kept)"), "LSTM": ("forget", "Γ_f (kept)")}
 
@@ -48,9 +59,9 @@ DEFAULT_DISTANCE = 20
 EMBED = 8  # E
 HIDDEN = 16  # H, the same for the three cells
 BATCH = 32  # sequences per step, the same batch for the three cells
-# Adam's learning rate, the same for every cell. At 0.03 (this lesson's first recipe, 300 steps) the LSTM stayed at
-# chance at T = 40 on seeds 0 and 2 while the GRU solved it on all three: too large a step for our LSTM, not a limit
-# of its gates; at 0.01 it solved T = 40 on 3 of 3 seeds, and at 0.003 (600 steps) every distance up to 80.
+# Adam's learning rate, the same for every cell. At 0.03 (300 steps) the LSTM stayed at chance at T = 40 on seeds 0
+# and 2 while the GRU solved it on all three: too large a step for our LSTM, not a limit of its gates; at 0.01 it
+# solved T = 40 on 3 of 3 seeds, and at 0.003 (600 steps) every distance up to 80.
 # Reproduce: scripts/rnn_cells_results.py --lr 0.03 --steps 300 --seeds 0 1 2 --distances 40 --out /tmp/lr.json
 LR = 0.003
 STEPS = 600  # at most, per cell
@@ -68,7 +79,6 @@ STANDARD_BIAS = 1.0
 STANDARD = "LSTM b=1"  # the shipped comparison's fourth variant: an LSTM whose forget-gate bias starts at 1
 VARIANTS = KINDS + (STANDARD,)  # the shipped comparison's variants (the live panel trains the KINDS)
 LABELS = {STANDARD: "LSTM, forget bias 1"}
-COLORS[STANDARD] = "#9467bd"
 CHANCE_SES = 3.0  # a cell is "at chance" while no seed beats chance by more than this many standard errors
 LIVE_BUDGETS = (5, 10, 20, 30)  # seconds for the three cells together
 RESULTS = Path(__file__).resolve().parents[2] / "assets" / "results" / "rnn_cells.json"
@@ -231,8 +241,9 @@ def train(
             losses[kind] = loss.item()
             if step % REPORT_EVERY == 0 or step == steps:
                 acc = accuracy(model, x_eval, y_eval)
-                histories[kind].append(Point(step, round(seconds[kind] + time.perf_counter() - start, 3),
-                                             round(losses[kind], 4), acc))  # fmt: skip
+                histories[kind].append(
+                    Point(step, round(seconds[kind] + time.perf_counter() - start, 3), round(losses[kind], 4), acc)
+                )
                 if acc >= TARGET:
                     training.discard(kind)
             seconds[kind] += time.perf_counter() - start
@@ -288,59 +299,12 @@ def replay_frame(snapshot: Report) -> np.ndarray | None:
     return snapshot.gates.get("LSTM")
 
 
-# ------------------------------------------------------------------------------------------------ figures
-def report_gates(report: Report):
-    """:func:`gates_figure` of one live report, titled with its step and distance."""
-    title = f"Keep gates on one fixed example at step {report.step} (T = {report.distance}): dark = keep the memory"
-    return gates_figure(report.gates, report.tokens, title=title)
-
-
-def answers_text(report: Report) -> str:
-    """What each cell answers on the fixed example, as Markdown: "RNN says *were*, GRU says *was*, …"."""
-    return ", ".join(f"{kind} says *{verb}*" for kind, verb in report.answers.items())
-
-
-def live_curves(histories: Mapping[str, Sequence[Point]], *, height: int = 320) -> dict:
-    """Each cell's held-out accuracy against training steps, as it trains: one seed per cell, drawn by the one
-    curve builder (:func:`~lessons.common.comparison.curves_chart`) over the chance line."""
-    points = [
-        {"variant": kind, "label": kind, "order": KINDS.index(kind), "seed": 0, "x": p.step, "y": p.accuracy}
-        for kind, history in histories.items()
-        for p in history
-    ]
-    spec = curves_chart(points, y_title="held-out accuracy", x_title="training step", percent=True, height=height,
-                        title="Held-out accuracy while it trains", colors=COLORS)  # fmt: skip
-    return with_chance(spec)
-
-
-def gates_figure(gates: Mapping[str, np.ndarray], tokens: Sequence[str], *, title: str = "", height: int = 360):
-    """The gated cells' keep gates on the probe, hidden units × tokens, side by side."""
-    kinds = [k for k in KEEP_GATE if k in gates]
-    labels = [safe_label(t) for t in tokens]
-    fig = make_subplots(rows=1, cols=max(1, len(kinds)), subplot_titles=[f"{k}: {KEEP_GATE[k][1]}" for k in kinds],
-                        horizontal_spacing=0.06)  # fmt: skip
-    for col, kind in enumerate(kinds, start=1):
-        z = gates[kind]
-        fig.add_trace(go.Heatmap(z=z, y=[f"unit {i + 1}" for i in range(z.shape[0])], coloraxis="coloraxis",
-                                 text=[labels] * z.shape[0],  # positions on the axis, words on hover and ticks
-                                 hovertemplate="%{y}, step %{x}: “%{text}”, kept %{z:.3f}<extra></extra>"),
-                      row=1, col=col)  # fmt: skip
-    coloraxis = {"colorscale": SEQUENTIAL_COLORSCALE, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": "kept"}}
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 60, "b": 10}, title=title, coloraxis=coloraxis)
-    fig.update_xaxes(tickvals=list(range(len(labels))), ticktext=labels, tickangle=-90, tickfont_size=10)
-    for col in range(2, len(kinds) + 1):
-        fig.update_yaxes(showticklabels=False, row=1, col=col)
-    return fig
-
-
 # ------------------------------------------------------------------------------------------------ shipped results
 # ``assets/results/rnn_cells.json``: a :class:`~lessons.common.comparison.Comparison` of the three cells (variants)
 # over seeds, one run per cell, seed and distance (``params={"distance": T}``), measured by
 # ``scripts/rnn_cells_results.py``. Each run's ``final``: its held-out accuracy, its steps and its own seconds.
 SCRIPT = "scripts/rnn_cells_results.py"
 ACCURACY = "accuracy"  # the final metric the lesson compares: held-out accuracy when training ended
-SOLVED = 0.95  # a distance counts as solved by a cell when every seed reaches this
-DISTANCE_TITLE = "distance T (words between subject and verb)"  # short enough for a 390 px phone
 
 
 def measured_run(kind: str, seed: int, distance: int, steps: int = STEPS, lr: float = LR) -> Run:
@@ -363,11 +327,6 @@ def load_results(path: Path | str | None = None) -> Comparison:
     return results
 
 
-def label_of(results: Comparison, variant: str) -> str:
-    """What a student reads for a variant: the comparison's own label, else :data:`LABELS`, else the key."""
-    return results.labels.get(variant) or LABELS.get(variant, variant)
-
-
 def chance(distance: int) -> float:
     """Chance on the held-out set: the accuracy of always answering its more common verb (about 50%)."""
     share = float(held_out(distance)[1].float().mean())
@@ -379,93 +338,6 @@ def chance_ceiling(distance: int) -> float:
     set (√(p(1 − p)/n) with n = :data:`EVAL_SIZE`): a guesser beats it about once in a thousand tries."""
     p = chance(distance)
     return p + CHANCE_SES * math.sqrt(p * (1.0 - p) / EVAL_SIZE)
-
-
-def results_chart(results: Comparison, *, height: int = 380) -> dict:
-    """Final held-out accuracy against the distance T: per variant the mean over seeds, a band of ± one sd and each
-    seed faintly (:func:`~lessons.common.comparison.curves_chart`), over a dotted line at chance (computed)."""
-    points = [p | {"label": label_of(results, p["variant"])} for p in results.sweep_points(ACCURACY, "distance")]
-    spec = curves_chart(
-        points, y_title="held-out accuracy", x_title=DISTANCE_TITLE, height=height, percent=True, colors=COLORS,
-        title=f"Held-out accuracy after training ({len(results.seeds)} seeds)",
-    )  # fmt: skip
-    return with_chance(spec, chance(max(results.param_values("distance"))))
-
-
-def with_chance(spec: dict, level: float = 0.5) -> dict:
-    """A curves chart over a dotted line at chance (``level``), labelled."""
-    curves = {"encoding": spec.pop("encoding"), "layer": spec.pop("layer")}  # the rule must not inherit x and colour
-    data = {"values": [{}]}
-    rule = {"data": data, "mark": {"type": "rule", "strokeDash": [4, 4], "color": "gray",
-                                   "tooltip": f"chance: {level:.1%}", "description": f"chance: {level:.1%}"},
-            "encoding": {"y": {"datum": level, "type": "quantitative"}}}  # fmt: skip
-    text = {"data": data, "mark": {"type": "text", "text": "chance", "align": "left", "baseline": "bottom",
-                                   "dx": 4, "dy": -2, "color": "gray"},
-            "encoding": {"x": {"value": 0}, "y": {"datum": level, "type": "quantitative"}}}  # fmt: skip
-    return spec | {"layer": [curves, rule, text]}
-
-
-def solved_at(results: Comparison, kind: str) -> list[int]:
-    """The distances at which every seed of ``kind`` reached :data:`SOLVED`."""
-    return [
-        d for d in results.param_values("distance")
-        if (s := results.spread(ACCURACY, kind, {"distance": d})).n and s.min >= SOLVED and not s.missing
-    ]  # fmt: skip
-
-
-def at_chance(results: Comparison, kind: str) -> list[int]:
-    """The distances at which no seed of ``kind`` beat :func:`chance_ceiling`: it learned nothing we can tell."""
-    return [
-        d for d in results.param_values("distance")
-        if (s := results.spread(ACCURACY, kind, {"distance": d})).n and s.max < chance_ceiling(d)
-    ]  # fmt: skip
-
-
-def _distances(ds: Sequence[int]) -> str:
-    return ", ".join(map(str, ds)) if ds else "none"
-
-
-def results_summary(results: Comparison) -> str:
-    """What the shipped comparison says, computed from it: where each variant solved the task and where it stayed
-    at chance; then, at the first distance the plain RNN did not solve (else the longest) and at the longest, each
-    gated cell against the plain RNN (:meth:`~lessons.common.comparison.Comparison.compare`: "beats", "does not
-    beat" or "too close to call"); then the LSTM's forget-gate bias, 3 against 1, at the longest distance. One
-    Markdown bullet a sentence."""
-    results = dataclasses.replace(results, labels=LABELS | dict(results.labels))  # the verdicts' wording
-    distances = results.param_values("distance")
-    present = [v for v in VARIANTS if v in results.variants and results.runs_of(v)]
-    label = functools.partial(label_of, results)
-    solved = "; ".join(f"{label(v)} at T = {_distances(solved_at(results, v))}" for v in present)
-    sentences = [f"Solved (every seed ≥ {SOLVED:.0%}): {solved}."]
-    stuck = {v: ds for v in present if (ds := at_chance(results, v))}
-    ceiling = max(chance_ceiling(d) for d in distances)
-    if stuck:
-        where = "; ".join(f"{label(v)} at T = {_distances(ds)}" for v, ds in stuck.items())
-        sentences.append(f"Still at chance ({chance(distances[-1]):.0%}; no seed above {ceiling:.0%}): {where}.")
-    else:
-        sentences.append(f"No cell is at chance ({chance(distances[-1]):.0%}) at any distance.")
-    unsolved = [d for d in distances if d not in solved_at(results, "RNN")] if "RNN" in present else []
-    for d in dict.fromkeys(([unsolved[0]] if unsolved else []) + [distances[-1]]):
-        for kind in [k for k in ("GRU", "LSTM") if k in present]:
-            verdict = results.compare(kind, "RNN", ACCURACY, where={"distance": d})
-            sentences.append(verdict.sentence(".0%", f"held-out accuracy at T = {d}"))
-    if STANDARD in present and "LSTM" in present:
-        sentences.append(
-            results.compare("LSTM", STANDARD, ACCURACY, where={"distance": distances[-1]}).sentence(
-                ".0%", f"held-out accuracy at T = {distances[-1]}"
-            )
-        )
-    return "\n".join(f"- {sentence}" for sentence in sentences)
-
-
-def provenance_note(results: Comparison) -> str:
-    """What the provenance caption adds for this comparison: the recipe's limits."""
-    recipe = results.meta.get("recipe", {})
-    return (
-        f"At most {recipe.get('max_steps', STEPS)} steps per cell at learning rate {recipe.get('lr', LR):g}, a cell "
-        f"stopping at {TARGET:.0%} on {EVAL_SIZE} held-out sequences; each seed a faint line, the band ± one sd. The "
-        "accuracies depend only on the seeds."
-    )
 
 
 def as_dict(histories: Mapping[str, Sequence[Point]]) -> dict:

@@ -83,7 +83,7 @@ def test_training_never_imports_the_compiler():
 import sys, torch
 from minimodels.tasks import get_task
 from minimodels.train import build_model, default_train_config, train
-from lessons.rnn_cells.sequences import train_tagger
+from lessons.rnn_cells.standard_network import train_tagger
 from tests.helpers import open_page
 task = get_task("copy")
 for name in ("gru-additive", "transformer"):

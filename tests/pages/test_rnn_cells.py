@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from lessons import rnn_cells
+from lessons.rnn_cells import seeded_cells, step_through
 from tests.helpers import (
     answer_exercise,
     open_without_results,
@@ -32,10 +32,10 @@ def test_page_opens_on_the_lecture_sentence_fully_read(at):
     assert not at.exception
     assert at.title[0].value == "RNN cells"
     tokens = at.session_state["rnn_cells.tokens"]
-    assert tokens == rnn_cells.parse_sentence(rnn_cells.DEFAULT_SENTENCE).tokens
+    assert tokens == step_through.parse_sentence(step_through.DEFAULT_SENTENCE).tokens
     assert at.slider(key="rnn_cells.step").value == len(tokens)
     fig = cell_figure(at)
-    assert [d["type"] for d in fig["data"]] == ["heatmap"] * len(rnn_cells.PANELS["LSTM"]) + ["scatter"]  # + outline
+    assert [d["type"] for d in fig["data"]] == ["heatmap"] * len(step_through.PANELS["LSTM"]) + ["scatter"]  # + outline
     assert f"step {len(tokens)} of {len(tokens)}" in fig["layout"]["title"]["text"]
     titles = [json.loads(c.proto.spec)["title"] for c in at.get("vega_lite_chart")]
     starts = ("Parameters vs", "‖∂a", "Held-out accuracy after", "Forward time")  # the page's order of sections
@@ -44,12 +44,12 @@ def test_page_opens_on_the_lecture_sentence_fully_read(at):
     assert len(at.latex) >= 4  # RNN, GRU, LSTM and the chain rule
 
 
-@pytest.mark.parametrize("kind", list(rnn_cells.CELLS))
+@pytest.mark.parametrize("kind", list(seeded_cells.CELLS))
 def test_each_cell_draws_its_own_gates(at, kind):
     at.radio(key="rnn_cells.kind").set_value(kind).run()
     assert not at.exception
     fig = cell_figure(at)
-    assert sum(d["type"] == "heatmap" for d in fig["data"]) == len(rnn_cells.PANELS[kind])
+    assert sum(d["type"] == "heatmap" for d in fig["data"]) == len(step_through.PANELS[kind])
     assert fig["layout"]["title"]["text"].startswith(kind)
 
 
@@ -159,12 +159,12 @@ def test_exercises_are_checked(at):
 
 # --- 2. Why not a standard network --------------------------------------------------------------------------
 def test_the_standard_network_section_counts_for_the_students_t_and_shows_sharing(at):
-    from lessons.rnn_cells import sequences
+    from lessons.rnn_cells import standard_network
 
-    assert any(m.value == sequences.counts_text(20) for m in at.markdown)
+    assert any(m.value == standard_network.counts_text(20) for m in at.markdown)
     at.slider(key="rnn_cells.window").set_value(50).run()
     assert not at.exception
-    assert any(m.value == sequences.counts_text(50) for m in at.markdown)
+    assert any(m.value == standard_network.counts_text(50) for m in at.markdown)
     chart = next(c for c in at.get("vega_lite_chart") if "Parameters vs length" in spec_text(c))
     assert {(r["label"], r["x"]) for r in vega_rows(chart)} >= {("window network", 50.0), ("RNN", 50.0)}
     summary = next(m.value for m in at.markdown if "never saw a name" in m.value)
@@ -174,16 +174,16 @@ def test_the_standard_network_section_counts_for_the_students_t_and_shows_sharin
 
 # --- 6. The price of recurrence ----------------------------------------------------------------------------
 def test_the_sequential_section_draws_measured_times_and_says_what_they_show(at):
-    from lessons.rnn_cells import timing
+    from lessons.rnn_cells import sequential
 
     chart = next(c for c in at.get("vega_lite_chart") if "Forward time (" in spec_text(c))
     rows = vega_rows(chart)
-    assert {r["label"] for r in rows} == set(timing.LAYERS)
-    assert {r["x"] for r in rows} == {float(t) for t in timing.LENGTHS}
+    assert {r["label"] for r in rows} == set(sequential.LAYERS)
+    assert {r["x"] for r in rows} == {float(t) for t in sequential.LENGTHS}
     assert all(r["mean"] > 0 for r in rows)
     sentence = next(m.value for m in at.markdown if m.value.startswith("From T = "))
-    rnn = {r["x"]: r["mean"] for r in rows if r["label"] == timing.RNN_NAME}
-    longest = max(timing.LENGTHS)
+    rnn = {r["x"]: r["mean"] for r in rows if r["label"] == sequential.RNN_NAME}
+    longest = max(sequential.LENGTHS)
     assert f"the RNN took {rnn[longest]:.3g} ms per sequence" in sentence  # the sentence is the chart's numbers
 
 
@@ -198,19 +198,19 @@ def figure_titled(at, start: str) -> dict:
 
 
 def test_the_shipped_table_is_shown_at_once_and_says_how_it_was_made(at):
-    from lessons.rnn_cells import training as rnn_training
+    from lessons.rnn_cells import agreement, training
 
-    results = rnn_training.load_results()
+    results = training.load_results()
     (chart,) = [
         c for c in at.get("vega_lite_chart") if json.loads(c.proto.spec).get("title", "").startswith("Held-out")
     ]
     rows = vega_rows(chart)
     means = {(r["label"], r["x"]): r["mean"] for r in rows if r["kind"] == "mean"}
-    assert {label for label, _ in means} == {rnn_training.LABELS.get(v, v) for v in rnn_training.VARIANTS}
-    for d in rnn_training.DISTANCES:
-        assert means[("RNN", d)] == pytest.approx(results.spread(rnn_training.ACCURACY, "RNN", {"distance": d}).mean)
+    assert {label for label, _ in means} == {training.LABELS.get(v, v) for v in training.VARIANTS}
+    for d in training.DISTANCES:
+        assert means[("RNN", d)] == pytest.approx(results.spread(training.ACCURACY, "RNN", {"distance": d}).mean)
     assert sum(r["kind"] == "seed" for r in rows) == len(results.runs)  # every seed drawn, not only a summary
-    assert any(m.value == rnn_training.results_summary(results) for m in at.markdown)
+    assert any(m.value == agreement.results_summary(results) for m in at.markdown)
     n = len(results.seeds)
     assert n >= 3 and any("scripts/rnn_cells_results.py" in c.value and f"n = {n}" in c.value for c in at.caption)
     assert at.button(key="rnn_cells.train.train").disabled is False

@@ -8,6 +8,7 @@ import pytest
 
 from lessons import seq2seq_bottleneck
 from lessons.common.live import TrainingRun
+from lessons.seq2seq_bottleneck import experiment, live_training, pooling, shipped, where_it_breaks
 from tests.helpers import answer_exercise, open_without_results, plotly_array, vega_rows, vega_specs
 from tests.helpers import plotly_specs as figures
 
@@ -48,24 +49,24 @@ def test_page_opens_with_the_squeeze_the_shipped_curves_and_the_exercises(at):
     np.testing.assert_array_equal(context[0], states[-1])  # c = h_S, drawn under the states
     assert bars["type"] == "bar" and plotly_array(bars["x"]).shape == (18,)  # one bar beside each character's state
     assert figure(at, "Encoder states")["layout"]["yaxis"]["ticktext"][-1] == "c = h19"
-    results = seq2seq_bottleneck.load_results()
+    results = shipped.load_results()
     titles = [spec.get("title") for spec in vega_specs(at)]
     assert f"exact match, D = 64, {len(results.seeds)} seeds" in titles
     grid = [f for f in figures(at) if [t["type"] for t in f["data"]] == ["heatmap", "heatmap"]]
     assert len(grid) == 1
-    assert summary_of(at) == seq2seq_bottleneck.summary(results, 64, "exact_match")
+    assert summary_of(at) == where_it_breaks.summary(results, 64, "exact_match")
     overview = next(m.value for m in at.markdown if m.value.startswith("**What the whole sweep shows.**"))
-    assert seq2seq_bottleneck.overview(results, "exact_match") in overview
+    assert where_it_breaks.overview(results, "exact_match") in overview
     labels = [c.value for c in at.caption if c.value.startswith("Shipped, trained for this page")]
-    assert labels[0] == seq2seq_bottleneck.shipped_models(results, 64)
-    assert labels[1] == seq2seq_bottleneck.shipped_models(results, 64, seq2seq_bottleneck.POOL_ORDER)
+    assert labels[0] == where_it_breaks.shipped_models(results, 64)
+    assert labels[1] == where_it_breaks.shipped_models(results, 64, pooling.POOL_ORDER)
     assert all("unidirectional GRU encoder" in label for label in labels)  # every shipped model says what it is
-    assert any(m.value == seq2seq_bottleneck.pooling_summary(results) for m in at.markdown)
+    assert any(m.value == pooling.pooling_summary(results) for m in at.markdown)
     assert at.expander[0].label.startswith("Symbols on this page")  # the table of symbols near the top
     table = next(d.value for d in at.dataframe if "string" in d.value.columns)
-    assert list(table["string"]) == list(seq2seq_bottleneck.EXAMPLES)
-    outputs = seq2seq_bottleneck.shipped_run(results, "gru-additive", 64).extra["outputs"]
-    assert list(table["with attention wrote"]) == [outputs[t] for t in seq2seq_bottleneck.EXAMPLES]
+    assert list(table["string"]) == list(experiment.EXAMPLES)
+    outputs = shipped.shipped_run(results, "gru-additive", 64).extra["outputs"]
+    assert list(table["with attention wrote"]) == [outputs[t] for t in experiment.EXAMPLES]
     provenance = [c.value for c in at.caption if c.value.startswith("Measured by")]
     assert len(provenance) == 1 and "scripts/seq2seq_bottleneck_results.py" in provenance[0]
     assert f"(n = {len(results.seeds)})" in provenance[0] and "800 steps each" in provenance[0]
@@ -98,13 +99,13 @@ def test_long_or_odd_strings_are_used_with_a_note(at, typed, note):
     at.text_input(key="seq2seq_bottleneck.text").set_value(typed).run()
     assert not at.exception and not at.warning
     assert at.info and note in at.info[0].value
-    assert len(states_labels(at)) <= seq2seq_bottleneck.MAX_LEN + 1
+    assert len(states_labels(at)) <= experiment.MAX_LEN + 1
     raw = figure(at, "Encoder states")["layout"]["yaxis"]["ticktext"]
     assert not any("<" in label for label in raw)  # escaped labels: no markup reaches the chart
 
 
 def test_the_demo_context_size_changes_the_vector_not_the_rows(at):
-    for d in seq2seq_bottleneck.CONTEXT_SIZES:
+    for d in experiment.CONTEXT_SIZES:
         at.select_slider(key="seq2seq_bottleneck.demo_d").set_value(d).run()
         assert not at.exception
         states, context, _ = figure(at, "Encoder states")["data"]
@@ -112,28 +113,28 @@ def test_the_demo_context_size_changes_the_vector_not_the_rows(at):
 
 
 def test_the_experiment_controls_redraw_the_curves_and_the_summary(at):
-    results = seq2seq_bottleneck.load_results()
-    for d in seq2seq_bottleneck.CONTEXT_SIZES:
+    results = shipped.load_results()
+    for d in experiment.CONTEXT_SIZES:
         at.select_slider(key="seq2seq_bottleneck.d").set_value(d).run()
         assert not at.exception
-        assert summary_of(at) == seq2seq_bottleneck.summary(results, d, "exact_match")
-        assert any(c.value == seq2seq_bottleneck.shipped_models(results, d) for c in at.caption)
+        assert summary_of(at) == where_it_breaks.summary(results, d, "exact_match")
+        assert any(c.value == where_it_breaks.shipped_models(results, d) for c in at.caption)
     at.radio(key="seq2seq_bottleneck.metric").set_value("token_accuracy").run()
     assert not at.exception
-    top = seq2seq_bottleneck.CONTEXT_SIZES[-1]
+    top = experiment.CONTEXT_SIZES[-1]
     rows = curves(at, f"token accuracy, D = {top},")
     means = [r["mean"] for r in rows if r["kind"] == "mean" and r["label"] == "without attention"]
-    np.testing.assert_allclose(means, seq2seq_bottleneck.accuracy_of(results, "gru-none", top).token_accuracy)
+    np.testing.assert_allclose(means, shipped.accuracy_of(results, "gru-none", top).token_accuracy)
     assert {r["seed"] for r in rows if r["kind"] == "seed"} == set(results.seeds)  # each seed drawn, faint
-    assert summary_of(at) == seq2seq_bottleneck.summary(results, top, "token_accuracy")
+    assert summary_of(at) == where_it_breaks.summary(results, top, "token_accuracy")
     assert "token accuracy on strings of 13–18 characters" in summary_of(at)
 
 
 def test_the_pooling_example_computes_the_lectures_weights_and_refuses_bad_input(at):
     pooled = figure(at, "Three states, pooled two ways")
-    expected = seq2seq_bottleneck.pool(((1, 0), (0, 1), (1, 1)), (0.60, 0.35, 0.05))
+    expected = pooling.pool(((1, 0), (0, 1), (1, 1)), (0.60, 0.35, 0.05))
     assert plotly_array(pooled["data"][2]["x"])[0] == pytest.approx(expected.attended[0])
-    assert any(seq2seq_bottleneck.pooling_text(expected) in x.value for x in at.latex)
+    assert any(pooling.pooling_text(expected) in x.value for x in at.latex)
     at.text_input(key="seq2seq_bottleneck.weights").set_value("1, 1, 2").run()
     assert not at.exception and any("add up to 4%" in i.value for i in at.info)
     assert plotly_array(figure(at, "Three states, pooled two ways")["data"][2]["x"])[0] == pytest.approx(0.75)
@@ -164,8 +165,9 @@ def test_exercises_are_checked(at):
     answer_exercise(at, "seq2seq_bottleneck.ex4", 1.0)
     assert any("(2 + 0 + 1) / 3 = 1.00" in s.value for s in at.success)
     answer_exercise(at, "seq2seq_bottleneck.ex5", 2.0)  # the mean's second number, not the weighted sum's
-    assert any("Not quite" in w.value and exercises["seq2seq_bottleneck.ex5"].explanation in w.value
-               for w in at.warning)  # fmt: skip
+    assert any(
+        "Not quite" in w.value and exercises["seq2seq_bottleneck.ex5"].explanation in w.value for w in at.warning
+    )
     options = at.radio(key="seq2seq_bottleneck.ex6.answer").options
     answer_exercise(at, "seq2seq_bottleneck.ex6", options[1])
     assert any("remembers best what it read last" in w.value for w in at.warning)
@@ -205,9 +207,9 @@ def started(monkeypatch):
 @pytest.fixture
 def tiny(monkeypatch):
     """A tiny budget: a few steps per model, a report every few, two strings of each length."""
-    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_STEPS", 8)
-    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_REPORT_EVERY", 4)
-    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_PER_LENGTH", 2)
+    monkeypatch.setattr(live_training, "LIVE_STEPS", 8)
+    monkeypatch.setattr(live_training, "LIVE_REPORT_EVERY", 4)
+    monkeypatch.setattr(live_training, "LIVE_PER_LENGTH", 2)
 
 
 def dashed(fig: dict) -> dict[str, np.ndarray]:
@@ -226,9 +228,12 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
     assert run.wait(120), "the tiny run did not finish"
     assert run.status == "finished", run.error
     assert [(r.turn, r.step) for r in run.snapshots] == [
-        ("gru-additive", 4), ("gru-additive", 8), ("gru-none", 12), ("gru-none", 16),
-    ]  # fmt: skip
-    assert set(run.model) == set(seq2seq_bottleneck.MODELS)
+        ("gru-additive", 4),
+        ("gru-additive", 8),
+        ("gru-none", 12),
+        ("gru-none", 16),
+    ]
+    assert set(run.model) == set(experiment.MODELS)
     assert {(m.config.hidden_size, m.config.decoder_size, m.config.bidirectional) for m in run.model.values()} == {
         (8, 16, True)
     }  # H = 8 per direction, D = 16
@@ -252,11 +257,11 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
     described = next(m.value for m in at.markdown if m.value.startswith("**Without attention** ("))
     assert "(bidirectional GRU encoder (H = 8 per direction, D = 16) + GRU decoder, no attention" in described
     progress = figure(at, "Held-out exact match as each model trains")
-    assert [t["name"] for t in progress["data"]] == list(seq2seq_bottleneck.MODELS.values())
+    assert [t["name"] for t in progress["data"]] == list(experiment.MODELS.values())
     heatmap = figure(at, "With attention, step 8")
     z = plotly_array(heatmap["data"][0]["z"])
     np.testing.assert_allclose(z, attn.attention, rtol=1e-6)
-    assert z.shape == (len(attn.written), len(seq2seq_bottleneck.PROBE_TEXT) + 1)  # a row per character it wrote
+    assert z.shape == (len(attn.written), len(live_training.PROBE_TEXT) + 1)  # a row per character it wrote
     assert "its own copy (greedy)" in heatmap["layout"]["title"]["text"]
     assert any("no heatmap to draw" in c.value for c in at.caption)
     assert [b.proto.label for b in at.get("download_button")].count("Replay as GIF") == 1
@@ -285,7 +290,7 @@ def test_one_click_trains_both_models_and_draws_their_curves_the_heatmap_and_the
 
 
 def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, started, monkeypatch):
-    monkeypatch.setattr(seq2seq_bottleneck, "LIVE_REPORT_EVERY", 2)  # a report, hence a chance to stop, every 2 steps
+    monkeypatch.setattr(live_training, "LIVE_REPORT_EVERY", 2)  # a report, hence a chance to stop, every 2 steps
     at.select_slider(key="seq2seq_bottleneck.train_d").set_value(16).run()
     at.button(key="seq2seq_bottleneck.train.train").click().run()
     assert (
@@ -297,7 +302,7 @@ def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, star
     run = started[0]
     assert run.wait(120)
     assert run.status == "stopped" and run.snapshots
-    assert run.latest.turn == "gru-additive" and run.latest.step < seq2seq_bottleneck.LIVE_STEPS
+    assert run.latest.turn == "gru-additive" and run.latest.step < live_training.LIVE_STEPS
     at.run()
     assert not at.exception
     assert not at.button(key="seq2seq_bottleneck.train.train").disabled
@@ -309,7 +314,7 @@ def test_stop_keeps_the_partly_trained_model_and_never_starts_the_other(at, star
 
 
 def test_the_training_controls_rerun_the_section_cleanly_and_start_nothing(at, started):
-    for d in seq2seq_bottleneck.CONTEXT_SIZES:
+    for d in experiment.CONTEXT_SIZES:
         at.select_slider(key="seq2seq_bottleneck.train_d").set_value(d).run()
         assert not at.exception
     for seed in (0, 9999):

@@ -10,16 +10,16 @@ import pytest
 from lessons import (
     bahdanau_attention,
     queries_keys_values,
-    seq2seq_bottleneck,
     transformer,
 )
 from lessons.attention_bridge import one_meaning as bridge_one_meaning
 from lessons.attention_bridge import zero_shot as bridge_zero_shot
 from lessons.bahdanau_attention import step_by_step as bahdanau_step_by_step
 from lessons.multi_head_attention import resolving_it, split
-from lessons.rnn_cells import training as rnn_training
+from lessons.rnn_cells import agreement as rnn_agreement
 from lessons.scoring_functions import side_by_side as scoring_side_by_side
 from lessons.scoring_functions import where_scaling_matters as scoring_scaling_sweep
+from lessons.seq2seq_bottleneck import where_it_breaks
 from tests.helpers import open_page
 from ui.kept import Kept
 
@@ -43,7 +43,7 @@ def counted(monkeypatch, module, name: str) -> list:
         ("transformer", transformer, "exercises"),  # of the shipped model: a forward pass and a module a run
         ("bahdanau_attention", bahdanau_attention, "exercises"),
         ("bahdanau_attention", bahdanau_step_by_step, "walk"),  # the shipped model's, shared by reference
-        ("rnn_cells", rnn_training, "results_summary"),  # of the shipped results: chance levels from fresh batches
+        ("rnn_cells", rnn_agreement, "results_summary"),  # of the shipped results: chance levels from fresh batches
         ("scoring_functions", scoring_scaling_sweep, "load_sweep"),  # a comparison rebuilt from the results' meta
     ],
 )
@@ -100,9 +100,9 @@ def test_a_sentence_is_read_by_the_shipped_bridge_model_once_per_server(monkeypa
     [
         ("scoring_functions", scoring_side_by_side, "race_charts"),  # every seed's curves averaged, for every run
         ("queries_keys_values", queries_keys_values.worked_example, "thinking_machines"),  # the worked example, seeded
-        ("rnn_cells", rnn_training, "results_chart"),  # curves of shipped results drawn outside ui.measured
+        ("rnn_cells", rnn_agreement, "results_chart"),  # curves of shipped results drawn outside ui.measured
         ("attention_bridge", bridge_zero_shot, "history_charts"),
-        ("seq2seq_bottleneck", seq2seq_bottleneck, "shipped_chart"),
+        ("seq2seq_bottleneck", where_it_breaks, "shipped_chart"),
     ],
 )
 def test_curves_of_shipped_results_and_the_seeded_worked_example_are_made_once(monkeypatch, slug, module, name):

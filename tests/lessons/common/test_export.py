@@ -45,10 +45,10 @@ def test_a_vector_strip_names_its_dimensions():
 
 
 def test_every_heatmap_of_a_subplot_figure_is_exported():
-    from lessons import rnn_cells
+    from lessons.rnn_cells import step_through
 
-    trace = rnn_cells.trace_sentence("LSTM", ("the", "cat", "sat"), 4, 0)
-    fig = rnn_cells.cell_figure(trace, 2)
+    trace = step_through.trace_sentence("LSTM", ("the", "cat", "sat"), 4, 0)
+    fig = step_through.cell_figure(trace, 2)
     heatmaps = [t for t in fig.data if t.type == "heatmap"]
     tables = export.heatmap_tables(fig)
     assert len(tables) == len(heatmaps) > 1
@@ -73,10 +73,10 @@ def numbers_menu_app():  # AppTest runs this function's body alone: everything i
     import numpy as np
 
     import ui
-    from lessons import rnn_cells
     from lessons.common import charts
+    from lessons.rnn_cells import step_through
 
-    ui.plotly(rnn_cells.cell_figure(rnn_cells.trace_sentence("LSTM", ("the", "cat"), 4, 0), 1), key="lstm.gates")
+    ui.plotly(step_through.cell_figure(step_through.trace_sentence("LSTM", ("the", "cat"), 4, 0), 1), key="lstm.gates")
     ui.plotly(charts.attention_heatmap(np.eye(2), ["a", "b"], ["a", "b"]), key="one")
 
 

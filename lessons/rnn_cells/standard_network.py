@@ -1,4 +1,4 @@
-"""Lesson: RNN cells, section "Why not a standard network?": the Transformer lecture's two reasons, measured.
+"""Section 2, why not a standard network?: the Transformer lecture's two reasons, measured.
 
 The lecture's slide lists them: 1. variable length inputs, 2. no learned feature sharing. A standard
 (feed-forward) network reads a fixed window: its first layer has one block of weights per position, T·E·H of
@@ -10,6 +10,8 @@ Sharing, shown rather than told (:func:`sharing_demo`): the lecture's named-enti
 sentence of :data:`LENGTH` words holds one name (*Harry* or *Hermione*) and the model tags every word, name or
 not. Both models see names only at positions 1–4 while they train, then are tested with names at positions
 5–8. The window network's weights for positions 5–8 never saw a name; the RNN's one cell has, at every position.
+The exercises count a window layer's parameters by hand, and ask which names the window network tags at a
+position where it never saw one.
 
 Letters: B batch, L sentence length (the window), E embedding size, H hidden size, T a window's length.
 """
@@ -23,13 +25,13 @@ import torch
 from torch import nn
 
 from lessons.common.comparison import Spread, curves_chart, verdict
+from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN
 from minimodels.adam import Adam
 
 EMBED, HIDDEN = 8, 16  # E, H: the sizes of the agreement task's models (lessons.rnn_cells.training)
 NAMES = ("Harry", "Hermione")  # ids 0 and 1: the words to tag
-OTHERS = ("Yesterday", "met", "the", "at", "school", "and", "then", "saw", "a", "friend", "owl", "wand", "in",
-          "castle")  # fmt: skip
+OTHERS = ("Yesterday", "met", "the", "at", "school", "and", "then", "saw", "a", "friend", "owl", "wand", "in", "castle")
 WORDS = NAMES + OTHERS
 LENGTH = 8  # L: words per sentence, the window network's window
 SEEN = (0, 1, 2, 3)  # positions (0-based) where names appear in training: the page says 1–4
@@ -41,6 +43,16 @@ MODELS = ("window network", "RNN")
 # The exercise's sentence: a name at position 2 (seen in training) and one at position 6 (never seen).
 PROBE = ("Yesterday", "Harry", "met", "the", "owl", "Hermione", "at", "school")
 PROBE_OPTIONS = ("both names", "only Harry (position 2)", "only Hermione (position 6)", "neither")
+
+TITLE = "2 · Why not a standard network?"
+TEXT = (
+    "The lecture's first question: why not a standard (feed-forward) network, reading the whole sentence at "
+    "once? Its two answers are **variable length** and **no sharing across positions**. A standard network "
+    "reads a window of T words: its first layer has a separate block of weights for every position, so its "
+    "size is tied to T. An RNN applies one cell at every step, with the same weights. Pick T and count the "
+    "parameters of both layers, taken from real `torch.nn` modules (E = "
+    f"{EMBED} numbers per word, H = {HIDDEN} units):"
+)
 
 
 # ------------------------------------------------------------------------------------------------ sizes
@@ -66,11 +78,21 @@ def parameter_counts(lengths: Sequence[int], embed: int = EMBED, hidden: int = H
 
 def counts_chart(lengths: Sequence[int], embed: int = EMBED, hidden: int = HIDDEN) -> dict:
     """The two counts against T, log-log: the window layer's line rises with T, the RNN's stays flat."""
-    points = [{"variant": name, "seed": 0, "x": row["T"], "y": row[name], "order": i}
-              for row in parameter_counts(lengths, embed, hidden) for i, name in enumerate(MODELS)]  # fmt: skip
-    return curves_chart(points, y_title="parameters of the layer that reads the words", x_title="words read T",
-                        title=f"Parameters vs length (E = {embed}, H = {hidden})", log_x=True, log_y=True,
-                        height=300, colors={"window network": "#8c564b", "RNN": "#d62728"})  # fmt: skip
+    points = [
+        {"variant": name, "seed": 0, "x": row["T"], "y": row[name], "order": i}
+        for row in parameter_counts(lengths, embed, hidden)
+        for i, name in enumerate(MODELS)
+    ]
+    return curves_chart(
+        points,
+        y_title="parameters of the layer that reads the words",
+        x_title="words read T",
+        title=f"Parameters vs length (E = {embed}, H = {hidden})",
+        log_x=True,
+        log_y=True,
+        height=300,
+        colors={"window network": "#8c564b", "RNN": "#d62728"},
+    )
 
 
 def counts_text(length: int, embed: int = EMBED, hidden: int = HIDDEN) -> str:
@@ -87,6 +109,16 @@ def counts_text(length: int, embed: int = EMBED, hidden: int = HIDDEN) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ sharing
+SHARING = (
+    f"Sharing, shown: the lecture's named-entity example as a toy. Sentences of {LENGTH} words each hold one name "
+    f"(*{NAMES[0]}* or *{NAMES[1]}*), and the model tags every word as name or not. A window network (the standard "
+    "one, one hidden layer) and an RNN (one cell and one output layer for every position) train for "
+    f"{STEPS} steps on sentences whose name is at positions 1–4 only, then are tested with names at "
+    "positions 5–8: the share of names each finds, trained here on this server, once, "
+    f"{len(SEEDS)} seeds each."
+)
+
+
 def tag_batch(size: int, positions: Sequence[int], generator: torch.Generator):
     """``size`` sentences with one name each, at one of ``positions``: ``(x (B, L), tags (B, L), where (B,))``."""
     x = torch.randint(len(NAMES), len(WORDS), (size, LENGTH), generator=generator)  # (B, L) other words
@@ -102,8 +134,9 @@ class WindowTagger(nn.Module):
     def __init__(self):
         super().__init__()
         self.embedding = nn.Embedding(len(WORDS), EMBED)
-        self.net = nn.Sequential(nn.Flatten(), nn.Linear(LENGTH * EMBED, HIDDEN), nn.Tanh(),
-                                 nn.Linear(HIDDEN, 2 * LENGTH))  # fmt: skip
+        self.net = nn.Sequential(
+            nn.Flatten(), nn.Linear(LENGTH * EMBED, HIDDEN), nn.Tanh(), nn.Linear(HIDDEN, 2 * LENGTH)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(self.embedding(x)).view(-1, LENGTH, 2)  # (B, L, 2)
@@ -184,8 +217,14 @@ def sharing_demo(seeds: Sequence[int] = SEEDS, steps: int = STEPS) -> SharingDem
 
 def sharing_rows(demo: SharingDemo) -> list[dict]:
     """The demo as a table: per model, names found at training's positions and at new ones (mean ± sd, n)."""
-    return [{"model": m, "found at 1–4 (trained)": demo.found[m]["seen"].text(),
-             "found at 5–8 (unseen)": demo.found[m]["unseen"].text()} for m in MODELS]  # fmt: skip
+    return [
+        {
+            "model": m,
+            "found at 1–4 (trained)": demo.found[m]["seen"].text(),
+            "found at 5–8 (unseen)": demo.found[m]["unseen"].text(),
+        }
+        for m in MODELS
+    ]
 
 
 def sharing_summary(demo: SharingDemo) -> str:
@@ -200,3 +239,65 @@ def sharing_summary(demo: SharingDemo) -> str:
     else:
         head = f"At positions never seen in training the two are too close to call ({numbers} for the RNN; {reason})."
     return head + " Both were trained on names at positions 1–4 only."
+
+
+# ------------------------------------------------------------------------------------------------ exercises
+EXERCISE_SIZES = {"T": 25, "E": 4, "H": 10}  # the window of exercise 3: not the sizes the page's figure counts
+
+
+def exercises(sharing: SharingDemo | None = None) -> list[Exercise]:
+    """A parameter count by hand, and a prediction graded against the sharing demo (``sharing``, trained if None)."""
+    demo = sharing or sharing_demo()
+    T, E, H = EXERCISE_SIZES.values()
+    window = count(window_layer(T, E, H))
+    rnn = count(nn.RNN(E, H))
+    picks = demo.probe["window network"]
+    pick = max(set(picks), key=picks.count)
+    told = {
+        m: ", ".join(
+            f"{PROBE_OPTIONS[o]} ({demo.probe[m].count(o)} of {len(demo.probe[m])} seeds)"
+            for o in sorted(set(demo.probe[m]))
+        )
+        for m in demo.probe
+    }
+    return [
+        Exercise(
+            key="rnn_cells.ex3",
+            prompt=(
+                f"Compute by hand. A standard network reads a window of T = {T} words, each an embedding of E = {E} "
+                f"numbers, into H = {H} hidden units (one `nn.Linear` with its bias). How many parameters does "
+                "that layer have?"
+            ),
+            answer=window,
+            tolerance=0.5,
+            explanation=(
+                f"The window flattens to T · E = {T * E} inputs; each of the {H} units has one weight per input and "
+                f"one bias: {T * E} · {H} + {H} = {window}. An RNN layer with the same E and H (`nn.RNN`) has "
+                f"E·H + H·H + 2H = {E * H} + {H * H} + {2 * H} = {rnn}, whatever T is."
+            ),
+            hint="Every unit sees every position's every number: T · E inputs, not E.",
+        ),
+        Exercise(
+            key="rnn_cells.ex4",
+            prompt=(
+                "Predict, then read the answer. The window network of section 2 was trained on names at positions "
+                "1–4 only. It is now given “" + " ".join(PROBE) + "”: *Harry* at position 2, *Hermione* at "
+                "position 6. Which names does it tag?"
+            ),
+            choices=PROBE_OPTIONS,
+            answer=pick,
+            explanation=(
+                f"Run on this server: the window network tagged {told['window network']}; the RNN tagged "
+                f"{told['RNN']}. "
+                + (
+                    "The window network's weights for position 6 only ever saw ordinary words, so they learned "
+                    "“never a name here”; the RNN's one cell and output layer read position 6 with the weights that "
+                    "learned *Hermione* at positions 1–4."
+                    if pick == PROBE_OPTIONS.index("only Harry (position 2)")
+                    else "The expected reading (its weights for position 6 never saw a name) did not hold for this "
+                    "run: its position-6 weights still learned something from the ordinary words there."
+                )
+            ),
+            hint="Ask which weights read position 6, and what they saw in training.",
+        ),
+    ]

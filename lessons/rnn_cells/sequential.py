@@ -1,9 +1,10 @@
-"""Lesson: RNN cells, section "The price of recurrence": the steps of an RNN cannot run in parallel, measured.
+"""Section 6, the price of recurrence: the steps of an RNN cannot run in parallel, measured.
 
 The Transformer lecture's "Limitation?" slide: RNN, GRU, LSTM, "more and more complex", and *sequential*. Step t
 needs a⟨t−1⟩, so reading T tokens is T steps one after another, however many cores are free. A feed-forward
 layer applied to every position, or self-attention over the sequence (taught in lesson 5), is one operation over
 all T positions at once. :func:`measure_sequential` times the forward pass of each on this machine for several T.
+The exercise counts by hand the steps a stacked RNN must still take one after another (:func:`steps_in_a_row`).
 
 Letters: B batch, T sequence length, H size of every vector.
 """
@@ -19,6 +20,7 @@ from torch import nn
 
 from lessons.common.catalog import number
 from lessons.common.comparison import curves_chart
+from lessons.common.exercises import Exercise
 from lessons.common.timing import call_seconds
 
 LENGTHS = (8, 32, 128, 512)  # T
@@ -29,6 +31,15 @@ FEED_FORWARD = "feed-forward, 2 layers (all T at once)"
 ATTENTION = f"self-attention, lesson {number('queries_keys_values')} (all T at once)"
 LAYERS = (RNN_NAME, FEED_FORWARD, ATTENTION)
 COLORS = {RNN_NAME: "#d62728", FEED_FORWARD: "#8c564b", ATTENTION: "#17becf"}
+
+TITLE = "6 · The price of recurrence: one step at a time"
+TEXT = (
+    "The lecture's *Limitation?* slide: RNN, GRU, LSTM, more and more complex, and **sequential**. Step t needs "
+    "a⟨t−1⟩, so reading T tokens takes T steps, one after the other, however many cores are free. A feed-forward "
+    "network applied to every position, or self-attention over the sequence (lesson 5), is one operation over "
+    "all T positions at once. Timed here, on this server, once (the forward pass only, a batch of "
+    f"{BATCH} sequences, vectors of {SIZE} numbers):"
+)
 
 
 def layers(size: int = SIZE, seed: int = 0) -> dict[str, Callable[[torch.Tensor], torch.Tensor]]:
@@ -67,8 +78,9 @@ def steps_in_a_row(length: int, layers: int, recurrent: bool = True) -> int:
     return depth[layers][length]
 
 
-def seconds_per_call(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, *, budget: float = 0.02,
-                     repeats: int = 3) -> float:  # fmt: skip
+def seconds_per_call(
+    fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, *, budget: float = 0.02, repeats: int = 3
+) -> float:
     """The fastest of ``repeats`` averages of ``fn(x)`` (:func:`lessons.common.timing.call_seconds`)."""
     return min(call_seconds(fn, x, budget=budget, repeats=repeats))
 
@@ -89,8 +101,9 @@ class Timing:
         return self.ms[layer][-1] / self.ms[layer][0]
 
 
-def measure_sequential(lengths: Sequence[int] = LENGTHS, *, batch: int = BATCH, size: int = SIZE,
-                       budget: float = 0.02) -> Timing:  # fmt: skip
+def measure_sequential(
+    lengths: Sequence[int] = LENGTHS, *, batch: int = BATCH, size: int = SIZE, budget: float = 0.02
+) -> Timing:
     """Time each layer's forward pass on a seeded random batch (B, T, H) for each T: milliseconds per sequence.
     About ``3 × budget`` seconds per layer and length (0.7 s with the defaults)."""
     if not lengths or any(not 1 <= t <= 4096 for t in lengths):
@@ -112,10 +125,17 @@ def timing_chart(timing: Timing) -> dict:
         for i, name in enumerate(LAYERS)
         for t, v in zip(timing.lengths, timing.ms[name], strict=True)
     ]
-    return curves_chart(points, y_title="milliseconds per sequence (forward)", x_title="sequence length T",
-                        title=f"Forward time (B = {timing.batch}, H = {timing.size}, "
-                              f"{timing.threads} thread{'s' if timing.threads > 1 else ''})",
-                        log_x=True, log_y=True, height=320, colors=COLORS)  # fmt: skip
+    return curves_chart(
+        points,
+        y_title="milliseconds per sequence (forward)",
+        x_title="sequence length T",
+        title=f"Forward time (B = {timing.batch}, H = {timing.size}, "
+        f"{timing.threads} thread{'s' if timing.threads > 1 else ''})",
+        log_x=True,
+        log_y=True,
+        height=320,
+        colors=COLORS,
+    )
 
 
 def timing_summary(timing: Timing) -> str:
@@ -143,3 +163,42 @@ def _times(a: float, b: float) -> str:
     if ratio > 1 / 1.5:
         return "about as long as"
     return f"{ratio:.2f}× as long as"
+
+
+CAPTION = (
+    "Both axes are logarithmic: a slope of 1 is time proportional to T. Measured on this server's CPU with the "
+    "threads the page uses; a busy server only adds time. On one thread every layer does its multiply-adds one "
+    "after another, so the gap here is the cost of T small steps against one large one; a GPU runs one large "
+    "operation on thousands of cores at once, which the RNN's chain of steps cannot use (not measured here). "
+    "`python -m bench.rnn_sequential` prints the same figures with the machine's load."
+)
+
+
+# ------------------------------------------------------------------------------------------------- exercises
+STEPS_EXERCISE = {"length": 30, "layers": 2}  # a size the page's chart does not show
+
+
+def exercises() -> list[Exercise]:
+    """By hand: the steps a two-layer RNN must take one after another, against a two-layer self-attention stack."""
+    T, L = STEPS_EXERCISE.values()
+    chain = steps_in_a_row(T, L)
+    attention = number("queries_keys_values")
+    return [
+        Exercise(
+            key="rnn_cells.ex6",
+            prompt=(
+                f"Compute by hand. A {L}-layer RNN reads T = {T} tokens. Step t of layer 2 needs step t of layer 1 and "
+                "its own step t − 1. With as many cores as you like, how many steps must still run one after another?"
+            ),
+            answer=chain,
+            explanation=(
+                f"Layer 1 takes its {T} steps in a row. Layer 2 can start as soon as layer 1's first step is done, "
+                f"and then follows one step behind: it finishes {L - 1} step later, so {T} + {L} − 1 = {chain} steps "
+                f"in a row. Twice the length, twice the chain. A stack of {L} self-attention layers (lesson "
+                f"{attention}) needs "
+                f"{steps_in_a_row(T, L, recurrent=False)} steps in a row whatever T is: each layer covers every "
+                "position at once (it does more arithmetic, T² scores, but all of it can run side by side)."
+            ),
+            hint="Draw the grid of (layer, step) and follow the longest chain of arrows.",
+        )
+    ]
