@@ -12,8 +12,8 @@ another thread stop it after the current step. This package never imports stream
 - :mod:`.metrics`: exact match (greedy and teacher forced), the main attention map, alignment accuracy;
 - :mod:`.snapshots`: :class:`Progress`, :class:`TrainResult`, and the probe sentence a snapshot shows;
 - :mod:`.stopping`: :func:`stop_when`, the per-thread Stop a page's button sets;
-- :mod:`.cli`: ``python -m minimodels.train``, one JSON line per report (not imported here: it builds on
-  :mod:`minimodels.own_data`, which builds on this package).
+- :mod:`.cli`: ``python -m minimodels.train``, one JSON line per report (``main``, imported on first use: it builds
+  on :mod:`minimodels.own_data`, which builds on this package).
 
 Everything callers use is imported here, so ``from minimodels.train import ...`` stays the one way in; the
 underscored names are the internals the tests check against a reference.
@@ -55,3 +55,12 @@ __all__ = [
     "_teacher_forced_exact_match",
     "_WeightAverage",
 ]
+
+
+def __getattr__(name: str):
+    """``main``, the command line, imported on first use."""
+    if name == "main":
+        from .cli import main  # here: the command line imports minimodels.own_data, which imports this package
+
+        return main
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
