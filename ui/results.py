@@ -32,22 +32,20 @@ def shipped_results(
     lesson: Lesson,
     path: str | Path | None = None,
     *,
-    loader: str | Callable = "load_results",
+    loader: Callable,
     what: str = "The measured results",
 ):
-    """The lesson's shipped results, or None with a warning on the page.
+    """The lesson's shipped results, ``loader(path)`` (a lessons function), or None with a warning on the page.
 
-    ``path``: one of the catalog entry's ``results`` (default: its first); ``loader``: the function that reads it,
-    ``loader(path)``: a lessons function, or the name of one in the lesson's package (default ``load_results``)."""
+    ``path``: one of the catalog entry's ``results`` (default: its first)."""
     if path is None:
         if not lesson.results:
             raise ValueError(f"the catalog declares no shipped results for {lesson.slug}")
         path = lesson.results[0]
     path = Path(path) if Path(path).is_absolute() else ROOT / path
-    module, name = (loader.__module__, loader.__name__) if callable(loader) else (lesson.module_name, loader)
     try:
         mtime = path.stat().st_mtime if path.exists() else 0.0
-        return _load(module, name, str(path), mtime)
+        return _load(loader.__module__, loader.__name__, str(path), mtime)
     except (FileNotFoundError, ValueError, KeyError) as error:
         st.warning(f"{what} cannot be shown: {error}")
         return None

@@ -34,9 +34,6 @@ from torch import nn
 from lessons.bahdanau_attention import alignment, attention_cost, step_by_step, weighted_sum
 from lessons.common.exercises import Exercise
 
-# Used by later lessons:
-walk = step_by_step.walk  # the scoring lesson walks its trained translator's steps with it
-
 INTRO = (
     "A seq2seq model without attention must squeeze the whole source sentence into one vector. Bahdanau, Cho "
     "and Bengio (2015) let the decoder **look back**: before writing output token t it scores every encoder "

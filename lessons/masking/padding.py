@@ -18,8 +18,9 @@ import torch
 
 from lessons.common.charts import attention_heatmap
 from lessons.common.exercises import Exercise
+from lessons.common.sentences import MAX_TOKEN_CHARS
 from lessons.masking.side_by_side import pair_figure
-from lessons.queries_keys_values import MAX_TOKEN_CHARS, self_attention
+from lessons.queries_keys_values.matrix_form import self_attention
 from minimodels.attention import masked_softmax, padding_mask, scaled_dot_product_attention
 
 TITLE = "1 · The padding mask"

@@ -20,8 +20,8 @@ import torch
 
 from lessons.common.charts import attention_heatmap
 from lessons.masking.causal import future_weight
-from lessons.queries_keys_values import model_parser as model_parser  # the Q/K/V lesson's parser of a sentence
-from lessons.queries_keys_values import trained_note
+from lessons.queries_keys_values.trained_weights import model_parser as model_parser  # the Q/K/V lesson's parser
+from lessons.queries_keys_values.trained_weights import trained_note
 from minimodels.attention import causal_mask
 from minimodels.decode import greedy
 from minimodels.tokenizers import BOS_ID, EOS_ID

@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from lessons.common.exercises import Exercise
-from lessons.queries_keys_values import ParsedSentence, parse_sentence, word_embedding
+from lessons.common.sentences import ParsedSentence, parse_sentence, word_embedding
 from minimodels.attention import MultiHeadAttention, scaled_dot_product_attention
 
 TITLE = "1 · Split into h heads, with real shapes"

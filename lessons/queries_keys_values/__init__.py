@@ -37,16 +37,6 @@ from lessons.queries_keys_values import (
     worked_example,
 )
 
-# Used by later lessons:
-from lessons.queries_keys_values.matrix_form import (
-    MAX_TOKEN_CHARS,
-    ParsedSentence,
-    parse_sentence,
-    self_attention,
-    word_embedding,
-)
-from lessons.queries_keys_values.trained_weights import model_parser, trained_note
-
 INTRO = (
     "Attention is a **soft lookup**. Each word asks a question (its *query*), every word offers a label "
     "(its *key*) and a content (its *value*). The query is compared with every key; the better a key "
@@ -75,12 +65,5 @@ def exercises() -> list[Exercise]:
 __all__ = [
     "EQUATION",
     "INTRO",
-    "MAX_TOKEN_CHARS",
-    "ParsedSentence",
     "exercises",
-    "model_parser",
-    "parse_sentence",
-    "self_attention",
-    "trained_note",
-    "word_embedding",
 ]

@@ -3,19 +3,19 @@
 Each word is a fixed random vector (seeded by the word); X stacks them, Q = XW^Q, K = XW^K, V = XW^V with seeded
 random W's, and one matrix product scores every query against every key. The weights are untrained: the figure
 shows the mechanism, not what a trained model learns (section 6 does that). Later lessons read sentences and
-embed words with this section's :func:`parse_sentence` and :func:`word_embedding`.
+embed words with :mod:`lessons.common.sentences`.
 """
 
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass
 
 import torch
 
-from lessons.common import charts
+from lessons.common import charts, sentences
 from lessons.common.exercises import Exercise
+from lessons.common.sentences import ParsedSentence, word_embedding
 from minimodels.attention import scaled_dot_product_attention
 
 TITLE = "5 · All queries at once: softmax(QKᵀ/√d_k)V"
@@ -25,32 +25,12 @@ TEXT = (
     "(seeded), not trained: the figure shows the mechanism, not what a trained model learns."
 )
 MAX_TOKENS = 24  # per-cell hover stays fast and the axis labels stay readable on a projector
-MAX_TOKEN_CHARS = 40
 DEFAULT_SENTENCE = "The animal didn't cross the street because it was too tired"
 
 
-@dataclass(frozen=True)
-class ParsedSentence:
-    tokens: tuple[str, ...]
-    error: str | None = None  # why the text was refused; the page then keeps the last good sentence
-
-
 def parse_sentence(text: str, max_tokens: int = MAX_TOKENS) -> ParsedSentence:
-    """Split on whitespace; refuse empty or over-long input with a message instead of an exception."""
-    tokens = tuple(text.split()) if isinstance(text, str) else ()
-    if not tokens:
-        return ParsedSentence((), "Type a sentence of at least one word.")
-    if len(tokens) > max_tokens:
-        return ParsedSentence((), f"That is {len(tokens)} words; this lesson takes at most {max_tokens}.")
-    if any(len(t) > MAX_TOKEN_CHARS for t in tokens):
-        return ParsedSentence((), f"Words longer than {MAX_TOKEN_CHARS} characters are not accepted.")
-    return ParsedSentence(tokens)
-
-
-def word_embedding(token: str, d_model: int) -> torch.Tensor:
-    """A fixed random vector per word (seeded by the word's CRC32), so "the" is the same vector everywhere."""
-    g = torch.Generator().manual_seed(zlib.crc32(token.lower().encode("utf-8")))
-    return torch.randn(d_model, generator=g)
+    """The student's sentence for this section's heatmap (:func:`lessons.common.sentences.parse_sentence`)."""
+    return sentences.parse_sentence(text, max_tokens)
 
 
 @dataclass(frozen=True)

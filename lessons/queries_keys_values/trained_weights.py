@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from lessons.common import charts
-from lessons.queries_keys_values.matrix_form import ParsedSentence
+from lessons.common.sentences import ParsedSentence
 from minimodels.attention import padding_mask
 from minimodels.tokenizers import EOS_ID
 

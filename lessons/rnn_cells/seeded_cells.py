@@ -14,7 +14,7 @@ from torch import nn
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
 CELLS: dict[str, type[nn.Module]] = {"RNN": RNNCell, "GRU": GRUCell, "LSTM": LSTMCell}
-INPUT_SIZE = 16  # every token is a fixed random vector of this size (lessons.queries_keys_values.word_embedding)
+INPUT_SIZE = 16  # every token is a fixed random vector of this size (lessons.common.sentences.word_embedding)
 
 
 def make_cell(

@@ -19,8 +19,8 @@ import torch
 from torch import nn
 
 from lessons.common.charts import DIVERGING_COLORSCALE, SEQUENTIAL_COLORSCALE, safe_label
-from lessons.queries_keys_values import ParsedSentence, word_embedding
-from lessons.queries_keys_values import parse_sentence as parse_words
+from lessons.common.sentences import ParsedSentence, word_embedding
+from lessons.common.sentences import parse_sentence as parse_words
 from lessons.rnn_cells.seeded_cells import CELLS, INPUT_SIZE, make_cell, zero_state
 
 TITLE = "1 · Step through a sentence"

@@ -18,8 +18,8 @@ from torch import nn
 
 from lessons.common.comparison import Comparison
 from lessons.scaling.scores import SATURATED, SCORES, entropy_bits
-from lessons.scoring_functions import load_results as load_scoring_results
-from lessons.scoring_functions import model_name
+from lessons.scoring_functions.race_training import model_name
+from lessons.scoring_functions.shipped_race import load_results as load_scoring_results
 from minimodels.attention import masked_softmax
 from minimodels.tasks import Task, get_task, make_batch
 from minimodels.tokenizers import PAD_ID

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from lessons.scoring_functions import COLORS as SCORING_COLORS
+from lessons.scoring_functions.four_scores import COLORS as SCORING_COLORS
 
 SCORES: tuple[str, ...] = ("dot", "scaled_dot")  # unscaled and scaled: the two variants of every comparison here
 LABELS = {"dot": "unscaled q·k", "scaled_dot": "scaled q·k / √d_k"}

@@ -42,12 +42,7 @@ from __future__ import annotations
 
 from lessons.common.comparison import Comparison
 from lessons.common.exercises import Exercise
-from lessons.scoring_functions import four_scores, race_softmax, race_training, shipped_race, where_scaling_matters
-
-# Used by later lessons:
-COLORS = four_scores.COLORS
-model_name = race_training.model_name
-load_results = shipped_race.load_results
+from lessons.scoring_functions import four_scores, race_softmax, where_scaling_matters
 
 INTRO = (
     "Every attention you will meet does the same three things: **score** each key against the query, turn the "

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 import torch
 
-from lessons import queries_keys_values as qkv
+from lessons.common.sentences import MAX_TOKEN_CHARS
 from lessons.masking import padding
+from lessons.queries_keys_values.matrix_form import self_attention
 
 DEFAULT = padding.parse_batch(padding.DEFAULT_SENTENCES).sentences
 
@@ -18,7 +19,7 @@ DEFAULT = padding.parse_batch(padding.DEFAULT_SENTENCES).sentences
         ("  \n \t ", "at least one sentence"),
         ("a\n" * (padding.MAX_SENTENCES + 1), f"at most {padding.MAX_SENTENCES}"),
         ("w " * (padding.MAX_WORDS + 1), f"at most {padding.MAX_WORDS} each"),
-        ("x" * (qkv.MAX_TOKEN_CHARS + 1), "longer than"),
+        ("x" * (MAX_TOKEN_CHARS + 1), "longer than"),
         ("word " * 500, f"at most {padding.MAX_CHARS}"),
         (None, "at least one sentence"),
     ],
@@ -59,7 +60,7 @@ def test_with_the_mask_a_sentence_gives_the_same_result_as_alone_and_without_it_
     assert max(on) < 1e-5
     assert off[0] > 1e-2 and off[2] > 1e-2
     assert off[1] < 1e-5  # no padding, nothing to leak onto
-    alone = qkv.self_attention(DEFAULT[0])  # the Q/K/V lesson's own numbers for the sentence alone
+    alone = self_attention(DEFAULT[0])  # the Q/K/V lesson's own numbers for the sentence alone
     assert torch.allclose(demo.outputs_on[0, :3], alone.Z, atol=1e-6)
     assert torch.allclose(demo.weights_on[0, :3, :3], alone.weights, atol=1e-6)
 

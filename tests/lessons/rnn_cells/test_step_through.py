@@ -5,9 +5,9 @@ import pytest
 import torch
 from torch import nn
 
-from lessons import queries_keys_values as qkv
 from lessons import rnn_cells
 from lessons.common import export
+from lessons.common.sentences import word_embedding
 from lessons.rnn_cells import kinds, seeded_cells, step_through, vanishing_gradient
 
 TOKENS = step_through.parse_sentence(step_through.DEFAULT_SENTENCE).tokens
@@ -41,7 +41,7 @@ def test_refusal_names_the_character():
 def test_embedding_is_the_qkv_lessons_word_vector():
     X = step_through.embed(("the", "cat", "The"))
     assert X.shape == (3, seeded_cells.INPUT_SIZE)
-    torch.testing.assert_close(X[1], qkv.word_embedding("cat", seeded_cells.INPUT_SIZE))
+    torch.testing.assert_close(X[1], word_embedding("cat", seeded_cells.INPUT_SIZE))
     torch.testing.assert_close(X[0], X[2])  # case-insensitive, like the Q/K/V lesson
 
 

@@ -4,13 +4,13 @@ import dataclasses
 
 import pytest
 
-from lessons import scoring_functions as scoring
 from lessons.common.comparison import Run
 from lessons.scaling import gru_race, scores
+from lessons.scoring_functions.shipped_race import load_results as load_scoring_results
 
 
 def test_the_gru_race_is_the_scoring_lessons_own_runs(tmp_path):
-    race, everything = gru_race.load_gru_race(), scoring.load_results()
+    race, everything = gru_race.load_gru_race(), load_scoring_results()
     assert race.variants == scores.SCORES and race.seeds == everything.seeds and race.meta == everything.meta
     assert race.runs == tuple(r for r in everything.runs if r.variant in scores.SCORES)
     with pytest.raises(FileNotFoundError, match="scoring_functions_results.py"):
