@@ -4,85 +4,25 @@ One :class:`Lesson` entry per lesson drives the course map (``app.py``), the sid
 (``ui.lesson``), the "Next: …" links and the tests that walk every page. Its ``slug`` is the lesson's one name in
 every layer:
 
-==================  =============================================
+==================  ==============================================================================
 page                ``pages/<slug>.py`` (served at ``/<slug>``)
-lesson code         ``lessons/<slug>.py`` or the package ``lessons/<slug>/``
+lesson code         the package ``lessons/<slug>/``: ``__init__`` (the introduction, ``exercises()``) and
+                    one module per section of the page
 session-state keys  ``"<slug>.…"``
 results script      ``scripts/<slug>_results.py``
 shipped results     ``assets/results/<slug>.json``
-tests               ``tests/test_lessons_<slug>*.py``, ``tests/test_page_<slug>.py``
-==================  =============================================
+tests               ``tests/lessons/<slug>/test_<module>.py``, ``tests/pages/test_<slug>.py``
+==================  ==============================================================================
 
 A lesson whose page file does not exist yet is not built: the course map lists it as "coming", without a link.
-Adding a lesson copies nothing: an entry here, its lessons module, a short page.
+Adding a lesson copies nothing: an entry here, its lessons package, a short page, its tests (README, "Adding a
+lesson"). The shape of an entry is in :mod:`lessons.common.entries`.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass(frozen=True)
-class Axis:
-    """One setting of a lesson's training panel that a teacher can spread over the class (a class sweep): the
-    widget's key, what the student reads, and the values the teacher may hand out. A student's setting is written
-    into the widget's session state before the page draws it."""
-
-    key: str  # the widget's key, "<slug>.…"
-    label: str
-    values: tuple
-
-
-@dataclass(frozen=True)
-class Lesson:
-    slug: str  # the lesson's one name in every layer (see the module docstring)
-    title: str  # as it appears on the course map, the sidebar and the page's title
-    promise: str  # one line: what the student will see or be able to do
-    icon: str  # a Material icon for st.page_link
-    tab_icon: str  # the browser tab's icon
-    introduces: tuple[str, ...] = ()  # the concepts this lesson teaches first (a later lesson may use them)
-    results: tuple[str, ...] = ()  # shipped results it draws, relative to the repo root
-    pretrained: tuple[tuple[str, str], ...] = ()  # shipped checkpoints it loads: (task, model name)
-    sources: str = ""  # the lectures and papers it follows, as the page credits them (markdown)
-    sweep: tuple[Axis, ...] = ()  # the training panel's settings a teacher can hand out in a class sweep
-
-    @property
-    def page(self) -> str:
-        """The page file, relative to the repo root (what st.page_link takes)."""
-        return f"pages/{self.slug}.py"
-
-    @property
-    def built(self) -> bool:
-        return (ROOT / self.page).is_file()
-
-    @property
-    def url_path(self) -> str:
-        """The path Streamlit serves the page at: the page file's name without ``.py``."""
-        return self.slug
-
-    @property
-    def module_name(self) -> str:
-        return f"lessons.{self.slug}"
-
-    def module(self) -> ModuleType:
-        """The lesson's pure-Python module (text, numbers, exercises, chart builders)."""
-        return importlib.import_module(self.module_name)
-
-    @property
-    def results_script(self) -> str:
-        return f"scripts/{self.slug}_results.py"
-
-
-@dataclass(frozen=True)
-class Part:
-    title: str
-    lessons: tuple[Lesson, ...]
-
+from lessons.common.entries import ROOT as ROOT  # the repository's root: lessons find their assets from it
+from lessons.common.entries import Axis, Lesson, Part, Tool
 
 COURSE: tuple[Part, ...] = (
     Part(
@@ -94,20 +34,14 @@ COURSE: tuple[Part, ...] = (
                 promise="Step an RNN, a GRU and an LSTM through a sentence and watch every gate.",
                 icon=":material/replay:",
                 tab_icon="🔁",
-                introduces=(
-                    "recurrence",
-                    "rnn",
-                    "gru",
-                    "lstm",
-                ),
+                introduces=("recurrence", "rnn", "gru", "lstm"),
                 results=("assets/results/rnn_cells.json",),
                 pretrained=(),
                 sources=(
-                    "Sources: the Transformer lecture's “RNN cells” slides (RNN, GRU and LSTM equations; "
-                    "“The cat, which "
-                    "already ate …, was full.”), “Why not a standard network?”, “Different types of RNNs” and "
-                    "“Limitation? … Sequential”; the NLP lecture's note that attention "
-                    "helps with the vanishing gradient through a shortcut to far-away states."
+                    "Sources: the Transformer lecture's “RNN cells” slides (RNN, GRU and LSTM equations; “The "
+                    "cat, which already ate …, was full.”), “Why not a standard network?”, “Different types of "
+                    "RNNs” and “Limitation? … Sequential”; the NLP lecture's note that attention helps with the "
+                    "vanishing gradient through a shortcut to far-away states."
                 ),
                 sweep=(
                     Axis("rnn_cells.train.distance", "distance T", (5, 10, 20, 40, 60, 80)),
@@ -120,22 +54,14 @@ COURSE: tuple[Part, ...] = (
                 promise="Squeeze a whole sentence into one vector and see where it breaks.",
                 icon=":material/compress:",
                 tab_icon="🗜️",
-                introduces=(
-                    "encoder",
-                    "decoder",
-                    "context vector",
-                    "bidirectional encoder",
-                    "pooling",
-                ),
+                introduces=("encoder", "decoder", "context vector", "bidirectional encoder", "pooling"),
                 results=("assets/results/seq2seq_bottleneck.json",),
                 pretrained=(),
                 sources=(
                     "Sources: the Transformer lecture's encoder–decoder slides (“Jane visite l'Afrique en "
-                    "septembre”, and "
-                    "the long sentence where “it is not perfect”); the NLP lecture's “Problem 2: fixed-size sequence "
-                    "embedding” (the bottleneck); Sutskever, Vinyals & Le 2014; Cho et al. 2014; "
-                    "Bahdanau, Cho & Bengio "
-                    "2015."
+                    "septembre”, and the long sentence where “it is not perfect”); the NLP lecture's “Problem "
+                    "2: fixed-size sequence embedding” (the bottleneck); Sutskever, Vinyals & Le 2014; Cho et "
+                    "al. 2014; Bahdanau, Cho & Bengio 2015."
                 ),
                 sweep=(
                     Axis("seq2seq_bottleneck.train_d", "context size D", (16, 32, 64, 128)),
@@ -167,8 +93,9 @@ COURSE: tuple[Part, ...] = (
                     ("dates", "gru-additive"),
                 ),
                 sources=(
-                    "Sources: the NLP lecture on attention (“I like pizza” → “mi piace la pizza”); Bahdanau, Cho & "
-                    "Bengio, *Neural Machine Translation by Jointly Learning to Align and Translate*, ICLR 2015."
+                    "Sources: the NLP lecture on attention (“I like pizza” → “mi piace la pizza”); Bahdanau, "
+                    "Cho & Bengio, *Neural Machine Translation by Jointly Learning to Align and Translate*, "
+                    "ICLR 2015."
                 ),
                 sweep=(
                     Axis("bahdanau_attention.bidirectional", "bidirectional encoder", (False, True)),
@@ -181,20 +108,14 @@ COURSE: tuple[Part, ...] = (
                 promise="Dot, scaled dot, bilinear and additive scores, trained side by side.",
                 icon=":material/functions:",
                 tab_icon="⚖️",
-                introduces=(
-                    "dot score",
-                    "bilinear score",
-                    "scaled dot score",
-                ),
+                introduces=("dot score", "bilinear score", "scaled dot score"),
                 results=("assets/results/scoring_functions.json",),
                 pretrained=(("toy-translation", "gru-additive"),),
                 sources=(
-                    "Sources: the NLP lecture on attention (“Similarity between query and key”: bilinear, MLP, dot "
-                    "product, scaled dot product); Luong, Pham & Manning, *Effective Approaches to "
-                    "Attention-based Neural "
-                    "Machine Translation*, EMNLP 2015; Bahdanau, Cho & Bengio, ICLR 2015; Vaswani et al., "
-                    "*Attention Is "
-                    "All You Need*, NeurIPS 2017."
+                    "Sources: the NLP lecture on attention (“Similarity between query and key”: bilinear, MLP, "
+                    "dot product, scaled dot product); Luong, Pham & Manning, *Effective Approaches to "
+                    "Attention-based Neural Machine Translation*, EMNLP 2015; Bahdanau, Cho & Bengio, ICLR "
+                    "2015; Vaswani et al., *Attention Is All You Need*, NeurIPS 2017."
                 ),
                 sweep=(Axis("scoring_functions.race_seed", "seed", (0, 1, 2, 3, 4)),),
             ),
@@ -204,12 +125,7 @@ COURSE: tuple[Part, ...] = (
                 promise="Recompute the lecture's “Thinking Machines” example and attend over your own sentence.",
                 icon=":material/key:",
                 tab_icon="🔑",
-                introduces=(
-                    "query",
-                    "key",
-                    "value",
-                    "self-attention",
-                ),
+                introduces=("query", "key", "value", "self-attention"),
                 results=(),
                 pretrained=(
                     ("toy-translation", "gru-additive"),  # section 1: its source embedding table
@@ -217,9 +133,10 @@ COURSE: tuple[Part, ...] = (
                 ),
                 sources=(
                     "Sources: the Transformer lecture's “Thinking Machines” walk-through; the NLP lecture's "
-                    "query/key/value database analogy (English → Turkish table); Vaswani et al., *Attention Is All You "
-                    "Need*, 2017, eq. 1; the Transformer lecture's “Bringing tensors into the picture” (1-hot vectors, "
-                    "learned embeddings and their 2-D picture) and its “Limitation? … Sequential” slide."
+                    "query/key/value database analogy (English → Turkish table); Vaswani et al., *Attention Is "
+                    "All You Need*, 2017, eq. 1; the Transformer lecture's “Bringing tensors into the picture” "
+                    "(1-hot vectors, learned embeddings and their 2-D picture) and its “Limitation? … "
+                    "Sequential” slide."
                 ),
             ),
             Lesson(
@@ -232,10 +149,9 @@ COURSE: tuple[Part, ...] = (
                 results=("assets/results/scaling.json", "assets/results/scoring_functions.json"),
                 pretrained=(),
                 sources=(
-                    "Sources: the Transformer lecture (“What about √d_k?”, the “Thinking Machines” "
-                    "example); Vaswani et "
-                    "al., *Attention Is All You Need*, NeurIPS 2017, §3.2.1; the NLP lecture on attention (“Scaled dot "
-                    "product attention”, sim(q, k) = qᵀk / √d′)."
+                    "Sources: the Transformer lecture (“What about √d_k?”, the “Thinking Machines” example); "
+                    "Vaswani et al., *Attention Is All You Need*, NeurIPS 2017, §3.2.1; the NLP lecture on "
+                    "attention (“Scaled dot product attention”, sim(q, k) = qᵀk / √d′)."
                 ),
             ),
             Lesson(
@@ -244,20 +160,17 @@ COURSE: tuple[Part, ...] = (
                 promise="Hide padding and the future, and catch a decoder that cheats.",
                 icon=":material/visibility_off:",
                 tab_icon="🎭",
-                introduces=(
-                    "padding mask",
-                    "causal mask",
-                ),
+                introduces=("padding mask", "causal mask"),
                 results=("assets/results/masking.json",),
                 pretrained=(
                     ("copy", "small-decoder-causal"),
                     ("copy", "small-decoder-no-mask"),
                 ),
                 sources=(
-                    "Sources: the Transformer lecture's “Masking” slide (padding mask, sequence mask, “set future "
-                    "attention to −inf”); Vaswani et al., *Attention Is All You Need*, NeurIPS 2017, "
-                    "§3.2.3 (“masking out "
-                    "(setting to −∞) all values in the input of the softmax which correspond to illegal connections”)."
+                    "Sources: the Transformer lecture's “Masking” slide (padding mask, sequence mask, “set "
+                    "future attention to −inf”); Vaswani et al., *Attention Is All You Need*, NeurIPS 2017, "
+                    "§3.2.3 (“masking out (setting to −∞) all values in the input of the softmax which "
+                    "correspond to illegal connections”)."
                 ),
                 sweep=(
                     Axis("masking.live_causal", "causal mask", (True, False)),
@@ -278,11 +191,9 @@ COURSE: tuple[Part, ...] = (
                     ("copy", "small-encoder-learned"),
                 ),
                 sources=(
-                    "Sources: the Transformer lecture (“Positional encoding”: the two formulas and “for "
-                    "any fixed offset "
-                    "k, PE_{pos+k} can be represented as a linear function of PE_pos”); Vaswani et al., "
-                    "*Attention Is All "
-                    "You Need*, NeurIPS 2017, §3.5."
+                    "Sources: the Transformer lecture (“Positional encoding”: the two formulas and “for any "
+                    "fixed offset k, PE_{pos+k} can be represented as a linear function of PE_pos”); Vaswani et "
+                    "al., *Attention Is All You Need*, NeurIPS 2017, §3.5."
                 ),
                 sweep=(
                     Axis("positional_encoding.live_encoding", "encoding", ("none", "sinusoidal", "learned")),
@@ -295,17 +206,13 @@ COURSE: tuple[Part, ...] = (
                 promise="Split d_model into heads and see each head look somewhere else.",
                 icon=":material/view_module:",
                 tab_icon="🐙",
-                introduces=(
-                    "heads",
-                    "multi-head attention",
-                ),
+                introduces=("heads", "multi-head attention"),
                 results=("assets/results/multi_head_attention.json", "assets/results/multi_head_attention_it.json"),
                 pretrained=(("toy-translation", "transformer"),),
                 sources=(
-                    "Sources: the Transformer lecture (“What is multi-head self-attention”: Thinking "
-                    "Machines split into "
-                    "8 heads, concatenate and multiply by W^O; “Why multi-head self-attention”); Vaswani et al., "
-                    "*Attention Is All You Need*, NeurIPS 2017, §3.2.2."
+                    "Sources: the Transformer lecture (“What is multi-head self-attention”: Thinking Machines "
+                    "split into 8 heads, concatenate and multiply by W^O; “Why multi-head self-attention”); "
+                    "Vaswani et al., *Attention Is All You Need*, NeurIPS 2017, §3.2.2."
                 ),
                 sweep=(
                     Axis("multi_head_attention.live.heads", "heads h", (1, 2, 4, 8)),
@@ -318,25 +225,19 @@ COURSE: tuple[Part, ...] = (
                 promise="Follow your sentence through every layer and head of a trained model.",
                 icon=":material/hub:",
                 tab_icon="🤖",
-                introduces=(
-                    "residual",
-                    "layer norm",
-                    "feed-forward",
-                    "transformer",
-                ),
+                introduces=("residual", "layer norm", "feed-forward", "transformer"),
                 results=("assets/results/transformer.json", "assets/results/transformer_depth.json"),
                 pretrained=(
                     ("dates", "transformer"),
                     ("toy-translation", "transformer"),
                 ),
                 sources=(
-                    "Sources: the Transformer lecture (overall architecture, self-attention and “The "
-                    "animal didn't cross "
-                    "the street because it was too tired”, encoder–decoder attention, masking, residuals, “Q: Why "
-                    "feed forward NN?”, training and beam search); Vaswani et "
-                    "al., *Attention Is All You Need*, NeurIPS 2017; Xiong et al., *On Layer Normalization in the "
-                    "Transformer Architecture*, ICML 2020; He et al., *Deep Residual Learning for Image Recognition*, "
-                    "CVPR 2016."
+                    "Sources: the Transformer lecture (overall architecture, self-attention and “The animal "
+                    "didn't cross the street because it was too tired”, encoder–decoder attention, masking, "
+                    "residuals, “Q: Why feed forward NN?”, training and beam search); Vaswani et al., "
+                    "*Attention Is All You Need*, NeurIPS 2017; Xiong et al., *On Layer Normalization in the "
+                    "Transformer Architecture*, ICML 2020; He et al., *Deep Residual Learning for Image "
+                    "Recognition*, CVPR 2016."
                 ),
                 sweep=(
                     Axis(
@@ -362,8 +263,8 @@ COURSE: tuple[Part, ...] = (
                 sources=(
                     "Source: T. Domhan, *How Much Attention Do You Need? A Granular Analysis of Neural Machine "
                     "Translation Architectures*, ACL 2018 (Sockeye; its layer-chain language and tables). Gated "
-                    "convolutions: Gehring et al., *Convolutional Sequence to Sequence Learning*, ICML 2017. The "
-                    "Transformer: Vaswani et al., NeurIPS 2017."
+                    "convolutions: Gehring et al., *Convolutional Sequence to Sequence Learning*, ICML 2017. "
+                    "The Transformer: Vaswani et al., NeurIPS 2017."
                 ),
                 sweep=(Axis("architecture_lab.seed", "seed", (0, 1, 2, 3, 4)),),
             ),
@@ -373,10 +274,7 @@ COURSE: tuple[Part, ...] = (
                 promise="Share one attention layer across languages and test zero-shot.",
                 icon=":material/translate:",
                 tab_icon="🌉",
-                introduces=(
-                    "attention bridge",
-                    "zero-shot",
-                ),
+                introduces=("attention bridge", "zero-shot"),
                 results=(
                     "assets/results/attention_bridge.json",
                     "assets/results/attention_bridge_penalty.json",
@@ -384,10 +282,10 @@ COURSE: tuple[Part, ...] = (
                 ),
                 pretrained=(),
                 sources=(
-                    "Source: Vázquez, Raganato, Tiedemann & Creutz, *Multilingual NMT with a language-independent "
-                    "attention bridge* (RepL4NLP 2019): equations 1–3, Table 1 (zero-shot with and without monolingual "
-                    "data) and Table 3 (the penalty). Lin et al. 2017 introduced the structured self-attention and its "
-                    "penalty."
+                    "Source: Vázquez, Raganato, Tiedemann & Creutz, *Multilingual NMT with a language-"
+                    "independent attention bridge* (RepL4NLP 2019): equations 1–3, Table 1 (zero-shot with and "
+                    "without monolingual data) and Table 3 (the penalty). Lin et al. 2017 introduced the "
+                    "structured self-attention and its penalty."
                 ),
                 sweep=(
                     Axis("attention_bridge.live.penalty", "penalty on", (True, False)),
@@ -397,28 +295,6 @@ COURSE: tuple[Part, ...] = (
         ),
     ),
 )
-
-
-@dataclass(frozen=True)
-class Tool:
-    """A page that is not a lesson: the class (teacher and students in one link) and the learner's own data.
-
-    Its ``slug`` names ``pages/<slug>.py`` and, when it has pure code of its own, ``lessons/<slug>.py``; the course
-    map and the sidebar list it under "Tools" once its page exists."""
-
-    slug: str
-    title: str
-    promise: str
-    icon: str  # a Material icon for st.page_link
-    tab_icon: str  # the browser tab's icon
-
-    @property
-    def page(self) -> str:
-        return f"pages/{self.slug}.py"
-
-    @property
-    def built(self) -> bool:
-        return (ROOT / self.page).is_file()
 
 
 TOOLS: tuple[Tool, ...] = (
