@@ -1,17 +1,16 @@
 """The catalog declares each lesson once, and everything else follows from it.
 
-The last test adds a thirteenth lesson the way README says a maintainer would (a catalog entry, a lessons module,
-a short page), in a copy of the app kept only for the test, and checks that it appears on the course map and in
-the sidebar, that its page runs, and that the twelfth lesson's "Next" link leads to it.
+The last test adds a thirteenth lesson by README's "Adding a lesson" steps alone (its catalog entry, its package, its
+page, its tests), in a throwaway copy of the repository, and runs the fast suite there: the course map, the sidebar,
+the "Next" links, the order of concepts, the code's shape and every page's walk must all take the new lesson.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -73,89 +72,136 @@ def test_an_unknown_slug_names_the_known_ones():
         catalog.lesson("no_such_lesson")
 
 
-THIRTEENTH_ENTRY = """
+# A thirteenth lesson, written by README's "Adding a lesson" steps alone: the files below, by their paths there.
+THIRTEENTH = {
+    # 1. the catalog entry, in a part of its own
+    "lessons/common/catalog.py": """
 
-# Added by tests/lessons/common/test_catalog.py in a throwaway copy of the app.
-THIRTEENTH = Lesson(slug="thirteenth", title="A thirteenth lesson", promise="Added by writing a catalog entry.",
-                    icon=":material/add:", tab_icon="➕", sources="Sources: the README on adding a lesson.")
+THIRTEENTH = Lesson(
+    slug="thirteenth",
+    title="A thirteenth lesson",
+    promise="Added by README's steps alone.",
+    icon=":material/add:",
+    tab_icon="➕",
+    introduces=("a thirteenth idea",),
+    sources="Sources: the README on adding a lesson.",
+)
 COURSE = (*COURSE, Part("Part 4 · Beyond", (THIRTEENTH,)))
-"""
+""",
+    # 2. the lesson's package: its introduction and exercises, and one module per section
+    "lessons/thirteenth/__init__.py": '''"""A thirteenth lesson: one softmax. Sections: :mod:`.softmax`."""
 
-THIRTEENTH_MODULE = '''
-"""A lesson that exists only in a test: one softmax, one exercise."""
+from lessons.common.exercises import Exercise
+from lessons.thirteenth import softmax
+
+INTRO = "Two scores, one softmax."
+
+
+def exercises() -> list[Exercise]:
+    return [softmax.which_wins()]
+''',
+    "lessons/thirteenth/softmax.py": '''"""Section 1: the softmax of two scores."""
 
 import math
 
 from lessons.common.exercises import Exercise
 
+TITLE = "1 · A softmax"
+TEXT = "The larger score gets the larger weight."
 
-def softmax(scores):
+
+def softmax(scores: list[float]) -> list[float]:
     top = max(scores)
     e = [math.exp(s - top) for s in scores]
     return [x / sum(e) for x in e]
 
 
-def chart(scores):
-    return {"mark": "bar", "data": {"values": [{"i": i, "w": w} for i, w in enumerate(softmax(scores))]},
-            "encoding": {"x": {"field": "i", "type": "ordinal"}, "y": {"field": "w", "type": "quantitative"}}}
+def chart(scores: list[float]) -> dict:
+    values = [{"i": i, "w": w} for i, w in enumerate(softmax(scores))]
+    encoding = {"x": {"field": "i", "type": "ordinal"}, "y": {"field": "w", "type": "quantitative"}}
+    return {"mark": "bar", "data": {"values": values}, "encoding": encoding}
 
 
-def exercises():
-    return [Exercise(key="thirteenth.ex1", prompt="Which score wins?", choices=("the first", "the second"),
-                     answer=1, explanation="The larger score gets the larger weight.")]
-'''
-
-THIRTEENTH_PAGE = '''
-"""Lesson: a thirteenth lesson (kept only in tests)."""
+def which_wins() -> Exercise:
+    return Exercise(
+        key="thirteenth.ex1",
+        prompt="Which score wins?",
+        choices=("the first", "the second"),
+        answer=1,
+        explanation=TEXT,
+    )
+''',
+    # 3. the page
+    "pages/thirteenth.py": '''"""Lesson: a thirteenth lesson."""
 
 import streamlit as st
 
 import ui
 from lessons import thirteenth
+from lessons.thirteenth import softmax
 
 lesson = ui.lesson("thirteenth")
-st.markdown("Two scores, one softmax.")
-ui.vega(thirteenth.chart([1.0, 2.0]), key="thirteenth.chart")
+st.markdown(thirteenth.INTRO)
+ui.section(softmax.TITLE, softmax.TEXT)
+ui.vega(softmax.chart([1.0, 2.0]), key="thirteenth.chart")
 ui.page_tail(lesson, exercises=thirteenth.exercises())
-'''
-
-DRIVER = """
-import json
-from streamlit.testing.v1 import AppTest
-
-home = AppTest.from_file("app.py", default_timeout=60).run()
-out = {"home_exception": [e.value for e in home.exception],
-       "home_links": [link.proto.label for link in home.get("page_link")]}
-page = AppTest.from_file("app.py", default_timeout=60).run()
-page.switch_page("pages/thirteenth.py").run()
-out["page_exception"] = [e.value for e in page.exception]
-out["page_title"] = [t.value for t in page.title]
-out["page_links"] = [link.proto.label for link in page.get("page_link")]
-from lessons.common import catalog, pretrained
-out["after_twelve"] = catalog.next_lesson("attention_bridge").slug
-print(json.dumps(out))
-"""
+''',
+    # 4. its tests: a test file per section module, and the page under AppTest
+    "tests/lessons/thirteenth/__init__.py": "",
+    "tests/lessons/thirteenth/test_softmax.py": """from lessons.thirteenth import softmax
 
 
-def test_a_thirteenth_lesson_added_through_the_catalog_appears_on_the_map(tmp_path):
-    app = tmp_path / "app"
-    app.mkdir()
-    shutil.copy(ROOT / "app.py", app / "app.py")
-    for folder in ("ui", "lessons", "pages", ".streamlit"):
-        shutil.copytree(ROOT / folder, app / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    for folder in ("minimodels", "store", "assets"):
-        (app / folder).symlink_to(ROOT / folder)
-    with open(app / "lessons" / "common" / "catalog.py", "a", encoding="utf-8") as f:
-        f.write(THIRTEENTH_ENTRY)
-    (app / "lessons" / "thirteenth.py").write_text(textwrap.dedent(THIRTEENTH_MODULE), encoding="utf-8")
-    (app / "pages" / "thirteenth.py").write_text(textwrap.dedent(THIRTEENTH_PAGE), encoding="utf-8")
+def test_the_weights_sum_to_one_and_the_larger_score_wins():
+    weights = softmax.softmax([1.0, 2.0])
+    assert abs(sum(weights) - 1) < 1e-12 and weights[1] > weights[0]
+""",
+    "tests/pages/test_thirteenth.py": """from tests.helpers import open_page
 
-    run = subprocess.run([sys.executable, "-c", DRIVER], cwd=app, capture_output=True, text=True, timeout=240)
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
-    assert out["home_exception"] == [] and out["page_exception"] == []
-    assert any("A thirteenth lesson" in label for label in out["home_links"])  # the course map
-    assert out["page_title"] == ["A thirteenth lesson"]  # set up from its catalog entry
-    assert "A thirteenth lesson" in out["page_links"]  # the sidebar
-    assert "Back to the course map" in out["page_links"]  # its tail: the last lesson now
-    assert out["after_twelve"] == "thirteenth"  # the twelfth lesson's Next link
+
+def test_the_page_opens_with_its_section_and_its_exercise():
+    at = open_page("pages/thirteenth.py")
+    assert not at.exception, at.exception
+    assert [h.value for h in at.header][0] == "1 · A softmax"
+""",
+}
+
+
+def _adding_a_lesson() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return readme[readme.index("### Adding a lesson") : readme.index("## The `minimodels` core")]
+
+
+def test_readme_names_every_file_the_thirteenth_lesson_needed():
+    steps = _adding_a_lesson()
+    for path in THIRTEENTH:
+        named = path.replace("softmax", "<section>").replace("thirteenth", "<slug>")
+        assert f"`{named}`" in steps, f"README's steps do not name {named}"
+
+
+@pytest.mark.slow  # the fast suite, once more, in a copy of the repository
+def test_a_thirteenth_lesson_added_by_the_readmes_steps_keeps_the_fast_suite_green(tmp_path):
+    copy = tmp_path / "repo"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        source, target = ROOT / name, copy / name
+        if source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    for name, text in THIRTEENTH.items():
+        path = copy / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as f:  # the catalog gains an entry; every other file is new
+            f.write(text)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "ATTENTION_LAB_"))}
+    fast = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not browser"]
+    run = subprocess.run([*fast, "-x"], cwd=copy, env=env, capture_output=True, text=True, timeout=1500)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    collected = subprocess.run(
+        [*fast, "--collect-only", "tests/lessons/thirteenth", "tests/pages/test_thirteenth.py"],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout
+    assert "test_softmax.py" in collected and "test_thirteenth.py" in collected  # the new lesson's own tests ran
