@@ -94,7 +94,11 @@ COURSE = (*COURSE, Part("Part 4 · Beyond", (THIRTEENTH,)))
 from lessons.common.exercises import Exercise
 from lessons.thirteenth import softmax
 
-INTRO = "Two scores, one softmax."
+INTRO = (
+    "Two scores go in, two weights come out. The softmax makes every score positive with an exponential and divides "
+    "by their sum, so the weights add up to one and keep the scores' order. Change a score by one and its weight "
+    "changes by a factor of e against the other's. This is the step every attention takes after it scores."
+)
 
 
 def exercises() -> list[Exercise]:
@@ -107,7 +111,10 @@ import math
 from lessons.common.exercises import Exercise
 
 TITLE = "1 · A softmax"
-TEXT = "The larger score gets the larger weight."
+TEXT = (
+    "The larger score gets the larger weight, and only the gap between the two scores matters: adding the same "
+    "number to both changes nothing. The bars below are the two weights of the scores 1 and 2."
+)
 
 
 def softmax(scores: list[float]) -> list[float]:
