@@ -153,7 +153,7 @@ def render(stored: dict) -> str:
             "changed for 150 ms): every slider and select box of the lesson that redraws one of them, moved a few",
             "times each; the lesson's median is over all those moves. The bare page (`bench/bare_heatmap.py`)",
             "redraws one heatmap of the lesson's size. `drawn once`: the lesson's Plotly figures whose labels fit",
-            "the margins they were given, so Plotly.js drew them in one pass (`lessons.common.charts.fit_margins`).",
+            "the margins they were given, so Plotly.js drew them in one pass (`lessons.common.margins.fit_margins`).",
             "",
             "| lesson | heatmap | lesson ms | bare ms | ratio | drawn once | each control's median ms |",
             "|---|---|---|---|---|---|---|",

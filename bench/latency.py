@@ -14,7 +14,7 @@ budget) are left out.
 The same is measured on ``bench/bare_heatmap.py``: a bare page whose slider redraws one heatmap of the
 lesson's own size (rows × columns of the lesson's first heatmap). Printed: the median of each and their
 ratio (target: ≤ 1.15×), each control's median, and how many of the lesson's Plotly figures were drawn in
-one pass (their labels fit the margins they were given: ``lessons.common.charts.fit_margins``).
+one pass (their labels fit the margins they were given: ``lessons.common.margins.fit_margins``).
 
 Cold start: ``streamlit run app.py`` from process start to the home page drawn in Chromium, against the bare
 page (target ≤ 1.2×), five times each (one start varies by ±0.5 s here), medians. ``--write`` stores the
@@ -226,7 +226,7 @@ ONE_PASS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g => {
 
 
 def drawn_once(page) -> tuple[int, int]:
-    """How many of the page's Plotly figures kept the margins they were given (``lessons.common.charts.fit_margins``):
+    """How many of the page's Plotly figures kept the margins they were given (``lessons.common.margins.fit_margins``):
     Plotly.js drew those once; a figure whose labels pushed its margins out was drawn a second time. (k, of n)."""
     once = page.evaluate(ONE_PASS)
     return sum(once), len(once)

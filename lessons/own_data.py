@@ -16,7 +16,7 @@ import altair as alt
 import numpy as np
 from torch import nn
 
-from lessons.common import charts
+from lessons.common import charts, vega
 from lessons.common.live import MAX_BUDGET_SECONDS, THREADS_PER_RUN, TrainingRun
 from minimodels.decode import translate
 from minimodels.own_data import (
@@ -118,7 +118,7 @@ def length_chart(pairs: PairsFile, height: int = 220) -> dict:
         )
         .properties(height=height)
     )
-    return charts.vega_lite_spec(chart)
+    return vega.vega_lite_spec(chart)
 
 
 def sample_rows(pairs: PairsFile, n: int = 8) -> list[dict]:

@@ -6,7 +6,7 @@ import streamlit as st
 
 import ui
 from lessons import multi_head_attention
-from lessons.common.charts import head_grid
+from lessons.common.grids import head_grid
 from lessons.multi_head_attention import (
     every_head,
     head_counts,

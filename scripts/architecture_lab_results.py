@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lessons.architecture_lab import compare_runs, presets, training, writing_chains  # noqa: E402
-from lessons.common.comparison import Comparison, Run, measure  # noqa: E402
+from lessons.common.comparison import Comparison, measure  # noqa: E402
+from lessons.common.runs import Run  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
 from scripts.common import machine, parse  # noqa: E402
 

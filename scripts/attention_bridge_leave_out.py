@@ -27,7 +27,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from lessons.attention_bridge import experiments, leave_out  # noqa: E402
-from lessons.common.comparison import Comparison, Run  # noqa: E402
+from lessons.common.comparison import Comparison  # noqa: E402
+from lessons.common.runs import Run  # noqa: E402
 from minimodels.bridge import new_bridge, pair_name, train_bridge  # noqa: E402
 from minimodels.tasks.multilingual import get_multilingual  # noqa: E402
 from scripts.attention_bridge_results import BATCH_SIZE, LEARNING_RATE, TEST_SENTENCES  # noqa: E402

@@ -34,7 +34,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from lessons.attention_bridge import experiments, penalty_study  # noqa: E402
-from lessons.common.comparison import Run, measure  # noqa: E402
+from lessons.common.comparison import measure  # noqa: E402
+from lessons.common.runs import Run  # noqa: E402
 from minimodels.bridge import (  # noqa: E402
     BridgeTrainConfig,
     head_overlap,

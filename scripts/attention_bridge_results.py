@@ -54,7 +54,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from lessons.attention_bridge import experiments, one_meaning  # noqa: E402
-from lessons.common.comparison import Comparison, Run, measure  # noqa: E402
+from lessons.common.comparison import Comparison, measure  # noqa: E402
+from lessons.common.runs import Run  # noqa: E402
 from minimodels.bridge import (  # noqa: E402
     bridge_maps,
     new_bridge,

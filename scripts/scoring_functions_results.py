@@ -32,7 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons.common.comparison import Comparison, Run, measure  # noqa: E402
+from lessons.common.comparison import Comparison, measure  # noqa: E402
+from lessons.common.runs import Run  # noqa: E402
 from lessons.scoring_functions import (  # noqa: E402
     four_scores,
     race_softmax,

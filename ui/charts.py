@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from lessons.common.vega import presenter_vega
 from ui.kept import Kept, digest
 from ui.links import linked
 from ui.presenter import PRESENTER_SCALE, presenting
@@ -79,7 +80,7 @@ def _prepared(fig) -> _Drawn:
 
 def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
     """Presenter sizes, the high-contrast scales, fitted margins and the text alternative, made on ``fig`` itself."""
-    from lessons.common import charts, export  # here: Plotly; the home page loads ui, never Plotly
+    from lessons.common import colorscales, export, margins  # here: Plotly; the home page loads ui, never Plotly
 
     if presenter:  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
         fig.update_layout(
@@ -94,8 +95,8 @@ def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
         fig.update_yaxes(tickfont_size=16, title_font_size=17)
         fig.update_annotations(font_size=17)
     if contrast:
-        charts.high_contrast(fig)
-    charts.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
+        colorscales.high_contrast(fig)
+    margins.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     # The margins hold the labels now, so Plotly.js need not check each one: its default for a numeric axis ("hide
     # past div") measures every tick label's box in the browser on every draw, a cost a page of many maps feels
     # (bench/same_weight.md).
@@ -168,7 +169,7 @@ def plotly(fig, *args, key: str, **kwargs) -> None:
 
 
 def vega(spec: dict, key: str, height: int | None = None, container=None, width: str = "stretch") -> None:
-    """A Vega-Lite chart (curves: see ``lessons.common.charts.with_values``), its text and height larger in presenter
+    """A Vega-Lite chart (curves: see ``lessons.common.vega.with_values``), its text and height larger in presenter
     mode.
 
     Keyed, so that Streamlit updates the drawn chart in place when only its numbers change. ``container``: a column
@@ -176,9 +177,7 @@ def vega(spec: dict, key: str, height: int | None = None, container=None, width:
     if (spec.get("autosize") or {}).get("type") == "fit-x":
         height = None  # the spec sets its plot's height and the chart grows with its legend: Streamlit must not fit it
     if presenting():
-        from lessons.common import charts  # here: Plotly; the home page loads ui, never Plotly
-
-        spec = charts.presenter_vega(spec, PRESENTER_SCALE)
+        spec = presenter_vega(spec, PRESENTER_SCALE)
         height = int(height * PRESENTER_SCALE) if height else None
     data, inline = None, spec.get("data")
     values = inline.get("values") if isinstance(inline, dict) else None
@@ -202,7 +201,7 @@ def heatmap_downloads(fig, key: str, name: str, *, caption: str | None = None, c
     table and the cells as one CSV and one JSON file, made when clicked. Two elements per figure until a student
     asks: the menu that held the files had been seven more (a popover, its caption, columns, two buttons) under
     every heatmap, for every student on every run (a quarter of the masking lesson's 198 elements)."""
-    from lessons.common import charts, export  # here: Plotly; the home page loads ui, never Plotly
+    from lessons.common import export  # here: Plotly; the home page loads ui, never Plotly
 
     if caption is None or count is None:  # else the caller read them from this figure already
         tables = export.heatmap_tables(fig)
@@ -215,7 +214,7 @@ def heatmap_downloads(fig, key: str, name: str, *, caption: str | None = None, c
         return
     with values:
         tables = export.heatmap_tables(fig)
-        table(charts.values_frame(tables), key=f"{key}.values.table")
+        table(export.values_frame(tables), key=f"{key}.values.table")
         st.caption(
             f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes, "
             "as files:"
@@ -246,7 +245,7 @@ def comparison_curves(
 ) -> None:
     """A measured comparison's curves side by side (one column per chart, keyed ``{key}.{name}``).
 
-    ``charts(x=…)`` builds the Vega-Lite specs (``lessons.common.comparison.curves_chart``) against the training
+    ``charts(x=…)`` builds the Vega-Lite specs (``lessons.common.curves.curves_chart``) against the training
     step, or, with ``axis_key``, against the step or the seconds as the student picks (a control kept in the
     page's link); without it, ``charts()`` is called as it is. ``height``: the whole chart's, passed on to
     ``charts`` (whose specs give their plot what the title, axis and legend leave)."""

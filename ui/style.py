@@ -7,7 +7,7 @@ every page, tests/browser/test_accessibility.py); here they are the body text's 
 dark theme.
 
 High contrast (a sidebar switch, kept in the link as ``?contrast=high`` like presenter mode): every heatmap's
-colour scale becomes the high-contrast one (:func:`lessons.common.charts.high_contrast`, applied by
+colour scale becomes the high-contrast one (:func:`lessons.common.colorscales.high_contrast`, applied by
 ``ui.plotly``) and text is drawn at full strength: body text and captions at the text colour, links underlined,
 a thick focus ring.
 """

@@ -99,9 +99,9 @@ def training_panel(
         st.progress(1.0 if run.status == "finished" else fraction, text=label)
         if latest is None:
             return
-        from lessons.common import charts  # here, not at the top: the home page imports ui and must stay light
+        from lessons.common import curves  # here, not at the top: the home page imports ui and must stay light
 
-        loss_chart, accuracy_chart = charts.training_curves(run.snapshots)
+        loss_chart, accuracy_chart = curves.training_curves(run.snapshots)
         chart_cols = st.columns(2)
         vega(loss_chart, f"{key}.loss", height=240, container=chart_cols[0])  # keyed: updated in place as it learns
         vega(accuracy_chart, f"{key}.accuracy", height=240, container=chart_cols[1])

@@ -12,15 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from lessons.common.charts import (
-    attention_coloraxis,
-    figure,
-    hover_pairs,
-    panel_axis,
-    safe_label,
-    subplot_grid,
-    wrapped_title,
-)
+from lessons.common.charts import attention_coloraxis, figure, hover_pairs, safe_label, wrapped_title
+from lessons.common.grids import panel_axis, subplot_grid
 from minimodels.tasks import Task
 from minimodels.tokenizers import EOS_ID
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from lessons.architecture_lab.presets import PRESET_BY_KEY, Preset
 from lessons.architecture_lab.training import TARGET, run_row
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Run, curve_of
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run, curve_of
 from minimodels.train import TrainResult
 
 RESULTS = ROOT / "assets" / "results" / "architecture_lab.json"

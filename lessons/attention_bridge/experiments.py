@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from minimodels.bridge import BridgeModel, BridgeTrainConfig, Pair, all_pairs, evaluate_pair, pair_name
 from minimodels.tasks.multilingual import LANGUAGES, MultilingualCorpus
 

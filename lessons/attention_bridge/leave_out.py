@@ -22,7 +22,9 @@ from lessons.attention_bridge.experiments import HUB, SEED, has_bleu
 from lessons.attention_bridge.findings import BLEU_MIN_GAP, MIN_GAP
 from lessons.common import charts
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Spread, verdict
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Spread
+from lessons.common.verdicts import verdict
 from minimodels.bridge import BridgeTrainConfig, Pair, all_pairs, pair_name
 from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES
 

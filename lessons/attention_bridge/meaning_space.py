@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import torch
 
 from lessons.attention_bridge.experiments import MODEL_OPTIONS
-from lessons.common import charts
+from lessons.common import charts, colorscales
 from lessons.common.exercises import Exercise
 from minimodels.bridge import BridgeModel
 from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES, MultilingualCorpus
@@ -146,7 +146,7 @@ def meaning_figure(space: Mapping, by: str = "language") -> go.Figure:
                 "y": y,
                 "text": hover,
                 "showlegend": False,
-                "marker": {"color": meanings, "colorscale": charts.SEQUENTIAL_COLORSCALE, "size": 8},
+                "marker": {"color": meanings, "colorscale": colorscales.SEQUENTIAL_COLORSCALE, "size": 8},
                 "hovertemplate": "%{text}<extra></extra>",
             }
         )

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import torch
 
 from lessons.attention_bridge.experiments import SEED, WITHOUT, zero_shot_pairs
-from lessons.common import charts
+from lessons.common import charts, colorscales, grids
 from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison
 from minimodels.bridge import BridgeModel, bridge_maps, load_bridge
@@ -154,7 +154,7 @@ def heads_side_by_side(maps: dict[str, tuple[np.ndarray, list[str]]], *, title: 
     """One k × S heatmap of A per language, side by side, tokens on the x axis, head j on row j."""
     langs = list(maps)
     widths = [len(tokens) for _, tokens in maps.values()]
-    layout = charts.subplot_grid(
+    layout = grids.subplot_grid(
         1,
         len(langs),
         titles=[LANGUAGE_NAMES.get(lang, lang) for lang in langs],
@@ -167,14 +167,14 @@ def heads_side_by_side(maps: dict[str, tuple[np.ndarray, list[str]]], *, title: 
         A, tokens = maps[lang]
         labels = [charts.safe_label(t) for t in tokens]
         heads = [f"head {j + 1}" for j in range(A.shape[0])]
-        n = charts.panel_axis(0, c, len(langs))
+        n = grids.panel_axis(0, c, len(langs))
         traces.append(
             {
                 "type": "heatmap",
                 "z": A,
                 "x": list(range(len(labels))),
                 "y": heads,
-                "colorscale": charts.ATTENTION_COLORSCALE,
+                "colorscale": colorscales.ATTENTION_COLORSCALE,
                 "zmin": 0,
                 "zmax": 1,
                 "showscale": c == len(langs) - 1,

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from lessons.attention_bridge.experiments import BILINGUAL_PAIRS, MODEL_OPTIONS
 from lessons.attention_bridge.findings import BLEU_MIN_GAP, MIN_GAP, verdict_words
-from lessons.common import charts
+from lessons.common import charts, grids
 from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison
 
@@ -121,7 +121,7 @@ def study_has_bleu(results: Comparison) -> bool:
 
 def study_figure(results: Comparison) -> go.Figure:
     """Exact match on short and long sources (left) and head overlap (right) against k, λ = 0 and 1, mean ± sd."""
-    layout = charts.subplot_grid(1, 2, titles=["exact match (test)", "head overlap"], horizontal_spacing=0.12)
+    layout = grids.subplot_grid(1, 2, titles=["exact match (test)", "head overlap"], horizontal_spacing=0.12)
     traces = []
     colours = {0.0: "#4c78a8", 1.0: "#e45756"}
     for weight in HEADS_WEIGHTS:

@@ -21,7 +21,8 @@ from lessons.attention_bridge.experiments import (
     zero_shot_pairs,
 )
 from lessons.attention_bridge.findings import MIN_GAP
-from lessons.common.comparison import Comparison, curves_chart
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from minimodels.bridge import pair_name
 from minimodels.tasks.multilingual import LANGUAGES

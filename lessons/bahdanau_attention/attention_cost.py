@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 import torch
 
-from lessons.common.comparison import Spread, curves_chart, verdict
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.runs import Spread
+from lessons.common.verdicts import verdict
 from minimodels.seq2seq import Seq2Seq, Seq2SeqConfig
 from minimodels.tokenizers import BOS_ID
 

@@ -1,4 +1,5 @@
-"""Downloads of what a lesson draws: a heatmap's numbers as CSV and JSON, a training replay as an animated GIF.
+"""Downloads and text alternatives of what a lesson draws: a heatmap's numbers as CSV and JSON, as a sentence
+(its strongest cells) and as a table; a training replay as an animated GIF.
 
 The numbers are read back from the Plotly figure the page shows, so a download is exactly what is on screen,
 labelled with the figure's own tick labels (the tokens, as :func:`lessons.common.charts.safe_label` shows them:
@@ -18,10 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from PIL import Image, ImageDraw
 from plotly.colors import sample_colorscale, unlabel_rgb
 
-from lessons.common.charts import SEQUENTIAL_COLORSCALE
+from lessons.common.colorscales import SEQUENTIAL_COLORSCALE
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 GIF_MAX_SIDE = 480  # pixels: the longer side of a replay frame's map
@@ -95,6 +97,33 @@ def describe(tables: Sequence[Table], strongest: int = 3) -> str:
     return " ".join(sentences)
 
 
+def values_frame(tables):
+    """A figure's heatmaps as one table: one heatmap as its matrix (row tokens down, column tokens across); several,
+    one row per cell (map, row, column, value). A repeated token ("the … the") keeps one column each."""
+
+    def unique(labels: Sequence[str]) -> list[str]:
+        seen: dict[str, int] = {}
+        out = []
+        for label in labels:
+            seen[label] = seen.get(label, 0) + 1
+            out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+        return out
+
+    if len(tables) == 1:
+        table = tables[0]
+        names = unique(["row", *table.columns])  # a token "row" becomes "row (2)"
+        frame = pd.DataFrame(table.values, columns=names[1:])
+        frame.insert(0, names[0], table.rows)
+        return frame
+    rows = [
+        (t.name, r, c, float(t.values[i, j]))
+        for t in tables
+        for i, r in enumerate(t.rows)
+        for j, c in enumerate(t.columns)
+    ]
+    return pd.DataFrame(rows, columns=["map", "row", "column", "value"])
+
+
 def _cell(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
@@ -166,7 +195,7 @@ def replay_gif(
     """An animated GIF of attention maps (values in [0, zmax]), one frame per training report.
 
     Each map is coloured with the lessons' heatmap scale (``colorscale``, by default
-    :data:`lessons.common.charts.SEQUENTIAL_COLORSCALE`) and scaled up with square cells (nearest
+    :data:`lessons.common.colorscales.SEQUENTIAL_COLORSCALE`) and scaled up with square cells (nearest
     neighbour, so a cell stays a cell); ``captions[k]`` is written above frame k. The last frame is held
     three times as long so the final alignment can be read.
     """

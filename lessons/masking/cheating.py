@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 
-from lessons.common.comparison import Comparison, curves_chart
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.masking.decoders import D_MODEL, LABELS, DecoderView
 from lessons.masking.training import BATCH, HELD_OUT, LR, METRICS, REPORT_EVERY, TEST, VARIANT

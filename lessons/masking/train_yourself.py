@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import torch
 
 from lessons.common.charts import attention_heatmap
-from lessons.common.comparison import curves_chart
+from lessons.common.curves import curves_chart
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
 from lessons.masking.decoders import look
 from lessons.masking.training import HELD_OUT, train_decoder

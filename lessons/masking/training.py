@@ -18,7 +18,8 @@ import torch
 from torch import nn
 
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.masking.decoders import D_MODEL, new_model
 from lessons.masking.word_cipher import WORD, random_words, sequences
 from minimodels.small import Report, TinyDecoder, fit

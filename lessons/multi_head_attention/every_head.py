@@ -17,7 +17,8 @@ import numpy as np
 import plotly.graph_objects as go
 from torch import nn
 
-from lessons.common.charts import GridRow, attention_heatmap
+from lessons.common.charts import attention_heatmap
+from lessons.common.grids import GridRow
 from lessons.multi_head_attention.transformer_maps import Reading, parameter_count, sublayer_label, sublayers
 
 TITLE = "2 · Every head of a trained Transformer"

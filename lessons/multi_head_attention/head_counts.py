@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 
-from lessons.common.charts import GridRow, head_grid
-from lessons.common.comparison import Comparison, curves_chart
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.grids import GridRow, head_grid
 from lessons.multi_head_attention.head_counts_runs import (
     AVERAGED,
     LEVELS,

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Run, curve_of, first_reached
+from lessons.common.runs import Run, curve_of, first_reached
 from lessons.multi_head_attention.transformer_maps import MODEL, head_alignment, parameter_count, sublayers
 from minimodels.tasks import Task
 from minimodels.train import TrainConfig, build_model, default_train_config, evaluate

@@ -16,7 +16,10 @@ from pathlib import Path
 import torch
 
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Run, curves_chart, verdict
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
+from lessons.common.runs import Run
+from lessons.common.verdicts import verdict
 from minimodels.coreference import ItConfig, ItResolver
 from minimodels.coreference import accuracy as resolver_accuracy
 from minimodels.coreference import train as train_resolver

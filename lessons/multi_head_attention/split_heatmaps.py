@@ -13,7 +13,9 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import torch
 
-from lessons.common.charts import DIVERGING_COLORSCALE, GridRow, figure, head_grid, safe_label
+from lessons.common.charts import figure, safe_label
+from lessons.common.colorscales import DIVERGING_COLORSCALE
+from lessons.common.grids import GridRow, head_grid
 from lessons.multi_head_attention.split import HeadsByHand, SplitExample, shape_text
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 from torch import nn
 
-from lessons.common.charts import GridRow, head_grid
+from lessons.common.grids import GridRow, head_grid
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from lessons.multi_head_attention.head_counts_runs import REPORT_EVERY, RESULT_HEADS, RESULT_TASK, new_model
 from lessons.multi_head_attention.transformer_maps import MODEL, sublayer_label

@@ -19,7 +19,8 @@ import plotly.graph_objects as go
 import torch
 from plotly.subplots import make_subplots
 
-from lessons.common.charts import ATTENTION_COLORSCALE, safe_label
+from lessons.common.charts import safe_label
+from lessons.common.colorscales import ATTENTION_COLORSCALE
 from lessons.common.exercises import Exercise
 from lessons.positional_encoding.models import (
     D_MODEL,

@@ -13,8 +13,10 @@ from pathlib import Path
 import torch
 
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Run, curves_chart
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.runs import Run
 from lessons.positional_encoding.models import (
     BATCH,
     COLORS,

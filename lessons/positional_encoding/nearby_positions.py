@@ -17,8 +17,9 @@ import altair as alt
 import numpy as np
 import plotly.graph_objects as go
 
-from lessons.common.charts import DIVERGING_COLORSCALE, vega_lite_spec, with_values
+from lessons.common.colorscales import DIVERGING_COLORSCALE
 from lessons.common.exercises import Exercise
+from lessons.common.vega import vega_lite_spec, with_values
 from lessons.positional_encoding.sinusoid_table import encoding_table, frequencies
 
 TITLE = "2 · Nearby positions look alike"

@@ -18,7 +18,8 @@ import altair as alt
 import numpy as np
 import plotly.graph_objects as go
 
-from lessons.common.charts import DIVERGING_COLORSCALE, vega_lite_spec, with_values
+from lessons.common.colorscales import DIVERGING_COLORSCALE
+from lessons.common.vega import vega_lite_spec, with_values
 from minimodels.positional import sinusoidal_encoding
 
 TITLE = "1 · The sinusoid matrix"

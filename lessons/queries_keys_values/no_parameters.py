@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from lessons.common import charts
+from lessons.common import charts, colorscales, grids
 from minimodels.attention import scaled_dot_product_attention
 
 TITLE = "2 · Self-attention with no parameters: Softmax(XXᵀ)X"
@@ -297,10 +297,10 @@ def plain_outputs_figure(result: PlainSelfAttention):
     words = [charts.safe_label(w) for w in result.words]
     X, Z = (m.numpy() for m in (result.X, result.Z))
     bound = float(max(np.abs(X).max(), np.abs(Z).max())) or 1.0
-    layout = charts.subplot_grid(1, 2, titles=["X (your vectors)", "Softmax(XXᵀ)X"], horizontal_spacing=0.12)
+    layout = grids.subplot_grid(1, 2, titles=["X (your vectors)", "Softmax(XXᵀ)X"], horizontal_spacing=0.12)
     data = []
     for c, (m, name) in enumerate(((X, "x"), (Z, "z"))):
-        n = charts.panel_axis(0, c, 2)
+        n = grids.panel_axis(0, c, 2)
         data.append(
             {
                 "type": "heatmap",
@@ -331,7 +331,7 @@ def plain_outputs_figure(result: PlainSelfAttention):
         }
     layout |= {
         "coloraxis": {
-            "colorscale": charts.DIVERGING_COLORSCALE,
+            "colorscale": colorscales.DIVERGING_COLORSCALE,
             "cmid": 0.0,
             "cmin": -bound,
             "cmax": bound,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from lessons.common.comparison import curves_chart
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.timing import call_seconds
 from minimodels.attention import scaled_dot_product_attention

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from lessons.common import charts
+from lessons.common import charts, colorscales, grids
 from lessons.common.sentences import ParsedSentence
 from minimodels.attention import padding_mask
 from minimodels.tokenizers import EOS_ID
@@ -132,10 +132,10 @@ def trained_matrices_figure(view: TrainedAttention):
     bound = max(float(m.abs().max()) for m in mats.values()) or 1.0
     panel, gap = max(70, 18 * len(ys)), 62  # px: one matrix, and the room for its title and the x ticks above it
     plot = 3 * panel + 2 * gap
-    layout = charts.subplot_grid(3, 1, titles=list(mats), vertical_spacing=gap / plot)
+    layout = grids.subplot_grid(3, 1, titles=list(mats), vertical_spacing=gap / plot)
     data = []
     for r, (name, m) in enumerate(mats.items()):
-        n = charts.panel_axis(r, 0, 1)
+        n = grids.panel_axis(r, 0, 1)
         data.append(
             {
                 "type": "heatmap",
@@ -158,7 +158,7 @@ def trained_matrices_figure(view: TrainedAttention):
         layout[f"xaxis{n}"] |= {"tickfont": {"size": 10}}
     layout |= {
         "coloraxis": {
-            "colorscale": charts.DIVERGING_COLORSCALE,
+            "colorscale": colorscales.DIVERGING_COLORSCALE,
             "cmin": -bound,
             "cmax": bound,
             "cmid": 0.0,

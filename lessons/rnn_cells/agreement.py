@@ -20,8 +20,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from lessons.common.charts import SEQUENTIAL_COLORSCALE, safe_label
-from lessons.common.comparison import Comparison, curves_chart
+from lessons.common.charts import safe_label
+from lessons.common.colorscales import SEQUENTIAL_COLORSCALE
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.rnn_cells.seeded_cells import sigmoid
 from lessons.rnn_cells.training import (
     ACCURACY,
@@ -69,7 +71,7 @@ def label_of(results: Comparison, variant: str) -> str:
 
 def results_chart(results: Comparison, *, height: int = 380) -> dict:
     """Final held-out accuracy against the distance T: per variant the mean over seeds, a band of ± one sd and each
-    seed faintly (:func:`~lessons.common.comparison.curves_chart`), over a dotted line at chance (computed)."""
+    seed faintly (:func:`~lessons.common.curves.curves_chart`), over a dotted line at chance (computed)."""
     points = [p | {"label": label_of(results, p["variant"])} for p in results.sweep_points(ACCURACY, "distance")]
     spec = curves_chart(
         points,
@@ -182,7 +184,7 @@ def provenance_note(results: Comparison) -> str:
 # ------------------------------------------------------------------------------------------------ a live run
 def live_curves(histories: Mapping[str, Sequence[Point]], *, height: int = 320) -> dict:
     """Each cell's held-out accuracy against training steps, as it trains: one seed per cell, drawn by the one
-    curve builder (:func:`~lessons.common.comparison.curves_chart`) over the chance line."""
+    curve builder (:func:`~lessons.common.curves.curves_chart`) over the chance line."""
     points = [
         {"variant": kind, "label": kind, "order": KINDS.index(kind), "seed": 0, "x": p.step, "y": p.accuracy}
         for kind, history in histories.items()

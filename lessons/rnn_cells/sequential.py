@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from lessons.common.catalog import number
-from lessons.common.comparison import curves_chart
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.timing import call_seconds
 

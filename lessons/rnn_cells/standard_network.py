@@ -24,9 +24,11 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from lessons.common.comparison import Spread, curves_chart, verdict
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.live import THREADS_PER_RUN
+from lessons.common.runs import Spread
+from lessons.common.verdicts import verdict
 from minimodels.adam import Adam
 
 EMBED, HIDDEN = 8, 16  # E, H: the sizes of the agreement task's models (lessons.rnn_cells.training)

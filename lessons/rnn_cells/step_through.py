@@ -18,7 +18,8 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from lessons.common.charts import DIVERGING_COLORSCALE, SEQUENTIAL_COLORSCALE, safe_label
+from lessons.common.charts import safe_label
+from lessons.common.colorscales import DIVERGING_COLORSCALE, SEQUENTIAL_COLORSCALE
 from lessons.common.sentences import ParsedSentence, word_embedding
 from lessons.common.sentences import parse_sentence as parse_words
 from lessons.rnn_cells.seeded_cells import CELLS, INPUT_SIZE, make_cell, zero_state

@@ -26,8 +26,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
+from lessons.common.runs import Run
 from minimodels.adam import Adam
 from minimodels.cells import GRUCell, LSTMCell
 

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from lessons.common.comparison import curves_chart
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.rnn_cells.seeded_cells import CELLS, INPUT_SIZE, make_cell, sigmoid, zero_state
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from lessons.common.comparison import Comparison, Verdict, by_outcome, curves_chart
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.verdicts import Verdict, by_outcome
 from lessons.scaling.recall_training import INIT_METRICS, RECALL_LEVEL, RECALL_STEPS, recall_config
 from lessons.scaling.scores import COLORS
 

@@ -19,7 +19,8 @@ import torch
 from torch import nn
 
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Run, first_reached
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run, first_reached
 from lessons.scaling.scores import SCORES, entropy_bits
 from minimodels.adam import Adam
 from minimodels.attention import DotProductAttention, ScaledDotProductAttention

@@ -20,7 +20,9 @@ import numpy as np
 import plotly.graph_objects as go
 import torch
 
-from lessons.common.charts import attention_coloraxis, figure, panel_axis, subplot_grid, vega_lite_spec, with_values
+from lessons.common.charts import attention_coloraxis, figure
+from lessons.common.grids import panel_axis, subplot_grid
+from lessons.common.vega import vega_lite_spec, with_values
 from lessons.scaling.scores import COLORS, D_SWEEP, LABELS, SATURATED, SCORES, entropy_bits, softmax_jacobian
 
 TITLE = "2 · One query, six sizes of d_k"

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from lessons.common.comparison import Spread, curves_chart, verdict
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.runs import Spread
+from lessons.common.verdicts import verdict
 from minimodels.attention import AdditiveAttention, ScaledDotProductAttention
 
 TITLE = "6 · Additive or dot product: what each costs"

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import altair as alt
 import torch
 
-from lessons.common.charts import vega_lite_spec, with_values
 from lessons.common.exercises import Exercise
+from lessons.common.vega import vega_lite_spec, with_values
 from lessons.scaling.scores import COLORS, D_SWEEP, LABELS, SCORES
 
 TITLE = "3 · Measure it: the variance of q·k grows like d_k"

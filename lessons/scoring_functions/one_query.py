@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lessons.common.charts import vega_lite_spec, with_values
+from lessons.common.vega import vega_lite_spec, with_values
 from lessons.scoring_functions.four_scores import COLORS, LABELS, SCORES, parameter_count, score_modules
 from minimodels.attention import DotProductAttention, ScaledDotProductAttention
 
@@ -119,7 +119,7 @@ def comparison_chart(c: ScoreComparison) -> dict:
     A Vega-Lite spec (for ``st.vega_lite_chart``): the Altair chart is built once (:func:`_comparison_spec`) and
     each example only puts its numbers in. Vega-Lite, not Plotly: every move of the lesson's three controls
     redraws it, and a browser draws these eight panels as Plotly subplots about 200 ms slower than as this chart.
-    Presenter mode enlarges it as every Vega-Lite chart (``lessons.common.charts.presenter_vega``).
+    Presenter mode enlarges it as every Vega-Lite chart (``lessons.common.vega.presenter_vega``).
     """
     labels = c.key_labels  # plain text: Vega-Lite draws labels as text, never as HTML
     values = [

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 import torch
 from torch import nn
 
-from lessons.common.comparison import Comparison, Spread
+from lessons.common.comparison import Comparison
 from lessons.common.exercises import Exercise
+from lessons.common.runs import Spread
 from lessons.scoring_functions.race_training import TASK, model_name
 from minimodels.attention import masked_softmax
 from minimodels.tasks import Task, get_task

@@ -14,8 +14,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from lessons.common.comparison import Comparison, Run, curve_of, first_reached
+from lessons.common.comparison import Comparison
 from lessons.common.live import THREADS_PER_RUN
+from lessons.common.runs import Run, curve_of, first_reached
 from lessons.scoring_functions.four_scores import LABELS, SCORES, parameter_count
 from minimodels.tasks import Task
 from minimodels.train import (

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from lessons.common.comparison import Run
+from lessons.common.runs import Run
 from minimodels.adam import Adam
 from minimodels.attention import DotProductAttention, ScaledDotProductAttention
 

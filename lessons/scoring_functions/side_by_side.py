@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from lessons.common.charts import attention_coloraxis, hover_pairs, safe_label
-from lessons.common.comparison import Comparison, curves_chart
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.scoring_functions.four_scores import COLORS, LABELS, SCORES
 from lessons.scoring_functions.race_training import (
     CHECKED,
@@ -82,7 +83,7 @@ def table_caption(seeds: str) -> str:
 
 
 def race_charts(c: Comparison, x: str = "step", height: int = 240) -> tuple[dict, dict]:
-    """Two Vega-Lite charts (``lessons.common.comparison.curves_chart``), loss and held-out exact match against
+    """Two Vega-Lite charts (``lessons.common.curves.curves_chart``), loss and held-out exact match against
     ``x`` ("step" or "seconds"): per score its mean over seeds with a ± sd band and each seed faint (one seed: one
     line), in the scores' own colours."""
     if x not in ("step", "seconds"):

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from torch import nn
 
 from lessons.bahdanau_attention import step_by_step
-from lessons.common import charts
+from lessons.common import charts, colorscales
 
 TITLE = "6 · A trained model's scores, on your sentence"
 TEXT = (
@@ -44,7 +44,7 @@ def trained_scores_figure(steps) -> tuple[go.Figure, go.Figure]:
         y_title="output token",
         value_name="e",
     )
-    raw.update_traces(colorscale=charts.DIVERGING_COLORSCALE, zmid=0.0, zmin=None, zmax=None)
+    raw.update_traces(colorscale=colorscales.DIVERGING_COLORSCALE, zmid=0.0, zmin=None, zmax=None)
     weights = charts.attention_heatmap(
         steps.weights,
         steps.source,

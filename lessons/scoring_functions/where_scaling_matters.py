@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from lessons.common.comparison import Comparison, Verdict, by_outcome, curves_chart
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.verdicts import Verdict, by_outcome
 from lessons.scoring_functions.four_scores import COLORS
 from lessons.scoring_functions.reduced_race import (
     EARLY_ALPHA,

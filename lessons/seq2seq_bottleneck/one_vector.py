@@ -18,7 +18,8 @@ import plotly.graph_objects as go
 import torch
 from torch import nn
 
-from lessons.common.charts import ATTENTION_COLORSCALE, DIVERGING_COLORSCALE, figure, safe_label
+from lessons.common.charts import figure, safe_label
+from lessons.common.colorscales import ATTENTION_COLORSCALE, DIVERGING_COLORSCALE
 from lessons.seq2seq_bottleneck.experiment import MAX_LEN, build, lesson_task, shown
 from minimodels.tokenizers import EOS_ID, UNK_ID
 

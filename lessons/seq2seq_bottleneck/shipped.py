@@ -21,7 +21,9 @@ import numpy as np
 from torch import nn
 
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Run, Spread, Verdict, verdict
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run, Spread
+from lessons.common.verdicts import Verdict, verdict
 from lessons.seq2seq_bottleneck.experiment import LABELS, METRICS, MODELS, SEED, describe
 from lessons.seq2seq_bottleneck.scoring import LengthAccuracy, longest_length_above
 
@@ -125,7 +127,7 @@ def _one_seed(run: Run) -> LengthAccuracy:
 
 
 def versus(a: tuple[str, Spread], b: tuple[str, Spread], metric: str) -> Verdict:
-    """The course's verdict (``lessons.common.comparison.verdict``) of ``a = (label, spread)`` against ``b``."""
+    """The course's verdict (``lessons.common.verdicts.verdict``) of ``a = (label, spread)`` against ``b``."""
     outcome, reason = verdict(a[1], b[1])
     return Verdict(a[0], b[0], a[0], b[0], metric, True, a[1], b[1], outcome, reason)
 

@@ -12,8 +12,11 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lessons.common.charts import ATTENTION_COLORSCALE, figure
-from lessons.common.comparison import Comparison, Spread, curves_chart
+from lessons.common.charts import figure
+from lessons.common.colorscales import ATTENTION_COLORSCALE
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
+from lessons.common.runs import Spread
 from lessons.seq2seq_bottleneck.experiment import (
     COLORS,
     EXAMPLES,
@@ -64,7 +67,7 @@ def shipped_chart(
     title: str | None = None,
 ) -> dict:
     """The shipped ``variants`` at D = ``hidden_size``: score against source length, the mean over the seeds with a
-    band of ± one sd and each seed as a faint line (``lessons.common.comparison.curves_chart``, for ``ui.vega``)."""
+    band of ± one sd and each seed as a faint line (``lessons.common.curves.curves_chart``, for ``ui.vega``)."""
     points = [
         p
         for p in results.curve_points(metric, x="length", where={"hidden_size": hidden_size})

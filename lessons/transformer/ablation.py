@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from lessons.common.comparison import Comparison, curves_chart
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.transformer.ablation_runs import ABLATION_TASK, COLORS, LEVEL, STEPS_TO, TABLE, recipe_of
 from lessons.transformer.reading import MODEL

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Run, first_reached
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run, first_reached
 from lessons.transformer.reading import MODEL
 from minimodels.train import TrainConfig, default_train_config
 

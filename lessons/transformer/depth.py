@@ -14,9 +14,11 @@ from functools import partial
 from pathlib import Path
 
 from lessons.common.catalog import ROOT
-from lessons.common.comparison import Comparison, Run, Spread, curves_chart
-from lessons.common.comparison import verdict as comparison_verdict
+from lessons.common.comparison import Comparison
+from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.runs import Run, Spread
+from lessons.common.verdicts import verdict as comparison_verdict
 from lessons.transformer.ablation_runs import COLORS, RESULT_SCRIPT, VARIANTS, recipe_of
 from lessons.transformer.reading import MODEL
 from minimodels.train import TrainConfig, default_train_config

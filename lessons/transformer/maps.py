@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from lessons.common.charts import GridRow, head_grid
+from lessons.common.grids import GridRow, head_grid
 from minimodels.transformer import TransformerConfig
 
 
@@ -90,7 +90,7 @@ def heads_grid(
 ) -> go.Figure:
     """Rows of heatmaps, one row per panel and one column per head: ``panels`` holds
     ``(title, weights (h, rows, columns), row labels, column labels)``. Every map shares one colour scale 0–1.
-    Drawn by :func:`lessons.common.charts.head_grid`: the heads of a row share one pair of axes (with a pair per map,
+    Drawn by :func:`lessons.common.grids.head_grid`: the heads of a row share one pair of axes (with a pair per map,
     ``make_subplots`` and its per-axis updates, the grid costs seconds to build and draw)."""
     if not panels:
         raise ValueError("no attention maps to draw")

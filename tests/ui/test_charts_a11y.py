@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from lessons.common import charts, export
+from lessons.common import charts, colorscales, export, grids
 from lessons.common.catalog import TOOLS, built_lessons
 from tests.helpers import open_page, plotly_array, plotly_specs
 from ui.charts import plain
@@ -61,7 +61,7 @@ def test_a_signed_map_names_its_largest_values_whatever_their_sign():
 
 def test_values_frame_keeps_repeated_tokens_apart_and_long_forms_a_grid():
     one = export.Table("m", ["the", "cat"], ["the", "row", "the"], np.arange(6.0).reshape(2, 3))
-    frame = charts.values_frame([one])
+    frame = export.values_frame([one])
     assert list(frame.columns) == ["row (2)", "the", "row", "the (2)"] or list(frame.columns) == [
         "row",
         "the",
@@ -69,7 +69,7 @@ def test_values_frame_keeps_repeated_tokens_apart_and_long_forms_a_grid():
         "the (2)",
     ]
     np.testing.assert_array_equal(frame.iloc[:, 1:].to_numpy(), one.values)
-    grid = charts.values_frame([one, export.Table("n", ["a"], ["b"], np.array([[0.25]]))])
+    grid = export.values_frame([one, export.Table("n", ["a"], ["b"], np.array([[0.25]]))])
     assert list(grid.columns) == ["map", "row", "column", "value"] and len(grid) == 7
     assert grid.iloc[-1].tolist() == ["n", "a", "b", 0.25]
 
@@ -82,32 +82,32 @@ def test_typed_tokens_in_the_sentence_are_shown_as_typed():
 
 def test_the_high_contrast_twin_replaces_each_house_scale():
     fig = charts.attention_heatmap(np.eye(3), list("abc"), list("abc"))
-    grid = charts.head_grid([charts.GridRow("x", np.random.default_rng(0).random((2, 3, 3)), list("abc"), list("abc"))])
+    grid = grids.head_grid([grids.GridRow("x", np.random.default_rng(0).random((2, 3, 3)), list("abc"), list("abc"))])
     strip = charts.vector_strip(np.array([[-1.0, 2.0]]), ["v"])
-    assert charts.scale_key(fig.data[0].colorscale) == charts.scale_key(charts.SEQUENTIAL_COLORSCALE)
+    assert colorscales.scale_key(fig.data[0].colorscale) == colorscales.scale_key(colorscales.SEQUENTIAL_COLORSCALE)
     for figure, twin in (
-        (fig, charts.HIGH_CONTRAST_SEQUENTIAL),
-        (grid, charts.HIGH_CONTRAST_SEQUENTIAL),
-        (strip, charts.HIGH_CONTRAST_DIVERGING),
+        (fig, colorscales.HIGH_CONTRAST_SEQUENTIAL),
+        (grid, colorscales.HIGH_CONTRAST_SEQUENTIAL),
+        (strip, colorscales.HIGH_CONTRAST_DIVERGING),
     ):
-        charts.high_contrast(figure)
-        assert [charts.scale_key(s) for s in charts.heatmap_scales(figure.to_plotly_json())] == [
-            charts.scale_key(twin)
+        colorscales.high_contrast(figure)
+        assert [colorscales.scale_key(s) for s in colorscales.heatmap_scales(figure.to_plotly_json())] == [
+            colorscales.scale_key(twin)
         ] * len(figure.data)
 
 
 def house_only(specs: list[dict]) -> list:
     """The colour scales of these figures' heatmaps that are not the house's."""
-    scales = [s for spec in specs for s in charts.heatmap_scales(spec)]
-    return [s for s in scales if charts.scale_key(s) not in charts.HOUSE_SCALE_KEYS]
+    scales = [s for spec in specs for s in colorscales.heatmap_scales(spec)]
+    return [s for s in scales if colorscales.scale_key(s) not in colorscales.HOUSE_SCALE_KEYS]
 
 
 def test_a_page_in_high_contrast_draws_its_heatmaps_with_the_high_contrast_scales():
     at = open_page(QKV, params={CONTRAST_PARAM: "high"})
-    scales = {charts.scale_key(s) for spec in plotly_specs(at) for s in charts.heatmap_scales(spec)}
+    scales = {colorscales.scale_key(s) for spec in plotly_specs(at) for s in colorscales.heatmap_scales(spec)}
     assert scales and scales <= {
-        charts.scale_key(charts.HIGH_CONTRAST_SEQUENTIAL),
-        charts.scale_key(charts.HIGH_CONTRAST_DIVERGING),
+        colorscales.scale_key(colorscales.HIGH_CONTRAST_SEQUENTIAL),
+        colorscales.scale_key(colorscales.HIGH_CONTRAST_DIVERGING),
     }
     assert any(HIGH_CONTRAST_CSS in h.proto.body for h in at.get("html"))
 

@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui
-from lessons.common import catalog, charts
+from lessons.common import catalog, vega
 from tests.helpers import open_page
 
 QKV = "pages/queries_keys_values.py"
@@ -78,8 +78,8 @@ def test_vega_charts_get_presenter_sizes_too():
     assert len(plain) == len(shown) == 3
     for before, after in zip(plain, shown, strict=True):
         assert "labelFontSize" not in before["encoding"]["x"]["axis"]
-        assert after["encoding"]["x"]["axis"]["labelFontSize"] == charts.AXIS_PRESENTER["labelFontSize"]
-        assert after["title"] == {"text": before["title"], "fontSize": charts.TITLE_PRESENTER}
+        assert after["encoding"]["x"]["axis"]["labelFontSize"] == vega.AXIS_PRESENTER["labelFontSize"]
+        assert after["title"] == {"text": before["title"], "fontSize": vega.TITLE_PRESENTER}
         assert after["height"] == int(before["height"] * ui.PRESENTER_SCALE)
 
 

@@ -10,8 +10,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from lessons.common import charts
-from lessons.common.comparison import Comparison, Run
+from lessons.common import charts, grids
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from tests.helpers import open_page, plotly_specs, vega_specs
 from ui import charts as ui_charts
 
@@ -50,12 +51,10 @@ def test_a_figure_with_other_numbers_is_prepared_apart_and_keeps_its_own_text_al
 
 
 def test_a_prepared_figure_lets_its_fitted_labels_be_drawn_without_the_browser_measuring_each_one():
-    from lessons.common.charts import head_grid
+    from lessons.common.grids import head_grid
 
     rows = [
-        charts.GridRow(
-            title=f"layer {i}", weights=np.full((4, 3, 3), 1 / 3), x_labels=list("abc"), y_labels=list("abc")
-        )
+        grids.GridRow(title=f"layer {i}", weights=np.full((4, 3, 3), 1 / 3), x_labels=list("abc"), y_labels=list("abc"))
         for i in range(2)
     ]
     layout = ui_charts._prepared(head_grid(rows)).frozen.to_dict()["layout"]

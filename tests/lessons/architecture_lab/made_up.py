@@ -1,7 +1,8 @@
 """Made-up comparisons of presets, for the tests of the shipped grid's reading and of the poster's findings."""
 
 from lessons.architecture_lab import compare_runs, presets
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 
 
 def comparison(steps: dict[str, tuple], finals: dict[str, tuple], task: str = "reverse") -> Comparison:

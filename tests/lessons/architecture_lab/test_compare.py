@@ -6,7 +6,8 @@ from dataclasses import replace
 import pytest
 
 from lessons.architecture_lab import compare, compare_runs, paper_numbers, presets, training, writing_chains
-from lessons.common.comparison import Comparison, Spread
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Spread
 from minimodels.tasks import get_task
 from tests.lessons.architecture_lab.made_up import comparison
 

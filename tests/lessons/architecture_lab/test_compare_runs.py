@@ -6,7 +6,8 @@ import json
 import pytest
 
 from lessons.architecture_lab import compare, compare_runs, presets, training, writing_chains
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from minimodels.chains import ChainModel
 from minimodels.tasks import get_task
 from tests.lessons.architecture_lab.made_up import comparison

@@ -4,7 +4,8 @@ numbers, and one-hot attention maps."""
 import numpy as np
 
 from lessons.attention_bridge import experiments
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from minimodels.tasks.multilingual import LANGUAGES
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from lessons.attention_bridge import experiments, one_meaning
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from minimodels.tasks.multilingual import LANGUAGES
 from tests.lessons.attention_bridge.fakes import fake_results
 

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from lessons.attention_bridge import experiments, findings, grid_claims, zero_shot
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from tests.lessons.attention_bridge.fakes import fake_results
 
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from lessons.attention_bridge import experiments, findings, leave_out
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from minimodels.tasks.multilingual import LANGUAGES
 
 PAIRS = leave_out.LEAVE_OUT_PAIRS

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from lessons.attention_bridge import penalty
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from tests.lessons.attention_bridge.fakes import SHIPPED_LIKE, fake_results, one_hot, with_finals
 
 

@@ -4,7 +4,8 @@ file, and the paper's numbers quoted as printed."""
 import pytest
 
 from lessons.attention_bridge import penalty, penalty_study, zero_shot
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 
 
 def fake_study(finals: dict[tuple[int, float], dict], seeds=(0, 1, 2)) -> Comparison:

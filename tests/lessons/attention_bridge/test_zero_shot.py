@@ -6,7 +6,8 @@ import pytest
 from lessons import attention_bridge
 from lessons.attention_bridge import experiments, penalty
 from lessons.attention_bridge import zero_shot as zero_shot_section
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from tests.lessons.attention_bridge.fakes import fake_results
 
 

@@ -3,7 +3,7 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
-from lessons.common import charts
+from lessons.common import charts, curves, grids, margins, vega
 
 
 def test_heatmap_keeps_repeated_tokens_apart_and_hovers_exact_values():
@@ -48,7 +48,7 @@ def test_training_curves_carry_every_report_and_are_valid_vega_lite():
 
     Report = namedtuple("Report", "step seconds loss exact_match")
     history = [Report(25, 0.5, 2.0, 0.1), Report(50, 1.0, 1.0, 0.6)]
-    loss, accuracy = charts.training_curves(history)
+    loss, accuracy = curves.training_curves(history)
     assert [(v["x"], v["mean"], v["n"]) for v in loss["data"]["values"]] == [(25, 2.0, 1), (50, 1.0, 1)]
     assert [(v["x"], v["mean"], v["n"]) for v in accuracy["data"]["values"]] == [(25, 0.1, 1), (50, 0.6, 1)]
     assert (loss["title"], accuracy["title"]) == ("Loss", "Exact match")
@@ -60,9 +60,9 @@ def test_training_curves_carry_every_report_and_are_valid_vega_lite():
         alt.LayerChart.from_dict(chart)  # Altair validates it against the Vega-Lite schema
         assert "view" not in chart.get("config", {})  # as st.altair_chart sends it: no 300 × 300 default view
     assert loss["encoding"]["color"]["scale"]["range"] != accuracy["encoding"]["color"]["scale"]["range"]
-    assert charts.training_curves([])[0]["data"]["values"] == []
-    assert charts.training_curves(history[:1])[0]["data"]["values"] == loss["data"]["values"][:1]  # not shared
-    taller, shorter = charts.training_curves(history, height=300)[0], charts.training_curves(history, height=200)[0]
+    assert curves.training_curves([])[0]["data"]["values"] == []
+    assert curves.training_curves(history[:1])[0]["data"]["values"] == loss["data"]["values"][:1]  # not shared
+    taller, shorter = curves.training_curves(history, height=300)[0], curves.training_curves(history, height=200)[0]
     assert taller["height"] - shorter["height"] == 100  # the plot takes what the chart's height adds
 
 
@@ -72,11 +72,11 @@ def test_subplot_grid_places_panels_and_titles_where_make_subplots_does(rows, co
 
     titles = [f"panel {i}" for i in range(rows * cols)]
     spacing = {"horizontal_spacing": 0.05, "vertical_spacing": 0.1}
-    ours = charts.subplot_grid(rows, cols, titles=titles, shared_xaxes=shared, **spacing)
+    ours = grids.subplot_grid(rows, cols, titles=titles, shared_xaxes=shared, **spacing)
     theirs = make_subplots(rows=rows, cols=cols, subplot_titles=titles, shared_xaxes=shared, **spacing).layout
     for r in range(rows):
         for c in range(cols):
-            n = charts.panel_axis(r, c, cols)
+            n = grids.panel_axis(r, c, cols)
             for axis in (f"xaxis{n}", f"yaxis{n}"):
                 assert ours[axis]["domain"] == pytest.approx(list(theirs[axis].domain))
                 assert ours[axis]["anchor"] == theirs[axis].anchor
@@ -100,29 +100,29 @@ def _margin(fig) -> dict:
 
 
 def test_fit_margins_grow_with_the_labels_and_never_shrink():
-    short = charts.fit_margins(charts.attention_heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"]))
-    long = charts.fit_margins(charts.attention_heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "a_much_longer_token"]))
+    short = margins.fit_margins(charts.attention_heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"]))
+    long = margins.fit_margins(charts.attention_heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "a_much_longer_token"]))
     assert _margin(long)["l"] > _margin(short)["l"] + 50  # 18 more characters of the y axis's labels
     assert _margin(long)["r"] == _margin(short)["r"] >= 60  # the colour bar, whatever the labels
     roomy = charts.attention_heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"])
     roomy.update_layout(margin={"l": 400, "r": 300, "t": 200, "b": 150})
-    assert _margin(charts.fit_margins(roomy)) == {"l": 400, "r": 300, "t": 200, "b": 150}
+    assert _margin(margins.fit_margins(roomy)) == {"l": 400, "r": 300, "t": 200, "b": 150}
 
 
 def test_fit_margins_read_what_a_label_shows():
-    assert charts.text_width("&lt;b&gt;", 12) == charts.text_width("abc", 12)  # escaped user text shows 3 characters
-    assert charts.text_width("<b>bold</b>", 12) == charts.text_width("bold", 12)  # Plotly's own tags take no room
-    assert charts.text_width("one<br>two words", 12) == charts.text_width("two words", 12)  # the widest line
-    assert charts.text_width("猫猫", 12) > charts.text_width("ab", 12)  # wide characters
+    assert margins.text_width("&lt;b&gt;", 12) == margins.text_width("abc", 12)  # escaped user text shows 3 characters
+    assert margins.text_width("<b>bold</b>", 12) == margins.text_width("bold", 12)  # Plotly's own tags take no room
+    assert margins.text_width("one<br>two words", 12) == margins.text_width("two words", 12)  # the widest line
+    assert margins.text_width("猫猫", 12) > margins.text_width("ab", 12)  # wide characters
 
 
 def test_fit_margins_make_room_for_a_legend_below_and_a_bare_axis_stays_small():
-    curves = charts.figure(
+    two_lines = charts.figure(
         [{"type": "scatter", "x": [1, 2, 3], "y": [0.1, 0.5, 0.9], "name": name} for name in ("one", "two")],
         {"height": 400, "margin": {"l": 10, "r": 10, "t": 10, "b": 10}, "legend": {"orientation": "h", "y": -0.25}},
     )
     alone = charts.figure([{"type": "scatter", "x": [1, 2, 3], "y": [0.1, 0.5, 0.9]}], {"margin": {"b": 10}})
-    assert _margin(charts.fit_margins(curves))["b"] > _margin(charts.fit_margins(alone))["b"] + 40
+    assert _margin(margins.fit_margins(two_lines))["b"] > _margin(margins.fit_margins(alone))["b"] + 40
     assert _margin(alone)["r"] == 0  # no colour bar, no legend: nothing asks for room on the right
 
 
@@ -135,10 +135,10 @@ def test_presenter_vega_enlarges_every_axis_legend_and_title_and_keeps_hidden_on
             {"encoding": {"x": {"field": "d", "axis": {"title": "d_k"}}, "color": {"field": "s", "legend": None}}},
         ],
     }
-    shown = charts.presenter_vega(spec, 1.5)
+    shown = vega.presenter_vega(spec, 1.5)
     assert spec["layer"][0]["encoding"]["x"] == {"field": "d"}  # the original is left as it was
     first, second = (layer["encoding"] for layer in shown["layer"])
-    assert first["x"]["axis"] == charts.AXIS_PRESENTER and first["y"]["axis"] is None
-    assert first["color"]["legend"] == charts.LEGEND_PRESENTER and second["color"]["legend"] is None
-    assert second["x"]["axis"] == {"title": "d_k", **charts.AXIS_PRESENTER}
-    assert shown["title"] == {"text": "curves", "fontSize": charts.TITLE_PRESENTER} and shown["height"] == 300
+    assert first["x"]["axis"] == vega.AXIS_PRESENTER and first["y"]["axis"] is None
+    assert first["color"]["legend"] == vega.LEGEND_PRESENTER and second["color"]["legend"] is None
+    assert second["x"]["axis"] == {"title": "d_k", **vega.AXIS_PRESENTER}
+    assert shown["title"] == {"text": "curves", "fontSize": vega.TITLE_PRESENTER} and shown["height"] == 300

@@ -5,19 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from lessons.common import comparison
-from lessons.common.comparison import (
-    FORMAT,
-    PALETTE,
-    Comparison,
-    Run,
-    Spread,
-    curve_of,
-    curves_chart,
-    first_reached,
-    measure,
-    verdict,
-)
+from lessons.common import curves
+from lessons.common.comparison import FORMAT, Comparison, measure
+from lessons.common.curves import PALETTE, curves_chart
+from lessons.common.runs import Run, Spread, curve_of, first_reached
+from lessons.common.verdicts import verdict
 
 
 def _curve(steps, losses, accuracies):
@@ -312,7 +304,7 @@ def test_curves_chart_values_match_the_points():
     # and the height is not squeezed to fit (a y title longer than the plot hid the chart's title)
     legend = spec["encoding"]["color"]["legend"]
     rows = -(-len(c.variants) // legend["columns"])
-    assert spec["height"] == 300 - comparison.TITLE_HEIGHT - comparison.X_AXIS_HEIGHT - comparison.LEGEND_ROW * rows
+    assert spec["height"] == 300 - curves.TITLE_HEIGHT - curves.X_AXIS_HEIGHT - curves.LEGEND_ROW * rows
     assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
 
 
@@ -325,7 +317,7 @@ def test_curves_chart_legend_never_clips_a_label():
     ]
     long = curves_chart(long_points, y_title="loss", x_title="step")
     assert long["encoding"]["color"]["legend"]["columns"] == 1
-    assert long["height"] >= comparison.MIN_PLOT_HEIGHT
+    assert long["height"] >= curves.MIN_PLOT_HEIGHT
 
 
 def test_curves_chart_colours_follow_the_comparisons_order_and_a_lone_variant_has_no_legend():
@@ -414,7 +406,7 @@ def test_a_training_history_becomes_a_runs_curve():
 
 
 def test_by_outcome_groups_settings_by_their_verdict_in_order():
-    from lessons.common.comparison import by_outcome
+    from lessons.common.verdicts import by_outcome
 
     c = _comparison()
     clear = c.compare("attention", "none", "test exact")

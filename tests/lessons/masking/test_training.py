@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.masking import training
 
 

@@ -3,7 +3,8 @@ them can be predicted, and turned round."""
 
 import numpy as np
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.multi_head_attention import head_counts_runs, resolving_it_runs
 
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lessons.common.charts import GridRow, head_grid
+from lessons.common.grids import GridRow, head_grid
 from lessons.multi_head_attention import every_head, head_counts, head_counts_runs, train_yourself, transformer_maps
 from minimodels.decode import Translation
 

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.multi_head_attention import every_head, head_counts, head_counts_runs
 from tests.lessons.multi_head_attention.made_up_results import fake_results
 

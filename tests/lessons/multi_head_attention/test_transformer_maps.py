@@ -4,7 +4,7 @@ sentence, each head's gold alignment."""
 import numpy as np
 import pytest
 
-from lessons.common.charts import head_grid
+from lessons.common.grids import head_grid
 from lessons.common.pretrained import load_pretrained
 from lessons.multi_head_attention import every_head, head_counts_runs, transformer_maps
 from minimodels.tasks import get_task

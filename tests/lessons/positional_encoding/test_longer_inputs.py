@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.positional_encoding import longer_inputs, models
 
 

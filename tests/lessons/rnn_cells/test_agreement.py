@@ -3,7 +3,8 @@ the live figures."""
 
 import pytest
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.rnn_cells import agreement, training
 
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch import nn
 
-from lessons.common.comparison import Spread
+from lessons.common.runs import Spread
 from lessons.rnn_cells import standard_network
 
 

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from lessons.common.comparison import Run
+from lessons.common.runs import Run
 from lessons.scaling import gru_race, scores
 from lessons.scoring_functions.shipped_race import load_results as load_scoring_results
 

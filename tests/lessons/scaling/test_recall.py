@@ -3,7 +3,8 @@ the rows, charts and text."""
 
 import json
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.scaling import recall, recall_training, scores
 
 

@@ -7,7 +7,8 @@ import math
 import pytest
 import torch
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.scaling import recall_training, scores
 
 

@@ -3,7 +3,8 @@ statistics of a softmax kept in a race's runs, a run of the reduced race, and a 
 
 import dataclasses
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.scoring_functions import four_scores, race_training, reduced_race
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from lessons.common import charts
+from lessons.common import vega
 from lessons.scoring_functions import four_scores, one_query
 
 
@@ -101,7 +101,7 @@ def test_comparison_chart_has_scores_and_softmax_for_each():
     assert top["resolve"]["scale"]["y"] == "independent"  # each score's raw scores on its own scale
     assert bottom["encoding"]["y"]["scale"]["domain"] == [0, 1]
     assert one_query.comparison_chart(one_query.compare_scores(8, 5))["vconcat"] == spec["vconcat"]  # only data changes
-    large = charts.presenter_vega(spec, 1.35)  # presenter mode: larger, same numbers
+    large = vega.presenter_vega(spec, 1.35)  # presenter mode: larger, same numbers
     assert large["data"] == spec["data"] and large["vconcat"][0]["height"] > top["height"]
     assert large["vconcat"][0]["encoding"]["column"]["header"]["labelFontSize"] == 17  # the scores' names
     assert one_query.comparison_chart(example) == spec  # the large copy left the shared spec as it was

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lessons.common import charts, pretrained
+from lessons.common import colorscales, pretrained
 from lessons.scoring_functions import trained_translator
 from minimodels.tasks import get_task
 
@@ -27,7 +27,7 @@ def test_the_maps_draw_the_raw_scores_signed_and_the_weights_from_0_to_1(steps):
     raw, weights = trained_translator.trained_scores_figure(steps)
     assert np.allclose(np.asarray(raw.data[0].z, dtype=float), steps.scores)
     assert raw.data[0].zmid == 0.0 and [c[1] for c in raw.data[0].colorscale] == [
-        c[1] for c in charts.DIVERGING_COLORSCALE
+        c[1] for c in colorscales.DIVERGING_COLORSCALE
     ]
     assert np.allclose(np.asarray(weights.data[0].z, dtype=float), steps.weights) and weights.data[0].zmax == 1.0
 

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.seq2seq_bottleneck import experiment, scoring, shipped
 
 

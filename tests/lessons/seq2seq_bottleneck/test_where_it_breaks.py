@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.seq2seq_bottleneck import experiment, pooling, shipped, where_it_breaks
 
 

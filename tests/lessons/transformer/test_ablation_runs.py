@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.transformer import ablation_runs, by_hand, reading
 from minimodels.tasks import get_task
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from lessons.common.comparison import Comparison, Run
+from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from lessons.transformer import ablation_runs
 from lessons.transformer.depth import (
     DEPTH_MODEL,
