@@ -8,22 +8,7 @@ from lessons.attention_bridge import experiments, findings, grid_claims, zero_sh
 from lessons.common.comparison import Comparison
 from lessons.common.runs import Run
 from tests.lessons.attention_bridge.fakes import fake_results
-
-
-def with_grid(results: Comparison, values: dict[str, dict]) -> Comparison:
-    """``results`` with some finals replaced per experiment (each seed 0.01 above the last, for a spread)."""
-    runs = [
-        Run(
-            r.variant,
-            r.seed,
-            r.params,
-            r.curve,
-            {**r.final, **{m: v + 0.01 * r.seed for m, v in values.get(r.variant, {}).items()}},
-            r.extra,
-        )
-        for r in results.runs
-    ]
-    return Comparison(results.variants, tuple(runs), results.meta, results.labels)
+from tests.lessons.attention_bridge.fakes import with_finals as with_grid
 
 
 def test_grid_findings_test_the_papers_claims_and_flip_with_the_numbers():
