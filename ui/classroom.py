@@ -35,7 +35,7 @@ from store.classes import Member, Teacher
 from store.learners import valid_key
 from store.names import generated_name
 from ui.charts import plotly, table, vega
-from ui.own_data import load_model_file, model_file, own_model
+from ui.own_data import model_file, own_model, try_model_file
 from ui.presenter import literal
 
 log = logging.getLogger(__name__)
@@ -1055,14 +1055,13 @@ def class_models() -> None:
         st.caption("Your teacher has not shared a model yet.")
         return
     for entry in shared:
-        label = f"Load {entry['name']} ({entry['bytes'] / 1e6:.1f} MB)"
+        label = f"Load {own_data.quoted(entry['name'])} ({entry['bytes'] / 1e6:.1f} MB)"
         if st.button(label, key=f"classroom.load_shared.{entry['id']}", icon=":material/download:"):
             found = _guard(lambda entry=entry: classes.shared_model(member.class_code, entry["id"]))
             if found is FAILED:
                 continue
-            try:
-                loaded = load_model_file(found[1], found[0])
-            except ValueError as refused:  # the engine's ArtifactError: a sentence for the student
+            loaded, refused = try_model_file(found[1], found[0])
+            if refused:
                 st.error(f"{refused} Nothing was changed.", icon=":material/block:")
             else:
                 st.success(loaded.caption, icon=":material/check_circle:")
