@@ -142,13 +142,13 @@ def cases(gru: bytes, transformer: bytes) -> dict[str, tuple[bytes, str, str]]:
         ),
         "hidden-1e6.safetensors": (
             rewrite(gru, config(hidden_size=1_000_000)),
-            "config.hidden_size = 1,000,000 (hundreds of GB once built)",
+            "config.hidden_size = 1,000,000 (terabytes once built)",
             TOO_LARGE,
         ),
         "vocab-1e9.safetensors": (rewrite(gru, config(target_vocab_size=10**9)), "a vocabulary of 1e9", TOO_LARGE),
         "positions-1e7.safetensors": (
             rewrite(transformer, config(max_len=10**7)),
-            "a Transformer covering 1e7 positions (its sinusoid table alone: 320 GB)",
+            "a Transformer covering 1e7 positions (its two sinusoid tables alone: 640 MB)",
             TOO_LARGE,
         ),
         "layers-100.safetensors": (rewrite(transformer, config(decoder_layers=100)), "100 decoder layers", TOO_LARGE),
