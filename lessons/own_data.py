@@ -291,6 +291,7 @@ def keep_text(limits=LIMITS) -> str:
     """What keeping a model means, with the limits the loader enforces (stated, not restated by hand)."""
     return KEEP_TEXT.format(limits=limits.describe_model())
 
+
 LESSON_VIEWS = {  # where a model of each architecture is offered as "your model", and what the page shows with it
     "gru-additive": [("pages/bahdanau_attention.py", "Bahdanau attention: step by step, the alignment, beam search")],
     "transformer": [
