@@ -17,7 +17,10 @@ import json
 import struct
 from pathlib import Path
 
+from safetensors.torch import load, save
+
 from minimodels.own_data import PairsTask, build_own_model, save_model
+from minimodels.own_data.artifact import _digest
 from minimodels.own_data.record import META_KEY
 from minimodels.tokenizers import EOS_ID
 
@@ -83,16 +86,12 @@ def raw_record(data: bytes, text: str) -> bytes:
 def never_ends(data: bytes) -> bytes:
     """The GRU file with its output layer's bias for the end token pushed far down, and a target of 512 pieces: a
     valid file whose greedy decoding never stops on its own."""
-    from safetensors.torch import load, save
-
     header, _body = parts(data)
     tensors = load(data)
     meta = json.loads(header["__metadata__"][META_KEY])
     tensors[OUTPUT_BIAS][EOS_ID] = -1e4
     meta["task"]["max_target_len"] = 512
     meta["task"]["max_source_len"] = 512
-    from minimodels.own_data.artifact import _digest
-
     meta["tensors_sha256"] = _digest(tensors)
     return save(tensors, metadata={META_KEY: json.dumps(meta)})
 

@@ -20,6 +20,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import sqlalchemy as sa
+
 from store import throwaway
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,8 +99,6 @@ def sqlite_fixture(code: Path, target: Path) -> dict:
 
 def postgres_fixture(code: Path, target: Path, server: str) -> dict:
     """Write with the old code into a fresh database of the cluster at ``server`` and dump it as plain SQL."""
-    import sqlalchemy as sa
-
     name = f"old_{code.name}"
     admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:

@@ -406,7 +406,7 @@ def _class_over(code: str, info) -> None:
     membership and the browser's cookie."""
     code = store.names.normal_code(code)
     if info is None:
-        said = f"Your class {code} is over, and its teacher has deleted what it stored."
+        said = f"Your class {code} is over, and what it stored has been deleted."
     else:
         said = f"Your class {code} has ended: thank you for taking part."
     st.session_state["classroom.over"] = f"{said} To join another class, enter its code on the Class page."

@@ -16,7 +16,7 @@ from minimodels.decode import MAX_STEPS, translate
 from minimodels.own_data import LIMITS, ArtifactError, PairsTask, artifact, load_model, read_example, read_pairs
 from minimodels.own_data.record import CONFIG_FIELDS, check_cost, memory_needed
 from minimodels.seq2seq import Seq2SeqConfig
-from minimodels.train.models import model_config
+from minimodels.train.models import model_config, model_from_config
 from minimodels.transformer import TransformerConfig
 from tests import make_hostile_models
 
@@ -87,8 +87,6 @@ def test_what_the_page_trains_is_well_within_the_bounds(example, architecture):
     task = PairsTask.from_pairs(read_example(example))
     config = dataclasses.asdict(model_config(architecture, task))
     with torch.device("meta"):
-        from minimodels.train.models import model_from_config
-
         model = model_from_config(model_config(architecture, task))
     parameters = sum(p.numel() for p in model.parameters())
     buffers = sum(b.numel() for b in model.buffers())
