@@ -330,12 +330,12 @@ async def dashboard_via(replica: str, cookies: dict) -> dict:
     try:
         await tab.open(class_session.CLASS_PAGE)
         so_far = re.findall(r"\*\*(\d+)\*\* answers? so far", " ".join(tab.texts))
-        runs = next((t for t in reversed(tab.tables) if t and "run" in t[0] and "student" in t[0]), [])
+        runs = next((t for t in reversed(tab.tables) if t and "run" in t[0] and "setting" in t[0]), [])
         return {
             "joined": tab.metrics.get("Joined"),
             "answers": tab.metrics.get("Answers to the question"),
             "answers_so_far": int(so_far[-1]) if so_far else None,
-            "runs": sorted((r["run"], r["student"], r["setting"]) for r in runs),
+            "runs": sorted((r["run"], r["setting"]) for r in runs),  # names are off on the projected dashboard
             "problems": tab.errors + tab.exceptions + tab.refusals,
         }
     finally:

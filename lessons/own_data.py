@@ -282,8 +282,15 @@ KEEP_TEXT = (
     "Download your model as one file: its weights (safetensors), both tokenizers, its settings, its training curve "
     "and the fingerprint of the data it learned from. Load it back here, today or next term, on this server or "
     "another; loading reads numbers and text, it never runs code from the file. A file of another architecture, "
-    "from a newer version of the course, or damaged on the way is refused with the reason, and nothing changes."
+    "from a newer version of the course, damaged on the way, or asking for more than this server gives one model "
+    "({limits}) is refused with the reason before anything is built from it, and nothing changes."
 )
+
+
+def keep_text(limits=LIMITS) -> str:
+    """What keeping a model means, with the limits the loader enforces (stated, not restated by hand)."""
+    return KEEP_TEXT.format(limits=limits.describe_model())
+
 
 LESSON_VIEWS = {  # where a model of each architecture is offered as "your model", and what the page shows with it
     "gru-additive": [("pages/bahdanau_attention.py", "Bahdanau attention: step by step, the alignment, beam search")],

@@ -13,11 +13,17 @@ Every function returns the attention used at each step, so a page can draw the h
 a batch (evaluation) or a single sentence (a page's text box: :func:`translate`). They neither switch the
 model between train/eval mode nor keep state: callers own the model.
 
+Decoding is bounded: at most :data:`MAX_STEPS` steps whatever ``max_len`` a caller (or a model file's record) asks
+for, and, when ``max_seconds`` is given, no new step after that many seconds. A page's sentence (:func:`translate`)
+is decoded within :data:`MAX_SECONDS`: a model that never writes its end token costs a page run seconds, not hours,
+and the run's thread ends with it.
+
 Letters: B batch, S source positions, T decoded steps, V target vocabulary, h heads.
 """
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -38,7 +44,12 @@ __all__ = [
     "beam_search",
     "translate",
     "one_hot_override",
+    "MAX_STEPS",
+    "MAX_SECONDS",
 ]
+
+MAX_STEPS = 1025  # decoder steps at most, for any caller: twice the longest target a model file may state, and EOS
+MAX_SECONDS = 10.0  # a page's sentence (translate) gets no new decoder step after this long
 
 Override = dict[int, "int | torch.Tensor"]  # decoder step -> source index to force, or weights (S,)/(B, S)
 
@@ -94,6 +105,19 @@ def _device(model: torch.nn.Module) -> torch.device:
     return next(model.parameters()).device
 
 
+def _steps(max_len: int) -> int:
+    """The steps a decoder may take for a caller's ``max_len``: at most :data:`MAX_STEPS`."""
+    return max(0, min(int(max_len), MAX_STEPS))
+
+
+def _deadline(max_seconds: float | None) -> float | None:
+    return None if max_seconds is None else time.monotonic() + max_seconds
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
+
+
 @torch.inference_mode()
 def teacher_forced(
     model: torch.nn.Module,
@@ -124,14 +148,17 @@ def greedy(
     source_lengths: torch.Tensor,
     max_len: int,
     attention_override: Override | None = None,
+    max_seconds: float | None = None,
 ) -> Decoded:
-    """Greedy decoding of a batch ``source (B, S)`` for at most ``max_len`` steps (EOS included).
+    """Greedy decoding of a batch ``source (B, S)`` for at most ``max_len`` steps (EOS included; never more than
+    :data:`MAX_STEPS`), and no new step after ``max_seconds`` when given.
 
     ``attention_override`` maps a step ``t`` to a source index (or a weights row ``(S,)`` / ``(B, S)``): at that
     step the model's own attention row is replaced, the "what if it had looked there?" experiment. Only a
     :class:`~minimodels.seq2seq.Seq2Seq` with attention accepts it.
     """
     B, S = source.shape
+    deadline = _deadline(max_seconds)
     memory = model.encode(source, source_lengths)
     state = model.initial_state(memory)
     prev = torch.full((B,), BOS_ID, dtype=torch.long, device=source.device)
@@ -139,7 +166,9 @@ def greedy(
     log_prob = torch.zeros(B, device=source.device)
     lengths = torch.zeros(B, dtype=torch.long, device=source.device)
     tokens, rows = [], defaultdict(list)
-    for t in range(max_len):
+    for t in range(_steps(max_len)):
+        if t and _past(deadline):
+            break
         out = model.step(prev, state, memory, _override_at(attention_override, t, S, source.device))
         log_probs = _never_pad_or_bos(out.logits.log_softmax(-1))  # (B, V)
         token = log_probs.argmax(-1).masked_fill(finished, PAD_ID)  # (B,)
@@ -229,12 +258,16 @@ def _beam_one(
     width: int,
     max_len: int,
     length_penalty: float,
+    deadline: float | None = None,
 ) -> BeamResult:
     memory = model.encode(source, source_lengths)  # batch of 1
     state = model.initial_state(memory)
     root = BeamNode(0, None, -1, BOS_ID, (), 0.0, 0.0, False)
     nodes, alive, finished = [root], [0], []
-    for t in range(max_len):
+    for t in range(_steps(max_len)):
+        if t and _past(deadline):
+            finished += alive  # out of time: the live hypotheses are returned unfinished
+            break
         prev = torch.tensor([nodes[i].token for i in alive], device=source.device)  # (n,)
         out = model.step(prev, state, memory)
         log_probs = _never_pad_or_bos(out.logits.float().log_softmax(-1))  # (n, V)
@@ -303,23 +336,25 @@ def beam_search(
     width: int = 4,
     max_len: int = 32,
     length_penalty: float = 0.0,
+    max_seconds: float | None = None,
 ) -> list[BeamResult]:
     """Beam search of width ``width`` on each sentence of ``source (B, S)``; one :class:`BeamResult` each.
 
     At every step each live hypothesis is extended by every token; of the ``2k`` best continuations, those
     ending in EOS among the top ``k`` are finished, and the best ``k`` others stay live. It stops when ``k``
     hypotheses are finished, when (without length penalty) the best finished one outscores every live one,
-    or after ``max_len`` steps. ``width=1`` gives exactly the greedy output. ``length_penalty`` α > 0 divides
-    scores by ((5 + |y|)/6)^α to stop short outputs winning (Wu et al. 2016).
+    or after ``max_len`` steps (at most :data:`MAX_STEPS`), or once ``max_seconds`` have passed (for the whole
+    batch; the live hypotheses come back unfinished). ``width=1`` gives exactly the greedy output.
+    ``length_penalty`` α > 0 divides scores by ((5 + |y|)/6)^α to stop short outputs winning (Wu et al. 2016).
     """
     if width < 1:
         raise ValueError("beam width must be at least 1")
+    deadline = _deadline(max_seconds)
     results = []
     for b in range(source.size(0)):
         n = int(source_lengths[b])
-        results.append(
-            _beam_one(model, source[b : b + 1, :n], source_lengths[b : b + 1], width, max_len, length_penalty)
-        )
+        one = source[b : b + 1, :n], source_lengths[b : b + 1]
+        results.append(_beam_one(model, *one, width, max_len, length_penalty, deadline))
     return results
 
 
@@ -345,11 +380,13 @@ def translate(
     max_len: int | None = None,
     attention_override: Override | None = None,
     length_penalty: float = 0.0,
+    max_seconds: float | None = MAX_SECONDS,
 ) -> Translation:
     """Decode one user sentence with ``method`` ``"greedy"`` or ``"beam"``; never raises on odd text.
 
     The text is tokenized by ``task.encode_source`` (unknown characters become ``<unk>``, long text is cut,
-    both explained in ``message``). ``max_len`` defaults to twice the task's longest target, plus EOS.
+    both explained in ``message``). ``max_len`` defaults to twice the task's longest target, plus EOS; decoding
+    stops at :data:`MAX_STEPS` steps and after ``max_seconds``, and ``message`` says so when the output was cut.
     """
     if method not in ("greedy", "beam"):
         raise ValueError(f"method must be 'greedy' or 'beam', got {method!r}")
@@ -363,14 +400,18 @@ def translate(
     max_len = max_len or 2 * task.max_target_len + 1
     beam = None
     if method == "beam":
-        beam = beam_search(model, source, lengths, width, max_len, length_penalty)[0]
+        beam = beam_search(model, source, lengths, width, max_len, length_penalty, max_seconds)[0]
         tokens, ended = beam.best.tokens, beam.best.finished
         attention = dict(beam.source_attention) | beam.best.attention
     else:
-        decoded = greedy(model, source, lengths, max_len, attention_override)
+        decoded = greedy(model, source, lengths, max_len, attention_override, max_seconds)
         tokens = decoded.sequences()[0]
         ended = int(decoded.lengths[0]) > len(tokens)
         attention = {k: v[0].cpu() for k, v in decoded.attention.items()}
     target = task.target_tokenizer
     target_pieces = [target.id_to_piece(i) for i in tokens] + ([target.id_to_piece(EOS_ID)] if ended else [])
-    return Translation(target.decode(tokens), source_pieces, target_pieces, attention, encoded.message, beam)
+    message = encoded.message
+    if not ended and len(tokens) < _steps(max_len):  # stopped by the clock, not by its length
+        cut = f"The output was cut after {len(tokens)} pieces: a sentence is decoded for {max_seconds:g} s at most."
+        message = f"{message} {cut}" if message else cut
+    return Translation(target.decode(tokens), source_pieces, target_pieces, attention, message, beam)

@@ -89,7 +89,7 @@ else:
     st.info("Train a model above, or load one you kept (below): it shows here and in the lessons' attention views.")
 
 # --- 6. Keep it ------------------------------------------------------------------------------------------------
-ui.section("6 · Keep it: one file, and back", own_data.KEEP_TEXT)
+ui.section("6 · Keep it: one file, and back", own_data.keep_text())
 for architecture in models:
     name, data_bytes = ui.model_file(architecture)
     st.download_button(f"Download your {own_data.ARCHITECTURES[architecture]} ({len(data_bytes) / 1e6:.1f} MB)",

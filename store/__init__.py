@@ -9,6 +9,11 @@ keeps every class and learner already stored.
 Trust: what only a teacher may do (the dashboard's data, reveal, spotlight, hand-out, export, delete, end) is a
 method of :class:`store.classes.Teacher`, which only :meth:`ClassStore.teacher` hands out, against the class's
 teacher key (stored hashed, wrong keys rate-limited). A student's session holds a :class:`Member`, never a key.
+
+Concurrent first writes are single upserts or transactions run again (:mod:`store.writes`); only a database that
+cannot be reached reads as such (:func:`unreachable`). Classes that ended more than
+:data:`~store.classes.PURGE_AFTER_DAYS` ago and learners idle for :data:`~store.learners.KEEP_DAYS` are removed
+(:meth:`ClassStore.purge_ended`, :meth:`Learners.purge_idle`).
 """
 
 from store.classes import ClassInfo, ClassStore, Member, Question, Run, Teacher
@@ -16,6 +21,7 @@ from store.db import DEFAULT_SQLITE, StoreUnavailable, database_url, open_engine
 from store.errors import ClassError, RateLimited, StoreError
 from store.learners import Learners
 from store.names import clean_name, generated_name
+from store.writes import unreachable
 
 __all__ = [
     "DEFAULT_SQLITE",
@@ -35,4 +41,5 @@ __all__ = [
     "generated_name",
     "open_engine",
     "open_store",
+    "unreachable",
 ]

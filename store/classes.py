@@ -27,6 +27,7 @@ from store.schema import (
     shared_models,
     sweeps,
 )
+from store.writes import transaction, upsert
 
 DEFAULT_HOURS = 12.0
 MAX_HOURS = 72.0
@@ -45,6 +46,7 @@ LONGEST_WINDOW = max(
 MAX_ANSWER = 100  # characters of an answer
 MAX_RUN_JSON = 200_000  # bytes of one posted run (curve, metrics, snapshot)
 MAX_SHARED_MODEL = 5_000_000  # bytes of a model file the teacher shares (the Your own data page's upload cap)
+PURGE_AFTER_DAYS = 30.0  # a class that ended (or expired) this long ago is removed with everything it stored
 
 
 @dataclass(frozen=True)
@@ -300,7 +302,9 @@ class ClassStore:
         info = self.get_class(code, now)
         chosen = names.clean_name(name) if name is not None else None
         token = names.new_secret()
-        with self.engine.begin() as conn:
+
+        def work(conn: sa.Connection) -> Member:
+            # run again when another student took the same name at the same moment: then the name is taken
             self._allow(conn, f"join:{info.code}", JOIN_LIMIT, now)
             if session is not None:
                 self._allow(conn, f"join-session:{session}", SESSION_JOIN_LIMIT, now)
@@ -326,7 +330,9 @@ class ClassStore:
                     lesson=None,
                 )
             )
-        return Member(result.inserted_primary_key[0], info.code, shown), token
+            return Member(result.inserted_primary_key[0], info.code, shown)
+
+        return transaction(self.engine, work), token
 
     def rejoin(self, code: str, token: str, now: float | None = None) -> Member | None:
         """The member a browser's token belongs to in a live class, or None."""
@@ -364,7 +370,8 @@ class ClassStore:
         """A student's answer (a choice's index, or a number) to the open question; answering again replaces it."""
         now = now or time.time()
         self.get_class(member.class_code, now)
-        with self.engine.begin() as conn:
+
+        def work(conn: sa.Connection) -> None:
             self._allow(conn, f"answer:{member.id}", ANSWER_LIMIT, now)
             row = conn.execute(
                 sa.select(questions).where(questions.c.id == question_id, questions.c.class_code == member.class_code)
@@ -374,8 +381,10 @@ class ClassStore:
             if row.state != "open":
                 raise ClassError("This question is closed: answers are no longer taken.")
             text = _answer_text(_question_row(row), response)
-            conn.execute(answers.delete().where(answers.c.question_id == question_id, answers.c.member_id == member.id))
-            conn.execute(answers.insert().values(question_id=question_id, member_id=member.id, answer=text, at=now))
+            given = {"question_id": question_id, "member_id": member.id, "answer": text, "at": now}
+            upsert(conn, answers, given, ("question_id", "member_id"), {"answer": text, "at": now})
+
+        transaction(self.engine, work)
 
     def my_answer(self, member: Member, question_id: int) -> str | None:
         with _reader(self.engine) as conn:
@@ -484,20 +493,22 @@ class ClassStore:
         the dashboard shows each exercise's answers as they come in."""
         now = now or time.time()
         self.get_class(member.class_code, now)
-        with self.engine.begin() as conn:
+        row = {
+            "class_code": member.class_code,
+            "member_id": member.id,
+            "exercise": str(exercise)[:100],
+            "lesson": str(lesson)[:64],
+            "answer": str(answer)[:MAX_ANSWER],
+            "correct": bool(correct),
+            "at": now,
+        }
+        latest = {k: v for k, v in row.items() if k not in ("member_id", "exercise")}
+
+        def work(conn: sa.Connection) -> None:
             self._allow(conn, f"answer:{member.id}", ANSWER_LIMIT, now)
-            conn.execute(checked.delete().where(checked.c.member_id == member.id, checked.c.exercise == exercise))
-            conn.execute(
-                checked.insert().values(
-                    class_code=member.class_code,
-                    member_id=member.id,
-                    exercise=str(exercise)[:100],
-                    lesson=str(lesson)[:64],
-                    answer=str(answer)[:MAX_ANSWER],
-                    correct=bool(correct),
-                    at=now,
-                )
-            )
+            upsert(conn, checked, row, ("member_id", "exercise"), latest)
+
+        transaction(self.engine, work)
 
     def shared_models(self, code: str) -> list[dict]:
         """The models the teacher shared with the class: ``[{"id", "name", "bytes", "shared_at"}]``, newest first."""
@@ -525,6 +536,17 @@ class ClassStore:
         if row is None:
             raise ClassError("That model is not one this class shares.")
         return row.name, bytes(row.data)
+
+    def purge_ended(self, now: float | None = None, after_days: float = PURGE_AFTER_DAYS) -> int:
+        """Remove every class that ended (or expired) more than ``after_days`` ago, with everything it stored;
+        returns how many. A teacher downloads and deletes a class's data when it ends; this forgets the rest."""
+        cutoff = (now or time.time()) - after_days * 86400.0
+        ended = sa.case((classes.c.ended_at < classes.c.expires_at, classes.c.ended_at), else_=classes.c.expires_at)
+        with self.engine.begin() as conn:
+            codes = [code for (code,) in conn.execute(sa.select(classes.c.code).where(ended < cutoff))]
+            for code in codes:
+                _delete_class(conn, code)
+        return len(codes)
 
     def spotlight(self, code: str) -> tuple[Run, str | None] | None:
         """The run on the projector and the name to show with it (None: anonymous), or None."""
@@ -894,23 +916,28 @@ class Teacher:
     def delete(self) -> None:
         """Remove the class and everything it stored."""
         with self.engine.begin() as conn:
-            ids = sa.select(members.c.id).where(members.c.class_code == self.code)
-            question_ids = sa.select(questions.c.id).where(questions.c.class_code == self.code)
-            sweep_ids = sa.select(sweeps.c.id).where(sweeps.c.class_code == self.code)
-            conn.execute(answers.delete().where(answers.c.question_id.in_(question_ids)))
-            conn.execute(assignments.delete().where(assignments.c.sweep_id.in_(sweep_ids)))
-            conn.execute(runs.delete().where(runs.c.class_code == self.code))
-            conn.execute(checked.delete().where(checked.c.class_code == self.code))
-            conn.execute(shared_models.delete().where(shared_models.c.class_code == self.code))
-            conn.execute(sweeps.delete().where(sweeps.c.class_code == self.code))
-            conn.execute(questions.delete().where(questions.c.class_code == self.code))
-            conn.execute(
-                attempts.delete().where(
-                    attempts.c.scope.in_(
-                        [f"{kind}:{i}" for (i,) in conn.execute(ids) for kind in ("answer", "run")]
-                        + [f"join:{self.code}", f"teacher-key:{self.code}"]
-                    )
-                )
+            _delete_class(conn, self.code)
+
+
+def _delete_class(conn: sa.Connection, code: str) -> None:
+    """Remove class ``code`` and everything it stored, in ``conn``'s transaction."""
+    ids = sa.select(members.c.id).where(members.c.class_code == code)
+    question_ids = sa.select(questions.c.id).where(questions.c.class_code == code)
+    sweep_ids = sa.select(sweeps.c.id).where(sweeps.c.class_code == code)
+    conn.execute(answers.delete().where(answers.c.question_id.in_(question_ids)))
+    conn.execute(assignments.delete().where(assignments.c.sweep_id.in_(sweep_ids)))
+    conn.execute(runs.delete().where(runs.c.class_code == code))
+    conn.execute(checked.delete().where(checked.c.class_code == code))
+    conn.execute(shared_models.delete().where(shared_models.c.class_code == code))
+    conn.execute(sweeps.delete().where(sweeps.c.class_code == code))
+    conn.execute(questions.delete().where(questions.c.class_code == code))
+    conn.execute(
+        attempts.delete().where(
+            attempts.c.scope.in_(
+                [f"{kind}:{i}" for (i,) in conn.execute(ids) for kind in ("answer", "run")]
+                + [f"join:{code}", f"teacher-key:{code}"]
             )
-            conn.execute(members.delete().where(members.c.class_code == self.code))
-            conn.execute(classes.delete().where(classes.c.code == self.code))
+        )
+    )
+    conn.execute(members.delete().where(members.c.class_code == code))
+    conn.execute(classes.delete().where(classes.c.code == code))

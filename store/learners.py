@@ -16,9 +16,11 @@ import sqlalchemy as sa
 from store import names
 from store.errors import StoreError
 from store.schema import learners, solved, visits
+from store.writes import transaction, upsert
 
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9_\-]{20,64}$")
 MAX_PLACE = 200
+KEEP_DAYS = 400.0  # a learner not seen for this long is forgotten (the browser's key lasts a year)
 
 
 def valid_key(key: str | None) -> bool:
@@ -45,24 +47,21 @@ class Learners:
 
     def _hash(self, key: str, conn: sa.Connection, now: float) -> str:
         """The stored learner for ``key``, created if this is the first time the store sees it (a key from a
-        link made on another server of the same course is welcome)."""
+        link made on another server of the same course is welcome; two first writes at once store it once)."""
         if not valid_key(key):
             raise StoreError("That learner key is not one this course makes.")
         hashed = names.digest(key)
-        if conn.execute(sa.select(learners.c.key_hash).where(learners.c.key_hash == hashed)).first() is None:
-            conn.execute(learners.insert().values(key_hash=hashed, created_at=now, updated_at=now))
+        upsert(conn, learners, {"key_hash": hashed, "created_at": now, "updated_at": now}, ("key_hash",))
         return hashed
 
     def visit(self, key: str, lesson: str, place: str | None = None, now: float | None = None) -> None:
         """The learner opened ``lesson`` (and is at ``place``, a section or exercise anchor, when known)."""
         now = now or time.time()
-        with self.engine.begin() as conn:
+
+        def work(conn: sa.Connection) -> None:
             hashed = self._hash(key, conn, now)
-            updated = conn.execute(
-                visits.update().where(visits.c.key_hash == hashed, visits.c.lesson == lesson).values(last_at=now)
-            )
-            if updated.rowcount == 0:
-                conn.execute(visits.insert().values(key_hash=hashed, lesson=lesson, first_at=now, last_at=now))
+            first = {"key_hash": hashed, "lesson": lesson, "first_at": now, "last_at": now}
+            upsert(conn, visits, first, ("key_hash", "lesson"), {"last_at": now})
             values = {"last_lesson": lesson, "updated_at": now}
             if place is not None:
                 values["last_place"] = str(place)[:MAX_PLACE]
@@ -72,30 +71,34 @@ class Learners:
                     values["last_place"] = None
             conn.execute(learners.update().where(learners.c.key_hash == hashed).values(**values))
 
+        transaction(self.engine, work)
+
     def solve(self, key: str, lesson: str, exercise: str, answer, correct: bool, now: float | None = None) -> None:
         """An exercise answered (the latest answer is kept; once right, it stays solved)."""
         now = now or time.time()
-        with self.engine.begin() as conn:
+
+        def work(conn: sa.Connection) -> None:
             hashed = self._hash(key, conn, now)
-            was_right = conn.execute(
-                sa.select(solved.c.correct).where(solved.c.key_hash == hashed, solved.c.exercise == exercise)
-            ).scalar()
-            conn.execute(solved.delete().where(solved.c.key_hash == hashed, solved.c.exercise == exercise))
-            conn.execute(
-                solved.insert().values(
-                    key_hash=hashed,
-                    exercise=exercise,
-                    lesson=lesson,
-                    answer=str(answer)[:100],
-                    correct=bool(correct or was_right),
-                    at=now,
-                )
+            row = {"key_hash": hashed, "exercise": exercise, "lesson": lesson, "answer": str(answer)[:100], "at": now}
+            upsert(
+                conn,
+                solved,
+                {**row, "correct": bool(correct)},
+                ("key_hash", "exercise"),
+                lambda new: {
+                    "lesson": new.lesson,
+                    "answer": new.answer,
+                    "at": new.at,
+                    "correct": sa.or_(solved.c.correct, new.correct),
+                },
             )
             conn.execute(
                 learners.update()
                 .where(learners.c.key_hash == hashed)
                 .values(last_lesson=lesson, last_place=exercise, updated_at=now)
             )
+
+        transaction(self.engine, work)
 
     def answers(self, key: str) -> dict[str, tuple[str, bool]]:
         """Every exercise the learner answered: ``{exercise key: (answer, right)}``."""
@@ -112,17 +115,12 @@ class Learners:
     def set_exercises(self, key: str, lesson: str, count: int, now: float | None = None) -> None:
         """How many exercises ``lesson`` showed the learner: the lesson is done once that many are answered right."""
         now = now or time.time()
-        with self.engine.begin() as conn:
-            hashed = self._hash(key, conn, now)
-            updated = conn.execute(
-                visits.update()
-                .where(visits.c.key_hash == hashed, visits.c.lesson == lesson)
-                .values(exercises=int(count))
-            )
-            if updated.rowcount == 0:
-                conn.execute(
-                    visits.insert().values(key_hash=hashed, lesson=lesson, first_at=now, last_at=now, exercises=count)
-                )
+
+        def work(conn: sa.Connection) -> None:
+            first = {"key_hash": self._hash(key, conn, now), "lesson": lesson, "first_at": now, "last_at": now}
+            upsert(conn, visits, {**first, "exercises": int(count)}, ("key_hash", "lesson"), {"exercises": int(count)})
+
+        transaction(self.engine, work)
 
     def progress(self, key: str, exercises_per_lesson: dict[str, int] | None = None) -> dict[str, str]:
         """``{lesson: "done" | "in progress"}`` for the lessons the learner opened. Done: every one of the lesson's
@@ -157,6 +155,15 @@ class Learners:
                 sa.select(learners.c.last_lesson, learners.c.last_place).where(learners.c.key_hash == names.digest(key))
             ).first()
         return None if row is None or row.last_lesson is None else (row.last_lesson, row.last_place)
+
+    def purge_idle(self, now: float | None = None, after_days: float = KEEP_DAYS) -> int:
+        """Forget every learner not seen for ``after_days`` (visits, answers, place, key); returns how many."""
+        cutoff = (now or time.time()) - after_days * 86400.0
+        idle = sa.select(learners.c.key_hash).where(learners.c.updated_at < cutoff)
+        with self.engine.begin() as conn:
+            conn.execute(solved.delete().where(solved.c.key_hash.in_(idle)))
+            conn.execute(visits.delete().where(visits.c.key_hash.in_(idle)))
+            return conn.execute(learners.delete().where(learners.c.updated_at < cutoff)).rowcount
 
     def wipe(self, key: str) -> None:
         """Forget the learner: visits, answers, place, and the key itself."""

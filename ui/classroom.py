@@ -7,6 +7,12 @@ URL. When it cannot be reached every lesson works alone, with one line saying so
 A session holds at most: the learner's key (kept in a cookie or in their link, their choice), the class member it
 joined as (its token in a cookie, so a reopened tab rejoins), and a teacher handle (only after the teacher key was
 checked; the key leaves the address bar at once, so a projector never shows it).
+
+Cookies: a page script writes them (``document.cookie``): under ``streamlit run`` nothing else can, so they cannot be
+HttpOnly. A class's cookies (the student's token, the teacher's key) last until the class ends and no longer; the
+learner's key a year. "Leave this computer" forgets all three in this browser; a student whose class ended is told
+so and the cookie goes. A store error costs the one action it hit; only a database that cannot be reached
+(:func:`store.unreachable`) pauses the class features of this server, for :data:`RETRY_SECONDS`.
 """
 
 from __future__ import annotations
@@ -35,20 +41,22 @@ from store.classes import Member, Teacher
 from store.learners import valid_key
 from store.names import generated_name
 from ui.charts import plotly, table, vega
-from ui.own_data import load_model_file, model_file, own_model
+from ui.own_data import model_file, own_model, try_model_file
 from ui.presenter import literal
 
 log = logging.getLogger(__name__)
 
 LEARNER_COOKIE = "attention_lab_learner"
 CLASS_COOKIE = "attention_lab_class"
-COOKIE_DAYS = 365
-RETRY_SECONDS = 30.0
+COOKIE_DAYS = 365  # the learner's key; a class's cookies last until the class ends
+RETRY_SECONDS = 30.0  # a database that cannot be reached is tried again after this long
+PURGE_SECONDS = 3600.0  # how often a server removes the classes and learners past their time
 STUDENT_POLL_SECONDS = 3.0  # how often a student's page looks for the teacher's question
 TEACHER_POLL_SECONDS = 2.0  # the dashboard's refresh
 TOUCH_SECONDS = 30.0  # presence is written at most this often per student
 _COOKIE_VALUE = re.compile(r"^[A-Za-z0-9_\-.]{1,120}$")
 _failed_at = [0.0]
+_purged_at = [0.0]
 FAILED = object()  # what _guard returns when the action was refused or the database failed
 
 
@@ -85,16 +93,35 @@ def stores() -> tuple[store.ClassStore, store.Learners] | None:
     if time.time() - _failed_at[0] < RETRY_SECONDS:
         return None
     try:
-        return _open()
+        opened = _open()
     except Exception:  # noqa: BLE001 - any failure to reach the database: lessons go on alone
         log.warning("the class store cannot be reached", exc_info=True)
         _failed_at[0] = time.time()
         return None
+    _purge(opened)
+    return opened
 
 
-def _unavailable(what: str = "Progress and class features") -> None:
+def _purge(opened: tuple[store.ClassStore, store.Learners]) -> None:
+    """At most once every :data:`PURGE_SECONDS` per server: remove the classes that ended a month ago and the
+    learners idle for over a year (``ClassStore.purge_ended``, ``Learners.purge_idle``). A failure is logged and
+    tried again next time; no page waits on it twice."""
+    if time.time() - _purged_at[0] < PURGE_SECONDS:
+        return
+    _purged_at[0] = time.time()
+    try:
+        classes, learners = opened[0].purge_ended(), opened[1].purge_idle()
+    except Exception:  # noqa: BLE001 - housekeeping: never a page's problem
+        log.warning("purging ended classes failed", exc_info=True)
+    else:
+        if classes or learners:
+            log.info("purged %d ended classes and %d idle learners", classes, learners)
+
+
+def _unavailable(what: str = "Progress and class features", verb: str = "are") -> None:
+    """The one-line notice that ``what`` (``verb``: "are" or "is") waits for the database."""
     st.caption(
-        f":material/cloud_off: {what} are paused: the course's database cannot be reached right now. "
+        f":material/cloud_off: {what} {verb} paused: the course's database cannot be reached right now. "
         "This lesson works on its own; nothing already saved is lost."
     )
 
@@ -119,27 +146,44 @@ def _reading(refresh):
 
 
 def _guard(action, *, what: str = "That", quiet: bool = False):
-    """Run a store action and return its value; a refusal becomes a message on the page (none when ``quiet``), a
-    database failure the one-line notice. Either way it returns :data:`FAILED`."""
+    """Run a store action and return its value, or :data:`FAILED` with a sentence on the page (none when ``quiet``):
+    a refusal's own message; for a database that cannot be reached, a notice, and class features paused on this
+    server for :data:`RETRY_SECONDS`; for any other error (a race lost even after its retries, a busy database), a
+    notice that this one action did not go through, nothing paused. ``what`` names the action ("Saving your
+    answer"); the sentences read with it."""
     try:
         return action()
     except store.StoreError as refusal:
         if not quiet:
             st.warning(str(refusal), icon=":material/block:")
-    except Exception:  # noqa: BLE001 - the database went away mid-class: say so, never a traceback
+    except Exception as error:  # noqa: BLE001 - whatever the database says: a sentence, never a traceback
         log.warning("class store action failed", exc_info=True)
-        _failed_at[0] = time.time()
-        _unavailable(f"{what}")
+        if store.unreachable(error):
+            _failed_at[0] = time.time()
+            if not quiet:
+                st.caption(
+                    f":material/cloud_off: {what} did not go through: the course's database cannot be reached "
+                    "right now. This lesson works on its own; nothing already saved is lost."
+                )
+        elif not quiet:
+            st.caption(f":material/sync_problem: {what} did not go through: the course's database was busy. Try again.")
     return FAILED
 
 
-def _set_cookie(name: str, value: str | None) -> None:
-    """Keep ``value`` in the student's browser (None: forget it). Only our own codes and keys, checked first."""
+def _set_cookie(name: str, value: str | None, until: float | None = None) -> None:
+    """Keep ``value`` in the student's browser (None: forget it) for a year, or until ``until`` (a class's end, a
+    time.time()) when sooner. Only our own codes and keys, checked first; ``Secure`` when the page came over HTTPS.
+    A page script writes it: nothing a Streamlit script runs can set an HttpOnly cookie."""
     if value is not None and not _COOKIE_VALUE.match(value):
         return
+    if value is not None:
+        st.session_state.get("classroom.forget", set()).discard(name)
     life = 0 if value is None else COOKIE_DAYS * 86400
+    if value is not None and until is not None:
+        life = max(0, min(life, int(until - time.time())))
+    secure = "; Secure" if base_url().startswith("https://") else ""
     st.html(
-        f"<script>document.cookie = '{name}={value or ''}; Max-Age={life}; Path=/; SameSite=Lax';</script>",
+        f"<script>document.cookie = '{name}={value or ''}; Max-Age={life}; Path=/; SameSite=Lax{secure}';</script>",
         unsafe_allow_javascript=True,
     )
 
@@ -155,7 +199,7 @@ def learner_key(create: bool = False) -> str | None:
     if valid_key(linked):
         st.session_state["learner.key"], st.session_state["learner.mode"] = linked, "link"
         return linked
-    cookie = st.context.cookies.get(LEARNER_COOKIE)
+    cookie = None if st.session_state.get("learner.forgotten") else st.context.cookies.get(LEARNER_COOKIE)
     if valid_key(cookie):
         st.session_state["learner.key"], st.session_state["learner.mode"] = cookie, "browser"
         return cookie
@@ -171,6 +215,7 @@ def learner_key(create: bool = False) -> str | None:
 def on_lesson(slug: str) -> None:
     """At the top of every lesson: note the visit (once a session), the class's presence, a class sweep's setting,
     and the class's question bar."""
+    forget_cookies()
     opened = stores()
     if opened is None:
         _unavailable()
@@ -188,6 +233,7 @@ def on_lesson(slug: str) -> None:
         _student_bar(member, slug)
     elif _teacher() is not None:
         _teacher_bar(slug)
+    class_over_notice()
 
 
 def record_answer(lesson: str, exercise_key: str, response, correct: bool) -> None:
@@ -255,13 +301,14 @@ def remember_answer(exercise_key: str, response, correct: bool) -> None:
 def progress_panel(exercise_counts: dict[str, int] | None = None) -> dict[str, str]:
     """The course map's "Your progress" box: resume, where the key is kept, wipe. Returns ``{lesson: state}``."""
 
+    forget_cookies()
     opened = stores()
     if opened is None:
-        _unavailable("Saved progress")
+        _unavailable("Saved progress", "is")
         return {}
     learners = opened[1]
     key = learner_key()
-    states = _guard(lambda: learners.progress(key)) if key else {}
+    states = _guard(lambda: learners.progress(key), what="Reading your progress") if key else {}
     states = {} if states is FAILED else states
     with st.container(border=True):
         st.markdown("**Your progress**")
@@ -270,8 +317,9 @@ def progress_panel(exercise_counts: dict[str, int] | None = None) -> dict[str, s
                 "Open any lesson and your progress is kept here: lessons visited, exercises answered, "
                 "and where you stopped. No account: a key stays in this browser (or in your link)."
             )
+            leave_this_computer_button("learner.leave_computer")
             return {}
-        place = _guard(lambda: learners.resume(key))
+        place = _guard(lambda: learners.resume(key), what="Finding where you stopped")
         if place and place is not FAILED:
             lesson, where = place
             try:
@@ -310,22 +358,30 @@ def progress_panel(exercise_counts: dict[str, int] | None = None) -> dict[str, s
                 _set_cookie(LEARNER_COOKIE, key)
                 st.query_params.pop("learner", None)
             if st.button("Wipe my progress", icon=":material/delete:", key="learner.wipe"):
-                _guard(lambda: learners.wipe(key))
+                _guard(lambda: learners.wipe(key), what="Wiping your progress")
                 _set_cookie(LEARNER_COOKIE, None)
                 st.query_params.pop("learner", None)
                 for name in ("learner.key", "learner.mode", "learner.visited", "learner.answers", "learner.exercises"):
                     st.session_state.pop(name, None)
+                st.session_state["learner.forgotten"] = True  # the cookie this session opened with is gone
                 st.success("Your progress is wiped: nothing about you is kept.")
                 return {}
+        leave_this_computer_button("learner.leave_computer")
     return states
 
 
 # ----------------------------------------------------------------------------------------------------- the class
 def _member(classes: store.ClassStore) -> Member | None:
-    """The class member this session is, rejoined from the browser's cookie when a tab was reopened."""
+    """The class member this session is, rejoined from the browser's cookie when a tab was reopened; None once the
+    class has ended (the student is told so, once, and the cookie goes)."""
     member = st.session_state.get("classroom.member")
     if member is not None:
-        return member
+        code = member.class_code
+        info = _guard(lambda: _shared_read(("class", code), lambda: classes.find(code)), quiet=True)
+        if info is FAILED or (info is not None and info.live()):
+            return member
+        _class_over(code, info)
+        return None
     if st.session_state.get("classroom.cookie_checked"):
         return None
     st.session_state["classroom.cookie_checked"] = True
@@ -335,6 +391,7 @@ def _member(classes: store.ClassStore) -> Member | None:
         try:
             member = classes.rejoin(code, token)
         except store.StoreError:
+            _class_over(code, _guard(lambda: classes.find(code), quiet=True))
             member = None
         except Exception:  # noqa: BLE001
             log.warning("rejoin failed", exc_info=True)
@@ -342,6 +399,29 @@ def _member(classes: store.ClassStore) -> Member | None:
         if member is not None:
             st.session_state["classroom.member"] = member
     return member
+
+
+def _class_over(code: str, info) -> None:
+    """The student's class has ended, expired or been deleted: say so (:func:`class_over_notice`), forget the
+    membership and the browser's cookie."""
+    code = store.names.normal_code(code)
+    if info is None:
+        said = f"Your class {code} is over, and what it stored has been deleted."
+    else:
+        said = f"Your class {code} has ended: thank you for taking part."
+    st.session_state["classroom.over"] = f"{said} To join another class, enter its code on the Class page."
+    st.session_state.pop("classroom.member", None)
+    st.session_state.pop("classroom.cookie", None)
+    st.session_state["classroom.cookie_checked"] = True
+    st.session_state["classroom.left"] = True  # the class page forgets the cookie on every draw until a join
+    _set_cookie(CLASS_COOKIE, None)
+
+
+def class_over_notice() -> None:
+    """Once: that the student's class has ended (found by :func:`_member`)."""
+    said = st.session_state.pop("classroom.over", None)
+    if said:
+        st.info(said, icon=":material/event_busy:")
 
 
 TEACHER_COOKIE = "attention_lab_teacher"
@@ -370,7 +450,17 @@ def _teacher() -> Teacher | None:
 
 def _remember_teacher(teacher: Teacher, key: str) -> None:
     st.session_state["classroom.teacher"] = teacher
-    _set_cookie(TEACHER_COOKIE, f"{teacher.code}.{key}")
+    _set_cookie(TEACHER_COOKIE, f"{teacher.code}.{key}", until=_class_end(teacher.code))
+
+
+def _class_end(code: str) -> float:
+    """When class ``code`` ends (its set end; now, when it ended early or cannot be read): a class's cookie lasts
+    until then and no longer."""
+    opened = stores()
+    found = _guard(lambda: opened[0].find(code), quiet=True) if opened is not None else None
+    if found is None or found is FAILED or not found.live():
+        return time.time()
+    return found.expires_at
 
 
 def _touch(classes: store.ClassStore, member: Member, lesson: str | None) -> None:
@@ -392,14 +482,15 @@ def join(code: str, name: str | None) -> Member | None:
     if opened is None:
         _unavailable("Classes")
         return None
-    joined = _guard(lambda: opened[0].join(code, name, session=_session_id()))
+    joined = _guard(lambda: opened[0].join(code, name, session=_session_id()), what="Joining")
     if joined is FAILED:
         return None
     member, token = joined
+    cookie = (f"{member.class_code}.{token}", _class_end(member.class_code))
     st.session_state["classroom.member"] = member
-    st.session_state["classroom.cookie"] = f"{member.class_code}.{token}"  # written again by student_home
+    st.session_state["classroom.cookie"] = cookie  # written again by student_home
     st.session_state.pop("classroom.left", None)
-    _set_cookie(CLASS_COOKIE, f"{member.class_code}.{token}")
+    _set_cookie(CLASS_COOKIE, *cookie)
     return member
 
 
@@ -417,7 +508,7 @@ def start(name: str, hours: float) -> tuple[store.ClassInfo, str] | None:
     if opened is None:
         _unavailable("Classes")
         return None
-    made = _guard(lambda: opened[0].create_class(name, hours, session=_session_id()))
+    made = _guard(lambda: opened[0].create_class(name, hours, session=_session_id()), what="Starting the class")
     if made is FAILED:
         return None
     if made is not None:
@@ -431,7 +522,7 @@ def become_teacher(code: str, key: str) -> Teacher | None:
     if opened is None:
         _unavailable("Classes")
         return None
-    teacher = _guard(lambda: opened[0].teacher(code, key))
+    teacher = _guard(lambda: opened[0].teacher(code, key), what="Opening the dashboard")
     if teacher is FAILED:
         return None
     _remember_teacher(teacher, key)
@@ -484,7 +575,7 @@ def _question_form(member: Member, question, classes: store.ClassStore) -> None:
     if sent:
         if response is None:
             st.warning("Pick or type an answer first.")
-        elif _guard(lambda: classes.answer(member, question.id, response)) is not FAILED:
+        elif _guard(lambda: classes.answer(member, question.id, response), what="Sending your answer") is not FAILED:
             mine = known[question.id] = str(response if not question.is_choice else question.choices.index(response))
     if mine is not None:
         st.caption("Your answer is in. You can change it until your teacher closes the question.")
@@ -566,7 +657,7 @@ def _teacher_bar(slug: str) -> None:
                 count = 0 if count is FAILED else count
                 st.markdown(f"Question open: **{count}** answer{'s' if count != 1 else ''} so far.")
                 if st.button("Reveal the answers", key=f"classroom.reveal_btn.{question.id}", type="primary"):
-                    _guard(lambda: teacher.reveal(question.id))
+                    _guard(lambda: teacher.reveal(question.id), what="Revealing the answers")
             elif question is not None and question.state == "revealed" and question.lesson == slug:
                 shown = _guard(lambda: teacher.distribution(question.id), quiet=True)
                 if shown is not FAILED:
@@ -585,7 +676,8 @@ def ask_button(exercise) -> None:
     if st.button("Ask the class", key=f"{exercise.key}.ask", icon=":material/campaign:"):
         ex = exercise
         asked = _guard(
-            lambda: teacher.open_question(slug, ex.key, ex.prompt, ex.choices, ex.answer, ex.explanation, ex.tolerance)
+            lambda: teacher.open_question(slug, ex.key, ex.prompt, ex.choices, ex.answer, ex.explanation, ex.tolerance),
+            what="Asking the class",
         )
         if asked is not FAILED:
             st.toast("Asked: the students see it now. Reveal it from the class bar at the top or the dashboard.")
@@ -600,7 +692,7 @@ def _apply_sweep(classes: store.ClassStore, member: Member, slug: str) -> None:
     if sweep is None or sweep is FAILED:
         st.session_state.setdefault("classroom.sweeps", {}).pop(slug, None)
         return
-    index = _guard(lambda: classes.assignment(member, sweep))
+    index = _guard(lambda: classes.assignment(member, sweep), what="Giving you your setting")
     if index is FAILED:
         return
     setting = sweep.settings[index]
@@ -640,7 +732,7 @@ def sweep_controls(slug: str) -> None:
         clicked = st.button(
             "Hand out to the class", key=f"classroom.sweep.{slug}.start", disabled=not grid, type="primary"
         )
-        if clicked and _guard(lambda: teacher.start_sweep(slug, grid, labels)) is not FAILED:
+        if clicked and _guard(lambda: teacher.start_sweep(slug, grid, labels), what="Handing out") is not FAILED:
             st.toast("Handed out: each student's page now shows their setting.")
 
 
@@ -695,7 +787,8 @@ def post_finished_run(slug: str, run, settings: dict) -> None:
             metrics,
             snapshot,
             sweep_id=sweep.id if sweep else None,
-        )
+        ),
+        what="Posting your run",
     )
     if done is not FAILED:
         posted.add(run)
@@ -703,8 +796,24 @@ def post_finished_run(slug: str, run, settings: dict) -> None:
 
 
 # ----------------------------------------------------------------------------------------------- the dashboard
+# A spreadsheet reads a cell that starts with one of these as a formula (=1+cmd|' /C calc'!A0 runs a program); the
+# full-width forms and the minus sign too, in some. Such a cell is kept as text by a leading apostrophe.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\u2212", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def spreadsheet_cell(value):
+    """``value`` for a CSV cell a spreadsheet opens: a table or list as its JSON, text that a spreadsheet would
+    read as a formula behind an apostrophe (shown as the text it is), anything else as it is."""
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def export_files(teacher: Teacher) -> tuple[bytes, bytes]:
-    """The class's data as JSON, and as a zip of one CSV per table."""
+    """The class's data as JSON (every value as stored), and as a zip of one CSV per table, every cell safe to open
+    in a spreadsheet (:func:`spreadsheet_cell`)."""
     data = teacher.export()
     as_json = json.dumps(data, indent=1, ensure_ascii=False, default=str).encode("utf-8")
     buffer = io.BytesIO()
@@ -715,7 +824,7 @@ def export_files(teacher: Teacher) -> tuple[bytes, bytes]:
                 writer = csv.DictWriter(text, fieldnames=list(rows[0]))
                 writer.writeheader()
                 for row in rows:
-                    writer.writerow({k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in row.items()})
+                    writer.writerow({k: spreadsheet_cell(v) for k, v in row.items()})
             archive.writestr(f"{table}.csv", text.getvalue())
     return as_json, buffer.getvalue()
 
@@ -733,7 +842,8 @@ def start_panel() -> None:
     key = st.session_state.get("classroom.new_key")
     teacher = _teacher()
     if teacher is not None and key:
-        _set_cookie(TEACHER_COOKIE, f"{teacher.code}.{key}")  # again: the st.rerun() below drops what it queued
+        again = f"{teacher.code}.{key}"  # again: the st.rerun() below drops what it queued
+        _set_cookie(TEACHER_COOKIE, again, until=_class_end(teacher.code))
         student, teacher_link = links(teacher.code, key)
         st.success(f"Class **{teacher.code}** started.")
         st.markdown(
@@ -783,14 +893,25 @@ def student_home(member: Member) -> None:
         "teacher's questions and settings reach you there and here."
     )
     if st.session_state.get("classroom.cookie"):  # the join's st.rerun() drops the cookie written before it
-        _set_cookie(CLASS_COOKIE, st.session_state["classroom.cookie"])
+        _set_cookie(CLASS_COOKIE, *st.session_state["classroom.cookie"])
     _student_bar(member, None)
     if st.button("Leave the class", key="classroom.leave", icon=":material/logout:"):
         leave()
         st.rerun()
+    leave_this_computer_button("classroom.leave_computer")
 
 
-def _run_rows(found) -> list[dict]:
+def _names_shown(spot) -> bool:
+    """Whether the dashboard's runs table names the students: only when the teacher asks, and never while a run is
+    spotlighted without its student's name (the projector would name them right above it)."""
+    if spot is not None and spot[1] is None:
+        st.caption("Students' names are hidden while a run is spotlighted without its student's name.")
+        return False
+    return st.toggle("Show the students' names in this table", value=False, key="classroom.dash.names")
+
+
+def _run_rows(found, names: bool = False) -> list[dict]:
+    """The dashboard's table of runs; the student's name only when ``names`` (the dashboard is on the projector)."""
     from lessons.common import classroom  # here: Plotly; the home page loads ui, never Plotly
 
     rows = []
@@ -799,7 +920,7 @@ def _run_rows(found) -> list[dict]:
         rows.append(
             {
                 "run": run.id,
-                "student": run.member_name,
+                **({"student": run.member_name} if names else {}),
                 "lesson": title,
                 "setting": classroom.setting_text(run.settings, axes),
                 "exact match": run.metrics.get("exact_match"),
@@ -867,7 +988,7 @@ def dashboard(teacher: Teacher) -> None:
     spotlight, and after class export and delete. Redrawn every two seconds without reloading."""
     from lessons.common import classroom  # here: Plotly; the home page loads ui, never Plotly
 
-    info = _guard(teacher.info)
+    info = _guard(teacher.info, what="Opening the dashboard")
     if info is FAILED:
         return
     student, _teacher_link = links(info.code)
@@ -890,7 +1011,8 @@ def dashboard(teacher: Teacher) -> None:
         c[1].metric("Joined", presence["joined"])
         question = _guard(lambda: teacher.current_question(), quiet=True)
         question = None if question is FAILED else question
-        count = teacher.answer_count(question.id) if question is not None else 0
+        count = _guard(lambda: teacher.answer_count(question.id), quiet=True) if question is not None else 0
+        count = 0 if count is FAILED else count
         c[2].metric("Answers to the question", count if question is not None else "—")
         per_lesson = [
             {"lesson": _title(slug), "students": n}
@@ -907,11 +1029,11 @@ def dashboard(teacher: Teacher) -> None:
                 st.markdown(f"**{count}** answer{'s' if count != 1 else ''} so far (their content stays hidden).")
                 b = st.columns(2)
                 if b[0].button("Reveal the answers", key="classroom.dash.reveal", type="primary"):
-                    shown = _guard(lambda: teacher.reveal(question.id))
+                    shown = _guard(lambda: teacher.reveal(question.id), what="Revealing the answers")
                     if shown is not FAILED:
                         _show_distribution(shown, question, f"classroom.dash.dist.{question.id}")
                 if b[1].button("Close without revealing", key="classroom.dash.close"):
-                    _guard(lambda: teacher.close_question(question.id))
+                    _guard(lambda: teacher.close_question(question.id), what="Closing the question")
             elif question.state == "revealed":
                 shown = _guard(lambda: teacher.distribution(question.id), quiet=True)
                 if shown is not FAILED:
@@ -925,19 +1047,21 @@ def dashboard(teacher: Teacher) -> None:
         st.subheader("The class's runs")
         found = _guard(lambda: teacher.runs(full=False), quiet=True)  # the table and sweeps need no curves or maps
         found = [] if found is FAILED else found
+        spot = _guard(lambda: teacher.spotlit(), quiet=True)
+        spot = None if spot is FAILED else spot
         if not found:
             st.caption("Runs appear here as students finish training on any lesson.")
         else:
-            table(_run_rows(found), formats={"exact match": "percent"})
-        for sweep in reversed(_guard(teacher.sweeps, quiet=True) or []):
+            table(_run_rows(found, names=_names_shown(spot)), formats={"exact match": "percent"})
+        sweeps = _guard(teacher.sweeps, quiet=True)
+        for sweep in reversed([] if sweeps is FAILED else sweeps):
             runs = [{"settings": r.settings, "metrics": r.metrics} for r in found if r.sweep_id == sweep.id]
             pooled = classroom.pool(runs, sweep.settings, sweep.labels)
             state = "open" if sweep.open else "closed"
             st.markdown(f"**Class sweep on {_title(sweep.lesson)}** ({state}): " + classroom.pooled_sentence(pooled))
             if any(p.n for p in pooled):
                 vega(classroom.pooled_chart(pooled), key=f"classroom.dash.sweep.{sweep.id}", height=300)
-        spot = _guard(lambda: teacher.spotlit(), quiet=True)
-        if spot and spot is not FAILED:
+        if spot:
             show_run(spot[0], spot[1], "classroom.dash.spot")
 
     live()
@@ -950,40 +1074,43 @@ def dashboard(teacher: Teacher) -> None:
             named = st.toggle("Show the student's name", value=False, key="classroom.spot.named")
             b = st.columns(2)
             if b[0].button("Spotlight it", key="classroom.spot.go"):
-                _guard(lambda: teacher.spotlight(chosen, named))
+                _guard(lambda: teacher.spotlight(chosen, named), what="Spotlighting the run")
             if b[1].button("Take it down", key="classroom.spot.off"):
-                _guard(lambda: teacher.spotlight(None))
+                _guard(lambda: teacher.spotlight(None), what="Taking the run down")
         else:
             st.caption("No run posted yet.")
     with st.expander("After class: download, end, delete", icon=":material/download:"):
-        as_json, as_zip = export_files(teacher)
+        files = _guard(lambda: export_files(teacher), what="Preparing the downloads")
         d = st.columns(2)
-        d[0].download_button(
-            "Everything as JSON",
-            as_json,
-            file_name=f"class-{info.code}.json",
-            mime="application/json",
-            key="classroom.export.json",
-            on_click="ignore",
-        )
-        d[1].download_button(
-            "Everything as CSV (zip)",
-            as_zip,
-            file_name=f"class-{info.code}-csv.zip",
-            mime="application/zip",
-            key="classroom.export.csv",
-            on_click="ignore",
-        )
+        if files is not FAILED:
+            as_json, as_zip = files
+            d[0].download_button(
+                "Everything as JSON",
+                as_json,
+                file_name=f"class-{info.code}.json",
+                mime="application/json",
+                key="classroom.export.json",
+                on_click="ignore",
+            )
+            d[1].download_button(
+                "Everything as CSV (zip)",
+                as_zip,
+                file_name=f"class-{info.code}-csv.zip",
+                mime="application/zip",
+                key="classroom.export.csv",
+                on_click="ignore",
+            )
         if info.live() and st.button("End the class now", key="classroom.end"):
-            _guard(teacher.end)
+            _guard(teacher.end, what="Ending the class")
             st.rerun()
         sure = st.checkbox("I have downloaded what I need: delete everything this class stored", key="classroom.sure")
         delete = st.button("Delete the class's data", key="classroom.delete", disabled=not sure, type="primary")
-        if delete and _guard(teacher.delete) is not FAILED:
+        if delete and _guard(teacher.delete, what="Deleting the class's data") is not FAILED:
             st.session_state.pop("classroom.teacher", None)
-            _set_cookie(TEACHER_COOKIE, None)
+            st.session_state.setdefault("classroom.forget", set()).add(TEACHER_COOKIE)  # in the page after the rerun
             st.success("Deleted: nothing of this class is kept.")
             st.rerun()
+    leave_this_computer_button("classroom.dash.leave_computer")
 
 
 def class_page() -> None:
@@ -995,6 +1122,7 @@ def class_page() -> None:
         del st.query_params["teacher"]
         if become_teacher(code, key) is not None:
             st.query_params["class"] = code
+    forget_cookies()
     opened = stores()
     if opened is None:
         _unavailable("Classes")
@@ -1014,14 +1142,71 @@ def class_page() -> None:
         _set_cookie(CLASS_COOKIE, None)
     if st.session_state.pop("classroom.left_said", False):
         st.success("You left the class.")
+    class_over_notice()
+    linked = str(params.get("join", "") or params.get("class", ""))[:12]
+    _linked_class_over(opened[0], linked)
     cols = st.columns(2, gap="large")
     with cols[0]:
         st.subheader("Join a class")
-        join_panel(str(params.get("join", "") or params.get("class", ""))[:12])
+        join_panel(linked)
     with cols[1]:
         st.subheader("Start a class")
         st.caption("For the teacher: a code, a link and a QR code for the students; your own link to the dashboard.")
         start_panel()
+    leave_this_computer_button("classroom.leave_computer")
+
+
+def _linked_class_over(classes: store.ClassStore, code: str) -> None:
+    """A join link to a class that has ended says so above the form (a student opening last week's link)."""
+    info = _guard(lambda: classes.find(code), quiet=True) if code else None
+    if info is not None and info is not FAILED and not info.live():
+        st.info(
+            f"The class {info.code} has ended: it takes no more students. To join another class, enter its code.",
+            icon=":material/event_busy:",
+        )
+
+
+FORGOTTEN = (  # what a session holds of the keys this browser kept
+    "learner.key", "learner.mode", "learner.visited", "learner.answers", "learner.exercises", "classroom.member",
+    "classroom.cookie", "classroom.teacher", "classroom.new_key", "classroom.touched", "classroom.answered",
+    "classroom.sweeps", "classroom.applied", "classroom.posted",
+)  # fmt: skip
+
+
+def leave_this_computer() -> None:
+    """Forget, in this browser, every key the course kept in it: the learner's, the class's and the teacher's (their
+    cookies, this session's copies, a learner key in the address bar). What the store holds stays: the learner's link
+    still finds their progress, the teacher's link the dashboard. The cookies go with every page drawn until a new
+    one is written (:func:`forget_cookies`): a cookie script queued before ``st.rerun()`` never reaches the browser."""
+    for name in FORGOTTEN:
+        st.session_state.pop(name, None)
+    # this session read the cookies when it opened: it must not read them again
+    st.session_state["classroom.cookie_checked"] = st.session_state["classroom.teacher_checked"] = True
+    st.session_state["learner.forgotten"] = True
+    st.session_state["classroom.forget"] = {LEARNER_COOKIE, CLASS_COOKIE, TEACHER_COOKIE}
+    st.session_state["classroom.left_computer_said"] = True
+    st.query_params.pop("learner", None)
+
+
+def forget_cookies() -> None:
+    """The cookies :func:`leave_this_computer` forgot, forgotten again in this page (until one is written anew)."""
+    for name in sorted(st.session_state.get("classroom.forget", ())):
+        _set_cookie(name, None)
+    if st.session_state.pop("classroom.left_computer_said", False):
+        st.success("This browser no longer holds your keys: the next person here starts afresh.")
+
+
+def leave_this_computer_button(key: str) -> None:
+    """The "Leave this computer" button, for a shared computer: see :func:`leave_this_computer`."""
+    with st.expander("On a shared computer", icon=":material/logout:"):
+        st.caption(
+            "Leaving forgets, in this browser, your progress key, your class and your teacher key: the next person "
+            "here starts afresh. Your progress stays saved under your key; to find it again on another computer, "
+            "keep your link first (Your progress, on the course map: in my link only)."
+        )
+        if st.button("Leave this computer", key=key, icon=":material/logout:"):
+            leave_this_computer()
+            st.rerun()
 
 
 def class_models() -> None:
@@ -1047,7 +1232,7 @@ def class_models() -> None:
             label = f"Share your {own_data.ARCHITECTURES[architecture]} with class {teacher.code}"
             if st.button(label, key=f"classroom.share.{architecture}", icon=":material/share:"):
                 name, data = model_file(architecture)
-                if _guard(lambda name=name, data=data: teacher.share_model(name, data)) is not FAILED:
+                if _guard(lambda name=name, data=data: teacher.share_model(name, data), what="Sharing") is not FAILED:
                     st.toast("Shared: your students can load it on this page.")
         return
     shared = _guard(lambda: classes.shared_models(member.class_code), quiet=True)
@@ -1055,14 +1240,13 @@ def class_models() -> None:
         st.caption("Your teacher has not shared a model yet.")
         return
     for entry in shared:
-        label = f"Load {entry['name']} ({entry['bytes'] / 1e6:.1f} MB)"
+        label = f"Load {own_data.quoted(entry['name'])} ({entry['bytes'] / 1e6:.1f} MB)"
         if st.button(label, key=f"classroom.load_shared.{entry['id']}", icon=":material/download:"):
-            found = _guard(lambda entry=entry: classes.shared_model(member.class_code, entry["id"]))
+            found = _guard(lambda entry=entry: classes.shared_model(member.class_code, entry["id"]), what="Loading it")
             if found is FAILED:
                 continue
-            try:
-                loaded = load_model_file(found[1], found[0])
-            except ValueError as refused:  # the engine's ArtifactError: a sentence for the student
+            loaded, refused = try_model_file(found[1], found[0])
+            if refused:
                 st.error(f"{refused} Nothing was changed.", icon=":material/block:")
             else:
                 st.success(loaded.caption, icon=":material/check_circle:")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from typing import NamedTuple
 import streamlit as st
 
 from ui.runs import current_run
+
+log = logging.getLogger(__name__)
 
 DATA = "own_data.data"  # the last pairs read without an error, with their task (:class:`Prepared`)
 READ = "own_data.read"  # (what was read last, its error or None): read once per input, not on every rerun
@@ -50,9 +53,10 @@ class OwnModel:
     model: object  # nn.Module, eval mode; the student's alone
     task: object  # PairsTask: its tokenizers and sentences
     architecture: str  # "gru-additive" | "transformer"
-    origin: str  # "trained on this page" | "loaded from <file>"
+    origin: str  # "trained on this page" | "loaded from <file>", as the model file keeps it
     meta: dict  # facts to show: data name, pairs, steps, exact match
     file: bytes | None = None  # the model file, made when first asked for (or the one uploaded)
+    file_name: str = ""  # the name of the file it was loaded from, shown as text (never as markdown)
     order: int = field(default_factory=lambda: next(_order))  # later models win when one is asked for any
 
     @property
@@ -71,7 +75,8 @@ class OwnModel:
     def caption(self) -> str:
         from lessons import own_data  # here: torch; the home page loads ui, never torch
 
-        return f"Your model, {self.origin}: {own_data.model_sentence(self.meta)}"
+        origin = f"loaded from {own_data.quoted(self.file_name, 80)}" if self.file_name else self.origin
+        return f"Your model, {origin}: {own_data.model_sentence(self.meta)}"
 
 
 # ------------------------------------------------------------------------------------------- the pairs
@@ -229,7 +234,8 @@ def model_file(architecture: str | None = None) -> tuple[str, bytes] | None:
 
 def load_model_file(data: bytes, name: str) -> OwnModel:
     """Load a model file as the student's own model of its architecture; raises ArtifactError (a sentence for the
-    student) and changes nothing when the file is refused."""
+    student) and changes nothing when the file is refused. The file is checked whole by the engine before anything
+    is built; the model replaces the student's only once everything shown about it is made."""
     from lessons import own_data  # here: torch; the home page loads ui, never torch
     from minimodels.own_data import load_model  # here: torch; the home page loads ui, never torch
 
@@ -252,9 +258,28 @@ def load_model_file(data: bytes, name: str) -> OwnModel:
         "curve": curve,
         "saved": meta.get("saved"),
     }
-    mine = OwnModel(model, task, architecture, f"loaded from {name}", facts, file=bytes(data))
+    name = str(name)
+    own_data.model_sentence(facts)  # described first: a model that cannot be described never replaces the student's
+    mine = OwnModel(model, task, architecture, f"loaded from {name}", facts, file=bytes(data), file_name=name)
     _keep(mine)
     return mine
+
+
+REFUSED_ANYWAY = "This model file could not be loaded: it is not one this course can read."
+
+
+def try_model_file(data: bytes, name: str) -> tuple[OwnModel | None, str | None]:
+    """``(model, None)`` when the file loads as the student's own model, ``(None, a sentence)`` when it is refused;
+    anything the engine did not foresee is logged and refused the same way, so a file never breaks the page."""
+    from minimodels.own_data import ArtifactError  # here: torch; the home page loads ui, never torch
+
+    try:
+        return load_model_file(data, name), None
+    except ArtifactError as refused:
+        return None, str(refused)
+    except Exception:  # noqa: BLE001 - a file is the student's input: a sentence for them, the details in the log
+        log.warning("a model file could not be loaded", exc_info=True)
+        return None, REFUSED_ANYWAY
 
 
 # ------------------------------------------------------------------------------------- in the lessons' views
@@ -282,7 +307,7 @@ def model_data(model, task, name: str, text: str) -> ModelData:
     return ModelData(mine.task, f"own_data_{getattr(mine.task, 'fingerprint', '')[:8]}", mine.sample, mine.caption)
 
 
-LOADED = "own_data.loaded"  # (file id, its error or None): a model file is read once, not on every rerun
+LOADED = "own_data.loaded"  # (file id, its error or None, the caption): a model file is read once, not every rerun
 
 
 def model_upload() -> None:
@@ -290,7 +315,6 @@ def model_upload() -> None:
     architecture. A refused file (another architecture, a newer format, damaged, not a model) is said plainly and
     changes nothing."""
     from lessons import own_data  # here: torch; the home page loads ui, never torch
-    from minimodels.own_data import ArtifactError  # here: torch; the home page loads ui, never torch
 
     upload = st.file_uploader(
         "Load a model file you kept (.safetensors)",
@@ -302,14 +326,14 @@ def model_upload() -> None:
     if upload is None:
         return
     if st.session_state.get(LOADED, (None,))[0] != upload.file_id:
-        try:
-            if upload.size > own_data.LIMITS.max_bytes:
-                raise ArtifactError(f"The file is {upload.size / 1e6:.1f} MB: larger than any model this page makes.")
-            loaded = load_model_file(upload.getvalue(), upload.name)
-            st.session_state[LOADED] = (upload.file_id, None, loaded.caption)
+        if upload.size > own_data.LIMITS.max_bytes:
+            error = f"The file is {upload.size / 1e6:.1f} MB: larger than any model this page makes."
+            loaded = None
+        else:
+            loaded, error = try_model_file(upload.getvalue(), upload.name)
+        st.session_state[LOADED] = (upload.file_id, error, loaded.caption if loaded else None)
+        if loaded is not None:
             st.rerun()  # the sections above draw the loaded model
-        except ArtifactError as error:
-            st.session_state[LOADED] = (upload.file_id, str(error), None)
     _, error, caption = st.session_state[LOADED]
     if error:
         st.error(f"{error} Nothing was changed.", icon=":material/block:")

@@ -13,7 +13,11 @@ tensors by ``safetensors``, which only copies bytes. It holds
 
 :func:`load_model` refuses, with :class:`ArtifactError` and a plain sentence, anything that is not such a file:
 random bytes, another safetensors file, a truncated or altered download, a newer format, a model of an
-architecture this code does not build, or weights that do not fit the config.
+architecture this code does not build, weights that do not fit the config, and a file that asks for more than
+:data:`~.limits.LIMITS` allows. The whole file is checked before anything is built from it (:mod:`.record`): the
+header's tensor table, every field of the record, the parameter count and the memory the model would take; the
+model's shapes are then worked out on PyTorch's ``meta`` device (no memory, no weights) and must be the header's,
+and only then are the weights read and the model made.
 """
 
 from __future__ import annotations
@@ -27,24 +31,31 @@ import struct
 import torch
 from torch import nn
 
-from ..seq2seq import Seq2Seq, Seq2SeqConfig
+from ..seq2seq import Seq2Seq
 from ..tasks import Example
 from ..tokenizers import SentencePieceTokenizer
-from ..train.models import MODEL_NAMES
-from ..transformer import TinyTransformer, TransformerConfig
+from ..transformer import TinyTransformer
+from .limits import LIMITS, Limits
+from .record import (
+    CONFIGS,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    META_KEY,
+    ArtifactError,
+    check_cost,
+    check_header,
+    check_record,
+    damaged,
+    memory_needed,
+)
 from .task import PairsTask
 
-FORMAT_NAME = "attention-lab/own-data-model"
-FORMAT_VERSION = 1  # bump when the layout changes; a file with a higher version is refused
-META_KEY = "attention_lab"
+__all__ = ["ArtifactError", "FORMAT_NAME", "FORMAT_VERSION", "META_KEY", "load_model", "read_meta", "save_model"]
+
 EXAMPLES = 50  # held-out pairs kept in the file
-MAX_BYTES = 100_000_000  # a file larger than this is refused before parsing (the models here are < 5 MB)
+MAX_HEADER = 10_000_000  # bytes of a header that is parsed at all
 FILE_SUFFIX = ".safetensors"
-_KINDS = {"seq2seq": (Seq2Seq, Seq2SeqConfig), "transformer": (TinyTransformer, TransformerConfig)}
-
-
-class ArtifactError(ValueError):
-    """A model file that cannot be loaded; ``str(error)`` is a plain sentence for the student."""
+MODELS = {"seq2seq": Seq2Seq, "transformer": TinyTransformer}
 
 
 def model_name_of(model: nn.Module) -> str:
@@ -129,8 +140,9 @@ def save_model(model: nn.Module, task: PairsTask, *, curve=(), config=None, extr
     return save(tensors, metadata={META_KEY: json.dumps(meta, ensure_ascii=False)})
 
 
-def _header(data: bytes) -> dict:
-    """The safetensors JSON header of ``data``, or ArtifactError for anything that is not one."""
+def _header(data: bytes) -> tuple[dict, int]:
+    """The safetensors JSON header of ``data`` and the length of the data part after it, or ArtifactError for
+    anything that is not one."""
     not_ours = ArtifactError(
         "This is not a model file from Attention Lab (it does not start like a safetensors file). Choose the "
         f"{FILE_SUFFIX} file the “Your own data” page or `python -m minimodels.train --pairs` wrote."
@@ -138,99 +150,117 @@ def _header(data: bytes) -> dict:
     if len(data) < 8:
         raise not_ours
     (size,) = struct.unpack("<Q", data[:8])
-    if size > len(data) - 8 or size > 10_000_000:
-        if data[8:9] == b"{" and size < 10_000_000:
+    if size > len(data) - 8 or size > MAX_HEADER:
+        if data[8:9] == b"{" and size < MAX_HEADER:
             raise ArtifactError("This model file is incomplete (it was cut short, e.g. an interrupted download).")
         raise not_ours
     try:
         header = json.loads(data[8 : 8 + size].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise not_ours from None
     if not isinstance(header, dict):
         raise not_ours
-    return header
+    return header, len(data) - 8 - size
 
 
-def read_meta(data: bytes) -> dict:
-    """The metadata of a model file, checked for format and version but without loading any weights."""
-    if len(data) > MAX_BYTES:
-        raise ArtifactError(f"The file is larger than {MAX_BYTES / 1e6:g} MB: not a model from this course.")
-    header = _header(bytes(data[: min(len(data), 10_000_008)]))
-    raw = (header.get("__metadata__") or {}).get(META_KEY)
+def _record(header: dict, limits: Limits) -> dict:
+    """The course's record in ``header``, parsed and checked whole (:func:`.record.check_record`)."""
+    stored = header.get("__metadata__")
+    raw = stored.get(META_KEY) if isinstance(stored, dict) else None
     if raw is None:
         raise ArtifactError(
             "This safetensors file was not made by Attention Lab's “Your own data” page (it has no course "
             "record): its weights cannot be matched to a model here."
         )
+    if not isinstance(raw, str):
+        raise ArtifactError("This model file's record is damaged (it is not valid JSON).")
     try:
         meta = json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         raise ArtifactError("This model file's record is damaged (it is not valid JSON).") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
-        raise ArtifactError("This safetensors file holds another kind of record, not an Attention Lab model.")
-    version = meta.get("version")
-    if not isinstance(version, int):
-        raise ArtifactError("This model file's record is damaged (no format version).")
-    if version > FORMAT_VERSION:
+    return check_record(meta, limits)
+
+
+def read_meta(data: bytes, limits: Limits = LIMITS) -> dict:
+    """The record of a model file, every field typed and within ``limits``, without loading any weights."""
+    if len(data) > limits.max_model_bytes:
         raise ArtifactError(
-            f"This model file was written by a newer version of Attention Lab (format {version}; this one reads "
-            f"format {FORMAT_VERSION} and older). Update the course, or train the model again here."
+            f"The file is larger than {limits.max_model_bytes / 1e6:g} MB: not a model this course loads."
         )
-    return meta
+    header, _data_bytes = _header(bytes(data[: min(len(data), MAX_HEADER + 8)]))
+    return _record(header, limits)
 
 
-def load_model(data: bytes, *, device: str | torch.device = "cpu") -> tuple[nn.Module, PairsTask, dict]:
+def planned(meta: dict) -> tuple[dict[str, tuple[int, ...]], int, int]:
+    """The model ``meta`` describes, worked out on PyTorch's meta device (no memory, no weights): its weights'
+    shapes by name, its parameter count and the size of its fixed tables (buffers). Only for a checked record."""
+    kind = meta["kind"]
+    with torch.device("meta"):
+        model = MODELS[kind](CONFIGS[kind](**meta["config"]))
+    shapes = {f"model.{name}": tuple(value.shape) for name, value in model.state_dict().items()}
+    parameters = sum(p.numel() for p in model.parameters())
+    buffers = sum(b.numel() for b in model.buffers())
+    return shapes, parameters, buffers
+
+
+def load_model(
+    data: bytes, *, device: str | torch.device = "cpu", limits: Limits = LIMITS
+) -> tuple[nn.Module, PairsTask, dict]:
     """``(model, task, meta)`` from the bytes of a model file; the model in eval mode on ``device``.
 
     ``task`` is a :class:`PairsTask` holding the file's tokenizers, its probe (``train``) and the held-out pairs
     it kept (``valid``/``test``): enough for every attention view, not for training on. ``meta`` is the file's
-    record (model name, configs, curve, fingerprint, ...). Raises :class:`ArtifactError` for anything else.
+    record (model name, configs, curve, fingerprint, ...). Raises :class:`ArtifactError` for anything else, before
+    anything is built when the file is not what it says or asks for more than ``limits`` allow.
     """
     from safetensors import SafetensorError
     from safetensors.torch import load
 
-    meta = read_meta(data)
+    data = bytes(data)
+    meta = read_meta(data, limits)
+    header, data_bytes = _header(data)
+    tensors_listed = check_header(header, data_bytes, limits)
+    shapes, parameters, buffers = planned(meta)
+    listed = sum(torch.Size(shape).numel() for name, (_, shape) in tensors_listed.items() if name.startswith("model."))
+    check_cost(max(parameters, listed), memory_needed(meta["config"], meta["kind"], parameters, buffers, meta["task"]))
+    weights = {name: shape for name, (_, shape) in tensors_listed.items() if name.startswith("model.")}
+    if weights != shapes:
+        raise ArtifactError(
+            "This file's weights do not fit the model it describes (another architecture, or a damaged file)."
+        )
     try:
-        tensors = load(bytes(data))
+        tensors = load(data)
     except SafetensorError:
         raise ArtifactError("This model file is damaged or incomplete (e.g. an interrupted download).") from None
-    if _digest(tensors) != meta.get("tensors_sha256"):
+    if _digest(tensors) != meta["tensors_sha256"]:
         raise ArtifactError("This model file is damaged: its weights are not the ones it was saved with.")
-    name, kind = meta.get("model_name"), meta.get("kind")
-    if kind not in _KINDS or name not in MODEL_NAMES:
-        raise ArtifactError(
-            f"This file holds a model of another architecture ({name or kind!r}); this course builds "
-            f"{', '.join(MODEL_NAMES)}."
-        )
-    model_cls, config_cls = _KINDS[kind]
-    fields = {f.name for f in dataclasses.fields(config_cls)}
-    config = meta.get("config") or {}
-    if not isinstance(config, dict) or set(config) - fields:
-        unknown = ", ".join(sorted(set(config) - fields)) if isinstance(config, dict) else "?"
-        raise ArtifactError(
-            f"This file holds a model of another architecture (settings this course does not know: {unknown})."
-        )
+    config = meta["config"]
     try:
         tokenizers = [
             SentencePieceTokenizer(tensors[f"tokenizer.{side}"].numpy().tobytes(), name=side)
             for side in ("source", "target")
         ]
-        model = model_cls(config_cls(**config))
-        state = {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
-        model.load_state_dict(state, strict=True)
-    except (KeyError, RuntimeError, ValueError, TypeError) as error:
-        raise ArtifactError(
-            "This file's weights or tokenizers do not fit the model it describes (another architecture, or "
-            f"a damaged file): {str(error).splitlines()[0][:200]}"
-        ) from None
+    except (RuntimeError, ValueError, TypeError, OSError):
+        raise damaged("its tokenizers cannot be read") from None
     if (tokenizers[0].vocab_size, tokenizers[1].vocab_size) != (
         config["source_vocab_size"],
         config["target_vocab_size"],
     ):
         raise ArtifactError("This file's tokenizers do not fit its model (their vocabularies differ in size).")
-    task_meta = meta.get("task") or {}
+    kind = meta["kind"]
+    model = MODELS[kind](CONFIGS[kind](**config))
+    state = {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as error:
+        raise ArtifactError(
+            "This file's weights do not fit the model it describes (another architecture, or a damaged file): "
+            f"{str(error).splitlines()[0][:200]}"
+        ) from None
+    task_meta = meta["task"]
     probe = Example(*meta["probe"]) if meta.get("probe") else None
     examples = [Example(s, t) for s, t in meta.get("examples") or []]
+    data_meta = meta.get("data") or {}
     task = PairsTask(
         name=task_meta.get("name", "your data"),
         source_tokenizer=tokenizers[0],
@@ -238,13 +268,13 @@ def load_model(data: bytes, *, device: str | torch.device = "cpu") -> tuple[nn.M
         train=[probe] if probe else [],
         valid=examples,
         test=examples,
-        max_source_len=int(task_meta.get("max_source_len", 64)),
-        max_target_len=int(task_meta.get("max_target_len", 64)),
+        max_source_len=task_meta["max_source_len"],
+        max_target_len=task_meta["max_target_len"],
         description=task_meta.get("description", ""),
         probe=probe,
         fingerprint=meta.get("fingerprint", ""),
-        source_name=(meta.get("data") or {}).get("name", ""),
-        held_out_from=(meta.get("data") or {}).get("held_out_from", ""),
+        source_name=data_meta.get("name", ""),
+        held_out_from=data_meta.get("held_out_from", ""),
     )
     return model.to(device).eval(), task, meta
 

@@ -5,7 +5,10 @@
 fingerprint of the data and a summary a page can show before anything trains. A problem with the whole file
 (too large, empty, binary, not UTF-8, one column, too many lines, nothing usable left) raises :class:`PairsError`,
 whose message is written for the student and holds no traceback. A problem with one line (a third column, an
-over-long sentence, source equal to target, a control character, an empty side) skips that line only.
+over-long sentence, source equal to target, a control character, an empty side) skips that line only: a stray NUL
+byte too (a line pasted from elsewhere), which makes its line one skipped with "control character: U+0000"; only a
+file that is binary (NUL bytes in a file that is not UTF-8, or more of them than :data:`BINARY_NUL_SHARE` of its
+bytes: UTF-16 without its mark, an image, a spreadsheet) is refused whole.
 
 Text is kept as text: HTML or a ``<script>`` in a sentence is a sentence like any other (a page shows it with
 ``st.text``/escaped markdown, never as HTML). Each side is normalised as the tokenizers see it (NFKC, runs of
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import BinaryIO, Literal
 
 from ..tokenizers import SentencePieceTokenizer
+from .limits import LIMITS, Limits
 
 Pair = tuple[str, str]
 
@@ -36,27 +40,11 @@ class PairsError(ValueError):
     """A problem with the whole file; ``str(error)`` is a plain sentence for the student."""
 
 
-@dataclass(frozen=True)
-class Limits:
-    """What a file of sentence pairs may hold (the page states them; :func:`read_pairs` enforces them)."""
-
-    max_bytes: int = 5_000_000  # the whole file, in bytes (checked before it is read in full)
-    max_pairs: int = 20_000  # non-blank lines
-    max_chars: int = 300  # characters per side of one pair
-
-    def describe(self) -> str:
-        """The limits in one sentence, for a page."""
-        return (
-            f"at most {self.max_bytes / 1e6:g} MB, {self.max_pairs:,} pairs, {self.max_chars} characters per sentence"
-        )
-
-
-LIMITS = Limits()
-
 # Scripts a summary names; the rest are named by their Unicode name's first word, capitalised.
 _SCRIPT_NAMES = {"CJK": "Chinese characters (CJK)", "HANGUL": "Korean (Hangul)"}
 _RIGHT_TO_LEFT = {"R", "AL"}  # bidirectional classes of right-to-left letters (Hebrew, Arabic, ...)
 _ALLOWED_CONTROLS = {"\t"}  # inside a line; line ends are split off before
+BINARY_NUL_SHARE = 0.1  # a file with more NUL bytes than this share of its bytes is binary (UTF-16 text: half)
 
 
 @dataclass
@@ -192,12 +180,21 @@ def _read_bytes(source, limits: Limits) -> bytes:
     raise TypeError(f"read_pairs reads str, bytes, a binary file or a Path, not {type(source).__name__}")
 
 
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _decode(data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise PairsError(
             "The file is in UTF-16, not UTF-8. Save it as “UTF-8” (plain text or CSV UTF-8) and try again."
         )
-    if b"\x00" in data:
+    nuls = data.count(b"\x00")
+    if nuls and (nuls > BINARY_NUL_SHARE * len(data) or not _is_utf8(data)):
         raise PairsError("This looks like a binary file (it contains NUL bytes), not text. Choose a .tsv or .csv file.")
     try:
         return data.decode("utf-8-sig")
@@ -307,15 +304,15 @@ def read_pairs(
         if not line.strip():
             blank += 1
             continue
+        control = _control_character(line)
+        if control:
+            skipped.append((number, f"control character: {control} is not text"))
+            continue
         if row is None:
             skipped.append((number, "unreadable CSV: a quote is not closed on this line"))
             continue
         if len(row) != 2:
             skipped.append((number, f"wrong number of columns: {len(row)} instead of 2"))
-            continue
-        control = _control_character(line)
-        if control:
-            skipped.append((number, f"control character: {control} is not text"))
             continue
         src, tgt = (SentencePieceTokenizer.normalize(side) for side in row)
         if not src or not tgt:

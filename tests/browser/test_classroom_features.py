@@ -1,11 +1,13 @@
 """Classroom features in a real Chromium: links that carry a lesson's settings, presenter mode, downloads that
-work offline, and typed markup that never becomes an element."""
+work offline, typed markup that never becomes an element, and a class on a shared computer: cookies that last until
+the class ends, a projected dashboard that names nobody, "Leave this computer", and a class that ended."""
 
 import json
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
+import store
 from tests.helpers import BROWSER_WAIT as WAIT
 from tests.helpers import HEATMAP, SCRIPT_DONE, assert_no_exception, goto, plotly_heatmap
 
@@ -104,3 +106,83 @@ def test_a_heatmap_downloads_as_png_csv_and_json_offline(page, streamlit_server,
     doc = json.loads((tmp_path / "h.json").read_text())
     assert doc["columns"][:2] == ["The", "animal"] and len(doc["values"]) == len(doc["rows"])
     assert_no_exception(page)
+
+
+def main_of(page):
+    return page.locator("[data-testid=stMain]")
+
+
+def cookies_named(context, *names: str) -> dict[str, dict]:
+    return {c["name"]: c for c in context.cookies() if c["name"] in names}
+
+
+def wait_for_cookie(context, name: str, present: bool = True) -> None:
+    """The page writes and forgets its cookies with a script: wait until ``name`` is there (or gone)."""
+    for _ in range(100):
+        if (name in cookies_named(context, name)) == present:
+            return
+        context.pages[0].wait_for_timeout(200)
+    raise AssertionError(f"the cookie {name} is {'still missing' if present else 'still there'}")
+
+
+def test_a_shared_computer_a_projected_dashboard_and_a_class_that_ended(browser, streamlit_server):
+    """In Chromium: a student joins (their class cookie lasts until the class ends), the projected dashboard names
+    nobody beside the anonymous spotlight, the next student on the same computer finds nothing of the first once
+    they left it, and a student who comes back after the class ended is told so."""
+    classes, _ = store.open_store()
+    info, key = classes.create_class("shared computer", hours=1)
+
+    lab = browser.new_context(viewport={"width": 1280, "height": 900})
+    lab.set_default_timeout(WAIT)
+    student = lab.new_page()
+    goto(student, f"{streamlit_server}/classroom?join={info.code}")
+    student.get_by_role("textbox", name="Your name in the class").fill("Weakest Student")
+    student.get_by_role("button", name="Join").click()
+    main_of(student).get_by_text(f"You are in class {info.code} as").wait_for()
+    wait_for_cookie(lab, "attention_lab_class")
+    kept = cookies_named(lab, "attention_lab_class")["attention_lab_class"]
+    assert kept["expires"] <= info.expires_at + 5  # no longer than the class
+    goto(student, f"{streamlit_server}/scaling")  # a lesson: the learner's key is kept too
+    wait_for_cookie(lab, "attention_lab_learner")
+
+    member = classes.rejoin(info.code, kept["value"].split(".", 1)[1])
+    run = classes.post_run(member, "masking", {"masking.seed": 2}, [[1, 1.0, 1.0, 0.05]], {"exact_match": 0.05})
+    classes.teacher(info.code, key).spotlight(run, named=False)
+    projector = browser.new_context(viewport={"width": 1400, "height": 1000})
+    projector.set_default_timeout(WAIT)
+    dashboard = projector.new_page()
+    goto(dashboard, f"{streamlit_server}/classroom?class={info.code}&teacher={key}")
+    main_of(dashboard).get_by_text("a student's run on").wait_for()
+    assert "Weakest Student" not in main_of(dashboard).inner_text()  # not in the runs table either
+    projector.close()
+
+    goto(student, f"{streamlit_server}/classroom")
+    student.get_by_text("On a shared computer").click()
+    student.get_by_role("button", name="Leave this computer").click()
+    main_of(student).get_by_text("no longer holds your keys").wait_for()
+    wait_for_cookie(lab, "attention_lab_class", present=False)
+    wait_for_cookie(lab, "attention_lab_learner", present=False)
+    goto(student, f"{streamlit_server}/classroom")  # the next person at this computer
+    student.get_by_role("button", name="Join").wait_for()
+    assert "Weakest Student" not in main_of(student).inner_text()
+    goto(student, streamlit_server)
+    main_of(student).get_by_text("Open any lesson and your progress is kept here").wait_for()
+    assert_no_exception(student)
+    lab.close()
+
+    home = browser.new_context(viewport={"width": 1280, "height": 900})  # another student, who stays in the class
+    home.set_default_timeout(WAIT)
+    back = home.new_page()
+    goto(back, f"{streamlit_server}/classroom?join={info.code}")
+    back.get_by_role("textbox", name="Your name in the class").fill("Bo")
+    back.get_by_role("button", name="Join").click()
+    main_of(back).get_by_text(f"You are in class {info.code} as").wait_for()
+    wait_for_cookie(home, "attention_lab_class")
+    classes.teacher(info.code, key).end()
+    back.close()
+    returning = home.new_page()  # next day: the cookie is still in the browser, the class is over
+    goto(returning, f"{streamlit_server}/classroom")
+    main_of(returning).get_by_text(f"Your class {info.code} has ended").wait_for()
+    wait_for_cookie(home, "attention_lab_class", present=False)
+    assert_no_exception(returning)
+    home.close()

@@ -165,8 +165,8 @@ def test_train_download_and_load_back(at, short_runs):
     data = at.session_state["own_data.models"]["gru-additive"].file
     fresh = open_page(PAGE)  # another session (another machine): load the file there
     upload(fresh, "kept.safetensors", data, key="own_data.model_upload")
-    assert [s.value for s in fresh.success][0].startswith("Your model, loaded from kept.safetensors: GRU + additive")
-    assert any(c.value.startswith("Your model, loaded from kept.safetensors") for c in fresh.caption)
+    assert [s.value for s in fresh.success][0].startswith("Your model, loaded from `kept.safetensors`: GRU + additive")
+    assert any(c.value.startswith("Your model, loaded from `kept.safetensors`") for c in fresh.caption)
 
 
 REFUSED = {
@@ -216,7 +216,7 @@ def choose_yours(at: AppTest, page: str, key: str) -> AppTest:
     assert yours, radio.options  # offered beside the shipped model
     radio.set_value(yours[0]).run()
     assert not at.exception, at.exception
-    assert any(c.value.startswith("Your model, loaded from ar-en.safetensors") for c in at.caption)
+    assert any(c.value.startswith("Your model, loaded from `ar-en.safetensors`") for c in at.caption)
     return at
 
 

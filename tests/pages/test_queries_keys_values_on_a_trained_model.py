@@ -140,7 +140,7 @@ def test_your_transformer_is_offered_and_drawn_on_a_sentence_of_its_language(own
     assert yours and "the shipped pretrained one" in radio.options  # beside the shipped one
     radio.set_value(yours[0]).run()
     assert not at.exception, at.exception
-    assert any(c.value.startswith("Your model, loaded from ar-en.safetensors") for c in at.caption)
+    assert any(c.value.startswith("Your model, loaded from `ar-en.safetensors`") for c in at.caption)
     task = at.session_state["own_data.models"]["transformer"].task
     key = f"queries_keys_values.trained.own_data_{task.fingerprint[:8]}"
     sentence = task.probe.source
