@@ -7,6 +7,7 @@ User text is returned as plain strings for tables and ``st.text``; nothing here 
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -198,14 +199,17 @@ def train_text(task: PairsTask) -> str:
 def live_config(architecture: str, seed: int, budget_seconds: float):
     """The engine's recipe for ``architecture`` on a teacher's data, reporting often enough to watch, on one thread."""
     return own_data_train_config(
-        architecture, max_seconds=float(budget_seconds), report_every=10, target_exact_match=TARGET,
-        threads=THREADS_PER_RUN, seed=seed,
-    )  # fmt: skip
+        architecture,
+        max_seconds=float(budget_seconds),
+        report_every=10,
+        target_exact_match=TARGET,
+        threads=THREADS_PER_RUN,
+        seed=seed,
+    )
 
 
 def new_run(task: PairsTask, architecture: str, config, seed: int = 0, start: nn.Module | None = None) -> TrainingRun:
     """One student's run, not yet started: a fresh model (or a copy of ``start``, to continue it) and its thread."""
-    import copy
 
     if architecture not in ARCHITECTURES:
         raise ValueError(f"unknown architecture {architecture!r}; choose from {', '.join(ARCHITECTURES)}")
@@ -218,9 +222,13 @@ def snapshot_figure(snapshot: Progress):
     """The training pair's attention at one report: rows its target pieces, columns its source pieces."""
     title = f"Attention on a training pair after {snapshot.step} steps"
     return charts.attention_heatmap(
-        snapshot.attention, snapshot.source_tokens, snapshot.target_tokens, title=title,
-        x_title="source piece", y_title="target piece (teacher forced)",
-    )  # fmt: skip
+        snapshot.attention,
+        snapshot.source_tokens,
+        snapshot.target_tokens,
+        title=title,
+        x_title="source piece",
+        y_title="target piece (teacher forced)",
+    )
 
 
 def curve(snapshots: Sequence[Progress], after: Sequence[Mapping] | None = None) -> list[dict]:
@@ -229,10 +237,14 @@ def curve(snapshots: Sequence[Progress], after: Sequence[Mapping] | None = None)
     after = list(after or [])
     step0, seconds0 = (after[-1]["step"], after[-1]["seconds"]) if after else (0, 0.0)
     points = [
-        {"step": step0 + s.step, "seconds": round(seconds0 + s.seconds, 3), "loss": round(s.loss, 5),
-         "exact_match": round(s.exact_match, 4)}
+        {
+            "step": step0 + s.step,
+            "seconds": round(seconds0 + s.seconds, 3),
+            "loss": round(s.loss, 5),
+            "exact_match": round(s.exact_match, 4),
+        }
         for s in snapshots
-    ]  # fmt: skip
+    ]
     return [*after, *points]
 
 
@@ -259,9 +271,13 @@ def read_sentence(model: nn.Module, task: PairsTask, text: str) -> Reading | str
         weights = weights.mean(axis=0)
     label = "encoder–decoder attention, last layer, heads averaged" if weights is not None and "." in name else "α"
     figure = charts.attention_heatmap(
-        np.asarray(weights), result.source_pieces, result.target_pieces, title=f"Your model's {label}",
-        x_title="source piece", y_title="output piece",
-    )  # fmt: skip
+        np.asarray(weights),
+        result.source_pieces,
+        result.target_pieces,
+        title=f"Your model's {label}",
+        x_title="source piece",
+        y_title="output piece",
+    )
     return Reading(result.text, figure, result.message)
 
 

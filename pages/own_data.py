@@ -35,27 +35,42 @@ def what_was_read(pairs) -> None:
 @st.fragment  # these controls rerun this section only
 def train_yourself(task) -> None:
     c = st.columns([3, 1, 2])
-    architecture = c[0].radio("Model", list(own_data.ARCHITECTURES), format_func=own_data.ARCHITECTURES.get,
-                              key="own_data.architecture", horizontal=True)  # fmt: skip
+    architecture = c[0].radio(
+        "Model",
+        list(own_data.ARCHITECTURES),
+        format_func=own_data.ARCHITECTURES.get,
+        key="own_data.architecture",
+        horizontal=True,
+    )
     seed = int(c[1].number_input("Seed", 0, 9999, 0, key="own_data.seed"))
     budget = c[2].select_slider("Seconds at most", own_data.BUDGETS, value=60, key="own_data.budget")
     current = mine.own_model(architecture)
     same_data = current is not None and getattr(current.task, "fingerprint", None) == task.fingerprint
-    carry_on = same_data and st.toggle(f"Continue your {own_data.ARCHITECTURES[architecture]} where it stopped",
-                                       key="own_data.continue", help="Its weights; a new optimizer.")  # fmt: skip
+    carry_on = same_data and st.toggle(
+        f"Continue your {own_data.ARCHITECTURES[architecture]} where it stopped",
+        key="own_data.continue",
+        help="Its weights; a new optimizer.",
+    )
     config = own_data.live_config(architecture, seed, budget)
 
     def make_run():
         start = current.model if carry_on else None
-        return mine.track_run(own_data.new_run(task, architecture, config, seed, start=start), task,
-                              current if carry_on else None)  # fmt: skip
+        return mine.track_run(
+            own_data.new_run(task, architecture, config, seed, start=start), task, current if carry_on else None
+        )
 
     def draw(snapshot, key: str) -> None:
         ui.plotly(own_data.snapshot_figure, snapshot, key=key)
         st.text(f"Its translation of this pair now: {snapshot.prediction}")
 
-    ui.training_panel(f"own_data.train.{architecture}", make_run, draw, budget_seconds=float(budget),
-                      target=own_data.TARGET, train_label="Continue" if carry_on else "Train")  # fmt: skip
+    ui.training_panel(
+        f"own_data.train.{architecture}",
+        make_run,
+        draw,
+        budget_seconds=float(budget),
+        target=own_data.TARGET,
+        train_label="Continue" if carry_on else "Train",
+    )
 
 
 if data is None:
@@ -69,11 +84,18 @@ else:
 ui.section("5 · Your model on a sentence")
 models = {m.architecture: m for m in filter(None, (mine.own_model(a) for a in own_data.ARCHITECTURES))}
 if models:
-    shown = models[st.radio("Your model", list(models), format_func=own_data.ARCHITECTURES.get, horizontal=True,
-                            key="own_data.shown")]  # fmt: skip
+    shown = models[
+        st.radio(
+            "Your model", list(models), format_func=own_data.ARCHITECTURES.get, horizontal=True, key="own_data.shown"
+        )
+    ]
     st.caption(shown.caption)
-    text = st.text_input("A sentence in its source language", value=shown.sample, max_chars=own_data.LIMITS.max_chars,
-                         key=f"own_data.sentence.{shown.architecture}.{shown.task.fingerprint[:8]}")  # fmt: skip
+    text = st.text_input(
+        "A sentence in its source language",
+        value=shown.sample,
+        max_chars=own_data.LIMITS.max_chars,
+        key=f"own_data.sentence.{shown.architecture}.{shown.task.fingerprint[:8]}",
+    )
     reading = own_data.read_sentence(shown.model, shown.task, text)
     if isinstance(reading, str):
         st.warning(reading)
@@ -92,8 +114,14 @@ else:
 ui.section("6 · Keep it: one file, and back", own_data.keep_text())
 for architecture in models:
     name, data_bytes = ui.model_file(architecture)
-    st.download_button(f"Download your {own_data.ARCHITECTURES[architecture]} ({len(data_bytes) / 1e6:.1f} MB)",
-                       data_bytes, file_name=name, mime="application/octet-stream", on_click="ignore",
-                       key=f"own_data.download.{architecture}", icon=":material/download:")  # fmt: skip
+    st.download_button(
+        f"Download your {own_data.ARCHITECTURES[architecture]} ({len(data_bytes) / 1e6:.1f} MB)",
+        data_bytes,
+        file_name=name,
+        mime="application/octet-stream",
+        on_click="ignore",
+        key=f"own_data.download.{architecture}",
+        icon=":material/download:",
+    )
 mine.model_upload()
 ui.class_models()  # in a class: the teacher shares a model; a student loads one the teacher shared

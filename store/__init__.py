@@ -17,8 +17,8 @@ cannot be reached reads as such (:func:`unreachable`). Classes that ended more t
 """
 
 from store.classes import ClassInfo, ClassStore, Member, Question, Run, Teacher
-from store.db import DEFAULT_SQLITE, StoreUnavailable, database_url, open_engine, open_store
-from store.errors import ClassError, RateLimited, StoreError
+from store.db import DEFAULT_SQLITE, database_url, open_engine, open_store
+from store.errors import ClassError, RateLimited, StoreError, StoreUnavailable
 from store.learners import Learners
 from store.names import clean_name, generated_name
 from store.writes import unreachable

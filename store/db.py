@@ -8,15 +8,13 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from store import schema
-from store.errors import StoreError
+from store.classes import ClassStore
+from store.errors import StoreUnavailable
+from store.learners import Learners
 
 ENV_URL = "ATTENTION_LAB_DB_URL"  # a SQLAlchemy URL, e.g. postgresql+psycopg://user:pw@host/db
 DEFAULT_SQLITE = Path(__file__).resolve().parents[1] / "var" / "attention_lab.sqlite3"
 BUSY_TIMEOUT_MS = 10_000  # a writer waits this long for another before giving up
-
-
-class StoreUnavailable(StoreError):
-    """The database cannot be reached: lessons keep working alone."""
 
 
 def database_url(configured: str | None = None) -> str:
@@ -74,8 +72,5 @@ def open_engine(url: str | None = None) -> sa.Engine:
 
 def open_store(url: str | None = None):
     """``(ClassStore, Learners)`` on one engine."""
-    from store.classes import ClassStore
-    from store.learners import Learners
-
     engine = open_engine(url)
     return ClassStore(engine), Learners(engine)

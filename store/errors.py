@@ -11,3 +11,7 @@ class ClassError(StoreError):
 
 class RateLimited(StoreError):
     """Too many attempts in a short time (answers, joins, wrong teacher keys)."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached: lessons keep working alone."""

@@ -19,7 +19,7 @@ from typing import TypeVar
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from store.db import StoreUnavailable
+from store.errors import StoreUnavailable
 
 T = TypeVar("T")
 

@@ -36,7 +36,7 @@ import zipfile
 import streamlit as st
 
 import store
-from lessons.common import catalog
+from lessons.common import catalog, spreadsheet
 from store.classes import Member, Teacher
 from store.learners import valid_key
 from store.names import generated_name
@@ -796,19 +796,12 @@ def post_finished_run(slug: str, run, settings: dict) -> None:
 
 
 # ----------------------------------------------------------------------------------------------- the dashboard
-# A spreadsheet reads a cell that starts with one of these as a formula (=1+cmd|' /C calc'!A0 runs a program); the
-# full-width forms and the minus sign too, in some. Such a cell is kept as text by a leading apostrophe.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\u2212", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-
-
 def spreadsheet_cell(value):
     """``value`` for a CSV cell a spreadsheet opens: a table or list as its JSON, text that a spreadsheet would
     read as a formula behind an apostrophe (shown as the text it is), anything else as it is."""
     if isinstance(value, dict | list):
         return json.dumps(value)
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    return spreadsheet.as_text(value) if isinstance(value, str) else value
 
 
 def export_files(teacher: Teacher) -> tuple[bytes, bytes]:

@@ -24,8 +24,8 @@ from PIL import Image, ImageDraw
 from plotly.colors import sample_colorscale, unlabel_rgb
 
 from lessons.common.colorscales import SEQUENTIAL_COLORSCALE
+from lessons.common.spreadsheet import as_text
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 GIF_MAX_SIDE = 480  # pixels: the longer side of a replay frame's map
 GIF_BAND = 28  # pixels: the caption band above each frame
 
@@ -124,10 +124,6 @@ def values_frame(tables):
     return pd.DataFrame(rows, columns=["map", "row", "column", "value"])
 
 
-def _cell(text: str) -> str:
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
-
-
 def _number(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
@@ -136,9 +132,9 @@ def to_csv(table: Table) -> str:
     """The column labels across the first row, each row's label first; NaN cells empty."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([""] + [_cell(c) for c in table.columns])
+    writer.writerow([""] + [as_text(c) for c in table.columns])
     for label, row in zip(table.rows, table.values, strict=True):
-        writer.writerow([_cell(label)] + ["" if not math.isfinite(v) else repr(float(v)) for v in row])
+        writer.writerow([as_text(label)] + ["" if not math.isfinite(v) else repr(float(v)) for v in row])
     return out.getvalue()
 
 
@@ -156,7 +152,7 @@ def tables_to_csv(tables: Sequence[Table]) -> str:
     parts = []
     for table in tables:
         title = io.StringIO()
-        csv.writer(title, lineterminator="\n").writerow([_cell(table.name)])
+        csv.writer(title, lineterminator="\n").writerow([as_text(table.name)])
         parts.append(title.getvalue() + to_csv(table))
     return "\n".join(parts)
 

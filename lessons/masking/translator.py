@@ -23,7 +23,7 @@ from lessons.masking.causal import future_weight
 from lessons.queries_keys_values.trained_weights import model_parser as model_parser  # the Q/K/V lesson's parser
 from lessons.queries_keys_values.trained_weights import trained_note
 from minimodels.attention import causal_mask
-from minimodels.decode import greedy
+from minimodels.decode import MAX_SECONDS, greedy
 from minimodels.tokenizers import BOS_ID, EOS_ID
 
 TITLE = "5 · Next: the decoder that reads a source"
@@ -80,7 +80,7 @@ def translator_view(model, task, text: str) -> TranslatorView | str:
         return encoded.message or "Type a sentence first."
     source = torch.tensor([[*encoded.ids, EOS_ID]])  # (1, S)
     lengths = torch.tensor([source.size(1)])  # (1,)
-    decoded = greedy(model, source, lengths, 2 * task.max_target_len + 1)
+    decoded = greedy(model, source, lengths, 2 * task.max_target_len + 1, max_seconds=MAX_SECONDS)  # a page's bound
     tokens = decoded.tokens[0, : int(decoded.lengths[0])].tolist()  # its tokens, EOS last when it ended
     fed = torch.tensor([[BOS_ID, *tokens[:-1]]])  # (1, T)
     maps = model(source, lengths, fed).attention  # "decoder.{i}.self" (1, h, T, T)

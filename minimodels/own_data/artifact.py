@@ -29,6 +29,8 @@ import json
 import struct
 
 import torch
+from safetensors import SafetensorError
+from safetensors.torch import load, save
 from torch import nn
 
 from ..seq2seq import Seq2Seq
@@ -98,7 +100,6 @@ def save_model(model: nn.Module, task: PairsTask, *, curve=(), config=None, extr
     ``curve``: the run's reports (``TrainResult.history``: Progress objects, or dicts with step, seconds, loss,
     exact_match); ``config``: the ``TrainConfig`` (or a dict). ``extra``: more JSON-able facts to keep.
     """
-    from safetensors.torch import save
 
     name = model_name_of(model)
     tensors = {f"model.{k}": v.detach().cpu().contiguous().clone() for k, v in model.state_dict().items()}
@@ -213,8 +214,6 @@ def load_model(
     record (model name, configs, curve, fingerprint, ...). Raises :class:`ArtifactError` for anything else, before
     anything is built when the file is not what it says or asks for more than ``limits`` allow.
     """
-    from safetensors import SafetensorError
-    from safetensors.torch import load
 
     data = bytes(data)
     meta = read_meta(data, limits)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from lessons.common import charts, export
+from lessons.common import charts, export, spreadsheet
 
 
 def attention_figure():
@@ -142,3 +142,11 @@ def test_the_training_replay_offers_a_gif_only_when_the_reports_carry_a_map():
     assert not at.exception, at.exception
     buttons = at.get("download_button")
     assert [b.proto.label for b in buttons] == ["Replay as GIF"]
+
+
+@pytest.mark.parametrize("text", ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\uff0b1", "\u22121", "\uff1d1+1"])
+def test_every_cell_a_spreadsheet_would_read_as_a_formula_is_kept_as_text(text):
+    table = export.Table("m", [text], [text], np.zeros((1, 1)))
+    rows = list(csv.reader(io.StringIO(export.to_csv(table))))
+    assert rows[0][1] == rows[1][0] == "'" + text
+    assert spreadsheet.as_text("attention") == "attention"
