@@ -1,10 +1,12 @@
-"""One visit per page at a phone's size (390 × 844 px, touch) for the phone and accessibility tests.
+"""One visit per page, by its URL, at a phone's size (390 × 844 px, touch), for every test that reads a page as
+it opens: the page opened by its URL, the phone and the accessibility tests.
 
-A page is opened once, fully drawn (no skeleton left), and measured in one go: what sticks out past the right edge
-(``scripts/screenshot.py``'s :data:`OVERFLOW_JS`, which the screenshot script prints too), its touch targets, and
-axe-core's audit (WCAG 2.1 A and AA, and WCAG 2.2's target size). The results are kept for the test session, so
-``tests/browser/test_phone.py`` and ``tests/browser/test_accessibility.py`` share the visit (each page costs 4–8 s
-to draw on the 2-core machine).
+A page is opened once in a fresh tab, fully drawn (no skeleton left), and measured in one go: its errors, title,
+heatmaps and sidebar; what sticks out past the right edge (``scripts/screenshot.py``'s :data:`OVERFLOW_JS`, which
+the screenshot script prints too); its touch targets; and axe-core's audit (WCAG 2.1 A and AA, and WCAG 2.2's
+target size). The results are kept for the test session, so ``tests/browser/test_every_page_by_url.py``,
+``tests/browser/test_phone.py`` and ``tests/browser/test_accessibility.py`` share the visit: drawing a page is
+the costly part.
 
 axe-core comes from npm (``tests/a11y/package.json``, installed by the test command: ``npm ci --prefix tests/a11y``),
 never at run time of the app; it is injected into the page under test.
@@ -18,7 +20,7 @@ import pytest
 
 from lessons.common.catalog import TOOLS, built_lessons
 from scripts.screenshot import overflow
-from tests.helpers import ROOT, goto
+from tests.helpers import HEATMAP, ROOT, goto
 
 PHONE = {"width": 390, "height": 844}
 AXE = ROOT / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
@@ -30,6 +32,13 @@ AXE_RUN = """async (tags) => {
                                           rules: {'target-size': {enabled: true}}, resultTypes: ['violations']});
   return result.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map((n) => n.target.join(' ') + ' :: ' + (n.failureSummary || '').split('\\n')[1])}));
+}"""
+# the sidebar as the document holds it (on a phone it is folded away, its text still there)
+SIDEBAR_JS = """() => {
+  const bar = document.querySelector('[data-testid=stSidebar]');
+  return {text: bar ? bar.textContent : '',
+          hrefs: bar ? [...bar.querySelectorAll('a')].map((a) => a.getAttribute('href')) : [],
+          streamlitNav: document.querySelectorAll('[data-testid=stSidebarNav]').length};
 }"""
 # every link of the course map (home page): its box, for a finger
 LINKS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stPageLink-NavLink]')]
@@ -82,6 +91,9 @@ def visit(browser, base_url: str, path: str) -> dict:
             settle(page)
             _visits[key] = {
                 "exceptions": page.locator("[data-testid=stException]").all_inner_texts(),
+                "title": page.locator("h1").first.inner_text().strip() if page.locator("h1").count() else "",
+                "heatmaps": page.locator(HEATMAP).count(),
+                "sidebar": page.evaluate(SIDEBAR_JS),
                 "overflow": overflow(page),
                 "links": page.evaluate(LINKS_JS),
                 "axe": run_axe(page),

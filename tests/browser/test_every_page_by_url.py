@@ -4,6 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from lessons.common.catalog import COURSE, built_lessons
+from tests.browser.audit import visit
 from tests.helpers import HEATMAP, SCRIPT_DONE, assert_no_exception, goto, plotly_heatmap, watch_redraws
 
 pytestmark = pytest.mark.browser
@@ -42,13 +43,18 @@ def test_home_page(page, streamlit_server, screenshot_dir):
 
 
 @pytest.mark.parametrize("lesson", built_lessons(), ids=lambda lesson: lesson.url_path)
-def test_lesson_opens_by_url(lesson, page, streamlit_server, screenshot_dir):
-    goto(page, f"{streamlit_server}/{lesson.url_path}")
-    page.wait_for_selector(HEATMAP, state="attached", timeout=30_000)
-    assert_no_exception(page)
-    assert page.locator("h1").first.inner_text().strip() == lesson.title
-    assert_course_map_in_sidebar(page)
-    page.screenshot(path=screenshot_dir / f"{lesson.url_path}.png", full_page=True)
+def test_lesson_opens_by_url(lesson, browser, streamlit_server):
+    """A fresh tab on the lesson's own URL (the visit the phone and accessibility tests read too): no error, the
+    lesson's title, its heatmaps drawn, and the course map in the sidebar, not Streamlit's own page list."""
+    seen = visit(browser, streamlit_server, lesson.url_path)
+    assert seen["exceptions"] == []
+    assert seen["title"] == lesson.title
+    assert seen["heatmaps"] > 0
+    sidebar = seen["sidebar"]
+    assert all(part.title in sidebar["text"] for part in COURSE) and "Models run on" in sidebar["text"]
+    for other in built_lessons():
+        assert sum(href == other.url_path or href.endswith(f"/{other.url_path}") for href in sidebar["hrefs"]) == 1
+    assert sidebar["streamlitNav"] == 0
 
 
 def test_qkv_heatmap_follows_the_typed_sentence(page, streamlit_server):
