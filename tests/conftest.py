@@ -64,9 +64,10 @@ def _relative(item) -> str:
 
 
 # CI runs the suite on two pytest-xdist workers (``-n 2``, with ``--dist loadgroup`` from pyproject.toml). A test
-# goes to the worker running its group: every browser test in one group, so one worker keeps the session's one
-# `streamlit run` server and Chromium (and the phone and accessibility tests their shared page visits) while the other
-# runs the rest; each other file is a group of its own, so a module fixture (a trained model, a page) is made once.
+# goes to the worker running its group: every test of the session's one `streamlit run` server in one group, so one
+# worker keeps that server and its Chromium (and the page visits the phone and accessibility tests share), while the
+# other runs the rest; each other file is a group of its own, so a module fixture (a trained model, a page, a server
+# of its own) is made once. A browser test with a server of its own (the live class) may run on either worker.
 # tryfirst: pytest-xdist reads the groups in its own collection hook.
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
@@ -81,7 +82,8 @@ def pytest_collection_modifyitems(config, items):
         if folder == SLOW_FOLDER and name not in FAST_IN_SLOW_FOLDER:
             item.add_marker(pytest.mark.slow)
         if groups:
-            item.add_marker(pytest.mark.xdist_group("browser" if item.get_closest_marker("browser") else file))
+            shared_server = "streamlit_server" in getattr(item, "fixturenames", ())
+            item.add_marker(pytest.mark.xdist_group("shared_server" if shared_server else file))
 
 
 # Every AppTest in a process runs under one session id (Streamlit's LocalScriptRunner), so what a page keeps in a

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from lessons import bahdanau_attention
+from lessons.bahdanau_attention import beam_search
 from lessons.transformer import decoding
 from minimodels.decode import MAX_STEPS
 from minimodels.own_data import LIMITS
@@ -73,4 +73,4 @@ def test_a_model_that_never_ends_is_decoded_within_the_pages_bounds():
 def test_the_page_states_the_model_limits_and_offers_no_beam_wider_than_they_assume():
     at = open_page(PAGE)
     assert any(LIMITS.describe_model() in m.value for m in at.markdown)
-    assert max(decoding.MAX_BEAM, bahdanau_attention.MAX_BEAM) <= LIMITS.beam_width
+    assert max(decoding.MAX_BEAM, beam_search.MAX_BEAM) <= LIMITS.beam_width

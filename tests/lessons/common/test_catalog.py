@@ -151,7 +151,7 @@ lesson = ui.lesson("thirteenth")
 st.markdown(thirteenth.INTRO)
 ui.section(softmax.TITLE, softmax.TEXT)
 ui.vega(softmax.chart([1.0, 2.0]), key="thirteenth.chart")
-ui.page_tail(lesson, exercises=thirteenth.exercises())
+ui.page_tail(lesson, code=[("The code", (softmax.softmax,))], exercises=thirteenth.exercises())
 ''',
     # 4. its tests: a test file per section module, and the page under AppTest
     "tests/lessons/thirteenth/__init__.py": "",
