@@ -178,6 +178,7 @@ def _set_cookie(name: str, value: str | None, until: float | None = None) -> Non
         return
     if value is not None:
         st.session_state.get("classroom.forget", set()).discard(name)
+        st.session_state.pop("classroom.left_computer_said", None)
     life = 0 if value is None else COOKIE_DAYS * 86400
     if value is not None and until is not None:
         life = max(0, min(life, int(until - time.time())))
@@ -1185,7 +1186,7 @@ def forget_cookies() -> None:
     """The cookies :func:`leave_this_computer` forgot, forgotten again in this page (until one is written anew)."""
     for name in sorted(st.session_state.get("classroom.forget", ())):
         _set_cookie(name, None)
-    if st.session_state.pop("classroom.left_computer_said", False):
+    if st.session_state.get("classroom.left_computer_said"):  # said on every page until a key is kept again
         st.success("This browser no longer holds your keys: the next person here starts afresh.")
 
 

@@ -201,14 +201,30 @@ def test_a_thirteenth_lesson_added_by_the_readmes_steps_keeps_the_fast_suite_gre
             f.write(text)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "ATTENTION_LAB_"))}
     fast = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not browser"]
-    run = subprocess.run([*fast, "-x"], cwd=copy, env=env, capture_output=True, text=True, timeout=1500)
+    report = tmp_path / "fast.xml"
+    run = subprocess.run(
+        [*fast, "-x", f"--junitxml={report}"], cwd=copy, env=env, capture_output=True, text=True, timeout=1500
+    )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    ran = report.read_text(encoding="utf-8")
+    assert 'name="test_the_weights_sum_to_one_and_the_larger_score_wins"' in ran  # its section's test ran there
+    assert 'name="test_every_lesson_page_runs_and_is_set_up_from_its_catalog_entry[thirteenth]"' in ran
     collected = subprocess.run(
-        [*fast, "--collect-only", "tests/lessons/thirteenth", "tests/pages/test_thirteenth.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--collect-only",
+            "tests/lessons/thirteenth",
+            "tests/pages/test_thirteenth.py",
+        ],
         cwd=copy,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     ).stdout
-    assert "test_softmax.py" in collected and "test_thirteenth.py" in collected  # the new lesson's own tests ran
+    assert "test_thirteenth.py::" in collected  # its page test is in the full suite (slow: pages are walked whole)
