@@ -61,10 +61,19 @@ def axe_path():
     return AXE
 
 
+# true once the page's element count has not changed for 400 ms: the charts have drawn what they draw
+STILL_JS = """() => {
+  const n = document.getElementsByTagName('*').length, t = performance.now(), last = window.__stillSince;
+  if (last && last.n === n) return t - last.t > 400;
+  window.__stillSince = {n: n, t: t};
+  return false;
+}"""
+
+
 def settle(page) -> None:
-    """Wait until the page is fully drawn: script done, no skeleton, the charts' drawing done."""
+    """Wait until the page is fully drawn: script done, no skeleton, and nothing added or removed for 400 ms."""
     page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')", timeout=120_000)
-    page.wait_for_timeout(1500)
+    page.wait_for_function(STILL_JS, polling=100, timeout=120_000)
 
 
 def run_axe(page) -> list[dict]:

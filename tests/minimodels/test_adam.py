@@ -75,6 +75,7 @@ def test_nothing_to_train_is_refused():
         Adam([torch.zeros(2)])
 
 
+@pytest.mark.slow  # starts a Python process
 def test_training_never_imports_the_compiler():
     """What the class is for: in a fresh process, the engine's training loop (a GRU with attention, and a
     Transformer with its warm-up schedule), a lesson's own trainer and every lesson page leave ``torch._dynamo``

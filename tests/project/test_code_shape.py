@@ -5,6 +5,7 @@ owning the layout, and every test in a folder named for what it covers."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -29,6 +30,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def imports(path: Path) -> list[tuple[ast.stmt, str, bool]]:
     """Every import in ``path``: (node, the absolute module it names, whether it sits inside a function)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))

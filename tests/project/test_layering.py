@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import ROOT
 
 PURE = ("lessons", "minimodels", "store")  # store: the class store, SQLAlchemy only
@@ -138,6 +140,7 @@ def test_every_chart_on_a_page_goes_through_the_ui_layer():
     assert calls == [], "call ui.plotly / ui.vega / ui.altair instead:\n" + "\n".join(calls)
 
 
+@pytest.mark.slow  # starts a Python process
 def test_importing_every_pure_module_does_not_load_streamlit():
     modules = [
         ".".join(path.relative_to(ROOT).with_suffix("").parts)
@@ -152,6 +155,7 @@ def test_importing_every_pure_module_does_not_load_streamlit():
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow  # starts a Python process
 def test_importing_the_ui_layer_starts_no_work():
     """``import ui`` (the home page does it) starts no thread and loads no torch: the server's one-off work (freezing
     the collector, warming up training, handing memory back) starts on the first lesson page's run."""

@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import ROOT
 
 PROBE = """
@@ -14,6 +16,7 @@ print("torch" in sys.modules, "Models run on" in " ".join(c.value for c in at.si
 """
 
 
+@pytest.mark.slow  # starts a Python process: a fresh interpreter
 def test_home_page_does_not_import_torch():
     # a fresh interpreter: this test process has imported torch long ago
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -10,6 +10,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import ROOT
 
 PROBE = """
@@ -28,6 +30,7 @@ print(json.dumps({"first": first, "after": gc.get_freeze_count()}))
 """
 
 
+@pytest.mark.slow  # starts a Python process
 def test_the_first_pass_freezes_what_the_server_holds_and_later_passes_freeze_nothing_more():
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -59,6 +62,7 @@ print(json.dumps({"before": before, "after": gc.get_threshold(), "alive": sum(r(
 """
 
 
+@pytest.mark.slow  # starts a Python process
 def test_the_collector_runs_less_often_once_the_server_starts_and_still_collects_garbage_cycles_on_its_own():
     out = subprocess.run(
         [sys.executable, "-c", THRESHOLDS_PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120
