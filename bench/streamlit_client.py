@@ -58,6 +58,11 @@ class Student:
     page_name: str = ""
     query: str = ""  # the URL's query string, without "?" (a lesson's link parameters, e.g. "task=dates")
     page_script_hash: str = ""  # learnt from each navigation message, sent back as the browser does
+    # when each element of the latest request's run arrived: (perf_counter seconds, element kind, text length);
+    # what a page open's "time to the title / first paragraph" is read from
+    arrivals: list[tuple[float, str, int]] = field(default_factory=list)
+    run_started: float = 0.0  # perf_counter when the latest request was sent
+    progress: list[tuple[float, str]] = field(default_factory=list)  # every progress bar's text, with its time
 
     def __post_init__(self):
         self._ws = None
@@ -101,6 +106,9 @@ class Student:
             while not self._finished.empty():
                 self._finished.get_nowait()
             start = time.perf_counter()
+            if not auto:  # a polling fragment's own rerun does not restart what a request's timings are read from
+                self.run_started = start
+                self.arrivals.clear()
             await self._send(fragment_id, auto)
             while True:
                 status = await asyncio.wait_for(self._finished.get(), timeout)
@@ -129,6 +137,11 @@ class Student:
 
     def _element(self, element, fragment_id: str) -> None:
         kind = element.WhichOneof("type")
+        now = time.perf_counter()
+        body = element.markdown.body if kind == "markdown" else ""
+        self.arrivals.append((now, kind, len(body)))
+        if kind == "progress":
+            self.progress.append((now, element.progress.text))
         if kind == "exception":
             self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
         elif kind in ("markdown", "code"):

@@ -1,0 +1,49 @@
+"""The class-scenario bench (``bench/class_scenario.py``): two students on a cold server open the lesson, act and
+each train once, and what the row counts is what happened. Correctness only: the timings are the bench's business,
+not a test's. The report's verdict on the targets is computed from the row."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bench import classroom_report
+from tests.helpers import ROOT
+
+
+@pytest.mark.slow
+def test_two_students_open_act_and_train_once_without_errors():
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.class_scenario", "--students", "2", "--seconds", "50", "--window", "12", "18"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = json.loads(next(line for line in done.stderr.splitlines() if line.startswith("{")))
+    assert row["errors"] == 0, row["error_samples"]
+    counts = row["counts"]
+    assert counts["title"] == counts["paragraph"] == counts["whole page"] == 2  # each student opened the lesson
+    assert counts["train to first progress"] == 2  # each pressed Train once and saw its progress
+    assert counts["progress gap"] >= 2
+    p90 = row["p90_ms"]
+    assert p90["title"] <= p90["whole page"] and p90["paragraph"] <= p90["whole page"]
+    assert done.stdout.strip().splitlines()[-1].startswith("class scenario: students 2 ")
+
+
+def _row(**p90) -> dict:
+    base = {"paragraph": 400.0, "whole page": 900.0, "fragment control": 30.0, "whole-page control": 120.0,
+            "check": 60.0, "poll answer": 40.0}  # fmt: skip
+    return {"students": 30, "p90_ms": base | p90, "longest_progress_gap_ms": 1200.0, "errors": 0}
+
+
+def test_the_targets_are_read_from_the_row():
+    assert all(classroom_report.scenario_met(_row()).values())
+    assert not classroom_report.scenario_met(_row(check=260.0))["controls and checks"]
+    assert not classroom_report.scenario_met(_row(paragraph=1001.0))["paragraph"]
+    assert not classroom_report.scenario_met(_row(**{"whole page": 1600.0}))["whole page"]
+    slow = _row() | {"longest_progress_gap_ms": 2500.0}
+    assert not classroom_report.scenario_met(slow)["progress gap"]
+    assert not classroom_report.scenario_met(_row() | {"errors": 1})["errors"]
