@@ -109,7 +109,7 @@ def rotation_figure(tokens: tuple[str, ...], pair: int):
                 "hovertemplate": f"{label}<br>turned by {r['angle (rad)']:.3f} rad<extra></extra>",
             }
         )
-    axis = {"range": [-reach, reach], "zeroline": True, "scaleanchor": None}
+    axis = {"range": [-reach, reach], "zeroline": True}
     layout = {
         "title": {"text": f"{pair_label(pair)} · dotted: before, solid: turned by m·θ"},
         "height": 460,
