@@ -82,7 +82,7 @@ ui.section(longer_inputs.TITLE, longer_inputs.text())
 results = ui.shipped_results(lesson, loader=longer_inputs.load_results)
 
 if results is not None:
-    ui.exercise(longer_inputs.learned_prediction())
+    ui.exercise(longer_inputs.learned_prediction(results))
     ui.exercise(longer_inputs.race_prediction(results))
 
     def measured() -> None:

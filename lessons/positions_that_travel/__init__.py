@@ -55,6 +55,9 @@ def exercises(results: Comparison | None = None) -> list[Exercise]:
     return [
         *by_hand(),
         rotation.shift_prediction(),
-        longer_inputs.learned_prediction(),
-        *([longer_inputs.race_prediction(results)] if results is not None else []),
+        *(
+            [longer_inputs.learned_prediction(results), longer_inputs.race_prediction(results)]
+            if results is not None
+            else []
+        ),
     ]

@@ -21,6 +21,7 @@ from lessons.positions_that_travel.training import (
     D_MODEL,
     HEADS,
     HELD_OUT,
+    LETTERS,
     LR,
     MAX_LEN,
     REPORT_EVERY,
@@ -119,20 +120,29 @@ def race_prediction(results: Comparison) -> Exercise:
     )
 
 
-def learned_prediction() -> Exercise:
-    """Predict: the learned table at 2×, on the positions past the training range."""
+LEARNED_CHOICES = ("about as often as on positions 2–16", "about half as often", "hardly ever (near chance)")
+
+
+def learned_prediction(results: Comparison) -> Exercise:
+    """Predict: the learned table at 2×, on the positions past the training range. The answer is read from the
+    shipped file: the mean there as a share of the mean on the training lengths (≥ 3/4, ≥ 1/4, or less)."""
+    home = results.spread("accuracy", "learned", at(1)).mean
+    far = results.spread("accuracy beyond", "learned", at(2))
+    share = far.mean / home if home else 0.0
+    answer = 0 if share >= 0.75 else 1 if share >= 0.25 else 2
     return Exercise(
         key="positions_that_travel.ex6",
         prompt=(
             f"**Predict.** The learned model reads a {TRAIN_MAX * 2}-letter string. On positions "
-            f"{TRAIN_MAX + 1}–{TRAIN_MAX * 2}, roughly how often does it write the right letter?"
+            f"{TRAIN_MAX + 1}–{TRAIN_MAX * 2}, how often does it write the right letter, compared with how often it "
+            f"does on the {TRAIN_MIN}–{TRAIN_MAX}-letter strings it was trained on?"
         ),
-        choices=("about as often as on positions 2–16", "about half as often", "hardly ever (near chance)"),
-        answer=2,
+        choices=LEARNED_CHOICES,
+        answer=answer,
         explanation=(
-            f"Rows {TRAIN_MAX + 1}–{MAX_LEN} of its table never received a gradient (lesson 8): there it adds random "
-            "vectors it never learned to read, so its attention there has nothing to go on. The measured table below "
-            "gives the number for every seed."
+            f"Measured: {far.text('.1%')} there, against {home:.1%} on the training lengths ({share:.0%} of it; "
+            f"one letter in {len(LETTERS)} is what a guess gets). Rows {TRAIN_MAX + 1}–{MAX_LEN} of its table never "
+            "received a gradient (lesson 8): there it adds random vectors it never learned to read."
         ),
         hint="Which rows of the table did a training string ever reach?",
     )
@@ -169,7 +179,26 @@ def observations(results: Comparison) -> list[str]:
             ".1%", f"the fall in accuracy from {TRAIN_MAX} to {TRAIN_MAX * 4} letters (smaller is better)"
         )
     )
+    lines.append(paper_note(results))
     return lines
+
+
+def paper_note(results: Comparison) -> str:
+    """The ALiBi paper's finding beside this toy's verdict on RoPE against ALiBi at 4× (whichever way it goes)."""
+    v = results.compare("rope", "alibi", "accuracy", where=at(4))
+    paper = (
+        "In the ALiBi paper's language models (trained on 512 or 1,024 tokens of WikiText-103), perplexity with "
+        "sinusoidal or rotary positions grew soon past the training length, while with ALiBi it held."
+    )
+    if v.outcome == "worse":
+        return f"{paper} Here too ALiBi keeps more at 4× than RoPE."
+    if v.outcome == "too close":
+        return f"{paper} Here RoPE and ALiBi are too close to call at 4×."
+    return (
+        f"{paper} This toy does not reproduce that order: at 4× RoPE keeps more than ALiBi. It is one layer on a "
+        "task that needs exactly the letter one step back, which RoPE can point at and ALiBi's fixed slopes only "
+        "favour; the paper's models are deep, and predict words from a long context."
+    )
 
 
 def results_curves(results: Comparison, x: str = "step") -> tuple[dict, dict]:

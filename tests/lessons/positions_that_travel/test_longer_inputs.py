@@ -45,6 +45,9 @@ def test_the_sentences_are_verdicts_that_follow_the_numbers():
     assert turned[5].startswith("RoPE (rotated q, k) does not beat ALiBi (distance penalty)")
     close = longer_inputs.observations(made_up({**LEVELS, "alibi": (0.99, 0.95, 0.9)}))
     assert "too close to call" in close[5]
+    assert lines[-1].endswith("from a long context.") and "does not reproduce" in lines[-1]
+    assert turned[-1].endswith("Here too ALiBi keeps more at 4× than RoPE.")
+    assert close[-1].endswith("Here RoPE and ALiBi are too close to call at 4×.")
 
 
 def test_fewer_than_five_seeds_are_said_first():
@@ -59,8 +62,12 @@ def test_the_race_prediction_is_the_verdict_on_the_file():
     assert ex.choices[ex.answer] == "ALiBi (distance penalty)"
     ex = longer_inputs.race_prediction(made_up({**LEVELS, "alibi": (0.99, 0.95, 0.9)}))
     assert ex.choices[ex.answer] == "too close to call"
-    learned = longer_inputs.learned_prediction()
-    assert learned.choices[learned.answer].startswith("hardly ever")
+    learned = longer_inputs.learned_prediction(made_up())  # beyond at 2×: 45% against 100%
+    assert learned.choices[learned.answer] == "about half as often" and "45.4%" in learned.explanation
+    far = longer_inputs.learned_prediction(made_up({**LEVELS, "learned": (1.0, 0.07, 0.06)}))
+    assert far.choices[far.answer].startswith("hardly ever")
+    near = longer_inputs.learned_prediction(made_up({**LEVELS, "learned": (1.0, 0.95, 0.9)}))
+    assert near.choices[near.answer].startswith("about as often")
 
 
 def test_the_table_chart_and_curves_read_every_scheme():
@@ -82,7 +89,7 @@ def test_shipped_results_have_five_seeds_every_length_and_the_machine():
     assert set(results.param_values("length")) == set(longer_inputs.LENGTHS)
     cpu = results.meta["cpu"]
     assert cpu["model"] and cpu["capability"] and cpu["threads"] >= 1 and cpu["torch"]
-    assert len(longer_inputs.observations(results)) == 7  # no "only n seeds" line
+    assert len(longer_inputs.observations(results)) == 8  # no "only n seeds" line
 
 
 def test_broken_results_are_refused(tmp_path):
