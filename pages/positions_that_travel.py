@@ -68,11 +68,9 @@ def the_penalty() -> None:
     head = st.select_slider(
         "Head h", list(range(1, distance_penalty.HEADS + 1)), value=1, key="positions_that_travel.head"
     )
-    left, right = st.columns([0.6, 0.4])
-    with left:
-        ui.plotly(distance_penalty.bias_figure, head, key="positions_that_travel.penalty")
-    ui.table(distance_penalty.slopes_rows(), container=right, formats={"slope m_h": "%.4f"})
+    ui.plotly(distance_penalty.bias_figure, head, key="positions_that_travel.penalty")
     st.caption(distance_penalty.bias_caption(head))
+    ui.table(distance_penalty.slopes_rows(), formats={"slope m_h": "%.4f"})
 
 
 the_penalty()

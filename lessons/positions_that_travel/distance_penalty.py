@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from lessons.common.charts import figure
+from lessons.common.charts import figure, wrapped_title
 from lessons.common.colorscales import SEQUENTIAL_COLORSCALE
 from lessons.common.exercises import Exercise
 from minimodels.positional import alibi_bias, alibi_slopes
@@ -75,10 +75,11 @@ def bias_figure(head: int, n_heads: int = HEADS, size: int = SIZE):
         "hovertemplate": "query i = %{y}, key j = %{x}<br>penalty = %{z:.4f}<extra></extra>",
         "colorbar": {"title": {"text": "penalty"}, "thickness": 12},
     }
+    title, lines = wrapped_title(f"Head {head} of {n_heads}: −{slope:g} × (i − j); blank: hidden by the causal mask")
     layout = {
-        "title": {"text": f"Head {head} of {n_heads}: −{slope:g} × (i − j); blank: hidden by the causal mask"},
-        "height": 440,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 40},
+        "title": {"text": title},
+        "height": 420 + 20 * lines,
+        "margin": {"l": 10, "r": 10, "t": 30 + 20 * lines, "b": 40},
         "xaxis": {"title": {"text": "key position j"}},
         "yaxis": {"title": {"text": "query position i"}, "autorange": "reversed"},
     }

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from lessons.common.charts import figure, safe_label
+from lessons.common.charts import figure, safe_label, wrapped_title
 from lessons.common.colorscales import DIVERGING_COLORSCALE
 from lessons.common.exercises import Exercise
 from lessons.common.sentences import ParsedSentence, parse_sentence, word_embedding
@@ -29,8 +29,8 @@ TITLE = "1 · Turn the query and the key: rotary embeddings (RoPE)"
 TEXT = (
     "Lesson 8 *added* a vector to each token for its position. Rotary position embeddings (RoPE, Su et al., "
     "*RoFormer*, 2021) add nothing to the input. Inside attention, each query and key is cut into pairs of "
-    "dimensions, and pair i of the vector at position m is **turned** by the angle m·θ_i, with the sinusoids' "
-    "angles per step θ_i = 10000^(−2i/d):"
+    "dimensions, and pair i of the vector at position m is **turned** by the angle $m\\theta_i$, with the "
+    "sinusoids' angles per step $\\theta_i = 10000^{-2i/d}$:"
 )
 
 FORMULA = (
@@ -110,10 +110,11 @@ def rotation_figure(tokens: tuple[str, ...], pair: int):
             }
         )
     axis = {"range": [-reach, reach], "zeroline": True}
+    title, lines = wrapped_title(f"{pair_label(pair)} · dotted: before, solid: turned by m·θ")
     layout = {
-        "title": {"text": f"{pair_label(pair)} · dotted: before, solid: turned by m·θ"},
-        "height": 460,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 30},
+        "title": {"text": title},
+        "height": 440 + 20 * lines,
+        "margin": {"l": 10, "r": 10, "t": 30 + 20 * lines, "b": 30},
         "xaxis": {**axis, "title": {"text": f"dimension {2 * pair}"}},
         "yaxis": {**axis, "title": {"text": f"dimension {2 * pair + 1}"}, "scaleanchor": "x"},
         "showlegend": False,
@@ -162,10 +163,11 @@ def score_figure(grid: np.ndarray, query_word: str, key_word: str):
         "hovertemplate": "m = %{y}, n = %{x}<br>score = %{z:.4f}<extra></extra>",
         "colorbar": {"title": {"text": "score"}, "thickness": 12},
     }
+    title, lines = wrapped_title(f"(R_m q)·(R_n k), q = “{safe_label(query_word)}”, k = “{safe_label(key_word)}”")
     layout = {
-        "title": {"text": f"(R_m q)·(R_n k), q = “{safe_label(query_word)}”, k = “{safe_label(key_word)}”"},
-        "height": 440,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 40},
+        "title": {"text": title},
+        "height": 420 + 20 * lines,
+        "margin": {"l": 10, "r": 10, "t": 30 + 20 * lines, "b": 40},
         "xaxis": {"title": {"text": "key position n"}},
         "yaxis": {"title": {"text": "query position m"}, "autorange": "reversed"},
     }
