@@ -68,6 +68,7 @@ def bias_figure(head: int, n_heads: int = HEADS, size: int = SIZE):
     slope = float(alibi_slopes(n_heads)[head - 1])
     heatmap = {
         "type": "heatmap",
+        "name": f"Head {head} of {n_heads}, penalty −{slope:g} × (i − j), the causal mask's cells blank",
         "z": grid,
         "colorscale": SEQUENTIAL_COLORSCALE,
         "zmin": float(np.nanmin(grid)),

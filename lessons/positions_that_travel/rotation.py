@@ -156,6 +156,7 @@ def score_figure(grid: np.ndarray, query_word: str, key_word: str):
     top = float(np.abs(grid).max()) or 1.0
     heatmap = {
         "type": "heatmap",
+        "name": f"RoPE score of “{safe_label(query_word)}” at m and “{safe_label(key_word)}” at n",
         "z": grid,
         "colorscale": DIVERGING_COLORSCALE,
         "zmin": -top,
