@@ -41,7 +41,7 @@ def train_text() -> str:
         f"A fresh model for you alone, on one core: pick a scheme and a seed, train it on strings of "
         f"{TRAIN_MIN}–{TRAIN_MAX} letters, and watch its accuracy at 1×, 2× and 4× that length at every report "
         f"({LIVE_TEST} fresh strings each). The heatmap is the heads' mean attention on a {len(PROBE)}-letter string: "
-        f"the lower left of the diagonal past position {TRAIN_MAX} is what no training string reached."
+        f"its rows past position {TRAIN_MAX} are queries at positions no training string reached."
     )
 
 
