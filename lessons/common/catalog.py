@@ -294,6 +294,37 @@ COURSE: tuple[Part, ...] = (
             ),
         ),
     ),
+    Part(
+        "Part 4 · Attention as it is built and questioned today",
+        (
+            Lesson(
+                slug="positions_that_travel",
+                title="Positions that travel",
+                promise="Rotate queries and keys (RoPE), penalise distance (ALiBi): train short, test long.",
+                icon=":material/rotate_right:",
+                tab_icon="🧭",
+                introduces=("rotary position embedding", "alibi", "length extrapolation"),
+                results=("assets/results/positions_that_travel.json",),
+                pretrained=(),
+                sources=(
+                    "Sources: Su, Lu, Pan, Murtadha, Wen & Liu, *RoFormer: Enhanced Transformer with Rotary Position "
+                    "Embedding* (2021; Neurocomputing 2024): the rotation of pairs by m·θ_i, θ_i = 10000^(−2i/d), "
+                    "and the score's dependence on m − n; Press, Smith & Lewis, *Train Short, Test Long: Attention "
+                    "with Linear Biases Enables Input Length Extrapolation*, ICLR 2022: the penalty −m_h·(i − j) "
+                    "and the geometric slopes 2^(−8h/H); the Transformer lecture's positional encoding (lesson 8). "
+                    "Facts and formulas are restated in our own words; the figures are this course's own."
+                ),
+                sweep=(
+                    Axis(
+                        "positions_that_travel.live_scheme",
+                        "position scheme",
+                        ("none", "sinusoidal", "learned", "rope", "alibi"),
+                    ),
+                    Axis("positions_that_travel.live_seed", "seed", (0, 1, 2, 3, 4)),
+                ),
+            ),
+        ),
+    ),
 )
 
 

@@ -1,0 +1,147 @@
+r"""Section 2, a penalty for distance: ALiBi (Press, Smith & Lewis, *Train Short, Test Long: Attention with Linear
+Biases Enables Input Length Extrapolation*, ICLR 2022).
+
+ALiBi adds no position vector and turns nothing: it subtracts from each score the distance between query and key
+times a slope, a fixed slope per head, geometric across the heads (for H heads, :math:`m_h = 2^{-8h/H}`). Each head
+thus prefers recent keys, some steeply, some hardly at all. The paper trains on short inputs and reads longer ones;
+its figures show ALiBi's perplexity holding where the sinusoids' climbs.
+
+Here: the formulas, the penalty of each head as a heatmap (query i down, key j across; the causal mask hides j > i),
+the slopes, and the exercises.
+
+Letters: i a query's position, j a key's, H heads, h a head (1 … H), m_h its slope.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from lessons.common.charts import figure, wrapped_title
+from lessons.common.colorscales import SEQUENTIAL_COLORSCALE
+from lessons.common.exercises import Exercise
+from minimodels.positional import alibi_bias, alibi_slopes
+
+TITLE = "2 · A penalty for distance: ALiBi"
+
+TEXT = (
+    "ALiBi (Press, Smith & Lewis, *Train Short, Test Long*, ICLR 2022) puts position into the score too, but more "
+    "bluntly: it **subtracts** the distance between query and key, times a slope. Each head has its own fixed slope; "
+    "for H heads the slopes are the geometric sequence 2^(−8/H), 2^(−16/H), …, 2^(−8) (for 8 heads: 1/2, 1/4, …, "
+    "1/256). No position vector is added anywhere. The paper's model is causal, so a query only meets keys at or "
+    "before it:"
+)
+
+FORMULA = (
+    r"s^{(h)}_{ij} = \frac{q_i \cdot k_j}{\sqrt{d_k}} \;-\; m_h\,(i - j), \qquad m_h = 2^{-8h/H},"
+    r"\quad h = 1,\dots,H, \quad j \le i"
+)
+
+HEADS = 8  # as the model of section 3 has, and the paper's example
+SIZE = 24  # positions of the heatmap
+
+
+def slopes_rows(n_heads: int = HEADS) -> list[dict]:
+    """Each head's slope, and the penalty at distance 1 and 10."""
+    return [
+        {
+            "head h": h,
+            "slope m_h": float(m),
+            "penalty at distance 1": -float(m),
+            "penalty at distance 10": -10 * float(m),
+        }
+        for h, m in enumerate(alibi_slopes(n_heads).tolist(), 1)
+    ]
+
+
+def bias_grid(head: int, n_heads: int = HEADS, size: int = SIZE) -> np.ndarray:
+    """``(size, size)``: head ``head``'s penalty −m_h·(i − j), None (NaN) above the diagonal where the causal mask
+    hides the key."""
+    grid = alibi_bias(n_heads, size)[head - 1].numpy().copy()  # (T, T)
+    grid[np.triu_indices(size, 1)] = np.nan
+    return grid
+
+
+def bias_figure(head: int, n_heads: int = HEADS, size: int = SIZE):
+    """One head's penalty as a heatmap; the masked upper triangle left blank."""
+    grid = bias_grid(head, n_heads, size)
+    slope = float(alibi_slopes(n_heads)[head - 1])
+    heatmap = {
+        "type": "heatmap",
+        "name": f"Head {head} of {n_heads}, penalty −{slope:g} × (i − j), the causal mask's cells blank",
+        "z": grid,
+        "colorscale": SEQUENTIAL_COLORSCALE,
+        "zmin": float(np.nanmin(grid)),
+        "zmax": 0.0,
+        "hovertemplate": "query i = %{y}, key j = %{x}<br>penalty = %{z:.4f}<extra></extra>",
+        "colorbar": {"title": {"text": "penalty"}, "thickness": 12},
+    }
+    title, lines = wrapped_title(f"Head {head} of {n_heads}: −{slope:g} × (i − j); blank: hidden by the causal mask")
+    layout = {
+        "title": {"text": title},
+        "height": 420 + 20 * lines,
+        "margin": {"l": 10, "r": 10, "t": 30 + 20 * lines, "b": 40},
+        "xaxis": {"title": {"text": "key position j"}},
+        "yaxis": {"title": {"text": "query position i"}, "autorange": "reversed"},
+    }
+    return figure([heatmap], layout)
+
+
+def bias_caption(head: int, n_heads: int = HEADS) -> str:
+    slope = float(alibi_slopes(n_heads)[head - 1])
+    alone = self_share(head, 64, n_heads)
+    return (
+        f"Constant along each diagonal, like RoPE's scores, and falling by {slope:g} per step back. If every content "
+        f"score were equal, head {head} would put {alone:.1%} of a 64-letter input's attention on the query's own "
+        "position and the rest on the keys behind it, less the further back: a preference for the recent, not a "
+        "pointer to one position."
+    )
+
+
+def self_share(head: int, length: int, n_heads: int = HEADS) -> float:
+    """The weight the last query puts on itself when every content score is equal: the softmax of the penalty
+    alone, over ``length`` keys."""
+    row = alibi_bias(n_heads, length)[head - 1, -1]  # (length,): the last query's penalties
+    return float(torch.softmax(row, dim=-1)[-1])
+
+
+def penalty_by_hand() -> Exercise:
+    """By hand: head 3 of 8, a key 4 positions back."""
+    slope = float(alibi_slopes(HEADS)[2])
+    return Exercise(
+        key="positions_that_travel.ex3",
+        prompt=(
+            f"**By hand.** A model with {HEADS} heads. What does ALiBi add to head h = 3's score of a query at "
+            "position 9 and a key at position 5?"
+        ),
+        answer=-slope * 4,
+        tolerance=0.001,
+        explanation=(
+            f"m_3 = 2^(−8·3/{HEADS}) = 2^(−3) = {slope:g}; the distance is 9 − 5 = 4, so the penalty is "
+            f"−{slope:g} × 4 = {-slope * 4:g}."
+        ),
+        hint="The slope is 2^(−8h/H); the penalty is minus slope times distance.",
+    )
+
+
+def self_share_prediction() -> Exercise:
+    """Predict, by hand or by reasoning: head 1's weight on the query itself, content scores all equal."""
+    share = self_share(1, 64)
+    return Exercise(
+        key="positions_that_travel.ex4",
+        prompt=(
+            f"**Compute.** Suppose every content score q·k/√d_k is equal, so only ALiBi's penalty differs. Head 1 of "
+            f"{HEADS} (the steepest, slope 1/2), the last query of a 64-letter input: what share of its attention "
+            "falls on its own position (distance 0)? Give a fraction between 0 and 1."
+        ),
+        answer=share,
+        tolerance=0.01,
+        explanation=(
+            "The weights are the softmax of 0, −0.5, −1, …, −31.5: proportional to r^d with r = e^(−0.5) ≈ 0.607. "
+            f"Their sum is (1 − r^64)/(1 − r) ≈ {1 / (1 - np.exp(-0.5)):.3f}, so distance 0 gets 1/{1 / share:.3f} = "
+            f"{share:.3f}, distance 1 gets {share * np.exp(-0.5):.3f}. Even the steepest head spreads its attention; "
+            "the model's own content scores must do the rest, and lengthening the input adds keys that each get "
+            "almost nothing."
+        ),
+        hint="A geometric series: weight ∝ e^(−0.5·d) for d = 0 … 63.",
+    )
