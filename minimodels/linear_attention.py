@@ -30,7 +30,14 @@ from torch.nn import functional as F
 
 from .seq2seq import Seq2Seq, Seq2SeqMemory
 
-__all__ = ["feature_map", "linear_attention", "linear_attention_recurrent", "state_size", "LinearAttentionSeq2Seq"]
+__all__ = [
+    "feature_map",
+    "linear_attention",
+    "linear_attention_recurrent",
+    "linear_step",
+    "state_size",
+    "LinearAttentionSeq2Seq",
+]
 
 
 def feature_map(x: torch.Tensor) -> torch.Tensor:
@@ -56,17 +63,12 @@ def linear_attention_recurrent(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     """The recurrent, causal form: ``q, k (B, T, d)``, ``v (B, T, d_v)`` read one position at a time into the running
     sums ``S (B, d, d_v)`` and ``u (B, d)``. Returns ``out (B, T, d_v)`` and the last state ``(S, u)``."""
     B, T, d = k.shape
-    S = k.new_zeros(B, d, v.size(-1))  # (B, d, d_v)
-    u = k.new_zeros(B, d)  # (B, d)
+    state = (k.new_zeros(B, d, v.size(-1)), k.new_zeros(B, d))  # S (B, d, d_v), u (B, d): nothing read yet
     outs = []
     for t in range(T):
-        phi_k = feature_map(k[:, t])  # (B, d)
-        S = S + phi_k[:, :, None] * v[:, t, None, :]  # (B, d, 1) * (B, 1, d_v) -> (B, d, d_v): φ(k_t) v_tᵀ
-        u = u + phi_k  # (B, d)
-        phi_q = feature_map(q[:, t])  # (B, d)
-        numerator = (phi_q[:, None, :] @ S)[:, 0]  # (B, 1, d) @ (B, d, d_v) -> (B, d_v)
-        denominator = (phi_q * u).sum(-1, keepdim=True)  # (B, 1)
-        outs.append(numerator / denominator)
+        out, state = linear_step(q[:, t], k[:, t], v[:, t], state)  # (B, d_v)
+        outs.append(out)
+    S, u = state
     return torch.stack(outs, dim=1), (S, u)  # (B, T, d_v)
 
 
@@ -97,3 +99,16 @@ class LinearAttentionSeq2Seq(Seq2Seq):
             weights = attention_override.to(weights).expand_as(weights)  # (B, Tq, S)
             context = weights @ memory.states  # (B, Tq, S) @ (B, S, D) -> (B, Tq, D)
         return context, weights
+
+
+def linear_step(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]
+) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+    """One step of the recurrent form for one new position: ``q, k (B, d)``, ``v (B, d_v)``, ``state = (S (B, d,
+    d_v), u (B, d))`` -> ``(out (B, d_v), new state)``. Its cost does not depend on how many positions came before."""
+    S, u = state
+    phi_k, phi_q = feature_map(k), feature_map(q)  # (B, d)
+    S = S + phi_k[:, :, None] * v[:, None, :]  # (B, d, d_v)
+    u = u + phi_k  # (B, d)
+    out = (phi_q[:, None, :] @ S)[:, 0] / (phi_q * u).sum(-1, keepdim=True)  # (B, d_v)
+    return out, (S, u)
