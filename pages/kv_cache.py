@@ -4,7 +4,7 @@ import streamlit as st
 
 import ui
 from lessons import kv_cache
-from lessons.kv_cache import cached_decoding, cost, length_sweep, linear, timing, window, window_task
+from lessons.kv_cache import cached_decoding, cost, length_sweep, linear, timing, train_window, window, window_task
 from lessons.kv_cache import results as shipped
 from lessons.masking import decoders, word_cipher
 from minimodels.kv_cache import KVCache, WindowedDecoder, decode_step, generate_cached, window_mask
@@ -113,6 +113,31 @@ if results is not None:
         ui.provenance(results.meta, note=window.provenance_note(results))
 
     ui.reveal_after([reach], "the measured windows", window_results, key="kv_cache.reveal.window")
+
+st.subheader(train_window.TITLE)
+ui.explain(train_window.train_text())
+
+
+@st.fragment  # moving these controls reruns this panel only
+def train_a_window() -> None:
+    c = st.columns([2, 1, 2])
+    live_window = c[0].select_slider("Window w", window_task.WINDOWS, value=7, key="kv_cache.live_window")
+    live_seed = int(c[1].number_input("Seed", 0, 9999, 0, key="kv_cache.live_seed"))
+    budget = c[2].select_slider("Seconds of training", [5, 10, 20, 30], value=10, key="kv_cache.budget")
+
+    def draw(snapshot: train_window.WindowProgress, key: str) -> None:
+        ui.plotly(train_window.snapshot_figure, snapshot, key=key)
+        st.caption(train_window.snapshot_caption(snapshot))
+
+    ui.training_panel(
+        "kv_cache.train.window",
+        lambda: train_window.new_run(live_window, live_seed, budget),
+        draw,
+        budget_seconds=budget,
+    )
+
+
+train_a_window()
 
 # --- 4. Linear attention -----------------------------------------------------------------------------------------
 ui.section(linear.TITLE, linear.TEXT)

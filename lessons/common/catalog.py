@@ -314,6 +314,10 @@ COURSE: tuple[Part, ...] = (
                     "Transformers with Linear Attention*, ICML 2020 (equations 2–9, the feature map elu + 1). The "
                     "copy task and its length sweep are lesson 2's. All in our own words; the numbers are ours."
                 ),
+                sweep=(
+                    Axis("kv_cache.live_window", "window w", (2, 7, 13, 19, 25)),
+                    Axis("kv_cache.live_seed", "seed", (0, 1, 2, 3, 4)),
+                ),
             ),
         ),
     ),

@@ -35,10 +35,10 @@ INTRO = (
     "key–value cache that generating decoders keep, the sliding window of Longformer (Beltagy et al. 2020), and "
     "linear attention from *Transformers are RNNs* (Katharopoulos et al. 2020)."
 )
-INTRO_EQUATION = (
-    r"\text{step } t:\quad \underbrace{O(t^2 d)}_{\text{recompute}} \;\to\; \underbrace{O(t\,d)}_{\text{cache},"
-    r"\ 2td\ \text{numbers kept}} \;\to\; \underbrace{O(w\,d)}_{\text{window } w} \;\to\; "
-    r"\underbrace{O(d^2)}_{\text{linear, a state of } d^2 + d}"
+INTRO_EQUATION = (  # on two lines: one long line overflows a phone
+    r"\begin{gathered}\text{step } t:\quad \underbrace{O(t^2 d)}_{\text{recompute}} \;\to\; "
+    r"\underbrace{O(t\,d)}_{\text{cache: } 2td \text{ numbers}} \\ \to\; \underbrace{O(w\,d)}_{\text{window } w}"
+    r" \;\to\; \underbrace{O(d^2)}_{\text{linear: a state of } d^2 + d}\end{gathered}"
 )
 
 

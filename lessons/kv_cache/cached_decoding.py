@@ -29,10 +29,11 @@ TEXT = (
     "computes one query, one key and one value for the new token alone, appends the key and value to the cache, "
     "and scores the one query against every cached key."
 )
-EQUATION = (
-    r"k_t = x_t W^K,\;\; v_t = x_t W^V,\quad K_{\le t} = \begin{bmatrix} K_{<t} \\ k_t \end{bmatrix},\;\;"
-    r"V_{\le t} = \begin{bmatrix} V_{<t} \\ v_t \end{bmatrix},\quad"
-    r"z_t = \mathrm{softmax}\!\Big(\frac{q_t K_{\le t}^\top}{\sqrt{d}}\Big) V_{\le t}"
+EQUATION = (  # on three lines: one long line overflows a phone
+    r"\begin{gathered}k_t = x_t W^K,\quad v_t = x_t W^V \\ "
+    r"K_{\le t} = \begin{bmatrix} K_{<t} \\ k_t \end{bmatrix},\quad "
+    r"V_{\le t} = \begin{bmatrix} V_{<t} \\ v_t \end{bmatrix} \\ "
+    r"z_t = \mathrm{softmax}\!\Big(\frac{q_t K_{\le t}^\top}{\sqrt{d}}\Big) V_{\le t}\end{gathered}"
 )
 
 
@@ -121,12 +122,13 @@ def gap_prediction(view: TwoWays) -> Exercise:
         choices=GAP_CHOICES,
         answer=answer,
         explanation=(
-            f"Measured on this word: {gap:.1e}, {relative:.1e} of the largest logit. The cache holds exactly the keys and values a recompute would "
-            "compute again (the causal mask keeps position j from reading anything after it), so the two compute "
-            "the same numbers; the matrix code adds the same products in another order for a (1, t) row than for "
-            "a (t, t) table, and float32 rounding (1.2e-7 of a number) can move the last bits. The course's tests check "
-            "that the letters are identical and the logits agree to 1e-5 on small random decoders (1e-12 in "
-            "float64) on several seeds and lengths, and to 1e-5 of the largest logit on this shipped one."
+            f"Measured on this word: {gap:.1e}, {relative:.1e} of the largest logit. The cache holds exactly the "
+            "keys and values a recompute would compute again (the causal mask keeps position j from reading "
+            "anything after it), so the two compute the same numbers; the matrix code adds the same products in "
+            "another order for a (1, t) row than for a (t, t) table, and float32 rounding (1.2e-7 of a number) can "
+            "move the last bits. The course's tests check that the letters are identical and the logits agree to "
+            "1e-5 on small random decoders (1e-12 in float64) on several seeds and lengths, and to 1e-5 of the "
+            "largest logit on this shipped one."
         ),
         hint="What in the cache could differ from what recomputing would compute again?",
     )

@@ -115,7 +115,13 @@ def machine_text(machine: dict, repeats: int | None = None) -> str:
 
 def memory_table(rows: list[dict]) -> list[dict]:
     """The memory rows, in kilobytes for reading."""
-    return [{"t": row["length"], **{k: f"{v / 1000:,.1f} kB" for k, v in row.items() if k != "length"}} for row in rows]
+    return [
+        {
+            "t": row["length"],
+            **{k.replace(" (bytes)", ""): f"{v / 1000:,.1f} kB" for k, v in row.items() if k != "length"},
+        }
+        for row in rows
+    ]
 
 
 def doubling_prediction(rows: list[dict]) -> Exercise:

@@ -15,12 +15,13 @@ Letters: L = ``LETTERS`` letters per sequence, w the window, T = L + 1 positions
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 
 import torch
 
 from lessons.common.runs import Run
 from minimodels.kv_cache import WindowedDecoder
-from minimodels.small import SmallConfig, fit
+from minimodels.small import Report, SmallConfig, fit
 from minimodels.tokenizers import PAD_ID
 
 LETTERS = 24
@@ -66,9 +67,18 @@ def new_model(window: int, seed: int) -> WindowedDecoder:
     return WindowedDecoder(SmallConfig(len(VOCAB), D_MODEL, "learned", max_len=LETTERS + 1), window)
 
 
-def train_window(window: int, seed: int, steps: int = STEPS) -> tuple[WindowedDecoder, list[dict]]:
+def train_window(
+    window: int,
+    seed: int,
+    steps: int = STEPS,
+    *,
+    on_report: Callable[[WindowedDecoder, Report], bool | None] | None = None,
+    report_every: int = 50,
+    max_seconds: float | None = None,
+) -> tuple[WindowedDecoder, list[dict]]:
     """A fresh decoder with this window, trained on the answer at “?” only (Adam at ``LR``, ``BATCH`` sequences a
-    step, drawn from ``seed``); returns it and its loss curve."""
+    step, drawn from ``seed``); returns it and its loss curve. ``on_report(model, report)`` returning False stops
+    it (a live panel's Stop)."""
     model = new_model(window, seed)
     generator = torch.Generator().manual_seed(seed)
 
@@ -78,7 +88,19 @@ def train_window(window: int, seed: int, steps: int = STEPS) -> tuple[WindowedDe
         targets[:, -1] = answers  # ...but at "?"
         return tokens, targets
 
-    reports = fit(model, batch, steps=steps, lr=LR, seed=seed, report_every=50)
+    def report(r: Report) -> bool | None:
+        return None if on_report is None else on_report(model, r)
+
+    reports = fit(
+        model,
+        batch,
+        steps=steps,
+        lr=LR,
+        seed=seed,
+        report_every=report_every,
+        on_report=report,
+        max_seconds=max_seconds,
+    )
     return model, [{"step": r.step, "seconds": round(r.seconds, 3), "loss": round(r.loss, 5)} for r in reports]
 
 
