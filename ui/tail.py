@@ -109,3 +109,20 @@ def reveal(what: str, draw, *, key: str, predictions: int = 1) -> None:
     then (``folded``). ``key``: the expander's, unique on the page."""
     asked = "the prediction" if predictions == 1 else "the predictions"
     folded(f"Reveal {what} (answer {asked} first)", draw, key=key, icon=":material/visibility:")
+
+
+def answered(*keys: str) -> bool:
+    """Whether the learner has answered every exercise of ``keys`` (right or wrong), in this session or before: a
+    prediction's answer is revealed only after it (:func:`reveal_after`)."""
+    return all(classroom.previous_answer(key) is not None for key in keys)
+
+
+def reveal_after(exercises, what: str, draw, *, key: str) -> None:
+    """:func:`reveal` once each of ``exercises`` (the predictions just above) has an answer; until then, a line
+    saying so and nothing of the answer."""
+    keys = [ex.key for ex in exercises]
+    if answered(*keys):
+        reveal(what, draw, key=key, predictions=len(keys))
+    else:
+        asked = "the prediction above" if len(keys) == 1 else "the predictions above"
+        st.caption(f":material/lock: Answer {asked} to reveal {what}.")

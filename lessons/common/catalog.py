@@ -323,6 +323,28 @@ COURSE: tuple[Part, ...] = (
                     Axis("positions_that_travel.live_seed", "seed", (0, 1, 2, 3, 4)),
                 ),
             ),
+            Lesson(
+                slug="kv_cache",
+                title="What attention costs, and the KV cache",
+                promise="Time a decoder token by token, cache its keys and values, then trade memory for reach.",
+                icon=":material/memory:",
+                tab_icon="🗄️",
+                introduces=("kv cache", "sliding window", "linear attention"),
+                results=("assets/results/kv_cache.json",),
+                pretrained=(("copy", "small-decoder-causal"),),
+                sources=(
+                    "Sources: the key–value cache as decoders generate with it (the causal mask of Vaswani et al., "
+                    "*Attention Is All You Need*, 2017, is what makes it exact); the sliding window: Beltagy, Peters "
+                    "& Cohan, *Longformer: The Long-Document Transformer*, 2020; linear attention and its recurrent "
+                    "form: Katharopoulos, Vyas, Pappas & Fleuret, *Transformers are RNNs: Fast Autoregressive "
+                    "Transformers with Linear Attention*, ICML 2020 (equations 2–9, the feature map elu + 1). The "
+                    "copy task and its length sweep are lesson 2's. All in our own words; the numbers are ours."
+                ),
+                sweep=(
+                    Axis("kv_cache.live_window", "window w", (2, 7, 13, 19, 25)),
+                    Axis("kv_cache.live_seed", "seed", (0, 1, 2, 3, 4)),
+                ),
+            ),
         ),
     ),
 )

@@ -1,0 +1,29 @@
+"""The lesson's shipped results: ``assets/results/kv_cache.json``, made by ``scripts/kv_cache_results.py``.
+
+One :class:`~lessons.common.comparison.Comparison`: the sliding-window runs (variant ``window``, one run per window
+and seed, final ``accuracy``), the length sweep's runs (``gru-none``, ``gru-softmax``, ``gru-linear``, one per seed,
+the score by length as the curve), and in its ``meta`` the step timings and memory rows of
+:mod:`lessons.kv_cache.timing` with the machine they were measured on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lessons.common.catalog import ROOT
+from lessons.common.comparison import Comparison
+from lessons.kv_cache.length_sweep import MODELS
+from lessons.kv_cache.window_task import VARIANT
+
+RESULTS = ROOT / "assets" / "results" / "kv_cache.json"
+SCRIPT = "scripts/kv_cache_results.py"
+LABELS = {VARIANT: "sliding window", **MODELS}
+
+
+def load_results(path: Path | str = RESULTS) -> Comparison:
+    """The shipped comparison; ``ValueError`` naming the script when a part is missing or has under five seeds."""
+    results = Comparison.load(path, script=SCRIPT)
+    lacking = [v for v in LABELS if v not in results.variants or len({r.seed for r in results.runs_of(v)}) < 5]
+    if lacking or not results.meta.get("timing") or not results.meta.get("machine"):
+        raise ValueError(f"{Path(path).name} lacks five seeds of {', '.join(lacking) or 'timings'}: run {SCRIPT}")
+    return results

@@ -1,0 +1,28 @@
+"""The shipped file reads back, and a file with fewer than five seeds or no timings is refused naming the script."""
+
+import pytest
+
+from lessons.kv_cache import results
+from tests.lessons.kv_cache.fakes import comparison
+
+
+def test_a_file_of_five_seeds_with_timings_reads_back(tmp_path):
+    path = comparison().save(tmp_path / "kv_cache.json")
+    loaded = results.load_results(path)
+    assert set(loaded.variants) == set(results.LABELS) and len(loaded.seeds) == 5
+
+
+def test_four_seeds_or_no_timings_are_refused_naming_the_script(tmp_path):
+    with pytest.raises(ValueError, match="kv_cache_results"):
+        results.load_results(comparison(seeds=range(4)).save(tmp_path / "a.json"))
+    bare = comparison()
+    bare = type(bare)(bare.variants, bare.runs, {**bare.meta, "timing": []}, bare.labels)
+    with pytest.raises(ValueError, match="kv_cache_results"):
+        results.load_results(bare.save(tmp_path / "b.json"))
+
+
+def test_the_shipped_results_have_five_seeds_of_every_part_and_their_machine():
+    shipped = results.load_results()
+    assert len(shipped.seeds) >= 5
+    machine = shipped.meta["machine"]
+    assert {"cpu", "cpu_capability", "torch_threads", "torch"} <= set(machine)
