@@ -39,7 +39,7 @@ def pizza_rows(decoding: Decoding) -> list[dict]:
     return [
         {"first output step": "the lecture's slide, writing “mi”"}
         | {w: f"{lecture[w]:.0%}" if w in lecture else "—" for w in words},
-        {"first output step": f"the shipped model, writing {as_code(first)}"}
+        {"first output step": f"the shipped model, writing “{first}”"}
         | {w: percent(weights[w]) if w in weights else "—" for w in words},
     ]
 
