@@ -10,6 +10,7 @@ from lessons.bahdanau_attention import (
     beam_search,
     decoding,
     forced_attention,
+    lecture_pizza,
     step_by_step,
     training,
     weighted_sum,
@@ -19,7 +20,7 @@ from minimodels.seq2seq import Seq2Seq
 from minimodels.tasks import get_task
 
 lesson = ui.lesson("bahdanau_attention")
-ui.explain(bahdanau_attention.INTRO)
+ui.explain(bahdanau_attention.intro(bahdanau_attention.shipped_encoders()))
 st.latex(bahdanau_attention.equations())
 ui.symbols("bahdanau_attention")
 
@@ -137,6 +138,13 @@ def weighted_sum_view() -> None:
 
 
 weighted_sum_view()
+pizza_model = ui.pretrained(lecture_pizza.PIZZA_TASK, decoding.MODEL)
+if pizza_model is not None:  # the shipped model's, whatever the student trained: the slide is set beside it
+    pizza = ui.shared_view(decoding.decode, pizza_model[0], get_task(lecture_pizza.PIZZA_TASK), lecture_pizza.PIZZA)
+    if not isinstance(pizza, str):
+        st.markdown("**The lecture's *I like pizza* weights beside the model's**")
+        ui.table(lecture_pizza.pizza_rows(pizza))
+        st.caption(lecture_pizza.pizza_sentence(pizza))
 
 ui.section(beam_search.TITLE, beam_search.TEXT)
 
@@ -193,7 +201,7 @@ st.markdown(attention_cost.cost_sentence(cost))
 st.caption(attention_cost.cost_caption(cost))
 
 budget = training.budget_seconds(task_name)
-ui.section(training.TITLE, training.train_text(budget))
+ui.section(training.TITLE, training.train_text(budget, shipped.config.bidirectional))
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
@@ -201,7 +209,10 @@ def train_yourself() -> None:
     c = st.columns([1, 2])
     seed = int(ui.linked(c[0].number_input, "Seed", 0, 9999, 0, key="bahdanau_attention.seed"))
     both_ways = ui.linked(
-        c[1].toggle, training.BIDIRECTIONAL_LABEL, value=False, key="bahdanau_attention.bidirectional"
+        c[1].toggle,
+        training.bidirectional_label(shipped.config.bidirectional),
+        value=False,
+        key="bahdanau_attention.bidirectional",
     )
 
     def draw(snapshot, key: str) -> None:

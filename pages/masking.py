@@ -127,7 +127,10 @@ def on_the_word() -> None:
             ui.measured(
                 results,
                 rows=cheating.results_table(results),
-                observations=cheating.results_sentences(results),
+                observations=[
+                    *cheating.results_sentences(results),
+                    cheating.floor_gap_sentence(results, cheating.shipped_loss_parts()),
+                ],
                 curves=partial(cheating.results_curves, results),
                 key="masking.shipped",
                 names=("loss", "exact"),

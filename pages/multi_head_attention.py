@@ -10,6 +10,7 @@ from lessons.common.grids import head_grid
 from lessons.multi_head_attention import (
     every_head,
     head_counts,
+    it_instead,
     resolving_it,
     resolving_it_runs,
     split,
@@ -255,6 +256,10 @@ if resolver is not None:
     resolve_it()
     ui.table(resolving_it.shipped_head_rows())  # measured once per process, the same for every student
     st.caption(resolving_it.it_shipped_note(resolver[1]))
+    instead_rows, instead_lines = resolving_it.shipped_instead()  # once per process, the same for every student
+    st.markdown("**The lecture's picture beside the model's**\n\n" + "\n".join(f"- {line}" for line in instead_lines))
+    ui.table(instead_rows)
+    st.caption(it_instead.INSTEAD_CAPTION)
 it_results = ui.shipped_results(lesson, resolving_it_runs.IT_RESULTS, loader=resolving_it_runs.load_it_results)
 if it_results is not None:
     ui.measured(

@@ -32,22 +32,53 @@ from __future__ import annotations
 from torch import nn
 
 from lessons.bahdanau_attention import alignment, attention_cost, step_by_step, weighted_sum
+from lessons.bahdanau_attention.decoding import MODEL, TASKS
 from lessons.common.exercises import Exercise
+from lessons.common.pretrained import shipped_config
 
 INTRO = (
     "A seq2seq model without attention must squeeze the whole source sentence into one vector. Bahdanau, Cho "
     "and Bengio (2015) let the decoder **look back**: before writing output token t it scores every encoder "
     "state hᵢ against its own previous state sₜ₋₁ (eₜ,ᵢ), turns the scores into a distribution α with a "
     "softmax, reads the weighted sum cₜ, and only then updates its state and predicts the token. The α's are "
-    "the alignment the model learned, with no one telling it which word translates which. The shipped models' "
-    "encoders are **bidirectional**: one RNN reads the sentence left to right, another right to left, and hᵢ is "
-    "the two states of token i side by side, so hᵢ knows the words on both sides of i. A decoder reading the "
-    "encoder's states this way is what the Transformer lecture calls **encoder–decoder attention**, or "
-    "cross-attention: the same idea, with other scores, comes back in every later lesson that translates."
+    "the alignment the model learned, with no one telling it which word translates which. {encoders} A decoder "
+    "reading the encoder's states this way is what the Transformer lecture calls **encoder–decoder attention**, "
+    "or cross-attention: the same idea, with other scores, comes back in every later lesson that translates."
 )
+
+
+def shipped_encoders() -> dict[str, bool]:
+    """Task -> whether its shipped model's encoder is bidirectional, read from the checkpoints' configs."""
+    return {task: bool(shipped_config(task, MODEL).get("bidirectional")) for task in TASKS}
+
+
+def encoders_sentence(bidirectional: dict[str, bool]) -> str:
+    """Which shipped models read the sentence both ways, from :func:`shipped_encoders`; what that means."""
+    both = [TASKS[t] for t, b in bidirectional.items() if b]
+    one = [TASKS[t] for t, b in bidirectional.items() if not b]
+    parts = []
+    if both:
+        parts.append(
+            f"The shipped model{'s' * (len(both) > 1)} for {' and '.join(both)} {'have' if len(both) > 1 else 'has'} "
+            "a **bidirectional** encoder: one RNN reads the sentence left to right, another right to left, and hᵢ is "
+            "the two states of token i side by side, so hᵢ knows the words on both sides of i."
+        )
+    if one:
+        parts.append(
+            f"The shipped model{'s' * (len(one) > 1)} for {' and '.join(one)} {'read' if len(one) > 1 else 'reads'} "
+            "left to right only (**unidirectional**: hᵢ = h⃗ᵢ knows only the words up to i)."
+        )
+    return " ".join(parts)
+
+
+def intro(bidirectional: dict[str, bool]) -> str:
+    """:data:`INTRO` with the shipped encoders said as they are (:func:`encoders_sentence`)."""
+    return INTRO.format(encoders=encoders_sentence(bidirectional))
+
+
 # Bahdanau's step, one line per equation (so that each fits a phone's width), with the model's own letters
 EQUATIONS = (
-    r"h_i = [\overrightarrow{h}_i;\ \overleftarrow{h}_i] \quad\text{(bidirectional encoder)}",
+    r"h_i = [\overrightarrow{h}_i;\ \overleftarrow{h}_i]\ \text{or}\ \overrightarrow{h}_i",
     r"e_{t,i} = v^\top \tanh\!\big(W_q\, s_{t-1} + W_k\, h_i\big)",
     r"\alpha_{t,i} = \frac{\exp(e_{t,i})}{\sum_{j} \exp(e_{t,j})}",
     r"c_t = \sum_{i} \alpha_{t,i}\, h_i",

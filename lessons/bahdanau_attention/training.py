@@ -25,23 +25,27 @@ def live_config(budget_seconds: float) -> TrainConfig:
     )
 
 
-BIDIRECTIONAL_LABEL = "Bidirectional encoder, like the shipped models"
+def bidirectional_label(shipped_bidirectional: bool) -> str:
+    """The toggle's label, saying what this task's shipped model has (read from its checkpoint)."""
+    return f"Bidirectional encoder (this task's shipped model: {'bi' if shipped_bidirectional else 'uni'}directional)"
 
 
-def train_text(budget: float) -> str:
-    """What the train-it-yourself panel does, with this task's budget."""
+def train_text(budget: float, shipped_bidirectional: bool) -> str:
+    """What the train-it-yourself panel does, with this task's budget and its shipped model's encoder."""
     return (
         f"Train a fresh GRU + additive attention model on this task, for you alone (at most {budget:g} s, or until "
         "98% of held-out sentences come out exactly right), with a unidirectional encoder or a bidirectional one "
-        "like the shipped models'. Watch the alignment of a fixed example sharpen from a uniform blur into a "
-        "path; afterwards, replay the run and use your model in the sections above."
+        f"(this task's shipped model is {'bi' if shipped_bidirectional else 'uni'}directional). Watch the alignment "
+        "of a fixed example sharpen from a uniform blur into a path; afterwards, replay the run and use your model "
+        "in the sections above."
     )
 
 
 def new_training(task_name: str, seed: int, budget_seconds: float, bidirectional: bool = False):
     """A fresh model for one student and the function that trains it: ``(model, train_fn(on_progress))``.
 
-    ``bidirectional``: the encoder also reads right to left (hᵢ = [h⃗ᵢ; h⃖ᵢ], D = 2H), as the shipped models'."""
+    ``bidirectional``: the encoder also reads right to left (hᵢ = [h⃗ᵢ; h⃖ᵢ], D = 2H), as the shipped translation
+    models' do."""
     task = get_task(task_name)
     model = build_model(MODEL, task, seed=seed, bidirectional=bidirectional)
     config = live_config(budget_seconds)

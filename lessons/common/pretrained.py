@@ -40,6 +40,16 @@ def available() -> list[tuple[str, str]]:
 
 
 @cache
+def shipped_config(task_name: str, model_name: str) -> dict:
+    """The model config a shipped checkpoint records (``bidirectional``, sizes, …), read without loading its
+    weights; ``LookupError`` when none is shipped."""
+    path = _index().get((task_name, model_name))
+    if path is None:
+        raise LookupError(f"no pretrained {model_name} for {task_name} is shipped")
+    return dict(json.loads((path / "config.json").read_text(encoding="utf-8"))["config"])
+
+
+@cache
 def load_pretrained(task_name: str, model_name: str) -> tuple[nn.Module, dict]:
     """``(model, meta)`` of the shipped checkpoint for ``task_name`` and ``model_name`` (eval mode, CPU), loaded once
     per process: every page and lesson that asks for it gets the same object, to share read-only (never train or

@@ -12,12 +12,16 @@ Letters: W = ``WORD`` letters per word, T = 2·W the predictions in a sequence.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import cache
+
+import torch
 
 from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
-from lessons.masking.decoders import D_MODEL, LABELS, DecoderView
-from lessons.masking.training import BATCH, HELD_OUT, LR, METRICS, REPORT_EVERY, TEST, VARIANT
+from lessons.masking.decoders import D_MODEL, LABELS, DecoderView, load_model
+from lessons.masking.training import BATCH, HELD_OUT, LR, METRICS, REPORT_EVERY, TEST, VARIANT, held_out
 from lessons.masking.word_cipher import LETTERS, SEP, WORD, cipher
 
 TITLE = "3 · The cheating decoder"
@@ -34,6 +38,64 @@ def loss_floor() -> float:
     later letters of the random word cannot be predicted better than uniformly (ln 26 each); the rest can be
     certain."""
     return (WORD - 1) / (2 * WORD) * math.log(len(LETTERS))
+
+
+@dataclass(frozen=True)
+class LossParts:
+    """A decoder's mean loss over a set of sequences, split by what each prediction is (each a mean per prediction,
+    natural log): the random letters of the word (the floor's ln 26 each), the separator and the cipher letters (the
+    floor's 0 each)."""
+
+    words: int  # sequences measured
+    random_letters: float
+    separator: float
+    cipher_letters: float
+    cipher_right: float  # share of the cipher letters whose most likely prediction is the right one
+
+    @property
+    def total(self) -> float:
+        """The mean over all 2·W predictions, as training reports it."""
+        return ((WORD - 1) * self.random_letters + self.separator + WORD * self.cipher_letters) / (2 * WORD)
+
+
+@torch.inference_mode()
+def loss_parts(model, seqs: torch.Tensor) -> LossParts:
+    """:class:`LossParts` of ``model`` on ``seqs`` (B, 2·W + 1), teacher forced as in training."""
+    logits = model(seqs[:, :-1]).logits  # (B, 2W, V)
+    nll = -torch.log_softmax(logits, -1).gather(-1, seqs[:, 1:, None])[..., 0].mean(0)  # (2W,) per position
+    right = (logits[:, WORD:].argmax(-1) == seqs[:, WORD + 1 :]).float().mean()  # rows WORD.. predict the cipher
+    return LossParts(
+        len(seqs), float(nll[: WORD - 1].mean()), float(nll[WORD - 1]), float(nll[WORD:].mean()), float(right)
+    )
+
+
+@cache
+def shipped_loss_parts() -> LossParts:
+    """:func:`loss_parts` of the shipped causal decoder on the held-out words, once per process."""
+    return loss_parts(load_model(True)[0], held_out())
+
+
+def floor_gap_sentence(results: Comparison, parts: LossParts) -> str:
+    """Why the causal decoder's measured loss sits where it does against :func:`loss_floor`: the floor assumes
+    certain cipher letters and uniform guesses at the random ones; ``parts`` (the shipped causal decoder's loss split
+    by kind of prediction) says how far the decoder is from each assumption. Computed from both."""
+    floor, uniform = loss_floor(), math.log(len(LETTERS))
+    honest = results.spread("final training loss", VARIANT[True])
+    gap = honest.mean - floor
+    where = f"{gap:.3f} above" if gap > 0 else f"{-gap:.3f} below"
+    extra_random = (WORD - 1) * (parts.random_letters - uniform) / (2 * WORD)
+    extra_cipher = (WORD * parts.cipher_letters + parts.separator) / (2 * WORD)
+    guesses = "worse" if parts.random_letters > uniform else "better"
+    return (
+        f"The causal decoder's final training loss, {honest.text('.3f')}, is {where} the floor {floor:.3f}. The "
+        f"floor is a bound: it assumes every cipher letter certain (loss 0) and every random letter guessed "
+        f"uniformly (ln 26 = {uniform:.3f}). Split on the shipped causal decoder ({parts.words} held-out words, mean "
+        f"loss {parts.total:.3f}): each cipher letter costs {parts.cipher_letters:.3f} though "
+        f"{parts.cipher_right:.1%} of them are its most likely letter: it is not certain of them. The separator "
+        f"costs {parts.separator:.3f}; with the cipher letters, {extra_cipher:+.3f} on the mean. Each "
+        f"random letter costs {parts.random_letters:.3f}, {guesses} than a uniform guess: {extra_random:+.3f}. "
+        f"Together, {parts.total - floor:+.3f} against the floor."
+    )
 
 
 def floor_prediction() -> Exercise:

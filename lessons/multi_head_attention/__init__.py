@@ -24,7 +24,8 @@ The sections, in the page's order:
 * :mod:`~lessons.multi_head_attention.resolving_it`: which head resolves "it" in the lecture's *The animal didn't
   cross the street because it was too tired*, on a resolver trained on a small grammar
   (``assets/results/multi_head_attention_it.json`` and the shipped model, written by
-  ``scripts/multi_head_attention_coreference.py`` with :mod:`~lessons.multi_head_attention.resolving_it_runs`).
+  ``scripts/multi_head_attention_coreference.py`` with :mod:`~lessons.multi_head_attention.resolving_it_runs`),
+  set beside the lecture's picture with what its heads weigh instead (:mod:`~lessons.multi_head_attention.it_instead`).
 
 Letters: S tokens (source), T output tokens, d = d_model, h heads, d_k = d / h. This package never imports
 streamlit.

@@ -23,6 +23,7 @@ import torch
 
 from lessons.common.charts import attention_heatmap
 from lessons.common.exercises import Exercise
+from lessons.multi_head_attention import it_instead
 from lessons.multi_head_attention.resolving_it_runs import (
     FLIPS,
     IT_CHECKPOINT,
@@ -44,8 +45,10 @@ TEXT = (
     "adjectives, 5 word orders; every noun has its French gender): it reads the sentence with "
     f"{IT_HEADS}-head self-attention layers (embeddings and sinusoidal positions, nothing else), and a last "
     "linear layer reads the vector at “it” and says il or elle. Type a sentence of its words and see each head's "
-    "weights from “it”. In layer 1 the query of “it” is made from “it” and its position only, so it cannot know "
-    "the adjective yet; layer 2's query is what layer 1 wrote at “it”, and its keys and values are the words again."
+    "weights from “it”. In layer 1 the query of “it” is made from “it” and its position only, so it cannot depend "
+    "on the adjective; but the keys and values are the words, the adjective among them, so a layer-1 head can put its "
+    "weight on the adjective and bring it to “it”. Layer 2's query is what layer 1 wrote at “it”, and its keys and "
+    "values are the words again."
 )
 IT_DEFAULT = "the animal didn't cross the street because it was too tired"
 IT_MAX_CHARS = 300
@@ -171,8 +174,8 @@ def it_figure(reading: ItReading) -> go.Figure:
 
 IT_FIGURE_CAPTION = (
     "Each row: one head's weights from “it” over your sentence (they sum to 1); red outline: the noun “it” means "
-    "by the grammar. Layer 1's queries are made from “it” and its position alone; layer 2's from what layer 1 "
-    "wrote at “it”, its keys and values from the words."
+    "by the grammar. Layer 1's queries are made from “it” and its position alone (its keys from the words, the "
+    "adjective too); layer 2's from what layer 1 wrote at “it”, its keys and values from the words."
 )
 
 
@@ -203,6 +206,9 @@ SWITCH_CHOICES = (
 )
 
 
+NOTABLE = 0.05  # a head prefers a noun in the switch only when it gives that noun at least this weight from "it"
+
+
 def _nouns(reading: ItReading, layer: str, head: int) -> tuple[float, float]:
     """``(α on the referent, α on the other noun)`` of one head of ``layer`` from "it"."""
     ref, other = reading.referent
@@ -219,10 +225,11 @@ def it_switch_prediction(model: ItResolver) -> Exercise:
     for layer in before.weights:
         for j in range(model.config.n_heads):
             (a0, o0), (o1, a1) = _nouns(before, layer, j), _nouns(after, layer, j)  # after: the other noun is referent
-            moved[layer, j] = a0 > o0 and o1 > a1
+            moved[layer, j] = a0 > o0 and a0 >= NOTABLE and o1 > a1 and o1 >= NOTABLE
+            tiny = not moved[layer, j] and a0 > o0 and o1 > a1  # the order flips, on weights of almost nothing
             lines.append(
                 f"{layer} head {j + 1}: {noun} {a0:.3g} / {other} {o0:.3g} → {a1:.3g} / {o1:.3g}"
-                + (" (moved)" if moved[layer, j] else "")
+                + (" (moved)" if moved[layer, j] else f" (order flips below {NOTABLE:.0%}: not counted)" * tiny)
             )
     first = any(v for (layer, _), v in moved.items() if layer == "layer 1")
     later = any(v for (layer, _), v in moved.items() if layer != "layer 1")
@@ -231,13 +238,15 @@ def it_switch_prediction(model: ItResolver) -> Exercise:
         1: "A layer-2 query is what layer 1 wrote at “it”, the adjective included, so a layer-2 head can look for "
         "the other noun; layer 1's cannot.",
         3: "Layer 1 cannot; layer 2 could (its query has read the adjective through layer 1), but on this sentence "
-        "none of its heads does: the model resolves “it” without a head moving between the nouns here.",
+        "none of its heads does: the model resolves “it” without a head moving between the nouns here. Below the "
+        "table, what its heads weigh instead, measured.",
     }.get(answer, "Layer 1 moved, which its equations forbid: check the model.")
     return Exercise(
         key="multi_head_attention.ex5",
         prompt=f"**Predict before you change the ending.** Section 4's first sentence ends “{before.tokens[-1]}”: “it” "
         f"is the {noun}. Change it to “{after.tokens[-1]}”, so that “it” means the {other}. Which heads will move from "
-        f"giving “{noun}” more weight from “it” than “{other}” to giving “{other}” more?",
+        f"giving “{noun}” more weight from “it” than “{other}” to giving “{other}” more (counting a head only when "
+        f"the noun it prefers gets at least {NOTABLE:.0%} of its weight, before and after)?",
         choices=SWITCH_CHOICES,
         answer=answer,
         explanation="Run by the shipped model, α from “it” on the two nouns before → after the change: "
@@ -245,6 +254,19 @@ def it_switch_prediction(model: ItResolver) -> Exercise:
         + f". Every layer-1 head keeps its ratio α({noun}) / α({other}): its query is made from “it” and its position "
         "alone, and neither noun's key changes. " + why,
         hint="Where does each layer's query come from, and what has it read by then?",
+    )
+
+
+@functools.cache
+def shipped_instead() -> tuple[list[dict], list[str]]:
+    """The shipped resolver set beside the lecture's picture (:mod:`lessons.multi_head_attention.it_instead`): the
+    per-head table of where its weight from "it" goes on the test split, and the sentences computed from it and from
+    the lecture's sentence; once per process, the same for every student."""
+    measures = it_instead.weight_by_kind(shipped_resolver()[0], coreference.it_task().split("test"))
+    default = shipped_reading_it(tuple(IT_DEFAULT.split()))
+    referent = None if default.referent is None else default.referent[0]
+    return it_instead.instead_rows(measures), it_instead.instead_lines(
+        measures, default.weights, default.tokens, referent
     )
 
 
@@ -268,7 +290,8 @@ def it_shipped_note(info: Mapping) -> str:
         f"{run.get('test_accuracy', 0):.1%} il/elle right on the test sentences whose nouns differ in gender), on "
         "the 600 test sentences and each one's twin with the other ending. Of the seeds measured below, it is the "
         "median by its best last-layer head: a typical model, not the luckiest. Head numbers are this model's own: "
-        "another seed's head 1 is a different head."
+        "another seed's head 1 is a different head. “Prefers” counts any difference, however small (1e-5 against "
+        "1e-8 counts): read how much weight the heads put where in the table below."
     )
 
 

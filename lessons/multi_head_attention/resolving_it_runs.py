@@ -140,7 +140,8 @@ IT_ROWS_CAPTION = (
     "Mean ± sd over the seeds (n), test split: 600 sentences whose two nouns never appeared together in training. "
     "il/elle is scored on those whose nouns differ in gender (elsewhere either noun gives the same word). Best "
     "head: the head of that layer with the highest rate; “prefers”: more weight from “it” on the referent than on "
-    "the other noun; “flips”: prefers the referent with both endings (tired and wide), so it moved between nouns."
+    "the other noun, by any amount (1e-5 against 1e-8 counts); “flips”: prefers the referent with both endings (tired "
+    "and wide), so it moved between nouns, however little weight either noun gets."
 )
 
 

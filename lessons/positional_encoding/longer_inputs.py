@@ -183,8 +183,23 @@ def observations(results: Comparison) -> list[str]:
     )
     beyond = f"accuracy at positions {TRAIN_MAX + 1}–{MAX_LEN} of {MAX_LEN}-letter inputs"
     lines.append(results.compare("sinusoidal", "learned", "accuracy beyond", where=longest).sentence(".1%", beyond))
+    lines.append(learned_vs_none_sentence(results))
     lines.append(learned_rows_sentence(results))
     return lines
+
+
+def learned_vs_none_sentence(results: Comparison) -> str:
+    """The learned table against no positions at all, past the training range, by the shared rule: whether the
+    untrained rows merely fail to help or do worse than no position information."""
+    beyond = f"accuracy at positions {TRAIN_MAX + 1}–{MAX_LEN} of {MAX_LEN}-letter inputs"
+    v = results.compare("learned", "none", "accuracy beyond", where={"length": MAX_LEN})
+    then = {
+        "worse": " Past the training range the learned table is worse than no position information at all: its "
+        "untrained rows, random vectors the model never saw, leave it worse off than adding nothing.",
+        "better": " Past the training range the learned table still beats no position information.",
+        "too close": "",
+    }[v.outcome]
+    return v.sentence(".1%", beyond) + then
 
 
 def learned_rows_sentence(results: Comparison) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
-from lessons.common.verdicts import Verdict, by_outcome
+from lessons.common.verdicts import Verdict, by_outcome, verdict
 from lessons.scaling.recall_training import INIT_METRICS, RECALL_LEVEL, RECALL_STEPS, recall_config
 from lessons.scaling.scores import COLORS
 
@@ -115,7 +115,33 @@ def recall_observations(results: Comparison) -> list[str]:
                 else ""
             )
         )
+    if (drop := scaled_drop_sentence(results)) is not None:
+        lines.append(drop)
     return lines
+
+
+def scaled_drop_sentence(results: Comparison) -> str | None:
+    """Whether the scaled model itself falls from its best d_k to the largest, by the shared rule, and what the
+    comparison can and cannot say about why. None when its best d_k is the largest measured."""
+    ds = recall_d_ks(results)
+    spread = {d: results.spread("test accuracy", "scaled_dot", {"d_k": d}) for d in ds}
+    best, high = max(ds, key=lambda d: (spread[d].mean, -d)), ds[-1]
+    if best == high:
+        return None
+    outcome, reason = verdict(spread[high], spread[best])  # never "better": best has the highest mean
+    alpha = [results.spread("initial largest α", "scaled_dot", {"d_k": d}).mean for d in (ds[0], high)]
+    numbers = f"{spread[high].text('.0%')} at d_k = {high} against its best, {spread[best].text('.0%')} at d_k = {best}"
+    head = (
+        f"The scaled model falls at the largest d_k too: {numbers}."
+        if outcome == "worse"
+        else f"The scaled model at the largest d_k and at its best are too close to call: {numbers} ({reason})."
+    )
+    return (
+        f"{head} The scaled softmax starts unsaturated at every d_k (mean largest α {alpha[0]:.2f} at d_k = "
+        f"{ds[0]}, {alpha[1]:.2f} at {high}), so saturation does not explain a drop there. This comparison does not "
+        "show what would: d_k = d_model here, so the wider layer also has many more weights to fit with the same "
+        "learning rate and steps, and no run separates the two."
+    )
 
 
 def recall_rows(results: Comparison) -> list[dict]:

@@ -112,6 +112,7 @@ def gradient_caption(example: LectureExample) -> str:
     """The caption under :func:`lecture_rows`' table: the softmax's gradient with and without the division."""
     return (
         f"Size of the softmax's gradient, ‖∂α/∂e‖: **{example.gradient_scaled:.3f}** with the division, "
-        f"**{example.gradient_unscaled:.1e}** without. A gradient that small leaves the scores, and so W_Q and W_K, "
-        "where they are."
+        f"**{example.gradient_unscaled:.1e}** without. Every gradient that reaches the scores through this softmax "
+        "is multiplied by it. That is not the whole gradient of W_Q and W_K: unscaled, a score's own derivative with "
+        "respect to them is √d_k times larger, and section 4 measures which wins in a trained layer."
     )

@@ -23,7 +23,8 @@ TITLE = "4 · Residuals, layer norm and the feed-forward network, by their effec
 TEXT = (
     "The lecture's reason for residual connections: “when the model goes deeper, gradient vanishing, gradient "
     "explosion, and saturation may occur.” A residual lets each sublayer learn only a *change* to its input, "
-    "and gives gradients a straight path down; layer norm keeps every sublayer's input at a steady scale. And the "
+    "and gives gradients a straight path down; layer norm keeps every sublayer's input at a steady scale (section 5 "
+    "tests both against depth). And the "
     "lecture's question, “Why feed forward NN?”: an attention head's output is Σⱼ αᵢⱼ vⱼ with weights αᵢⱼ ≥ 0 "
     "that sum to 1, a *convex combination* of the value vectors. It can only land inside their convex hull (the "
     "figure: your sentence's values and outputs, drawn on the values' two main directions, a linear view that keeps "
@@ -60,8 +61,8 @@ def residual_prediction(c: Comparison) -> Exercise | None:
             f"{verdict.sentence('.1%', 'test exact match')} "
             + (
                 "Without the “x +”, a token's own embedding (and its position) reaches the output only through every "
-                "sublayer in turn, and the gradient only back through all of them: the straight path the lecture's "
-                "“Residual” slide is about is gone."
+                "sublayer in turn, and the gradient only back through all of them. Whether that is the lecture's "
+                "depth problem, section 5 measures down to 1 layer a stack."
                 if verdict.outcome == "worse"
                 else "At this depth the residuals were not needed to learn the task within the budget."
             )

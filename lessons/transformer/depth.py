@@ -117,8 +117,14 @@ def depth_prediction(c: Comparison) -> Exercise | None:
         explanation=(
             f"Held-out exact match, without residuals against the full model, by layers a stack: {numbers}. "
             + (
-                f"It is behind from {behind[0]} layer{'s' * (behind[0] > 1)}: every sublayer without “x +” must pass "
-                "on everything the layers above need, and the gradient has no straight path back down."
+                f"It is behind from {behind[0]} layer{'s' * (behind[0] > 1)}"
+                + (
+                    ", the shallowest stack measured, where there is no deep stack for a gradient to vanish through: "
+                    "the sweep's sentences set this beside the lecture's depth reason."
+                    if behind[0] == depths[0]
+                    else ": every sublayer without “x +” must pass on everything the layers above need, and the "
+                    "gradient has no straight path back down."
+                )
                 if behind
                 else "It is never clearly behind in this sweep."
             )
@@ -213,7 +219,94 @@ def depth_observations(c: Comparison) -> list[str]:
             text += f"; behind the full model by more than the spread at {_depth_list(behind)}"
             if ahead:
                 text += f", ahead of it at {_depth_list(ahead)}"
-        lines.append(text + ".")
+        lines.append(text + "." + _peak_sentence(c, variant))
+    return lines + lecture_beside_sweep(c)
+
+
+def _peak_sentence(c: Comparison, variant: str) -> str:
+    """Where ``variant``'s held-out exact match peaks, and whether the deepest stack falls from that peak by the
+    comparison's rule: the first-to-last sentence alone would hide a drop after the peak. Empty when the peak is
+    the shallowest or the deepest stack (the first-to-last sentence says it then)."""
+    depths = c.param_values("depth")
+    spread = {d: c.spread("held-out exact", variant, {"depth": d}) for d in depths}
+    peak = max((d for d in depths if spread[d].mean is not None), key=lambda d: spread[d].mean, default=None)
+    high = depths[-1]
+    if peak is None or peak in (depths[0], high):
+        return ""
+    move = _direction(spread[high], spread[peak], True)
+    said = {"worse": "falls", "better": "rises", "too close": "is too close to call against it"}[move]
+    reason = f" ({comparison_verdict(spread[high], spread[peak])[1]})" if move == "too close" else ""
+    return (
+        f" Its best depth is {peak} layer{'s' * (peak > 1)} ({spread[peak].text('.1%', with_n=False)}); from there "
+        f"to {high} layers it {said}{' to' if move != 'too close' else ':'} {spread[high].text('.1%', with_n=False)}"
+        f"{reason}."
+    )
+
+
+LECTURE_DEPTH = (
+    "The lecture's picture: residual connections and layer norm matter “when the model goes deeper” (gradients "
+    "vanishing, exploding, saturating through many layers; He et al.'s plain 56-layer net trains worse than its "
+    "20-layer one), so removing either should cost little in a shallow stack and more with each layer added."
+)
+
+
+def lecture_beside_sweep(c: Comparison) -> list[str]:
+    """The lecture's depth picture set beside the sweep, computed from it: whether the model without residuals is
+    already behind at the shallowest stack (then the depth reason does not explain it), and whether the model
+    without layer norm is ever behind the full one (else the toy shows no benefit of layer norm at these depths).
+    Empty without the full model or two depths."""
+    depths = c.param_values("depth")
+    if "full" not in c.variants or len(depths) < 2:
+        return []
+    low = depths[0]
+    spread = partial(c.spread, "held-out exact")
+    lines = [LECTURE_DEPTH]
+    if "no residual" in c.variants:
+        shallow = {v: spread(v, {"depth": low}) for v in ("no residual", "full")}
+        loss = {d: c.spread("final loss", "no residual", {"depth": d}) for d in (low, depths[-1])}
+        if _direction(shallow["no residual"], shallow["full"], True) == "worse":
+            lines.append(
+                f"**Not reproduced for residuals.** Without them the model is behind already at {low} layer"
+                f"{'s' * (low > 1)} a stack ({shallow['no residual'].text('.1%', with_n=False)} against "
+                f"{shallow['full'].text('.1%', with_n=False)} held-out exact match), where there is no deep stack for "
+                "a gradient to vanish through: the lecture's depth reason does not explain this failure. What the "
+                f"sweep does show: its final training loss goes from {loss[low].text('.3f', with_n=False)} at {low} "
+                f"to {loss[depths[-1]].text('.3f', with_n=False)} at {depths[-1]} layers. A plausible reason, not "
+                "measured here: without “x +”, the attention sublayer replaces each position's vector by a weighted "
+                "average of value vectors, so a token's own identity and position survive only as far as its own "
+                "weight, even in one layer."
+            )
+        else:
+            lines.append(
+                f"Without residuals the model is not clearly behind at {low} layer{'s' * (low > 1)} a stack "
+                f"({shallow['no residual'].text('.1%', with_n=False)} against "
+                f"{shallow['full'].text('.1%', with_n=False)}): the sweep's other depths say where it starts to "
+                "cost, as the lecture's picture has it."
+            )
+    if "no layer norm" in c.variants:
+        against = {d: _direction(spread("no layer norm", {"depth": d}), spread("full", {"depth": d}), True)
+                   for d in depths}  # fmt: skip
+        behind = [d for d in depths if against[d] == "worse"]
+        ahead = [d for d in depths if against[d] == "better"]
+        if behind:
+            lines.append(
+                f"Without layer norm the model is behind the full one at {_depth_list(behind)} (held-out exact "
+                "match, by the comparison's rule)."
+            )
+        else:
+            numbers = "; ".join(
+                f"{d}: {spread('no layer norm', {'depth': d}).text('.1%', with_n=False)} against "
+                f"{spread('full', {'depth': d}).text('.1%', with_n=False)}"
+                for d in depths
+            )
+            lines.append(
+                "**Not reproduced for layer norm.** Without it the model is behind the full one at no depth measured"
+                + (f", and ahead of it at {_depth_list(ahead)}" if ahead else "")
+                + f" (held-out exact match by layers a stack, without layer norm against the full model: {numbers}). "
+                "The toy shows no benefit of layer norm up to "
+                f"{depths[-1]} layers. Plausibly because its stacks are short next to He et al.'s and its training "
+                f"brief ({c.meta.get('max_steps', '?')} steps); this sweep does not test that."
+            )
     return lines
 
 

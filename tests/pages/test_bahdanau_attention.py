@@ -7,7 +7,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons import bahdanau_attention
-from lessons.bahdanau_attention import attention_cost, beam_search, decoding, step_by_step, training, weighted_sum
+from lessons.bahdanau_attention import (
+    attention_cost,
+    beam_search,
+    decoding,
+    lecture_pizza,
+    step_by_step,
+    training,
+    weighted_sum,
+)
 from lessons.common import catalog, live
 from lessons.common.pretrained import load_pretrained
 from minimodels.tasks import get_task
@@ -58,6 +66,12 @@ def test_opens_on_the_lecture_sentence_with_the_shipped_model():
     # the whole alignment is the shipped model's α, exactly
     heatmap = next(s for s in plotly_specs(at) if s["layout"]["title"]["text"] == "α: which source each output read")
     np.testing.assert_allclose(plotly_array(heatmap["data"][0]["z"]), shipped_decoding().weights, atol=1e-6)
+    pizza = shipped_decoding(text=lecture_pizza.PIZZA)  # the lecture's slide beside the model, in section 3
+    assert lecture_pizza.pizza_sentence(pizza) in [c.value for c in at.caption]
+    assert any(d.value.to_dict("records") == lecture_pizza.pizza_rows(pizza) for d in at.dataframe)
+    assert bahdanau_attention.encoders_sentence(bahdanau_attention.shipped_encoders()) in " ".join(
+        m.value for m in at.markdown
+    )
 
 
 def test_the_step_shows_the_models_scores_weights_vectors_and_top_tokens():

@@ -235,6 +235,10 @@ def test_section_4_shows_every_head_from_it_and_the_measured_depths(at):
         assert line in text
     rows = next(d.value for d in at.dataframe if "layer · head" in d.value.columns)
     assert len(rows) == 8
+    instead_rows, instead_lines = resolving_it.shipped_instead()  # the lecture's picture beside the model's
+    for line in instead_lines:
+        assert line in text
+    assert any(d.value.to_dict("records") == instead_rows for d in at.dataframe)
 
 
 @pytest.mark.parametrize(

@@ -19,3 +19,12 @@ def test_every_model_is_labelled_with_what_it_is(model):
     assert caption.startswith("Your model, trained on this page: bidirectional GRU encoder")
     plain = training.new_run("dates", 1, 5.0).model
     assert "unidirectional" in decoding.model_caption(plain, model, {})
+
+
+def test_the_encoder_toggle_and_text_say_what_this_tasks_shipped_model_has():
+    from lessons.bahdanau_attention import training
+
+    assert training.bidirectional_label(True).endswith("shipped model: bidirectional)")
+    assert training.bidirectional_label(False).endswith("shipped model: unidirectional)")
+    assert "shipped model is unidirectional" in training.train_text(30, False)
+    assert "shipped model is bidirectional" in training.train_text(30, True)

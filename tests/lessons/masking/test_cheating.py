@@ -63,3 +63,27 @@ def test_captions_quote_what_they_are_given_and_the_note_reads_the_results():
     assert cheating.provenance_note(results).startswith(f"Means ± sd over seeds {', '.join(map(str, results.seeds))}")
     assert "lesson 10" in translator.NEXT_TEXT and "cross-attention" in translator.NEXT_TEXT
     assert "lesson 8" in causal.POSITIONS_NOTE
+
+
+def test_the_floor_gap_is_split_by_kind_of_prediction_and_turns_with_the_numbers():
+    results = training.load_results()
+    worse_guesses = cheating.LossParts(200, random_letters=3.664, separator=0.004, cipher_letters=0.185, cipher_right=1)
+    line = cheating.floor_gap_sentence(results, worse_guesses)
+    honest = results.spread("final training loss", training.VARIANT[True]).mean
+    assert f"is {honest - cheating.loss_floor():.3f} above the floor 1.425" in line
+    assert "Each random letter costs 3.664, worse than a uniform guess: +0.178" in line
+    assert "each cipher letter costs 0.185 though 100.0% of them" in line and "+0.093 on the mean" in line
+    assert f"Together, {worse_guesses.total - cheating.loss_floor():+.3f}" in line
+    swapped = dataclasses.replace(worse_guesses, random_letters=0.185 + 3.0, cipher_letters=0.0)
+    line = cheating.floor_gap_sentence(results, swapped)
+    assert "Each random letter costs 3.185, better than a uniform guess: -0.032" in line
+    below = _swapped(results, "final training loss")  # the honest decoder given the cheater's loss
+    assert "below the floor 1.425" in cheating.floor_gap_sentence(below, worse_guesses)
+
+
+def test_the_shipped_causal_decoders_parts_add_up_to_its_loss():
+    parts = cheating.shipped_loss_parts()
+    seqs = training.held_out()
+    model = cheating.load_model(True)[0]
+    assert parts.total == pytest.approx(training.score(model, seqs).loss, rel=1e-5)
+    assert 0 <= parts.cipher_right <= 1 and parts.words == len(seqs)

@@ -1,6 +1,9 @@
 """Section 4, which head resolves "it": the student's sentence in the grammar's words, the grammar, the
 lesson's claim about layer 1 on the shipped model, and the "it" exercises."""
 
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
 from lessons import multi_head_attention
@@ -66,3 +69,25 @@ def test_the_it_exercises_answer_what_the_model_computes(resolver):
     assert len(lines) == 8 and not any(line.endswith("(moved)") for line in lines[:4])  # layer 1: never
     assert switch.answer == (1 if any(line.endswith("(moved)") for line in lines[4:]) else 3)
     assert len(multi_head_attention.every_exercise(None, resolver)) >= 5
+
+
+@pytest.mark.parametrize("weight, moved", [(0.6, True), (4.6e-05, False)])
+def test_a_head_moves_between_the_nouns_only_on_weights_that_count(monkeypatch, weight, moved):
+    """The switch exercise counts a layer-2 head as moving only when the noun it prefers gets NOTABLE weight."""
+    tokens = tuple(resolving_it.IT_DEFAULT.split())
+
+    def fake_read(model, words):
+        after = words[-1] != tokens[-1]
+        w = np.zeros((4, len(words)))
+        w[:, 0] = 1.0  # every head on "the"
+        second = w.copy()
+        second[0, 1 if not after else 5] = weight  # head 1: animal before, street after
+        return resolving_it.ItReading(tuple(words), 7, {"layer 1": w, "layer 2": second}, 0.0,
+                                      resolving_it.referent_of(tuple(words)))  # fmt: skip
+
+    monkeypatch.setattr(resolving_it, "read_it", fake_read)
+    switch = resolving_it.it_switch_prediction(SimpleNamespace(config=SimpleNamespace(n_heads=4)))
+    assert switch.answer == (1 if moved else 3)
+    assert ("layer 2 head 1" in switch.explanation) and (
+        "(moved)" in switch.explanation if moved else "not counted" in switch.explanation
+    )

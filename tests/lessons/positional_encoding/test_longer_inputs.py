@@ -19,7 +19,7 @@ def test_shipped_results_have_three_seeds_every_length_and_say_what_they_measure
     assert lines[0].startswith("sinusoidal (fixed) beats none (no positions) on accuracy at 16 letters")
     assert lines[1].startswith("learned (one vector each) beats none (no positions)")
     assert lines[3].startswith("sinusoidal (fixed) beats learned (one vector each) on accuracy at positions 17–32")
-    assert "rows 17–32" in lines[4] and "exactly as initialised" in lines[4]
+    assert "rows 17–32" in lines[5] and "exactly as initialised" in lines[5]
     rows = longer_inputs.results_rows(results)
     assert [r["encoding"] for r in rows] == [models.LABELS[e] for e in models.ENCODINGS]
     assert rows[2]["parameters"] - rows[1]["parameters"] == models.MAX_LEN * models.D_MODEL
@@ -72,3 +72,23 @@ def test_provenance_note_reads_the_meta_and_survives_a_bare_one():
     note = longer_inputs.provenance_note(longer_inputs.load_results().meta)
     assert note.startswith("Means ± sd over seeds 0, 1, 2: 800 steps")
     assert longer_inputs.provenance_note({}).startswith("Means ± sd over seeds : None steps")
+
+
+def _beyond(learned: float, none: float) -> Comparison:
+    """Five seeds a side at the longest length: only the accuracy past the training range."""
+    runs = tuple(
+        Run(variant, seed, {"length": models.MAX_LEN}, (), {"accuracy beyond": mean + 0.003 * (seed - 2)})
+        for variant, mean in (("learned", learned), ("none", none))
+        for seed in range(5)
+    )
+    return Comparison(("none", "learned"), runs, {}, models.LABELS)
+
+
+def test_the_learned_table_is_said_worse_than_no_positions_only_when_it_is():
+    worse = longer_inputs.learned_vs_none_sentence(_beyond(0.055, 0.117))
+    assert "learned (one vector each) does not beat none (no positions)" in worse
+    assert "5.5% ± 0.5% (n = 5) against 11.7% ± 0.5% (n = 5)" in worse
+    assert "worse than no position information at all" in worse
+    swapped = longer_inputs.learned_vs_none_sentence(_beyond(0.117, 0.055))
+    assert swapped.startswith("learned (one vector each) beats none (no positions)")
+    assert "still beats no position information" in swapped and "worse than" not in swapped

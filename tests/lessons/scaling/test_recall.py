@@ -76,3 +76,21 @@ def test_rows_charts_and_text_of_the_results():
     assert recall.recall_init_charts(results)[0]["encoding"]["x"]["axis"]["values"] == [8, 512]
     assert "for 25 Adam steps (lr 0.003" in recall.recall_text(results)
     assert f"for {recall_training.RECALL_STEPS} Adam steps" in recall.recall_text(None)
+
+
+def test_the_scaled_models_drop_at_the_largest_d_k_is_said_and_turns_with_the_numbers():
+    five = lambda m: tuple(m + x for x in (-0.01, 0.0, 0.01, 0.0, 0.0))  # noqa: E731  five seeds a side
+    drops = {
+        ("dot", 8): five(0.8),
+        ("scaled_dot", 8): five(0.98),
+        ("dot", 512): five(0.4),
+        ("scaled_dot", 512): five(0.6),
+    }
+    line = recall.scaled_drop_sentence(_comparison(drops))
+    assert line.startswith("The scaled model falls at the largest d_k too: 60% ± 1% (n = 5) at d_k = 512 against its "
+                           "best, 98% ± 1% (n = 5) at d_k = 8.")  # fmt: skip
+    assert "saturation does not explain" in line and "does not show what would" in line
+    assert line in recall.recall_observations(_comparison(drops))
+    rises = {**drops, ("scaled_dot", 8): drops["scaled_dot", 512], ("scaled_dot", 512): drops["scaled_dot", 8]}
+    assert recall.scaled_drop_sentence(_comparison(rises)) is None  # best at the largest d_k: nothing to say
+    assert not any("falls at the largest" in s for s in recall.recall_observations(_comparison(rises)))

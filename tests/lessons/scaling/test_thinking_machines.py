@@ -18,3 +18,11 @@ def test_the_lecture_example():
     caption = thinking_machines.gradient_caption(ex)
     assert f"**{ex.gradient_scaled:.3f}** with the division" in caption
     assert f"**{ex.gradient_unscaled:.1e}** without" in caption and ex.gradient_unscaled > 0
+
+
+def test_the_gradient_caption_claims_nothing_about_w_q_that_section_4_measures_otherwise():
+    """Section 4 measures a larger gradient at W^Q unscaled: the caption only says what the softmax multiplies."""
+    caption = thinking_machines.gradient_caption(thinking_machines.lecture_example())
+    assert "where they are" not in caption and "section 4 measures" in caption
+    swapped = thinking_machines.gradient_caption(thinking_machines.lecture_example((96, 112)))
+    assert swapped == caption  # only the difference of the two scores matters, so swapping them changes nothing

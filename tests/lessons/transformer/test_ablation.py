@@ -66,11 +66,11 @@ def test_the_predictions_and_the_warm_up_sentence_turn_round_with_the_numbers():
     seeds = {"seeds": (0, 1, 2), "spread": 0.01}
     collapsed = ablation.residual_prediction(fake_results({"full": 0.96, "no residual": 0.02}, **seeds))
     assert collapsed.choices[collapsed.answer].startswith("it learns almost nothing")
-    assert "straight path" in collapsed.explanation
+    assert "depth problem" in collapsed.explanation
     partly = ablation.residual_prediction(fake_results({"full": 0.96, "no residual": 0.5}, **seeds))
     assert partly.choices[partly.answer].startswith("clearly worse")
     fine = ablation.residual_prediction(fake_results({"full": 0.96, "no residual": 0.96}, **seeds))
-    assert fine.choices[fine.answer].startswith("about as well") and "straight path" not in fine.explanation
+    assert fine.choices[fine.answer].startswith("about as well") and "depth problem" not in fine.explanation
     assert ablation.residual_prediction(fake_results({"full": 0.96, "post-LN": 0.9})) is None
     behind = ablation.warmup_sentence(fake_results({"full": 0.96, "post-LN": 0.5}, **seeds))
     ahead = ablation.warmup_sentence(fake_results({"full": 0.5, "post-LN": 0.96}, **seeds))

@@ -111,3 +111,31 @@ def test_shipped_depth_sweep_covers_every_variant_depth_and_seed():
             assert sorted(r.seed for r in runs) == list(sweep.seeds)
             assert {r.value("steps") for r in runs} == {sweep.meta["max_steps"]}
     assert depth_observations(sweep) and depth_prediction(sweep) is not None
+
+
+FIVE = (0, 1, 2, 3, 4)  # enough seeds for a verdict by the shared rule; the gaps below are tens of points
+
+
+def test_the_lecture_depth_picture_is_said_reproduced_or_not_from_the_sweep():
+    from lessons.transformer.depth import lecture_beside_sweep
+
+    fails_at_once = fake_sweep(
+        {"full": {1: 0.6, 8: 0.7}, "no residual": {1: 0.01, 8: 0.0}, "no layer norm": {1: 0.6, 8: 0.9}}, FIVE
+    )
+    lines = lecture_beside_sweep(fails_at_once)
+    assert lines[0].startswith("The lecture's picture")
+    assert "**Not reproduced for residuals.**" in lines[1] and "behind already at 1 layer a stack" in lines[1]
+    assert "**Not reproduced for layer norm.**" in lines[2] and "ahead of it at 8 layers" in lines[2]
+    as_lecture = fake_sweep(  # the same numbers swapped to the lecture's side: no gap at 1 layer, one at 8
+        {"full": {1: 0.6, 8: 0.9}, "no residual": {1: 0.6, 8: 0.01}, "no layer norm": {1: 0.6, 8: 0.7}}, FIVE
+    )
+    lines = lecture_beside_sweep(as_lecture)
+    assert "not clearly behind at 1 layer a stack" in lines[1] and "Not reproduced" not in " ".join(lines)
+    assert "behind the full one at 8 layers" in lines[2]
+
+
+def test_a_drop_after_the_best_depth_is_said():
+    peaked = depth_observations(fake_sweep({"full": {1: 0.5, 4: 0.9, 8: 0.6}}, FIVE))
+    assert "Its best depth is 4 layers (89.8% ± 1.1%); from there to 8 layers it falls to 59.8% ± 1.1%" in peaked[0]
+    rising = depth_observations(fake_sweep({"full": {1: 0.5, 4: 0.6, 8: 0.9}}, FIVE))
+    assert "best depth" not in rising[0]
