@@ -98,8 +98,16 @@ def counts_section() -> None:
 counts_section()
 ui.explain(standard_network.SHARING)
 demo = sharing()
-ui.table(standard_network.sharing_rows(demo))
-st.markdown(standard_network.sharing_summary(demo))
+sharing_prediction = standard_network.sharing_prediction(demo)
+ui.exercise(sharing_prediction)
+
+
+def sharing_table() -> None:
+    ui.table(standard_network.sharing_rows(demo))
+    st.markdown(standard_network.sharing_summary(demo))
+
+
+ui.after_answering(sharing_prediction.key, "the trained taggers' table", sharing_table)
 ui.show_code(
     standard_network.parameter_counts,
     standard_network.WindowTagger,
@@ -218,5 +226,5 @@ ui.page_tail(
             (training.AgreementModel, training.gate_map, training.train),
         )
     ],
-    exercises=rnn_cells.exercises(demo),
+    exercises=rnn_cells.exercises(),
 )
