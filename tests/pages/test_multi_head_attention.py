@@ -21,7 +21,7 @@ from lessons.multi_head_attention import (
     train_yourself,
     transformer_maps,
 )
-from tests.helpers import answer_exercise, open_page, unfold, vega_specs, wait_for_report, wait_for_run
+from tests.helpers import answer_exercise, open_page, predicted, unfold, vega_specs, wait_for_report, wait_for_run
 from tests.helpers import plotly_specs as specs
 
 PAGE = "pages/multi_head_attention.py"
@@ -30,7 +30,7 @@ PAGE = "pages/multi_head_attention.py"
 @pytest.fixture(scope="module")
 def at():
     """One page for the tests that only move controls (each test leaves the controls it moved as it found them)."""
-    return unfold(open_page(PAGE), "Reveal")  # the folded answers and tables open, as a student opens them
+    return unfold(predicted(open_page(PAGE)), "Reveal")  # the folded answers and tables open, as a student opens them
 
 
 def heatmap_count(spec: dict) -> int:
