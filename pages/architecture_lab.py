@@ -210,6 +210,8 @@ if results is not None:
     for title, rows in compare.poster_tables(results):
         st.markdown(f"**{title}**")
         ui.table(rows, key=f"architecture_lab.poster.{title}")
+        if title == compare.LADDER_TITLE:
+            st.caption(compare.LADDER_NOTE)
     findings = compare.findings_markdown(results)
     st.markdown(f"**Which of the poster's findings the toy reproduces**\n\n{findings}")
     ui.provenance(results.meta, note=compare.provenance_note(results.meta))

@@ -130,6 +130,8 @@ def penalty_view() -> None:
         lines = penalty.penalty_findings(results)
         st.markdown(seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
 
+    st.markdown(grid_claims.not_reproduced(results))
+
     ui.folded(
         f"These two models, measured (n = {len(results.runs_of(experiments.WITH))})",
         measured,
@@ -194,6 +196,8 @@ if left_out is not None:  # drawn once with the page: no controls
     lines = [leave_out.leave_out_finding(left_out, m) for m in ("bleu", "tokens")]
     if results is not None:
         lines.append(leave_out.leave_out_against_hub(left_out, results))
+        if note := leave_out.reference_note(left_out, results):
+            lines.append(note)
     st.markdown("\n".join(f"- {line}" for line in lines))
     ui.provenance(left_out.meta, note=leave_out.leave_out_note(left_out.meta))
 

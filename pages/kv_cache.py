@@ -47,7 +47,7 @@ def both_ways() -> None:
         ui.table(cached_decoding.comparison_rows(view))
         st.caption(cached_decoding.comparison_caption(view, quote=ui.literal))
 
-    ui.reveal_after([prediction], "both ways' ciphers", answer, key="kv_cache.reveal.both")
+    ui.reveal("both ways' ciphers", answer, key="kv_cache.reveal.both", after=prediction.key)
 
 
 if ui.pretrained(*decoders.PRETRAINED_KEYS[True]) is not None:
@@ -67,7 +67,7 @@ if results is not None:
         bullets(cost.growth_sentences(shipped_rows))
         st.caption("Measured on: " + cost.machine_text(results.meta["machine"], timing.REPEATS))
 
-    ui.reveal_after([doubling], "the measured timings", shipped_timing, key="kv_cache.reveal.timing")
+    ui.reveal("the measured timings", shipped_timing, key="kv_cache.reveal.timing", after=doubling.key)
 
 
 @st.fragment  # timing again reruns this section only
@@ -112,7 +112,7 @@ if results is not None:
         ui.vega(window.chart(results), key="kv_cache.window.chart")
         ui.provenance(results.meta, note=window.provenance_note(results))
 
-    ui.reveal_after([reach], "the measured windows", window_results, key="kv_cache.reveal.window")
+    ui.reveal("the measured windows", window_results, key="kv_cache.reveal.window", after=reach.key)
 
 st.subheader(train_window.TITLE)
 ui.explain(train_window.train_text())
@@ -161,7 +161,7 @@ if results is not None:
         ui.vega(linear.chart(results), key="kv_cache.sweep.chart")
         ui.provenance(results.meta, note=linear.provenance_note(results))
 
-    ui.reveal_after([sweep], "the length sweep", sweep_results, key="kv_cache.reveal.sweep")
+    ui.reveal("the length sweep", sweep_results, key="kv_cache.reveal.sweep", after=sweep.key)
 
 ui.page_tail(
     lesson,

@@ -116,9 +116,9 @@ def on_the_word() -> None:
     st.caption(causal.maps_caption(normal, cheater))
     # --- 3. The cheating decoder -----------------------------------------------------------------------------
     ui.section(cheating.TITLE, cheating.CHEAT_TEXT)
-    ui.exercise(cheating.floor_prediction())
-    if results is not None:
-        ui.exercise(cheating.cheat_prediction(results))
+    cheat_predictions = [cheating.floor_prediction()] + ([cheating.cheat_prediction(results)] if results else [])
+    for prediction in cheat_predictions:
+        ui.exercise(prediction)
 
     def answer() -> None:
         ui.table(cheating.outputs_table(normal, cheater))
@@ -138,7 +138,13 @@ def on_the_word() -> None:
                 axis_key="masking.axis",
             )
 
-    ui.reveal("the outputs and the measured results", answer, key="masking.reveal", predictions=2)
+    ui.reveal(
+        "the outputs and the measured results",
+        answer,
+        key="masking.reveal",
+        predictions=2,
+        after=[p.key for p in cheat_predictions],
+    )
 
 
 results = ui.shipped_results(lesson, loader=training.load_results)

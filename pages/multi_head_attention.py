@@ -27,7 +27,8 @@ st.latex(multi_head_attention.EQUATIONS)
 
 # --- 1. The split ----------------------------------------------------------------------------------------
 ui.section(split.TITLE, split.TEXT)
-ui.exercise(ui.cached(split.split_prediction, max_entries=1, show_spinner=False)())
+split_prediction = ui.cached(split.split_prediction, max_entries=1, show_spinner=False)()
+ui.exercise(split_prediction)
 example_of = ui.cached(split.split_example, max_entries=64, show_spinner=False)
 counted = ui.cached(split.parameter_table, max_entries=16, show_spinner=False)
 
@@ -72,7 +73,9 @@ def the_split() -> None:
         ui.table(rows)
         st.markdown(sentence)
 
-    ui.reveal("the parameter count for every h", answer, key="multi_head_attention.reveal_count")
+    ui.reveal(
+        "the parameter count for every h", answer, key="multi_head_attention.reveal_count", after=[split_prediction.key]
+    )
 
 
 the_split()
@@ -194,8 +197,11 @@ def measured() -> None:
 
 
 if results is not None:
-    ui.exercise(head_counts.alignment_prediction(results))
-    ui.reveal("the measured results", measured, key="multi_head_attention.reveal_measured")
+    alignment_prediction = head_counts.alignment_prediction(results)
+    ui.exercise(alignment_prediction)
+    ui.reveal(
+        "the measured results", measured, key="multi_head_attention.reveal_measured", after=[alignment_prediction.key]
+    )
 
 st.subheader("Train one yourself")
 st.markdown(train_yourself.live_text())
@@ -252,14 +258,20 @@ def resolve_it() -> None:
 
 resolver = ui.pretrained("coreference", "it-resolver", loader=resolving_it.shipped_resolver)
 if resolver is not None:
-    ui.exercise(ui.cached(resolving_it.shipped_switch_prediction, max_entries=1, show_spinner=False)())
-    resolve_it()
-    ui.table(resolving_it.shipped_head_rows())  # measured once per process, the same for every student
-    st.caption(resolving_it.it_shipped_note(resolver[1]))
-    instead_rows, instead_lines = resolving_it.shipped_instead()  # once per process, the same for every student
-    st.markdown("**The lecture's picture beside the model's**\n\n" + "\n".join(f"- {line}" for line in instead_lines))
-    ui.table(instead_rows)
-    st.caption(it_instead.INSTEAD_CAPTION)
+    switch_prediction = ui.cached(resolving_it.shipped_switch_prediction, max_entries=1, show_spinner=False)()
+    ui.exercise(switch_prediction)
+
+    def resolved() -> None:
+        resolve_it()
+        ui.table(resolving_it.shipped_head_rows())  # measured once per process, the same for every student
+        st.caption(resolving_it.it_shipped_note(resolver[1]))
+        instead_rows, instead_lines = resolving_it.shipped_instead()  # once per process, the same for every student
+        lines = "\n".join(f"- {line}" for line in instead_lines)
+        st.markdown(f"**The lecture's picture beside the model's**\n\n{lines}")
+        ui.table(instead_rows)
+        st.caption(it_instead.INSTEAD_CAPTION)
+
+    ui.after_answering(switch_prediction.key, "the model's answer and its heads, on your sentence", resolved)
 it_results = ui.shipped_results(lesson, resolving_it_runs.IT_RESULTS, loader=resolving_it_runs.load_it_results)
 if it_results is not None:
     ui.measured(

@@ -103,7 +103,8 @@ the_offset()
 ui.section(bag_of_tokens.TITLE, bag_of_tokens.TEXT)
 if not all(ui.pretrained(*models.PRETRAINED_KEYS[name]) for name in models.ENCODINGS):
     st.stop()
-ui.exercise(ui.cached(bag_of_tokens.shipped_anagram_prediction, max_entries=1, show_spinner=False)())
+anagram_prediction = ui.cached(bag_of_tokens.shipped_anagram_prediction, max_entries=1, show_spinner=False)()
+ui.exercise(anagram_prediction)
 shipped_checks = ui.cached(bag_of_tokens.shipped_checks, max_entries=64, show_spinner=False)
 shipped_maps = ui.cached(bag_of_tokens.shipped_maps, max_entries=64, show_spinner=False)
 
@@ -138,7 +139,7 @@ def the_permutation() -> None:
         st.caption(bag_of_tokens.equivariance_caption())
         st.markdown(bag_of_tokens.set_text(checks, quote=ui.literal))
 
-    ui.reveal("what each model writes", answer, key="positional_encoding.reveal_writes")
+    ui.reveal("what each model writes", answer, key="positional_encoding.reveal_writes", after=[anagram_prediction.key])
     shown = st.radio(
         "Self-attention for",
         models.ENCODINGS,
@@ -156,7 +157,7 @@ def the_permutation() -> None:
     st.caption(bag_of_tokens.maps_caption(text, maps, quote=ui.literal))
 
 
-the_permutation()
+ui.after_answering(anagram_prediction.key, "each model on your own string, shuffled", the_permutation)
 
 # --- 5. Measured -------------------------------------------------------------------------------------
 ui.section(longer_inputs.TITLE)
@@ -164,8 +165,9 @@ results = ui.shipped_results(lesson, loader=longer_inputs.load_results)
 ui.explain(longer_inputs.measured_text(results))
 
 if results is not None:
-    ui.exercise(longer_inputs.rows_prediction())
-    ui.exercise(longer_inputs.race_prediction(results))
+    length_predictions = [longer_inputs.rows_prediction(), longer_inputs.race_prediction(results)]
+    for prediction in length_predictions:
+        ui.exercise(prediction)
 
     def measured() -> None:
         ui.measured(
@@ -181,7 +183,13 @@ if results is not None:
         ui.vega(longer_inputs.length_chart(results), key="positional_encoding.lengths")
         st.caption(longer_inputs.length_caption())
 
-    ui.reveal("the measured results", measured, key="positional_encoding.reveal_measured", predictions=2)
+    ui.reveal(
+        "the measured results",
+        measured,
+        key="positional_encoding.reveal_measured",
+        predictions=2,
+        after=[p.key for p in length_predictions],
+    )
 
 # --- 6. Train one yourself ----------------------------------------------------------------------------------
 ui.section(live_training.TITLE, live_training.train_text())

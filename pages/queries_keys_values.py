@@ -141,8 +141,13 @@ def soft_database() -> None:
     )
     lookup = database.soft_lookup(query, sharpness)
     ui.plotly(database.lookup_figure, lookup, key="queries_keys_values.lookup")
-    key, value, weight = lookup.best()
-    st.markdown(f"The row that weighs most: **{key} → {value}** with {weight:.0%} of the weight.")
+    st.markdown(database.best_sentence(lookup))
+    ui.folded(
+        "The table's hand-written feature vectors Enc(key)",
+        lambda: ui.table(database.table_rows()),
+        key="queries_keys_values.features",
+        icon=":material/table_rows:",
+    )
 
 
 soft_database()

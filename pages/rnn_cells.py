@@ -7,6 +7,7 @@ from lessons import rnn_cells
 from lessons.rnn_cells import (
     agreement,
     kinds,
+    learning_rates,
     seeded_cells,
     sequential,
     standard_network,
@@ -24,6 +25,7 @@ sharing = ui.cached(
     standard_network.sharing_demo, max_entries=1, show_spinner="Training 2 taggers × 3 seeds (once per server)…"
 )
 timed = ui.cached(sequential.measure_sequential, max_entries=1, show_spinner="Timing the layers (once per server)…")
+chains = ui.cached(sequential.chain_lengths, max_entries=1, show_spinner="Counting the chains (once per server)…")
 
 ui.explain(rnn_cells.INTRO)
 
@@ -96,8 +98,16 @@ def counts_section() -> None:
 counts_section()
 ui.explain(standard_network.SHARING)
 demo = sharing()
-ui.table(standard_network.sharing_rows(demo))
-st.markdown(standard_network.sharing_summary(demo))
+sharing_prediction = standard_network.sharing_prediction(demo)
+ui.exercise(sharing_prediction)
+
+
+def sharing_table() -> None:
+    ui.table(standard_network.sharing_rows(demo))
+    st.markdown(standard_network.sharing_summary(demo))
+
+
+ui.after_answering(sharing_prediction.key, "the trained taggers' table", sharing_table)
 ui.show_code(
     standard_network.parameter_counts,
     standard_network.WindowTagger,
@@ -158,6 +168,12 @@ if shipped is not None:
     ui.vega(ui.shared_view(agreement.results_chart, shipped), key="rnn_cells.train.shipped")
     st.markdown(ui.shared_view(agreement.results_summary, shipped))  # its chance levels: once per server
     ui.provenance(shipped.meta, note=agreement.provenance_note(shipped))
+rates = ui.shipped_results(
+    lesson, learning_rates.RESULTS, loader=learning_rates.load_results, what="The plain RNN at other learning rates"
+)
+if rates is not None:
+    st.markdown(ui.shared_view(learning_rates.rates_summary, rates))
+    ui.provenance(rates.meta)
 
 
 @st.fragment  # moving these controls reruns this section only, not the whole lesson
@@ -191,11 +207,17 @@ train_three()
 ui.explain(agreement.READING)
 
 ui.section(sequential.TITLE, sequential.TEXT)
+st.markdown(sequential.chain_sentence(chains()))
 measured = timed()
 ui.vega(sequential.timing_chart(measured), key="rnn_cells.sequential")
 st.markdown(sequential.timing_summary(measured))
 st.caption(sequential.CAPTION)
-ui.show_code(sequential.layers, sequential.measure_sequential, label="The code that times the three layers")
+ui.show_code(
+    sequential.layers,
+    sequential.chain_lengths,
+    sequential.measure_sequential,
+    label="The code that counts and times the three layers",
+)
 ui.page_tail(
     lesson,
     code=[
@@ -204,5 +226,5 @@ ui.page_tail(
             (training.AgreementModel, training.gate_map, training.train),
         )
     ],
-    exercises=rnn_cells.exercises(demo),
+    exercises=rnn_cells.exercises(),
 )

@@ -26,7 +26,8 @@ for equation in scaling.INTRO_EQUATIONS:
 
 # --- The lecture's example -----------------------------------------------------------------------------
 ui.section(thinking_machines.TITLE, thinking_machines.lecture_text())
-ui.exercise(thinking_machines.lecture_prediction())
+lecture_prediction = thinking_machines.lecture_prediction()
+ui.exercise(lecture_prediction)
 lecture = thinking_machines.lecture_example()
 
 
@@ -35,7 +36,12 @@ def lecture_numbers() -> None:
     st.caption(thinking_machines.gradient_caption(lecture))
 
 
-ui.reveal("the lecture's numbers, with and without the division", lecture_numbers, key="scaling.reveal_lecture")
+ui.reveal(
+    "the lecture's numbers, with and without the division",
+    lecture_numbers,
+    key="scaling.reveal_lecture",
+    after=[lecture_prediction.key],
+)
 
 # --- What the softmax does with large scores ------------------------------------------------------------
 ui.section(saturation.TITLE, saturation.one_query_text())
@@ -124,9 +130,16 @@ def recall_results() -> None:
 
 
 if results is not None:
-    ui.exercise(recall.recall_prediction(results))
-    ui.exercise(recall.threshold_prediction(results))
-    ui.reveal("the measured results", recall_results, key="scaling.reveal_measured", predictions=2)
+    recall_predictions = [recall.recall_prediction(results), recall.threshold_prediction(results)]
+    for prediction in recall_predictions:
+        ui.exercise(prediction)
+    ui.reveal(
+        "the measured results",
+        recall_results,
+        key="scaling.reveal_measured",
+        predictions=2,
+        after=[p.key for p in recall_predictions],
+    )
 
 # --- Lesson 4's GRU race --------------------------------------------------------------------------------------
 ui.section(gru_race.TITLE)

@@ -107,7 +107,8 @@ if not isinstance(check := ui.shared_view(convex_combination.convex_check, model
     ui.plotly(convex_combination.convex_figure, check, key="transformer.convex")
     st.markdown(convex_combination.convex_text(check))
 if (results := ui.shipped_results(lesson, loader=ablation_runs.load_results)) is not None:
-    for prediction in filter(None, (ablation.residual_prediction(results), ablation.ffn_prediction(results))):
+    ablation_predictions = list(filter(None, (ablation.residual_prediction(results), ablation.ffn_prediction(results))))
+    for prediction in ablation_predictions:
         ui.exercise(prediction)
 
     def measured_ablation() -> None:
@@ -122,14 +123,20 @@ if (results := ui.shipped_results(lesson, loader=ablation_runs.load_results)) is
             height=ablation.CHART_HEIGHT,
         )
 
-    ui.reveal("the measured results", measured_ablation, key="transformer.reveal_ablation", predictions=2)
+    ui.reveal(
+        "the measured results",
+        measured_ablation,
+        key="transformer.reveal_ablation",
+        predictions=2,
+        after=[p.key for p in ablation_predictions],
+    )
 
 # --- Depth ---------------------------------------------------------------------------------------------
 ui.section(depth.TITLE, depth.TEXT)
 sweep = ui.shipped_results(lesson, lesson.results[1], loader=depth.load_depth_results, what="The depth sweep")
 if sweep is not None:
-    if (prediction := depth.depth_prediction(sweep)) is not None:
-        ui.exercise(prediction)
+    if (depth_prediction := depth.depth_prediction(sweep)) is not None:
+        ui.exercise(depth_prediction)
 
     def measured_depth() -> None:
         ui.measured(
@@ -143,7 +150,12 @@ if sweep is not None:
             height=ablation.CHART_HEIGHT,
         )
 
-    ui.reveal("the depth sweep", measured_depth, key="transformer.reveal_depth")
+    ui.reveal(
+        "the depth sweep",
+        measured_depth,
+        key="transformer.reveal_depth",
+        after=[depth_prediction.key] if depth_prediction is not None else [],
+    )
 
 # --- Teacher forcing, then beam search ---------------------------------------------------------------------
 ui.section(decoding.TITLE, decoding.TEXT)

@@ -99,6 +99,24 @@ def markdown_starting(at: AppTest, start: str) -> str:
     return found[0]
 
 
+def predicted(at: AppTest) -> AppTest:
+    """The page as a student sees it once every question on it has an answer (as ``ui.exercise`` keeps them, so
+    no feedback is shown): the parts that open after a prediction (``ui.after_answering``, ``ui.reveal``'s
+    ``after``) are then drawn. Repeats until no new question appears (an opened part may ask one)."""
+    seen: set[str] = set()
+    while True:
+        keys = {
+            w.key.removesuffix(".answer") for w in (*at.number_input, *at.radio) if (w.key or "").endswith(".answer")
+        }
+        if keys <= seen:
+            return at
+        seen |= keys
+        answers = dict(at.session_state["learner.answers"]) if "learner.answers" in at.session_state else {}
+        at.session_state["learner.answers"] = answers | {k: ("0", False) for k in keys if k not in answers}
+        at.run()
+        assert not at.exception, at.exception
+
+
 def answer_exercise(at: AppTest, key: str, value) -> AppTest:
     """Answer the check-yourself question ``key`` (``"<lesson>.exN"``) with ``value`` and press its Check: the
     answer box is ``{key}.answer`` (a number box or a radio) in the form ``{key}.form`` (``ui.exercise``)."""

@@ -38,10 +38,12 @@ from ui.presenter import (
 from ui.pretrained import pretrained, shared_view
 from ui.results import measured, provenance, provenance_text, shipped_results
 from ui.runs import current_run, trained_model
-from ui.tail import answered, check_yourself, exercise, folded, page_tail, reveal, reveal_after, show_code
+from ui.tail import after_answering, answered, check_yourself, exercise, folded, page_tail, reveal, show_code
 from ui.training import POLL_SECONDS, model_choice, replay_gif_button, training_panel
 
 __all__ = [
+    "after_answering",
+    "answered",
     "HOME",
     "POLL_SECONDS",
     "PRESENTER_CSS",
@@ -81,7 +83,6 @@ __all__ = [
     "provenance_text",
     "replay_gif_button",
     "reveal",
-    "reveal_after",
     "section",
     "sentence_input",
     "shared_view",

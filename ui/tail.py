@@ -104,25 +104,35 @@ def page_tail(lesson, *, code=(), exercises=None) -> None:
     server.page_drawn()
 
 
-def reveal(what: str, draw, *, key: str, predictions: int = 1) -> None:
-    """The answer to the prediction(s) asked just above, folded until the student opens it; ``draw()`` builds it
-    then (``folded``). ``key``: the expander's, unique on the page."""
-    asked = "the prediction" if predictions == 1 else "the predictions"
-    folded(f"Reveal {what} (answer {asked} first)", draw, key=key, icon=":material/visibility:")
-
-
 def answered(*keys: str) -> bool:
-    """Whether the learner has answered every exercise of ``keys`` (right or wrong), in this session or before: a
-    prediction's answer is revealed only after it (:func:`reveal_after`)."""
-    return all(classroom.previous_answer(key) is not None for key in keys)
+    """Whether the student has answered each of these exercises (``Exercise.key``): in this session, or before
+    with a kept key."""
+    cache = st.session_state.get("learner.answers", {})
+    return all(k in cache or classroom.previous_answer(k) is not None for k in keys)
 
 
-def reveal_after(exercises, what: str, draw, *, key: str) -> None:
-    """:func:`reveal` once each of ``exercises`` (the predictions just above) has an answer; until then, a line
-    saying so and nothing of the answer."""
-    keys = [ex.key for ex in exercises]
+def after_answering(keys, what: str, draw) -> None:
+    """``draw()`` only once the exercises ``keys`` (the predictions asked just above) have an answer, right or
+    wrong; until then a line says what opens when they do. A prediction whose answer is already on the page
+    tests nothing."""
+    keys = [keys] if isinstance(keys, str) else list(keys)
     if answered(*keys):
-        reveal(what, draw, key=key, predictions=len(keys))
+        draw()
     else:
-        asked = "the prediction above" if len(keys) == 1 else "the predictions above"
-        st.caption(f":material/lock: Answer {asked} to reveal {what}.")
+        asked = "the question" if len(keys) == 1 else f"the {len(keys)} questions"
+        st.info(f"Answer {asked} above first (press Check): {what} then appears here.", icon=":material/lock:")
+
+
+def reveal(what: str, draw, *, key: str, predictions: int = 1, after=()) -> None:
+    """The answer to the prediction(s) asked just above, folded until the student opens it; ``draw()`` builds it
+    then (``folded``). ``key``: the expander's, unique on the page. ``after``: the keys of those predictions'
+    exercises: the fold is offered only once each has an answer (:func:`after_answering`)."""
+    asked = "the prediction" if predictions == 1 else "the predictions"
+
+    def fold() -> None:
+        folded(f"Reveal {what} (answer {asked} first)", draw, key=key, icon=":material/visibility:")
+
+    if after:
+        after_answering(after, what, fold)
+    else:
+        fold()

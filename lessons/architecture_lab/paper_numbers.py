@@ -43,8 +43,10 @@ PAPER_BASELINES = {
     "convs2s": ("CNN GLU", (25.0, 0.3)),
 }
 
+# The ladder's first row, a plain RNN, is not the RNMT baseline the ``rnmt`` preset copies (25.5 there): no preset
+# here copies it, so the ladder is measured from its second row and the page says so.
+PAPER_LADDER_START = ("RNN", (23.8, 0.1))
 PAPER_RNN_LADDER = {
-    "rnmt": ("RNN", (23.8, 0.1)),
     "rnn-one-att": ("+ mh, + pos, + norm", (24.0, 0.2)),
     "rnn-multi-att": ("+ multi-att", (25.5, 0.0)),
     "rnn-rnn": ("+ ff", (26.7, 0.1)),

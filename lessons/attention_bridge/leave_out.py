@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 
-from lessons.attention_bridge.experiments import HUB, SEED, has_bleu
+from lessons.attention_bridge.experiments import BILINGUAL_PAIRS, HUB, SEED, has_bleu
 from lessons.attention_bridge.findings import BLEU_MIN_GAP, MIN_GAP
 from lessons.common import charts
 from lessons.common.catalog import ROOT
@@ -210,6 +210,32 @@ def leave_out_finding(results: Comparison, measure: str = "bleu") -> str:
         + "."
     )
     return f"{head}; zero-shot reaches {share:.0%} of the trained {name}, {paper}.{pairs}"
+
+
+def reference_note(left_out: Comparison, grid: Comparison) -> str:
+    """How far the "trained" reference itself is from a model that learned one pair alone: the model with every
+    pair (mean BLEU over the left-out pairs, per seed) against the grid's bilingual model (its two directions), so a
+    "very close" or "far" above is read against a reference that may itself be short of steps. Empty without a
+    bilingual model with BLEU in the grid."""
+    names = [pair_name(p) for p in BILINGUAL_PAIRS]  # the two directions the bilingual model trains
+    bilingual = [r for r in grid.runs_of("bilingual") if "test" in r.extra] if "bilingual" in grid.variants else []
+    if not bilingual or not all("bleu" in r.extra["test"].get(n, {}) for r in bilingual for n in names):
+        return ""
+    trained, _ = _over_pairs(left_out, "bleu")
+    alone = Spread(tuple(float(np.mean([r.extra["test"][n]["bleu"] for n in names])) for r in bilingual))
+    directions = " and ".join(names)
+    outcome, _ = verdict(trained, alone, min_gap=BLEU_MIN_GAP)
+    said = {
+        "worse": "far below it (other pairs, so a rough guide): the reference shares the grid's steps among every "
+        "pair and is itself far from a trained translator",
+        "better": "above it",
+    }.get(outcome, "too close to call against it")
+    return (
+        f"The “trained” reference above is the model with every pair, trained for the grid's steps: "
+        f"{trained.text('.1f', with_n=False)} BLEU over the left-out pairs, against "
+        f"{alone.text('.1f', with_n=False)} for the grid's bilingual model on its one pair ({directions}); "
+        f"{said}. A zero-shot score close to it is close to a weak model, not to a trained translator."
+    )
 
 
 HUB_CLAIM = "those zero-shot models are generally better than the ones from the previously discussed"

@@ -17,6 +17,7 @@ from lessons.common import charts
 from lessons.common.comparison import Comparison
 from lessons.common.exercises import Exercise
 from minimodels.bridge import redundancy
+from minimodels.tasks.multilingual import get_multilingual
 
 TITLE = "2 · The penalty and head redundancy"
 TEXT = (
@@ -112,16 +113,30 @@ def shipped_penalty_weight(results: Comparison | None) -> float:
     return results.runs_of(WITH)[0].params["penalty_weight"] if results is not None else PENALTY_ON
 
 
-def penalty_weight_text(results: Comparison | None) -> str:
+def mean_target_tokens() -> float:
+    """Target tokens a training sentence has on average (its end mark counted), over every language of the
+    shipped corpus: what one sentence's penalty stands beside in a loss summed over tokens."""
+    corpus = get_multilingual()
+    counts = [
+        len(corpus.tokenizers[lang].encode(p.sentences[lang])) + 1 for lang in corpus.languages for p in corpus.train
+    ]
+    return sum(counts) / len(counts)
+
+
+def penalty_weight_text(results: Comparison | None, tokens: float | None = None) -> str:
+    """λ against the paper's weight, per token: the paper sums the cross-entropy over a batch's target tokens and
+    the penalty once per sentence, so beside one token's loss a sentence's penalty weighs 1/n (n its tokens); the
+    course averages both (``minimodels.bridge.train_bridge``), so λ stands where the paper has 1/n, and λ·n is
+    λ in the paper's terms. ``tokens``: n (default: measured on the corpus, :func:`mean_target_tokens`)."""
     weight = shipped_penalty_weight(results)
-    same = (
-        "the paper's weight"
-        if weight == PAPER_PENALTY_WEIGHT
-        else f"{weight / PAPER_PENALTY_WEIGHT:g} times the paper's"
-    )
+    n = mean_target_tokens() if tokens is None else tokens
+    relative = weight * n / PAPER_PENALTY_WEIGHT
+    same = "about the paper's weight" if abs(relative - 1) < 0.05 else f"about {relative:.2g} times the paper's"
     return (
-        f"λ weighs the penalty: the paper's Eq. 3 adds it with weight {PAPER_PENALTY_WEIGHT:g} (it writes no λ); "
-        f"the models here use λ = {weight:g}, {same}, and λ = 0 to turn it off."
+        f"λ weighs the penalty: the paper's Eq. 3 adds it with weight {PAPER_PENALTY_WEIGHT:g} (it writes no λ) to a "
+        f"loss summed over tokens, once per sentence. The models here average the loss per token and the penalty "
+        f"per sentence and use λ = {weight:g}; with {n:.1f} target tokens a sentence on average, that is λ·n = "
+        f"{weight:g} × {n:.1f} = {relative:.2f}, {same}; λ = 0 turns it off."
     )
 
 

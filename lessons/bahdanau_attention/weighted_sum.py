@@ -72,22 +72,26 @@ def _context_exercise() -> Exercise:
 
 
 def _context_size_exercise(model: nn.Module) -> Exercise:
-    """About the shipped model: how many numbers a context vector has, read off its encoder."""
-    D, H = model.config.decoder_size, model.config.hidden_size
+    """About the shipped model, by hand: how many numbers its decoder cell reads at each step, [embedding of
+    yₜ₋₁; cₜ], from the encoder's H and directions and the embedding's E (the answer is counted on the cell)."""
+    E, H = model.config.embedding_size, model.config.hidden_size
     directions = 2 if model.config.bidirectional else 1
+    D = directions * H
+    cell_input = int(model.decoder.weight_ih.shape[1]) if hasattr(model.decoder, "weight_ih") else E + D
     return Exercise(
         key="bahdanau_attention.ex6",
         prompt=(
-            f"The shipped model's encoder {'reads both ways' if directions == 2 else 'reads left to right'}, "
-            f"with H = {H} numbers per direction. How many numbers does each context vector cₜ have?"
+            f"By hand: the shipped model's encoder {'reads both ways' if directions == 2 else 'reads left to right'}, "
+            f"with H = {H} numbers per direction, and each output word enters the decoder as an embedding of "
+            f"E = {E} numbers. At each step Bahdanau's decoder cell reads [embedding of yₜ₋₁; cₜ]. How many numbers "
+            "is that input?"
         ),
-        answer=D,
+        answer=cell_input,
         tolerance=0,
         explanation=(
-            f"cₜ is a weighted sum of encoder states hᵢ, so it has their size: hᵢ = [h⃗ᵢ; h⃖ᵢ] joins "
-            f"{directions} direction{'s' if directions > 1 else ''} of H = {H}: {directions} × {H} = {D}."
-            if directions == 2
-            else f"cₜ has the size of the encoder states it sums: H = {D}."
+            "cₜ is a weighted sum of encoder states hᵢ, so it has their size: "
+            + (f"hᵢ = [h⃗ᵢ; h⃖ᵢ] joins 2 directions of H = {H}: {D}. " if directions == 2 else f"H = {H}. ")
+            + f"Joined to the embedding: {E} + {D} = {cell_input} (read off the decoder cell's own weights)."
         ),
         hint="A weighted sum of vectors has the size of the vectors; a bidirectional state joins two.",
     )

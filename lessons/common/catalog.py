@@ -35,7 +35,7 @@ COURSE: tuple[Part, ...] = (
                 icon=":material/replay:",
                 tab_icon="🔁",
                 introduces=("recurrence", "rnn", "gru", "lstm"),
-                results=("assets/results/rnn_cells.json",),
+                results=("assets/results/rnn_cells.json", "assets/results/rnn_cells_learning_rates.json"),
                 pretrained=(),
                 sources=(
                     "Sources: the Transformer lecture's “RNN cells” slides (RNN, GRU and LSTM equations; “The "

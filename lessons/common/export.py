@@ -75,6 +75,9 @@ def heatmap_tables(fig) -> list[Table]:
     return tables
 
 
+LINE_BREAK = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)  # Plotly's line break in a title
+
+
 def describe(tables: Sequence[Table], strongest: int = 3) -> str:
     """A heatmap's text alternative: its strongest cells as one sentence per table ("row → column (value)"); in a
     map with negative values, the strongest are the largest in size, whatever their sign.
@@ -93,7 +96,8 @@ def describe(tables: Sequence[Table], strongest: int = 3) -> str:
         order = order[::-1][:strongest]
         cells = [np.unravel_index(i, values.shape) for i in order if np.isfinite(values.flat[i])]
         links = ", ".join(f"{table.rows[r]} → {table.columns[c]} ({values[r, c]:.2f})" for r, c in cells)
-        sentences.append(f"{table.name}: {values.shape[0]} rows × {values.shape[1]} columns; strongest {links}.")
+        name = LINE_BREAK.sub(" · ", table.name)  # a two-line Plotly title reads as one line of words
+        sentences.append(f"{name}: {values.shape[0]} rows × {values.shape[1]} columns; strongest {links}.")
     return " ".join(sentences)
 
 

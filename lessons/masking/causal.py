@@ -139,14 +139,20 @@ def allowed_pairs_exercise() -> Exercise:
     )
 
 
+EXERCISE_T = 50  # longer than any sentence the page's widgets take, so its mask cannot be counted off a figure
+
+
 def where_minus_infinity_exercise() -> Exercise:
-    """By reasoning: where the causal mask puts −∞."""
+    """By hand: how many scores the causal mask sets to −∞ in a T × T map (counted on the mask itself)."""
+    T = EXERCISE_T
+    hidden = int((~causal_mask(T)).sum())  # True where a position may read: the rest gets −∞
     return Exercise(
         key="masking.ex3",
-        prompt="Where does the causal mask put −∞ before the softmax, for query position i and key position j?",
-        choices=("where j > i (later positions)", "where j < i (earlier positions)", "where j = i", "nowhere"),
-        answer=0,
-        explanation="Position i may read itself and what came before it: keys j ≤ i keep their scores. The "
-        "future, j > i, gets −∞, and e^−∞ = 0, so exactly 0 weight: for T = 3 the row of position 1 keeps one "
-        "key, position 2 two, position 3 all three.",
+        prompt=f"By hand: a decoder reads T = {T} tokens. How many of the {T} × {T} = {T * T:,} scores of its "
+        "self-attention does the causal mask set to −∞ before the softmax?",
+        answer=hidden,
+        explanation=f"Position i may read itself and what came before it (keys j ≤ i); the future, j > i, gets −∞, "
+        f"and e^−∞ = 0. Row i hides T − i keys: 0 + 1 + … + {T - 1} = {T}·{T - 1}/2 = {hidden:,}, the part above "
+        f"the diagonal (counted on `causal_mask({T})`).",
+        hint="Count the keys row i may not read, then add the rows.",
     )

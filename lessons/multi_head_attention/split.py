@@ -333,6 +333,8 @@ def parameter_table(d_model: int) -> tuple[list[dict], str]:
 
 # The computations by hand of the check-yourself section (the page's tail).
 BIG_D_MODEL, BIG_HEADS = 1024, 16  # the paper's "big" model (Table 3): not on the page's sliders, so worked by hand
+# ex1's heads: with 16, d_k would be the paper's 64, which the page states; 32 heads give a d_k it never shows
+DK_HEADS = 32
 
 
 @functools.cache
@@ -340,17 +342,17 @@ def by_hand() -> tuple[Exercise, ...]:
     """The computations by hand (the check-yourself section): d_k and the layer's learned numbers of a model the
     page's sliders do not offer, so neither can be read off a figure. Answers counted on the modules, once per
     process: making two modules of d_model = 1024 on every page run would cost about a fifth of the run's CPU."""
-    d, h = BIG_D_MODEL, BIG_HEADS
+    d, h = BIG_D_MODEL, DK_HEADS
     d_k = MultiHeadAttention(d, h).d_k
     count = projection_parameters(d, h)
     return (
         Exercise(
             key="multi_head_attention.ex1",
-            prompt=f"The paper's big model has d_model = {d} and h = {h} heads. What is d_k, the size of one head's "
-            "queries, keys and values?",
+            prompt=f"A model has d_model = {d} and h = {h} heads (neither the page's sliders nor the paper's models). "
+            "What is d_k, the size of one head's queries, keys and values?",
             answer=d_k,
-            explanation=f"The heads share d_model between them: d_k = d_model / h = {d} / {h} = {d_k}, the same d_k "
-            "as the base model (512 / 8), so each head's softmax sees scores of the same size.",
+            explanation=f"The heads share d_model between them: d_k = d_model / h = {d} / {h} = {d_k}. More heads "
+            "at the same d_model means smaller heads, not more numbers.",
             hint="The heads share d_model between them.",
         ),
         Exercise(

@@ -5,9 +5,9 @@ the values weighted by how well each key matches the query, softmax(QKᵀ/√d_k
 lecture's "Okay.. But why? What is Q,K,V?" slides (self-attention with no parameters, Softmax(XXᵀ)X, its dot
 product [1, 3, −5] · [4, −2, −1] = 3, and why that is not enough), the same lecture's "Thinking Machines" worked
 example (q₁·k₁ = 112 and q₁·k₂ = 96, divided by √d_k = 8, softmax 0.88 / 0.12, then z₁ = Σ softmax × value) and its
-"Limitation? … Sequential" slide, and the NLP lecture's "Bringing tensors into the picture" (1-hot vectors and
-learned embeddings) and database analogy (a query looked up softly against a key → value table). Every number is
-computed with :mod:`minimodels.attention`.
+"Limitation? … Sequential" and "Bringing tensors into the picture" slides (1-hot vectors and learned
+embeddings), and the NLP lecture's database analogy (a query looked up softly against a key → value table). Every
+number is computed with :mod:`minimodels.attention`.
 
 Letters: X the word vectors, one row per word (T × d; x_i its row i), |V| the vocabulary's size; Q = XW^Q,
 K = XW^K, V = XW^V the queries, keys and values (d_model wide in, d_k wide out); q₁, k₁, k₂, v₁, v₂ and z₁ the
@@ -32,18 +32,30 @@ from lessons.queries_keys_values import (
     database,
     embeddings,
     matrix_form,
+    no_parameters,
     no_parameters_exercises,
     no_recurrence,
+    trained_weights,
     worked_example,
 )
+
+
+def _number(title: str) -> str:
+    """A section's number, read off its title ("4 · A database …" -> "4"), so the introduction cannot go stale."""
+    return title.split(" · ", 1)[0]
+
 
 INTRO = (
     "Attention is a **soft lookup**. Each word asks a question (its *query*), every word offers a label "
     "(its *key*) and a content (its *value*). The query is compared with every key; the better a key "
-    "matches, the more of its value flows into the answer. Section 1 makes words into vectors, as the lecture "
-    "does before attention; section 2 then attends without any of the three: the words' own vectors play every "
-    "part. Sections 3–5 bring in the three learned matrices $W^Q$, $W^K$, $W^V$ and the formula this lesson is "
-    "about, and section 6 asks what it buys over a recurrent encoder:"
+    f"matches, the more of its value flows into the answer. Section {_number(embeddings.TITLE)} makes words into "
+    "vectors, as the lecture does before attention; section "
+    f"{_number(no_parameters.TITLE)} then attends without any of the three: the words' own vectors play every part. "
+    f"Section {_number(worked_example.TITLE)} works the lecture's example with separate queries and keys, section "
+    f"{_number(database.TITLE)} reads attention as a database looked up softly, and section "
+    f"{_number(matrix_form.TITLE)} brings in the three learned matrices $W^Q$, $W^K$, $W^V$ and the formula this "
+    f"lesson is about; section {_number(trained_weights.TITLE)} reads a trained model's own matrices, and section "
+    f"{_number(no_recurrence.TITLE)} asks what it buys over a recurrent encoder:"
 )
 EQUATION = r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
 

@@ -8,6 +8,7 @@ sharpness beyond the slider, where the soft lookup becomes a hard one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -62,6 +63,27 @@ class Lookup:
         i = int(self.weights.argmax())
         return self.keys[i], self.values[i], float(self.weights[i])
 
+    def tied_best(self) -> list[int]:
+        """The rows with the largest weight (several when their keys score the same, every row at sharpness 0)."""
+        top = float(self.weights.max())
+        return [i for i, w in enumerate(self.weights.tolist()) if math.isclose(w, top, rel_tol=1e-5)]
+
+
+def best_sentence(lookup: Lookup) -> str:
+    """Which row weighs most, computed: one row, or every row tied for the best score, with each one's weight."""
+    rows = lookup.tied_best()
+    share = float(lookup.weights[rows[0]])
+    named = [f"**{lookup.keys[i]} → {lookup.values[i]}**" for i in rows]
+    if len(rows) == 1:
+        return f"The row that weighs most: {named[0]} with {share:.0%} of the weight."
+    if len(rows) == len(lookup.keys):
+        return f"All {len(rows)} rows weigh the same, {share:.0%} each: at this sharpness no key stands out."
+    listed = ", ".join(named[:-1]) + " and " + named[-1]
+    return (
+        f"{len(rows)} rows tie for the most weight: {listed}, {share:.0%} each. Their keys' feature vectors score "
+        f"the same with this query ({float(lookup.similarity[rows[0]]):g}), so no sharpness can separate them."
+    )
+
 
 def soft_lookup(query: str, sharpness: float = 3.0) -> Lookup:
     """p(i | q) ∝ exp(sharpness · sim(Enc(q), Enc(k_i))): every row of the table answers, a little or a lot.
@@ -90,23 +112,45 @@ def lookup_figure(lookup: Lookup):
     return charts.weight_bars(labels, lookup.weights, title=f"p(i | “{lookup.query}”)")
 
 
+EXERCISE_QUERY = ("a creature", (1, 0, 0, 0, 0, 0))  # not one of QUERIES: the page cannot show its answer
+EXERCISE_ROW = "fly"
+
+
+def table_rows() -> list[dict]:
+    """The hand-written table: each key, its value and its feature vector, one column a feature."""
+    return [{"key": k, "value": v, **dict(zip(FEATURES, f, strict=True))} for k, v, f in TABLE]
+
+
+def custom_lookup(q: tuple[float, ...], sharpness: float) -> torch.Tensor:
+    """p(i | q) for a query vector ``q`` of its own (not one of :data:`QUERIES`): the same formula as
+    :func:`soft_lookup`."""
+    K = torch.tensor([row[2] for row in TABLE], dtype=torch.float32)  # (n_rows, F)
+    return masked_softmax(sharpness * (K @ torch.tensor(q, dtype=torch.float32)))  # (n_rows,)
+
+
 def hard_lookup_exercise() -> Exercise:
-    """Sharpness 40, beyond the slider: the nearly hard lookup splits its weight between the tied best keys."""
-    hard = soft_lookup("things in nature", sharpness=40.0)
-    river = hard.keys.index("river")
-    tied = [hard.keys[i] for i in torch.nonzero(hard.similarity == hard.similarity.max()).flatten()]
+    """Sharpness 40, beyond the slider, for a query the page does not offer: the nearly hard lookup splits its
+    weight between the tied best keys, which the student finds in the table of feature vectors."""
+    name, q = EXERCISE_QUERY
+    K = torch.tensor([row[2] for row in TABLE], dtype=torch.float32)  # (n_rows, F)
+    similarity = K @ torch.tensor(q, dtype=torch.float32)  # (n_rows,)
+    weights = custom_lookup(q, 40.0)
+    keys = [row[0] for row in TABLE]
+    row = keys.index(EXERCISE_ROW)
+    tied = [keys[i] for i in torch.nonzero(similarity == similarity.max()).flatten()]
+    rest = float(similarity[similarity < similarity.max()].max())
     return Exercise(
         key="queries_keys_values.ex3",
         prompt=(
-            "Predict, beyond the slider's range: query *things in nature* in the database table with "
-            "sharpness 40, a nearly hard lookup. What weight does *river → ırmak* get? (two decimals)"
+            f"Predict, with the table of feature vectors: a query *{name}* = {q} (not in the list above) looks up "
+            f"the database table with sharpness 40, a nearly hard lookup. What weight does *{EXERCISE_ROW} → "
+            f"{TABLE[row][1]}* get? (two decimals)"
         ),
-        answer=float(hard.weights[river]),
+        answer=float(weights[row]),
         tolerance=0.01,
-        explanation=f"{' and '.join(tied)} both score {float(hard.similarity.max()):g} with this query, every "
-        f"other row at most {float(hard.similarity[hard.similarity < hard.similarity.max()].max()):g}. As the "
-        "sharpness grows, all the weight goes to the best keys and splits equally between tied ones: "
-        f"{float(hard.weights[river]):.2f} for river. A database's exact match returns one row; the hard limit "
-        "of a soft lookup returns the average of the tied rows' values.",
-        hint="Look for ties among the best-matching keys.",
+        explanation=f"{', '.join(tied)} all score {float(similarity.max()):g} with this query, every other row at "
+        f"most {rest:g}. As the sharpness grows, all the weight goes to the best keys and splits equally between "
+        f"tied ones: {float(weights[row]):.2f} for {EXERCISE_ROW}. A database's exact match returns one row; the "
+        "hard limit of a soft lookup returns the average of the tied rows' values.",
+        hint="Dot the query with each key's feature vector and look for ties among the best.",
     )

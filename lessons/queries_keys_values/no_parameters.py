@@ -207,8 +207,8 @@ def row_tops(scores: torch.Tensor) -> list[RowTop]:
 
 def diagonal_sentence(scores: torch.Tensor, words: tuple[str, ...]) -> str:
     """Row by row, whether each word attends most to itself, with the numbers that decide it (for XXᵀ: ‖xᵢ‖²
-    against xᵢ·xⱼ). Says what these vectors show, which is not always the lecture's "every word attends to
-    itself most"."""
+    against xᵢ·xⱼ). Says what these vectors show, which is not always "every word attends most to itself" (a
+    guess the formula invites, not a line of the lecture)."""
     tops = row_tops(scores)
     n = len(tops)
     if all(t.on_diagonal for t in tops):

@@ -64,8 +64,8 @@ def _it_exercise() -> Exercise:
         + (
             f"*{winner}*'s projection onto *it* (it·{winner} / ‖it‖ = "
             f"{float(r.scores[i, top.best[0]]) / math.sqrt(top.self_score):.2f}) is longer than *it* itself "
-            f"(‖it‖ = {math.sqrt(top.self_score):.2f}), so the lecture's “every word attends to itself most” fails "
-            "here: it holds only when ‖xᵢ‖² ≥ xᵢ·xⱼ for every j."
+            f"(‖it‖ = {math.sqrt(top.self_score):.2f}), so the guess that every word attends most to itself "
+            "(true of vectors of equal length) fails here: it holds only when ‖xᵢ‖² ≥ xᵢ·xⱼ for every j."
             if winner != "it"
             else "Here ‖it‖² is the largest score in its row, as it is for vectors of equal length."
         ),

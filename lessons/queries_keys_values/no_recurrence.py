@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from lessons.common.chains import matrix_product_chain
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.timing import call_seconds
@@ -41,26 +42,6 @@ RECURRENCE_REPEATS = 3  # averages per figure; the fastest is kept
 GRU_ENCODER = "GRU encoder (T steps in a row)"
 SELF_ATTENTION = "self-attention layer (all T at once)"
 RECURRENCE_COLORS = {GRU_ENCODER: "#d62728", SELF_ATTENTION: "#17becf"}
-_MATRIX_PRODUCTS = {"MmBackward0", "AddmmBackward0", "BmmBackward0"}  # autograd's nodes for a matrix product
-
-
-def matrix_product_chain(output: torch.Tensor) -> int:
-    """The longest chain of matrix products in ``output``'s autograd graph, each needing the one before: how many
-    products must run one after another, whatever the number of cores. Walks the graph without recursion."""
-    order, seen, stack = [], set(), [(output.grad_fn, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)  # every input of ``node`` is already in ``order``
-        elif node is not None and node not in seen:
-            seen.add(node)
-            stack.append((node, True))
-            stack.extend((n, False) for n, _ in node.next_functions if n is not None and n not in seen)
-    depth: dict = {}
-    for node in order:
-        below = max((depth[n] for n, _ in node.next_functions if n is not None), default=0)
-        depth[node] = below + (type(node).__name__ in _MATRIX_PRODUCTS)
-    return depth[output.grad_fn]
 
 
 @dataclass
@@ -303,7 +284,7 @@ def _steps_choice_exercise(key: str, prompt: str, length: int, counted: int, why
         prompt=prompt,
         choices=labels,
         answer=choices.index(counted),
-        explanation=f"Counted in the graph of the stepped GRU (section 6's count): {counted:,}. {why}",
+        explanation=f"Counted in the graph of the stepped GRU (this section's count): {counted:,}. {why}",
         hint="A step waits only for the states it reads, not for every step computed before it.",
     )
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from lessons.common.exercises import Exercise
 from lessons.rnn_cells import kinds, sequential, standard_network, vanishing_gradient
-from lessons.rnn_cells.standard_network import SharingDemo
 
 INTRO = (
     "A recurrent network reads a sentence one token at a time and carries what it has read in a **hidden "
@@ -69,13 +68,14 @@ EQUATION_NOTES = (  # the caption under the three cells' equations
 )
 
 
-def exercises(sharing: SharingDemo | None = None) -> list[Exercise]:
+def exercises() -> list[Exercise]:
     """The check-yourself questions: four computed by hand (what a gate keeps, a window's parameters, the steps a
-    stacked RNN takes in a row), one prediction about the sharing demo (``sharing``, trained if None) and one
-    about the kinds of RNN; every answer from the lesson's own functions."""
+    stacked RNN takes in a row) and one about the kinds of RNN; every answer from the lesson's own functions. The
+    prediction about the sharing demo is asked in its section, before its table
+    (:func:`~lessons.rnn_cells.standard_network.sharing_prediction`)."""
     return [
         *vanishing_gradient.exercises(),
-        *standard_network.exercises(sharing),
+        *standard_network.exercises(),
         *sequential.exercises(),
         *kinds.exercises(),
     ]

@@ -154,7 +154,11 @@ def results_summary(results: Comparison) -> str:
     ceiling = max(chance_ceiling(d) for d in distances)
     if stuck:
         where = "; ".join(f"{label(v)} at T = {_distances(ds)}" for v, ds in stuck.items())
-        sentences.append(f"Still at chance ({chance(distances[-1]):.0%}; no seed above {ceiling:.0%}): {where}.")
+        lr = results.meta.get("recipe", {}).get("lr", LR)
+        sentences.append(
+            f"Still at chance ({chance(distances[-1]):.0%}; no seed above {ceiling:.0%}) at learning rate {lr:g}, "
+            f"the rate chosen so that the LSTM learns (below: the plain RNN at other rates): {where}."
+        )
     else:
         sentences.append(f"No cell is at chance ({chance(distances[-1]):.0%}) at any distance.")
     unsolved = [d for d in distances if d not in solved_at(results, "RNN")] if "RNN" in present else []
@@ -177,7 +181,7 @@ def provenance_note(results: Comparison) -> str:
     return (
         f"At most {recipe.get('max_steps', STEPS)} steps per cell at learning rate {recipe.get('lr', LR):g}, a cell "
         f"stopping at {TARGET:.0%} on {EVAL_SIZE} held-out sequences; each seed a faint line, the band ± one sd. The "
-        "accuracies depend only on the seeds."
+        "same seed on another processor can land a little differently (its arithmetic rounds differently)."
     )
 
 

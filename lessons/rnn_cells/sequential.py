@@ -3,7 +3,9 @@
 The Transformer lecture's "Limitation?" slide: RNN, GRU, LSTM, "more and more complex", and *sequential*. Step t
 needs a⟨t−1⟩, so reading T tokens is T steps one after another, however many cores are free. A feed-forward
 layer applied to every position, or self-attention over the sequence (taught in lesson 5), is one operation over
-all T positions at once. :func:`measure_sequential` times the forward pass of each on this machine for several T.
+all T positions at once. :func:`chain_lengths` counts, in each one's autograd graph, the matrix products that
+must run one after another (the price of recurrence, counted, so no load on the machine can move it);
+:func:`measure_sequential` times the forward pass of each on this machine for several T.
 The exercise counts by hand the steps a stacked RNN must still take one after another (:func:`steps_in_a_row`).
 
 Letters: B batch, T sequence length, H size of every vector.
@@ -19,6 +21,7 @@ import torch
 from torch import nn
 
 from lessons.common.catalog import number
+from lessons.common.chains import matrix_product_chain
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.timing import call_seconds
@@ -37,8 +40,9 @@ TEXT = (
     "The lecture's *Limitation?* slide: RNN, GRU, LSTM, more and more complex, and **sequential**. Step t needs "
     "a⟨t−1⟩, so reading T tokens takes T steps, one after the other, however many cores are free. A feed-forward "
     "network applied to every position, or self-attention over the sequence (lesson 5), is one operation over "
-    "all T positions at once. Timed here, on this server, once (the forward pass only, a batch of "
-    f"{BATCH} sequences, vectors of {SIZE} numbers):"
+    "all T positions at once. The price is counted first, from each layer's own computation graph: the longest "
+    "chain of matrix products each of which needs the one before. Then it is timed, on this server, once (the "
+    f"forward pass only, a batch of {BATCH} sequences, vectors of {SIZE} numbers):"
 )
 
 
@@ -62,6 +66,35 @@ def layers(size: int = SIZE, seed: int = 0) -> dict[str, Callable[[torch.Tensor]
         return torch.softmax(scores, dim=-1) @ x  # (B, T, H)
 
     return {RNN_NAME: recurrent, FEED_FORWARD: feed_forward, ATTENTION: attention}
+
+
+def chain_lengths(lengths: Sequence[int] = LENGTHS, *, size: int = SIZE) -> dict[str, tuple[int, ...]]:
+    """Per layer, the longest chain of matrix products in its forward pass's autograd graph at each T
+    (:func:`~lessons.common.chains.matrix_product_chain`): one sequence of random inputs, the same weights as
+    :func:`layers`."""
+    fns = layers(size)
+    generator = torch.Generator().manual_seed(0)
+    chains: dict[str, list[int]] = {name: [] for name in fns}
+    for t in lengths:
+        x = torch.randn(1, t, size, generator=generator, requires_grad=True)  # (1, T, H)
+        for name, fn in fns.items():
+            chains[name].append(matrix_product_chain(fn(x)))
+    return {name: tuple(v) for name, v in chains.items()}
+
+
+def chain_sentence(chains: dict[str, tuple[int, ...]], lengths: Sequence[int] = LENGTHS) -> str:
+    """What the counted chains show, computed: for each layer, its chain at each T, and whether it grows with T."""
+    parts = []
+    for name in LAYERS:
+        values = chains[name]
+        counts = ", ".join(f"{c} at T = {t}" for t, c in zip(lengths, values, strict=True))
+        grows = "growing with T" if values[-1] > values[0] else "the same at every T"
+        parts.append(f"{name.split(' (')[0]}: {counts} ({grows})")
+    return (
+        "**Counted in each layer's computation graph** (matrix products that must run one after another): "
+        + "; ".join(parts)
+        + ". No number of cores shortens a chain; it only runs the products of one link side by side."
+    )
 
 
 def steps_in_a_row(length: int, layers: int, recurrent: bool = True) -> int:

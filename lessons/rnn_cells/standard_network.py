@@ -247,21 +247,12 @@ def sharing_summary(demo: SharingDemo) -> str:
 EXERCISE_SIZES = {"T": 25, "E": 4, "H": 10}  # the window of exercise 3: not the sizes the page's figure counts
 
 
-def exercises(sharing: SharingDemo | None = None) -> list[Exercise]:
-    """A parameter count by hand, and a prediction graded against the sharing demo (``sharing``, trained if None)."""
-    demo = sharing or sharing_demo()
+def exercises() -> list[Exercise]:
+    """A parameter count by hand (the sharing prediction is asked in the section, before its table:
+    :func:`sharing_prediction`)."""
     T, E, H = EXERCISE_SIZES.values()
     window = count(window_layer(T, E, H))
     rnn = count(nn.RNN(E, H))
-    picks = demo.probe["window network"]
-    pick = max(set(picks), key=picks.count)
-    told = {
-        m: ", ".join(
-            f"{PROBE_OPTIONS[o]} ({demo.probe[m].count(o)} of {len(demo.probe[m])} seeds)"
-            for o in sorted(set(demo.probe[m]))
-        )
-        for m in demo.probe
-    }
     return [
         Exercise(
             key="rnn_cells.ex3",
@@ -279,27 +270,42 @@ def exercises(sharing: SharingDemo | None = None) -> list[Exercise]:
             ),
             hint="Every unit sees every position's every number: T · E inputs, not E.",
         ),
-        Exercise(
-            key="rnn_cells.ex4",
-            prompt=(
-                "Predict, then read the answer. The window network of section 2 was trained on names at positions "
-                "1–4 only. It is now given “" + " ".join(PROBE) + "”: *Harry* at position 2, *Hermione* at "
-                "position 6. Which names does it tag?"
-            ),
-            choices=PROBE_OPTIONS,
-            answer=pick,
-            explanation=(
-                f"Run on this server: the window network tagged {told['window network']}; the RNN tagged "
-                f"{told['RNN']}. "
-                + (
-                    "The window network's weights for position 6 only ever saw ordinary words, so they learned "
-                    "“never a name here”; the RNN's one cell and output layer read position 6 with the weights that "
-                    "learned *Hermione* at positions 1–4."
-                    if pick == PROBE_OPTIONS.index("only Harry (position 2)")
-                    else "The expected reading (its weights for position 6 never saw a name) did not hold for this "
-                    "run: its position-6 weights still learned something from the ordinary words there."
-                )
-            ),
-            hint="Ask which weights read position 6, and what they saw in training.",
-        ),
     ]
+
+
+def sharing_prediction(sharing: SharingDemo | None = None) -> Exercise:
+    """Predict, before the table below it is shown: which names the window network tags at a position it never saw
+    a name in, graded against the sharing demo (``sharing``, trained if None)."""
+    demo = sharing or sharing_demo()
+    picks = demo.probe["window network"]
+    pick = max(set(picks), key=picks.count)
+    told = {
+        m: ", ".join(
+            f"{PROBE_OPTIONS[o]} ({demo.probe[m].count(o)} of {len(demo.probe[m])} seeds)"
+            for o in sorted(set(demo.probe[m]))
+        )
+        for m in demo.probe
+    }
+    return Exercise(
+        key="rnn_cells.ex4",
+        prompt=(
+            "Predict, then see the table below. The window network was trained on names at positions "
+            "1–4 only. It is now given “" + " ".join(PROBE) + "”: *Harry* at position 2, *Hermione* at "
+            "position 6. Which names does it tag?"
+        ),
+        choices=PROBE_OPTIONS,
+        answer=pick,
+        explanation=(
+            f"Run on this server: the window network tagged {told['window network']}; the RNN tagged "
+            f"{told['RNN']}. "
+            + (
+                "The window network's weights for position 6 only ever saw ordinary words, so they learned "
+                "“never a name here”; the RNN's one cell and output layer read position 6 with the weights that "
+                "learned *Hermione* at positions 1–4."
+                if pick == PROBE_OPTIONS.index("only Harry (position 2)")
+                else "The expected reading (its weights for position 6 never saw a name) did not hold for this "
+                "run: its position-6 weights still learned something from the ordinary words there."
+            )
+        ),
+        hint="Ask which weights read position 6, and what they saw in training.",
+    )

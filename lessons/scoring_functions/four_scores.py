@@ -1,7 +1,7 @@
 """Section 1, four ways to score a key: the lecture's four similarity functions (dot, scaled dot, bilinear,
 additive) with their equations and notes, the course's own score modules that compute them, their parameters
-counted on the modules, and the exercises on them (a scaled dot score by hand, which scores compare unequal
-sizes, the bilinear score's parameters)."""
+counted on the modules, and the exercises on them (a scaled dot score by hand, the additive and the bilinear
+scores' parameters for unequal sizes)."""
 
 from __future__ import annotations
 
@@ -91,6 +91,7 @@ def accepts_sizes(score: str, query_size: int, key_size: int) -> bool:
     return True
 
 
+HIDDEN = 24  # d″ of the by-hand additive count: not a size the page's own figures use
 HAND_QUERY = (2.0, 0.0, 1.0, 1.0)
 HAND_KEY = (1.0, 1.0, 1.0, 1.0)
 
@@ -104,15 +105,7 @@ def _by_hand_exercises() -> list[Exercise]:
     products = " + ".join(f"{a:g}·{b:g}" for a, b in zip(HAND_QUERY, HAND_KEY, strict=True))
     big_q, big_k = 64, 128
     bilinear = parameter_count(BilinearAttention(big_q, big_k))
-    fits = tuple(s for s in SCORES if accepts_sizes(s, big_q, big_k))
-    choices = ("all four", "only the dot and scaled dot scores", "only bilinear and additive", "only additive")
-    by_choice = {
-        "all four": set(SCORES),
-        "only the dot and scaled dot scores": {"dot", "scaled_dot"},
-        "only bilinear and additive": {"bilinear", "additive"},
-        "only additive": {"additive"},
-    }
-    answer = next(i for i, c in enumerate(choices) if by_choice[c] == set(fits))
+    additive = parameter_count(AdditiveAttention(big_q, big_k, HIDDEN))
     d = len(HAND_QUERY)
     return [
         Exercise(
@@ -132,18 +125,19 @@ def _by_hand_exercises() -> list[Exercise]:
         Exercise(
             key="scoring_functions.ex2",
             prompt=(
-                f"A decoder state of size {big_q} attends over the states of a bidirectional encoder, of size "
-                f"{big_k}. Which score functions can compare them as they are, without projecting one to the "
-                "other's size?"
+                f"By hand, from the additive score's equation: a decoder state of size d = {big_q} attends over the "
+                f"states of a bidirectional encoder, of size d′ = {big_k}, with d″ = {HIDDEN} hidden units. How many "
+                "parameters do W₁, b₁ and w₂ hold together?"
             ),
-            choices=choices,
-            answer=answer,
+            answer=additive,
+            tolerance=0.5,
             explanation=(
-                f"q·k = Σⱼ qⱼkⱼ pairs entry j of q with entry j of k, so it needs d = d′; {big_q} ≠ {big_k}. The "
-                f"bilinear W ({big_q} × {big_k}) maps k to q's size before the dot product, and the additive W₁ "
-                f"reads [q; k] ({big_q} + {big_k} = {big_q + big_k} entries) whatever the two sizes are."
+                f"W₁ reads [q; k], {big_q} + {big_k} = {big_q + big_k} entries, into d″ = {HIDDEN} units: {HIDDEN} × "
+                f"{big_q + big_k} = {HIDDEN * (big_q + big_k):,}; b₁ and w₂ add {HIDDEN} each: {additive:,} in all "
+                "(counted on the module itself). Unlike q·k, which pairs entry j of q with entry j of k and so needs "
+                f"d = d′ ({big_q} ≠ {big_k} here), W₁ reads the two sizes whatever they are."
             ),
-            hint="Try writing q·k for vectors of different sizes.",
+            hint="W₁ has one row per hidden unit and one column per entry of [q; k]; then add b₁ and w₂.",
         ),
         Exercise(
             key="scoring_functions.ex3",

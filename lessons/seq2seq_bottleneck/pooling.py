@@ -179,13 +179,17 @@ def pooling_summary(results: Comparison, metric: str = "exact_match") -> str:
 
 
 # ------------------------------------------------------------------------------------------------- exercises
-EXERCISE_STATES = ((2.0, 0.0), (0.0, 4.0), (1.0, 2.0))  # not the page's default: the student computes these
+# Four states, the end mark's included: the page's widget takes three, so it cannot compute these for the student
+EXERCISE_WORDS = (*LECTURE_WORDS, "</s>")
+EXERCISE_STATES = ((2.0, 0.0), (0.0, 4.0), (1.0, 2.0), (3.0, 2.0))
+EXERCISE_WEIGHTS = (0.50, 0.30, 0.10, 0.10)
 
 
 def exercises() -> list[Exercise]:
     """Both pools by hand, on states that are not the page's, answers computed by :func:`pool`."""
-    pooled = pool(EXERCISE_STATES, (0.60, 0.35, 0.05))
-    states = "; ".join(f"h_{w} = ({a:g}, {b:g})" for w, (a, b) in zip(LECTURE_WORDS, EXERCISE_STATES, strict=True))
+    pooled = pool(EXERCISE_STATES, EXERCISE_WEIGHTS)
+    states = "; ".join(f"h_{w} = ({a:g}, {b:g})" for w, (a, b) in zip(EXERCISE_WORDS, EXERCISE_STATES, strict=True))
+    shares = ", ".join(f"{p:.0%} *{w}*" for w, p in zip(EXERCISE_WORDS, EXERCISE_WEIGHTS, strict=True))
     mean_parts = " + ".join(f"{a:g}" for a, _ in EXERCISE_STATES)
     att_parts = " + ".join(f"{p:.2f}·{b:g}" for p, (_, b) in zip(pooled.weights, EXERCISE_STATES, strict=True))
     return [
@@ -194,19 +198,21 @@ def exercises() -> list[Exercise]:
             prompt=f"Mean pooling by hand: {states}. What is the **first** number of Enc(x) = (1/|x|) Σ hᵢ?",
             answer=round(float(pooled.mean[0]), 4),
             tolerance=0.01,
-            explanation=(f"Add the first numbers and divide by |x| = 3: ({mean_parts}) / 3 = {pooled.mean[0]:.2f}."),
+            explanation=(
+                f"Add the first numbers and divide by |x| = {len(EXERCISE_STATES)}: ({mean_parts}) / "
+                f"{len(EXERCISE_STATES)} = {pooled.mean[0]:.2f}. The end mark's state counts like any other."
+            ),
         ),
         Exercise(
             key="seq2seq_bottleneck.ex5",
             prompt=(
-                "The same three states, weighted as the lecture's first step (60% *I*, 35% *like*, 5% *pizza*): "
-                "what is the **second** number of Enc(x, g) = Σ p(i | g) hᵢ?"
+                f"The same four states, weighted {shares}: what is the **second** number of Enc(x, g) = Σ p(i | g) hᵢ?"
             ),
             answer=round(float(pooled.attended[1]), 4),
             tolerance=0.01,
             explanation=(
                 f"Weight each state's second number: {att_parts} = {pooled.attended[1]:.2f}. The mean gave "
-                f"{pooled.mean[1]:.2f}: the same sum with every weight 1/3."
+                f"{pooled.mean[1]:.2f}: the same sum with every weight 1/{len(EXERCISE_STATES)}."
             ),
             hint="Use the second numbers, and the weights as fractions.",
         ),

@@ -181,20 +181,21 @@ def exercises() -> list[Exercise]:
             key="seq2seq_bottleneck.ex6",
             prompt=(
                 "Predict before you train it in section 5: a **bidirectional** encoder **without attention** gets "
-                "c = [→h_S; ←h_1]. Which characters of a long string are freshest in c?"
+                "c = [→h_S; ←h_1] and copies a long string. Where in its copy do you expect its characters to be "
+                "remembered **least** well?"
             ),
             choices=(
-                "The last ones in →h_S, and the first ones in ←h_1",
-                "The first ones in both halves",
-                "The middle ones: each half read half of the string",
-                "None: the two directions cancel out",
+                "Near the start of the string",
+                "In the middle of the string",
+                "Near the end of the string",
+                "Nowhere: c has seen every character equally",
             ),
-            answer=0,
+            answer=1,
             explanation=(
                 "→h_S read the string left to right and ends at the end mark, so the last characters are freshest "
-                "there; ←h_1 read it right to left and ends at the first character. Copying needs the first "
-                "character first, so the backward half helps the start of the copy; the middle of a long string "
-                "is the oldest in both halves."
+                "there; ←h_1 read it right to left and ends at the first character, so the first ones are freshest "
+                "in that half. The middle is many steps old in both halves. This is reasoning, not a measurement "
+                "here: train in section 5 and look at which characters its copy gets wrong."
             ),
             hint="Each direction remembers best what it read last.",
         ),

@@ -15,6 +15,7 @@ from torch import nn
 from lessons.common.exercises import Exercise
 from lessons.transformer.maps import maps_per_sentence
 from lessons.transformer.reading import walk
+from minimodels.attention import causal_mask
 from minimodels.tasks import Task
 from minimodels.transformer import FeedForward, TransformerConfig
 
@@ -85,23 +86,19 @@ def model_exercises(model: nn.Module, task: Task) -> list[Exercise]:
         ),
         Exercise(
             key="transformer.ex4",
-            prompt="In the decoder's masked self-attention map (rows: positions, columns: positions), which weights "
-            "are always exactly 0?",
-            choices=(
-                "those above the diagonal: later positions, not yet written",
-                "those below the diagonal: earlier positions",
-                "the diagonal: a position never attends to itself",
-                "none: the mask only scales the scores",
-            ),
-            answer=0,
-            explanation="Row t may read positions 1 … t. The causal mask sets the scores of later positions (columns "
-            "after t, above the diagonal) to −∞ before the softmax, and e^−∞ = 0: exactly 0 weight, whatever the "
-            "model learned.",
-            hint="What must a decoder not read while it writes position t?",
+            prompt=f"By hand: the decoder has written T = {MASKED_T} tokens. In its masked self-attention map (rows "
+            "and columns: positions), how many of the weights **can** be other than 0?",
+            answer=int(causal_mask(MASKED_T).sum()),
+            explanation=f"Row t may read positions 1 … t; the causal mask sets the later ones to −∞ before the "
+            f"softmax, and e^−∞ = 0, whatever the model learned. So row t has t weights that can be nonzero: "
+            f"1 + 2 + … + {MASKED_T} = {MASKED_T}·{MASKED_T + 1}/2 = {int(causal_mask(MASKED_T).sum())}, the "
+            "diagonal and below.",
+            hint="What must a decoder not read while it writes position t? Count row by row.",
         ),
     ]
 
 
+MASKED_T = 30  # ex4: longer than the page's sentences, so the map cannot be counted off a figure
 BEAM_FIRST = {"A": 0.6, "B": 0.4}  # p(first token)
 BEAM_SECOND = {"A": {"x": 0.5, "y": 0.5}, "B": {"x": 0.9, "y": 0.1}}  # p(second token | first), then </s> for sure
 

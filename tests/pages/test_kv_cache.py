@@ -43,7 +43,7 @@ def test_every_section_is_drawn_and_no_answer_shows_before_its_prediction_is_ans
         assert section.TITLE in headers
     assert len(at.latex) >= 4
     assert not reveal_labels(at)
-    locks = [c.value for c in at.caption if "to reveal" in c.value]
+    locks = [i.value for i in at.info if "first (press Check)" in i.value]
     assert len(locks) == len(PREDICTIONS)
     assert "Window of w = 4: who reads whom" in plotly_titles(at)
     assert not any(t.startswith("One step") for t in plotly_titles(at))  # the timings are behind their prediction

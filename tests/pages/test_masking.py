@@ -20,6 +20,7 @@ from tests.helpers import (
     answer_exercise,
     open_page,
     plotly_array,
+    predicted,
     progress_text,
     train_and_stop_at_once,
     unfold,
@@ -84,7 +85,8 @@ def test_page_opens_with_every_figure_and_the_shipped_results(at):
     assert maps_caption(*views) in [c.value for c in at.caption]
     results = training.load_results()
     assert not any(e.label.startswith("Reveal the outputs") and e.children for e in at.expander)  # folded: not built
-    unfold(at, "Reveal the outputs")
+    assert not any(e.label.startswith("Reveal") for e in at.expander)  # offered once the predictions are answered
+    unfold(predicted(at), "Reveal the outputs")
     reveal = next(e for e in at.expander if e.label.startswith("Reveal the outputs"))
     tables = [df.value.to_dict("records") for df in reveal.dataframe]
     assert (
@@ -142,7 +144,9 @@ def test_the_word_and_the_position_change_the_decoder_maps(at):
     normal, cheater = z(heatmap_titled(at, MAP_TITLES[True])), z(heatmap_titled(at, MAP_TITLES[False]))
     assert (normal[np.triu_indices(len(normal), 1)] == 0).all()
     assert not np.array_equal(cheater, before)
-    outputs = next(e for e in unfold(at, "Reveal").expander if e.label.startswith("Reveal")).dataframe[0].value
+    outputs = (
+        next(e for e in unfold(predicted(at), "Reveal").expander if e.label.startswith("Reveal")).dataframe[0].value
+    )
     assert list(outputs["gold cipher"]) == ["defghijk"] * 2
 
 

@@ -21,7 +21,7 @@ from lessons.multi_head_attention import (
     train_yourself,
     transformer_maps,
 )
-from tests.helpers import answer_exercise, open_page, unfold, vega_specs, wait_for_report, wait_for_run
+from tests.helpers import answer_exercise, open_page, predicted, unfold, vega_specs, wait_for_report, wait_for_run
 from tests.helpers import plotly_specs as specs
 
 PAGE = "pages/multi_head_attention.py"
@@ -30,7 +30,7 @@ PAGE = "pages/multi_head_attention.py"
 @pytest.fixture(scope="module")
 def at():
     """One page for the tests that only move controls (each test leaves the controls it moved as it found them)."""
-    return unfold(open_page(PAGE), "Reveal")  # the folded answers and tables open, as a student opens them
+    return unfold(predicted(open_page(PAGE)), "Reveal")  # the folded answers and tables open, as a student opens them
 
 
 def heatmap_count(spec: dict) -> int:
@@ -174,7 +174,7 @@ def test_shipped_comparison(at):
 
 
 def test_exercises_are_checked(at):
-    at.number_input(key="multi_head_attention.ex1.answer").set_value(64)
+    at.number_input(key="multi_head_attention.ex1.answer").set_value(1024 // 32)  # d_k of 32 heads, not the paper's
     at.button(key="FormSubmitter:multi_head_attention.ex1.form-Check").click().run()
     assert any(s.value.startswith("Right") for s in at.success)
     at.number_input(key="multi_head_attention.ex2.answer").set_value(4 * 512 * 512)

@@ -24,6 +24,7 @@ from tests.helpers import (
     answer_exercise,
     open_page,
     plotly_array,
+    predicted,
     progress_text,
     unfold,
     vega_rows,
@@ -37,7 +38,7 @@ PAGE = "pages/positional_encoding.py"
 
 @pytest.fixture(scope="module")
 def at():
-    return unfold(open_page(PAGE), "Reveal")  # the folded answers and tables open, as a student opens them
+    return unfold(predicted(open_page(PAGE)), "Reveal")  # the folded answers and tables open, as a student opens them
 
 
 def figure(at, title_part: str) -> dict:

@@ -59,10 +59,7 @@ def test_the_figures_and_sentences_follow_the_controls():
     lookup = database.soft_lookup("people", 20.0)
     bars = figures(at)["p(i | “people”)"]
     np.testing.assert_allclose(plotly_array(bars["data"][0]["x"]), lookup.weights.numpy(), atol=1e-6)
-    key, value, weight = lookup.best()
-    assert markdown_starting(at, "The row that weighs most:") == (
-        f"The row that weighs most: **{key} → {value}** with {weight:.0%} of the weight."
-    )
+    assert markdown_starting(at, "3 rows tie for the most weight:") == database.best_sentence(lookup)
     heatmap = figures(at)["softmax(QKᵀ/√d_k): row i attends"]
     tokens = at.session_state["queries_keys_values.tokens"]
     expected = matrix_form.self_attention(tokens, d_model=16, d_k=8, seed=0).weights.numpy()

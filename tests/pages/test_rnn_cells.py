@@ -153,6 +153,7 @@ def test_exercises_are_checked(at):
     assert sum(s.value.startswith("Right") for s in at.success) == 1  # ex1's feedback is gone after the rerun
     answer_exercise(at, "rnn_cells.ex4", "both names")
     assert any("Not quite" in w.value and "Run on this server" in w.value for w in at.warning)
+    assert any("never saw a name" in m.value for m in at.markdown)  # the table opens once it is answered
     answer_exercise(at, "rnn_cells.ex5", "one-to-many")
     assert any("outputs" in w.value for w in at.warning)
 
@@ -167,6 +168,8 @@ def test_the_standard_network_section_counts_for_the_students_t_and_shows_sharin
     assert any(m.value == standard_network.counts_text(50) for m in at.markdown)
     chart = next(c for c in at.get("vega_lite_chart") if "Parameters vs length" in spec_text(c))
     assert {(r["label"], r["x"]) for r in vega_rows(chart)} >= {("window network", 50.0), ("RNN", 50.0)}
+    assert not any("never saw a name" in m.value for m in at.markdown)  # folded until the prediction is answered
+    answer_exercise(at, "rnn_cells.ex4", "both names")
     summary = next(m.value for m in at.markdown if "never saw a name" in m.value)
     assert summary.startswith("At positions it never saw a name, the RNN finds")  # computed; 3 seeds
     assert any("(n = 3)" in str(df.value.to_dict()) for df in at.dataframe)

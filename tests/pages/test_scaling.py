@@ -10,7 +10,7 @@ import pytest
 
 import ui.results
 from lessons.scaling import recall, recall_training, saturation, score_cost, scores, thinking_machines, variance
-from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, unfold, vega_rows
+from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, predicted, unfold, vega_rows
 from tests.helpers import plotly_specs as figures
 
 PAGE = "pages/scaling.py"
@@ -19,7 +19,7 @@ PAGE = "pages/scaling.py"
 @pytest.fixture
 def at():
     """The lesson page with its folded answers and tables open (as a student opens them), fresh for each test."""
-    return unfold(open_page(PAGE), "Reveal", "Every figure")
+    return unfold(predicted(open_page(PAGE)), "Reveal", "Every figure")
 
 
 def figure(at, title_start: str) -> dict:

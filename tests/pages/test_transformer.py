@@ -23,7 +23,7 @@ from lessons.transformer import (
     resolving_it,
 )
 from minimodels.tasks import get_task
-from tests.helpers import open_page, plotly_array, plotly_specs, unfold, vega_rows, wait_for_run
+from tests.helpers import open_page, plotly_array, plotly_specs, predicted, unfold, vega_rows, wait_for_run
 
 PAGE = "pages/transformer.py"
 
@@ -31,7 +31,7 @@ PAGE = "pages/transformer.py"
 @pytest.fixture
 def at():
     """The lesson page with its folded answers and tables open (as a student opens them), fresh for each test."""
-    return unfold(open_page(PAGE), "Reveal")
+    return unfold(predicted(open_page(PAGE)), "Reveal")
 
 
 def diagram(at) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from lessons.common.catalog import built_lessons
-from tests.helpers import folded_key, open_page, unfold
+from tests.helpers import folded_key, open_page, predicted, unfold
 
 FOLDED = ("Reveal", "Symbols on this page", "Every ")
 CODE = ":material/code:"  # a listing's icon (``ui.show_code``): the labels vary
@@ -27,6 +27,8 @@ def test_folded_content_is_built_only_when_opened(lesson):
     at = unfold(at, *code)
     listings = [c.value for e in at.expander if e.proto.icon == CODE for c in e.code]
     assert listings and all(v.lstrip().startswith(("def ", "class ", "@")) for v in listings)
+    assert not any(e.label.startswith("Reveal") for e in at.expander)  # not offered before its predictions
+    at = predicted(at)
     reveals = [e.label for e in at.expander if e.label.startswith("Reveal")]
     if reveals:
         at = unfold(at, "Reveal")

@@ -185,3 +185,10 @@ def test_the_papers_bilingual_claim_and_numbers_are_quoted_verbatim():
     bridge_fr_en, plain_fr_en = grid_claims.PAPER_BILINGUAL_BLEU["fr→en"]
     assert float(en[0][4]) == plain_en_fr and float(en[1][4]) == bridge_en_fr  # row EN, column FR
     assert float(fr[0][1]) == plain_fr_en and float(fr[1][1]) == bridge_fr_en  # row FR, column EN
+
+
+def test_the_page_names_what_it_does_not_reproduce_with_the_steps_it_would_take():
+    results = experiments.load_results()
+    text = grid_claims.not_reproduced(results)
+    assert "SentEval" in text and "probing" in text
+    assert f"8× a grid model's {results.meta['steps']} steps" in text  # 16 directions against 2

@@ -240,3 +240,20 @@ def test_the_hub_comparison_agrees_with_the_shipped_numbers(shipped):
     minimum = findings.BLEU_MIN_GAP if key == "bleu" else findings.MIN_GAP
     expected = "too close" if abs(gap) <= max(sds, minimum) else "clearly higher" if gap > 0 else "clearly lower"
     assert expected in line, line
+
+
+def fake_grid(bilingual_bleu: float, seeds=(0, 1, 2)) -> Comparison:
+    """A grid with only its bilingual model, whose two trained directions score ``bilingual_bleu`` (± 0.5)."""
+    names = [experiments.pair_name(p) for p in experiments.BILINGUAL_PAIRS]
+    runs = tuple(
+        Run("bilingual", s, {}, (), {}, {"test": {n: {"bleu": bilingual_bleu + 0.5 * s} for n in names}}) for s in seeds
+    )
+    return Comparison(("bilingual",), runs, {})
+
+
+def test_the_trained_reference_is_set_against_the_bilingual_model_either_way():
+    starved = leave_out.reference_note(fake_leave_out(29.0, 25.0), fake_grid(90.0))
+    assert "against 90.5 ± 0.5 for the grid's bilingual model" in starved and "far below it" in starved
+    strong = leave_out.reference_note(fake_leave_out(90.0, 85.0), fake_grid(29.0))
+    assert "above it" in strong and "far below" not in strong
+    assert leave_out.reference_note(fake_leave_out(29.0, 25.0), Comparison(("hub",), (), {})) == ""

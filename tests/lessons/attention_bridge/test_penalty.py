@@ -44,7 +44,11 @@ def test_the_penalty_findings_say_who_is_ahead_and_flip_when_the_numbers_swap(se
 
 def test_lambda_is_said_from_the_runs():
     results = fake_results()
-    assert "the models here use λ = 0.1, 0.1 times the paper's" in penalty.penalty_weight_text(results)
+    text = penalty.penalty_weight_text(results, tokens=7.0)  # per token, λ = 0.1 is 0.7 of the paper's 1/n
+    assert "use λ = 0.1; with 7.0 target tokens a sentence on average, that is λ·n = 0.1 × 7.0 = 0.70" in text
+    assert "about 0.7 times the paper's" in text
+    assert "about 0.2 times the paper's" in penalty.penalty_weight_text(results, tokens=2.0)
+    assert 6 < penalty.mean_target_tokens() < 9  # the corpus's 6–7 words and an end mark
     runs = [
         Run(
             r.variant,
@@ -57,4 +61,4 @@ def test_lambda_is_said_from_the_runs():
         for r in results.runs
     ]
     paper_like = Comparison(results.variants, tuple(runs), results.meta, results.labels)
-    assert "the models here use λ = 1, the paper's weight" in penalty.penalty_weight_text(paper_like)
+    assert "λ·n = 1 × 1.0 = 1.00, about the paper's weight" in penalty.penalty_weight_text(paper_like, tokens=1.0)

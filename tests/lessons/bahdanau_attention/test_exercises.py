@@ -40,7 +40,8 @@ def test_exercise_answers_are_computed_and_explained_with_their_numbers(model, t
     assert by_key["bahdanau_attention.ex2"].check(2 * A * D + 2 * A).correct
     assert not by_key["bahdanau_attention.ex2"].check(2 * A * D).correct
     ex6 = by_key["bahdanau_attention.ex6"]
-    assert ex6.check(pizza.contexts.shape[1]).correct and not ex6.check(model.config.hidden_size).correct
+    cell_input = model.config.embedding_size + pizza.contexts.shape[1]  # [embedding; context]
+    assert ex6.check(cell_input).correct and not ex6.check(pizza.contexts.shape[1]).correct
     assert by_key["bahdanau_attention.ex3"].check(0).correct
     for ex in exercises:  # a wrong answer gets the worked solution, never a direction
         wrong = ex.check((ex.answer + 1) % len(ex.choices) if ex.choices else ex.answer + 7)

@@ -150,3 +150,9 @@ def test_every_cell_a_spreadsheet_would_read_as_a_formula_is_kept_as_text(text):
     rows = list(csv.reader(io.StringIO(export.to_csv(table))))
     assert rows[0][1] == rows[1][0] == "'" + text
     assert spreadsheet.as_text("attention") == "attention"
+
+
+def test_the_words_of_a_two_line_title_read_as_one_line():
+    table = export.Table("dot<br>seed 0 · step 200", ["a"], ["b"], np.array([[0.9]]))
+    text = export.describe([table])
+    assert text.startswith("dot · seed 0 · step 200: 1 rows × 1 columns") and "<br" not in text

@@ -7,9 +7,9 @@ from tests.lessons.multi_head_attention.made_up_results import fake_results
 
 def test_exercises_are_computed_predicted_before_the_results_and_never_read_off_the_page():
     ex1, ex2 = split.by_hand()
-    big = (split.BIG_D_MODEL, split.BIG_HEADS)
+    big = (split.BIG_D_MODEL, split.DK_HEADS)
     assert big[0] not in split.D_MODEL_CHOICES  # not on the sliders: worked by hand, not read off
-    assert ex1.answer == big[0] // big[1] and ex1.check(64).correct and not ex1.check(8).correct
+    assert ex1.answer == big[0] // big[1] == 32 and not ex1.check(64).correct  # not the paper's d_k = 64
     assert ex2.answer == 4 * (big[0] ** 2 + big[0]) and f"{ex2.answer:,}" in ex2.explanation
     ex3 = split.split_prediction()
     assert ex3.choices[ex3.answer] == "stay the same" and "1,050,624 with 1 head" in ex3.explanation

@@ -17,7 +17,8 @@ def test_exercise_answers_come_from_the_computation():
     assert not ex1.check(0.12).correct  # the page's own 0.12 is not the answer: nothing to read off
     ex2 = by_key["queries_keys_values.ex2"]  # 112 and 96 at d_k = 100: softmax(11.2, 9.6)[0]
     assert ex2.check(1 / (1 + math.exp(-1.6))).correct and not ex2.check(0.88).correct
-    assert by_key["queries_keys_values.ex3"].check(0.5).correct  # river and plant tie at the top
+    ex3 = by_key["queries_keys_values.ex3"]  # sheep, bull, fly and snail tie at the top for "a creature"
+    assert ex3.check(0.25).correct and not ex3.check(0.5).correct
     assert by_key["queries_keys_values.ex4"].check(0).correct and not by_key["queries_keys_values.ex4"].check(1).correct
     dot = by_key["queries_keys_values.dot"]  # [2, −1, 3] · [1, 4, −2] = 2 − 4 − 6
     assert dot.check(-8).correct and not dot.check(8).correct

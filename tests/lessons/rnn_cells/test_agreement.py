@@ -1,6 +1,8 @@
 """Section 5's charts and sentences: the shipped comparison over a chance line, summaries that follow the numbers,
 the live figures."""
 
+import dataclasses
+
 import pytest
 
 from lessons.common.comparison import Comparison
@@ -108,3 +110,12 @@ def test_a_live_report_draws_its_gates_and_says_each_cells_answer():
     assert len(fig.data) == 2  # the GRU's and the LSTM's keep gates
     text = agreement.answers_text(report)
     assert text == ", ".join(f"{kind} says *{report.answers[kind]}*" for kind in training.KINDS)
+
+
+def test_at_chance_names_the_learning_rate_it_holds_at():
+    results = training.load_results()
+    lr = results.meta["recipe"]["lr"]
+    assert f"at learning rate {lr:g}, the rate chosen so that the LSTM learns" in agreement.results_summary(results)
+    moved = dataclasses.replace(results, meta={**results.meta, "recipe": {**results.meta["recipe"], "lr": 0.5}})
+    assert "at learning rate 0.5, the rate chosen" in agreement.results_summary(moved)
+    assert "depend only on the seeds" not in agreement.provenance_note(results)  # another processor moves them

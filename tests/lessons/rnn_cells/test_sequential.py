@@ -54,3 +54,15 @@ def test_steps_in_a_row_follow_the_grid_of_layers_and_steps():
     assert sequential.steps_in_a_row(500, 2, recurrent=False) == 2  # self-attention: its layers, whatever T
     ex = next(e for e in rnn_cells.exercises() if e.key == "rnn_cells.ex6")
     assert ex.answer == sequential.steps_in_a_row(*sequential.STEPS_EXERCISE.values()) and not ex.check(60).correct
+
+
+def test_the_chains_are_counted_from_the_graphs_and_only_the_rnns_grows_with_t():
+    chains = sequential.chain_lengths((3, 7), size=8)
+    assert chains[sequential.RNN_NAME] == (3, 7)  # one product W_aa a⟨t−1⟩ per step, each waiting for the last
+    assert chains[sequential.FEED_FORWARD] == (2, 2) and chains[sequential.ATTENTION] == (2, 2)
+    text = sequential.chain_sentence(chains, (3, 7))
+    assert "RNN: 3 at T = 3, 7 at T = 7 (growing with T)" in text
+    assert "feed-forward, 2 layers: 2 at T = 3, 2 at T = 7 (the same at every T)" in text
+    swapped = {sequential.RNN_NAME: (2, 2), sequential.FEED_FORWARD: (3, 7), sequential.ATTENTION: (2, 2)}
+    text = sequential.chain_sentence(swapped, (3, 7))
+    assert "RNN: 2 at T = 3, 2 at T = 7 (the same at every T)" in text and "(growing with T)" in text

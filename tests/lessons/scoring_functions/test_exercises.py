@@ -13,7 +13,9 @@ def test_exercise_answers_are_computed():
     assert ex["scoring_functions.ex1"].answer == pytest.approx(2.0)
     assert ex["scoring_functions.ex1"].check(2.0).correct and not ex["scoring_functions.ex1"].check(4.0).correct
     assert "= 4" in ex["scoring_functions.ex1"].explanation and "4 / 2 = 2" in ex["scoring_functions.ex1"].explanation
-    assert ex["scoring_functions.ex2"].choices[ex["scoring_functions.ex2"].answer] == "only bilinear and additive"
+    ex2 = ex["scoring_functions.ex2"]  # the additive score by hand: d″(d + d′) + 2d″, not a lookup of the notes
+    assert ex2.answer == 24 * (64 + 128) + 2 * 24 and ex2.check(4656).correct and not ex2.check(8192).correct
+    assert "24 × 192 = 4,608" in ex2.explanation
     assert (
         ex["scoring_functions.ex3"].answer == 64 * 128 and "64 × 128 = 8,192" in ex["scoring_functions.ex3"].explanation
     )

@@ -87,7 +87,7 @@ def test_observations_are_read_off_the_results():
     assert lines[0].startswith("Fewest steps to 95%, on average: " + " and ".join(f"**{t}**" for t in tied))
     assert "too close to call" in lines[0]  # a tie is never a win
     align = {s: results.spread("alignment accuracy", s).mean for s in four_scores.SCORES}
-    assert f"**{four_scores.LABELS[max(align, key=align.get)]}**" in lines[-1]
+    assert f"**{four_scores.LABELS[max(align, key=align.get)]}**" in lines[3]
     per_step = {s: results.spread("seconds per 100 steps", s).mean for s in four_scores.SCORES}
     assert f"Slowest step: **{four_scores.LABELS[max(per_step, key=per_step.get)]}**" in lines[2]
 
@@ -137,3 +137,73 @@ def test_every_sentence_says_which_way_the_numbers_go_and_whether_it_is_clear():
 
     one_seed = side_by_side.observations(race([100], [300], [0.9], [0.5], 0.1, 0.3))  # one seed is an anecdote
     assert all("too close to call" in line and " beats " not in line for line in one_seed)
+
+
+def three_seed_race(test, align, speeds):
+    """A race of dot and scaled dot over three seeds: per score its test exact match and alignment (means, ± 0.005
+    over seeds) and its seconds per step for each seed."""
+    runs = []
+    for score in ("dot", "scaled_dot"):
+        for seed in range(3):
+            jitter = 0.005 * (seed - 1)
+            runs.append(
+                run(
+                    score,
+                    seed,
+                    [(10, 0.5), (20, 0.96)],
+                    test=test[score] + jitter,
+                    align=align[score] + jitter,
+                    seconds_per_step=speeds[score][seed],
+                )
+            )
+    return race_of(*runs)
+
+
+def test_the_clear_differences_on_test_exact_match_and_alignment_are_named_either_way():
+    """The pairs the rule calls clear are named with the leader first; swapping the numbers swaps the sentence."""
+    speeds = {"dot": [0.1, 0.2, 0.3], "scaled_dot": [0.1, 0.2, 0.3]}
+    lines = side_by_side.observations(
+        three_seed_race({"dot": 0.947, "scaled_dot": 0.977}, {"dot": 0.81, "scaled_dot": 0.65}, speeds)
+    )
+    assert any(
+        line.startswith("Clear on test exact match, pair by pair: **scaled dot** ahead of dot (97.7%") for line in lines
+    )
+    assert any(
+        line.startswith("Clear on alignment accuracy, pair by pair: **dot** ahead of scaled dot (81.0%")
+        for line in lines
+    )
+    swapped = side_by_side.observations(
+        three_seed_race({"dot": 0.977, "scaled_dot": 0.947}, {"dot": 0.65, "scaled_dot": 0.81}, speeds)
+    )
+    assert any(
+        line.startswith("Clear on test exact match, pair by pair: **dot** ahead of scaled dot (97.7%")
+        for line in swapped
+    )
+    assert any(
+        line.startswith("Clear on alignment accuracy, pair by pair: **scaled dot** ahead of dot (81.0%")
+        for line in swapped
+    )
+    close = side_by_side.clear_pairs(
+        three_seed_race({"dot": 0.95, "scaled_dot": 0.951}, {"dot": 0.8, "scaled_dot": 0.8}, speeds),
+        "test exact match",
+        ".1%",
+    )
+    assert close.startswith("On test exact match, the rule calls none of the 1 pairs") and "ahead" not in close
+
+
+def test_the_seconds_are_said_to_measure_the_load_only_when_every_score_orders_the_seeds_alike():
+    same = {"dot": [0.1, 0.2, 0.3], "scaled_dot": [0.15, 0.25, 0.35]}
+    c = three_seed_race({"dot": 0.9, "scaled_dot": 0.9}, {"dot": 0.8, "scaled_dot": 0.8}, same)
+    note = side_by_side.load_note(c, "seconds per 100 steps")
+    assert "fastest with seed 0 and slowest with seed 2" in note
+    reversed_seeds = {"dot": [0.3, 0.2, 0.1], "scaled_dot": [0.35, 0.25, 0.15]}
+    c = three_seed_race({"dot": 0.9, "scaled_dot": 0.9}, {"dot": 0.8, "scaled_dot": 0.8}, reversed_seeds)
+    assert "fastest with seed 2 and slowest with seed 0" in side_by_side.load_note(c, "seconds per 100 steps")
+    mixed = {"dot": [0.1, 0.2, 0.3], "scaled_dot": [0.35, 0.25, 0.15]}
+    c = three_seed_race({"dot": 0.9, "scaled_dot": 0.9}, {"dot": 0.8, "scaled_dot": 0.8}, mixed)
+    assert side_by_side.load_note(c, "seconds per 100 steps") == ""
+
+
+def test_the_race_intro_does_not_say_additive_steps_are_slower_before_the_table_does():
+    assert "why its steps take longer" not in side_by_side.race_intro()
+    assert "whether that shows in the seconds" in side_by_side.race_intro()
