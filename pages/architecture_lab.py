@@ -15,7 +15,6 @@ from lessons.architecture_lab import (
     training,
     writing_chains,
 )
-from lessons.common.live import TrainingRun
 from minimodels.chains import language, model
 from minimodels.tasks import get_task
 
@@ -134,7 +133,7 @@ def write_and_train() -> None:
         if steps:
             st.caption(f"As the shipped row: {steps} steps, no early stop (pick a preset to go back to the recipe).")
 
-        def make_run() -> TrainingRun:
+        def make_run():
             run, row = training.live_run(
                 checked, task_name, cell, encoder_text, decoder_text, seed, float(budget), steps
             )

@@ -3,6 +3,8 @@ the alignment of a fixed example as it trains."""
 
 from __future__ import annotations
 
+import functools
+
 from lessons.bahdanau_attention.alignment import alignment_heatmap
 from lessons.bahdanau_attention.decoding import MODEL
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
@@ -49,9 +51,9 @@ def new_training(task_name: str, seed: int, budget_seconds: float, bidirectional
 
 
 def new_run(task_name: str, seed: int, budget_seconds: float, bidirectional: bool = False) -> TrainingRun:
-    """One student's run, not yet started: a fresh model of their own and the thread that will train it."""
-    model, train_fn = new_training(task_name, seed, budget_seconds, bidirectional)
-    return TrainingRun(train_fn, model=model, name=f"bahdanau-{task_name}")
+    """One student's run, not yet started: a worker process will build a fresh model of their own and train it."""
+    recipe = functools.partial(new_training, task_name, seed, budget_seconds, bidirectional)
+    return TrainingRun(recipe, name=f"bahdanau-{task_name}")
 
 
 def snapshot_figure(snapshot):
