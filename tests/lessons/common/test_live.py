@@ -13,18 +13,7 @@ import pytest
 
 from lessons.common.live import TrainingRun
 from lessons.common.workers import LOST_WORKER, TRAINING_NICENESS, Pool
-
-
-def _count(steps: int, delay: float, on_progress):
-    for step in range(1, steps + 1):
-        time.sleep(delay)
-        if not on_progress({"step": step, "pid": os.getpid()}):
-            return step
-    return steps
-
-
-def counting(steps: int, delay: float = 0.0):
-    return None, functools.partial(_count, steps, delay)
+from tests.helpers import counting
 
 
 def _broken(on_progress):
@@ -161,7 +150,7 @@ SERVER = textwrap.dedent(
     """
     import functools, sys, time
     from lessons.common.live import TrainingRun
-    from tests.lessons.common.test_live import counting
+    from tests.helpers import counting
     run = TrainingRun(functools.partial(counting, 1_000_000, 0.01)).start()
     while run.status != "running":
         time.sleep(0.05)
