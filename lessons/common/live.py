@@ -76,12 +76,14 @@ class TrainingRun:
     every few steps and stop cleanly when it returns False (``minimodels.train.train`` does). Snapshots are
     appended, never changed, so a page can read ``snapshots`` at any time without a lock. ``model`` is the fresh
     model once the run has started and the trained one once it is over; ``result`` is what ``train_fn`` returned;
-    ``pid`` the worker process that trains it.
+    ``pid`` the worker process that trains it. ``label``: what the run trains, for a page to say from the moment
+    Train is pressed (before a worker has built the model).
     """
 
-    def __init__(self, recipe: Recipe, *, name: str = "training", pool: Pool = POOL):
+    def __init__(self, recipe: Recipe, *, name: str = "training", label: str = "", pool: Pool = POOL):
         self.recipe = pickle.dumps(recipe)  # here, so a recipe no worker could rebuild fails at once, in the page
         self.name = name
+        self.label = label
         self._pool = pool
         self._over = threading.Event()
         self.id: int | None = None
