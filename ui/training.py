@@ -46,9 +46,10 @@ def training_panel(
 
     ``make_run()`` returns a new, not yet started ``lessons.common.live.TrainingRun`` (its model a fresh one that
     belongs to this student alone, trained in a worker process). ``draw(snapshot, key)`` draws the lesson's
-    figure for one training report (``minimodels.train.Progress``). Once the run is over, a slider replays every report, so a class can watch
-    the alignment emerge again, and the replay downloads as an animated GIF: ``replay_frame(snapshot)`` gives
-    one report's map (2-D, values in [0, 1]), by default its ``attention``; no GIF when there is none.
+    figure for one training report (``minimodels.train.Progress``). Once the run is over, a slider replays every
+    report, so a class can watch the alignment emerge again, and the replay downloads as an animated GIF:
+    ``replay_frame(snapshot)`` gives one report's map (2-D, values in [0, 1]), by default its ``attention``; no
+    GIF when there is none.
     """
     runs = session_runs()
 
