@@ -4,19 +4,18 @@ Streamlit draws every session's page in a thread of one Python process, and Pyth
 training run in a thread of that process held the interpreter lock most of the time it computed, so while a class
 trained, every click waited for it. Here runs train in other processes: a :class:`Pool` of at most
 :data:`POOL_SIZE` workers (one per core), started when a run needs one and kept for the next, each a fresh
-interpreter (the spawn method: no copy of the server's threads or locks) on one torch thread, at a lower scheduling
+Python process (started anew, not forked: no copy of the server's threads or locks) on one torch thread, at a lower scheduling
 priority than the server, so a click still gets a core at once.
 
 A run travels to a worker as its *recipe*: a module-level function (with its arguments, e.g. a
 ``functools.partial``) that the worker unpickles and calls to build ``(model, train_fn)``; ``train_fn(on_progress)``
-trains as in a thread. The worker sends back through its pipe the fresh model when it starts, every progress report,
+trains as in a thread. The worker sends back through its socket the fresh model when it starts, every progress report,
 and at the end the result and the trained model, each pickled with :mod:`pickle` (a copy of the tensors, not
-torch's shared-memory handles). One thread of the server reads every worker's pipe and fills in the runs
+torch's shared-memory handles). One thread of the server reads every worker's socket and fills in the runs
 (:class:`lessons.common.live.TrainingRun`), which a page reads as before.
 
-Workers are daemons: they end with the server (multiprocessing ends daemonic children at exit, and
-:func:`shutdown` does it first), and a worker whose server has gone without that (killed: its end of the pipe
-closed) exits by itself. A worker that dies mid-run fails that run with a plain sentence, and a fresh one takes
+Workers end with the server: :meth:`Pool.shutdown` ends them at its exit, and a worker whose server has gone
+without that (killed: its end of the socket closed) exits by itself. A worker that dies mid-run fails that run with a plain sentence, and a fresh one takes
 the next run.
 """
 
@@ -26,16 +25,18 @@ import atexit
 import contextlib
 import itertools
 import logging
-import multiprocessing
 import os
 import pickle
 import queue
+import socket
+import subprocess
 import sys
 import threading
 import time
 import traceback
 from collections import deque
 from multiprocessing import connection
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -130,12 +131,26 @@ def _train_one(run_id: int, recipe: bytes, send, stop: threading.Event, stop_whe
 
 
 # ------------------------------------------------------------------------------------------------ in the server
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: where a worker imports the lessons from
+
+
 class _Worker:
-    def __init__(self, context) -> None:
-        self.conn, child = context.Pipe(duplex=True)
-        self.process = context.Process(target=_serve, args=(child,), name="attention-lab-training", daemon=True)
-        self.process.start()
-        child.close()
+    """A worker process, started as ``python -m lessons.common.workers FD`` with one end of a socket pair.
+
+    Not ``multiprocessing.Process``: its spawn method runs the parent's ``__main__`` again in the child, and in a
+    Streamlit server ``__main__`` is whichever page script is running at that moment."""
+
+    def __init__(self) -> None:
+        mine, theirs = socket.socketpair()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "lessons.common.workers", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            cwd=ROOT,
+            env=env,
+        )
+        theirs.close()
+        self.conn = connection.Connection(mine.detach())
         self.run = None  # the run it trains now
         self._send_lock = threading.Lock()
 
@@ -154,7 +169,6 @@ class Pool:
 
     def __init__(self, size: int = POOL_SIZE) -> None:
         self.size = size
-        self._context = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
         self._workers: list[_Worker] = []
         self._waiting: deque = deque()
@@ -205,7 +219,8 @@ class Pool:
         for worker in workers:
             worker.process.terminate()
         for worker in workers:
-            worker.process.join(2.0)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                worker.process.wait(2.0)
             if worker.run is not None:
                 worker.run._ended("stopped")
             worker.conn.close()
@@ -218,7 +233,7 @@ class Pool:
             if worker is None:
                 if len(self._workers) >= self.size:
                     return
-                worker = _Worker(self._context)
+                worker = _Worker()
                 self._workers.append(worker)
             run = self._waiting.popleft()
             worker.run = run
@@ -233,8 +248,8 @@ class Pool:
                 time.sleep(READ_TIMEOUT_S)
                 continue
             try:
-                ready = set(connection.wait([w.conn for w in workers] + [w.process.sentinel for w in workers], 0.2))
-            except OSError:  # a pipe closed by shutdown() while waiting
+                ready = set(connection.wait([w.conn for w in workers], READ_TIMEOUT_S))
+            except (OSError, ValueError):  # a socket closed by shutdown() while waiting
                 continue
             for worker in workers:
                 if worker.conn in ready:
@@ -247,8 +262,6 @@ class Pool:
                         log.exception("a training report could not be read")
                         message = ("over", worker.run.id if worker.run else None, "failed", None, None, str(exc))
                     self._receive(worker, message)
-                elif worker.process.sentinel in ready:
-                    self._lost(worker)
 
     def _receive(self, worker: _Worker, message: tuple) -> None:
         kind, run_id = message[0], message[1]
@@ -281,11 +294,15 @@ class Pool:
             run, worker.run = worker.run, None
             self._dispatch()
         worker.conn.close()
-        worker.process.join(1.0)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.process.wait(1.0)
         if run is not None:
-            log.error("the training worker %s died (exit code %s)", worker.process.pid, worker.process.exitcode)
+            log.error("the training worker %s died (exit code %s)", worker.process.pid, worker.process.returncode)
             run._ended("failed", LOST_WORKER)
 
 
 POOL = Pool()
 atexit.register(POOL.shutdown)
+
+if __name__ == "__main__":  # a worker: ``python -m lessons.common.workers FD`` (:class:`_Worker`)
+    _serve(connection.Connection(int(sys.argv[1])))
