@@ -200,11 +200,16 @@ def rerun_row(results) -> None:
 
 
 st.subheader(compare.POSTER_TITLE)
-grid = st.radio("Trained for", list(compare_runs.GRIDS), horizontal=True, key="architecture_lab.grid")
-results = ui.shipped_results(
-    lesson, compare_runs.GRIDS[grid], loader=compare_runs.load_results, what="The shipped runs"
-)
-if results is not None:
+
+
+@st.fragment  # "Trained for" redraws the shipped runs only: nothing else on the page depends on it
+def poster() -> None:
+    grid = st.radio("Trained for", list(compare_runs.GRIDS), horizontal=True, key="architecture_lab.grid")
+    results = ui.shipped_results(
+        lesson, compare_runs.GRIDS[grid], loader=compare_runs.load_results, what="The shipped runs"
+    )
+    if results is None:
+        return
     st.markdown(compare.grid_text(results))
     for title, rows in compare.poster_tables(results):
         st.markdown(f"**{title}**")
@@ -215,6 +220,9 @@ if results is not None:
     rerun_row(results)
     if compare.probes(results):
         shipped_maps(results)
+
+
+poster()
 
 st.subheader(paper_numbers.TITLE)
 ui.table(paper_numbers.paper_rows(), key="architecture_lab.paper")
