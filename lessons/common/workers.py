@@ -3,20 +3,20 @@
 Streamlit draws every session's page in a thread of one Python process, and Python runs one thread at a time. A
 training run in a thread of that process held the interpreter lock most of the time it computed, so while a class
 trained, every click waited for it. Here runs train in other processes: a :class:`Pool` of at most
-:data:`POOL_SIZE` workers (one per core), started when a run needs one and kept for the next, each a fresh
-Python process (started anew, not forked: no copy of the server's threads or locks) on one torch thread, at a lower scheduling
-priority than the server, so a click still gets a core at once.
+:data:`POOL_SIZE` workers (one per core), started when a run needs one and kept for the next, each a fresh Python
+process (started anew, not forked: no copy of the server's threads or locks) on one torch thread, at a lower
+scheduling priority than the server, so a click still gets a core at once.
 
 A run travels to a worker as its *recipe*: a module-level function (with its arguments, e.g. a
 ``functools.partial``) that the worker unpickles and calls to build ``(model, train_fn)``; ``train_fn(on_progress)``
-trains as in a thread. The worker sends back through its socket the fresh model when it starts, every progress report,
-and at the end the result and the trained model, each pickled with :mod:`pickle` (a copy of the tensors, not
-torch's shared-memory handles). One thread of the server reads every worker's socket and fills in the runs
+trains as in a thread. The worker sends back through its socket the fresh model when it starts, every progress
+report, and at the end the result and the trained model, each pickled with :mod:`pickle` (a copy of the tensors,
+not torch's shared-memory handles). One thread of the server reads every worker's socket and fills in the runs
 (:class:`lessons.common.live.TrainingRun`), which a page reads as before.
 
 Workers end with the server: :meth:`Pool.shutdown` ends them at its exit, and a worker whose server has gone
-without that (killed: its end of the socket closed) exits by itself. A worker that dies mid-run fails that run with a plain sentence, and a fresh one takes
-the next run.
+without that (killed: its end of the socket closed) exits by itself. A worker that dies mid-run fails that run
+with a plain sentence, and a fresh one takes the next run.
 """
 
 from __future__ import annotations
