@@ -11,6 +11,7 @@ import contextlib
 import functools
 import json
 import os
+import pickle
 import time
 from pathlib import Path
 from xml.etree import ElementTree
@@ -137,6 +138,11 @@ def counting(steps: int, delay: float = 0.0):
     """A training recipe (``lessons.common.live.TrainingRun``) with no model: it reports ``steps`` times, ``delay``
     seconds apart, and returns how many reports it made; module-level, so a worker process can rebuild it."""
     return None, functools.partial(_count, steps, delay)
+
+
+def recipe_of(run):
+    """What a run's worker would build, built here: ``(model, train_fn)`` from its pickled recipe."""
+    return pickle.loads(run.recipe)()
 
 
 def progress_text(at: AppTest) -> str:
