@@ -8,6 +8,7 @@ User text is returned as plain strings for tables and ``st.text``; nothing here 
 from __future__ import annotations
 
 import copy
+import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -209,13 +210,19 @@ def live_config(architecture: str, seed: int, budget_seconds: float):
 
 
 def new_run(task: PairsTask, architecture: str, config, seed: int = 0, start: nn.Module | None = None) -> TrainingRun:
-    """One student's run, not yet started: a fresh model (or a copy of ``start``, to continue it) and its thread."""
+    """One student's run, not yet started: a fresh model (or a copy of ``start``, to continue it), trained in a
+    worker process."""
 
     if architecture not in ARCHITECTURES:
         raise ValueError(f"unknown architecture {architecture!r}; choose from {', '.join(ARCHITECTURES)}")
+    return TrainingRun(functools.partial(new_training, task, architecture, config, seed, start), name="own-data")
+
+
+def new_training(task: PairsTask, architecture: str, config, seed: int = 0, start: nn.Module | None = None):
+    """In the run's worker: the model (fresh, or a copy of ``start``) and the function that trains it."""
     model = copy.deepcopy(start) if start is not None else build_own_model(architecture, task, seed=seed)
     model.train()
-    return TrainingRun(lambda on_progress: train(model, task, config, on_progress), model=model, name="own-data")
+    return model, lambda on_progress: train(model, task, config, on_progress)
 
 
 def snapshot_figure(snapshot: Progress):

@@ -15,7 +15,6 @@ from lessons.architecture_lab import (
     training,
     writing_chains,
 )
-from lessons.common.live import TrainingRun
 from minimodels.chains import language, model
 from minimodels.tasks import get_task
 
@@ -134,7 +133,7 @@ def write_and_train() -> None:
         if steps:
             st.caption(f"As the shipped row: {steps} steps, no early stop (pick a preset to go back to the recipe).")
 
-        def make_run() -> TrainingRun:
+        def make_run():
             run, row = training.live_run(
                 checked, task_name, cell, encoder_text, decoder_text, seed, float(budget), steps
             )
@@ -201,11 +200,16 @@ def rerun_row(results) -> None:
 
 
 st.subheader(compare.POSTER_TITLE)
-grid = st.radio("Trained for", list(compare_runs.GRIDS), horizontal=True, key="architecture_lab.grid")
-results = ui.shipped_results(
-    lesson, compare_runs.GRIDS[grid], loader=compare_runs.load_results, what="The shipped runs"
-)
-if results is not None:
+
+
+@st.fragment  # "Trained for" redraws the shipped runs only: nothing else on the page depends on it
+def poster() -> None:
+    grid = st.radio("Trained for", list(compare_runs.GRIDS), horizontal=True, key="architecture_lab.grid")
+    results = ui.shipped_results(
+        lesson, compare_runs.GRIDS[grid], loader=compare_runs.load_results, what="The shipped runs"
+    )
+    if results is None:
+        return
     st.markdown(compare.grid_text(results))
     for title, rows in compare.poster_tables(results):
         st.markdown(f"**{title}**")
@@ -218,6 +222,9 @@ if results is not None:
     rerun_row(results)
     if compare.probes(results):
         shipped_maps(results)
+
+
+poster()
 
 st.subheader(paper_numbers.TITLE)
 ui.table(paper_numbers.paper_rows(), key="architecture_lab.paper")

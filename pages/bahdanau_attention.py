@@ -228,7 +228,7 @@ def train_yourself() -> None:
     )
     run_now = ui.current_run(f"bahdanau_attention.train.{task_name}")
     if run_now is not None:
-        st.caption(f"This run's model: {run_now.model.config.describe()}.")
+        st.caption(f"This run's model: {run_now.label}.")
 
 
 train_yourself()

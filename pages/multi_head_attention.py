@@ -29,7 +29,8 @@ st.latex(multi_head_attention.EQUATIONS)
 ui.section(split.TITLE, split.TEXT)
 split_prediction = ui.cached(split.split_prediction, max_entries=1, show_spinner=False)()
 ui.exercise(split_prediction)
-example_of = ui.cached(split.split_example, max_entries=64, show_spinner=False)
+# tensors, read only: kept as they are for every session (st.cache_data would unpickle a copy on every run)
+example_of = ui.cached_resource(split.split_example, max_entries=64, show_spinner=False)
 counted = ui.cached(split.parameter_table, max_entries=16, show_spinner=False)
 
 
@@ -85,12 +86,12 @@ ui.section(every_head.TITLE, every_head.TEXT)
 TRAIN_KEY = "multi_head_attention.train"
 
 
-@ui.cached(max_entries=4, show_spinner="Checking every head against the gold alignment…")
+@ui.cached_resource(max_entries=4, show_spinner="Checking every head against the gold alignment…")
 def alignment(task_name: str) -> dict[str, list[float]]:
     return transformer_maps.task_alignment(ui.pretrained(task_name, transformer_maps.MODEL)[0], task_name)
 
 
-@ui.cached(max_entries=16, show_spinner=False)  # the same for every student: computed once (~60 ms a run)
+@ui.cached_resource(max_entries=16, show_spinner=False)  # the same for every student, read only: computed once
 def shipped_reading(task_name: str, text: str) -> transformer_maps.Reading | str:
     return transformer_maps.read_text(ui.pretrained(task_name, transformer_maps.MODEL)[0], task_name, text)
 
@@ -238,7 +239,7 @@ train_one()
 
 # --- 4. Which head resolves "it"? ----------------------------------------------------------------------------
 ui.section(resolving_it.TITLE, resolving_it.TEXT)
-it_reading = ui.cached(resolving_it.shipped_reading_it, max_entries=64, show_spinner=False)  # for all
+it_reading = ui.cached_resource(resolving_it.shipped_reading_it, max_entries=64, show_spinner=False)  # for all
 
 
 @st.fragment  # typing a sentence redraws this figure only

@@ -7,7 +7,6 @@ import streamlit as st
 import ui
 from lessons import scoring_functions
 from lessons.common import charts
-from lessons.common.live import TrainingRun
 from lessons.scoring_functions import (
     four_scores,
     headline,
@@ -163,10 +162,6 @@ def train_yourself() -> None:
         c[1].select_slider, "Seconds per model", [3, 5, 10, 15], value=10, key="scoring_functions.budget"
     )
 
-    def make_run() -> TrainingRun:
-        models, train_fn = race_yourself.new_race(race_seed, float(budget))
-        return TrainingRun(train_fn, model=models, name="scoring-race")
-
     def draw(report: race_training.RaceReport, key: str) -> None:
         race = report.comparison()  # one seed per score
         loss, accuracy = side_by_side.race_charts(race)
@@ -178,7 +173,13 @@ def train_yourself() -> None:
         if maps:
             ui.plotly(side_by_side.attention_grid, maps, key=f"{key}.maps")
 
-    ui.training_panel("scoring_functions.race", make_run, draw, budget_seconds=4 * budget, target=race_training.TARGET)
+    ui.training_panel(
+        "scoring_functions.race",
+        lambda: race_yourself.live_run(race_seed, float(budget)),
+        draw,
+        budget_seconds=4 * budget,
+        target=race_training.TARGET,
+    )
 
 
 train_yourself()

@@ -110,7 +110,9 @@ def cached(fn=None, /, **options):
 
 
 def cached_resource(fn=None, /, **options):
-    """``st.cache_resource(**options)`` on ``fn``, made once per server: as :func:`cached`."""
+    """``st.cache_resource(**options)`` on ``fn``, made once per server: as :func:`cached`. For what every session
+    may share and nobody changes (tensors, a model's reading of a sentence): the very object is handed out, where
+    ``st.cache_data`` hashes and unpickles a copy for every call."""
     if fn is None:
         return lambda f: _made_once(st.cache_resource, f, options)
     return _made_once(st.cache_resource, fn, options)

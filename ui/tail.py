@@ -46,9 +46,14 @@ def _source(obj) -> str:
     return inspect.getsource(obj)
 
 
+@st.fragment
 def exercise(ex: Exercise) -> None:
     """One check-yourself question with its answer box and automatic feedback. The answer is kept in the learner's
-    progress (``ui.classroom``); a teacher in a class can put the question to the class from here."""
+    progress (``ui.classroom``); a teacher in a class can put the question to the class from here.
+
+    A fragment of its own: Check reruns this question alone, not the whole lesson (a whole-page run resent every
+    part of the page to answer one box). Nothing else on a lesson page shows the answer; the progress the course
+    map shows and the teacher's dashboard read it from the store."""
     with st.container(border=True):
         classroom.resume_here(ex.key)
         st.markdown(ex.prompt)

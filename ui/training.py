@@ -1,4 +1,4 @@
-"""Live training: one student's run in a background thread (``lessons.common.live``), drawn by a polling fragment."""
+"""Live training: one student's run in a worker process (``lessons.common.live``), drawn by a polling fragment."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from ui.charts import _LIVE, vega
 from ui.own_data import own_model
 from ui.runs import session_runs
 
-POLL_SECONDS = 0.4  # how often a running training's figures redraw: a few times a second at most
+# How often a running training's figures redraw (and a queued run looks for a free worker): once a second. Every
+# poll is a fragment run on the server, and a class of trainers polling a few times a second cost a core's share.
+POLL_SECONDS = 1.0
 
 
 def model_choice(
@@ -42,11 +44,12 @@ def training_panel(
 ) -> None:
     """Train and Stop controls, a progress bar, live curves and the page's own figure, redrawn as it learns.
 
-    ``make_run()`` returns a new, not yet started ``lessons.common.live.TrainingRun`` (its model a fresh copy that
-    belongs to this student alone). ``draw(snapshot, key)`` draws the lesson's figure for one training report
-    (``minimodels.train.Progress``). Once the run is over, a slider replays every report, so a class can watch
-    the alignment emerge again, and the replay downloads as an animated GIF: ``replay_frame(snapshot)`` gives
-    one report's map (2-D, values in [0, 1]), by default its ``attention``; no GIF when there is none.
+    ``make_run()`` returns a new, not yet started ``lessons.common.live.TrainingRun`` (its model a fresh one that
+    belongs to this student alone, trained in a worker process). ``draw(snapshot, key)`` draws the lesson's
+    figure for one training report (``minimodels.train.Progress``). Once the run is over, a slider replays every
+    report, so a class can watch the alignment emerge again, and the replay downloads as an animated GIF:
+    ``replay_frame(snapshot)`` gives one report's map (2-D, values in [0, 1]), by default its ``attention``; no
+    GIF when there is none.
     """
     runs = session_runs()
 
@@ -76,7 +79,7 @@ def training_panel(
     def progress() -> None:
         latest = run.latest
         if run.status == "queued":
-            st.info("Queued: other students are training right now; yours starts as soon as a slot is free.")
+            st.info(queued_text(run.ahead))
         elif run.status == "failed":
             st.error(run.error)
         fraction = 0.0
@@ -85,7 +88,7 @@ def training_panel(
             if target:
                 fraction = max(fraction, min(1.0, latest.exact_match / target))
         label = {
-            "queued": "waiting for a free slot",
+            "queued": "waiting for a free slot" if run.ahead is not None else "starting…",
             "running": "training…",
             "finished": "done",
             "stopped": "stopped",
@@ -133,6 +136,16 @@ def training_panel(
             st.rerun()
 
     progress()
+
+
+def queued_text(ahead: int | None) -> str:
+    """What a queued run says: how many runs wait ahead of it (``ahead``), or that its worker is starting (None)."""
+    if ahead is None:
+        return "Queued: your run is starting in a training process of its own."
+    if ahead == 0:
+        return "Queued: other students are training right now; yours is next, as soon as one of their runs ends."
+    runs = "1 run" if ahead == 1 else f"{ahead} runs"
+    return f"Queued: other students are training right now; {runs} ahead of yours, then yours starts."
 
 
 def replay_gif_button(snapshots, frame, key: str) -> None:

@@ -88,9 +88,17 @@ def live_run(
 ) -> tuple[TrainingRun, Callable[[TrainResult], dict]]:
     """The training panel's run of these chains (:func:`new_run`), and the function that makes its row of the
     comparison table (:func:`run_row`) from its result once it is over."""
-    trained, train_fn = new_run(checked, get_task(task_name), seed, budget_seconds, max_steps)
+    if checked.config is None:  # refused here, in the page, not in the worker
+        raise ValueError(checked.error or "the chains cannot be built")
+    check_budget(budget_seconds)
+    recipe = functools.partial(live_training, checked, task_name, seed, budget_seconds, max_steps)
     row = functools.partial(run_row, label_for(encoder, decoder), encoder, decoder, cell, task_name, checked.parameters)
-    return TrainingRun(train_fn, model=trained, name="architecture_lab"), row
+    return TrainingRun(recipe, name="architecture_lab"), row
+
+
+def live_training(checked: Checked, task_name: str, seed: int, budget_seconds: float, max_steps: int | None):
+    """In the run's worker: :func:`new_run` on the task named ``task_name``."""
+    return new_run(checked, get_task(task_name), seed, budget_seconds, max_steps)
 
 
 def run_row(label: str, encoder: str, decoder: str, cell: str, task: str, parameters: int, result: TrainResult):

@@ -7,6 +7,8 @@ chooses; each report draws the held-out probe meaning's heads in all four langua
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import plotly.graph_objects as go
 import torch
@@ -53,8 +55,13 @@ def new_run(monolingual: bool, penalty: bool, seconds: float, steps: int = 3000,
 
 def live_run(monolingual: bool, penalty: bool, seconds: float) -> TrainingRun:
     """The training panel's run: :func:`new_run`'s fresh model and its trainer."""
+    return TrainingRun(functools.partial(live_training, monolingual, penalty, seconds), name="attention_bridge")
+
+
+def live_training(monolingual: bool, penalty: bool, seconds: float):
+    """In the run's worker: :func:`new_run`'s fresh model and its trainer."""
     model, _, train_fn = new_run(monolingual, penalty, seconds=seconds)
-    return TrainingRun(train_fn, model=model, name="attention_bridge")
+    return model, train_fn
 
 
 def live_figure(report: BridgeProgress) -> go.Figure:

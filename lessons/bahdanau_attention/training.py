@@ -3,11 +3,13 @@ the alignment of a fixed example as it trains."""
 
 from __future__ import annotations
 
+import functools
+
 from lessons.bahdanau_attention.alignment import alignment_heatmap
 from lessons.bahdanau_attention.decoding import MODEL
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
 from minimodels.tasks import get_task
-from minimodels.train import TrainConfig, build_model, default_train_config, train
+from minimodels.train import TrainConfig, build_model, default_train_config, model_config, train
 
 TITLE = "7 · Train it yourself"
 
@@ -53,9 +55,10 @@ def new_training(task_name: str, seed: int, budget_seconds: float, bidirectional
 
 
 def new_run(task_name: str, seed: int, budget_seconds: float, bidirectional: bool = False) -> TrainingRun:
-    """One student's run, not yet started: a fresh model of their own and the thread that will train it."""
-    model, train_fn = new_training(task_name, seed, budget_seconds, bidirectional)
-    return TrainingRun(train_fn, model=model, name=f"bahdanau-{task_name}")
+    """One student's run, not yet started: a worker process will build a fresh model of their own and train it."""
+    recipe = functools.partial(new_training, task_name, seed, budget_seconds, bidirectional)
+    label = model_config(MODEL, get_task(task_name), bidirectional=bidirectional).describe()  # the model it will build
+    return TrainingRun(recipe, name=f"bahdanau-{task_name}", label=label)
 
 
 def snapshot_figure(snapshot):

@@ -9,6 +9,7 @@ Letters: T = 2·W the decoder's input positions (W = ``WORD`` letters per word).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,9 +55,16 @@ class MaskingProgress:
 
 
 def new_run(causal: bool, seed: int, budget_seconds: float) -> TrainingRun:
-    """A fresh decoder for one student, trained on one core for ``budget_seconds`` (a causal one stops at
-    ``LIVE_TARGET``)."""
+    """A fresh decoder for one student, trained on one core of a worker for ``budget_seconds`` (a causal one stops
+    at ``LIVE_TARGET``)."""
     check_budget(budget_seconds)
+    return TrainingRun(
+        functools.partial(new_training, causal, seed, budget_seconds), name=f"masking-{RUN_NAMES[causal]}"
+    )
+
+
+def new_training(causal: bool, seed: int, budget_seconds: float):
+    """In the run's worker: ``(None, train_fn)``; the decoder is made inside ``train_fn``, which returns it."""
     holder: dict = {}
 
     def train_fn(on_progress):
@@ -86,7 +94,7 @@ def new_run(causal: bool, seed: int, budget_seconds: float) -> TrainingRun:
         )
         return holder["model"]
 
-    return TrainingRun(train_fn, name=f"masking-{RUN_NAMES[causal]}")
+    return None, train_fn
 
 
 def snapshot_figure(snapshot: MaskingProgress) -> go.Figure:

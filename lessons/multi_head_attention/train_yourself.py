@@ -5,6 +5,7 @@ the student's sentence in section 2.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import plotly.graph_objects as go
@@ -56,8 +57,7 @@ def new_training(heads: int, seed: int, budget_seconds: float) -> tuple[nn.Modul
 
 def new_run(heads: int, seed: int, budget_seconds: float) -> TrainingRun:
     """The training panel's run: :func:`new_training`'s model and trainer, named for its head count."""
-    fresh, train_fn = new_training(heads, seed, budget_seconds)
-    return TrainingRun(train_fn, model=fresh, name=f"multihead-h{heads}")
+    return TrainingRun(functools.partial(new_training, heads, seed, budget_seconds), name=f"multihead-h{heads}")
 
 
 def snapshot_rows(snapshot: Progress) -> list[GridRow]:

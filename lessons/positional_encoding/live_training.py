@@ -4,6 +4,7 @@ self-attention on the probe string drawn at every report.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,8 +48,15 @@ class LiveProgress:
 
 def new_run(positional: str, seed: int, budget_seconds: float) -> TrainingRun:
     """A fresh model for one student, trained on one core for at most ``budget_seconds``."""
-    model_config(positional)  # refuses an unknown encoding here, not in the thread
+    model_config(positional)  # refuses an unknown encoding here, in the page, not in the worker
     check_budget(budget_seconds)
+    return TrainingRun(
+        functools.partial(new_training, positional, seed, budget_seconds), name=f"positional-{positional}"
+    )
+
+
+def new_training(positional: str, seed: int, budget_seconds: float):
+    """In the run's worker: ``(None, train_fn)``; the model is made inside ``train_fn``, which returns it."""
 
     def train_fn(on_progress):
         torch.set_num_threads(THREADS_PER_RUN)
@@ -75,7 +83,7 @@ def new_run(positional: str, seed: int, budget_seconds: float) -> TrainingRun:
             max_seconds=float(budget_seconds),
         )[0]
 
-    return TrainingRun(train_fn, name=f"positional-{positional}")
+    return None, train_fn
 
 
 def snapshot_figure(snapshot: LiveProgress, positional: str) -> go.Figure:

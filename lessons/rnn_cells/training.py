@@ -15,6 +15,7 @@ Letters: B batch, T distance (distractors between the subject and the verb), E e
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import threading
 import time
@@ -290,9 +291,11 @@ def new_run(distance: int, seed: int, budget_seconds: float):
 
 
 def live_run(distance: int, seed: int, budget_seconds: float) -> TrainingRun:
-    """The training panel's run: :func:`new_run`'s three models and their trainer."""
-    models, train_fn = new_run(distance, seed, budget_seconds)
-    return TrainingRun(train_fn, model=models, name="rnn-three-cells")
+    """The training panel's run: :func:`new_run`'s three models and their trainer, built and run in a worker."""
+    if distance not in DISTANCES:  # refused here, in the page, not in the worker
+        raise ValueError(f"distance {distance} is not one of {DISTANCES}")
+    check_budget(budget_seconds)
+    return TrainingRun(functools.partial(new_run, distance, seed, budget_seconds), name="rnn-three-cells")
 
 
 def replay_frame(snapshot: Report) -> np.ndarray | None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from lessons.common.live import check_budget
+import functools
+
+from lessons.common.live import TrainingRun, check_budget
 from lessons.scoring_functions.race_training import REPORT_EVERY, TARGET, TASK, new_models, race, race_config
 from minimodels.tasks import get_task
 
@@ -27,3 +29,9 @@ def new_race(seed: int, budget_seconds: float):
         return race(models, task, config, budget_seconds=budget_seconds, on_progress=on_progress)
 
     return models, train_fn
+
+
+def live_run(seed: int, budget_seconds: float) -> TrainingRun:
+    """The training panel's run: :func:`new_race`'s four models and their race, built and run in a worker."""
+    check_budget(budget_seconds, " per model")  # refused here, in the page, not in the worker
+    return TrainingRun(functools.partial(new_race, seed, budget_seconds), name="scoring-race")

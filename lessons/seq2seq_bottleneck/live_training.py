@@ -11,6 +11,7 @@ Letters: S source positions (characters + EOS), T' the tokens a model wrote, D c
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -139,7 +140,10 @@ def replay_frame(report: PairReport) -> np.ndarray | None:
 def new_run(hidden_size: int, seed: int = SEED, bidirectional: bool = False) -> TrainingRun:
     """The training panel's run: :func:`new_training`'s pair and its trainer, with the live settings as they are
     now (read at each call, not frozen into defaults)."""
-    fresh, train_fn = new_training(
+    if hidden_size not in CONTEXT_SIZES:  # refused here, in the page, not in the worker
+        raise ValueError(f"D = {hidden_size} is not one of {', '.join(map(str, CONTEXT_SIZES))}")
+    recipe = functools.partial(
+        new_training,
         hidden_size,
         seed=seed,
         steps=LIVE_STEPS,
@@ -148,7 +152,7 @@ def new_run(hidden_size: int, seed: int = SEED, bidirectional: bool = False) -> 
         report_every=LIVE_REPORT_EVERY,
         bidirectional=bidirectional,
     )
-    return TrainingRun(train_fn, model=fresh, name="bottleneck-pair")
+    return TrainingRun(recipe, name="bottleneck-pair")
 
 
 def new_training(

@@ -8,6 +8,8 @@ can then be used in every section above.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from lessons.common.live import THREADS_PER_RUN, TrainingRun
@@ -57,8 +59,10 @@ def new_training(task_name: str, variant: str, seed: int, budget_seconds: float)
 
 def new_run(task_name: str, variant: str, seed: int, budget_seconds: float) -> TrainingRun:
     """The training panel's run: :func:`new_training`'s model and trainer, named for the task."""
-    fresh, train_fn = new_training(task_name, variant, seed, float(budget_seconds))
-    return TrainingRun(train_fn, model=fresh, name=f"transformer-{task_name}")
+    if variant not in VARIANTS:  # refused here, in the page, not in the worker
+        raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
+    recipe = functools.partial(new_training, task_name, variant, seed, float(budget_seconds))
+    return TrainingRun(recipe, name=f"transformer-{task_name}")
 
 
 def probe_panels(snapshot) -> list[tuple[str, np.ndarray, list[str], list[str]]]:

@@ -7,7 +7,7 @@ import tomllib
 from lessons import own_data
 from minimodels.own_data import LIMITS, PairsTask, read_example, read_pairs
 from minimodels.train import Progress
-from tests.helpers import ROOT, plotly_array
+from tests.helpers import ROOT, plotly_array, recipe_of
 
 PAIRS = "\n".join(
     [
@@ -113,7 +113,8 @@ def test_a_short_run_reports_and_its_model_reads_a_sentence(architecture):
     # continuing starts from the model's weights, not from a fresh draw
     again = own_data.new_run(task, architecture, config, start=run.model)
     first = next(iter(run.model.state_dict().values()))
-    assert (next(iter(again.model.state_dict().values())) == first).all() and again.model is not run.model
+    copied = recipe_of(again)[0]  # what the worker will train on from
+    assert (next(iter(copied.state_dict().values())) == first).all() and copied is not run.model
 
 
 def test_a_continued_runs_curve_counts_on_from_the_model_it_continued():

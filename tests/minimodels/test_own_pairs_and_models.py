@@ -286,9 +286,8 @@ def test_the_course_loop_trains_on_the_pairs(zelan, name):
 
 
 def test_the_live_panels_run_trains_stops_and_resumes_on_the_pairs(zelan):
-    from lessons.common.live import TrainingRun
+    from lessons import own_data  # here: the page's run, trained in a worker process
 
-    model = build_own_model("gru-additive", zelan, seed=0)
     config = own_data_train_config(
         "gru-additive",
         max_steps=10_000,
@@ -298,16 +297,18 @@ def test_the_live_panels_run_trains_stops_and_resumes_on_the_pairs(zelan):
         eval_size=5,
         target_exact_match=None,
     )
-    run = TrainingRun(lambda report: train(model, zelan, config, report), model=model).start()
+    run = own_data.new_run(zelan, "gru-additive", config, seed=0).start()
     while not run.snapshots and run.active:
         run.wait(0.05)
     run.stop()
-    assert run.wait(10) and run.status == "stopped" and run.result.stopped == "callback"
+    assert run.wait(30) and run.status == "stopped" and run.result.stopped == "callback"
     assert run.result.steps < 10_000 and run.latest.attention is not None
+    model = run.model
     weights = {k: v.clone() for k, v in model.state_dict().items()}
-    resumed = TrainingRun(lambda report: train(model, zelan, dataclasses.replace(config, max_steps=2), report))
-    assert resumed.start().wait(30) and resumed.status == "finished"  # the same model trains on from there
-    assert any(not torch.equal(weights[k], v) for k, v in model.state_dict().items())
+    resumed = own_data.new_run(zelan, "gru-additive", dataclasses.replace(config, max_steps=2), start=model).start()
+    assert resumed.wait(60) and resumed.status == "finished", resumed.error  # the model trains on from there
+    assert any(not torch.equal(weights[k], v) for k, v in resumed.model.state_dict().items())
+    assert all(torch.equal(weights[k], v) for k, v in model.state_dict().items()), "a copy trained, not the start"
 
 
 # ------------------------------------------------------------------------------------------------ the model file

@@ -1,6 +1,8 @@
 """The Bahdanau lesson under AppTest: every control path, bad input, the page's tail, and a short live training run."""
 
+import functools
 import re
+import time
 
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ from lessons.common.pretrained import load_pretrained
 from minimodels.tasks import get_task
 from tests.helpers import (
     answer_exercise,
+    counting,
     markdown_starting,
     open_page,
     plotly_array,
@@ -205,21 +208,24 @@ def test_exercises_are_checked_against_the_model():
     assert not any(s.value.startswith("Right") for s in at.success)
 
 
-def test_a_run_says_queued_while_every_training_slot_is_taken():
-    """Other students hold every slot: Train waits, says so, and Stop cancels it before it starts."""
-    taken = [live.SLOTS.acquire(timeout=30) for _ in range(live.MAX_CONCURRENT_RUNS)]
+def test_a_run_says_queued_while_every_training_worker_is_taken():
+    """Other students' runs hold every worker: Train waits, says so, and Stop cancels it before it starts."""
+    others = [live.TrainingRun(functools.partial(counting, 1_000_000, 0.01)).start() for _ in range(live.POOL_SIZE)]
     try:
-        assert all(taken), "a slot was still held by an earlier run"
+        deadline = time.monotonic() + 120
+        while not all(run.status == "running" for run in others):
+            assert time.monotonic() < deadline and all(run.active for run in others), "the workers did not start"
+            time.sleep(0.1)
         at = open_lesson("dates")
         at.button(key="bahdanau_attention.train.dates.train").click().run()
         assert not at.exception
-        assert any(message.value.startswith("Queued") for message in at.info)
+        assert any(m.value.startswith("Queued") and "yours is next" in m.value for m in at.info)
         assert "waiting for a free slot" in progress_text(at)
         at.button(key="bahdanau_attention.train.dates.stop").click().run()
         assert not at.exception
         assert not at.button(key="bahdanau_attention.train.dates.train").disabled
         assert not any(message.value.startswith("Queued") for message in at.info)
     finally:
-        for held in taken:
-            if held:
-                live.SLOTS.release()
+        for run in others:
+            run.stop()
+        assert all(run.wait(30) for run in others)

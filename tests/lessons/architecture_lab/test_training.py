@@ -7,6 +7,7 @@ import torch
 from lessons.architecture_lab import presets, training, writing_chains
 from minimodels.chains import ChainModel
 from minimodels.tasks import get_task
+from tests.helpers import recipe_of
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,7 @@ def test_the_live_run_and_its_table_row(task):
     preset = presets.PRESETS[0]
     checked = writing_chains.check(preset.encoder, preset.decoder, task)
     run, row = training.live_run(checked, "reverse", "gru", preset.encoder, preset.decoder, 0, 10.0)
-    assert run.status == "queued" and isinstance(run.model, ChainModel)
+    assert run.status == "queued" and isinstance(recipe_of(run)[0], ChainModel)
     model = writing_chains.build(checked.config, seed=0)
     config = training.train_config(60, seed=0, max_steps=10, eval_size=10, report_every=10, batch_size=32)
     result = training.train_model(model, task, config)

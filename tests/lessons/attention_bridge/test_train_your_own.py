@@ -2,6 +2,7 @@
 
 from lessons.attention_bridge import experiments, train_your_own
 from minimodels.tasks.multilingual import LANGUAGES
+from tests.helpers import recipe_of
 
 
 def test_live_run_reports(monkeypatch):
@@ -23,7 +24,7 @@ def test_the_live_run_and_its_figure(monkeypatch):
         train_your_own, "MODEL_OPTIONS", {"embedding_size": 8, "encoder_size": 6, "heads": 3, "bridge_hidden": 8}
     )
     run = train_your_own.live_run(monolingual=True, penalty=True, seconds=60.0)
-    assert run.status == "queued" and run.model.config.penalty_weight == experiments.PENALTY_ON
+    assert run.status == "queued" and recipe_of(run)[0].config.penalty_weight == experiments.PENALTY_ON
     _, _, train_fn = train_your_own.new_run(monolingual=False, penalty=False, seconds=60.0, steps=3)
     report = train_fn(lambda r: True)[-1]
     fig = train_your_own.live_figure(report)

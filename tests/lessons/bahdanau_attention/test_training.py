@@ -1,6 +1,7 @@
 """Section 7: a student's run is a fresh model of their own, and every model is labelled with what it is."""
 
 from lessons.bahdanau_attention import decoding, training
+from tests.helpers import recipe_of
 
 IT = "toy-translation-it"
 
@@ -13,11 +14,11 @@ def test_a_run_is_the_students_own_fresh_model_not_yet_started(model):
 
 def test_every_model_is_labelled_with_what_it_is(model):
     assert model.config.bidirectional and model.config.describe() in decoding.shipped_caption(model, {})
-    own = training.new_run("dates", 1, 5.0, bidirectional=True).model
+    own = recipe_of(training.new_run("dates", 1, 5.0, bidirectional=True))[0]
     assert own.config.bidirectional and own.config.decoder_size == 2 * own.config.hidden_size
     caption = decoding.model_caption(own, model, {})
     assert caption.startswith("Your model, trained on this page: bidirectional GRU encoder")
-    plain = training.new_run("dates", 1, 5.0).model
+    plain = recipe_of(training.new_run("dates", 1, 5.0))[0]
     assert "unidirectional" in decoding.model_caption(plain, model, {})
 
 

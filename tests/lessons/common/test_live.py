@@ -1,102 +1,191 @@
-"""The background training run a page polls: progress, stop, queueing, failure."""
+"""The training run a page polls, trained in a worker process: progress, stop, queueing, failure, the workers'
+lifetime. Recipes are module-level here, as the lessons' must be: a worker rebuilds them from their pickle."""
 
+import functools
 import os
+import signal
+import subprocess
 import sys
-import threading
+import textwrap
 import time
 
 import pytest
 
-from lessons.common.live import TRAINING_NICENESS, TrainingRun
+from lessons.common.live import TrainingRun
+from lessons.common.workers import LOST_WORKER, TRAINING_NICENESS, Pool
+from tests.helpers import counting
 
 
-def counting(steps: int, delay: float = 0.0):
-    def train_fn(on_progress):
-        for step in range(1, steps + 1):
-            time.sleep(delay)
-            if not on_progress({"step": step}):
-                return step
-        return steps
-
-    return train_fn
+def _broken(on_progress):
+    on_progress({"step": 1})
+    raise RuntimeError("out of cheese")
 
 
-def test_run_reports_every_snapshot_and_finishes():
-    run = TrainingRun(counting(5)).start()
-    assert run.wait(5)
-    assert run.status == "finished" and run.result == 5
+def broken():
+    return None, _broken
+
+
+def _crash(on_progress):
+    on_progress({"step": 1})
+    os._exit(3)  # the worker dies as if the OS had killed it
+
+
+def crashing():
+    return None, _crash
+
+
+def _priority(on_progress):
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def priority():
+    return {"a": "model"}, _priority
+
+
+@pytest.fixture
+def pool():
+    """A pool of one worker of the test's own: the queue is the test's, not another test's."""
+    own = Pool(size=1)
+    yield own
+    own.shutdown()
+
+
+def until(condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_a_run_trains_in_another_process_and_reports_every_snapshot():
+    run = TrainingRun(functools.partial(counting, 5)).start()
+    assert run.wait(60)
+    assert run.status == "finished" and run.result == 5, run.error
     assert [s["step"] for s in run.snapshots] == [1, 2, 3, 4, 5]
-    assert run.latest == {"step": 5} and not run.active
+    assert run.latest["step"] == 5 and not run.active
+    assert run.pid == run.latest["pid"] and run.pid != os.getpid(), "it trained in a worker process"
+
+
+def test_the_model_comes_back_and_the_worker_trains_at_a_lower_priority():
+    run = TrainingRun(priority).start()
+    assert run.wait(60) and run.status == "finished", run.error
+    assert run.model == {"a": "model"}
+    assert run.result == min(19, os.getpriority(os.PRIO_PROCESS, 0) + TRAINING_NICENESS)  # 19: the lowest
 
 
 def test_stop_ends_the_run_at_its_next_report_and_keeps_what_it_did():
-    run = TrainingRun(counting(10_000, delay=0.01)).start()
-    while len(run.snapshots) < 3:
-        time.sleep(0.01)
+    run = TrainingRun(functools.partial(counting, 100_000, 0.01)).start()
+    until(lambda: len(run.snapshots) >= 3)
     run.stop()
-    assert run.wait(1.0), "a stopped run ends within a second"
+    assert run.wait(5.0), "a stopped run ends within seconds"
     assert run.status == "stopped"
-    assert 3 <= run.result < 10_000 and len(run.snapshots) == run.result
+    assert 3 <= run.result < 100_000 and len(run.snapshots) == run.result
 
 
-def test_runs_queue_for_a_free_slot():
-    slots = threading.BoundedSemaphore(1)
-    first = TrainingRun(counting(10_000, delay=0.01), slots=slots).start()
-    while first.status != "running":
-        time.sleep(0.01)
-    second = TrainingRun(counting(2), slots=slots).start()
+def test_runs_queue_for_a_free_worker_and_say_how_many_are_ahead(pool):
+    first = TrainingRun(functools.partial(counting, 100_000, 0.01), pool=pool).start()
+    until(lambda: first.status == "running")
+    second = TrainingRun(functools.partial(counting, 2), pool=pool).start()
+    third = TrainingRun(functools.partial(counting, 2), pool=pool).start()
     time.sleep(0.2)
-    assert second.status == "queued" and second.snapshots == []
+    assert second.status == "queued" and second.snapshots == [] and second.ahead == 0
+    assert third.ahead == 1
     first.stop()
-    assert first.wait(2) and second.wait(2)
-    assert second.status == "finished"
+    assert first.wait(10) and second.wait(30) and third.wait(30)
+    assert second.status == third.status == "finished" and second.pid == first.pid, "one worker, reused"
 
 
-def test_a_queued_run_that_is_stopped_never_starts():
-    slots = threading.BoundedSemaphore(1)
-    slots.acquire()
-    run = TrainingRun(counting(3), slots=slots).start()
+def test_a_queued_run_that_is_stopped_never_starts(pool):
+    first = TrainingRun(functools.partial(counting, 100_000, 0.01), pool=pool).start()
+    run = TrainingRun(functools.partial(counting, 3), pool=pool).start()
     run.stop()
     assert run.wait(2) and run.status == "stopped" and run.snapshots == []
-    slots.release()
+    first.stop()
+    assert first.wait(30)
 
 
-def test_a_failure_becomes_a_message_and_frees_the_slot():
-    slots = threading.BoundedSemaphore(1)
-
-    def broken(on_progress):
-        on_progress({"step": 1})
-        raise RuntimeError("out of cheese")
-
-    run = TrainingRun(broken, slots=slots).start()
-    assert run.wait(2)
+def test_a_failure_becomes_a_message_and_frees_the_worker(pool):
+    run = TrainingRun(broken, pool=pool).start()
+    assert run.wait(60)
     assert run.status == "failed" and "out of cheese" in run.error
-    assert slots.acquire(timeout=0.1), "the slot was released"
+    after = TrainingRun(functools.partial(counting, 1), pool=pool).start()
+    assert after.wait(30) and after.status == "finished"
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="Linux sets a nice value per thread")
-def test_training_thread_yields_the_cores_to_clicks():
-    def train_fn(on_progress):
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+def test_a_worker_that_dies_fails_its_run_with_a_sentence_and_a_fresh_one_takes_the_next(pool):
+    run = TrainingRun(crashing, pool=pool).start()
+    assert run.wait(60)
+    assert run.status == "failed" and run.error == LOST_WORKER and run.snapshots[0]["step"] == 1
+    after = TrainingRun(functools.partial(counting, 1), pool=pool).start()
+    assert after.wait(60) and after.status == "finished" and after.pid != run.pid
 
-    run = TrainingRun(train_fn).start()
-    assert run.wait(5)
-    assert run.result == min(19, os.getpriority(os.PRIO_PROCESS, 0) + TRAINING_NICENESS)  # 19: the lowest
-    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
+
+def test_a_recipe_no_worker_could_rebuild_is_refused_at_once():
+    with pytest.raises(Exception, match="pickle|local object"):
+        TrainingRun(lambda: (None, lambda on_progress: 1))
 
 
 def test_stop_does_not_wait_for_the_next_report():
-    from minimodels.tasks import get_task
+    run = TrainingRun(functools.partial(long_copy_task)).start()
+    until(lambda: run.status == "running")
+    time.sleep(0.5)
+    run.stop()
+    assert run.wait(60.0)  # generous for a busy machine (the worker yields the cores)
+    assert run.status == "stopped" and 0 < run.result.steps < 10_000
+    assert run.result.stopped == "callback" and len(run.snapshots) == 1  # one look at the model it keeps
+    assert run.model is not None and sum(p.numel() for p in run.model.parameters()) > 0
+
+
+def long_copy_task():
+    from minimodels.tasks import get_task  # here: only this test's worker builds a model
     from minimodels.train import TrainConfig, build_model, train
 
     task = get_task("copy")
     model = build_model("gru-additive", task, seed=0, embedding_size=16, hidden_size=32, attention_size=16)
     config = TrainConfig(max_steps=50_000, report_every=10_000, max_seconds=None, target_exact_match=None, eval_size=20)
-    run = TrainingRun(lambda on_progress: train(model, task, config, on_progress)).start()
+    return model, functools.partial(train, model, task, config)
+
+
+SERVER = textwrap.dedent(
+    """
+    import functools, sys, time
+    from lessons.common.live import TrainingRun
+    from tests.helpers import counting
+    run = TrainingRun(functools.partial(counting, 1_000_000, 0.01)).start()
     while run.status != "running":
-        time.sleep(0.01)
-    time.sleep(0.2)
-    run.stop()
-    assert run.wait(60.0)  # generous for a busy machine (the run's thread yields the cores: lessons.common.live)
-    assert run.status == "stopped" and 0 < run.result.steps < 10_000
-    assert run.result.stopped == "callback" and len(run.snapshots) == 1  # one look at the model it keeps
+        time.sleep(0.05)
+    print(run.pid, flush=True)
+    if sys.argv[1] == "killed":
+        time.sleep(600)
+    """
+)
+
+
+def gone(pid: int, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["exits", "killed"])
+def test_workers_do_not_outlive_the_server(how):
+    """Whether the server exits (atexit) or is killed outright (the worker's pipe closes), its workers end."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, how], cwd=root, stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        worker = int(server.stdout.readline())
+        if how == "killed":
+            server.send_signal(signal.SIGKILL)
+        server.wait(60)
+        assert gone(worker), f"worker {worker} outlived its server ({how})"
+    finally:
+        if server.poll() is None:
+            server.kill()

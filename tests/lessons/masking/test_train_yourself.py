@@ -3,6 +3,7 @@
 import pytest
 
 from lessons.masking import cheating, train_yourself, word_cipher
+from tests.helpers import recipe_of
 
 
 def test_the_page_text_states_no_result_it_has_not_measured():
@@ -17,7 +18,7 @@ def test_the_page_text_states_no_result_it_has_not_measured():
 def test_a_live_run_reports_both_measures_and_stops_when_asked():
     run = train_yourself.new_run(False, 0, 30)
     reports = []
-    run._train_fn(lambda p: reports.append(p) or False)  # stop at the first report
+    recipe_of(run)[1](lambda p: reports.append(p) or False)  # stop at the first report
     (report,) = reports
     assert report.step == train_yourself.LIVE_REPORT_EVERY and 0 <= report.exact_match <= 1
     assert report.attention.shape == (2 * word_cipher.WORD, 2 * word_cipher.WORD)

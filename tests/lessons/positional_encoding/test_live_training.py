@@ -3,12 +3,13 @@
 import pytest
 
 from lessons.positional_encoding import live_training
+from tests.helpers import recipe_of
 
 
 def test_snapshot_figure_and_new_run():
     run = live_training.new_run("learned", 0, 30)
     reports = []
-    run._train_fn(lambda p: reports.append(p) or False)
+    recipe_of(run)[1](lambda p: reports.append(p) or False)
     (report,) = reports
     assert report.step == live_training.LIVE_REPORT_EVERY and report.attention.shape == (8, 8)
     fig = live_training.snapshot_figure(report, "learned")

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from lessons.rnn_cells import agreement, training
+from tests.helpers import recipe_of
 
 
 def test_a_batch_is_a_subject_then_distractors_and_its_label_is_the_subject():
@@ -104,7 +105,7 @@ def test_new_run_checks_its_inputs():
 
 def test_the_live_run_trains_the_three_cells_and_is_not_started():
     run = training.live_run(5, 0, 5.0)
-    assert run.status == "queued" and set(run.model) == set(training.KINDS)
+    assert run.status == "queued" and set(recipe_of(run)[0]) == set(training.KINDS)
     with pytest.raises(ValueError):
         training.live_run(7, 0, 5.0)
 

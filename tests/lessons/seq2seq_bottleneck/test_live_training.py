@@ -9,6 +9,7 @@ import torch
 
 from lessons.seq2seq_bottleneck import experiment, live_training, rerun, scoring
 from minimodels.tokenizers import EOS_ID
+from tests.helpers import recipe_of
 
 
 def test_one_run_trains_both_models_one_after_the_other(pair_run):
@@ -147,6 +148,6 @@ def test_new_run_is_the_live_pair_with_the_live_settings(monkeypatch):
     monkeypatch.setattr(live_training, "LIVE_REPORT_EVERY", 4)
     monkeypatch.setattr(live_training, "LIVE_PER_LENGTH", 1)
     run = live_training.new_run(16, seed=1)
-    assert run.status == "queued" and set(run.model) == set(experiment.MODELS)
+    assert run.status == "queued" and set(recipe_of(run)[0]) == set(experiment.MODELS)
     assert run.start().wait(120) and run.status == "finished", run.error
     assert [(r.turn, r.step, r.seed) for r in run.snapshots] == [("gru-additive", 4, 1), ("gru-none", 8, 1)]
