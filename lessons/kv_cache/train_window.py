@@ -10,6 +10,7 @@ Letters: L letters per sequence, w the window, T = L + 1 positions.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,16 @@ import torch
 
 from lessons.common.charts import attention_heatmap
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
-from lessons.kv_cache.window_task import LETTERS, TEST_SEED, VOCAB, accuracy, ceiling, sequences, train_window
+from lessons.kv_cache.window_task import (
+    LETTERS,
+    TEST_SEED,
+    VOCAB,
+    accuracy,
+    ceiling,
+    new_model,
+    sequences,
+    train_window,
+)
 from minimodels.kv_cache import WindowedDecoder
 from minimodels.small import Report
 
@@ -58,26 +68,34 @@ def probe() -> torch.Tensor:
     return tokens  # (1, T)
 
 
-def new_run(window: int, seed: int, budget_seconds: float) -> TrainingRun:
-    """A fresh decoder for one student, trained on one core for ``budget_seconds``."""
-    check_budget(budget_seconds)
+def live_recipe(window: int, seed: int, budget_seconds: float):
+    """Built in the training worker: a fresh decoder for one student and the function that trains it in place on
+    one core for ``budget_seconds`` (``(model, train_fn)``, as :class:`~lessons.common.live.TrainingRun` asks)."""
+    model = new_model(window, seed)
     held, tokens = _held_out(), probe()
 
     def train_fn(on_progress):
         torch.set_num_threads(THREADS_PER_RUN)
 
         @torch.inference_mode()
-        def report(model: WindowedDecoder, r: Report) -> bool:
-            attention = model(tokens).attention["self"][0].double().numpy()  # (T, T)
-            snapshot = WindowProgress(r.step, r.seconds, r.loss, accuracy(model, *held), attention, window)
+        def report(trained: WindowedDecoder, r: Report) -> bool:
+            attention = trained(tokens).attention["self"][0].double().numpy()  # (T, T)
+            snapshot = WindowProgress(r.step, r.seconds, r.loss, accuracy(trained, *held), attention, window)
             return bool(on_progress(snapshot))
 
-        model, _ = train_window(
+        trained, _ = train_window(
             window, seed, steps=100_000, on_report=report, report_every=REPORT_EVERY, max_seconds=float(budget_seconds)
         )
+        model.load_state_dict(trained.state_dict())  # the run's model is the one the page was sent at the start
         return model
 
-    return TrainingRun(train_fn, name="kv_cache-window")
+    return model, train_fn
+
+
+def new_run(window: int, seed: int, budget_seconds: float) -> TrainingRun:
+    """A fresh decoder for one student, trained by a worker process on one core for ``budget_seconds``."""
+    check_budget(budget_seconds)
+    return TrainingRun(functools.partial(live_recipe, window, seed, float(budget_seconds)), name="kv_cache-window")
 
 
 def snapshot_figure(snapshot: WindowProgress) -> go.Figure:

@@ -5,6 +5,7 @@ long as any training string.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from functools import cache
 
@@ -21,6 +22,7 @@ from lessons.positions_that_travel.training import (
     TRAIN_MIN,
     attention_on,
     model_config,
+    new_model,
     scores,
     test_strings,
     train_model,
@@ -65,17 +67,17 @@ def live_tests() -> tuple:
     return tuple(test_strings(TRAIN_MAX * t, LIVE_TEST) for t in TIMES)
 
 
-def new_run(positional: str, seed: int, budget_seconds: float) -> TrainingRun:
-    """A fresh model for one student, trained on one core for at most ``budget_seconds``."""
-    model_config(positional)  # refuses an unknown scheme here, not in the thread
-    check_budget(budget_seconds)
+def live_recipe(positional: str, seed: int, budget_seconds: float):
+    """Built in the training worker: a fresh model for one student and the function that trains it in place on one
+    core for at most ``budget_seconds`` (``(model, train_fn)``, as :class:`~lessons.common.live.TrainingRun` asks)."""
+    model = new_model(positional, seed)
 
     def train_fn(on_progress):
         torch.set_num_threads(THREADS_PER_RUN)
 
-        def report(point: dict, model: PositionedDecoder) -> bool:
-            weights, written = attention_on(model, PROBE)
-            by_length = tuple(scores(model, *s)["accuracy"] for s in live_tests())
+        def report(point: dict, trained: PositionedDecoder) -> bool:
+            weights, written = attention_on(trained, PROBE)
+            by_length = tuple(scores(trained, *s)["accuracy"] for s in live_tests())
             progress = LiveProgress(
                 point["step"],
                 point["seconds"],
@@ -88,7 +90,7 @@ def new_run(positional: str, seed: int, budget_seconds: float) -> TrainingRun:
             )
             return bool(on_progress(progress)) and point["exact_match"] < LIVE_TARGET
 
-        return train_model(
+        trained = train_model(
             positional,
             seed,
             steps=100_000,
@@ -96,8 +98,19 @@ def new_run(positional: str, seed: int, budget_seconds: float) -> TrainingRun:
             report_every=LIVE_REPORT_EVERY,
             max_seconds=float(budget_seconds),
         )[0]
+        model.load_state_dict(trained.state_dict())  # the run's model is the one the page was sent at the start
+        return model
 
-    return TrainingRun(train_fn, name=f"positions-{positional}")
+    return model, train_fn
+
+
+def new_run(positional: str, seed: int, budget_seconds: float) -> TrainingRun:
+    """A fresh model for one student, trained by a worker process on one core for at most ``budget_seconds``."""
+    model_config(positional)  # refuses an unknown scheme here, before anything is sent to a worker
+    check_budget(budget_seconds)
+    return TrainingRun(
+        functools.partial(live_recipe, positional, seed, float(budget_seconds)), name=f"positions-{positional}"
+    )
 
 
 def by_length_text(snapshot: LiveProgress) -> str:

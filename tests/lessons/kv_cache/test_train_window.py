@@ -6,6 +6,7 @@ import pytest
 
 from lessons.kv_cache import train_window
 from lessons.kv_cache.window_task import LETTERS
+from tests.helpers import recipe_of
 
 
 def test_a_run_reports_accuracy_and_a_map_that_stays_inside_its_window():
@@ -16,7 +17,8 @@ def test_a_run_reports_accuracy_and_a_map_that_stays_inside_its_window():
         seen.append(snapshot)
         return len(seen) < 2
 
-    model = run._train_fn(on_progress)
+    _, train_fn = recipe_of(run)  # what its worker builds, built here
+    model = train_fn(on_progress)
     assert len(seen) == 2 and seen[1].step == 2 * train_window.REPORT_EVERY
     snap = seen[-1]
     assert 0.0 <= snap.exact_match <= 1.0 and snap.window == 4

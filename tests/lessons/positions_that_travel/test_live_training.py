@@ -3,12 +3,14 @@
 import pytest
 
 from lessons.positions_that_travel import live_training
+from tests.helpers import recipe_of
 
 
 def test_one_report_has_the_probe_map_and_the_three_lengths():
     run = live_training.new_run("alibi", 0, 30)
     reports = []
-    run._train_fn(lambda p: reports.append(p) or False)
+    _, train_fn = recipe_of(run)  # what its worker builds, built here
+    train_fn(lambda p: reports.append(p) or False)
     (report,) = reports
     assert report.step == live_training.LIVE_REPORT_EVERY
     assert report.attention.shape == (32, 32) and len(report.by_length) == 3
