@@ -97,8 +97,9 @@ def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
         fig.update_annotations(font_size=17)
     if contrast:
         colorscales.high_contrast(fig)
-    if narrow:
+    if narrow:  # the panels one a row, then the labels for the plotting width the fitted margins leave
         grids.stack_panels(fig)
+        margins.fit_margins(fig)
         grids.phone_ticks(fig)
     margins.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     # The margins hold the labels now, so Plotly.js need not check each one: its default for a numeric axis ("hide

@@ -216,7 +216,6 @@ TICK_LINE_PX = 20  # a tick label's height (12 px font) and a little air: turned
 SMALL_TICK_FONT = 10
 SMALL_TICK_LINE_PX = 14  # the same at SMALL_TICK_FONT: turned labels closer than this, every k-th one only
 PHONE_CHART_PX = 358  # a chart's width on a 390 px phone (the page's padding), before its margins
-COLOUR_BAR_PX = 100  # a colour bar with its numbers and title
 
 
 def stack_panels(fig: go.Figure) -> bool:
@@ -307,9 +306,10 @@ def _tick_room(fig: go.Figure, x_name: str) -> float:
 
 
 def phone_ticks(fig: go.Figure) -> None:
-    """x tick labels that fit a phone's width: turned upright where side by side they would overlap, and
-    where even turned they would, every k-th label only (the others stay on hover). Numeric axes with a fixed step
-    get Plotly's own choice of ticks instead."""
+    """x tick labels that fit a phone's width (the figure's margins fitted first): turned upright where side by side
+    they would overlap, in a smaller font where they stand close, and where even so they would overlap, every k-th
+    label only (the others stay on hover). A numeric axis with a fixed step too fine for the width gets Plotly's own
+    spacing instead."""
     layout = fig.layout
     names = {"xaxis", *(n for n in layout.to_plotly_json() if re.fullmatch(r"xaxis\d*", n))}
     for name in sorted(names):
@@ -323,7 +323,7 @@ def phone_ticks(fig: go.Figure) -> None:
             continue
         domain = axis.domain or (0.0, 1.0)
         y = layout["yaxis" + (axis.anchor or "y")[1:]]
-        per = (domain[1] - domain[0]) * _plot_px(fig, y) / len(labels)  # pixels between two labels
+        per = (domain[1] - domain[0]) * _plot_px(fig) / len(labels)  # pixels between two labels
         if y.scaleanchor or axis.scaleanchor:  # square cells: as wide as the rows are tall
             margin = (layout.margin.t or 100) + (layout.margin.b or 80)
             rows = max((len(t.y) for t in on if getattr(t, "y", None) is not None), default=len(labels))
@@ -344,13 +344,8 @@ def phone_ticks(fig: go.Figure) -> None:
             axis.update(tickmode="array", tickvals=values[::every], ticktext=labels[::every])
 
 
-def _plot_px(fig: go.Figure, y_axis) -> float:
-    """The plotting width a chart keeps on a phone: the chart's width less its y labels and title, and a colour
-    bar's room where it has one."""
-    labels = [str(v) for v in (y_axis.ticktext or [])] or [
-        str(v) for t in fig.data if getattr(t, "y", None) is not None for v in t.y
-    ]
-    left = 10 + TICK_PX * max((len(v) for v in labels), default=3) + (24 if y_axis.title.text else 0)
-    bar = any(getattr(t, "showscale", None) is not False and t.type == "heatmap" for t in fig.data)
-    right = COLOUR_BAR_PX if bar or fig.layout.coloraxis.colorscale is not None else 10
-    return max(80.0, PHONE_CHART_PX - left - right)
+def _plot_px(fig: go.Figure) -> float:
+    """The plotting width a chart keeps on a phone: the chart's width less its margins (fitted to its labels, its
+    colour bar and its legend by :func:`lessons.common.margins.fit_margins` before this is read)."""
+    margin = fig.layout.margin
+    return max(40.0, PHONE_CHART_PX - (margin.l or 0) - (margin.r or 0))
