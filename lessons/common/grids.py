@@ -324,6 +324,11 @@ def phone_ticks(fig: go.Figure) -> None:
         domain = axis.domain or (0.0, 1.0)
         y = layout["yaxis" + (axis.anchor or "y")[1:]]
         per = (domain[1] - domain[0]) * _plot_px(fig) / len(labels)  # pixels between two labels
+        numbers = sorted(v for v in values if isinstance(v, (int, float, np.number)))
+        if axis.range is not None and len(numbers) == len(values):  # labels placed in a set range (maps side by side)
+            step = min((b - a for a, b in zip(numbers, numbers[1:], strict=False) if b > a), default=0)
+            if step and axis.range[1] != axis.range[0]:
+                per = (domain[1] - domain[0]) * _plot_px(fig) * step / abs(axis.range[1] - axis.range[0])
         if y.scaleanchor or axis.scaleanchor:  # square cells: as wide as the rows are tall
             margin = (layout.margin.t or 100) + (layout.margin.b or 80)
             rows = max((len(t.y) for t in on if getattr(t, "y", None) is not None), default=len(labels))
