@@ -15,13 +15,20 @@ st.markdown(
 
 states = ui.progress_panel()  # the learner's progress: resume, done / in progress per lesson
 
+
+def in_rows(entries, per_row: int = 2):
+    """``(column, entry)`` for ``entries`` in rows of ``per_row`` columns: on a phone Streamlit stacks a row's
+    columns one under the other, so rows (not two long columns) keep the course's order there too."""
+    for start in range(0, len(entries), per_row):
+        yield from zip(st.columns(per_row), entries[start : start + per_row], strict=False)
+
+
 number = 0
 for part in COURSE:
     st.header(part.title, divider="gray")
-    columns = st.columns(2)
-    for i, lesson in enumerate(part.lessons):
+    for column, lesson in in_rows(list(part.lessons)):
         number += 1
-        with columns[i % 2].container(border=True):
+        with column.container(border=True):
             if lesson.built:
                 state = {"done": " · ✓ done", "in progress": " · in progress"}.get(states.get(lesson.slug), "")
                 st.page_link(lesson.page, label=f"**{number}. {lesson.title}**{state}", icon=lesson.icon)
@@ -33,9 +40,8 @@ for part in COURSE:
 tools = [entry for entry in catalog.TOOLS if entry.built]
 if tools:
     st.header("Tools", divider="gray")
-    columns = st.columns(2)
-    for i, entry in enumerate(tools):
-        with columns[i % 2].container(border=True):
+    for column, entry in in_rows(tools):
+        with column.container(border=True):
             st.page_link(entry.page, label=f"**{entry.title}**", icon=entry.icon)
             st.markdown(entry.promise)
 

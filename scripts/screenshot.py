@@ -32,6 +32,13 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SIZES = {"desktop": (1400, 3000), "phone": (390, 6000)}  # the height grows to the page's content
+# A phone as the server sees one: touch, and a phone browser's user agent (the app draws a figure's panels one a row
+# for a browser that calls itself mobile: ui.style.narrow_screen).
+PHONE_UA = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile "
+    "Safari/537.36"
+)
+PHONE = {"is_mobile": True, "has_touch": True, "user_agent": PHONE_UA}
 
 
 # What sticks out past the right edge of the window, measured in the page: the document's width against the window's,
@@ -144,7 +151,8 @@ def main(argv=None) -> None:
             for slug in args.slugs:
                 url = f"http://127.0.0.1:{args.port}/" + ("" if slug == "home" else slug)
                 for name, (width, height) in SIZES.items():
-                    page = browser.new_page(viewport={"width": width, "height": height})
+                    phone = PHONE if name == "phone" else {}
+                    page = browser.new_page(viewport={"width": width, "height": height}, **phone)
                     page.goto(url)
                     _settle(page, int(args.timeout * 1000))
                     whole_page(page, lambda page=page: _settle(page, int(args.timeout * 1000)))

@@ -23,7 +23,7 @@ from ui.links import linked
 from ui.presenter import PRESENTER_SCALE, presenting
 from ui.pretrained import shared_view
 from ui.server import arrow_table
-from ui.style import high_contrast
+from ui.style import high_contrast, narrow_screen
 
 _LIVE = contextvars.ContextVar("ui.live", default=False)  # True while a training panel redraws a running run
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")  # ASCII punctuation markdown (or KaTeX, or an icon) reads
@@ -73,14 +73,15 @@ def _prepared(fig) -> _Drawn:
 
     Preparing costs more than building: fitting the margins reads every label, the text alternative every cell."""
 
-    flags = (presenting(), high_contrast())
+    flags = (presenting(), high_contrast(), narrow_screen())
     # who the figure is: its traces and layout as Plotly holds them (numbers, labels, sizes), and the settings
     return _DRAWN.get_or_make(digest(fig._data, fig._layout, flags), lambda: _prepare(fig, *flags))
 
 
-def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
-    """Presenter sizes, the high-contrast scales, fitted margins and the text alternative, made on ``fig`` itself."""
-    from lessons.common import colorscales, export, margins  # here: Plotly; the home page loads ui, never Plotly
+def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
+    """Presenter sizes, the high-contrast scales, a phone's one panel a row, fitted margins and the text
+    alternative, made on ``fig`` itself."""
+    from lessons.common import colorscales, export, grids, margins  # here: Plotly; the home page never loads it
 
     if presenter:  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
         fig.update_layout(
@@ -96,6 +97,10 @@ def _prepare(fig, presenter: bool, contrast: bool) -> _Drawn:
         fig.update_annotations(font_size=17)
     if contrast:
         colorscales.high_contrast(fig)
+    if narrow:  # the panels one a row, then the labels for the plotting width the fitted margins leave
+        grids.stack_panels(fig)
+        margins.fit_margins(fig)
+        grids.phone_ticks(fig)
     margins.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     # The margins hold the labels now, so Plotly.js need not check each one: its default for a numeric axis ("hide
     # past div") measures every tick label's box in the browser on every draw, a cost a page of many maps feels
@@ -127,7 +132,8 @@ def _built(builder, args: tuple, kwargs: dict) -> _Drawn:
     if not pure:
         return build()
     try:
-        name = digest(builder.__module__, builder.__qualname__, args, kwargs, presenting(), high_contrast())
+        flags = (presenting(), high_contrast(), narrow_screen())
+        name = digest(builder.__module__, builder.__qualname__, args, kwargs, *flags)
     except Exception:  # something pickle cannot take (a model, a generator): built this time
         return build()
     return _BUILT.get_or_make(name, build)
@@ -138,15 +144,18 @@ def plotly(fig, *args, key: str, **kwargs) -> None:
     scroll-zoom; under a figure with heatmaps, its text alternative and its numbers (a table on demand, CSV and
     JSON, tokens on both axes). Larger in presenter mode; heatmaps in the high-contrast scales when the student asks.
     The page's width; a figure that sets a width (a diagram whose boxes need it) takes it as its least, and scrolls
-    sideways inside its box on a narrower screen (``ui.style``).
+    sideways inside its box on a narrower screen, which says so (``ui.style``). On a phone (``ui.style.narrow_screen``)
+    a figure of several panels side by side is drawn one panel a row; on a touch screen or a phone no toolbar covers
+    its title (``ui.style.APP_CSS``).
 
     ``fig``: a figure, or a lesson's function that builds one from ``args`` and ``kwargs``
     (``ui.plotly(masking.causal_mask_figure, labels, key=…)``): a figure built before from the same arguments (by
     any session) is not built again (:func:`_built`). A figure handed over may be changed on the way: hand over one
     made for this call. A figure the server has drawn before (same traces, layout and settings, from any session)
     is prepared once (:func:`_prepared`)."""
-    from lessons.common import export  # here: Plotly; the home page loads ui, never Plotly
+    from lessons.common import export, grids  # here: Plotly; the home page loads ui, never Plotly
 
+    grids.NARROW.set(narrow_screen())  # a builder draws for the student's screen, here and for the rest of this run
     drawn = _built(fig, args, kwargs) if callable(fig) and not hasattr(fig, "to_dict") else _prepared(fig)
     here = st
     if drawn.least:

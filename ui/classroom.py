@@ -990,7 +990,7 @@ def dashboard(teacher: Teacher) -> None:
     cols[0].markdown(f"### Class code: `{info.code}`\n{_plain(info.name)} · students join at")
     cols[0].code(student, language=None)
     with cols[1]:
-        st.html(classroom.qr_svg(student, scale=5))
+        st.html(classroom.qr_image(student, scale=5))
     if not info.live():
         st.warning("This class has ended: students can no longer join or answer. Its data stays until you delete it.")
 

@@ -50,7 +50,10 @@ def lesson(slug: str) -> Lesson:
 
     Every page starts with ``lesson = ui.lesson("<slug>")``; the entry (``lessons.common.catalog``) then gives the
     page's tail its sources and its "Next" link (:func:`ui.tail.page_tail`)."""
+    from lessons.common import grids  # here: Plotly, which a lesson loads and the home page never does
+
     entry = catalog.lesson(slug)
+    grids.NARROW.set(style.narrow_screen())  # the lesson's figures are drawn for the student's screen
     page(entry.title, icon=entry.tab_icon, heading=entry.title)
     classroom.on_lesson(slug)  # the learner's progress; in a class, the question bar and a sweep's setting
     return entry

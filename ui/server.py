@@ -4,8 +4,10 @@
 - once per process, after the heavy imports: Python's collector tuned and the long-lived objects frozen out of its
   way, and the memory thread started (:func:`_start_once`, :func:`_give_memory_back`);
 - the queue for whole-page runs (:func:`admit`, :func:`page_drawn`);
-- every use of Streamlit's internals (:func:`_let_expired_sessions_go`, :func:`arrow_table`): each guarded, so a
-  Streamlit upgrade that moves one costs that step, never a page.
+- once per process, from the first page run: every reply on the app's connections sent at once
+  (:func:`_send_replies_at_once`);
+- every use of Streamlit's internals (:func:`_let_expired_sessions_go`, :func:`arrow_table`, :func:`_event_loop`):
+  each guarded, so a Streamlit upgrade that moves one costs that step, never a page.
 
 Pages never call this module; ``ui.page`` (set-up) and ``ui.tail`` (the page's end) do.
 """
@@ -15,10 +17,12 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import socket
 import sys
 import threading
 import time
 from collections import deque
+from concurrent.futures import Future
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +35,8 @@ PAGE_THREADS = 1
 
 
 def prepare_run() -> None:
-    """At the start of a lesson page's run (torch is imported by then, through ``lessons``)."""
+    """At the start of every page's run (a lesson's has imported torch by then, through ``lessons``)."""
+    _send_replies_at_once()
     if "torch" not in sys.modules:  # the home page: it never imports torch
         return
     import torch  # the import statement, not sys.modules' entry: another thread may be halfway through importing it
@@ -112,6 +117,92 @@ def arrow_table(frame):
     from streamlit.dataframe_util import convert_pandas_df_to_arrow_table  # here: it imports pandas and pyarrow
 
     return convert_pandas_df_to_arrow_table(frame)
+
+
+# ------------------------------------------------------------------------------------------------ the sockets
+# Every reply leaves at once. Streamlit binds its listening socket itself, without naming TCP as its protocol, and
+# asyncio turns Nagle's algorithm off only on the connections of sockets that name it: every accepted connection kept
+# it, so a small reply written while the previous one was still unacknowledged waited for the browser's delayed
+# acknowledgement (40 ms on Linux), on every light interaction. TCP_NODELAY is set, from the server's event loop, on
+# its listening socket (the connections it accepts later inherit it) and on the connections already open.
+_nodelay_set = False
+_nodelay_lock = threading.Lock()
+LOOP_WAIT_S = 5.0
+
+
+def _send_replies_at_once() -> None:
+    """Once per server process: TCP_NODELAY on every TCP socket the server's event loop watches. Under AppTest, or
+    if Streamlit's runtime moved, nothing happens and replies go out as Streamlit sends them."""
+    global _nodelay_set
+    with _nodelay_lock:
+        if _nodelay_set:
+            return
+        _nodelay_set = True
+    try:
+        _on_the_loop(lambda loop: [_nodelay(sock) for sock, _ in _tcp_sockets(loop)])
+    except Exception:  # noqa: BLE001 - no running server (AppTest), or an internal of Streamlit or asyncio moved
+        log.debug("could not set TCP_NODELAY on the server's sockets", exc_info=True)
+
+
+def _nodelay(sock: socket.socket) -> None:
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def tcp_sockets() -> list[dict]:
+    """The server's TCP sockets, each ``{"listening", "nodelay", "port", "peer"}`` (``peer`` None when listening),
+    for tests and benches; [] without a running server."""
+    try:
+        return _on_the_loop(lambda loop: [state for _, state in _tcp_sockets(loop)])
+    except Exception:  # noqa: BLE001 - as in _send_replies_at_once
+        log.debug("could not read the server's sockets", exc_info=True)
+        return []
+
+
+def _event_loop():
+    """The asyncio loop Streamlit's server runs on (Streamlit's internal)."""
+    from streamlit.runtime import get_instance  # here: only a running server has one
+
+    return get_instance()._get_async_objs().eventloop
+
+
+def _on_the_loop(work):
+    """``work(loop)`` run on the server's event loop, the only thread that touches its sockets; its result."""
+    loop = _event_loop()
+    done: Future = Future()
+
+    def call() -> None:
+        try:
+            done.set_result(work(loop))
+        except Exception as error:  # noqa: BLE001 - handed to the waiting thread
+            done.set_exception(error)
+
+    loop.call_soon_threadsafe(call)
+    return done.result(timeout=LOOP_WAIT_S)
+
+
+def _tcp_sockets(loop):
+    """Each TCP socket the loop watches (the listening one, every open connection) with its state. The sockets are
+    views of the loop's file descriptors, lent for the call: they must not be kept or closed."""
+    for fd in [key.fd for key in loop._selector.get_map().values()]:  # asyncio's selector loop (internal)
+        try:
+            sock = socket.socket(fileno=fd)
+        except OSError:  # not a socket
+            continue
+        try:
+            if sock.family not in (socket.AF_INET, socket.AF_INET6) or sock.type != socket.SOCK_STREAM:
+                continue
+            listening = bool(sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
+            state = {
+                "listening": listening,
+                "nodelay": bool(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)),
+                "port": sock.getsockname()[1],
+                "peer": None if listening else sock.getpeername()[1],
+            }
+            yield sock, state
+        except OSError:  # a connection closing meanwhile
+            continue
+        finally:
+            sock.detach()  # the loop owns the descriptor
 
 
 # ------------------------------------------------------------------------------------------------ the queue

@@ -1,7 +1,10 @@
 """The app's own stylesheet, injected once per page run by :func:`ui.page.page`, and the high-contrast switch.
 
 Phones (390 px wide): a display equation, a markdown table or a chart wider than the screen scrolls inside its
-own box instead of pushing the page sideways (tests/browser/test_phone.py measures every page). Contrast: captions
+own box instead of pushing the page sideways (tests/browser/test_phone.py measures every page); a chart of several
+panels is drawn one panel a row (:func:`narrow_screen`); a chart that still needs more than the screen's width says
+so above it (the scroll boxes' cue); on a touch screen or a phone, Plotly's toolbar is hidden: it stays on screen
+there, over the chart's title (a heatmap's numbers still download under it). Contrast: captions
 are Streamlit's grey at 60 % opacity (3.8:1 on white, under WCAG's 4.5:1 for small text: axe-core's finding on
 every page, tests/browser/test_accessibility.py); here they are the body text's colour at 80 %, in a light or a
 dark theme.
@@ -16,6 +19,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+# A phone's screen: charts of several panels are drawn one panel a row there (``ui.plotly``). The server draws a page
+# without knowing the window's width; it goes by what the browser said on its last visit (a cookie this page's
+# script keeps up to date: "narrow" below Streamlit's own breakpoint, where it stacks a row's columns), else by
+# whether the browser calls itself mobile ("Mobi" in every phone browser's user agent, in no tablet's or desktop's).
+SCREEN_COOKIE = "attention_lab_screen"
+NARROW_PX = 640
 CONTRAST_PARAM = "contrast"  # ?contrast=high opens any page in high contrast
 CONTRAST_KEY = "ui.high_contrast"  # plain session state (not a widget's), so it outlives page switches
 
@@ -35,6 +44,10 @@ APP_CSS = """<style>
 [data-testid="stElementContainer"]:has(.stVegaLiteChart),
 [data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"]) { max-width: 100%; overflow-x: auto; }
 [data-testid="stCaptionContainer"] { color: inherit; opacity: 0.8; }
+@media (hover: none), (max-width: 639px) { [data-testid="stPlotlyChart"] .modebar-container { display: none; } }
+[data-scroll-box][role="region"]:not(.katex-display)::before {
+  content: "↔ Wider than the screen: swipe or scroll sideways to see all of it"; display: block; position: sticky;
+  left: 0; width: max-content; max-width: 90vw; font-size: 0.85rem; opacity: 0.8; padding-bottom: 0.25rem; }
 @supports (overflow-clip-margin: 12px) {
   [data-testid="stMain"] [data-testid="stElementContainer"] {
     content-visibility: auto; contain-intrinsic-size: auto 120px; overflow-clip-margin: 12px; }
@@ -67,10 +80,15 @@ SCROLL_BOXES_JS = """<script>
   let queued = false;
   const soon = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; mark(); }); } };
   new MutationObserver(soon).observe(document.body, {childList: true, subtree: true});
-  window.addEventListener('resize', soon);
+  const screen = () => {  // the window's width class, for the server's next visit (ui.style.narrow_screen)
+    const said = window.innerWidth < NARROW_PX ? 'narrow' : 'wide';
+    document.cookie = `SCREEN_COOKIE=${said}; Max-Age=31536000; Path=/; SameSite=Lax`;
+  };
+  window.addEventListener('resize', () => { soon(); screen(); });
   mark();
+  screen();
 })();
-</script>"""
+</script>""".replace("SCREEN_COOKIE", SCREEN_COOKIE).replace("NARROW_PX", str(NARROW_PX))
 HIGH_CONTRAST_CSS = """<style>
 [data-testid="stCaptionContainer"] { opacity: 1; }
 [data-testid="stMain"] :is(p, li, td, th, label) { font-weight: 500; }
@@ -85,6 +103,17 @@ def high_contrast() -> bool:
     if CONTRAST_KEY not in st.session_state:  # the session's first page: the link decides
         st.session_state[CONTRAST_KEY] = st.query_params.get(CONTRAST_PARAM, "") == "high"
     return st.session_state[CONTRAST_KEY]
+
+
+def narrow_screen() -> bool:
+    """Whether this student's screen is a phone's (see :data:`SCREEN_COOKIE`); False where nothing says so."""
+    try:
+        said = st.context.cookies.get(SCREEN_COOKIE)
+        if said in ("narrow", "wide"):
+            return said == "narrow"
+        return "Mobi" in (st.context.headers.get("User-Agent") or "")
+    except Exception:  # noqa: BLE001 - no browser behind this run (AppTest): a desktop's page
+        return False
 
 
 def _contrast_changed() -> None:

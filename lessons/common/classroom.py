@@ -7,6 +7,8 @@ here, so this module never touches a database and is tested with plain numbers.
 
 from __future__ import annotations
 
+import base64
+import html
 import io
 import math
 from collections.abc import Sequence
@@ -257,9 +259,12 @@ def attention_snapshot(
     return {"rows": rows, "cols": cols, "z": z}
 
 
+QR_TITLE = "QR code of the class's student link"
+QR_BORDER = 2  # the light margin around the code, in modules: a camera finds its edge
+
+
 def qr_svg(url: str, scale: int = 6) -> str:
-    """The class link as a QR code (an ``<svg>`` element), drawn here, offline (segno). No XML declaration: the
-    page puts the element inside its own HTML (``st.html``), where a declaration makes the sanitizer drop it all."""
+    """The class link as a QR code (an ``<svg>`` document without XML declaration), drawn here, offline (segno)."""
 
     buffer = io.BytesIO()
     segno.make(url, error="m").save(
@@ -267,9 +272,21 @@ def qr_svg(url: str, scale: int = 6) -> str:
         kind="svg",
         xmldecl=False,
         scale=scale,
-        border=2,
+        border=QR_BORDER,
         dark="#000",
         light="#fff",
-        title="QR code of the class's student link",
+        title=QR_TITLE,
     )
     return buffer.getvalue().decode("utf-8")
+
+
+def qr_image(url: str, scale: int = 6) -> str:
+    """The class link's QR code as an ``<img>`` element for the page's HTML (``st.html``), its alt text the code's
+    title. An image, not the ``<svg>`` itself: Streamlit's sanitizer keeps only HTML elements, and an inline SVG
+    came out as an empty box; an image's ``data:`` address passes, and needs no network."""
+    svg = qr_svg(url, scale=scale)
+    size = segno.make(url, error="m").symbol_size(scale=scale, border=QR_BORDER)[0]
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(QR_TITLE)}" width="{size}" height="{size}" />'
+    )

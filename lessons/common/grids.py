@@ -1,16 +1,25 @@
 """Grids of Plotly panels built as one dict: the layout ``make_subplots`` gives a grid of panels
-(:func:`subplot_grid`), and one attention map per head and per sublayer (:func:`head_grid`).
+(:func:`subplot_grid`), and one attention map per head and per sublayer (:func:`head_grid`); and the same grids on a
+phone, one panel a row (:func:`stack_panels`, :data:`NARROW`).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
 
 from lessons.common.charts import attention_coloraxis, figure, hover_pairs, safe_label
+
+# Whether the figures built now are for a phone's screen: the UI layer sets it from what the student's browser says
+# (``ui.style.narrow_screen``); :func:`head_grid` then draws PHONE_HEADS maps a row.
+NARROW: ContextVar[bool] = ContextVar("lessons.common.grids.narrow", default=False)
+PHONE_HEADS = 2
 
 
 def panel_axis(row: int, col: int, cols: int) -> str:
@@ -84,6 +93,16 @@ class GridRow:
     weights: np.ndarray  # (h, R, C)
     x_labels: Sequence[str]  # C column tokens (attended to)
     y_labels: Sequence[str]  # R row tokens (attending)
+    first_head: int = 1  # the number of its first map's head (a phone's row holds some of a sublayer's heads)
+
+
+def _phone_rows(rows: Sequence[GridRow]) -> list[GridRow]:
+    """Each sublayer's heads PHONE_HEADS to a row, numbered as in the sublayer."""
+    out = []
+    for row in rows:
+        for a in range(0, int(row.weights.shape[0]), PHONE_HEADS):
+            out.append(GridRow(row.title, row.weights[a : a + PHONE_HEADS], row.x_labels, row.y_labels, a + 1))
+    return out
 
 
 def head_grid(
@@ -96,8 +115,11 @@ def head_grid(
     reads the same tokens. Plotly.js draws each axis and each label: the trained model's grid of 24 heads, with
     48 axes and labels under every map, took 0.55 s to draw in Chromium (toy-translation) and 0.84 s (dates,
     500 turned labels); now 0.24 and 0.28 s. Still one heatmap trace per head (its own numbers in the downloads).
-    The figure is built from one dict: ``make_subplots`` took seconds for 24 maps.
+    The figure is built from one dict: ``make_subplots`` took seconds for 24 maps. For a phone (:data:`NARROW`),
+    PHONE_HEADS maps a row, each row's heads numbered as in its sublayer.
     """
+    if NARROW.get():
+        rows = _phone_rows(rows)
     n_cols = max(int(r.weights.shape[0]) for r in rows)
     x_ticks = n_cols <= 4
     tallest = max(len(r.y_labels) for r in rows)
@@ -117,7 +139,8 @@ def head_grid(
         step = len(xs) + blank  # head j's map starts at x = j · step
         custom = hover_pairs(ys, xs)
         row_title = "<br>".join(safe_label(part, 40) for part in row.title.split(" · "))
-        new_heads = i == 0 or int(rows[i - 1].weights.shape[0]) != h  # "head j" over the first row of each count
+        before = rows[i - 1] if i else None  # "head j" over the first row of each count and numbering
+        new_heads = before is None or (int(before.weights.shape[0]), before.first_head) != (h, row.first_head)
         n = panel_axis(i, 0, 1)
         for j in range(h):
             data.append(
@@ -132,14 +155,14 @@ def head_grid(
                     "ygap": 1,
                     "xaxis": f"x{n}",
                     "yaxis": f"y{n}",
-                    "hovertemplate": f"{safe_label(row.title, 60)} · head {j + 1}<br>%{{customdata}}"
+                    "hovertemplate": f"{safe_label(row.title, 60)} · head {row.first_head + j}<br>%{{customdata}}"
                     f"<br>{value_name} = %{{z:.3f}}<extra></extra>",
                 }
             )
             if new_heads:
                 annotations.append(
                     {
-                        "text": f"head {j + 1}",
+                        "text": f"head {row.first_head + j}",
                         "x": j * step + (len(xs) - 1) / 2,
                         "y": 1,
                         "xref": f"x{n}",
@@ -183,3 +206,151 @@ def head_grid(
         margin={"l": 10, "r": 10, "t": top_px, "b": bottom_px},
     )
     return figure(data, layout)
+
+
+# --- Any grid of panels on a phone: one panel a row ---------------------------------------------------------------
+PANEL_GAP_PX = 24  # between two stacked panels, beside the labels' room: a margin, and a line per title line
+TITLE_LINE_PX = 17
+TICK_PX = 7  # the width of one character of a tick label (12 px font), for the room turned labels need
+TICK_LINE_PX = 20  # a tick label's height (12 px font) and a little air: turned labels closer get a smaller font
+SMALL_TICK_FONT = 10
+SMALL_TICK_LINE_PX = 14  # the same at SMALL_TICK_FONT: turned labels closer than this, every k-th one only
+PHONE_CHART_PX = 358  # a chart's width on a 390 px phone (the page's padding), before its margins
+
+
+def stack_panels(fig: go.Figure) -> bool:
+    """Redraw a figure whose panels sit side by side (``make_subplots``, :func:`subplot_grid`, axes with their own
+    domains) one panel a row, in reading order, each the figure's full width and as tall as it was, so a phone
+    shows every panel at a readable size. Each panel's title (an annotation above it, in paper coordinates) and a
+    colour bar of its own move with it. Returns whether anything moved (False for a single panel, or panels
+    already one a row)."""
+    layout = fig.layout
+    panels = []
+    for name in [n for n in layout.to_plotly_json() if re.fullmatch(r"xaxis\d*", n)]:
+        x = layout[name]
+        if x.domain is None or x.overlaying or not (x.anchor or "").startswith("y"):
+            continue
+        y = layout["yaxis" + x.anchor[1:]]
+        if y.domain is None:
+            continue
+        panels.append((name, "yaxis" + x.anchor[1:], tuple(x.domain), tuple(y.domain)))
+    tops = [round(p[3][1], 3) for p in panels]
+    if not panels or max(tops.count(t) for t in tops) < 2:
+        return False
+    panels.sort(key=lambda p: (-p[3][1], p[2][0]))
+    margin_t = layout.margin.t if layout.margin.t is not None else 100
+    margin_b = layout.margin.b if layout.margin.b is not None else 80
+    plot_px = (layout.height or 450) - margin_t - margin_b
+    heights = [max(120.0, (p[3][1] - p[3][0]) * plot_px) for p in panels]
+    for _, y_name, _, _ in panels:  # panels that shared the row's y labels each show them now
+        if layout[y_name].showticklabels is False and not layout[y_name].title.text:
+            layout[y_name].showticklabels = None
+    lines = [_title_lines(layout, x_dom, y_dom) for _, _, x_dom, y_dom in panels]
+    gaps = [PANEL_GAP_PX + TITLE_LINE_PX * lines[i + 1] + _tick_room(fig, p[0]) for i, p in enumerate(panels[:-1])]
+    first = panels[0]
+    if layout.title.text and any(_titles(n, first[2], first[3]) for n in layout.annotations):
+        margin_t += TITLE_LINE_PX * lines[0]  # the first panel's title, under the figure's own
+        layout.margin.t = margin_t
+    total = sum(heights) + sum(gaps)
+    top = 1.0
+    annotations = list(layout.annotations)
+    for i, (x_name, y_name, x_dom, y_dom) in enumerate(panels):
+        new = (max(0.0, top - heights[i] / total), top)
+        for note in annotations:  # the panel's title: centred over it, at its top
+            if _titles(note, x_dom, y_dom):
+                note.x, note.y = 0.5, new[1]
+        for trace in fig.data:  # a colour bar of the panel's own, beside it
+            if _on(trace, x_name) and getattr(trace, "colorbar", None) is not None and trace.colorbar.x is not None:
+                trace.colorbar.update(x=1.02, xanchor="left", y=sum(new) / 2, yanchor="middle", len=new[1] - new[0])
+        layout[x_name].domain = (0.0, 1.0)
+        layout[y_name].domain = new
+        top = new[0] - (gaps[i] / total if i < len(gaps) else 0)
+    layout.annotations = annotations
+    layout.width = None
+    layout.height = int(total + margin_t + margin_b)
+    return True
+
+
+def _title_lines(layout, x_dom, y_dom) -> int:
+    """How many lines the panel's title takes (1 without a title: the room between panels)."""
+    return 1 + max(((n.text or "").count("<br>") for n in layout.annotations if _titles(n, x_dom, y_dom)), default=0)
+
+
+def _titles(note, x_dom, y_dom) -> bool:
+    """Whether an annotation is a panel's title: in paper coordinates, over the panel's width, at its top."""
+    if (note.xref, note.yref) != ("paper", "paper") or note.x is None or note.y is None:
+        return False
+    return x_dom[0] - 1e-6 <= note.x <= x_dom[1] + 1e-6 and abs(note.y - y_dom[1]) < 0.02
+
+
+def _on(trace, x_name: str) -> bool:
+    """Whether ``trace`` is drawn on the x axis named ``x_name`` ("xaxis", "xaxis2", …)."""
+    return (getattr(trace, "xaxis", None) or "x") == "x" + x_name[5:]
+
+
+def _tick_room(fig: go.Figure, x_name: str) -> float:
+    """Pixels under a panel for its x tick labels (turned ones need their length's share) and its axis title."""
+    axis = fig.layout[x_name]
+    if axis.showticklabels is False:
+        return 0.0
+    labels = list(axis.ticktext or [])
+    for trace in fig.data:
+        if not labels and _on(trace, x_name) and getattr(trace, "x", None) is not None:
+            labels = list(trace.x)
+    if axis.ticktext is None and all(isinstance(v, (int, float, np.number)) for v in labels):
+        longest = 3  # numbers: Plotly spaces them
+    else:
+        longest = max((len(str(v)) for v in labels), default=3)
+    room = 22 + TICK_PX * longest  # on a phone, words may stand upright (phone_ticks)
+    return min(160.0, room) + (20 if axis.title and axis.title.text else 0)
+
+
+def phone_ticks(fig: go.Figure) -> None:
+    """x tick labels that fit a phone's width (the figure's margins fitted first): turned upright where side by side
+    they would overlap, in a smaller font where they stand close, and where even so they would overlap, every k-th
+    label only (the others stay on hover). A numeric axis with a fixed step too fine for the width gets Plotly's own
+    spacing instead."""
+    layout = fig.layout
+    names = {"xaxis", *(n for n in layout.to_plotly_json() if re.fullmatch(r"xaxis\d*", n))}
+    for name in sorted(names):
+        axis = layout[name]
+        if axis.showticklabels is False:
+            continue
+        on = [t for t in fig.data if _on(t, name) and getattr(t, "x", None) is not None]
+        values = list(axis.tickvals) if axis.tickvals is not None else [v for t in on[:1] for v in t.x]
+        labels = [str(v) for v in (axis.ticktext if axis.ticktext is not None else values)]
+        if len(labels) < 2:
+            continue
+        domain = axis.domain or (0.0, 1.0)
+        y = layout["yaxis" + (axis.anchor or "y")[1:]]
+        per = (domain[1] - domain[0]) * _plot_px(fig) / len(labels)  # pixels between two labels
+        numbers = sorted(v for v in values if isinstance(v, (int, float, np.number)))
+        if axis.range is not None and len(numbers) == len(values):  # labels placed in a set range (maps side by side)
+            step = min((b - a for a, b in zip(numbers, numbers[1:], strict=False) if b > a), default=0)
+            if step and axis.range[1] != axis.range[0]:
+                per = (domain[1] - domain[0]) * _plot_px(fig) * step / abs(axis.range[1] - axis.range[0])
+        if y.scaleanchor or axis.scaleanchor:  # square cells: as wide as the rows are tall
+            margin = (layout.margin.t or 100) + (layout.margin.b or 80)
+            rows = max((len(t.y) for t in on if getattr(t, "y", None) is not None), default=len(labels))
+            per = min(
+                per, ((layout.height or 450) - margin) * ((y.domain or (0.0, 1.0))[1] - (y.domain or (0, 1))[0]) / rows
+            )
+        if axis.ticktext is None and all(isinstance(v, (int, float, np.number)) for v in values):
+            if axis.dtick is not None and per * len(labels) / (len(labels) + 1) < TICK_PX * 3:
+                axis.dtick = None  # a numeric axis with a fixed step too fine for the width: Plotly spaces it
+            continue  # a numeric axis: Plotly spaces its numbers
+        if TICK_PX * max(len(x) for x in labels) <= per:
+            continue  # level labels fit
+        axis.tickangle = -90  # upright: the closest turned labels can stand
+        if per < TICK_LINE_PX:
+            axis.tickfont.size = SMALL_TICK_FONT
+        every = math.ceil(SMALL_TICK_LINE_PX / per)
+        if every > 1:
+            axis.update(tickmode="array", tickvals=values[::every], ticktext=labels[::every])
+
+
+def _plot_px(fig: go.Figure) -> float:
+    """The plotting width a chart keeps on a phone: the chart's width less its margins (fitted to its labels, its
+    colour bar and its legend by :func:`lessons.common.margins.fit_margins` before this is read)."""
+    margin = fig.layout.margin
+    return max(40.0, PHONE_CHART_PX - (margin.l or 0) - (margin.r or 0))

@@ -15,7 +15,7 @@ import torch
 
 from lessons.common.charts import figure, safe_label
 from lessons.common.colorscales import DIVERGING_COLORSCALE
-from lessons.common.grids import GridRow, head_grid
+from lessons.common.grids import NARROW, GridRow, head_grid
 from lessons.multi_head_attention.split import HeadsByHand, SplitExample, shape_text
 
 
@@ -72,7 +72,7 @@ def _strips(
             "yref": "y domain",
             "yanchor": "bottom",
             "showarrow": False,
-            "text": f"head {i + 1}" if hb.n_heads <= 8 else str(i + 1),
+            "text": f"head {i + 1}" if hb.n_heads <= (2 if NARROW.get() else 8) else str(i + 1),  # a phone: numbers
             "font": {"size": 11},
         }
         for i in range(hb.n_heads)

@@ -1,5 +1,5 @@
-"""One visit per page, by its URL, at a phone's size (390 × 844 px, touch), for every test that reads a page as
-it opens: the page opened by its URL, the phone and the accessibility tests.
+"""One visit per page, by its URL, on a phone (390 × 844 px, touch, a phone browser's user agent), for every test
+that reads a page as it opens: the page opened by its URL, the phone and the accessibility tests.
 
 A page is opened once in a fresh tab, fully drawn (no skeleton left), and measured in one go: its errors, title,
 heatmaps and sidebar; what sticks out past the right edge (``scripts/screenshot.py``'s :data:`OVERFLOW_JS`, which
@@ -19,7 +19,8 @@ import os
 import pytest
 
 from lessons.common.catalog import TOOLS, built_lessons
-from scripts.screenshot import overflow
+from scripts.screenshot import PHONE as PHONE_BROWSER
+from scripts.screenshot import overflow, whole_page
 from tests.helpers import HEATMAP, ROOT, goto
 
 PHONE = {"width": 390, "height": 844}
@@ -44,7 +45,53 @@ SIDEBAR_JS = """() => {
 LINKS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stPageLink-NavLink]')]
   .filter((a) => a.getBoundingClientRect().width > 0)
   .map((a) => ({text: a.textContent.trim().slice(0, 40), width: a.getBoundingClientRect().width,
-                height: a.getBoundingClientRect().height}))"""
+                height: a.getBoundingClientRect().height, top: a.getBoundingClientRect().top}))"""
+
+
+# Every pair of text boxes of one Plotly chart that overlap: its title, its annotations (a panel's title, a head's
+# name), every tick label and every axis or colour bar title. A box is the text's own box turned as the text is
+# (a tick label at -60° is a slanted rectangle, not the upright box around it), each side pulled in by TOLERANCE_PX
+# (a glyph's box runs a pixel past its ink), and two boxes overlap when no side of either separates them.
+TOLERANCE_PX = 1.5
+CHART_TEXT_OVERLAPS_JS = r"""(tolerance) => {
+  const corners = (el) => {
+    const b = el.getBBox(), m = el.getScreenCTM();
+    if (!m || b.width <= 2 * tolerance || b.height <= 2 * tolerance) return null;
+    const t = tolerance;
+    return [[b.x + t, b.y + t], [b.x + b.width - t, b.y + t], [b.x + b.width - t, b.y + b.height - t],
+            [b.x + t, b.y + b.height - t]].map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  const separated = (p, q) => {
+    for (const poly of [p, q]) {
+      for (let i = 0; i < 4; i++) {
+        const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % 4], nx = y1 - y2, ny = x2 - x1;
+        const span = (r) => r.map(([x, y]) => nx * x + ny * y);
+        const a = span(p), b = span(q);
+        if (Math.max(...a) <= Math.min(...b) || Math.max(...b) <= Math.min(...a)) return true;
+      }
+    }
+    return false;
+  };
+  const found = [];
+  const charts = [...document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')];
+  charts.forEach((chart, n) => {
+    const texts = [...chart.querySelectorAll(
+      '.gtitle, .annotation-text, .xtick > text, .ytick > text, .infolayer text[class$="title"], .cbtitle text')]
+      .filter((el) => el.textContent.trim() && getComputedStyle(el).display !== 'none'
+              && getComputedStyle(el).visibility !== 'hidden' && el.getAttribute('opacity') !== '0')
+      .map((el) => ({el, text: el.textContent.trim().slice(0, 40), box: corners(el)}))
+      .filter((t) => t.box);
+    const title = (chart.querySelector('.gtitle') || {}).textContent || `chart ${n + 1}`;
+    for (let i = 0; i < texts.length; i++) {
+      for (let j = i + 1; j < texts.length; j++) {
+        if (!separated(texts[i].box, texts[j].box)) {
+          found.push({chart: title.trim().slice(0, 60), a: texts[i].text, b: texts[j].text});
+        }
+      }
+    }
+  });
+  return {charts: charts.length, overlaps: found};
+}"""
 
 
 def pages() -> list[str]:
@@ -93,7 +140,7 @@ def visit(browser, base_url: str, path: str) -> dict:
     key = (base_url, path)
     if key not in _visits:
         axe_path()
-        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        context = browser.new_context(viewport=PHONE, **PHONE_BROWSER)
         try:
             page = context.new_page()
             goto(page, f"{base_url}/{path}")
@@ -107,6 +154,8 @@ def visit(browser, base_url: str, path: str) -> dict:
                 "links": page.evaluate(LINKS_JS),
                 "axe": run_axe(page),
             }
+            whole_page(page, lambda: settle(page))  # last: every chart drawn, the window as tall as the page
+            _visits[key]["chart_texts"] = page.evaluate(CHART_TEXT_OVERLAPS_JS, TOLERANCE_PX)
         finally:
             context.close()
     return _visits[key]

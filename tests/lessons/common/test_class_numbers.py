@@ -1,5 +1,6 @@
 """The class's numbers, pure: pooling runs per setting, the sentences computed from them, the QR code."""
 
+import base64
 import math
 from xml.etree import ElementTree
 
@@ -69,4 +70,14 @@ def test_the_qr_code_is_well_formed_svg_made_offline():
     svg = classroom.qr_svg("http://127.0.0.1:8501/classroom?join=ACDEFG")
     root = ElementTree.fromstring(svg)
     assert root.tag.endswith("svg") and "QR code" in svg
-    assert svg.startswith("<svg")  # an element for the page's HTML: st.html drops a document with an XML declaration
+    assert svg.startswith("<svg")  # no XML declaration: the image's data is the SVG document itself
+
+
+def test_the_qr_code_goes_to_the_page_as_an_image_of_that_svg_with_its_title_as_alt_text():
+    url = "http://127.0.0.1:8501/classroom?join=ACDEFG"
+    img = ElementTree.fromstring(classroom.qr_image(url, scale=5))
+    assert img.tag == "img" and img.get("alt") == classroom.QR_TITLE
+    prefix, data = img.get("src").split(",", 1)
+    assert prefix == "data:image/svg+xml;base64"  # drawn offline, no address to fetch
+    assert base64.b64decode(data).decode("utf-8") == classroom.qr_svg(url, scale=5)
+    assert img.get("width") == img.get("height") == ElementTree.fromstring(classroom.qr_svg(url, scale=5)).get("width")
