@@ -29,6 +29,8 @@ SIGNALS: dict[str, tuple[str, ...]] = {
     # the Transformer's block, not the lecture's "standard (feed-forward) network" of lesson 1 (an MLP in general)
     "feed-forward": (r"\bfeed-?forward (block|sublayer|layer)s?\b", r"\bposition-?wise feed-?forward", r"\bFFN\b"),
     "self-attention": (r"\bself-?attention\b",),
+    "induction head": (r"\binduction heads?\b",),
+    "in-context learning": (r"\bin-context (learning|accuracy)\b",),
 }
 
 # Known exceptions: (slug, a phrase of the sentence) that name a later concept in a way that is not a claim about
