@@ -37,6 +37,8 @@ if results is not None:
 
 # --- 3. Train it and watch the heads form --------------------------------------------------------------------
 ui.section(forming.TITLE, forming.train_text())
+if results is not None:
+    st.markdown(forming.expectation(measured.formation(results)))
 PANEL = "induction_heads.train"
 
 
@@ -75,7 +77,7 @@ if results is not None:
         lambda: ui.measured(
             results,
             rows=forming.results_rows(results),
-            observations=forming.results_sentences(results, measured.formation(results)),
+            observations=forming.results_sentences(results),
             curves=partial(forming.results_curves, results),
             key="induction_heads.shipped",
             names=("loss", "score"),

@@ -35,10 +35,9 @@ INTRO = (
     "Give a language model a passage it has seen earlier in the same prompt and it predicts the repeat far better "
     "than the first time: it learns *in context*. Olsson et al. (2022) traced much of that to **induction heads**, a "
     "pair of attention heads in two layers that find the earlier occurrence of the current token and copy what came "
-    "after it, and they saw those heads form suddenly during training, in a *phase change* visible as a bump in the "
-    "loss. Here you train a model small enough to watch it happen in under a minute: two layers of attention and "
-    "nothing else, as in Elhage et al. (2021). Then you switch heads off one at a time and see which ones the "
-    "in-context accuracy needs."
+    "after it, and they followed those heads as they formed during training. Here you train a model small enough to "
+    "watch them form in under a minute: two layers of attention and nothing else, as in Elhage et al. (2021). Then "
+    "you switch heads off one at a time and see which ones the in-context accuracy needs."
 )
 
 

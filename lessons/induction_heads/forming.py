@@ -120,7 +120,7 @@ def snapshot_caption(snapshot: Progress) -> str:
         f"chance {1 / VOCAB:.0%}). Strongest prefix matching: {state}. Strongest previous-token head: "
         f"{head_name(p_layer, p_head)} ({r.previous_token[p_layer, p_head]:.0%} on the previous position). In the "
         "maps, an induction head is a diagonal stripe in the copy's rows, R − 1 columns left of the main diagonal; "
-        "a previous-token head is the stripe just under it."
+        "a previous-token head is a stripe in every row, one column left of the main diagonal."
     )
 
 
@@ -163,11 +163,18 @@ def results_rows(results: Comparison) -> list[dict]:
     return rows
 
 
-def results_sentences(results: Comparison, formation: Formation) -> list[str]:
+def expectation(formation: Formation) -> str:
+    """Above the panel: when the shipped seeds formed their induction head, so a student knows how long to train."""
+    return (
+        f"**What to expect:** with this recipe, {formation.sentence()[0].lower()}{formation.sentence()[1:]} "
+        "A run that stops before that step has not had its chance."
+    )
+
+
+def results_sentences(results: Comparison) -> list[str]:
     accuracy = results.spread("in-context accuracy", INTACT)
     random_half = results.spread("random-half accuracy", INTACT)
     return [
-        formation.sentence(),
         f"At the end ({results.meta.get('steps')} steps): in-context accuracy {accuracy.text('.1%')}, the random half "
         f"{random_half.text('.1%')} (chance {1 / VOCAB:.1%}).",
     ]

@@ -126,8 +126,7 @@ class Formation:
         return (
             f"{len(self.steps)} of {self.seeds} seeds formed an induction head (a layer-2 head with a prefix-matching "
             f"score of {training.INDUCTION_LEVEL:.0%} or more), at step {self.median:.0f} in the median (quartiles "
-            f"{q1:.0f}–{q3:.0f}, range {lo:.0f}–{hi:.0f}; reports every {training.REPORT_EVERY} steps); that took "
-            f"{statistics.median(self.seconds):.1f} s in the median on the machine that measured them."
+            f"{q1:.0f}–{q3:.0f}, range {lo:.0f}–{hi:.0f}; reports every {training.REPORT_EVERY} steps)."
         )
 
 

@@ -41,10 +41,12 @@ def test_the_page_opens_with_its_sections_and_folded_answers(at):
     for label in ("Reveal the shipped seeds' curves", "Reveal the knock-outs"):
         assert any(e.label.startswith(label) and not e.children for e in at.expander), label
     text = " ".join(m.value for m in at.markdown)
-    assert measured.formation(results).sentence() not in text
+    assert forming.expectation(measured.formation(results)) in text  # how many seeds formed one, and when
+    verdicts = knockout.verdict_sentences(results)
+    assert not any(sentence in text for sentence in verdicts)
     unfold(at, "Reveal the shipped seeds' curves", "Reveal the knock-outs")
     text = " ".join(m.value for m in at.markdown)
-    for sentence in (measured.formation(results).sentence(), *knockout.verdict_sentences(results)):
+    for sentence in (*forming.results_sentences(results), *verdicts):
         assert sentence in text, sentence
     tables = [df.value.to_dict("records") for df in at.dataframe]
     assert knockout.knockout_rows(results) in tables and forming.results_rows(results) in tables

@@ -7,11 +7,12 @@ from lessons.induction_heads import results as measured
 from tests.lessons.induction_heads.conftest import curve
 
 
-def test_a_sudden_fall_takes_a_short_window_and_a_steady_one_most_of_the_run():
-    window, share = circuit.sudden_drop([curve(200, sudden=True)])
-    assert window == 0 and share == 0
-    window, share = circuit.sudden_drop([curve(None, sudden=False)])
-    assert share > 0.5
+def test_a_sudden_fall_is_flat_early_and_mostly_in_one_window_and_a_steady_one_is_not():
+    sudden = circuit.fall(curve(200, sudden=True))
+    assert sudden.sudden and sudden.early == 0 and sudden.window == 1
+    steady = circuit.fall(curve(None, sudden=False))
+    assert not steady.sudden and steady.early > circuit.FLAT  # a fifth of the fall already in the first third
+    assert circuit.fall(curve(None, sudden=True)) == circuit.Fall(0.0, 0.0, 0.0)  # it never fell
 
 
 def test_the_shape_answer_follows_the_shipped_curves(make_results, typical):
@@ -27,7 +28,7 @@ def test_the_exercises_explain_and_accept_only_their_answer(typical):
         assert ex.is_choice and ex.key.startswith("induction_heads.")
         wrong = next(i for i in range(len(ex.choices)) if i != ex.answer)
         assert ex.check(ex.answer).correct and not ex.check(wrong).correct
-    assert "5 shipped seeds" in circuit.shape_exercise(typical).explanation
+    assert "5 shipped seeds of 400 steps: 5 fell suddenly" in circuit.shape_exercise(typical).explanation
 
 
 def test_the_uniform_level_the_text_states_is_what_even_attention_scores():
