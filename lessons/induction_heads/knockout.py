@@ -71,7 +71,8 @@ def knockout_rows(results: Comparison) -> list[dict]:
 
 def verdict_sentences(results: Comparison) -> list[str]:
     """Intact against each knock-out, in words the shared rule chose (it can say too close to call)."""
-    return [v.sentence(".1%", "in-context accuracy") for v in shipped.knockout_verdicts(results).values()]
+    sentences = [v.sentence(".1%", "in-context accuracy") for v in shipped.knockout_verdicts(results).values()]
+    return [s[:1].upper() + s[1:] for s in sentences]  # the labels are written to be read mid-sentence
 
 
 @torch.inference_mode()
