@@ -345,6 +345,24 @@ COURSE: tuple[Part, ...] = (
                     Axis("kv_cache.live_seed", "seed", (0, 1, 2, 3, 4)),
                 ),
             ),
+            Lesson(
+                slug="induction_heads",
+                title="Induction heads, forming live",
+                promise="Train a two-layer attention-only model, watch an induction head form, then knock it out.",
+                icon=":material/content_copy:",
+                tab_icon="🧲",
+                introduces=("induction head", "previous-token head", "in-context learning", "head knock-out"),
+                results=("assets/results/induction_heads.json",),
+                pretrained=(),
+                sources=(
+                    "Sources: Elhage et al., *A Mathematical Framework for Transformer Circuits*, Transformer "
+                    "Circuits Thread, 2021 (attention-only models, the residual stream, the two-layer induction "
+                    "circuit); Olsson et al., *In-context Learning and Induction Heads*, Transformer Circuits "
+                    "Thread, 2022 (the prefix-matching score, the phase change, head knock-outs). Their findings "
+                    "in our own words; every number on this page is this small model's, measured here."
+                ),
+                sweep=(Axis("induction_heads.seed", "seed", (0, 1, 2, 3, 4)),),
+            ),
         ),
     ),
 )

@@ -31,6 +31,8 @@ SIGNALS: dict[str, tuple[str, ...]] = {
     "self-attention": (r"\bself-?attention\b",),
     "rotary position embedding": (r"\bRoPE\b", r"\brotary (position )?embeddings?\b"),
     "alibi": (r"\bALiBi\b",),
+    "induction head": (r"\binduction heads?\b",),
+    "in-context learning": (r"\bin-context (learning|accuracy)\b",),
 }
 
 # Known exceptions: (slug, a phrase of the sentence) that name a later concept in a way that is not a claim about
