@@ -156,9 +156,21 @@ async def _train(s: Student, t: dict, until: float) -> None:
 
 async def _student(url: str, code_ready, i: int, lesson: str, seconds: float, window, seed: int) -> dict:
     rng = random.Random(seed)
-    t: dict[str, list[float]] = {k: [] for k in ("class page", "title", "paragraph", "whole page", "fragment control",
-                                                 "whole-page control", "check", "poll answer",
-                                                 "train to first progress", "progress gap")}  # fmt: skip
+    t: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "class page",
+            "title",
+            "paragraph",
+            "whole page",
+            "fragment control",
+            "whole-page control",
+            "check",
+            "poll answer",
+            "train to first progress",
+            "progress gap",
+        )
+    }
     started = time.monotonic()
     await asyncio.sleep(rng.uniform(0, ARRIVAL_SECONDS))
     code, question_id = await code_ready
@@ -211,8 +223,10 @@ async def _class(url: str, pid: int, n: int, lesson: str, seconds: float, window
     code_ready: asyncio.Future = loop.create_future()
     cpu_before, started = cpu_seconds(pid), time.monotonic()
     rng = random.Random(seed)
-    students = [asyncio.create_task(_student(url, code_ready, i, lesson, seconds, window, rng.randrange(10**9)))
-                for i in range(n)]  # fmt: skip
+    students = [
+        asyncio.create_task(_student(url, code_ready, i, lesson, seconds, window, rng.randrange(10**9)))
+        for i in range(n)
+    ]
     problems: list[str] = []
     teacher = None
     try:
@@ -264,17 +278,28 @@ def run(n: int, lesson: str, seconds: float, window, seed: int = 0) -> dict:
             else:
                 os.environ[ENV_URL] = saved
     problems = row.pop("problems") + logged
-    return {"students": n, "lesson": lesson, "window_s": list(window), **row, "errors": len(problems),
-            "error_samples": problems[:6], "nproc": os.cpu_count(), "load_before": round(load_before, 2),
-            "load_after": round(os.getloadavg()[0], 2), "speed_ms": speed,
-            "date": datetime.date.today().isoformat()}  # fmt: skip
+    return {
+        "students": n,
+        "lesson": lesson,
+        "window_s": list(window),
+        **row,
+        "errors": len(problems),
+        "error_samples": problems[:6],
+        "nproc": os.cpu_count(),
+        "load_before": round(load_before, 2),
+        "load_after": round(os.getloadavg()[0], 2),
+        "speed_ms": speed,
+        "date": datetime.date.today().isoformat(),
+    }
 
 
 def final_line(r: dict) -> str:
     p90 = r["p90_ms"]
     parts = " ".join(f"{k.replace(' ', '_')} {v:.0f}" for k, v in p90.items() if v is not None)
-    return (f"class scenario: students {r['students']} p90_ms {parts} longest_progress_gap_ms "
-            f"{r['longest_progress_gap_ms']:.0f} server_cores {r['server_cores']} errors {r['errors']}")  # fmt: skip
+    return (
+        f"class scenario: students {r['students']} p90_ms {parts} longest_progress_gap_ms "
+        f"{r['longest_progress_gap_ms']:.0f} server_cores {r['server_cores']} errors {r['errors']}"
+    )
 
 
 def write(row: dict) -> None:

@@ -33,7 +33,8 @@ st.latex(circuit.SCORES)
 ui.explain(circuit.SCORES_TEXT)
 results = ui.shipped_results(lesson, loader=measured.load_results)
 if results is not None:
-    ui.exercise(circuit.shape_exercise(results))
+    shape_prediction = circuit.shape_exercise(results)
+    ui.exercise(shape_prediction)
 
 # --- 3. Train it and watch the heads form --------------------------------------------------------------------
 ui.section(forming.TITLE, forming.train_text())
@@ -84,19 +85,26 @@ if results is not None:
             axis_key="induction_heads.axis",
         ),
         key="induction_heads.reveal_curves",
+        after=shape_prediction.key,
     )
 
 # --- 4. Knock a head out -------------------------------------------------------------------------------------
 ui.section(knockout.TITLE, knockout.TEXT)
 if results is not None:
-    ui.exercise(knockout.knockout_exercise(results))
+    knockout_prediction = knockout.knockout_exercise(results)
+    ui.exercise(knockout_prediction)
 
     def shipped_knockouts() -> None:
         ui.table(knockout.knockout_rows(results))
         st.markdown("\n".join(f"- {line}" for line in knockout.verdict_sentences(results)))
         ui.provenance(results.meta, note=knockout.VERDICT_NOTE)
 
-    ui.reveal("the knock-outs over the shipped seeds", shipped_knockouts, key="induction_heads.reveal_knockouts")
+    ui.reveal(
+        "the knock-outs over the shipped seeds",
+        shipped_knockouts,
+        key="induction_heads.reveal_knockouts",
+        after=knockout_prediction.key,
+    )
 
 
 @st.fragment

@@ -99,7 +99,7 @@ ui.section(window.TITLE, window.TEXT)
 columns = st.columns([3, 2])
 with columns[0]:
     st.markdown("One sequence of the task (the answer is the capital, in lower case):")
-    st.code(window.example_text(), language=None)
+    st.text(window.example_text())
 with columns[1]:
     ui.plotly(window.mask_figure, key="kv_cache.window.mask")
 if results is not None:

@@ -46,7 +46,8 @@ def the_rotation() -> None:
 
 the_rotation()
 
-ui.exercise(rotation.shift_prediction())
+shift_prediction = rotation.shift_prediction()
+ui.exercise(shift_prediction)
 
 
 def the_scores() -> None:
@@ -56,7 +57,12 @@ def the_scores() -> None:
     st.caption(rotation.score_caption(grid))
 
 
-ui.reveal("the score at every pair of positions", the_scores, key="positions_that_travel.reveal_scores")
+ui.reveal(
+    "the score at every pair of positions",
+    the_scores,
+    key="positions_that_travel.reveal_scores",
+    after=shift_prediction.key,
+)
 
 # --- 2. ALiBi --------------------------------------------------------------------------------------------------
 ui.section(distance_penalty.TITLE, distance_penalty.TEXT)
@@ -80,8 +86,9 @@ ui.section(longer_inputs.TITLE, longer_inputs.text())
 results = ui.shipped_results(lesson, loader=longer_inputs.load_results)
 
 if results is not None:
-    ui.exercise(longer_inputs.learned_prediction(results))
-    ui.exercise(longer_inputs.race_prediction(results))
+    predictions = (longer_inputs.learned_prediction(results), longer_inputs.race_prediction(results))
+    for prediction in predictions:
+        ui.exercise(prediction)
 
     def measured() -> None:
         ui.measured(
@@ -97,7 +104,13 @@ if results is not None:
         ui.vega(longer_inputs.length_chart(results), key="positions_that_travel.lengths")
         st.caption(longer_inputs.length_caption(results))
 
-    ui.reveal("the measured results", measured, key="positions_that_travel.reveal_measured", predictions=2)
+    ui.reveal(
+        "the measured results",
+        measured,
+        key="positions_that_travel.reveal_measured",
+        predictions=2,
+        after=[p.key for p in predictions],
+    )
 
 # --- 4. Train one yourself -------------------------------------------------------------------------------------
 ui.section(live_training.TITLE, live_training.train_text())

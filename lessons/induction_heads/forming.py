@@ -10,6 +10,7 @@ Letters: R the random part's length, T = 2R positions, L layers, h heads per lay
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -40,9 +41,9 @@ def train_text() -> str:
     )
 
 
-def new_run(seed: int, budget_seconds: float) -> TrainingRun:
-    """The recipe for one student: a fresh model trained on one core for at most ``budget_seconds``."""
-    check_budget(budget_seconds)
+def live_recipe(seed: int, budget_seconds: float):
+    """Built in the training worker: a fresh model for one student and the function that trains it in place on one
+    core for at most ``budget_seconds`` (``(model, train_fn)``, as :class:`~lessons.common.live.TrainingRun` asks)."""
     model = training.new_model(seed)
 
     def train_fn(on_progress):
@@ -52,7 +53,13 @@ def new_run(seed: int, budget_seconds: float) -> TrainingRun:
         )
         return model
 
-    return TrainingRun(train_fn, model=model, name="induction-heads")
+    return model, train_fn
+
+
+def new_run(seed: int, budget_seconds: float) -> TrainingRun:
+    """One student's run: a worker process builds a fresh model and trains it on one core."""
+    check_budget(budget_seconds)
+    return TrainingRun(functools.partial(live_recipe, seed, float(budget_seconds)), name="induction-heads")
 
 
 def probe_labels() -> list[str]:

@@ -34,8 +34,14 @@ def test_two_students_open_act_and_train_once_without_errors():
 
 
 def _row(**p90) -> dict:
-    base = {"paragraph": 400.0, "whole page": 900.0, "fragment control": 30.0, "whole-page control": 120.0,
-            "check": 60.0, "poll answer": 40.0}  # fmt: skip
+    base = {
+        "paragraph": 400.0,
+        "whole page": 900.0,
+        "fragment control": 30.0,
+        "whole-page control": 120.0,
+        "check": 60.0,
+        "poll answer": 40.0,
+    }
     return {"students": 30, "p90_ms": base | p90, "longest_progress_gap_ms": 1200.0, "errors": 0}
 
 

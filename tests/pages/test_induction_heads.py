@@ -17,6 +17,7 @@ from tests.helpers import (
     open_page,
     open_without_results,
     plotly_specs,
+    predicted,
     unfold,
     wait_for_run,
 )
@@ -37,7 +38,9 @@ def test_the_page_opens_with_its_sections_and_folded_answers(at):
     table = at.dataframe[0].value.to_dict("records")
     assert table == sequences.example(0).table()
     results = measured.load_results()
-    # the answers stay folded (not built) until the student opens them
+    # the answers are not offered before the predictions are answered, then stay folded until opened
+    assert not any(e.label.startswith("Reveal") for e in at.expander)
+    at = predicted(at)
     for label in ("Reveal the shipped seeds' curves", "Reveal the knock-outs"):
         assert any(e.label.startswith(label) and not e.children for e in at.expander), label
     text = " ".join(m.value for m in at.markdown)

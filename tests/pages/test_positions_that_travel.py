@@ -17,6 +17,7 @@ from tests.helpers import (
     open_page,
     open_without_results,
     plotly_array,
+    predicted,
     progress_text,
     unfold,
     vega_rows,
@@ -31,7 +32,7 @@ PAGE = "pages/positions_that_travel.py"
 
 @pytest.fixture(scope="module")
 def at():
-    return unfold(open_page(PAGE), "Reveal")  # the folded answers open, as a student opens them after answering
+    return unfold(predicted(open_page(PAGE)), "Reveal")  # answered, then opened, as a student does
 
 
 def figure(at, title_part: str) -> dict:
