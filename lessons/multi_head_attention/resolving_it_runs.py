@@ -186,7 +186,7 @@ def it_observations(c: Comparison) -> list[str]:
     )
     n = max(IT_LAYERS)
     best, first = c.spread(f"layer {n}, best head: {PREFERS}", deep), c.spread(f"layer 1, best head: {PREFERS}", deep)
-    outcome, _ = verdict(best, first, min_gap=PREFER_GAP)
+    outcome, _ = verdict(best, first, min_gap=PREFER_GAP, metric=f"layer {n}, best head: {PREFERS}", results=c.source)
     gap = best.mean - first.mean
     said = {
         "better": "prefers the referent more often than",

@@ -179,9 +179,10 @@ def depth_rows(c: Comparison) -> list[dict]:
     ]
 
 
-def _direction(a: Spread, b: Spread, higher_is_better: bool) -> str:
-    """Whether it is "better", "worse" or "too close" for ``a`` against ``b``, by the comparison's own rule."""
-    return comparison_verdict(a, b, higher_is_better=higher_is_better)[0]
+def _direction(a: Spread, b: Spread, higher_is_better: bool, metric: str = "held-out exact") -> str:
+    """Whether it is "better", "worse" or "too close" for ``a`` against ``b`` on ``metric``, by the course's rule
+    (the drift it holds the gap against: the depth sweep's file's, for that metric)."""
+    return comparison_verdict(a, b, higher_is_better=higher_is_better, metric=metric, results=DEPTH_RESULTS.stem)[0]
 
 
 def depth_observations(c: Comparison) -> list[str]:
@@ -202,7 +203,7 @@ def depth_observations(c: Comparison) -> list[str]:
         text = (
             f"**{variant}**: held-out exact match {moves[_direction(a, b, True)]} from {b.text('.1%')} at {low} "
             f"layer{'s' * (low > 1)} a stack to {a.text('.1%')} at {high} layers, and the final loss "
-            f"{moves[_direction(deep, shallow, True)]} from {shallow.text('.3f', with_n=False)} to "
+            f"{moves[_direction(deep, shallow, True, 'final loss')]} from {shallow.text('.3f', with_n=False)} to "
             f"{deep.text('.3f', with_n=False)}"
         )
         if variant != "full" and "full" in c.variants:
