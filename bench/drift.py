@@ -34,7 +34,7 @@ from lessons.common.verdicts import DRIFT_FILE, DRIFT_FORMAT  # noqa: E402
 
 # slice name (the results file it stands for) -> the results script and its small arguments: one seed, a few steps
 SLICES: dict[str, list[str]] = {
-    "transformer": ["scripts.transformer_results", "--seeds", "0", "--steps", "40", "--variants", "full", "no FFN"],
+    "transformer": ["scripts.transformer_results", "--seeds", "0", "--steps", "30", "--variants", "full", "no FFN"],
     "scoring_functions": ["scripts.scoring_functions_results", "--seeds", "0", "--budget", "3", "--sweep-seeds", "0"],
     "seq2seq_bottleneck": ["scripts.seq2seq_bottleneck_results", "--seeds", "0", "--steps", "60", "--sizes", "16"],
     "architecture_lab": [
@@ -119,33 +119,8 @@ def machine() -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--slices", nargs="+", default=list(SLICES), choices=list(SLICES))
-    p.add_argument("--settings", nargs="+", default=None, help="capability/threads, e.g. avx2/1 (default: every one)")
-    p.add_argument("--out", default=str(DRIFT_FILE))
-    args = p.parse_args(argv)
-    from bench.harness import speed_ms  # here: its import starts torch, not needed for --help
-
-    settings = args.settings or [f"{c}/{t}" for c in supported_capabilities() for t in THREADS]
-    started, load_before, speed = time.perf_counter(), os.getloadavg()[0], speed_ms()
-    slices: dict[str, dict] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in args.slices:
-            results, seconds = {}, {}
-            for setting in settings:
-                capability, threads = setting.split("/")
-                t0 = time.perf_counter()
-                results[setting] = run_slice(
-                    name, capability, int(threads), Path(tmp) / f"{name}-{capability}-{threads}.json"
-                )
-                seconds[setting] = round(time.perf_counter() - t0, 1)
-                print(f"{name} {setting}: {seconds[setting]} s", flush=True)
-            slices[name] = {
-                "command": "python -m " + " ".join(SLICES[name]),
-                "seconds": seconds,
-                "metrics": differences(results),
-            }
+def write(out: Path, slices: dict[str, dict], info: dict, argv: list[str] | None) -> None:
+    """The drift file: per slice and metric, and per metric the largest over the slices (what the rule reads)."""
     metrics: dict[str, float] = {}
     for entry in slices.values():
         for metric, found in entry["metrics"].items():
@@ -155,17 +130,47 @@ def main(argv: list[str] | None = None) -> int:
         "what": "per metric, the largest difference between kernel settings for the same code and seed",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine(),
-        "speed_ms": round(speed, 1),
-        "load_1min_before": round(load_before, 2),
+        "speed_ms": round(info["speed_ms"], 1),
+        "load_1min_before": round(info["load_before"], 2),
         "load_1min_after": round(os.getloadavg()[0], 2),
-        "seconds": round(time.perf_counter() - started, 1),
-        "settings": settings,
+        "seconds": round(time.perf_counter() - info["started"], 1),
+        "settings": info["settings"],
         "command": "python -m bench.drift " + " ".join(sys.argv[1:] if argv is None else argv),
         "slices": slices,
         "metrics": {m: float(f"{d:.6g}") for m, d in sorted(metrics.items())},
     }
-    out = Path(args.out)
     out.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--slices", nargs="+", default=list(SLICES), choices=list(SLICES))
+    p.add_argument("--settings", nargs="+", default=None, help="capability/threads, e.g. avx2/1 (default: every one)")
+    p.add_argument("--out", default=str(DRIFT_FILE))
+    args = p.parse_args(argv)
+    from bench.harness import speed_ms  # here: its import starts torch, not needed for --help
+
+    settings = args.settings or [f"{c}/{t}" for c in supported_capabilities() for t in THREADS]
+    info = {"speed_ms": speed_ms(), "load_before": os.getloadavg()[0], "started": time.perf_counter()}
+    info["settings"] = settings
+    slices: dict[str, dict] = {}
+    out = Path(args.out)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.slices:
+            results, seconds = {}, {}
+            for setting in settings:
+                capability, threads = setting.split("/")
+                t0 = time.perf_counter()
+                where = Path(tmp) / f"{name}-{capability}-{threads}.json"
+                results[setting] = run_slice(name, capability, int(threads), where)
+                seconds[setting] = round(time.perf_counter() - t0, 1)
+                print(f"{name} {setting}: {seconds[setting]} s", flush=True)
+            slices[name] = {
+                "command": "python -m " + " ".join(SLICES[name]),
+                "seconds": seconds,
+                "metrics": differences(results),
+            }
+            write(out, slices, info, argv)  # after every slice: a run cut short keeps the slices it finished
     print(f"wrote {out}")
     print("\n| slice | metric | drift | where |\n|---|---|---|---|")
     for name, entry in slices.items():

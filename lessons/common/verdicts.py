@@ -90,9 +90,10 @@ def judge(
     """The rule (see the module's docstring) with its p and drift; the reason's numbers in ``fmt``."""
     rule = f"{TEST}, α = {ALPHA:g}"
     if a.total < MIN_SEEDS or b.total < MIN_SEEDS:
+        anecdote = "one seed is an anecdote: " if min(a.total, b.total) == 1 else ""
         return Judgement(
             "too close",
-            f"n = {a.total} and {b.total} seeds, and the rule ({rule}) takes at least {MIN_SEEDS} a side",
+            f"{anecdote}n = {a.total} and {b.total} seeds, and the rule ({rule}) takes at least {MIN_SEEDS} a side",
         )
     if a.missing or b.missing:
         if not none_is_worst or (a.n and b.n):

@@ -12,7 +12,7 @@ from lessons.multi_head_attention import every_head, head_counts, head_counts_ru
 from tests.lessons.multi_head_attention.made_up_results import fake_results
 
 
-def test_results_table_and_observations(tmp_path):
+def test_results_table_and_observations(rule_on_made_up_seeds, tmp_path):
     results = head_counts.load_results(fake_results().save(tmp_path / "multi_head_attention.json"))  # a round trip
     rows = head_counts.results_rows(results)
     assert [r["heads h"] for r in rows] == ["h = 1", "h = 2", "h = 4", "h = 8"]
@@ -41,7 +41,7 @@ def test_results_table_and_observations(tmp_path):
     assert loss["layer"][0]["encoding"]["y"]["scale"] == {"type": "log"}
 
 
-def test_every_sentence_about_the_comparison_follows_the_numbers():
+def test_every_sentence_about_the_comparison_follows_the_numbers(rule_on_made_up_seeds):
     """Each claim turns round when the numbers do: which h is fastest, whether h matters, whether heads drift."""
     slow_many = head_counts.observations(fake_results(pace=(1, 2, 4, 8)))
     fast_many = head_counts.observations(fake_results(pace=(8, 4, 2, 1)))

@@ -92,7 +92,7 @@ def test_observations_are_read_off_the_results():
     assert f"Slowest step: **{four_scores.LABELS[max(per_step, key=per_step.get)]}**" in lines[2]
 
 
-def test_every_sentence_says_which_way_the_numbers_go_and_whether_it_is_clear():
+def test_every_sentence_says_which_way_the_numbers_go_and_whether_it_is_clear(rule_on_made_up_seeds):
     """Each observation, fed a race that goes one way and then the other, names the right score and says "beats"
     only when the gap is larger than the spread over seeds."""
 

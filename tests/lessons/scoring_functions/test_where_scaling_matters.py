@@ -8,7 +8,7 @@ from lessons.scoring_functions import race_softmax, reduced_race, shipped_race, 
 from tests.lessons.scoring_functions.made_up_races import sweep_of
 
 
-def test_where_scaling_matters_is_computed_from_the_sweep_and_flips_with_it():
+def test_where_scaling_matters_is_computed_from_the_sweep_and_flips_with_it(rule_on_made_up_seeds):
     sweep = sweep_of({4: (0.07, 0.07), 16: (0.24, 0.21), 64: (0.55, 0.79), 256: (0.75, 0.98)})
     summary = where_scaling_matters.sweep_summary(sweep)
     assert summary == (

@@ -38,7 +38,7 @@ def fake_sweep(exact: dict[str, dict[int, float]], seeds=(0, 1, 2), spread: floa
     return Comparison(tuple(exact), tuple(runs), {"seeds": list(seeds)}, ablation_runs.VARIANT_LABELS)
 
 
-def test_depth_sentences_and_prediction_follow_the_numbers(tmp_path):
+def test_depth_sentences_and_prediction_follow_the_numbers(rule_on_made_up_seeds, tmp_path):
     collapse = fake_sweep({"full": {1: 0.5, 2: 0.7, 8: 0.8}, "no residual": {1: 0.5, 2: 0.1, 8: 0.0}})
     collapse = load_depth_results(collapse.save(tmp_path / "depth.json"))  # a round trip
     lines = depth_observations(collapse)
