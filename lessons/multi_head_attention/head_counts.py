@@ -84,7 +84,7 @@ def alignment_prediction(results: Comparison) -> Exercise:
     verdict = results.compare(many, few, WORST)
     answer = {"better": 0, "too close": 1, "worse": 2}[verdict.outcome]
     heads = results.runs_of(many)[0].params["heads"]
-    gap = "a gap larger than the spread over seeds" if verdict.clear else verdict.why(".0%")
+    gap = verdict.why(".0%")
     why = {
         "worse": f"The average of its heads still scores {results.spread(AVERAGED, many).text('.0%')}: with several "
         "heads the loss only needs *some* of them to find the source word, and the others are free to read "
@@ -172,7 +172,7 @@ def _means(c: Comparison, metric: str) -> dict[str, float]:
 
 
 def _gap(verdict, fmt: str) -> str:
-    return "a gap larger than the spread over seeds" if verdict.clear else f"too close to call, {verdict.why(fmt)}"
+    return f"clearly: {verdict.why(fmt)}" if verdict.clear else f"too close to call, {verdict.why(fmt)}"
 
 
 def observations(c: Comparison) -> list[str]:
@@ -197,7 +197,7 @@ def observations(c: Comparison) -> list[str]:
         f"{test[best]:.1%} ({c.label(best)})"
     )
     if verdict.clear:
-        lines.append(f"{text}: {c.label(best)} is ahead by more than the spread over seeds.")
+        lines.append(f"{text}: {c.label(best)} is clearly ahead by the course's rule.")
     else:
         lines.append(f"{text}: {_gap(verdict, '.1%')}. On this toy task the number of heads hardly matters.")
     lowest, averaged = _means(c, WORST), _means(c, AVERAGED)

@@ -178,8 +178,8 @@ def leaders(c: Comparison, metric: str, order: Sequence[str]) -> list[str]:
 
 def observations(c: Comparison) -> list[str]:
     """What the measured table says, in sentences computed from it (a re-measured file rewrites them): which score
-    is best on average, and whether it is clearly ahead (``Comparison.compare``: the gap larger than the spread over
-    seeds, never on one seed) or too close to call."""
+    is best on average, and whether it is clearly ahead (``Comparison.compare``: the course's verdict rule) or too
+    close to call."""
     lines = []
     for what, fmt in (("steps", ".0f"), ("seconds", ".1f")):
         metric = level_metric(what, LEVELS[-1])

@@ -88,7 +88,7 @@ def load_depth_results(path: Path | str | None = None) -> Comparison:
 
 def depth_prediction(c: Comparison) -> Exercise | None:
     """Predict, before section 5's sweep: from how many layers a stack the model without residuals falls behind the
-    full model by more than the spread over seeds. Computed from the sweep; None without both variants."""
+    full model, clearly by the course's verdict rule. Computed from the sweep; None without both variants."""
     if not {"full", "no residual"} <= set(c.variants) or not c.param_values("depth"):
         return None
     depths = c.param_values("depth")
@@ -110,7 +110,7 @@ def depth_prediction(c: Comparison) -> Exercise | None:
         prompt=(
             f"**Predict before you open the sweep.** The small Transformer is trained at {', '.join(map(str, depths))} "
             "layers a stack, with and without residual connections. From which depth does the model *without* "
-            "residuals end behind the full one by more than the spread over seeds (held-out exact match)?"
+            "residuals end behind the full one, clearly by the course's verdict rule (held-out exact match)?"
         ),
         choices=choices,
         answer=answer,
@@ -211,7 +211,7 @@ def depth_observations(c: Comparison) -> list[str]:
             against = {d: _direction(spread(variant, {"depth": d}), spread("full", {"depth": d}), True) for d in depths}
             behind = [d for d in depths if against[d] == "worse"]
             ahead = [d for d in depths if against[d] == "better"]
-            text += f"; behind the full model by more than the spread at {_depth_list(behind)}"
+            text += f"; clearly behind the full model by the course's rule at {_depth_list(behind)}"
             if ahead:
                 text += f", ahead of it at {_depth_list(ahead)}"
         lines.append(text + ".")

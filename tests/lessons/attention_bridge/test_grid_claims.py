@@ -150,8 +150,18 @@ def test_the_bridge_cost_sentence_agrees_with_the_shipped_numbers():
 @pytest.mark.parametrize(
     ("bridge", "plain", "seeds", "says"),
     [
-        (90.0, 98.0, (0, 1, 2), "the bridge costs **8.0 BLEU**, beyond the spread and more than the paper's largest"),
-        (96.0, 98.0, (0, 1, 2), "the bridge costs 2.0 BLEU, beyond the spread but no more than the paper's largest"),
+        (
+            90.0,
+            98.0,
+            (0, 1, 2),
+            "the bridge costs **8.0 BLEU**, clearly by the course's rule and more than the paper's largest",
+        ),
+        (
+            96.0,
+            98.0,
+            (0, 1, 2),
+            "the bridge costs 2.0 BLEU, clearly by the course's rule but no more than the paper's largest",
+        ),
         (98.0, 98.5, (0, 1, 2), "too close to call by BLEU (the gap 0.5 is no more than 1.0)"),
         (99.0, 95.0, (0, 1, 2), "the bridge model is clearly **ahead**, by 4.0 BLEU"),
         (90.0, 98.0, (0,), "too close to call by BLEU (one seed is an anecdote"),

@@ -39,7 +39,7 @@ def _cost(ms: dict) -> attention_cost.Cost:
     return attention_cost.Cost(tuple(rows), 1, 16, 3, {"additive": "with", "none": "without"})
 
 
-def test_cost_sentence_says_which_grew_faster_from_the_numbers(rule_on_made_up_seeds):
+def test_cost_sentence_says_which_grew_faster_from_the_numbers():
     attention_faster = _cost({"additive": ((1, 1, 1), (40, 41, 39)), "none": ((1, 1, 1), (16, 16.5, 15.5))})
     sentence = attention_cost.cost_sentence(attention_faster)
     assert "40× longer to decode with attention (time ∝ T^1.33) and 16× longer without (∝ T^1.00" in sentence

@@ -53,8 +53,8 @@ def test_every_sentence_about_the_ablation_follows_the_numbers(rule_on_made_up_s
     assert "**post-LN** reached 90% at step 50, which the full model never did" in never[0]
     behind = ablation.observations(fake_results({"full": 0.96, "no layer norm": 0.5}, seeds=(0, 1, 2), spread=0.01))
     ahead = ablation.observations(fake_results({"full": 0.5, "no layer norm": 0.96}, seeds=(0, 1, 2), spread=0.01))
-    assert "it is behind the full model by more than the spread over seeds" in behind[0]
-    assert "it is ahead of the full model by more than the spread over seeds" in ahead[0]
+    assert "it is behind the full model, clearly by the course's rule" in behind[0]
+    assert "it is ahead of the full model, clearly by the course's rule" in ahead[0]
     assert "± " in behind[0] and "(n = 3)" in behind[0]  # several seeds: mean ± sd and n
     close = ablation.observations(fake_results({"full": 0.95, "no layer norm": 0.94}, seeds=(0, 1), spread=0.02))
     assert "too close to call" in close[0] and "One seed" not in close[-1]
