@@ -195,10 +195,12 @@ def observations(c: Comparison) -> list[str]:
     if len(order) >= 2:
         fast, slow = order[0], order[-1]
         spreads = c.spreads(speed)
+        pace = c.compare(fast, slow, speed, higher_is_better=False)
+        head = f"Slowest step: **{c.label(slow)}**" if pace.clear else f"Slowest step on average: {c.label(slow)}"
         lines.append(
-            f"Slowest step: **{c.label(slow)}**, {spreads[slow].mean / spreads[fast].mean:.1f}× the time of "
-            f"{c.label(fast)}'s on average. "
-            + c.compare(fast, slow, speed, higher_is_better=False).sentence(".1f", f"{speed} (fewer is better)")
+            f"{head}, {spreads[slow].mean / spreads[fast].mean:.1f}× the time of {c.label(fast)}'s (the shipping "
+            "machine's seconds, each seed timed once under its load at the time). "
+            + pace.sentence(".1f", f"{speed} (fewer is better)")
         )
     align = "alignment accuracy"
     order = ranked(c, align, lower_is_better=False)
