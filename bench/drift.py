@@ -143,12 +143,41 @@ def write(out: Path, slices: dict[str, dict], info: dict, argv: list[str] | None
     out.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def merge(paths: list[Path], out: Path) -> None:
+    """One drift file from several (slices measured side by side, each run writing its own): their slices together,
+    the per-metric figure again the largest over every slice; the first file's machine, and the highest speed_ms
+    and load of any, so that nothing reads calmer than it was."""
+    documents = [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    slices = {name: entry for d in documents for name, entry in d["slices"].items()}
+    metrics: dict[str, float] = {}
+    for entry in slices.values():
+        for metric, found in entry["metrics"].items():
+            metrics[metric] = max(metrics.get(metric, 0.0), found["drift"])
+    merged = {
+        **documents[0],
+        "date": max(d["date"] for d in documents),
+        "speed_ms": max(d["speed_ms"] for d in documents),
+        "load_1min_before": max(d["load_1min_before"] for d in documents),
+        "load_1min_after": max(d["load_1min_after"] for d in documents),
+        "seconds": max(d["seconds"] for d in documents),
+        "command": " ; ".join(d["command"] for d in documents) + " ; merged by python -m bench.drift --merge",
+        "slices": slices,
+        "metrics": {m: float(f"{v:.6g}") for m, v in sorted(metrics.items())},
+    }
+    out.write_text(json.dumps(merged, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--slices", nargs="+", default=list(SLICES), choices=list(SLICES))
     p.add_argument("--settings", nargs="+", default=None, help="capability/threads, e.g. avx2/1 (default: every one)")
     p.add_argument("--out", default=str(DRIFT_FILE))
+    p.add_argument("--merge", nargs="+", default=None, help="drift files to join into --out (slices run side by side)")
     args = p.parse_args(argv)
+    if args.merge:
+        merge([Path(m) for m in args.merge], Path(args.out))
+        print(f"wrote {args.out}")
+        return 0
     from bench.harness import speed_ms  # here: its import starts torch, not needed for --help
 
     capabilities = supported_capabilities()

@@ -20,6 +20,7 @@ from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.grids import GridRow, head_grid
+from lessons.common.timing import median
 from lessons.multi_head_attention.head_counts_runs import (
     AVERAGED,
     LEVELS,
@@ -224,12 +225,14 @@ def observations(c: Comparison) -> list[str]:
     else:
         text += f" With more heads, the worst single head does not clearly drift further from it: {_gap(drift, '.0%')}."
     lines.append(text)
-    per_step = {
-        v: float(np.mean([r.value("CPU s") / max(r.value("steps"), 1) for r in c.runs_of(v)])) for v in c.variants
-    }
+    per_step = {v: [1000 * r.value("CPU s") / max(r.value("steps"), 1) for r in c.runs_of(v)] for v in c.variants}
     lines.append(
-        "CPU time per step, checks included: "
-        + ", ".join(f"{c.label(v)}: {1000 * s:.0f} ms" for v, s in per_step.items())
+        "CPU time per step, checks included, on the machine that made the results (the median of its runs, their "
+        "range in brackets; another machine times otherwise): "
+        + ", ".join(
+            f"{c.label(v)}: {median(ms):.0f} ms ({min(ms):.0f}–{max(ms):.0f}, n = {len(ms)})"
+            for v, ms in per_step.items()
+        )
         + ". The arithmetic is the same for every h; more heads mean more, smaller matrix products."
     )
     params = {v: int(c.runs_of(v)[0].value("parameters")) for v in c.variants}
