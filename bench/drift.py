@@ -67,11 +67,16 @@ def supported_capabilities() -> list[str]:
     return order[: order.index(best) + 1] if best in order else ["default"]
 
 
-def run_slice(name: str, capability: str, threads: int, out: Path) -> Comparison:
-    """One slice in a fresh process, its kernels on ``capability`` with ``threads`` torch threads."""
-    env = {**os.environ, "ATEN_CPU_CAPABILITY": capability, "PYTHONPATH": str(ROOT)}
+def run_slice(name: str, capability: str, threads: int, out: Path, timeout: float) -> Comparison | None:
+    """One slice in a fresh process, its kernels on ``capability`` with ``threads`` torch threads; None when it
+    ran past ``timeout`` seconds (two threads on a machine whose cores are busy can take many times one thread's
+    time). Idle threads wait passively (``OMP_WAIT_POLICY``): that changes how long a run takes, not its sums."""
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": capability, "PYTHONPATH": str(ROOT), "OMP_WAIT_POLICY": "PASSIVE"}
     command = [sys.executable, "-m", *SLICES[name], "--threads", str(threads), "--out", str(out)]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
     if done.returncode:
         raise RuntimeError(f"{name} on {capability}/{threads} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
     return Comparison.load(out)
@@ -172,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--slices", nargs="+", default=list(SLICES), choices=list(SLICES))
     p.add_argument("--settings", nargs="+", default=None, help="capability/threads, e.g. avx2/1 (default: every one)")
     p.add_argument("--out", default=str(DRIFT_FILE))
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds a slice may take in one setting")
     p.add_argument("--merge", nargs="+", default=None, help="drift files to join into --out (slices run side by side)")
     args = p.parse_args(argv)
     if args.merge:
@@ -181,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     from bench.harness import speed_ms  # here: its import starts torch, not needed for --help
 
     capabilities = supported_capabilities()
-    settings = args.settings or [f"{c}/1" for c in capabilities] + [f"{capabilities[-1]}/{t}" for t in THREADS[1:]]
+    # the plainest and the widest vector unit first: the pair most likely to round apart
+    ordered = [capabilities[0], *capabilities[1:][::-1]]
+    settings = args.settings or [f"{c}/1" for c in ordered] + [f"{capabilities[-1]}/{t}" for t in THREADS[1:]]
     info = {"speed_ms": speed_ms(), "load_before": os.getloadavg()[0], "started": time.perf_counter()}
     info["settings"] = settings
     slices: dict[str, dict] = {}
@@ -193,15 +201,21 @@ def main(argv: list[str] | None = None) -> int:
                 capability, threads = setting.split("/")
                 t0 = time.perf_counter()
                 where = Path(tmp) / f"{name}-{capability}-{threads}.json"
-                results[setting] = run_slice(name, capability, int(threads), where)
+                found = run_slice(name, capability, int(threads), where, args.timeout)
                 seconds[setting] = round(time.perf_counter() - t0, 1)
+                if found is None:
+                    seconds[setting] = f"timed out after {args.timeout:.0f} s"
+                else:
+                    results[setting] = found
                 print(f"{name} {setting}: {seconds[setting]} s", flush=True)
-            slices[name] = {
-                "command": "python -m " + " ".join(SLICES[name]),
-                "seconds": seconds,
-                "metrics": differences(results),
-            }
-            write(out, slices, info, argv)  # after every slice: a run cut short keeps the slices it finished
+                slices[name] = {
+                    "command": "python -m " + " ".join(SLICES[name]),
+                    "seconds": seconds,
+                    "settings": list(results),
+                    "metrics": differences(results),
+                }
+                if len(results) > 1:  # after every setting: a run cut short keeps what it measured
+                    write(out, slices, info, argv)
     print(f"wrote {out}")
     print("\n| slice | metric | drift | where |\n|---|---|---|---|")
     for name, entry in slices.items():
