@@ -1,6 +1,7 @@
 """Cross-machine drift, measured on one machine: the same seed of small slices of the results scripts, rerun with
-PyTorch's CPU kernels forced onto each vector unit this CPU has (``ATEN_CPU_CAPABILITY=default|avx2|avx512``) and
-with 1 and 2 threads. Each setting rounds the sums of a matrix product in another order, exactly as another
+PyTorch's CPU kernels forced onto each vector unit this CPU has (``ATEN_CPU_CAPABILITY=default|avx2|avx512``, and
+MKL's and oneDNN's matrix products held to the same unit: ``LIBRARY_ISA``) and with 1 and 2 threads. Each
+setting rounds the sums of a matrix product in another order, exactly as another
 machine would, and training amplifies that rounding step after step; the largest difference between settings is
 the drift a figure must clear before a lesson calls one variant better than another.
 
@@ -54,6 +55,13 @@ SLICES: dict[str, list[str]] = {
     "rnn_cells": ["scripts.rnn_cells_results", "--seeds", "0", "--distances", "5", "20", "--steps", "150"],
 }
 CAPABILITIES = ("default", "avx2", "avx512")
+# The matrix products run in MKL and oneDNN, which pick their own kernels by CPU: each is held to the same vector
+# unit as ATen's (ATEN_CPU_CAPABILITY alone changes only ATen's elementwise and reduction kernels).
+LIBRARY_ISA = {
+    "default": {"MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "ONEDNN_MAX_CPU_ISA": "SSE41"},
+    "avx2": {"MKL_ENABLE_INSTRUCTIONS": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"},
+    "avx512": {"MKL_ENABLE_INSTRUCTIONS": "AVX512", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"},
+}
 THREADS = (1, 2)  # 2 threads with the best vector unit only: the thread count changes how a sum is split, apart from
 # the vector unit, and a slice takes minutes on a shared machine
 
@@ -71,7 +79,8 @@ def run_slice(name: str, capability: str, threads: int, out: Path, timeout: floa
     """One slice in a fresh process, its kernels on ``capability`` with ``threads`` torch threads; None when it
     ran past ``timeout`` seconds (two threads on a machine whose cores are busy can take many times one thread's
     time). Idle threads wait passively (``OMP_WAIT_POLICY``): that changes how long a run takes, not its sums."""
-    env = {**os.environ, "ATEN_CPU_CAPABILITY": capability, "PYTHONPATH": str(ROOT), "OMP_WAIT_POLICY": "PASSIVE"}
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": capability, **LIBRARY_ISA[capability], "PYTHONPATH": str(ROOT)}
+    env["OMP_WAIT_POLICY"] = "PASSIVE"
     command = [sys.executable, "-m", *SLICES[name], "--threads", str(threads), "--out", str(out)]
     try:
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
@@ -187,8 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     from bench.harness import speed_ms  # here: its import starts torch, not needed for --help
 
     capabilities = supported_capabilities()
-    # the plainest and the widest vector unit first: the pair most likely to round apart
-    ordered = [capabilities[0], *capabilities[1:][::-1]]
+    # the widest and the plainest vector unit first: the pair most likely to round apart
+    ordered = [capabilities[-1], capabilities[0], *capabilities[1:-1]]
     settings = args.settings or [f"{c}/1" for c in ordered] + [f"{capabilities[-1]}/{t}" for t in THREADS[1:]]
     info = {"speed_ms": speed_ms(), "load_before": os.getloadavg()[0], "started": time.perf_counter()}
     info["settings"] = settings
