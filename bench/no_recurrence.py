@@ -5,8 +5,8 @@ against T, and each one's count of matrix products that must run one after anoth
                                   [--budget 0.05] [--write]
 
 The Q/K/V lesson's section 7 measures the same thing (``lessons.queries_keys_values.no_recurrence``) when a
-server first shows it; this prints the figures with the machine and its load, one row per T (fastest of three
-averages, and all three), the counts, the multiply-adds and the sentence the page writes from the same numbers.
+server first shows it; this prints the figures with the machine and its load, one row per T (the median of five
+averages, and all five), the counts, the multiply-adds and the sentence the page writes from the same numbers.
 ``--write`` also stores what it printed as ``bench/sections/no_recurrence.md``, which ``python -m bench.run_all
 --render`` appends to ``bench/RESULTS.md``.
 """
@@ -36,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lengths", type=int, nargs="+", default=list(RECURRENCE_LENGTHS))
     p.add_argument("--batch", type=int, default=RECURRENCE_BATCH)
     p.add_argument("--width", type=int, default=RECURRENCE_WIDTH)
-    p.add_argument("--budget", type=float, default=0.05, help="seconds per average (three averages per figure)")
+    p.add_argument(
+        "--budget", type=float, default=0.05, help="seconds per average (the median of five averages per figure)"
+    )
     p.add_argument("--write", action="store_true", help="store the section in bench/sections/no_recurrence.md")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -50,14 +52,15 @@ def main(argv: list[str] | None = None) -> int:
         + f" {timing.threads} thread(s), 1-minute load {after:.2f} after. {GRU_ENCODER}: the lessons' "
         f"`Seq2Seq` encoder (E = H = {timing.width}); {SELF_ATTENTION}: softmax(QKᵀ/√d)V with "
         f"d = {timing.width}, on the same embeddings; random weights, batches of {timing.batch}, wall time per "
-        "sequence, the fastest of 3 averages (all three in brackets). Products in a row: the longest chain of "
-        "matrix products in each model's autograd graph (the GRU written as steps with the encoder's weights).",
+        "sequence, the median of the repeated averages (every one in brackets). Products in a row: the longest "
+        "chain of matrix products in each model's autograd graph (the GRU written as steps with the encoder's "
+        "weights).",
         "",
         "| T | GRU ms | attention ms | ratio | GRU products in a row | attention | GRU multiply-adds | attention |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for i, t in enumerate(timing.lengths):
-        g, a = timing.fastest(GRU_ENCODER, t), timing.fastest(SELF_ATTENTION, t)
+        g, a = timing.median(GRU_ENCODER, t), timing.median(SELF_ATTENTION, t)
         reps = {name: ", ".join(f"{v:.3f}" for v in timing.ms[name][i]) for name in timing.ms}
         lines.append(
             f"| {t} | {g:.3f} ({reps[GRU_ENCODER]}) | {a:.3f} ({reps[SELF_ATTENTION]}) | {a / g:.2f} "

@@ -3,7 +3,7 @@ against a two-layer feed-forward network and self-attention (one operation over 
 
     python -m bench.rnn_sequential [--threads 1] [--lengths 8 32 128 512] [--batch 8] [--size 64]
 
-Prints the machine's load, one row per length (milliseconds per sequence, the fastest of three averages) and the
+Prints the machine's load, one row per length (milliseconds per sequence, the median of five averages) and the
 sentence the page writes from the same numbers (lessons.rnn_cells.sequential).
 """
 
@@ -23,7 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lengths", type=int, nargs="+", default=list(sequential.LENGTHS))
     p.add_argument("--batch", type=int, default=sequential.BATCH)
     p.add_argument("--size", type=int, default=sequential.SIZE)
-    p.add_argument("--budget", type=float, default=0.05, help="seconds per average (three averages per figure)")
+    p.add_argument(
+        "--budget", type=float, default=0.05, help="seconds per average (the median of five averages per figure)"
+    )
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     before = os.getloadavg()[0]
@@ -33,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         f"torch {torch.__version__}, {result.threads} thread(s); B = {result.batch}, H = {result.size}"
     )
     print("T".rjust(6) + "".join(name[:28].rjust(30) for name in sequential.LAYERS) + "   (ms per sequence)")
-    for i, t in enumerate(result.lengths):
-        print(f"{t:6d}" + "".join(f"{result.ms[name][i]:30.4f}" for name in sequential.LAYERS))
+    for t in result.lengths:
+        print(f"{t:6d}" + "".join(f"{result.at(name, t):30.4f}" for name in sequential.LAYERS))
     print(sequential.timing_summary(result).replace("**", ""))
     return 0
 

@@ -40,7 +40,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -65,6 +64,7 @@ from minimodels.bridge import (  # noqa: E402
     train_bridge,
 )
 from minimodels.tasks.multilingual import get_multilingual  # noqa: E402
+from scripts.common import machine  # noqa: E402
 
 TEST_SENTENCES = 300
 BATCH_SIZE = 64  # sentences per step
@@ -250,13 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             "test_sentences": TEST_SENTENCES,
             "jobs": args.jobs,
             "load_1min_before": load_before,
-            "machine": {
-                "platform": platform.platform(),
-                "cpu_count": os.cpu_count(),
-                "python": platform.python_version(),
-                "torch": torch.__version__,
-                "torch_threads": 1,
-            },
+            "machine": machine(1),
         }
         if args.variants:
             meta["variants"] = names

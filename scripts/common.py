@@ -48,10 +48,25 @@ def tokenized(task_name: str):
     return task
 
 
+def cpu_model() -> str:
+    """The CPU's model name as the kernel reports it (``/proc/cpuinfo``), else what ``platform`` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def machine(threads: int) -> dict:
+    """What a results file says it was measured on: the CPU, the vector unit torch's kernels ran on (another one
+    rounds otherwise: ``bench/drift.py``), the threads, torch and Python."""
     return {
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
+        "cpu_model": cpu_model(),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "cpu_count": os.cpu_count(),
         "python": platform.python_version(),
         "torch": torch.__version__,

@@ -23,7 +23,6 @@ import argparse
 import dataclasses
 import datetime
 import os
-import platform
 import sys
 import time
 from collections import Counter
@@ -35,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lessons.common.comparison import measure  # noqa: E402
 from lessons.seq2seq_bottleneck import experiment, scoring, shipped  # noqa: E402
+from scripts.common import machine  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,12 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         meta={
             **results.meta,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "machine": {
-                "cpu_count": os.cpu_count(),
-                "torch_threads": args.threads,
-                "torch": torch.__version__,
-                "python": platform.python_version(),
-            },
+            "machine": machine(args.threads),
             "load_average_before": [round(v, 2) for v in load_before],
             "load_average_after": [round(v, 2) for v in os.getloadavg()],
             "seconds": round(time.perf_counter() - started, 1),

@@ -65,7 +65,9 @@ def provenance_text(meta: Mapping) -> str:
     cores = machine.get("cpu_count") or meta.get("cpus")
     threads = machine.get("torch_threads") or meta.get("threads")
     if cores:
-        where = f"on a {cores}-core machine"
+        cpu = machine.get("cpu_model")
+        unit = f", {machine['cpu_capability']} kernels" if machine.get("cpu_capability") else ""
+        where = f"on a {cores}-core {cpu}{unit}" if cpu else f"on a {cores}-core machine"
         if threads:
             where += f" with {threads} torch thread{'s' if threads != 1 else ''}"
         bits.append(where)

@@ -82,7 +82,7 @@ PAPER_BRIDGE_CLAIM = (
 def bridge_cost_finding(results: Comparison) -> str:
     """The bilingual en ↔ fr model with the bridge against the same model without it, set against the paper's Table 1
     (left): "almost on par", the bridge at most :data:`PAPER_BILINGUAL_BLEU`'s largest en ↔ fr gap behind. The toy
-    reproduces it when the bridge model is within the spread of the plain one, or behind by no more than that."""
+    reproduces it when the two are too close to call, or the bridge model is behind by no more than that."""
     with_bridge, without = "bilingual", "bilingual-nobridge"
     gaps = {d: plain - bridge for d, (bridge, plain) in PAPER_BILINGUAL_BLEU.items()}
     worst = max(gaps, key=gaps.get)
@@ -114,14 +114,14 @@ def bridge_cost_finding(results: Comparison) -> str:
         )
     elif cost <= gaps[worst]:
         verdict = (
-            f"the bridge costs {cost:.1f} BLEU, beyond the spread but no more than the paper's largest gap "
+            f"the bridge costs {cost:.1f} BLEU, clearly by the course's rule but no more than the paper's largest gap "
             f"({gaps[worst]:.1f}): almost on par, so the toy reproduces the paper's finding."
         )
     else:
         steps = results.meta.get("steps")
         trained = f"both trained the same {steps} steps" if isinstance(steps, int) else "both trained the same steps"
         verdict = (
-            f"the bridge costs **{cost:.1f} BLEU**, beyond the spread and more than the paper's largest gap "
+            f"the bridge costs **{cost:.1f} BLEU**, clearly by the course's rule and more than the paper's largest gap "
             f"({gaps[worst]:.1f}), so the toy does **not** reproduce “almost on par”. Plausibly because every "
             f"sentence passes through k = {MODEL_OPTIONS['heads']} rows of M here while the plain model attends "
             f"over every word; and {trained}, where the bridge model may still be catching up and the paper "

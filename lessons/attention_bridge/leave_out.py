@@ -182,9 +182,17 @@ def leave_out_finding(results: Comparison, measure: str = "bleu") -> str:
     name, fmt = LEAVE_OUT_MEASURES[measure]
     trained, zero = _over_pairs(results, measure)
     gap = BLEU_MIN_GAP if measure == "bleu" else MIN_GAP  # one BLEU point, or 5 points of a share: no finding
-    outcome, _ = verdict(zero, trained, min_gap=gap)
+    outcome, _ = verdict(zero, trained, min_gap=gap, metric=f"{measure}, mean over the pairs", results=results.source)
     share = zero.mean / trained.mean if trained.mean else float("nan")
-    per_pair = {p: verdict(*leave_out_spreads(results, p, measure)[::-1], min_gap=gap)[0] for p in LEAVE_OUT_PAIRS}
+    per_pair = {
+        p: verdict(
+            *leave_out_spreads(results, p, measure)[::-1],
+            min_gap=gap,
+            metric=pair_final(measure, p),
+            results=results.source,
+        )[0]
+        for p in LEAVE_OUT_PAIRS
+    }
     below = [pair_label(p) for p, o in per_pair.items() if o == "worse"]
     above = [pair_label(p) for p, o in per_pair.items() if o == "better"]
     numbers = (

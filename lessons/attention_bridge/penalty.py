@@ -1,7 +1,7 @@
 """Section 2, the penalty ‖AAᵀ − I‖²_F and head redundancy, on the two shipped hub models that differ only in λ.
 
 A Aᵀ and the penalty of one map, the shipped models' probe maps, which of the two is ahead on each measure (a
-finding only beyond the spread over seeds), the weight λ against the paper's, and the section's two exercises
+finding only when the course's verdict rule calls it), the weight λ against the paper's, and the section's two exercises
 computed by hand. The seeded study of λ and k that follows on the page is :mod:`penalty_study`.
 """
 
@@ -84,7 +84,7 @@ def _ahead(verdict, higher: bool) -> str | None:
 
 def penalty_findings(results: Comparison) -> list[str]:
     """One sentence per measure: which of the two models (λ on / off) is ahead, by the shipped numbers, and
-    whether that is a finding (the gap beyond the spread over seeds) or only these runs."""
+    whether that is a finding (the course's verdict rule) or only these runs."""
     lines = []
     for metric, name, fmt, higher in PENALTY_METRICS:
         verdict = _penalty_verdict(results, metric, higher)

@@ -14,7 +14,7 @@ import torch
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.runs import Spread
-from lessons.common.verdicts import verdict
+from lessons.common.timing import apart, median
 from minimodels.seq2seq import Seq2Seq, Seq2SeqConfig
 from minimodels.tokenizers import BOS_ID
 
@@ -162,25 +162,29 @@ def cost_sentence(cost: Cost) -> str:
     """The measured growth of both decoders' time and of the attention weights, said from the numbers."""
     lo, hi = min(cost.lengths), max(cost.lengths)
     with_attention, without = _growth(cost, "additive"), _growth(cost, "none")
-    outcome, why = verdict(with_attention, without, higher_is_better=True)
+    ranges = (
+        f"with attention {with_attention.min:.1f}–{with_attention.max:.1f}×, without {without.min:.1f}–"
+        f"{without.max:.1f}×"
+    )
     said = {
-        "better": "the attention decoder's time grew clearly faster: its T_x · T_y scores weigh more the longer the "
-        "sentence, on top of the T steps both decoders take",
-        "too close": f"the two grew by about as much ({why})",
-        "worse": f"the decoder without attention grew faster ({why}), against what T_x · T_y predicts",
-    }[outcome]
+        1: "the attention decoder's time grew clearly faster (every repeat's growth above every one without: "
+        f"{ranges}): its T_x · T_y scores weigh more the longer the sentence, on top of the T steps both decoders take",
+        0: f"the two grew by about as much (their repeats overlap: {ranges})",
+        -1: f"the decoder without attention grew faster (every repeat: {ranges}), against what T_x · T_y predicts",
+    }[apart(with_attention.present, without.present)]
     alpha = cost.values("additive", hi, "alpha_bytes")[0] / cost.values("additive", lo, "alpha_bytes")[0]
     ratio = {
         T: Spread(tuple(a / b for a, b in zip(cost.values("additive", T), cost.values("none", T), strict=True)))
         for T in (lo, hi)
     }
-    power = {name: math.log(g.mean) / math.log(hi / lo) for name, g in (("with", with_attention), ("without", without))}
+    growth = {"with": median(with_attention.present), "without": median(without.present)}
+    power = {name: math.log(g) / math.log(hi / lo) for name, g in growth.items()}
     return (
-        f"From T = {lo} to T = {hi} ({hi // lo}× longer), one sentence took {with_attention.mean:.0f}× longer to "
-        f"decode with attention (time ∝ T^{power['with']:.2f}) and {without.mean:.0f}× longer without "
-        f"(∝ T^{power['without']:.2f}; T^1 is in proportion to the length, T^2 to T_x · T_y), mean of "
-        f"{cost.repeats} repeats: {said}. Attention costs {ratio[lo].mean:.1f}× the time at T = {lo} and "
-        f"{ratio[hi].mean:.1f}× at T = {hi}. Its weights grew {alpha:.0f}× "
+        f"From T = {lo} to T = {hi} ({hi // lo}× longer), one sentence took {growth['with']:.0f}× longer to "
+        f"decode with attention (time ∝ T^{power['with']:.2f}) and {growth['without']:.0f}× longer without "
+        f"(∝ T^{power['without']:.2f}; T^1 is in proportion to the length, T^2 to T_x · T_y), the median of "
+        f"{cost.repeats} repeats on this server: {said}. Attention costs {median(ratio[lo].present):.1f}× the time "
+        f"at T = {lo} and {median(ratio[hi].present):.1f}× at T = {hi}. Its weights grew {alpha:.0f}× "
         f"({_size(cost.values('additive', hi, 'alpha_bytes')[0])} per sentence at T = {hi}); the decoder without "
         f"attention reads {_size(cost.values('none', hi, 'read_bytes')[0])} at every step, whatever the length."
     )

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import segno
 
-from lessons.common import charts
+from lessons.common import charts, verdicts
+from lessons.common.runs import Spread
 
 METRIC = "exact_match"  # what a pooled sweep plots by default: every live panel reports it
 
@@ -71,7 +72,7 @@ def pool(runs: Sequence[dict], grid: Sequence[dict], labels: dict | None = None,
 
 def pooled_sentence(pooled: Sequence[Pooled], metric_name: str = "held-out exact match") -> str:
     """What the pooled chart shows, computed from it: how many runs, the best setting, and whether its lead over the
-    runner-up is larger than their spread (one run per setting says so)."""
+    runner-up is a difference by the course's verdict rule (:func:`lessons.common.verdicts.verdict`)."""
     filled = [p for p in pooled if p.n]
     if not filled:
         return "No run has been posted to this sweep yet."
@@ -86,13 +87,13 @@ def pooled_sentence(pooled: Sequence[Pooled], metric_name: str = "held-out exact
     if len(ranked) > 1:
         second = ranked[1]
         gap = best.mean - second.mean
-        spread = max(best.sd, second.sd)
-        if best.n < 2 or second.n < 2:
-            text += f"; next is {second.setting} ({second.mean:.0%}), too few runs to call the difference."
-        elif gap > 2 * spread:
-            text += f"; it leads {second.setting} by {gap:.0%}, more than twice their spread: a clear difference."
+        outcome, why = verdicts.verdict(Spread(best.values), Spread(second.values), metric=metric_name)
+        if min(best.n, second.n) < verdicts.MIN_SEEDS:
+            text += f"; next is {second.setting} ({second.mean:.0%}), too few runs to call the difference ({why})."
+        elif outcome == "better":
+            text += f"; it leads {second.setting} by {gap:.0%}: a clear difference ({why})."
         else:
-            text += f"; {second.setting} is within the spread ({second.mean:.0%}): not a clear difference."
+            text += f"; next is {second.setting} ({second.mean:.0%}): not a clear difference ({why})."
     else:
         text += "."
     return text

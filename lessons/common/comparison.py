@@ -4,14 +4,16 @@ A lesson that says "attention beats no attention at D = 64" measures it: several
 (``scripts/<lesson>_results.py`` runs the grid with :func:`measure` and ships it with :meth:`Comparison.save`),
 tables say mean ± sd and n (:meth:`Comparison.table`), charts draw the mean with a band of ± one sd and each
 seed faintly (:meth:`Comparison.curve_points` for :func:`~lessons.common.curves.curves_chart`), and the sentence
-is computed by :meth:`Comparison.compare` (the rule: :func:`~lessons.common.verdicts.verdict`), which can also
-say "does not" or "too close to call". One seed is an anecdote: it never makes a comparison clear.
+is computed by :meth:`Comparison.compare` (the rule: :func:`~lessons.common.verdicts.verdict`: five seeds a side,
+Welch's t-test at α = 0.05, a gap above the cross-machine drift), which can also say "does not" or "too close to
+call".
 
 Pure Python and numpy: no streamlit.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -37,6 +39,7 @@ class Comparison:
     runs: tuple[Run, ...]
     meta: Mapping[str, Any] = field(default_factory=dict)  # script, command, date, machine, budget, task, …
     labels: Mapping[str, str] = field(default_factory=dict)  # variant -> what a student reads; default the key
+    source: str | None = None  # the results file's name ("transformer") when loaded from one: its metrics' drift
 
     def __post_init__(self) -> None:
         variants, runs = tuple(self.variants), tuple(self.runs)
@@ -108,12 +111,12 @@ class Comparison:
         none_is_worst: bool = True,
         min_gap: float = 0.0,
     ) -> Verdict:
-        """Is ``a`` better than ``b`` on ``metric``, by more than the spread over seeds? (Rule: :func:`verdict`.)"""
+        """Is ``a`` better than ``b`` on ``metric``, by the course's rule (:func:`verdict`: enough seeds, Welch's
+        t-test at its α, a gap above the cross-machine drift measured for ``metric``)?"""
         sa, sb = self.spread(metric, a, where), self.spread(metric, b, where)
-        outcome, reason = verdict(
-            sa, sb, higher_is_better=higher_is_better, none_is_worst=none_is_worst, min_gap=min_gap
-        )
-        return Verdict(a, b, self.label(a), self.label(b), metric, higher_is_better, sa, sb, outcome, reason)
+        rule = {"none_is_worst": none_is_worst, "min_gap": min_gap, "results": self.source}
+        outcome, reason = verdict(sa, sb, higher_is_better=higher_is_better, metric=metric, **rule)
+        return Verdict(a, b, self.label(a), self.label(b), metric, higher_is_better, sa, sb, outcome, reason, **rule)
 
     def table(
         self,
@@ -264,9 +267,10 @@ class Comparison:
         if script is None and isinstance(data, Mapping) and isinstance(data.get("meta"), Mapping):
             make = data["meta"].get("script") or make
         try:
-            return cls.from_dict(data, source=path.name)
+            loaded = cls.from_dict(data, source=path.name)
         except ValueError as error:
             raise ValueError(f"{error}: run `python {make}` again") from error
+        return dataclasses.replace(loaded, source=path.stem)
 
 
 def _rounded(value: Any) -> Any:

@@ -20,6 +20,7 @@ from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.grids import GridRow, head_grid
+from lessons.common.timing import median
 from lessons.multi_head_attention.head_counts_runs import (
     AVERAGED,
     LEVELS,
@@ -84,7 +85,7 @@ def alignment_prediction(results: Comparison) -> Exercise:
     verdict = results.compare(many, few, WORST)
     answer = {"better": 0, "too close": 1, "worse": 2}[verdict.outcome]
     heads = results.runs_of(many)[0].params["heads"]
-    gap = "a gap larger than the spread over seeds" if verdict.clear else verdict.why(".0%")
+    gap = verdict.why(".0%")
     why = {
         "worse": f"The average of its heads still scores {results.spread(AVERAGED, many).text('.0%')}: with several "
         "heads the loss only needs *some* of them to find the source word, and the others are free to read "
@@ -172,7 +173,7 @@ def _means(c: Comparison, metric: str) -> dict[str, float]:
 
 
 def _gap(verdict, fmt: str) -> str:
-    return "a gap larger than the spread over seeds" if verdict.clear else f"too close to call, {verdict.why(fmt)}"
+    return f"clearly: {verdict.why(fmt)}" if verdict.clear else f"too close to call, {verdict.why(fmt)}"
 
 
 def observations(c: Comparison) -> list[str]:
@@ -197,7 +198,7 @@ def observations(c: Comparison) -> list[str]:
         f"{test[best]:.1%} ({c.label(best)})"
     )
     if verdict.clear:
-        lines.append(f"{text}: {c.label(best)} is ahead by more than the spread over seeds.")
+        lines.append(f"{text}: {c.label(best)} is clearly ahead by the course's rule.")
     else:
         lines.append(f"{text}: {_gap(verdict, '.1%')}. On this toy task the number of heads hardly matters.")
     lowest, averaged = _means(c, WORST), _means(c, AVERAGED)
@@ -224,12 +225,14 @@ def observations(c: Comparison) -> list[str]:
     else:
         text += f" With more heads, the worst single head does not clearly drift further from it: {_gap(drift, '.0%')}."
     lines.append(text)
-    per_step = {
-        v: float(np.mean([r.value("CPU s") / max(r.value("steps"), 1) for r in c.runs_of(v)])) for v in c.variants
-    }
+    per_step = {v: [1000 * r.value("CPU s") / max(r.value("steps"), 1) for r in c.runs_of(v)] for v in c.variants}
     lines.append(
-        "CPU time per step, checks included: "
-        + ", ".join(f"{c.label(v)}: {1000 * s:.0f} ms" for v, s in per_step.items())
+        "CPU time per step, checks included, on the machine that made the results (the median of its runs, their "
+        "range in brackets; another machine times otherwise): "
+        + ", ".join(
+            f"{c.label(v)}: {median(ms):.0f} ms ({min(ms):.0f}–{max(ms):.0f}, n = {len(ms)})"
+            for v, ms in per_step.items()
+        )
         + ". The arithmetic is the same for every h; more heads mean more, smaller matrix products."
     )
     params = {v: int(c.runs_of(v)[0].value("parameters")) for v in c.variants}

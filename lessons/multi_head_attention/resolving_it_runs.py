@@ -47,7 +47,8 @@ def head_measures(model: ItResolver, sentences: Sequence[coreference.ItSentence]
     how often the head gives the referent more weight from "it" than the other noun (``PREFERS``), how often its
     largest weight from "it" falls on the referent (``LARGEST``), and how often it prefers the referent in both
     twins, i.e. moves from one noun to the other when the ending changes (``FLIPS``). Also ``"ratio change"``: the
-    largest change of log(α_noun1 / α_noun2) between twins (layer 1: 0 up to float rounding)."""
+    largest change of log(α_noun1 / α_noun2) between twins (layer 1: 0 up to float rounding; a weight of exactly 0
+    is read as float32's smallest positive number, so the change is finite)."""
     twins = [coreference.swapped(s) for s in sentences]
     out = {}
     with torch.inference_mode():
@@ -56,7 +57,10 @@ def head_measures(model: ItResolver, sentences: Sequence[coreference.ItSentence]
         (w, ref, oth), (_, ref2, oth2) = read[0][name], read[1][name]  # (B, h, T), (B, h), (B, h)
         prefers, prefers2 = ref > oth, ref2 > oth2
         on_ref = w.argmax(-1) == torch.as_tensor([s.referent for s in sentences])[:, None]
-        ratio = (torch.log(ref / oth) + torch.log(ref2 / oth2)).abs()  # ref/oth swap roles between the twins
+        # ref/oth swap roles between the twins; a weight that underflowed to 0 counts as float32's smallest positive
+        # number, so that the change stays a finite number (a results file holds no infinity)
+        ref, oth, ref2, oth2 = (x.clamp_min(torch.finfo(torch.float32).tiny) for x in (ref, oth, ref2, oth2))
+        ratio = (torch.log(ref / oth) + torch.log(ref2 / oth2)).abs()
         out[name] = {
             PREFERS: prefers.float().mean(0).tolist(),
             LARGEST: on_ref.float().mean(0).tolist(),
@@ -187,7 +191,7 @@ def it_observations(c: Comparison) -> list[str]:
     )
     n = max(IT_LAYERS)
     best, first = c.spread(f"layer {n}, best head: {PREFERS}", deep), c.spread(f"layer 1, best head: {PREFERS}", deep)
-    outcome, _ = verdict(best, first, min_gap=PREFER_GAP)
+    outcome, _ = verdict(best, first, min_gap=PREFER_GAP, metric=f"layer {n}, best head: {PREFERS}", results=c.source)
     gap = best.mean - first.mean
     said = {
         "better": "prefers the referent more often than",

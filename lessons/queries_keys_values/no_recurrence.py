@@ -17,7 +17,7 @@ import torch
 from lessons.common.chains import matrix_product_chain
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
-from lessons.common.timing import call_seconds
+from lessons.common.timing import REPEATS, apart, call_seconds, median
 from minimodels.attention import scaled_dot_product_attention
 from minimodels.cells import GRUCell
 from minimodels.seq2seq import Seq2Seq, Seq2SeqConfig
@@ -38,7 +38,7 @@ TEXT = (
 RECURRENCE_LENGTHS = (8, 16, 32, 64, 128, 256, 512)  # T
 RECURRENCE_WIDTH = 64  # the GRU's E = H and the self-attention layer's d: the same width
 RECURRENCE_BATCH = 8  # sequences per call; times are per sequence
-RECURRENCE_REPEATS = 3  # averages per figure; the fastest is kept
+RECURRENCE_REPEATS = REPEATS  # averages per figure: their median is stated, with their range
 GRU_ENCODER = "GRU encoder (T steps in a row)"
 SELF_ATTENTION = "self-attention layer (all T at once)"
 RECURRENCE_COLORS = {GRU_ENCODER: "#d62728", SELF_ATTENTION: "#17becf"}
@@ -133,9 +133,13 @@ class RecurrenceTiming:
     threads: int
     seconds: float  # how long measuring took
 
-    def fastest(self, layer: str, length: int) -> float:
-        """The fastest repeat's ms per sequence: other work on a shared machine only ever adds time."""
-        return float(min(self.ms[layer][self.lengths.index(length)]))
+    def samples(self, layer: str, length: int) -> tuple[float, ...]:
+        """Each repeat's ms per sequence at ``length``."""
+        return tuple(self.ms[layer][self.lengths.index(length)])
+
+    def median(self, layer: str, length: int) -> float:
+        """The median repeat's ms per sequence (:func:`lessons.common.timing.median`)."""
+        return median(self.samples(layer, length))
 
 
 def measure_recurrence(
@@ -183,17 +187,18 @@ def measure_recurrence(
 
 
 def recurrence_chart(timing: RecurrenceTiming) -> dict:
-    """Milliseconds per sequence (the fastest repeat) against T, both axes logarithmic (slope 1: time ∝ T; slope 2:
-    time ∝ T²)."""
+    """Milliseconds per sequence against T, both axes logarithmic (slope 1: time ∝ T; slope 2: time ∝ T²): the
+    median of the repeats with their spread, each repeat a faint line."""
     points = [
-        {"variant": name, "seed": 0, "x": t, "y": timing.fastest(name, t), "order": i}
+        {"variant": name, "seed": repeat, "x": t, "y": v, "order": i}
         for i, name in enumerate((GRU_ENCODER, SELF_ATTENTION))
         for t in timing.lengths
+        for repeat, v in enumerate(timing.samples(name, t))
     ]
     threads = f"{timing.threads} thread{'s' if timing.threads > 1 else ''}"
     return curves_chart(
         points,
-        y_title="ms per sequence (fastest of 3)",
+        y_title=f"ms per sequence (median of {len(timing.samples(GRU_ENCODER, timing.lengths[0]))})",
         x_title="sequence length T",
         title=f"Time per sequence, d = {timing.width}, {threads}",
         log_x=True,
@@ -204,12 +209,16 @@ def recurrence_chart(timing: RecurrenceTiming) -> dict:
 
 
 def recurrence_rows(timing: RecurrenceTiming) -> list[dict]:
-    """One row per T: both layers' time (fastest repeat) and their sequential matrix products."""
+    """One row per T: both layers' time (the median repeat, and the range of the repeats) and their sequential
+    matrix products."""
+    span = lambda name, t: f"{min(timing.samples(name, t)):.3f}–{max(timing.samples(name, t)):.3f}"  # noqa: E731
     return [
         {
             "T": t,
-            "GRU ms": timing.fastest(GRU_ENCODER, t),
-            "attention ms": timing.fastest(SELF_ATTENTION, t),
+            "GRU ms": timing.median(GRU_ENCODER, t),
+            "GRU range": span(GRU_ENCODER, t),
+            "attention ms": timing.median(SELF_ATTENTION, t),
+            "attention range": span(SELF_ATTENTION, t),
             "GRU steps": timing.steps[GRU_ENCODER][i],
             "attention steps": timing.steps[SELF_ATTENTION][i],
         }
@@ -220,6 +229,14 @@ def recurrence_rows(timing: RecurrenceTiming) -> list[dict]:
 def _growth(values: tuple[float, ...], lengths: tuple[int, ...]) -> float:
     """The exponent p in value ∝ T^p over the last two lengths (the log-log slope)."""
     return math.log(values[-1] / values[-2]) / math.log(lengths[-1] / lengths[-2])
+
+
+def _growth_range(timing: RecurrenceTiming, layer: str) -> tuple[float, float]:
+    """The exponent over the last two lengths, repeat by repeat (the i-th repeat at one length against the i-th at
+    the other): the lowest and the highest, the spread of :func:`_growth` on the medians."""
+    a, b = timing.samples(layer, timing.lengths[-2]), timing.samples(layer, timing.lengths[-1])
+    exponents = [_growth((x, y), timing.lengths) for x, y in zip(a, b, strict=True)]
+    return min(exponents), max(exponents)
 
 
 def recurrence_sentence(timing: RecurrenceTiming) -> str:
@@ -233,20 +250,21 @@ def recurrence_sentence(timing: RecurrenceTiming) -> str:
         else f"self-attention's goes from {att_steps[0]} to {att_steps[-1]}"
     )
     threads = f"{timing.threads} thread{'s' if timing.threads > 1 else ''}"
-    faster = [t for t in lengths if timing.fastest(SELF_ATTENTION, t) < timing.fastest(GRU_ENCODER, t)]
-    if len(faster) == len(lengths):
-        who = f"On {threads}, self-attention was faster at every length measured"
-    elif not faster:
-        who = f"On {threads}, the GRU was faster at every length measured"
-    else:
-        slower = [t for t in lengths if t not in faster]
-        who = (
-            f"On {threads}, self-attention was faster at T = {', '.join(map(str, faster))} and slower at "
-            f"T = {', '.join(map(str, slower))}"
-        )
-    ratio = lambda t: timing.fastest(SELF_ATTENTION, t) / timing.fastest(GRU_ENCODER, t)  # noqa: E731
-    times = {name: tuple(timing.fastest(name, t) for t in lengths) for name in (GRU_ENCODER, SELF_ATTENTION)}
+    side = {t: apart(timing.samples(SELF_ATTENTION, t), timing.samples(GRU_ENCODER, t)) for t in lengths}
+    faster = [t for t in lengths if side[t] < 0]
+    slower = [t for t in lengths if side[t] > 0]
+    even = [t for t in lengths if side[t] == 0]
+    at = lambda ts: "every length measured" if len(ts) == len(lengths) else f"T = {', '.join(map(str, ts))}"  # noqa: E731
+    parts = [f"faster at {at(faster)}"] * bool(faster) + [f"slower at {at(slower)}"] * bool(slower)
+    parts += [f"too close to tell at {at(even)} (the repeats' ranges overlap)"] * bool(even)
+    who = (
+        f"On this server, on {threads}, every repeat counted (the median of {len(timing.samples(GRU_ENCODER, first))} "
+        f"stated), self-attention was {' and '.join(parts)}"
+    )
+    ratio = lambda t: timing.median(SELF_ATTENTION, t) / timing.median(GRU_ENCODER, t)  # noqa: E731
+    times = {name: tuple(timing.median(name, t) for t in lengths) for name in (GRU_ENCODER, SELF_ATTENTION)}
     grew = {name: _growth(v, lengths) for name, v in times.items()}
+    low, high = zip(*(_growth_range(timing, name) for name in times), strict=True)
     work = {name: _growth(tuple(float(w) for w in timing.work[name]), lengths) for name in times}
     a, b = lengths[-2], lengths[-1]
     more = timing.work[SELF_ATTENTION][-1] / timing.work[GRU_ENCODER][-1]
@@ -264,8 +282,9 @@ def recurrence_sentence(timing: RecurrenceTiming) -> str:
     return (
         f"Counted in the graphs: the GRU needs {gru_steps[0]} matrix products one after another at T = {first} and "
         f"{gru_steps[-1]:,} at T = {last}; {counted}. {who} (its time was {ratio(first):.2f}× the GRU's at T = "
-        f"{first}, {ratio(last):.2f}× at T = {last}). From T = {a} to {b} the GRU's time grew as "
-        f"T^{grew[GRU_ENCODER]:.1f} and self-attention's as T^{grew[SELF_ATTENTION]:.1f}; their multiply-adds grew "
+        f"{first}, {ratio(last):.2f}× at T = {last}). From T = {a} to {b} the GRU's median time grew as "
+        f"T^{grew[GRU_ENCODER]:.1f} (repeat by repeat T^{low[0]:.1f} to T^{high[0]:.1f}) and self-attention's as "
+        f"T^{grew[SELF_ATTENTION]:.1f} (T^{low[1]:.1f} to T^{high[1]:.1f}); their multiply-adds grew "
         f"as T^{work[GRU_ENCODER]:.1f} and T^{work[SELF_ATTENTION]:.1f}. {arithmetic}: it is {att_steps[-1]} steps "
         f"instead of {gru_steps[-1]:,}, and the products of those few steps can be spread over as many cores as the "
         "hardware has; the GRU's steps cannot."

@@ -24,7 +24,7 @@ from lessons.common.catalog import number
 from lessons.common.chains import matrix_product_chain
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
-from lessons.common.timing import call_seconds
+from lessons.common.timing import REPEATS, apart, call_seconds, median, timing_text
 
 LENGTHS = (8, 32, 128, 512)  # T
 BATCH = 8  # B sequences per call
@@ -111,56 +111,55 @@ def steps_in_a_row(length: int, layers: int, recurrent: bool = True) -> int:
     return depth[layers][length]
 
 
-def seconds_per_call(
-    fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, *, budget: float = 0.02, repeats: int = 3
-) -> float:
-    """The fastest of ``repeats`` averages of ``fn(x)`` (:func:`lessons.common.timing.call_seconds`)."""
-    return min(call_seconds(fn, x, budget=budget, repeats=repeats))
-
-
 @dataclass(frozen=True)
 class Timing:
     lengths: tuple[int, ...]
-    ms: dict[str, tuple[float, ...]]  # layer -> milliseconds per sequence at each length
+    ms: dict[str, tuple[tuple[float, ...], ...]]  # layer -> per length, each repeat's milliseconds per sequence
     batch: int
     size: int
     threads: int  # torch's intra-op threads while measuring
 
-    def at(self, layer: str, length: int) -> float:
+    def samples(self, layer: str, length: int) -> tuple[float, ...]:
         return self.ms[layer][self.lengths.index(length)]
 
+    def at(self, layer: str, length: int) -> float:
+        """The median of the repeats (:func:`lessons.common.timing.median`)."""
+        return median(self.samples(layer, length))
+
     def growth(self, layer: str) -> float:
-        """How many times longer the longest sequence took than the shortest."""
-        return self.ms[layer][-1] / self.ms[layer][0]
+        """How many times longer the longest sequence took than the shortest (medians)."""
+        return self.at(layer, self.lengths[-1]) / self.at(layer, self.lengths[0])
 
 
 def measure_sequential(
     lengths: Sequence[int] = LENGTHS, *, batch: int = BATCH, size: int = SIZE, budget: float = 0.02
 ) -> Timing:
     """Time each layer's forward pass on a seeded random batch (B, T, H) for each T: milliseconds per sequence.
-    About ``3 × budget`` seconds per layer and length (0.7 s with the defaults)."""
+    About ``repeats × budget`` seconds per layer and length (1.2 s with the defaults)."""
     if not lengths or any(not 1 <= t <= 4096 for t in lengths):
         raise ValueError("lengths must be between 1 and 4096")
     fns = layers(size)
     generator = torch.Generator().manual_seed(0)
-    ms: dict[str, list[float]] = {name: [] for name in fns}
+    ms: dict[str, list[tuple[float, ...]]] = {name: [] for name in fns}
     for t in lengths:
         x = torch.randn(batch, t, size, generator=generator)  # (B, T, H)
         for name, fn in fns.items():
-            ms[name].append(1000 * seconds_per_call(fn, x, budget=budget) / batch)
+            ms[name].append(tuple(1000 * s / batch for s in call_seconds(fn, x, budget=budget)))
     return Timing(tuple(lengths), {k: tuple(v) for k, v in ms.items()}, batch, size, torch.get_num_threads())
 
 
 def timing_chart(timing: Timing) -> dict:
-    """Milliseconds per sequence against T, both axes logarithmic (a slope of 1 is time proportional to T)."""
+    """Milliseconds per sequence against T, both axes logarithmic (a slope of 1 is time proportional to T): the
+    median of the repeats with their spread, each repeat a faint line."""
     points = [
-        {"variant": name, "seed": 0, "x": t, "y": v, "order": i}
+        {"variant": name, "seed": repeat, "x": t, "y": v, "order": i}
         for i, name in enumerate(LAYERS)
-        for t, v in zip(timing.lengths, timing.ms[name], strict=True)
+        for t, samples in zip(timing.lengths, timing.ms[name], strict=True)
+        for repeat, v in enumerate(samples)
     ]
     return curves_chart(
         points,
-        y_title="milliseconds per sequence (forward)",
+        y_title="ms per sequence (forward; median of repeats)",
         x_title="sequence length T",
         title=f"Forward time (B = {timing.batch}, H = {timing.size}, "
         f"{timing.threads} thread{'s' if timing.threads > 1 else ''})",
@@ -173,24 +172,31 @@ def timing_chart(timing: Timing) -> dict:
 
 def timing_summary(timing: Timing) -> str:
     """What the measurement shows, computed: how each layer's time grew with T, and at the longest T the RNN
-    against the feed-forward network (the same arithmetic per position) and against self-attention."""
+    against the feed-forward network (the same arithmetic per position) and against self-attention. Medians of the
+    repeats, their range beside them; a ratio is stated only where the two ranges do not overlap."""
     first, last = timing.lengths[0], timing.lengths[-1]
-    rnn, ff, att = (timing.at(name, last) for name in LAYERS)
+    rnn, ff, att = (timing.samples(name, last) for name in LAYERS)
     lesson = number("queries_keys_values")  # self-attention's own lesson, named where it is mentioned
     return (
-        f"From T = {first} to T = {last} ({last // first}× longer) the RNN's time grew "
+        f"From T = {first} to T = {last} ({last // first}× longer) the RNN's median time grew "
         f"{timing.growth(RNN_NAME):.0f}×, the feed-forward network's {timing.growth(FEED_FORWARD):.0f}× and "
         f"self-attention's (lesson {lesson}) {timing.growth(ATTENTION):.0f}× (its work grows with T²). At T = {last} "
-        "the RNN took "
-        f"{rnn:.3g} ms per sequence, {_times(rnn, ff)} the feed-forward network ({ff:.3g} ms), which does the same "
-        f"multiply-adds per position in one operation instead of {last} steps that each wait for the one before; "
-        f"self-attention (lesson {lesson}) took {att:.3g} ms, {_times(att, rnn)} the RNN."
+        f"the RNN took {timing_text(rnn)} per sequence, {_times(rnn, ff)} the feed-forward network "
+        f"({timing_text(ff)}), which does the same multiply-adds per position in one operation instead of {last} "
+        f"steps that each wait for the one before; self-attention (lesson {lesson}, here without its projections) "
+        f"took {timing_text(att)}, {_times(att, rnn)} the RNN. These are this server's times, measured once when "
+        f"the page first ran; lesson {lesson} times a GRU encoder against a whole self-attention layer, other "
+        "models, so its comparison may come out otherwise."
     )
 
 
-def _times(a: float, b: float) -> str:
-    """``a`` against ``b`` in words: "12× as long as", "about as long as", "a third as long as"."""
+def _times(a_samples: tuple[float, ...], b_samples: tuple[float, ...]) -> str:
+    """``a`` against ``b`` in words: "12× as long as", "about as long as" (also whenever their repeats' ranges
+    overlap), "a third as long as"."""
+    a, b = median(a_samples), median(b_samples)
     ratio = a / b
+    if not apart(a_samples, b_samples):
+        return "about as long as (their repeats overlap)"
     if ratio >= 1.5:
         return f"{ratio:.0f}× as long as" if ratio >= 10 else f"{ratio:.1f}× as long as"
     if ratio > 1 / 1.5:
@@ -199,7 +205,8 @@ def _times(a: float, b: float) -> str:
 
 
 CAPTION = (
-    "Both axes are logarithmic: a slope of 1 is time proportional to T. Measured on this server's CPU with the "
+    "Both axes are logarithmic: a slope of 1 is time proportional to T. Each line is the median of "
+    f"{REPEATS} timings, the band their spread, each timing faint. Measured on this server's CPU with the "
     "threads the page uses; a busy server only adds time. On one thread every layer does its multiply-adds one "
     "after another, so the gap here is the cost of T small steps against one large one; a GPU runs one large "
     "operation on thousands of cores at once, which the RNN's chain of steps cannot use (not measured here). "

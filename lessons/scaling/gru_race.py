@@ -109,20 +109,22 @@ def fresh_spread(score: str, seed: int = 0) -> ScoreSpread:
 
 def race_verdict(results: Comparison) -> str:
     """Whether the unscaled model stalled in the shipped race, computed from it: steps to 90% (fewer is better)
-    and test exact match, each with the verdict's spread rule."""
+    and test exact match, each by the course's verdict rule."""
     pace = results.compare("dot", "scaled_dot", "steps to 90%", higher_is_better=False)
     end = results.compare("dot", "scaled_dot", "test exact match")
-    stalled = pace.outcome == "worse" and pace.a_spread.n == 0
-    lead = (
-        "did stall: it never reached 90% held-out exact match"
-        if stalled
-        else "did not stall: "
-        + {
-            "better": "it reached 90% in fewer steps",
-            "worse": "it reached 90%, later",
-            "too close": "it reached 90% as fast, within the spread",
-        }[pace.outcome]
-    )
+    if pace.a_spread.n == 0:  # what the runs did, said as it is; whether it is a finding, by the rule
+        lead = "did stall: it never reached 90% held-out exact match" + (
+            "" if pace.clear else f", though that is too close to call as a finding ({pace.why('.0f')})"
+        )
+    else:
+        lead = (
+            "did not stall: "
+            + {
+                "better": "it reached 90% in fewer steps",
+                "worse": "it reached 90%, later",
+                "too close": f"it reached 90%; how fast against scaled dot is too close to call ({pace.why('.0f')})",
+            }[pace.outcome]
+        )
     return (
         f"In its shipped race, the unscaled model {lead} ({pace.a_spread.text('.0f')} steps against "
         f"{pace.b_spread.text('.0f')} scaled); {end.sentence('.1%', 'test exact match')}"

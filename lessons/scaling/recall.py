@@ -53,7 +53,7 @@ def recall_d_ks(results: Comparison) -> list[int]:
 
 
 def recall_verdicts(results: Comparison) -> dict[int, Verdict]:
-    """d_k -> is scaled better than unscaled on final held-out accuracy, by more than the spread over seeds?"""
+    """d_k -> is scaled better than unscaled on final held-out accuracy, clearly, by the course's verdict rule?"""
     return {d: results.compare("scaled_dot", "dot", "test accuracy", where={"d_k": d}) for d in recall_d_ks(results)}
 
 
@@ -268,7 +268,7 @@ def threshold_prediction(results: Comparison) -> Exercise:
         prompt=(
             "**Predict before you reveal the results.** Both models train at "
             f"d_k = {_listed(ds)}. From which d_k on does dividing by √d_k clearly raise the final held-out accuracy "
-            "(by more than the spread over seeds)?"
+            "(clearly, by the course's verdict rule)?"
         ),
         choices=choices,
         answer=answer,

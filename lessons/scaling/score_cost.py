@@ -19,8 +19,7 @@ from torch import nn
 
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
-from lessons.common.runs import Spread
-from lessons.common.verdicts import verdict
+from lessons.common.timing import apart, median, timing_text
 from minimodels.attention import AdditiveAttention, ScaledDotProductAttention
 
 TITLE = "6 · Additive or dot product: what each costs"
@@ -158,20 +157,20 @@ def cost_charts(cost: ScoreCost, height: int = 460) -> tuple[dict, dict]:
 
 def cost_sentence(cost: ScoreCost) -> str:
     """The lecture's claim tested on the measurement: at the smallest and the largest size, which score was faster
-    (verdict over repeats) and how many times the bytes additive kept."""
+    (the median of the repeats, and faster only when the repeats' ranges do not overlap:
+    :func:`lessons.common.timing.apart`) and how many times the bytes additive kept."""
     parts = []
     for d, T in ((cost.ds[0], cost.lengths[0]), (cost.ds[-1], cost.lengths[-1])):
-        dot, additive = Spread(tuple(cost.values("scaled_dot", d, T))), Spread(tuple(cost.values("additive", d, T)))
-        outcome, _ = verdict(dot, additive, higher_is_better=False)
-        ratio = additive.mean / dot.mean
+        dot, additive = tuple(cost.values("scaled_dot", d, T)), tuple(cost.values("additive", d, T))
+        ratio = median(additive) / median(dot)
         said = {
-            "better": f"the dot product was faster, {ratio:.1f}× (additive {additive.text('.2f', with_n=False)} ms, "
-            f"dot {dot.text('.2f', with_n=False)} ms)",
-            "worse": f"additive was faster ({additive.text('.2f', with_n=False)} ms against dot's "
-            f"{dot.text('.2f', with_n=False)} ms)",
-            "too close": f"the two took about as long ({additive.text('.2f', with_n=False)} and "
-            f"{dot.text('.2f', with_n=False)} ms, within the spread over repeats)",
-        }[outcome]
+            -1: f"the dot product was faster, {ratio:.1f}× (additive {timing_text(additive, fmt='.2f')}, dot "
+            f"{timing_text(dot, fmt='.2f')}; every repeat of one below every repeat of the other)",
+            1: f"additive was faster ({timing_text(additive, fmt='.2f')} against dot's {timing_text(dot, fmt='.2f')}; "
+            "every repeat of one below every repeat of the other)",
+            0: f"the two took about as long (additive {timing_text(additive, fmt='.2f')}, dot "
+            f"{timing_text(dot, fmt='.2f')}: their repeats overlap)",
+        }[apart(dot, additive)]
         kept = cost.values("additive", d, T, "saved_bytes")[0] / cost.values("scaled_dot", d, T, "saved_bytes")[0]
         parts.append(f"at d = {d}, T = {T}, {said}, and additive kept {kept:.1f}× the bytes")
     return (

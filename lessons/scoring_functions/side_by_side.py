@@ -179,8 +179,8 @@ def leaders(c: Comparison, metric: str, order: Sequence[str]) -> list[str]:
 
 def observations(c: Comparison) -> list[str]:
     """What the measured table says, in sentences computed from it (a re-measured file rewrites them): which score
-    is best on average, and whether it is clearly ahead (``Comparison.compare``: the gap larger than the spread over
-    seeds, never on one seed) or too close to call."""
+    is best on average, and whether it is clearly ahead (``Comparison.compare``: the course's verdict rule) or too
+    close to call."""
     lines = []
     for what, fmt in (("steps", ".0f"), ("seconds", ".1f")):
         metric = level_metric(what, LEVELS[-1])
@@ -196,10 +196,12 @@ def observations(c: Comparison) -> list[str]:
     if len(order) >= 2:
         fast, slow = order[0], order[-1]
         spreads = c.spreads(speed)
+        pace = c.compare(fast, slow, speed, higher_is_better=False)
+        head = f"Slowest step: **{c.label(slow)}**" if pace.clear else f"Slowest step on average: {c.label(slow)}"
         lines.append(
-            f"Slowest step: **{c.label(slow)}**, {spreads[slow].mean / spreads[fast].mean:.1f}× the time of "
-            f"{c.label(fast)}'s on average. "
-            + c.compare(fast, slow, speed, higher_is_better=False).sentence(".1f", f"{speed} (fewer is better)")
+            f"{head}, {spreads[slow].mean / spreads[fast].mean:.1f}× the time of {c.label(fast)}'s (the shipping "
+            "machine's seconds, each seed timed once under its load at the time). "
+            + pace.sentence(".1f", f"{speed} (fewer is better)")
             + load_note(c, speed)
         )
     align = "alignment accuracy"

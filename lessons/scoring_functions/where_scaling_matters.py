@@ -67,7 +67,7 @@ def unit_arm(d: int) -> dict:
 
 def sweep_verdicts(sweep: Comparison) -> dict[int, Verdict]:
     """At every d of the unit-variance sweep: does scaled dot put more weight on the right key after the early
-    step than unscaled dot, by more than the spread over seeds?"""
+    step than unscaled dot, clearly by the course's verdict rule?"""
     metric = early_metric()
     return {
         d: sweep.compare("scaled_dot", "dot", metric, where=unit_arm(d))
@@ -88,7 +88,7 @@ def sweep_summary(sweep: Comparison) -> str:
     if ahead:
         parts.append(f"scaling clearly helps at d = {_ds(ahead)}")
     if close:
-        parts.append(f"it makes no difference larger than the spread over seeds at d = {_ds(close)}")
+        parts.append(f"it makes no difference the rule can call at d = {_ds(close)}")
     if behind:
         parts.append(f"unscaled dot is clearly ahead at d = {_ds(behind)}")
     return "; ".join(parts)

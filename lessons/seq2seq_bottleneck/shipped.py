@@ -128,8 +128,8 @@ def _one_seed(run: Run) -> LengthAccuracy:
 
 def versus(a: tuple[str, Spread], b: tuple[str, Spread], metric: str) -> Verdict:
     """The course's verdict (``lessons.common.verdicts.verdict``) of ``a = (label, spread)`` against ``b``."""
-    outcome, reason = verdict(a[1], b[1])
-    return Verdict(a[0], b[0], a[0], b[0], metric, True, a[1], b[1], outcome, reason)
+    outcome, reason = verdict(a[1], b[1], metric=metric, results=RESULTS_PATH.stem)
+    return Verdict(a[0], b[0], a[0], b[0], metric, True, a[1], b[1], outcome, reason, results=RESULTS_PATH.stem)
 
 
 def compare_lengths(

@@ -73,8 +73,8 @@ def residual_prediction(c: Comparison) -> Exercise | None:
 
 FFN_CHOICES = (
     "about as well as the full model (too close to call)",
-    "better than the full model, by more than the spread",
-    "a little worse: behind by more than the spread, still above 90% test exact match",
+    "better than the full model, clearly by the course's rule",
+    "a little worse: clearly behind by the course's rule, still above 90% test exact match",
     "far worse: under 90% test exact match",
 )
 
@@ -146,7 +146,7 @@ def observations(c: Comparison) -> list[str]:
         verdict = c.compare(variant, "full", "test exact")
         if verdict.clear:
             side = "ahead of" if verdict.outcome == "better" else "behind"
-            text += f" On test exact match it is {side} the full model by more than the spread over seeds."
+            text += f" On test exact match it is {side} the full model, clearly by the course's rule."
         elif len(c.seeds) > 1:
             text += f" On test exact match the two are too close to call ({verdict.why('.1%')})."
         lines.append(text)
@@ -245,8 +245,8 @@ def ffn_sentence(c: Comparison) -> str | None:
         return None
     verdict = c.compare("no FFN", "full", "test exact")
     side = {
-        "worse": "ends behind the full model on test exact match by more than the spread over seeds",
-        "better": "ends ahead of the full model on test exact match by more than the spread over seeds",
+        "worse": "ends behind the full model on test exact match, clearly by the course's rule",
+        "better": "ends ahead of the full model on test exact match, clearly by the course's rule",
         "too close": "and the full model are too close to call on test exact match",
     }[verdict.outcome]
     numbers = f"{_value(c, 'test exact', 'no FFN', '.1%')} against {_value(c, 'test exact', 'full', '.1%')}"

@@ -88,7 +88,7 @@ def load_depth_results(path: Path | str | None = None) -> Comparison:
 
 def depth_prediction(c: Comparison) -> Exercise | None:
     """Predict, before section 5's sweep: from how many layers a stack the model without residuals falls behind the
-    full model by more than the spread over seeds. Computed from the sweep; None without both variants."""
+    full model, clearly by the course's verdict rule. Computed from the sweep; None without both variants."""
     if not {"full", "no residual"} <= set(c.variants) or not c.param_values("depth"):
         return None
     depths = c.param_values("depth")
@@ -110,7 +110,7 @@ def depth_prediction(c: Comparison) -> Exercise | None:
         prompt=(
             f"**Predict before you open the sweep.** The small Transformer is trained at {', '.join(map(str, depths))} "
             "layers a stack, with and without residual connections. From which depth does the model *without* "
-            "residuals end behind the full one by more than the spread over seeds (held-out exact match)?"
+            "residuals end behind the full one, clearly by the course's verdict rule (held-out exact match)?"
         ),
         choices=choices,
         answer=answer,
@@ -185,9 +185,10 @@ def depth_rows(c: Comparison) -> list[dict]:
     ]
 
 
-def _direction(a: Spread, b: Spread, higher_is_better: bool) -> str:
-    """Whether it is "better", "worse" or "too close" for ``a`` against ``b``, by the comparison's own rule."""
-    return comparison_verdict(a, b, higher_is_better=higher_is_better)[0]
+def _direction(a: Spread, b: Spread, higher_is_better: bool, metric: str = "held-out exact") -> str:
+    """Whether it is "better", "worse" or "too close" for ``a`` against ``b`` on ``metric``, by the course's rule
+    (the drift it holds the gap against: the depth sweep's file's, for that metric)."""
+    return comparison_verdict(a, b, higher_is_better=higher_is_better, metric=metric, results=DEPTH_RESULTS.stem)[0]
 
 
 def depth_observations(c: Comparison) -> list[str]:
@@ -208,7 +209,7 @@ def depth_observations(c: Comparison) -> list[str]:
         text = (
             f"**{variant}**: held-out exact match {moves[_direction(a, b, True)]} from {b.text('.1%')} at {low} "
             f"layer{'s' * (low > 1)} a stack to {a.text('.1%')} at {high} layers, and the final loss "
-            f"{moves[_direction(deep, shallow, True)]} from {shallow.text('.3f', with_n=False)} to "
+            f"{moves[_direction(deep, shallow, True, 'final loss')]} from {shallow.text('.3f', with_n=False)} to "
             f"{deep.text('.3f', with_n=False)}"
         )
         if variant != "full" and "full" in c.variants:
@@ -216,7 +217,7 @@ def depth_observations(c: Comparison) -> list[str]:
             against = {d: _direction(spread(variant, {"depth": d}), spread("full", {"depth": d}), True) for d in depths}
             behind = [d for d in depths if against[d] == "worse"]
             ahead = [d for d in depths if against[d] == "better"]
-            text += f"; behind the full model by more than the spread at {_depth_list(behind)}"
+            text += f"; clearly behind the full model by the course's rule at {_depth_list(behind)}"
             if ahead:
                 text += f", ahead of it at {_depth_list(ahead)}"
         lines.append(text + "." + _peak_sentence(c, variant))

@@ -6,8 +6,10 @@ from dataclasses import replace
 import pytest
 
 from lessons.architecture_lab import compare, compare_runs, paper_numbers, presets, training, writing_chains
+from lessons.common import verdicts
 from lessons.common.comparison import Comparison
 from lessons.common.runs import Spread
+from lessons.common.significance import welch
 from minimodels.tasks import get_task
 from tests.lessons.architecture_lab.made_up import comparison
 
@@ -25,7 +27,7 @@ def poster_grid(finals: dict[str, tuple]) -> Comparison:
 
 
 @pytest.mark.parametrize("finding", compare.FINDINGS, ids=lambda f: f.claim[:30])
-def test_each_finding_is_reproduced_or_contradicted_as_the_numbers_say(finding):
+def test_each_finding_is_reproduced_or_contradicted_as_the_numbers_say(rule_on_made_up_seeds, finding):
     ahead, behind = (0.9, 0.91, 0.92), (0.6, 0.62, 0.61)
     favour = {a: ahead for a, _ in finding.pairs} | {b: behind for _, b in finding.pairs}
     swapped = {a: behind for a, _ in finding.pairs} | {b: ahead for _, b in finding.pairs}
@@ -45,7 +47,9 @@ def test_each_finding_is_reproduced_or_contradicted_as_the_numbers_say(finding):
         assert (finding.claim + "." in summary or finding.claim + ";" in summary) == (status == "reproduced")
 
 
-def test_a_finding_within_the_spread_is_too_close_to_call_and_a_half_won_one_is_partly_reproduced():
+def test_a_finding_within_the_spread_is_too_close_to_call_and_a_half_won_one_is_partly_reproduced(
+    rule_on_made_up_seeds,
+):
     noisy = poster_grid({"rnn-multi-att": (0.6, 0.7, 0.5), "rnn-one-att": (0.58, 0.68, 0.52)})
     status = {claim: s for claim, s, _ in compare.findings(noisy)}
     assert status["Multiple source attention layers are key"] == "too close to call"
@@ -58,16 +62,24 @@ def test_a_finding_within_the_spread_is_too_close_to_call_and_a_half_won_one_is_
 
 @pytest.mark.parametrize("grid", list(compare_runs.GRIDS))
 def test_the_shipped_findings_agree_with_the_shipped_means(grid):
-    """Recomputed here by hand: a pair is won when the means are further apart than the two sds together."""
+    """Recomputed here by hand: a pair is won with five seeds a side, Welch's p below α and a gap above the drift
+    measured for the metric."""
     results = compare_runs.load_results(compare_runs.GRIDS[grid])
     said = {claim: status for claim, status, _ in compare.findings(results)}
     assert len(said) == len(compare.FINDINGS)  # the grid ran every preset the findings name
+    drift = verdicts.measured_drift(compare_runs.FINAL, results.source)
     for finding in compare.FINDINGS:
         won = []
         for a, b in finding.pairs:
             sa, sb = (results.spread(compare_runs.FINAL, k) for k in (a, b))
             gap = sa.mean - sb.mean
-            won.append("a" if gap > sa.sd + sb.sd else "b" if -gap > sa.sd + sb.sd else None)
+            clear = (
+                min(sa.n, sb.n) >= verdicts.MIN_SEEDS
+                and welch(sa.present, sb.present)[2] < verdicts.ALPHA
+                and drift is not None
+                and abs(gap) > drift
+            )
+            won.append(("a" if gap > 0 else "b") if clear else None)
         expected = (
             "contradicted"
             if "b" in won

@@ -8,7 +8,8 @@ import pytest
 
 from lessons.attention_bridge import experiments, findings, leave_out
 from lessons.common.comparison import Comparison
-from lessons.common.runs import Run
+from lessons.common.runs import Run, Spread
+from lessons.common.verdicts import verdict
 from minimodels.tasks.multilingual import LANGUAGES
 
 PAIRS = leave_out.LEAVE_OUT_PAIRS
@@ -68,7 +69,7 @@ def test_pair_finals_average_both_directions():
         (20.0, 25.0, "clearly **better** zero-shot", "as the paper found"),
     ],
 )
-def test_the_finding_follows_the_numbers(trained, zero, says, paper):
+def test_the_finding_follows_the_numbers(rule_on_made_up_seeds, trained, zero, says, paper):
     results = fake_leave_out(trained, zero, spread=0.1)
     line = leave_out.leave_out_finding(results)
     assert says in line and paper in line
@@ -147,8 +148,9 @@ def test_the_stated_finding_agrees_with_the_shipped_numbers(shipped):
             trained.append(np.mean(t))
             zero.append(np.mean(z))
         line = leave_out.leave_out_finding(shipped, measure)
-        gap, sds = np.mean(zero) - np.mean(trained), np.std(zero, ddof=1) + np.std(trained, ddof=1)
-        word = "too close to call" if abs(gap) <= sds else "clearly **worse**" if gap < 0 else "clearly **better**"
+        minimum = findings.BLEU_MIN_GAP if measure == "bleu" else findings.MIN_GAP
+        outcome, _ = verdict(Spread(tuple(zero)), Spread(tuple(trained)), min_gap=minimum)  # the course's rule
+        word = {"too close": "too close to call", "worse": "clearly **worse**", "better": "clearly **better**"}[outcome]
         assert word in line, line
         assert f"{np.mean(zero):{fmt}} ± {np.std(zero, ddof=1):{fmt}} zero-shot" in line
         close = np.mean(zero) / np.mean(trained) >= leave_out.CLOSE_SHARE
@@ -209,7 +211,7 @@ def grid_with_hub_zero_shot(bleu: float | None, tokens: float) -> Comparison:
          "higher"),
     ],
 )  # fmt: skip
-def test_left_out_alone_against_the_hub_model(bleu, tokens, says):
+def test_left_out_alone_against_the_hub_model(rule_on_made_up_seeds, bleu, tokens, says):
     line = leave_out.leave_out_against_hub(fake_leave_out(30.0, 8.0, spread=0.1), grid_with_hub_zero_shot(bleu, tokens))
     assert says in line and "on the 6 directions that avoid the French-like hub" in line
     assert line.startswith(f"The paper: “{leave_out.HUB_CLAIM}”")
@@ -236,9 +238,9 @@ def test_the_hub_comparison_agrees_with_the_shipped_numbers(shipped):
         hub.append(np.mean([test[f"{x}→{y}"][key] for p in avoiding for x, y in (p, p[::-1])]))
     line = leave_out.leave_out_against_hub(shipped, grid)
     assert f"{np.mean(alone):{fmt}} ± {np.std(alone, ddof=1):{fmt}} against {np.mean(hub):{fmt}}" in line
-    gap, sds = np.mean(alone) - np.mean(hub), np.std(alone, ddof=1) + np.std(hub, ddof=1)
     minimum = findings.BLEU_MIN_GAP if key == "bleu" else findings.MIN_GAP
-    expected = "too close" if abs(gap) <= max(sds, minimum) else "clearly higher" if gap > 0 else "clearly lower"
+    outcome, _ = verdict(Spread(tuple(alone)), Spread(tuple(hub)), min_gap=minimum)  # the course's rule
+    expected = {"too close": "too close", "better": "clearly higher", "worse": "clearly lower"}[outcome]
     assert expected in line, line
 
 

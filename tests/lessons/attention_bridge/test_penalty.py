@@ -25,7 +25,7 @@ SWAPPED = {"hub-mono": SHIPPED_LIKE["hub-mono-nopenalty"], "hub-mono-nopenalty":
 
 
 @pytest.mark.parametrize("seeds", [(0,), (0, 1, 2)])
-def test_the_penalty_findings_say_who_is_ahead_and_flip_when_the_numbers_swap(seeds):
+def test_the_penalty_findings_say_who_is_ahead_and_flip_when_the_numbers_swap(rule_on_made_up_seeds, seeds):
     shipped_like = penalty.penalty_findings(with_finals(fake_results(seeds=seeds), SHIPPED_LIKE))
     swapped = penalty.penalty_findings(with_finals(fake_results(seeds=seeds), SWAPPED))
     for metric, line, flipped in zip(penalty.PENALTY_METRICS, shipped_like, swapped, strict=True):

@@ -30,7 +30,7 @@ PAPER_LIKE = {(K, 1.0): {"exact": 0.80, "overlap": 0.05}, (K, 0.0): {"exact": 0.
 HURTS = {(K, 1.0): {"exact": 0.40, "overlap": 0.40}, (K, 0.0): {"exact": 0.80, "overlap": 0.05}}
 
 
-def test_study_conclusion_reproduces_the_paper_only_when_the_numbers_do():
+def test_study_conclusion_reproduces_the_paper_only_when_the_numbers_do(rule_on_made_up_seeds):
     holds = penalty_study.study_conclusion(fake_study(PAPER_LIKE), 1.0)
     assert "the toy reproduces the paper's conclusion (similar" in holds and "n = 3 seeds" in holds
     assert "exact match is too close to call (81.0% ± 1.0% against 82.0% ± 1.0%" in holds
@@ -50,7 +50,7 @@ def test_study_conclusion_reproduces_the_paper_only_when_the_numbers_do():
     assert "too close to call" in one_seed and "anecdote" in one_seed and "does **not**" not in one_seed
 
 
-def test_heads_finding_follows_the_numbers():
+def test_heads_finding_follows_the_numbers(rule_on_made_up_seeds):
     bottleneck = {
         (1, 0.0): {"exact": 0.3, "length_gap": 0.4},
         (K, 0.0): {"exact": 0.8, "length_gap": 0.1},
@@ -109,7 +109,7 @@ def test_shipped_penalty_study_is_complete():
         assert key in study.meta
 
 
-def test_the_penalty_study_says_bleu_where_the_file_has_it():
+def test_the_penalty_study_says_bleu_where_the_file_has_it(rule_on_made_up_seeds):
     study = fake_study(PAPER_LIKE)
     assert "By BLEU" not in penalty_study.study_conclusion(study, 1.0)
     assert all("BLEU" not in row for row in penalty_study.study_rows(study))

@@ -22,7 +22,7 @@ from tests.lessons.attention_bridge.fakes import fake_results
         (0.4, 0.0, (0,), "lower the unseen directions in these runs"),
     ],
 )  # fmt: skip
-def test_the_zero_shot_finding_follows_the_numbers_and_the_seeds(plain, mono, seeds, says):
+def test_the_zero_shot_finding_follows_the_numbers_and_the_seeds(rule_on_made_up_seeds, plain, mono, seeds, says):
     results = fake_results(plain, mono, seeds)
     lines = zero_shot_section.observations(results)
     assert says in lines[1] and lines[1] == zero_shot_section.zero_shot_finding(results)

@@ -25,7 +25,7 @@ def test_pool_groups_runs_by_setting_in_the_grids_order_and_skips_bad_metrics():
 
 
 @pytest.mark.parametrize("flip", [False, True])
-def test_the_pooled_sentence_follows_the_numbers(flip):
+def test_the_pooled_sentence_follows_the_numbers(flip, rule_on_made_up_seeds):
     high, low = [0.9, 0.92, 0.88], [0.3, 0.35, 0.25]
     table = {4: low, 64: high} if not flip else {4: high, 64: low}
     pooled = classroom.pool(_runs(table), [{"d": 4}, {"d": 64}], {"d": "d_k"})
@@ -35,7 +35,7 @@ def test_the_pooled_sentence_follows_the_numbers(flip):
     assert "clear difference" in text
 
 
-def test_a_gap_within_the_spread_or_single_runs_is_not_called_a_difference():
+def test_a_gap_within_the_spread_or_single_runs_is_not_called_a_difference(rule_on_made_up_seeds):
     close = classroom.pool(_runs({4: [0.5, 0.9, 0.7], 64: [0.6, 0.8, 0.75]}), [{"d": 4}, {"d": 64}])
     assert "not a clear difference" in classroom.pooled_sentence(close)
     single = classroom.pool(_runs({4: [0.5], 64: [0.9]}), [{"d": 4}, {"d": 64}])

@@ -1,11 +1,12 @@
 """The one measured comparison (variants × seeds → runs): its spreads, its verdicts, its file and its chart."""
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 
-from lessons.common import curves
+from lessons.common import curves, verdicts
 from lessons.common.comparison import FORMAT, Comparison, measure
 from lessons.common.curves import PALETTE, curves_chart
 from lessons.common.runs import Run, Spread, curve_of, first_reached
@@ -111,49 +112,69 @@ def test_table_by_a_param_gives_a_row_per_setting():
 
 
 # -------------------------------------------------------------------------------------------------- verdicts
-def test_compare_says_better_when_the_gap_is_beyond_the_spread():
-    v = _comparison().compare("attention", "none", "test exact")
+AHEAD, BEHIND = (0.9, 0.92, 0.95, 0.91, 0.93), (0.4, 0.45, 0.5, 0.42, 0.47)  # five seeds a side, far apart
+
+
+@pytest.fixture
+def drift(monkeypatch):
+    """A drift table of known figures in place of the measured one: the rule's outcomes below follow from them."""
+    table = {"metrics": {"test exact": 0.01, "steps to 90%": 1.0, "m": 0.0}}
+    monkeypatch.setattr(verdicts, "drift_table", lambda: table)
+    return table
+
+
+def test_compare_says_better_when_the_test_and_the_drift_say_so(drift):
+    v = _comparison(AHEAD, BEHIND).compare("attention", "none", "test exact")
     assert v.outcome == "better" and v.clear and v.winner == "attention"
-    assert v.sentence(".0%", "test exact match").startswith("with attention beats without on test exact match: 92%")
+    sentence = v.sentence(".0%", "test exact match")
+    assert sentence.startswith("with attention beats without on test exact match: 92%")
+    assert "Welch's t-test, α = 0.05" in sentence and "(n = 5)" in sentence and "drift 1%" in sentence
 
 
-def test_compare_says_worse_from_the_other_side_and_for_lower_is_better():
-    c = _comparison()
+def test_compare_says_worse_from_the_other_side_and_for_lower_is_better(drift):
+    c = _comparison(AHEAD, BEHIND)
     v = c.compare("none", "attention", "test exact")
     assert v.outcome == "worse" and v.winner == "attention"
     assert v.sentence().startswith("without does not beat with attention on test exact;")
-    # fewer steps is better: the one that never reached 90% is clearly behind
+    # fewer steps is better: the side that never reached 90% is behind, by Fisher's exact test on the counts
     steps = c.compare("none", "attention", "steps to 90%", higher_is_better=False)
-    assert steps.outcome == "worse" and steps.winner == "attention"
+    assert steps.outcome == "worse" and steps.winner == "attention" and "Fisher's exact test" in steps.reason
     assert c.compare("attention", "none", "steps to 90%", higher_is_better=False).outcome == "better"
 
 
-def test_compare_lower_is_better_flips_the_verdict():
-    c = _comparison()
+def test_compare_lower_is_better_flips_the_verdict(drift):
+    c = _comparison(AHEAD, BEHIND)
     assert c.compare("attention", "none", "test exact", higher_is_better=False).outcome == "worse"
 
 
-def test_compare_is_too_close_when_the_bands_overlap():
-    c = _comparison(a_scores=(0.90, 0.95, 0.80), b_scores=(0.85, 0.80, 0.90))
+def test_compare_is_too_close_when_welchs_test_is_not_below_alpha(drift):
+    c = _comparison(a_scores=(0.90, 0.95, 0.80, 0.85, 0.88), b_scores=(0.85, 0.80, 0.90, 0.84, 0.86))
     v = c.compare("attention", "none", "test exact")
     assert v.outcome == "too close" and not v.clear and v.winner is None
-    assert "too close to call" in v.sentence() and "within the spread" in v.reason
+    assert "too close to call" in v.sentence() and "not below α = 0.05" in v.reason
+    assert v.p is not None and v.p >= verdicts.ALPHA
 
 
-def test_compare_with_one_seed_is_never_clear():
-    c = _comparison(a_scores=(0.99,), b_scores=(0.01,))
-    v = c.compare("attention", "none", "test exact")
-    assert v.outcome == "too close" and "anecdote" in v.reason
+def test_compare_with_fewer_than_five_seeds_is_never_clear(drift):
+    for a, b in (((0.99,), (0.01,)), (AHEAD[:4], BEHIND), (AHEAD, BEHIND[:3])):
+        v = _comparison(a_scores=a, b_scores=b).compare("attention", "none", "test exact")
+        assert v.outcome == "too close" and f"n = {len(a)} and {len(b)} seeds" in v.reason
+        assert "Welch's t-test, α = 0.05" in v.sentence() and "at least 5 a side" in v.sentence()
 
 
-def test_verdict_rule_on_its_edges():
-    assert verdict(Spread((1.0, 1.0)), Spread((0.0, 0.0)))[0] == "better"  # no spread at all: any gap is clear
-    assert verdict(Spread((1.0, 1.0)), Spread((0.99, 0.99)), min_gap=0.05)[0] == "too close"
-    assert verdict(Spread((3.0, 5.0)), Spread((1.0, 3.0)))[0] == "too close"  # gap 2 < sd 1.41 + 1.41 = 2.83
-    assert verdict(Spread((3.0, 5.0)), Spread((-1.0, 1.0)))[0] == "better"  # gap 4 > 2.83
-    assert verdict(Spread((1.0, None)), Spread((0.0, 0.0)))[0] == "too close"  # one run of a never got a value
-    assert verdict(Spread((None, None)), Spread((5.0, 6.0)), higher_is_better=False)[0] == "worse"
-    assert verdict(Spread((None, None)), Spread((5.0, 6.0)), none_is_worst=False)[0] == "too close"
+def test_verdict_rule_on_its_edges(drift):
+    five = Spread((1.0,) * 5)
+    assert verdict(five, Spread((0.0,) * 5), metric="m")[0] == "better"  # no spread at all: any gap is clear
+    assert verdict(five, Spread((0.99,) * 5), min_gap=0.05, metric="m")[0] == "too close"
+    assert verdict(five, Spread((0.0,) * 5))[0] == "too close"  # no metric named: no drift measured for it
+    # Welch on (1, 2, 3, 4, 5) against (3, 4, 5, 6, 7.5): t = -1.99, 7.9 degrees of freedom, p = 0.082
+    outcome, reason = verdict(Spread((1.0, 2.0, 3.0, 4.0, 5.0)), Spread((3.0, 4.0, 5.0, 6.0, 7.5)), metric="m")
+    assert outcome == "too close" and "p = 0.082" in reason
+    assert verdict(Spread((1.0, 2.0, 3.0, 4.0, 5.0)), Spread((5.0, 6.0, 7.0, 8.0, 9.0)), metric="m")[0] == "worse"
+    assert verdict(Spread((1.0, None, 1, 1, 1)), Spread((0.0,) * 5), metric="m")[0] == "too close"  # some lack one
+    assert verdict(Spread((None,) * 5), Spread((5.0, 6.0, 5, 5, 5)), higher_is_better=False)[0] == "worse"
+    assert verdict(Spread((None,) * 5), Spread((5.0, 6.0, 5, 5, 5)), none_is_worst=False)[0] == "too close"
+    assert verdict(Spread((None,) * 3), Spread((5.0, 6.0, 5)), higher_is_better=False)[0] == "too close"
 
 
 # -------------------------------------------------------------------------------------------- the file
@@ -163,7 +184,7 @@ def test_round_trip_through_dict_and_file(tmp_path):
     assert document["format"] == FORMAT
     assert Comparison.from_dict(json.loads(json.dumps(document))) == c
     path = c.save(tmp_path / "example.json")
-    assert Comparison.load(path) == c
+    assert Comparison.load(path) == dataclasses.replace(c, source="example")  # it knows its file, for the drift
     text = path.read_text(encoding="utf-8")
     assert text == c.save(tmp_path / "again.json").read_text(encoding="utf-8")  # stable: same comparison, same bytes
     assert list(json.loads(text)) == sorted(json.loads(text))  # keys sorted
@@ -374,28 +395,16 @@ def test_curves_chart_specs_are_fresh_copies():
     assert curves_chart(points, y_title="loss", x_title="step")["layer"][0]["mark"]["type"] == "line"
 
 
-def test_a_too_close_sentence_gives_its_reason_in_the_sentences_own_format():
-    tie = Comparison(
-        ("a", "b"),
-        (
-            Run("a", 0, final={"m": 0.5}),
-            Run("a", 1, final={"m": 0.7}),
-            Run("b", 0, final={"m": 0.7}),
-            Run("b", 1, final={"m": 0.5}),
-        ),
-    )
-    assert tie.compare("a", "b", "m").sentence(".0%").endswith("the means are equal.")
+def test_a_too_close_sentence_gives_its_reason_in_the_sentences_own_format(drift):
+    drift["metrics"]["m"] = 0.25
     near = Comparison(
         ("a", "b"),
-        (
-            Run("a", 0, final={"m": 0.50}),
-            Run("a", 1, final={"m": 0.70}),
-            Run("b", 0, final={"m": 0.55}),
-            Run("b", 1, final={"m": 0.75}),
-        ),
+        tuple(Run("a", s, final={"m": 0.9 + s / 100}) for s in range(5))
+        + tuple(Run("b", s, final={"m": 0.7 + s / 100}) for s in range(5)),
     )
     sentence = near.compare("a", "b", "m").sentence(".0%")
-    assert "the gap 5% is within the spread over seeds (sd 14% + 14%)" in sentence
+    assert "but the gap 20% is no more than the cross-machine drift 25% measured for m" in sentence
+    assert "(n = 5 and 5)" in sentence and "p < 0.001" in sentence
 
 
 def test_a_training_history_becomes_a_runs_curve():
@@ -405,13 +414,13 @@ def test_a_training_history_becomes_a_runs_curve():
     assert curve_of(reports) == [{"step": 25, "seconds": 1.235, "loss": 0.12346, "exact_match": 0.5123}]
 
 
-def test_by_outcome_groups_settings_by_their_verdict_in_order():
+def test_by_outcome_groups_settings_by_their_verdict_in_order(drift):
     from lessons.common.verdicts import by_outcome
 
-    c = _comparison()
+    c = _comparison(AHEAD, BEHIND)
     clear = c.compare("attention", "none", "test exact")
     behind = c.compare("none", "attention", "test exact")
-    close = _comparison(b_scores=(0.9, 0.92, 0.95)).compare("attention", "none", "test exact")
+    close = _comparison(AHEAD, AHEAD).compare("attention", "none", "test exact")
     groups = by_outcome({8: close, 32: clear, 128: behind, 512: clear})
     assert groups == {"better": [32, 512], "too close": [8], "worse": [128]}
     assert by_outcome({}) == {"better": [], "too close": [], "worse": []}

@@ -8,6 +8,7 @@ import pytest
 
 from lessons.common.comparison import Comparison
 from lessons.masking import causal, cheating, training, translator
+from tests.lessons.said import opening
 
 
 def test_the_loss_floor_is_the_random_letters_share_of_ln_26():
@@ -18,9 +19,11 @@ def test_the_shipped_results_have_three_seeds_and_say_what_the_lesson_claims():
     results = training.load_results()
     assert len(results.seeds) >= 3
     sentences = cheating.results_sentences(results)
-    assert sentences[0].startswith("no mask (cheating decoder) beats causal mask on final training loss")
+    loss = results.compare("no mask", "causal mask", "final training loss", higher_is_better=False)
+    free = results.compare("causal mask", "no mask", "free-running exact match")
+    assert sentences[0].startswith(opening(loss) + " on final training loss")
     assert "it read the answer" in sentences[0]
-    assert sentences[2].startswith("causal mask beats no mask (cheating decoder) on free-running exact match")
+    assert sentences[2].startswith(opening(free) + " on free-running exact match")
     assert cheating.cheat_gap(results) > 0.5
     assert cheating.results_table(results)[0]["n"] == len(results.seeds)
 
@@ -36,7 +39,7 @@ def _swapped(results: Comparison, *metrics: str) -> Comparison:
     return dataclasses.replace(results, runs=tuple(runs))
 
 
-def test_the_sentences_turn_round_with_the_numbers():
+def test_the_sentences_turn_round_with_the_numbers(rule_on_made_up_seeds):
     swapped = _swapped(training.load_results(), *training.METRICS)
     sentences = cheating.results_sentences(swapped)
     assert sentences[0].startswith("no mask (cheating decoder) does not beat causal mask on final training loss")

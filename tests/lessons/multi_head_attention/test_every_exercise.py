@@ -5,7 +5,7 @@ from lessons.multi_head_attention import head_counts, split
 from tests.lessons.multi_head_attention.made_up_results import fake_results
 
 
-def test_exercises_are_computed_predicted_before_the_results_and_never_read_off_the_page():
+def test_exercises_are_computed_predicted_before_the_results_and_never_read_off_the_page(rule_on_made_up_seeds):
     ex1, ex2 = split.by_hand()
     big = (split.BIG_D_MODEL, split.DK_HEADS)
     assert big[0] not in split.D_MODEL_CHOICES  # not on the sliders: worked by hand, not read off

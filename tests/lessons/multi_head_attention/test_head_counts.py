@@ -12,7 +12,7 @@ from lessons.multi_head_attention import every_head, head_counts, head_counts_ru
 from tests.lessons.multi_head_attention.made_up_results import fake_results
 
 
-def test_results_table_and_observations(tmp_path):
+def test_results_table_and_observations(rule_on_made_up_seeds, tmp_path):
     results = head_counts.load_results(fake_results().save(tmp_path / "multi_head_attention.json"))  # a round trip
     rows = head_counts.results_rows(results)
     assert [r["heads h"] for r in rows] == ["h = 1", "h = 2", "h = 4", "h = 8"]
@@ -21,8 +21,8 @@ def test_results_table_and_observations(tmp_path):
     assert [r["steps to 90%"] for r in rows] == ["100 ± 0", "200 ± 0", "400 ± 0", "800 ± 0"]  # n: its own column
     assert rows[3]["steps to 95%"] == "800 ± 0" and rows[2]["test exact"] == "97.0% ± 0.0%"
     lines = head_counts.observations(results)
-    assert "**h = 1**, 100 ± 0 (n = 2); most: h = 8, 800 ± 0 (n = 2): a gap larger than" in lines[0]
-    assert "from 90.0% (h = 1) to 97.0% (h = 4): h = 4 is ahead by more than the spread" in lines[1]
+    assert "**h = 1**, 100 ± 0 (n = 2); most: h = 8, 800 ± 0 (n = 2): clearly: Welch's t-test, α = 0.05" in lines[0]
+    assert "from 90.0% (h = 1) to 97.0% (h = 4): h = 4 is clearly ahead by the course's rule" in lines[1]
     assert "h = 1: 90%, h = 2: 80%, h = 4: 70%, h = 8: 60%" in lines[2]
     assert "some heads drift away from the alignment while their average still follows it" in lines[2]
     assert "h = 1: 75 ms" in lines[3]  # CPU seconds (60) over 800 steps
@@ -41,7 +41,7 @@ def test_results_table_and_observations(tmp_path):
     assert loss["layer"][0]["encoding"]["y"]["scale"] == {"type": "log"}
 
 
-def test_every_sentence_about_the_comparison_follows_the_numbers():
+def test_every_sentence_about_the_comparison_follows_the_numbers(rule_on_made_up_seeds):
     """Each claim turns round when the numbers do: which h is fastest, whether h matters, whether heads drift."""
     slow_many = head_counts.observations(fake_results(pace=(1, 2, 4, 8)))
     fast_many = head_counts.observations(fake_results(pace=(8, 4, 2, 1)))
@@ -50,7 +50,7 @@ def test_every_sentence_about_the_comparison_follows_the_numbers():
     close = head_counts.observations(fake_results(test_exact=(0.95, 0.96, 0.95, 0.94), spread=0.02))
     assert "too close to call" in close[1] and "hardly matters" in close[1]
     apart = head_counts.observations(fake_results(test_exact=(0.5, 0.96, 0.95, 0.94)))
-    assert "hardly matters" not in apart[1] and "h = 2 is ahead by more than the spread" in apart[1]
+    assert "hardly matters" not in apart[1] and "h = 2 is clearly ahead by the course's rule" in apart[1]
     drift = head_counts.observations(fake_results(worst=(0.9, 0.8, 0.7, 0.6)))[2]
     no_drift = head_counts.observations(fake_results(worst=(0.6, 0.7, 0.8, 0.9)))[2]
     assert "some heads drift away" in drift

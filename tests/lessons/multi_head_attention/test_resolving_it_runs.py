@@ -5,7 +5,7 @@ from lessons.multi_head_attention import resolving_it, resolving_it_runs
 from tests.lessons.multi_head_attention.made_up_results import it_comparison
 
 
-def test_it_sentences_follow_the_numbers_and_flip_when_they_are_swapped():
+def test_it_sentences_follow_the_numbers_and_flip_when_they_are_swapped(rule_on_made_up_seeds):
     lines = resolving_it_runs.it_observations(it_comparison(0.6, 0.95))
     assert "2 layers beats 1 layer" in lines[0]
     assert "prefers the referent more often than" in lines[2] and "3 of 3 seeds" in lines[2]

@@ -60,7 +60,8 @@ def test_measure_recurrence_times_and_counts_every_length():
     assert timing.steps == {GRU: (4, 8), ATT: (3, 3)}
     rows = no_recurrence.recurrence_rows(timing)
     assert [r["T"] for r in rows] == [4, 8] and rows[1]["GRU steps"] == 8
-    assert rows[0]["GRU ms"] == min(timing.ms[GRU][0])
+    assert rows[0]["GRU ms"] == sum(timing.ms[GRU][0]) / 2  # the median of two: their mean
+    assert rows[0]["GRU range"] == f"{min(timing.ms[GRU][0]):.3f}–{max(timing.ms[GRU][0]):.3f}"
     with pytest.raises(ValueError, match="lengths"):
         no_recurrence.measure_recurrence((0,))
 
@@ -69,7 +70,7 @@ def _timing(gru_ms, att_ms, lengths=(8, 64, 512)):
     d = 64
     return no_recurrence.RecurrenceTiming(
         lengths=lengths,
-        ms={GRU: tuple((v, v * 1.1) for v in gru_ms), ATT: tuple((v * 1.2, v) for v in att_ms)},
+        ms={GRU: tuple((v * 0.95, v, v * 1.1) for v in gru_ms), ATT: tuple((v * 1.2, v, v * 0.9) for v in att_ms)},
         steps={GRU: lengths, ATT: (3,) * len(lengths)},
         work={GRU: tuple(6 * t * d * d for t in lengths), ATT: tuple(3 * t * d * d + 2 * t * t * d for t in lengths)},
         batch=8,
@@ -81,13 +82,17 @@ def _timing(gru_ms, att_ms, lengths=(8, 64, 512)):
 
 def test_the_recurrence_sentence_says_who_was_faster_from_the_numbers():
     faster = no_recurrence.recurrence_sentence(_timing((0.1, 1.0, 8.0), (0.05, 0.5, 4.0)))
-    assert "self-attention was faster at every length measured" in faster
+    assert "self-attention was faster at every length measured" in faster and "median of 3" in faster
     slower = no_recurrence.recurrence_sentence(_timing((0.05, 0.5, 4.0), (0.1, 1.0, 8.0)))  # the same numbers swapped
-    assert "the GRU was faster at every length measured" in slower
+    assert "self-attention was slower at every length measured" in slower
     crossing = no_recurrence.recurrence_sentence(_timing((0.1, 1.0, 4.0), (0.05, 0.5, 8.0)))
     assert "self-attention was faster at T = 8, 64 and slower at T = 512" in crossing
     assert "(its time was 0.50× the GRU's at T = 8, 2.00× at T = 512)" in crossing
-    assert "the GRU's time grew as T^0.7 and self-attention's as T^1.3" in crossing  # ×4 and ×16 over 8× the length
+    # ×4 and ×16 over 8× the length; repeat by repeat: (0.95, 1, 1.1) → ×4 each, (1.2, 1, 0.9) → ×16 each
+    assert "the GRU's median time grew as T^0.7 (repeat by repeat T^0.7 to T^0.7)" in crossing
+    assert "self-attention's as T^1.3 (T^1.3 to T^1.3)" in crossing
+    close = no_recurrence.recurrence_sentence(_timing((0.1, 1.0, 4.0), (0.05, 1.05, 8.0)))
+    assert "too close to tell at T = 64 (the repeats' ranges overlap)" in close
     assert "512 at T = 512; self-attention's stays at 3 whatever T" in crossing
 
 

@@ -61,7 +61,7 @@ def test_at_chance_names_the_cells_no_seed_of_which_beat_a_guesser():
     assert "No cell is at chance" in learned and "Still at chance" not in learned
 
 
-def test_the_forget_bias_sentence_follows_the_numbers():
+def test_the_forget_bias_sentence_follows_the_numbers(rule_on_made_up_seeds):
     variants = training.VARIANTS
     base = {"RNN": [0.5, 0.5, 0.5], "GRU": [1, 1, 1]}
     better = comparison(base | {"LSTM": [1, 1, 0.99], training.STANDARD: [0.5, 0.49, 0.52]}, variants=variants)
@@ -70,7 +70,7 @@ def test_the_forget_bias_sentence_follows_the_numbers():
     assert "LSTM does not beat LSTM, forget bias 1" in agreement.results_summary(swapped)
 
 
-def test_the_summary_says_what_the_numbers_say_whichever_way_they_go():
+def test_the_summary_says_what_the_numbers_say_whichever_way_they_go(rule_on_made_up_seeds):
     gated_win = agreement.results_summary(
         comparison({"RNN": [0.5, 0.52, 0.49], "GRU": [1, 1, 0.99], "LSTM": [0.98, 1, 1]})
     )

@@ -20,25 +20,37 @@ def test_the_three_layers_map_a_sequence_to_a_sequence_and_the_rnn_is_torchs():
 def test_measure_sequential_times_every_layer_at_every_length():
     timing = sequential.measure_sequential((4, 16), budget=0.002)
     assert timing.lengths == (4, 16) and set(timing.ms) == set(sequential.LAYERS)
-    assert all(v > 0 for values in timing.ms.values() for v in values)
+    assert all(len(r) == 5 and all(v > 0 for v in r) for values in timing.ms.values() for r in values)
+    assert timing.at(sequential.RNN_NAME, 16) == sorted(timing.samples(sequential.RNN_NAME, 16))[2]  # the median
     with pytest.raises(ValueError):
         sequential.measure_sequential((0,))
 
 
-def made(rnn, ff, att, lengths=(8, 512)) -> sequential.Timing:
+def made(rnn, ff, att, lengths=(8, 512), jitter=0.05) -> sequential.Timing:
+    """Five repeats per figure, spread ± ``jitter`` (a share) around the given median."""
+    repeats = lambda values: tuple(tuple(v * (1 + jitter * k) for k in (-2, -1, 0, 1, 2)) for v in values)  # noqa: E731
     return sequential.Timing(
-        lengths, {sequential.RNN_NAME: rnn, sequential.FEED_FORWARD: ff, sequential.ATTENTION: att}, 8, 64, 1
+        lengths,
+        {sequential.RNN_NAME: repeats(rnn), sequential.FEED_FORWARD: repeats(ff), sequential.ATTENTION: repeats(att)},
+        8,
+        64,
+        1,
     )
 
 
 def test_the_timing_sentence_is_computed_and_flips_with_the_numbers():
     slow_rnn = sequential.timing_summary(made((0.05, 3.2), (0.01, 0.4), (0.01, 8.0)))
-    assert "the RNN's time grew 64×" in slow_rnn and "8.0× as long as the feed-forward network" in slow_rnn
-    assert "self-attention (lesson 5) took 8 ms, 2.5× as long as the RNN" in slow_rnn
+    assert "the RNN's median time grew 64×" in slow_rnn and "8.0× as long as the feed-forward network" in slow_rnn
+    assert "took 8 ms (median of 5 on this server: 7.2–8.8 ms), 2.5× as long as the RNN" in slow_rnn
+    assert "the RNN took 3.2 ms (median of 5 on this server: 2.88–3.52 ms)" in slow_rnn
     fast_rnn = sequential.timing_summary(made((0.01, 0.4), (0.05, 3.2), (0.01, 0.1)))
     assert "0.12× as long as the feed-forward network" in fast_rnn and "0.25× as long as the RNN" in fast_rnn
     even = sequential.timing_summary(made((0.01, 1.0), (0.01, 1.1), (0.01, 1.0)))
-    assert "about as long as the feed-forward network" in even
+    assert "about as long as (their repeats overlap) the feed-forward network" in even
+    noisy = sequential.timing_summary(
+        made((0.05, 3.2), (0.01, 2.0), (0.01, 8.0), jitter=0.25)
+    )  # 1.6× apart, overlapping
+    assert "1.6× as long as" not in noisy and "about as long as (their repeats overlap) the feed-forward" in noisy
 
 
 def test_the_timing_chart_is_log_log_one_line_per_layer():

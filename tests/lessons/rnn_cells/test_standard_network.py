@@ -44,7 +44,7 @@ def demo():
     return standard_network.sharing_demo()
 
 
-def test_the_window_network_misses_names_where_it_never_saw_one_and_the_rnn_does_not(demo):
+def test_the_window_network_misses_names_where_it_never_saw_one_and_the_rnn_does_not(rule_on_made_up_seeds, demo):
     """The lecture's "no learned feature sharing", measured on 3 seeds: the section's point in its own numbers."""
     for model in standard_network.MODELS:
         assert demo.found[model]["seen"].min >= 0.95  # both learned the task where they trained
@@ -54,7 +54,7 @@ def test_the_window_network_misses_names_where_it_never_saw_one_and_the_rnn_does
     assert standard_network.sharing_summary(demo).startswith("At positions it never saw a name, the RNN finds")
 
 
-def test_the_sharing_sentence_flips_with_the_numbers(demo):
+def test_the_sharing_sentence_flips_with_the_numbers(rule_on_made_up_seeds, demo):
     swapped = standard_network.SharingDemo(
         {"RNN": demo.found["window network"], "window network": demo.found["RNN"]}, demo.probe, demo.seeds
     )

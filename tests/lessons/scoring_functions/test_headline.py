@@ -4,7 +4,7 @@ from lessons.scoring_functions import headline
 from tests.lessons.scoring_functions.made_up_races import race_of, run, sweep_of, with_scores
 
 
-def test_the_headline_follows_both_measurements():
+def test_the_headline_follows_both_measurements(rule_on_made_up_seeds):
     sweep = sweep_of({4: (0.07, 0.07), 64: (0.55, 0.79)})
     fast, slow = [(10, 0.92)], [(10, 0.5), (30, 0.92)]
     dot_first = with_scores(

@@ -8,19 +8,19 @@ from lessons.scoring_functions import race_softmax, reduced_race, shipped_race, 
 from tests.lessons.scoring_functions.made_up_races import sweep_of
 
 
-def test_where_scaling_matters_is_computed_from_the_sweep_and_flips_with_it():
+def test_where_scaling_matters_is_computed_from_the_sweep_and_flips_with_it(rule_on_made_up_seeds):
     sweep = sweep_of({4: (0.07, 0.07), 16: (0.24, 0.21), 64: (0.55, 0.79), 256: (0.75, 0.98)})
     summary = where_scaling_matters.sweep_summary(sweep)
     assert summary == (
-        "scaling clearly helps at d = 64, 256; it makes no difference larger than the spread over "
-        "seeds at d = 4; unscaled dot is clearly ahead at d = 16"
+        "scaling clearly helps at d = 64, 256; it makes no difference the rule can call at d = 4; unscaled dot is "
+        "clearly ahead at d = 16"
     )
     lines = where_scaling_matters.sweep_lines(sweep)
     assert lines[2].startswith("d = 64: scaled dot beats dot") and "too close to call" in lines[0]
     swapped = sweep_of({4: (0.07, 0.07), 16: (0.21, 0.24), 64: (0.79, 0.55), 256: (0.98, 0.75)})
     assert where_scaling_matters.sweep_summary(swapped) == (
-        "scaling clearly helps at d = 16; it makes no difference "
-        "larger than the spread over seeds at d = 4; unscaled dot is clearly ahead at d = 64, 256"
+        "scaling clearly helps at d = 16; it makes no difference the rule can call at d = 4; unscaled dot is "
+        "clearly ahead at d = 64, 256"
     )
     assert "Here scaling clearly helps at d = 64, 256" in where_scaling_matters.sweep_caption(sweep)
     assert where_scaling_matters.sweep_problem(sweep) is None

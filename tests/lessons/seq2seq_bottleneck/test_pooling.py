@@ -63,7 +63,7 @@ def test_the_mean_pooled_model_starts_as_the_last_state_model_and_hands_on_the_m
     assert scoring.copy_text(pooled.eval(), "ab") is not None  # greedy decoding drives it
 
 
-def test_the_pooling_summary_is_computed_and_flips_with_the_numbers():
+def test_the_pooling_summary_is_computed_and_flips_with_the_numbers(rule_on_made_up_seeds):
     mid = [1.0, 1.0, 1.0, 0.95, 0.9, 0.8, 0.6, 0.4, 0.2, 0.1] + [0.0] * 7
     text = pooling.pooling_summary(shipped_like(FALLS, HOLDS, mean=mid))
     assert text.startswith("At D = 64: Mean-pooled context beats without attention on exact match over strings of 2–18")

@@ -51,7 +51,7 @@ FALLS = [1.0, 0.95, 0.9, 0.6, 0.3, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 
 HOLDS = [1.0] * 11 + [0.98, 0.97, 0.96, 0.95, 0.94, 0.93]
 
 
-def test_the_summary_says_which_model_copies_longer_whichever_way_the_numbers_go():
+def test_the_summary_says_which_model_copies_longer_whichever_way_the_numbers_go(rule_on_made_up_seeds):
     text = where_it_breaks.summary(shipped_like(FALLS, HOLDS), 64)
     assert "With attention beats without attention on exact match on strings of 13–18 characters" in text
     assert "5.0 ± 0.0 (n = 3) without attention and 18.0 ± 0.0 (n = 3) with attention" in text
@@ -71,7 +71,7 @@ def sweep_like(attn_by_d: dict[int, list[float]], none_by_d: dict[int, list[floa
     return Comparison(("gru-none", "gru-additive"), tuple(runs))
 
 
-def test_the_overview_names_the_context_sizes_where_attention_falls_and_flips_with_the_numbers():
+def test_the_overview_names_the_context_sizes_where_attention_falls_and_flips_with_the_numbers(rule_on_made_up_seeds):
     weak = [1.0] * 11 + [0.8, 0.7, 0.6, 0.5, 0.4, 0.3]
     later = [1.0, 1.0, 1.0, 0.9, 0.8, 0.6, 0.4, 0.1] + [0.0] * 9
     text = where_it_breaks.overview(sweep_like({16: weak, 64: HOLDS}, {16: FALLS, 64: later}))

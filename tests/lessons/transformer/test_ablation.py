@@ -45,7 +45,7 @@ def test_table_and_observations_come_from_the_runs(tmp_path):
     assert ex5.choices[ex5.answer].startswith("about as well")  # one seed a side: never a clear verdict
 
 
-def test_every_sentence_about_the_ablation_follows_the_numbers():
+def test_every_sentence_about_the_ablation_follows_the_numbers(rule_on_made_up_seeds):
     """Who reached 90% first, and who is ahead on test exact match, turn round when the numbers do."""
     slower = ablation.observations(fake_results({"full": 0.96, "post-LN": 0.92}))
     assert "**post-LN** reached 90% at step 50 (full model: step 50)" in slower[0]
@@ -53,14 +53,14 @@ def test_every_sentence_about_the_ablation_follows_the_numbers():
     assert "**post-LN** reached 90% at step 50, which the full model never did" in never[0]
     behind = ablation.observations(fake_results({"full": 0.96, "no layer norm": 0.5}, seeds=(0, 1, 2), spread=0.01))
     ahead = ablation.observations(fake_results({"full": 0.5, "no layer norm": 0.96}, seeds=(0, 1, 2), spread=0.01))
-    assert "it is behind the full model by more than the spread over seeds" in behind[0]
-    assert "it is ahead of the full model by more than the spread over seeds" in ahead[0]
+    assert "it is behind the full model, clearly by the course's rule" in behind[0]
+    assert "it is ahead of the full model, clearly by the course's rule" in ahead[0]
     assert "± " in behind[0] and "(n = 3)" in behind[0]  # several seeds: mean ± sd and n
     close = ablation.observations(fake_results({"full": 0.95, "no layer norm": 0.94}, seeds=(0, 1), spread=0.02))
     assert "too close to call" in close[0] and "One seed" not in close[-1]
 
 
-def test_the_predictions_and_the_warm_up_sentence_turn_round_with_the_numbers():
+def test_the_predictions_and_the_warm_up_sentence_turn_round_with_the_numbers(rule_on_made_up_seeds):
     """The residual prediction's answer and the post-LN warm-up sentence are computed from the runs: swap the
     numbers and they say the other thing."""
     seeds = {"seeds": (0, 1, 2), "spread": 0.01}
@@ -110,7 +110,7 @@ def test_shipped_results_cover_every_variant_with_the_same_budget():
         ablation.ablation_curves(results, x="minutes")
 
 
-def test_the_no_ffn_sentence_and_prediction_follow_the_numbers():
+def test_the_no_ffn_sentence_and_prediction_follow_the_numbers(rule_on_made_up_seeds):
     seeds = {"seeds": (0, 1, 2), "spread": 0.01}
     worse = fake_results({"full": 0.96, "no FFN": 0.5}, **seeds)
     slightly = fake_results({"full": 0.98, "no FFN": 0.94}, **seeds)
