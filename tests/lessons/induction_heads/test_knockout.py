@@ -1,6 +1,8 @@
 """The knock-out section: the prediction's answer from the shipped means, the verdict sentences, the student's own
 model read with each head out."""
 
+import pytest
+
 from lessons.induction_heads import knockout, training
 from lessons.induction_heads import results as measured
 
@@ -21,6 +23,7 @@ def test_the_answer_is_the_knockout_with_the_lowest_mean(make_results, typical):
     assert ex.answer == 2 and "20%" in ex.explanation
 
 
+@pytest.mark.usefixtures("rule_on_made_up_seeds")  # made-up numbers, turned round
 def test_the_table_and_sentences_cover_every_reading(typical):
     rows = knockout.knockout_rows(typical)
     assert [r["the model read with"] for r in rows] == [measured.LABELS[v] for v in measured.VARIANTS]

@@ -89,6 +89,7 @@ def _beyond(learned: float, none: float) -> Comparison:
     return Comparison(("none", "learned"), runs, {}, models.LABELS)
 
 
+@pytest.mark.usefixtures("rule_on_made_up_seeds")  # made-up numbers, turned round
 def test_the_learned_table_is_said_worse_than_no_positions_only_when_it_is():
     worse = longer_inputs.learned_vs_none_sentence(_beyond(0.055, 0.117))
     assert "learned (one vector each) does not beat none (no positions)" in worse

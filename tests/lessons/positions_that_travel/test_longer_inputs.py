@@ -35,6 +35,7 @@ def made_up(levels=LEVELS, seeds=range(5)) -> Comparison:
     return Comparison(SCHEMES, tuple(runs), {"seeds": list(seeds), "steps": 800}, training.LABELS)
 
 
+@pytest.mark.usefixtures("rule_on_made_up_seeds")  # made-up numbers, turned round
 def test_the_sentences_are_verdicts_that_follow_the_numbers():
     lines = longer_inputs.observations(made_up())
     assert lines[0].startswith("RoPE (rotated q, k) beats sinusoidal (added) on accuracy at 64 letters (4×)")

@@ -3,6 +3,8 @@ the rows, charts and text."""
 
 import json
 
+import pytest
+
 from lessons.common.comparison import Comparison
 from lessons.common.runs import Run
 from lessons.scaling import recall, recall_training, scores
@@ -78,6 +80,7 @@ def test_rows_charts_and_text_of_the_results():
     assert f"for {recall_training.RECALL_STEPS} Adam steps" in recall.recall_text(None)
 
 
+@pytest.mark.usefixtures("rule_on_made_up_seeds")  # made-up numbers, turned round
 def test_the_scaled_models_drop_at_the_largest_d_k_is_said_and_turns_with_the_numbers():
     five = lambda m: tuple(m + x for x in (-0.01, 0.0, 0.01, 0.0, 0.0))  # noqa: E731  five seeds a side
     drops = {

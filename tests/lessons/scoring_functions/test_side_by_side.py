@@ -164,6 +164,7 @@ def three_seed_race(test, align, speeds):
     return race_of(*runs)
 
 
+@pytest.mark.usefixtures("rule_on_made_up_seeds")  # made-up numbers, turned round
 def test_the_clear_differences_on_test_exact_match_and_alignment_are_named_either_way():
     """The pairs the rule calls clear are named with the leader first; swapping the numbers swaps the sentence."""
     speeds = {"dot": [0.1, 0.2, 0.3], "scaled_dot": [0.1, 0.2, 0.3]}
