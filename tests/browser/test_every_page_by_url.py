@@ -42,6 +42,9 @@ def test_home_page(page, streamlit_server, screenshot_dir):
     page.screenshot(path=screenshot_dir / "home.png", full_page=True)
 
 
+DRAWN_AFTER_TRAINING = {"induction_heads"}
+
+
 @pytest.mark.parametrize("lesson", built_lessons(), ids=lambda lesson: lesson.url_path)
 def test_lesson_opens_by_url(lesson, browser, streamlit_server):
     """A fresh tab on the lesson's own URL (the visit the phone and accessibility tests read too): no error, the
@@ -49,7 +52,8 @@ def test_lesson_opens_by_url(lesson, browser, streamlit_server):
     seen = visit(browser, streamlit_server, lesson.url_path)
     assert seen["exceptions"] == []
     assert seen["title"] == lesson.title
-    assert seen["heatmaps"] > 0
+    # its heatmaps drawn; the induction lesson draws its heads' maps once the student trains (nothing to map before)
+    assert seen["heatmaps"] > 0 or lesson.slug in DRAWN_AFTER_TRAINING
     sidebar = seen["sidebar"]
     assert all(part.title in sidebar["text"] for part in COURSE) and "Models run on" in sidebar["text"]
     for other in built_lessons():

@@ -38,9 +38,6 @@ OVERLAPPING = {
     "seq2seq_bottleneck": pytest.mark.xfail(
         strict=True, reason="one vector's figure: its second panel's two-line title over the first's axis title"
     ),
-    "positional_encoding": pytest.mark.xfail(
-        strict=True, reason="three models' maps: the first two panel titles (shifted 30 px up) overlap"
-    ),
 }
 
 

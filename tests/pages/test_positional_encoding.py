@@ -213,7 +213,7 @@ def test_live_training_reports_stops_and_replays(at):
 
 def test_missing_results_get_a_message_and_the_rest_of_the_page_works(monkeypatch, tmp_path):
     monkeypatch.setattr(ui.results, "ROOT", tmp_path)  # the catalog's results path, under an empty folder
-    at = open_page(PAGE)
+    at = predicted(open_page(PAGE))  # the parts that open after a prediction, opened
     assert not at.exception
     assert at.warning and "positional_encoding_results.py" in at.warning[0].value
     assert "positional_encoding.ex4.answer" not in [r.key for r in at.radio]

@@ -172,4 +172,4 @@ def test_section_six_draws_the_timing_and_the_counts():
     assert list(table.value["GRU steps"]) == list(no_recurrence.RECURRENCE_LENGTHS)
     assert set(table.value["attention steps"]) == {3}
     sentence = markdown_starting(at, "Counted in the graphs")
-    assert "On 1 thread" in sentence
+    assert "on 1 thread" in sentence

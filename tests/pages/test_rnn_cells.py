@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from lessons.common.timing import timing_text
 from lessons.rnn_cells import seeded_cells, step_through
 from tests.helpers import (
     answer_exercise,
@@ -153,9 +154,12 @@ def test_exercises_are_checked(at):
     assert sum(s.value.startswith("Right") for s in at.success) == 1  # ex1's feedback is gone after the rerun
     answer_exercise(at, "rnn_cells.ex4", "both names")
     assert any("Not quite" in w.value and "Run on this server" in w.value for w in at.warning)
-    assert any("never saw a name" in m.value for m in at.markdown)  # the table opens once it is answered
+    assert any(SHARING_TAIL in m.value for m in at.markdown)  # the table opens once it is answered
     answer_exercise(at, "rnn_cells.ex5", "one-to-many")
     assert any("outputs" in w.value for w in at.warning)
+
+
+SHARING_TAIL = "Both were trained on names at positions 1–4 only."  # ends the sharing summary, any outcome
 
 
 # --- 2. Why not a standard network --------------------------------------------------------------------------
@@ -168,10 +172,10 @@ def test_the_standard_network_section_counts_for_the_students_t_and_shows_sharin
     assert any(m.value == standard_network.counts_text(50) for m in at.markdown)
     chart = next(c for c in at.get("vega_lite_chart") if "Parameters vs length" in spec_text(c))
     assert {(r["label"], r["x"]) for r in vega_rows(chart)} >= {("window network", 50.0), ("RNN", 50.0)}
-    assert not any("never saw a name" in m.value for m in at.markdown)  # folded until the prediction is answered
+    assert not any(SHARING_TAIL in m.value for m in at.markdown)  # folded until the prediction is answered
     answer_exercise(at, "rnn_cells.ex4", "both names")
-    summary = next(m.value for m in at.markdown if "never saw a name" in m.value)
-    assert summary.startswith("At positions it never saw a name, the RNN finds")  # computed; 3 seeds
+    summary = next(m.value for m in at.markdown if SHARING_TAIL in m.value)
+    assert summary.startswith("At positions") and "(n = 3)" in summary  # the rule's outcome on the 3 seeds
     assert any("(n = 3)" in str(df.value.to_dict()) for df in at.dataframe)
 
 
@@ -183,11 +187,12 @@ def test_the_sequential_section_draws_measured_times_and_says_what_they_show(at)
     rows = vega_rows(chart)
     assert {r["label"] for r in rows} == set(sequential.LAYERS)
     assert {r["x"] for r in rows} == {float(t) for t in sequential.LENGTHS}
-    assert all(r["mean"] > 0 for r in rows)
+    repeats = [r for r in rows if r["kind"] == "seed"]  # each repeat's time; the median line is drawn over them
+    assert repeats and all(r["y"] > 0 for r in repeats)
     sentence = next(m.value for m in at.markdown if m.value.startswith("From T = "))
-    rnn = {r["x"]: r["mean"] for r in rows if r["label"] == sequential.RNN_NAME}
-    longest = max(sequential.LENGTHS)
-    assert f"the RNN took {rnn[longest]:.3g} ms per sequence" in sentence  # the sentence is the chart's numbers
+    longest = float(max(sequential.LENGTHS))
+    rnn = tuple(r["y"] for r in repeats if r["label"] == sequential.RNN_NAME and r["x"] == longest)
+    assert f"the RNN took {timing_text(rnn)} per sequence" in sentence  # the sentence is the chart's numbers
 
 
 # --- 4. Train the three cells -------------------------------------------------------------------------------

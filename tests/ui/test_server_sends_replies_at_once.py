@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -47,8 +48,9 @@ async def _states(url: str) -> list[dict]:
 def test_every_connection_of_a_real_server_sends_its_replies_at_once(tmp_path):
     script = tmp_path / "probe_page.py"
     script.write_text(PROBE_PAGE)
-    with streamlit_run(str(script), tmp_path) as url:
-        first, second = asyncio.run(_states(url))
+    # the client in a thread of its own: a browser test on the same worker may have left Playwright's loop running
+    with streamlit_run(str(script), tmp_path) as url, ThreadPoolExecutor(1) as pool:
+        first, second = pool.submit(asyncio.run, _states(url)).result()
     port = int(url.rsplit(":", 1)[1])
 
     listening = [s for s in first["after"] if s["listening"]]
