@@ -53,6 +53,19 @@ SLICES: dict[str, list[str]] = {
         "1.0",
     ],
     "rnn_cells": ["scripts.rnn_cells_results", "--seeds", "0", "--distances", "5", "20", "--steps", "150"],
+    "masking": ["scripts.masking_results", "--seeds", "0", "1", "2", "--steps", "100", "--no-checkpoints"],
+    "positional_encoding": [
+        "scripts.positional_encoding_results",
+        "--seeds",
+        "0",
+        "1",
+        "2",
+        "--steps",
+        "100",
+        "--no-checkpoints",
+    ],
+    "positions_that_travel": ["scripts.positions_that_travel_results", "--seeds", "0", "1", "2", "--steps", "60"],
+    "induction_heads": ["scripts.induction_heads_results", "--seeds", "0", "1", "2", "3", "4", "--steps", "60"],
 }
 CAPABILITIES = ("default", "avx2", "avx512")
 # The matrix products run in MKL and oneDNN, which pick their own kernels by CPU: each is held to the same vector

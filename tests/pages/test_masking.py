@@ -93,7 +93,7 @@ def test_page_opens_with_every_figure_and_the_shipped_results(at):
         cheating.outputs_table(*views) in tables and cheating.results_table(results) in tables
     )  # behind the predictions
     provenance = [c.value for c in at.caption if c.value.startswith("Measured by `python scripts/masking_results.py")]
-    assert provenance and "(n = 3)" in provenance[0]
+    assert provenance and f"(n = {len(results.seeds)})" in provenance[0]
     for sentence in [
         *cheating.results_sentences(results),
         cheating.floor_gap_sentence(results, cheating.shipped_loss_parts()),
