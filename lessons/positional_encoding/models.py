@@ -108,8 +108,39 @@ def train_encoder(
     """A fresh model trained on strings of TRAIN_MIN..TRAIN_MAX letters (drawn from ``seed``);
     ``on_report(point, model)`` at every report, ``point`` = {"step", "seconds", "loss", "accuracy", "exact_match"}
     (held-out); False stops."""
-    model, draws, check = new_model(positional, seed), torch.Generator().manual_seed(seed), held_out()
-    curve = []
+    model = new_model(positional, seed)
+    curve = fit_previous_letters(
+        model,
+        seed,
+        held_out(),
+        steps=steps,
+        on_report=on_report,
+        report_every=report_every,
+        max_seconds=max_seconds,
+    )
+    return model, curve
+
+
+def fit_previous_letters(
+    model,
+    seed: int,
+    check: tuple[torch.Tensor, torch.Tensor],
+    *,
+    steps: int,
+    lengths: tuple[int, int] = (TRAIN_MIN, TRAIN_MAX),
+    batch_size: int = BATCH,
+    lr: float = LR,
+    on_report=None,
+    report_every: int = REPORT_EVERY,
+    max_seconds: float | None = None,
+) -> list[dict]:
+    """Train ``model`` (any model of ``(tokens, lengths)`` with ``.logits``) on the task: strings of ``lengths``
+    letters drawn from ``seed``, Adam at ``lr``. At every report it is scored on the held-out strings ``check``
+    (:func:`scores`) and ``on_report(point, model)`` is called; False stops. Returns the reports' points, each
+    {"step", "seconds", "loss", "accuracy", "exact_match"}. Lesson 8's encoders and the Part 4 positions lesson's
+    decoders train this same way."""
+    draws = torch.Generator().manual_seed(seed)
+    curve: list[dict] = []
 
     def report(r: Report) -> bool | None:
         s = scores(model, *check)
@@ -124,20 +155,20 @@ def train_encoder(
         return on_report(point, model) if on_report is not None else None
 
     def batch(step: int) -> tuple[torch.Tensor, ...]:
-        tokens, lengths = strings(BATCH, (TRAIN_MIN, TRAIN_MAX), draws)
-        return tokens, lengths, previous_letters(tokens)
+        tokens, sizes = strings(batch_size, lengths, draws)
+        return tokens, sizes, previous_letters(tokens)
 
     fit(
         model,
         batch,
         steps=steps,
-        lr=LR,
+        lr=lr,
         seed=seed,
         report_every=report_every,
         on_report=report,
         max_seconds=max_seconds,
     )
-    return model, curve
+    return curve
 
 
 def untrained_rows(model: TinyEncoder, seed: int) -> list[int]:

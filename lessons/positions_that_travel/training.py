@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import torch
 
-from lessons.positional_encoding.models import LETTERS, previous_letters, strings, tokenizer
+from lessons.positional_encoding.models import LETTERS, fit_previous_letters, previous_letters, strings, tokenizer
+from lessons.positional_encoding.models import scores as previous_letter_scores
 from minimodels.positioned import SCHEMES, PositionedConfig, PositionedDecoder
-from minimodels.small import Report, fit
-from minimodels.tokenizers import PAD_ID
 
 __all__ = ["LETTERS", "previous_letters", "strings"]  # lesson 8's task, read here under the causal mask
 
@@ -51,18 +50,8 @@ def new_model(positional: str, seed: int) -> PositionedDecoder:
 @torch.inference_mode()
 def scores(model: PositionedDecoder, tokens: torch.Tensor, lengths: torch.Tensor, beyond: int = TRAIN_MAX) -> dict:
     """Letters right over the scored positions (all but the first of each string), whole strings right, and the
-    letters right at positions past ``beyond`` (None where no string reaches them)."""
-    predicted = model(tokens, lengths).logits.argmax(-1)  # (B, T)
-    gold = previous_letters(tokens)  # (B, T)
-    scored = gold != PAD_ID
-    hits = (predicted == gold) & scored
-    far = scored.clone()
-    far[:, :beyond] = False
-    return {
-        "accuracy": float(hits.sum() / scored.sum()),
-        "exact": float((hits | ~scored).all(1).float().mean()),
-        "beyond": float(hits[far].float().mean()) if far.any() else None,
-    }
+    letters right at positions past ``beyond`` (None where no string reaches them): lesson 8's measure."""
+    return previous_letter_scores(model, tokens, lengths, beyond)
 
 
 def test_strings(length: int, n: int = TEST) -> tuple[torch.Tensor, torch.Tensor]:
@@ -86,33 +75,17 @@ def train_model(
     """A fresh model trained on strings of TRAIN_MIN..TRAIN_MAX letters drawn from ``seed``. ``on_report(point,
     model)`` at every report, ``point`` = {"step", "seconds", "loss", "accuracy", "exact_match"} (held-out strings
     of the training lengths); False stops. Returns the model and its reports."""
-    model, draws, check = new_model(positional, seed), torch.Generator().manual_seed(seed), held_out()
-    curve: list[dict] = []
-
-    def report(r: Report) -> bool | None:
-        s = scores(model, *check)
-        point = {
-            "step": r.step,
-            "seconds": round(r.seconds, 3),
-            "loss": r.loss,
-            "accuracy": s["accuracy"],
-            "exact_match": s["exact"],
-        }
-        curve.append(point)
-        return on_report(point, model) if on_report is not None else None
-
-    def batch(step: int) -> tuple[torch.Tensor, ...]:
-        tokens, lengths = strings(BATCH, (TRAIN_MIN, TRAIN_MAX), draws)
-        return tokens, lengths, previous_letters(tokens)
-
-    fit(
+    model = new_model(positional, seed)
+    curve = fit_previous_letters(
         model,
-        batch,
+        seed,
+        held_out(),
         steps=steps,
+        lengths=(TRAIN_MIN, TRAIN_MAX),
+        batch_size=BATCH,
         lr=LR,
-        seed=seed,
+        on_report=on_report,
         report_every=report_every,
-        on_report=report,
         max_seconds=max_seconds,
     )
     return model, curve
