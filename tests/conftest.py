@@ -64,14 +64,16 @@ def _relative(item) -> str:
 
 
 # CI runs the suite on two pytest-xdist workers (``-n 2``, with ``--dist loadgroup`` from pyproject.toml). A test
-# goes to the worker running its group: every test of the session's one `streamlit run` server in one group, so one
-# worker keeps that server and its Chromium (and the page visits the phone and accessibility tests share), while the
-# other runs the rest; each other file is a group of its own, so a module fixture (a trained model, a page, a server
-# of its own) is made once. A browser test with a server of its own (the live class) may run on either worker.
+# goes to the worker running its group: the tests of the session's `streamlit run` server in two groups by page
+# (``_server_groups``), so each worker keeps one server and its Chromium for half the pages (and the page visits the
+# phone and accessibility tests share); each other file is a group of its own, so a module fixture (a trained model,
+# a page, a server of its own) is made once. A browser test with a server of its own (the live class) may run on
+# either worker.
 # tryfirst: pytest-xdist reads the groups in its own collection hook.
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     groups = config.pluginmanager.hasplugin("xdist")
+    servers = _server_groups(items) if groups else {}
     for item in items:
         callspec = getattr(item, "callspec", None)
         parametrized = set(callspec.params) if callspec else set()  # a parameter named `page` is not the fixture
@@ -82,8 +84,35 @@ def pytest_collection_modifyitems(config, items):
         if folder == SLOW_FOLDER and name not in FAST_IN_SLOW_FOLDER:
             item.add_marker(pytest.mark.slow)
         if groups:
-            shared_server = "streamlit_server" in getattr(item, "fixturenames", ())
-            item.add_marker(pytest.mark.xdist_group("shared_server" if shared_server else file))
+            item.add_marker(pytest.mark.xdist_group(servers.get(item.nodeid, file)))
+
+
+SERVER_GROUPS = ("shared_server_a", "shared_server_b")
+
+
+def _page_of(item) -> str:
+    """What a shared-server test visits: its first parameter (a page's path, or a lesson's URL path), else itself."""
+    callspec = getattr(item, "callspec", None)
+    if not callspec or not callspec.params:
+        return item.nodeid
+    first = next(iter(callspec.params.values()))
+    return str(getattr(first, "url_path", first))
+
+
+def _server_groups(items) -> dict[str, str]:
+    """The tests of the session's `streamlit run` server, cut into two groups (one server and one Chromium per
+    worker): the pages alternate between the two in the order the tests first meet them, so the tests that read one
+    page's visit (``tests/browser/audit.py``) stay on one worker, and each worker draws half the pages. xdist hands
+    out the groups largest first, one more to a worker whenever it is nearly done, so the worker that takes one half
+    is busy with it when the other half comes up: each worker runs one half, early in the run."""
+    visits: dict[str, str] = {}
+    out = {}
+    for item in items:
+        if "streamlit_server" in getattr(item, "fixturenames", ()):
+            page = _page_of(item)
+            group = visits.setdefault(page, SERVER_GROUPS[len(visits) % 2])
+            out[item.nodeid] = group
+    return out
 
 
 # Every AppTest in a process runs under one session id (Streamlit's LocalScriptRunner), so what a page keeps in a
