@@ -115,7 +115,7 @@ def what_if_d_k() -> None:
     cols = st.columns(2)
     cols[0].metric("weight on Thinking", f"{weights[0]:.3f}")
     cols[1].metric("weight on Machines", f"{weights[1]:.3f}")
-    st.caption("The lesson on scaling by √d_k measures what this does to training.")
+    st.caption("Lesson 6, on scaling by √d_k, measures what this does to training.")
 
 
 what_if_d_k()

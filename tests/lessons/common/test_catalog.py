@@ -88,6 +88,10 @@ THIRTEENTH = Lesson(
 )
 COURSE = (*COURSE, Part("Part 4 · Beyond", (THIRTEENTH,)))
 """,
+    # ... and the words that signal its concept on a page, for the order test
+    "tests/lessons/common/test_lesson_order.py": """
+SIGNALS["a thirteenth idea"] = (r"\\bthirteenth idea\\b",)
+""",
     # 2. the lesson's package: its introduction and exercises, and one module per section
     "lessons/thirteenth/__init__.py": '''"""A thirteenth lesson: one softmax. Sections: :mod:`.softmax`."""
 
