@@ -32,6 +32,8 @@ thinking_machines = ui.cached_resource(worked_example.thinking_machines, show_sp
 ui.explain(queries_keys_values.INTRO)
 st.latex(queries_keys_values.EQUATION)
 
+ui.symbols("queries_keys_values")
+
 # --- 1. Words as vectors ------------------------------------------------------------------------------------------
 ui.section(embeddings.TITLE, embeddings.TEXT)
 
