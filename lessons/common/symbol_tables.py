@@ -125,7 +125,7 @@ PART_2: tuple[Symbol, ...] = (
         latex=("s",),
     ),
     Symbol(
-        "e_{t,i}",
+        "eₜ,ᵢ",
         "the score of source state hᵢ for the decoder at step t",
         (B3,),
         nlp="sᵢ, a(gᵢ, h)",
@@ -133,7 +133,7 @@ PART_2: tuple[Symbol, ...] = (
         latex=("e",),
     ),
     Symbol(
-        "α_{t,i}, αᵢ, α_{i,j}",
+        "αₜ,ᵢ, αᵢ, αᵢ,ⱼ",
         "an attention weight: the softmax of the scores over the keys",
         (B3, F4, C6),
         nlp="αᵢ",
@@ -155,7 +155,7 @@ PART_2: tuple[Symbol, ...] = (
         "t, i, j",
         "an output step; a source position; any source position in a sum",
         (B3,),
-        nlp="i, j",
+        nlp="i, j (its i counts output steps in cᵢ = Σⱼ αᵢ,ⱼ hⱼ, and source positions in p(i | g))",
         transformer="t, t′",
         latex=("t", "i", "j"),
     ),
@@ -199,7 +199,7 @@ PART_2: tuple[Symbol, ...] = (
         "Q, K, V",
         "the queries, keys and values of every word, one row each: Q = XW^Q, K = XW^K, V = XW^V",
         (Q5, C6, M7, H9, X10),
-        nlp="k, v (the keys and values so far, as columns)",
+        nlp="q, k, v (every query, key and value, as columns: k = Kh)",
         transformer="Q, K, V",
         latex=("Q", "K", "V"),
     ),
@@ -349,8 +349,6 @@ PART_4: tuple[Symbol, ...] = (
     ),
     Symbol("R, T = 2R", "the random part's length; the whole sequence's", (I15,), latex=("R", "T")),
     Symbol("i, j", "a query's position and a key's", (I15,), nlp="i, j", latex=("i",)),
-    Symbol(
-        "α_{i,j}", "a head's weight on key j for query i", (I15,), nlp="αᵢ", transformer="α⟨t,t′⟩", latex=(r"\alpha",)
-    ),
+    Symbol("αᵢ,ⱼ", "a head's weight on key j for query i", (I15,), nlp="αᵢ", transformer="α⟨t,t′⟩", latex=(r"\alpha",)),
     Symbol("L, h, d", "layers; heads per layer; the model's width (d_model)", (I15,), transformer="d_model"),
 )
