@@ -70,6 +70,8 @@ def show_error(checked: writing_chains.Checked, texts: dict[str, str]) -> None:
         st.code(writing_chains.caret(texts[checked.side], checked.line, checked.column), language=None)
 
 
+ui.symbols("architecture_lab")
+
 # --- write the chains -------------------------------------------------------------------------------------
 ui.section(writing_chains.TITLE, writing_chains.TEXT)
 

@@ -32,6 +32,8 @@ st.latex(attention_bridge.BRIDGE_EQUATION)
 st.latex(attention_bridge.LOSS_EQUATION)
 st.markdown(attention_bridge.BRIDGE_EXPLAIN + penalty.penalty_weight_text(results))
 
+ui.symbols("attention_bridge")
+
 # --- One meaning, four languages ------------------------------------------------------------------
 ui.section(one_meaning.TITLE, one_meaning.TEXT)
 

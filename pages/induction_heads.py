@@ -13,6 +13,8 @@ from minimodels.attention_only import AttentionOnlyDecoder, CausalSelfAttention
 lesson = ui.lesson("induction_heads")
 ui.explain(induction_heads.INTRO)
 
+ui.symbols("induction_heads")
+
 # --- 1. Sequences that repeat --------------------------------------------------------------------------------
 ui.section(sequences.TITLE, sequences.TEXT)
 

@@ -20,6 +20,8 @@ def bullets(lines: list[str]) -> None:
     st.markdown("\n".join(f"- {line}" for line in lines))
 
 
+ui.symbols("kv_cache")
+
 # --- 1. Decoding with a cache ------------------------------------------------------------------------------------
 ui.section(cached_decoding.TITLE, cached_decoding.TEXT)
 st.latex(cached_decoding.EQUATION)

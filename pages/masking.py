@@ -25,6 +25,8 @@ lesson = ui.lesson("masking")
 ui.explain(masking.INTRO)
 st.latex(masking.INTRO_EQUATION)
 
+ui.symbols("masking")
+
 # --- 1. Padding -------------------------------------------------------------------------------------------
 ui.section(padding.TITLE, padding.TEXT)
 padding_demo = ui.cached(padding.padding_attention, max_entries=64, show_spinner=False)

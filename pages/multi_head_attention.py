@@ -25,6 +25,8 @@ lesson = ui.lesson("multi_head_attention")
 st.markdown(multi_head_attention.INTRO)
 st.latex(multi_head_attention.EQUATIONS)
 
+ui.symbols("multi_head_attention")
+
 # --- 1. The split ----------------------------------------------------------------------------------------
 ui.section(split.TITLE, split.TEXT)
 split_prediction = ui.cached(split.split_prediction, max_entries=1, show_spinner=False)()

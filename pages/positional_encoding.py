@@ -23,6 +23,8 @@ ui.explain(positional_encoding.INTRO)
 st.latex(positional_encoding.FORMULA)
 ui.explain(positional_encoding.FREQUENCIES)
 
+ui.symbols("positional_encoding")
+
 # --- 1. The table -------------------------------------------------------------------------------------
 ui.section(sinusoid_table.TITLE)
 table = ui.cached(sinusoid_table.encoding_table, max_entries=32, show_spinner=False)

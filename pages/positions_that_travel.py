@@ -13,6 +13,8 @@ from minimodels.positioned import SCHEMES, PositionedAttention
 lesson = ui.lesson("positions_that_travel")
 ui.explain(positions_that_travel.INTRO)
 
+ui.symbols("positions_that_travel")
+
 # --- 1. RoPE ---------------------------------------------------------------------------------------------------
 ui.section(rotation.TITLE, rotation.TEXT)
 st.latex(rotation.FORMULA)

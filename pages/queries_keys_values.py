@@ -32,6 +32,8 @@ thinking_machines = ui.cached_resource(worked_example.thinking_machines, show_sp
 ui.explain(queries_keys_values.INTRO)
 st.latex(queries_keys_values.EQUATION)
 
+ui.symbols("queries_keys_values")
+
 # --- 1. Words as vectors ------------------------------------------------------------------------------------------
 ui.section(embeddings.TITLE, embeddings.TEXT)
 
@@ -115,7 +117,7 @@ def what_if_d_k() -> None:
     cols = st.columns(2)
     cols[0].metric("weight on Thinking", f"{weights[0]:.3f}")
     cols[1].metric("weight on Machines", f"{weights[1]:.3f}")
-    st.caption("The lesson on scaling by √d_k measures what this does to training.")
+    st.caption("Lesson 6, on scaling by √d_k, measures what this does to training.")
 
 
 what_if_d_k()

@@ -24,6 +24,8 @@ st.markdown(scaling.WHY)
 for equation in scaling.INTRO_EQUATIONS:
     st.latex(equation)
 
+ui.symbols("scaling")
+
 # --- The lecture's example -----------------------------------------------------------------------------
 ui.section(thinking_machines.TITLE, thinking_machines.lecture_text())
 lecture_prediction = thinking_machines.lecture_prediction()

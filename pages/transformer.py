@@ -56,6 +56,8 @@ text = " ".join(words)
 # a refusal cannot happen for parsed text; said if it does
 w = ui.model_output(ui.shared_view(reading.walk, model, task, text))
 
+ui.symbols("transformer")
+
 # --- The diagram -------------------------------------------------------------------------------------
 ui.section(diagram.TITLE, diagram.text(w))
 ui.plotly(diagram.diagram_figure, diagram.block_diagram(w), key="transformer.diagram")

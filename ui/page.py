@@ -91,7 +91,7 @@ def sidebar() -> None:
 
 
 def symbols(slug: str) -> None:
-    """The lesson's rows of the one table of symbols (``lessons.common.notation``), folded under the set-up."""
+    """The lesson's rows of its part's table of symbols (``lessons.common.notation``), folded under the set-up."""
     rows = notation.rows(slug)
     if rows:
         folded(

@@ -1,113 +1,89 @@
-"""One table of symbols for lessons 1–4: the lecture's notation next to the one the pages use.
+"""The course's symbols, one table per part (:mod:`lessons.common.symbol_tables`), as each lesson page shows them.
 
-The NLP lecture writes an RNN's hidden state as a⟨t⟩ and an LSTM's memory cell as c⟨t⟩; the attention papers
-and the later lessons write encoder states hᵢ, decoder states sₜ and the context vector cₜ. The same letter c
-means two things across that bridge, so every page of lessons 1–4 shows the rows it uses from this one table.
+Every lesson page folds, under its set-up, the rows of its part's table that it uses: the letter the page prints,
+the NLP lecture's and the Transformer lecture's letters for the same thing, and what it means. The same letter may
+mean two things in two parts (c is an LSTM's memory cell in lesson 1 and the context from lesson 2 on), never on one
+page. :func:`letters` reads the letters of an equation, so a test can hold every page's equations to its table.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
 
+from lessons.common import catalog
+from lessons.common.symbol_tables import PART_1, PART_2, PART_3, PART_4, Symbol
 
-@dataclass(frozen=True)
-class Symbol:
-    page: str  # as lessons 2–4 write it
-    lecture: str  # as the lecture writes it ("" where it has none)
-    meaning: str
-    lessons: tuple[str, ...]  # the slugs whose pages use it
+SYMBOLS: tuple[Symbol, ...] = (*PART_1, *PART_2, *PART_3, *PART_4)
 
+COLUMNS = {
+    "page": "this course writes",
+    "nlp": "the NLP lecture",
+    "transformer": "the Transformer lecture",
+    "paper": "the paper",
+    "meaning": "meaning",
+}
 
-SYMBOLS: tuple[Symbol, ...] = (
-    Symbol("xₜ", "x⟨t⟩", "the input token (its embedding) at step t", ("rnn_cells", "seq2seq_bottleneck")),
-    Symbol(
-        "hₜ",
-        "a⟨t⟩",
-        "an RNN's hidden state after step t; in an encoder, the state hᵢ of source token i",
-        ("rnn_cells", "seq2seq_bottleneck", "bahdanau_attention", "scoring_functions"),
-    ),
-    Symbol(
-        "c⟨t⟩",
-        "c⟨t⟩",
-        "an LSTM's memory cell (only in lesson 1; from lesson 2 on, c means the context vector)",
-        ("rnn_cells",),
-    ),
-    Symbol("Γ_f, Γ_u, Γ_o", "Γ_f, Γ_u, Γ_o", "an LSTM's forget, update (input) and output gates", ("rnn_cells",)),
-    Symbol(
-        "h⃗ᵢ, h⃖ᵢ, hᵢ = [h⃗ᵢ; h⃖ᵢ]",
-        "→hᵢ, ←hᵢ",
-        "a bidirectional encoder's forward and backward states, and the two joined",
-        ("seq2seq_bottleneck", "bahdanau_attention"),
-    ),
-    Symbol(
-        "sₜ",
-        "hᵢ (decoder side)",
-        "the decoder's hidden state after writing output token t",
-        ("seq2seq_bottleneck", "bahdanau_attention", "scoring_functions"),
-    ),
-    Symbol(
-        "Enc(x)",
-        "Enc(x)",
-        "one vector for the whole source: the last state, or a pooling of all of them",
-        ("seq2seq_bottleneck", "bahdanau_attention"),
-    ),
-    Symbol(
-        "D, H",
-        "d",
-        "an encoder state's size: D = H for one direction, D = 2H for a bidirectional encoder of H per direction",
-        ("seq2seq_bottleneck",),
-    ),
-    Symbol(
-        "e_{t,i}",
-        "score(·,·)",
-        "the score of source state hᵢ for the decoder at step t",
-        ("bahdanau_attention", "scoring_functions"),
-    ),
-    Symbol(
-        "α_{t,i}",
-        "p(i | ·), α⟨t,t′⟩",
-        "the attention weight: softmax of the scores over the source positions i",
-        ("seq2seq_bottleneck", "bahdanau_attention", "scoring_functions"),
-    ),
-    Symbol(
-        "cₜ",
-        "c⟨t⟩ (attention slides)",
-        "the context vector Σᵢ α_{t,i} hᵢ the decoder reads at step t",
-        ("seq2seq_bottleneck", "bahdanau_attention", "scoring_functions"),
-    ),
-    Symbol(
-        "yₜ, p(yₜ | y₍<t₎, x)",
-        "y⟨t⟩",
-        "the output token written at step t, and the probability the decoder gives it",
-        ("bahdanau_attention",),
-    ),
-    Symbol("d", "d", "the size of the vectors a score compares", ("scoring_functions",)),
-    Symbol(
-        "q, kᵢ",
-        "q, kᵢ",
-        "the query and a key a score compares (in the race, q = sₜ and kᵢ = hᵢ)",
-        ("scoring_functions",),
-    ),
-    Symbol(
-        "d′, d″",
-        "d′, d″",
-        "a key's size when it differs from d; the additive score's hidden size",
-        ("scoring_functions",),
-    ),
-    Symbol("W", "W", "the bilinear score's learned d × d′ matrix, in qᵀWk", ("scoring_functions",)),
-    Symbol(
-        "W₁, b₁, w₂", "W₁, w₂", "the additive (MLP) score's hidden layer and output weights", ("scoring_functions",)
-    ),
-    Symbol("σ²", "", "the variance of one entry of q or k; q·k then has sd about √d·σ²", ("scoring_functions",)),
+GREEK = ("alpha", "beta", "gamma", "Gamma", "theta", "omega", "sigma", "mu", "phi", "lambda")
+# names, not letters: the words of \text{…}, \mathrm{softmax}, \operatorname{Var}, \texttt{…}, and ℝ
+_NAMES = re.compile(r"\\(?:text|mathrm|operatorname\*?|texttt|mathbb)\s*\{[^{}]*\}")
+# weights, biases, gates and sizes keep their indices (W_aa, W^Q, W_i^Q, b_1, Γ_f, d_k); d^2 is a power, not an index
+_GROUP = r"(?:\{\s*[A-Za-z0-9]+\s*\}|[A-Za-z0-9])"
+_INDEXED = (
+    re.compile(rf"(?<!\\)(W)((?:\s*[_^]\s*{_GROUP})+)"),
+    re.compile(rf"(?<![A-Za-z\\])(w|b|d|\\Gamma)((?:\s*_\s*{_GROUP})+)"),
 )
+_TOKEN = re.compile(r"(?<![A-Za-z])(?:W(?:[_^][A-Za-z0-9]+)+|(?:\\Gamma|w|b|d)(?:_[A-Za-z0-9]+)+)")
+
+
+def _indexed(match: re.Match) -> str:
+    marks = re.findall(r"([_^])\s*\{?\s*([A-Za-z0-9]+)\s*\}?", match.group(2))
+    return " " + match.group(1) + "".join(f"{mark}{index}" for mark, index in marks) + " "
+
+
+def letters(latex: str, words: frozenset[str] = frozenset()) -> set[str]:
+    """The letters of a LaTeX equation: Greek letters by name (``\\alpha`` as ``alpha``), indexed weights, biases,
+    gates and sizes whole (``W^Q``, ``W_aa``, ``\\Gamma_f``, ``d_k``, ``d_model``), ``words`` whole (``pos``,
+    ``Enc``) and every other Latin letter alone (``QK^\\top`` is Q and K). Names (``\\mathrm{softmax}``,
+    ``\\text{…}``) and commands are not letters."""
+    s = re.sub(r"\\\\\[[^\]]*\]", " ", latex.replace("$$", " "))  # a line break's spacing, \\[6pt]
+    s = re.sub(r"\\(begin|end)\{\w+\}", " ", s)
+    s = re.sub(r"d_\\text\{model\}|d_\{model\}|d_\\mathrm\{model\}", " d_{model} ", s)
+    s = _NAMES.sub(" ", s)
+    s = re.sub(r"\\mathcal\{(\w)\}", r" \1 ", s)
+    for pattern in _INDEXED:
+        s = pattern.sub(_indexed, s)
+    found = {m.group(0) for m in _TOKEN.finditer(s)}
+    s = _TOKEN.sub(" ", s)
+    found |= {m.group(1) for m in re.finditer(r"\\([A-Za-z]+)(?![A-Za-z])", s) if m.group(1) in GREEK}
+    s = re.sub(r"\\[A-Za-z]+", " ", s)
+    for run in re.findall(r"[A-Za-z]+", s):
+        found |= {run} if run in words else set(run)
+    return found
+
+
+def words() -> frozenset[str]:
+    """The table's names of more than one letter that are not indexed (``pos``, ``PE``, ``Enc``, ``like``)."""
+    return frozenset(t for s in SYMBOLS for t in s.latex if len(t) > 1 and "_" not in t and "^" not in t)
+
+
+def latex_letters(symbol: Symbol) -> set[str]:
+    """The letters a row explains, as :func:`letters` names them (``\\alpha`` as ``alpha``)."""
+    return {t.removeprefix("\\") if t.removeprefix("\\") in GREEK else t for t in symbol.latex}
+
+
+def part_of(slug: str) -> str:
+    """The title of the catalog's part that holds lesson ``slug``."""
+    return next(part.title for part in catalog.COURSE if any(lesson.slug == slug for lesson in part.lessons))
+
+
+def table(part: str) -> list[Symbol]:
+    """One part's table: the rows of the lessons in that part, in the table's order."""
+    return [s for s in SYMBOLS if part_of(s.lessons[0]) == part]
 
 
 def rows(slug: str) -> list[dict[str, str]]:
-    """The table's rows a lesson's page shows, in the table's order (one table, so the same across lessons).
-    Lesson 1 writes the lecture's a⟨t⟩ and c⟨t⟩ (the RNN-cells slides'); lessons 2–4 write the attention papers'
-    hᵢ, sₜ, cₜ: the columns say so, so the table reads the same from every page."""
-    return [
-        {"lessons 2–4 write": s.page, "the lecture (and lesson 1) writes": s.lecture or "—", "meaning": s.meaning}
-        for s in SYMBOLS
-        if slug in s.lessons
-    ]
+    """The rows of its part's table a lesson's page shows, in the table's order: the page's letters, each lecture's
+    ("—" where it has none; the paper's column only where a row has one) and the meaning."""
+    used = [s for s in table(part_of(slug)) if slug in s.lessons]
+    fields = ["page", "nlp", "transformer"] + (["paper"] if any(s.paper for s in used) else []) + ["meaning"]
+    return [{COLUMNS[f]: getattr(s, f) or "—" for f in fields} for s in used]

@@ -158,7 +158,7 @@ PART = Part(
             promise="Follow your sentence through every layer and head of a trained model.",
             icon=":material/hub:",
             tab_icon="🤖",
-            introduces=("residual", "layer norm", "feed-forward", "transformer"),
+            introduces=("residual", "layer norm", "feed-forward", "transformer", "teacher forcing"),
             results=("assets/results/transformer.json", "assets/results/transformer_depth.json"),
             pretrained=(
                 ("dates", "transformer"),

@@ -29,7 +29,9 @@ CHEAT_TEXT = (
     "Without the mask, position t can read position t + 1 of its input, which during training **is** the token it "
     "must predict. Training rewards only that prediction, so nothing stops it from learning to copy. Then ask it "
     "to *generate*: after “word=”, each step reads only what is there so far, and the position it learned to copy "
-    "does not exist yet. Predict what that does before you reveal the outputs."
+    "does not exist yet. So each decoder is scored two ways: *teacher forced*, fed the gold sequence as in "
+    "training and judged letter by letter (lesson 10 trains the Transformer this way), and *generating*, from its "
+    "own letters so far. Predict what that does before you reveal the outputs."
 )
 
 

@@ -23,7 +23,8 @@ from lessons.multi_head_attention.transformer_maps import Reading, parameter_cou
 
 TITLE = "2 · Every head of a trained Transformer"
 TEXT = (
-    "A shipped Transformer reads your sentence (its shape is under the task picker, read from the model). Every "
+    "A shipped Transformer (the whole model is lesson 10's) reads your sentence (its shape is under the task "
+    "picker, read from the model). Every "
     "map it computed is below: one row per attention sublayer, one column per head. Pick one to enlarge it."
 )
 

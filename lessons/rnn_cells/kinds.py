@@ -55,8 +55,8 @@ def kinds_markdown() -> str:
 
 
 KINDS_CAPTION = (  # under the table of :func:`kinds_markdown`
-    "The encoder–decoder squeezes the whole input into the encoder's last state: the next lesson shows where "
-    "that breaks, and why attention was invented."
+    "The encoder–decoder squeezes the whole input into the encoder's last state: lesson 2 shows where that "
+    "breaks, and lesson 3 the attention that was invented to fix it."
 )
 
 

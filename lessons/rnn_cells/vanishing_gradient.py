@@ -233,7 +233,7 @@ READING = (
     "the shape of the curves is already set. The plain RNN's gradient falls by a roughly constant factor per "
     "step, a straight line on the log scale. The gated cells fall as fast as their keep gates let them: at "
     "Γ_f ≈ 0.5 they forget almost as quickly, and near 1 their curves flatten. Training (or initialising the "
-    "forget-gate bias high, a common trick) is what puts the gates there. Attention, later in the course, "
+    "forget-gate bias high, a common trick) is what puts the gates there. Attention (lesson 3) "
     "adds a direct shortcut from every output to every input instead."
 )
 

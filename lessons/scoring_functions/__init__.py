@@ -46,11 +46,13 @@ from lessons.scoring_functions import four_scores, race_softmax, where_scaling_m
 
 INTRO = (
     "Every attention you will meet does the same three things: **score** each key against the query, turn the "
-    "scores into a distribution with a **softmax**, and read the **weighted sum** of the values. Only the first "
-    "step changes from one paper to the next. The lecture lists four ways to measure how well a query q matches "
-    "a key k; here you compute all four on one example, train the same translator four times, once with each, "
-    "and then test the lecture's warning about the dot product: “scale of dot product increases as dimensions "
-    "get larger”."
+    "scores into a distribution with a **softmax**, and read the **weighted sum** of the values. The lecture "
+    "calls the vector that asks the *query* q and the vectors it is scored against *keys* kᵢ, each paired "
+    "with a *value* to read (here a key is its own value); lesson 5 shows where queries, keys and values come "
+    "from. Only the first step changes from one paper to the next. The lecture lists four ways to measure how "
+    "well a query q matches a key k; here you compute all four on one example, train the same translator four "
+    "times, once with each, and then test the lecture's warning about the dot product: “scale of dot product "
+    "increases as dimensions get larger”."
 )
 # The attention step every score plugs into, shown under the introduction
 INTRO_EQUATION = (

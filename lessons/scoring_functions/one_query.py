@@ -175,7 +175,8 @@ def scaling_note(c: ScoreComparison) -> str:
         f"**What scaling does.** Here the dot scores have a standard deviation of **{dot.std():.2f}**; divided "
         f"by √d = {c.d**0.5:.2f} they have **{scaled.std():.2f}**. For random vectors with unit-variance entries a "
         "dot product is a sum of d random terms, so its spread grows like √d: at large d the softmax of raw dot "
-        "scores puts nearly all its weight on one key. Scaling keeps the spread near 1 whatever d is. Averaged "
+        "scores puts nearly all its weight on one key. Scaling keeps the spread near 1 whatever d is (lesson 6 "
+        "measures what that does to training). Averaged "
         "over 256 random queries with the same number of keys:"
     )
 

@@ -51,7 +51,7 @@ LONGEST = (16, 18)
 def text() -> str:
     return (
         f"The experiment: the copy task, strings of {MIN_LEN} to {MAX_LEN} characters, trained **without attention** "
-        f"and **with Bahdanau's additive attention** (the next lessons), each for the same {STEPS} steps from the "
+        f"and **with Bahdanau's additive attention** (lesson 3), each for the same {STEPS} steps from the "
         f"same seeds on the same data, for each context size D. Then about {PER_LENGTH} test strings of every "
         "length, never seen in training, are decoded greedily and scored. The chart draws the mean over the seeds, "
         "a band of ± one sd and each seed faintly; every sentence under it is computed from those numbers."

@@ -88,6 +88,14 @@ THIRTEENTH = Lesson(
 )
 COURSE = (*COURSE, Part("Part 4 · Beyond", (THIRTEENTH,)))
 """,
+    # ... and the words that signal its concept on a page, for the order test
+    "tests/lessons/common/test_lesson_order.py": """
+SIGNALS["a thirteenth idea"] = (r"\\bthirteenth idea\\b",)
+""",
+    # ... and its letters, in its part's table of symbols
+    "lessons/common/symbol_tables.py": """
+PART_4 = (*PART_4, Symbol("w₁, w₂", "the softmax's two weights", ("thirteenth",)))
+""",
     # 2. the lesson's package: its introduction and exercises, and one module per section
     "lessons/thirteenth/__init__.py": '''"""A thirteenth lesson: one softmax. Sections: :mod:`.softmax`."""
 
@@ -149,6 +157,7 @@ from lessons.thirteenth import softmax
 
 lesson = ui.lesson("thirteenth")
 st.markdown(thirteenth.INTRO)
+ui.symbols("thirteenth")
 ui.section(softmax.TITLE, softmax.TEXT)
 ui.vega(softmax.chart([1.0, 2.0]), key="thirteenth.chart")
 ui.page_tail(lesson, code=[("The code", (softmax.softmax,))], exercises=thirteenth.exercises())

@@ -11,7 +11,7 @@ def test_the_page_text_states_no_result_it_has_not_measured():
     assert "Predict before you train" in text
     for claim in ("collapses", "races to 100%", "stays near 0"):
         assert claim not in text
-    assert not any(ch.isdigit() for ch in cheating.CHEAT_TEXT.replace("t + 1", ""))
+    assert not any(ch.isdigit() for ch in cheating.CHEAT_TEXT.replace("t + 1", "").replace("lesson 10", ""))
 
 
 @pytest.mark.slow  # trains a model or starts a Python process
