@@ -121,6 +121,7 @@ if results is not None:
 
     def shipped_agreement() -> None:
         ui.table(agreement.rows(results))
+        ui.explain(agreement.spread_sentence(results))
         st.markdown("\n".join(f"- {line}" for line in agreement.verdict_sentences(results)))
         ui.provenance(results.meta, note=agreement.NOTE)
 

@@ -151,3 +151,20 @@ def own_caption(found: Importance) -> str:
         f"Your model, on the first {found.inputs.size(0)} held-out sequences, every copy position {FIRST_QUERY}–"
         f"{LAST_QUERY}; τ is the mean over positions. One model is one seed."
     )
+
+
+def spread_sentence(results: Comparison) -> str:
+    """How far apart the heads are on each figure, from the seeds' means: τ can sit near 0 for every head while the
+    top token tells them apart (τ weighs every pair of tokens alike, and most tokens barely matter here)."""
+
+    def span(metric: str, fmt: str) -> str:
+        means = [results.spread(metric, role).mean for role in ROLES]
+        return f"{min(means):{fmt}} to {max(means):{fmt}}"
+
+    return (
+        f"Over the heads' seed means, τ with leave-one-out runs from {span(shipped.TAU_LOO, '.2f')}, τ with gradient "
+        f"× input from {span(shipped.TAU_GRADIENT, '.2f')}, and the share of predictions whose top token agrees from "
+        f"{span(shipped.TOP, '.0%')}. τ counts every pair of tokens alike, and a copy prediction depends on very few "
+        "of the tokens before it: how the rest are ordered, by weight or by importance, is mostly noise. The top "
+        "token is the comparison that asks about the one token that decides."
+    )

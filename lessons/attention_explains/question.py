@@ -26,16 +26,16 @@ TEXT = (
     "whether the two rank the tokens alike."
 )
 FINDINGS = (
-    "Jain & Wallace (*Attention is not Explanation*, NAACL 2019) ran both tests on recurrent text classifiers with "
-    "one attention layer. Shuffling the weights, or searching for very different weights, often left the "
-    "prediction nearly unchanged, and the weights' ranking of the tokens agreed only weakly with gradient and "
-    "leave-one-out rankings (Kendall's τ). Serrano & Smith (*Is Attention Interpretable?*, ACL 2019) zeroed the "
-    "highest weights one at a time and found that many had to go before the decision flipped, while a gradient "
-    "ranking found the deciding tokens sooner. Wiegreffe & Pinter (*Attention is not not Explanation*, EMNLP 2019) "
-    "answered that such tests need baselines: uniform weights, and a model trained without attention; on several "
-    "of those tasks uniform weights did as well, so the attention had nothing to explain. Their models were "
-    "classifiers reading a whole sentence. Yours is the two-layer decoder of the induction-heads lesson, on a task "
-    "it cannot do without looking back, and the page runs both tests on it."
+    "Jain & Wallace (*Attention is not Explanation*, NAACL 2019) ran both tests on recurrent models with one "
+    "attention layer, mostly text classifiers. Shuffling the weights, or searching for very different weights, "
+    "often left the prediction nearly unchanged, and the weights' ranking of the tokens agreed only weakly with "
+    "gradient and leave-one-out rankings (Kendall's τ). Serrano & Smith (*Is Attention Interpretable?*, ACL 2019) "
+    "zeroed the highest weights one at a time and found that many had to go before the decision flipped, while a "
+    "gradient ranking found the deciding tokens sooner. Wiegreffe & Pinter (*Attention is not not Explanation*, "
+    "EMNLP 2019) answered that such tests need baselines: uniform weights, and a model trained without attention; "
+    "on several of those tasks uniform weights did as well, so the attention had nothing to explain. Their models "
+    "were classifiers reading a whole sentence. Yours is the two-layer decoder of the induction-heads lesson, on a "
+    "task it cannot do without looking back, and the page runs both tests on it."
 )
 TAU_TEXT = (
     "Kendall's τ compares two rankings of the same items: over every pair of tokens, +1 when both measures order "

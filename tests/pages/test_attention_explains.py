@@ -50,6 +50,7 @@ def test_the_page_opens_with_its_sections_and_folded_answers(at):
     for sentence in sentences:
         assert sentence in text, sentence
     assert bugs.speed_verdict(results).sentence(".0f", measured.FORMED) in text
+    assert agreement.spread_sentence(results) in text
     tables = [df.value.to_dict("records") for df in at.dataframe]
     for rows in (interventions.rows(results), agreement.rows(results), bugs.bug_rows(results)):
         assert rows in tables

@@ -47,3 +47,9 @@ def test_the_students_table_has_a_row_per_head(small_model, found):
     rows = agreement.own_rows(small_model, found)
     assert len(rows) == 4 and all(-1 <= float(r["τ with gradient × input"]) <= 1 for r in rows)
     assert "first 4 held-out sequences" in agreement.own_caption(found)
+
+
+def test_the_spread_sentence_gives_each_figures_range_over_the_heads(make_results):
+    sentence = agreement.spread_sentence(make_results(top={"induction head": 0.64, "previous-token head": 0.21}))
+    assert "top token agrees from 21% to 64%" in sentence
+    assert "τ with leave-one-out runs from 0.07 to 0.07" in sentence
