@@ -136,6 +136,7 @@ if results is not None:
 ui.section(bugs.TITLE, bugs.TEXT)
 ui.explain(bugs.SHARPNESS_TEXT)
 ui.table(ui.cached(bugs.sharpness_rows, max_entries=1, show_spinner=False)())
+ui.plotly(bugs.layers_figure, key="attention_explains.layers")
 ui.exercise(bugs.layer_exercise())
 if results is not None:
     ui.table(bugs.mystery_rows(results))

@@ -123,7 +123,7 @@ def token_figure(model: AttentionOnlyDecoder, found: Importance, query: int) -> 
         )
     )
     fig.update_layout(
-        title=f"Position {query} ({NAMES[int(found.inputs[0, query])]}), next token {next_token}: who points where",
+        title=f"Position {query} ({NAMES[int(found.inputs[0, query])]}), next: {next_token}",
         xaxis_title="token j (position · name)",
         yaxis={"autorange": "reversed"},
         height=330,

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import math
 
+import plotly.graph_objects as go
 import torch
+from plotly.subplots import make_subplots
 from torch import nn
 
 from lessons.attention_explains import live
 from lessons.attention_explains import results as shipped
+from lessons.common.colorscales import ATTENTION_COLORSCALE
 from lessons.common.comparison import Comparison
 from lessons.common.exercises import Exercise
 from lessons.common.verdicts import Verdict
@@ -47,18 +50,58 @@ NOTE = (
 )
 
 
-@torch.no_grad()
-def layer_sharpness(scaled: bool, d_k: int, seed: int = 0) -> float:
-    """One head of width ``d_k`` (scaled or not) with random projections that give queries and keys of variance
-    about 1, on random unit-variance inputs: the mean largest weight a query gives one key (queries at positions
-    ``SHARP_FROM`` on, each reading at least ``SHARP_FROM + 1`` keys)."""
+def _mystery(scaled: bool, d_k: int, seed: int) -> tuple[CausalSelfAttention, torch.Tensor]:
+    """One head of width ``d_k`` (scaled or not) whose random projections give queries and keys of variance about
+    1, and the random unit-variance inputs it reads ``(N, T, d_k)``."""
     generator = torch.Generator().manual_seed(seed)
     layer = CausalSelfAttention(d_k, 1, scaled=scaled)
-    layer.W_qkv.weight.copy_(torch.randn(3 * d_k, d_k, generator=generator) / math.sqrt(d_k))
-    nn.init.zeros_(layer.W_qkv.bias)
-    x = torch.randn(SHARP_N, SHARP_T, d_k, generator=generator)  # (N, T, d_k)
+    with torch.no_grad():
+        layer.W_qkv.weight.copy_(torch.randn(3 * d_k, d_k, generator=generator) / math.sqrt(d_k))
+        nn.init.zeros_(layer.W_qkv.bias)
+    return layer, torch.randn(SHARP_N, SHARP_T, d_k, generator=generator)
+
+
+@torch.no_grad()
+def layer_sharpness(scaled: bool, d_k: int, seed: int = 0) -> float:
+    """A mystery layer (:func:`_mystery`) on its inputs: the mean largest weight a query gives one key (queries at
+    positions ``SHARP_FROM`` on, each reading at least ``SHARP_FROM + 1`` keys)."""
+    layer, x = _mystery(scaled, d_k, seed)
     _, weights = layer(x)  # (N, 1, T, T)
     return float(weights[:, 0, SHARP_FROM:].max(-1).values.mean())
+
+
+@torch.no_grad()
+def layer_weights(scaled: bool, d_k: int, seed: int = 0) -> torch.Tensor:
+    """The same layer's ``(T, T)`` weights on its first input sequence."""
+    layer, x = _mystery(scaled, d_k, seed)
+    return layer(x[:1])[1][0, 0]  # (T, T)
+
+
+def layers_figure(d_k: int = WIDTHS[-1]) -> go.Figure:
+    """Both mystery layers' weights on one random sequence at width ``d_k``, side by side."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=LAYERS, horizontal_spacing=0.08)
+    for col, name in enumerate(LAYERS, 1):
+        z = layer_weights(name != _UNSCALED, d_k).numpy()
+        fig.add_trace(
+            go.Heatmap(
+                z=z,
+                zmin=0,
+                zmax=1,
+                colorscale=ATTENTION_COLORSCALE,
+                showscale=col == 2,
+                hovertemplate="query %{y}, key %{x}: %{z:.2f}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        fig.update_xaxes(title_text="key j", row=1, col=col)
+        fig.update_yaxes(title_text="query i", autorange="reversed", row=1, col=col)
+    fig.update_layout(
+        title=f"One random sequence, d_k = {d_k}",
+        height=360,
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+    )
+    return fig
 
 
 def sharpness_rows() -> list[dict]:

@@ -41,3 +41,12 @@ def test_the_speed_answer_follows_the_verdict(make_results, rule_on_made_up_seed
 def test_the_bug_table_names_every_model(make_results):
     rows = bugs.bug_rows(make_results())
     assert [r["model"] for r in rows] == [measured.LABELS[v] for v in (measured.INTACT, *measured.BUG_VARIANTS)]
+
+
+def test_the_figure_shows_each_layers_weights_on_one_sequence():
+    fig = bugs.layers_figure(64)
+    assert [a.text for a in fig.layout.annotations] == list(bugs.LAYERS)
+    for trace, name in zip(fig.data, bugs.LAYERS, strict=True):
+        assert trace.z.tolist() == bugs.layer_weights(name != bugs._UNSCALED, 64).tolist()
+    peaks = [trace.z[bugs.SHARP_FROM :].max(-1).mean() for trace in fig.data]
+    assert peaks[bugs.layer_exercise().answer] > peaks[1 - bugs.layer_exercise().answer]
