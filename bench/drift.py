@@ -66,6 +66,10 @@ SLICES: dict[str, list[str]] = {
     ],
     "positions_that_travel": ["scripts.positions_that_travel_results", "--seeds", "0", "1", "2", "--steps", "60"],
     "induction_heads": ["scripts.induction_heads_results", "--seeds", "0", "1", "2", "3", "4", "--steps", "60"],
+    "attention_explains": [
+        "scripts.attention_explains_results",
+        *("--seeds", "0", "1", "2", "3", "4", "--steps", "60", "--leak-steps", "60"),
+    ],
 }
 CAPABILITIES = ("default", "avx2", "avx512")
 # The matrix products run in MKL and oneDNN, which pick their own kernels by CPU: each is held to the same vector

@@ -73,5 +73,32 @@ PART = Part(
             ),
             sweep=(Axis("induction_heads.seed", "seed", (0, 1, 2, 3, 4)),),
         ),
+        Lesson(
+            slug="attention_explains",
+            title="Does attention explain?",
+            promise="Zero, shuffle or flatten a head's weights, rank tokens by what they change, find planted bugs.",
+            icon=":material/help:",
+            tab_icon="🔍",
+            introduces=(
+                "attention as explanation",
+                "weight permutation",
+                "leave-one-out importance",
+                "rank correlation",
+            ),
+            results=("assets/results/attention_explains.json",),
+            pretrained=(),
+            sources=(
+                "Sources: Jain & Wallace, *Attention is not Explanation*, NAACL 2019 (permuted weights, and the "
+                "weights' ranking of tokens against gradient and leave-one-out rankings by Kendall's τ); Serrano & "
+                "Smith, *Is Attention Interpretable?*, ACL 2019 (zeroing weights and watching the decision); "
+                "Wiegreffe & Pinter, *Attention is not not Explanation*, EMNLP 2019 (uniform weights as the "
+                "baseline such tests need); the scaling by √d_k of Vaswani et al., *Attention Is All You Need*, 2017. "
+                "Their findings in our own words; every number on this page is this small model's, measured here."
+            ),
+            sweep=(
+                Axis("attention_explains.seed", "seed", (0, 1, 2, 3, 4)),
+                Axis("attention_explains.model", "model", ("the course's recipe", "mystery model A")),
+            ),
+        ),
     ),
 )
