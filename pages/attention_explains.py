@@ -12,6 +12,8 @@ from minimodels import head_interventions
 lesson = ui.lesson("attention_explains")
 ui.explain(attention_explains.INTRO)
 
+ui.symbols("attention_explains")
+
 # --- 1. The question ------------------------------------------------------------------------------------------
 ui.section(question.TITLE, question.TEXT)
 ui.explain(question.FINDINGS)

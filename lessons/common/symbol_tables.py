@@ -29,7 +29,7 @@ R1, S2 = "rnn_cells", "seq2seq_bottleneck"
 B3, F4, Q5, C6 = "bahdanau_attention", "scoring_functions", "queries_keys_values", "scaling"
 M7, P8, H9, X10 = "masking", "positional_encoding", "multi_head_attention", "transformer"
 A11, G12 = "architecture_lab", "attention_bridge"
-P13, K14, I15 = "positions_that_travel", "kv_cache", "induction_heads"
+P13, K14, I15, E16 = "positions_that_travel", "kv_cache", "induction_heads", "attention_explains"
 
 PART_1: tuple[Symbol, ...] = (
     Symbol("x⟨t⟩", "the input (its embedding) at step t", (R1,), transformer="x⟨t⟩", latex=("x",)),
@@ -347,8 +347,21 @@ PART_4: tuple[Symbol, ...] = (
         (K14,),
         latex=("S", "u", "i", "j"),
     ),
-    Symbol("R, T = 2R", "the random part's length; the whole sequence's", (I15,), latex=("R", "T")),
-    Symbol("i, j", "a query's position and a key's", (I15,), nlp="i, j", latex=("i",)),
-    Symbol("αᵢ,ⱼ", "a head's weight on key j for query i", (I15,), nlp="αᵢ", transformer="α⟨t,t′⟩", latex=(r"\alpha",)),
-    Symbol("L, h, d", "layers; heads per layer; the model's width (d_model)", (I15,), transformer="d_model"),
+    Symbol("R, T = 2R", "the random part's length; the whole sequence's", (I15, E16), latex=("R", "T")),
+    Symbol("i, j", "a query's position and a key's", (I15, E16), nlp="i, j", latex=("i",)),
+    Symbol(
+        "αᵢ,ⱼ",
+        "a head's weight on key j for query i",
+        (I15, E16),
+        nlp="αᵢ",
+        transformer="α⟨t,t′⟩",
+        latex=(r"\alpha",),
+    ),
+    Symbol("L, h, d", "layers; heads per layer; the model's width (d_model)", (I15, E16), transformer="d_model"),
+    Symbol("v, v_j", "a value (one number in the by-hand exercise); key j's value", (E16,), nlp="vᵢ", latex=("v",)),
+    Symbol("d_k", "a query's and a key's size, whose √ the scores are divided by", (E16,), transformer="d_k"),
+    Symbol("τ", "Kendall's rank correlation of two rankings of the same tokens, −1 to 1", (E16,), latex=(r"\tau",)),
+    Symbol(
+        "KL", "the divergence of the changed model's next-token distribution from the intact one's, in nats", (E16,)
+    ),
 )

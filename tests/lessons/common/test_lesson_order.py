@@ -79,6 +79,13 @@ SIGNALS: dict[str, tuple[str, ...]] = {
     "previous-token head": (r"\bprevious[- ]token heads?\b",),
     "in-context learning": (r"\bin-context (learning|accuracy)\b",),
     "head knock-out": (r"\bknock(ed|ing)?[- ]?outs?\b",),
+    "attention as explanation": (r"\battention (is|as) (not )?(an )?explanation",),
+    "weight permutation": (
+        r"\bweights? permutation",
+        r"\bpermut(e|ed|es|ing|ation)s? (a head's |its |the )?(attention )?weights\b",
+    ),
+    "leave-one-out importance": (r"\bleave-one-out\b",),
+    "rank correlation": (r"\bKendall\b", r"\brank correlation\b"),
 }
 
 # Concepts the catalog introduces that no word on a page could signal early, each with the reason (none today: every
