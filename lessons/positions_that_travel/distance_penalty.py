@@ -143,8 +143,8 @@ def self_share_prediction() -> Exercise:
         prompt=(
             f"**Compute.** Suppose every content score q·k/√d_k is equal, so only ALiBi's penalty differs. A head "
             f"with slope {EX_SLOPE:g}, twice as steep as the steepest of this page's {HEADS} heads (head 1, slope "
-            "1/2): the last query of a 64-letter input. What share of its attention falls on its own position (distance 0)? Give a "
-            "fraction between 0 and 1."
+            "1/2): the last query of a 64-letter input. What share of its attention falls on its own position "
+            "(distance 0)? Give a fraction between 0 and 1."
         ),
         answer=share,
         tolerance=0.01,

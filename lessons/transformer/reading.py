@@ -32,8 +32,8 @@ DEFAULT_TEXT = {"toy-translation": "I see it", "dates": "Sunday, November 22, 20
 def _shape(model: nn.Module) -> str:
     """A model's layers, heads and sizes, and the parts an ablation took out of it."""
     c = model.config
-    removed = [name for name, kept in (("residual", c.residual), ("layer norm", c.layer_norm),
-                                       ("feed-forward", c.feed_forward)) if not kept]  # fmt: skip
+    parts = {"residual": c.residual, "layer norm": c.layer_norm, "feed-forward": c.feed_forward}
+    removed = [name for name, kept in parts.items() if not kept]
     without = f", without {' or '.join(removed)} sublayers" if removed else ""
     return (
         f"{c.encoder_layers} encoder and {c.decoder_layers} decoder layers, {c.n_heads} heads, d_model {c.d_model}, "

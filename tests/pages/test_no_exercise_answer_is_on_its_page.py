@@ -163,13 +163,23 @@ def leaks(ex: Exercise, texts: list[str], rows: list[str] = ()) -> list[str]:
 
 
 # --- the check on made-up pages -------------------------------------------------------------------------------
-SOFTMAX = Exercise(key="demo.softmax", prompt="By hand: softmax of e = (2, 1, 0.1), first weight?", answer=0.659,
-                   explanation="", tolerance=0.002)  # fmt: skip
-COUNT = Exercise(key="demo.count", prompt="A decoder writes T = 30 tokens. How many weights can be other than 0?",
-                 answer=465, explanation="")  # fmt: skip
+SOFTMAX = Exercise(
+    key="demo.softmax",
+    prompt="By hand: softmax of e = (2, 1, 0.1), first weight?",
+    answer=0.659,
+    explanation="",
+    tolerance=0.002,
+)
+COUNT = Exercise(
+    key="demo.count",
+    prompt="A decoder writes T = 30 tokens. How many weights can be other than 0?",
+    answer=465,
+    explanation="",
+)
 HEADS = Exercise(key="demo.heads", prompt="d_model = 384 and h = 4 heads: what is d_k?", answer=96, explanation="")
-SMALL = Exercise(key="demo.small", prompt="A GRU reads T = 40 tokens both ways: how long is the chain?", answer=2,
-                 explanation="")  # fmt: skip
+SMALL = Exercise(
+    key="demo.small", prompt="A GRU reads T = 40 tokens both ways: how long is the chain?", answer=2, explanation=""
+)
 CHOICE = Exercise(
     key="demo.choice",
     prompt="Predict: trained on 16 letters, which model writes the right letter more often on 32-letter strings?",
@@ -224,8 +234,18 @@ def readable_text(at) -> tuple[list[str], list[str]]:
     main = at.main
     prose = ("markdown", "caption", "header", "subheader", "title", "info", "warning", "success", "error", "latex")
     texts = [e.value for kind in prose for e in getattr(main, kind)]
-    for kind in ("radio", "selectbox", "multiselect", "slider", "select_slider", "text_input", "number_input",
-                 "checkbox", "toggle", "button"):  # fmt: skip
+    for kind in (
+        "radio",
+        "selectbox",
+        "multiselect",
+        "slider",
+        "select_slider",
+        "text_input",
+        "number_input",
+        "checkbox",
+        "toggle",
+        "button",
+    ):
         texts += [w.label for w in getattr(main, kind)]
     texts += [f"{m.label}: {m.value}" for m in main.metric]
     texts += [e.label for e in main.expander]
