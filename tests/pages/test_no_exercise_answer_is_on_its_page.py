@@ -315,7 +315,9 @@ def _accepts(widget, value: float) -> object | None:
         high = getattr(widget, "max", None)
         if (low is not None and value < low) or (high is not None and value > high):
             return None
-        return int(value) if isinstance(current, int) and float(value).is_integer() else float(value)
+        if isinstance(current, int):
+            return int(value) if float(value).is_integer() else None
+        return float(value)
     for option in getattr(widget, "options", []):
         if [float(n) for n in numbers(str(option))[:1]] == [value] and len(numbers(str(option))) == 1:
             return option
