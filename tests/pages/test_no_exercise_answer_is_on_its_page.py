@@ -346,7 +346,6 @@ def settings(at, ex: Exercise) -> list[list[tuple[object, object]]]:
     return [list(combo) for combo in itertools.islice(itertools.product(*choices), MAX_SETTINGS)] if choices else []
 
 
-@pytest.mark.slow  # reruns each page once per setting an exercise names
 @pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.slug for lesson in LESSONS])
 def test_no_exercise_is_answered_by_setting_the_pages_controls_to_its_numbers(lesson, asked):
     at = opened_unanswered(lesson.page)
