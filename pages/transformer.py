@@ -42,7 +42,8 @@ model = ui.model_choice(
 )
 reads = ui.model_data(model, task, task_name, reading.DEFAULT_TEXT[task_name])  # your own data's, if yours
 task = reads.task
-st.caption(reads.caption or reading.shipped_note(shipped, info))
+own_run = ui.current_run(f"transformer.train.{task_name}")
+st.caption(reads.caption or reading.model_note(model, shipped, info, own_run.latest if own_run else None))
 
 with cols[1]:
     words = ui.sentence_input(

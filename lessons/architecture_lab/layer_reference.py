@@ -87,16 +87,18 @@ def layer_table() -> list[dict]:
 
 
 def attention_parameters_exercise() -> Exercise:
-    """By hand: one self-attention layer's parameters, the answer counted from the built layer."""
-    d = ChainConfig().d_model
-    attention = layer_parameters("mh_dot_self_att")
+    """By hand: one self-attention layer's parameters, the answer counted from the built layer. At half the lab's
+    d: the page's table of layers gives each one's count at the lab's own d, which would answer it."""
+    d = ChainConfig().d_model // 2
+    attention = layer_parameters("mh_dot_self_att", ChainConfig(d_model=d))
     return Exercise(
         key="architecture_lab.ex1",
-        prompt=f"How many parameters does one `mh_dot_self_att` layer have at d = {d}? (Four d × d projections, "
-        "each with a bias; the number of heads does not change it.)",
+        prompt=f"How many parameters does one `mh_dot_self_att` layer have at d = {d}, half the lab's d? (Four d × d "
+        "projections, each with a bias; the number of heads does not change it.)",
         answer=attention,
-        explanation=f"4 × ({d}·{d} + {d}) = {attention}: splitting d into heads changes how the projections are "
-        "read, not how many weights they hold.",
+        explanation=f"4 × ({d}·{d} + {d}) = {attention:,}: splitting d into heads changes how the projections are "
+        "read, not how many weights they hold. Halving d does not halve the count: the d·d weights fall to a "
+        "quarter, the biases to a half.",
     )
 
 

@@ -189,17 +189,19 @@ def provenance_note(results: Comparison) -> str:
 
 
 def state_exercise() -> Exercise:
-    """By hand: numbers in linear attention's state at D = 64."""
+    """By hand: numbers in linear attention's state at half the page's D (the page states the count at D itself,
+    in the prediction before this one)."""
+    d = D // 2
     return Exercise(
         key="kv_cache.ex8",
         prompt=(
-            f"Linear attention with queries, keys and values of d = {D} numbers keeps S (d × d) and u (d). How many "
+            f"Linear attention with queries, keys and values of d = {d} numbers keeps S (d × d) and u (d). How many "
             "numbers is its state, after 10 tokens and after 10,000?"
         ),
-        answer=state_size(D),
+        answer=state_size(d),
         explanation=(
-            f"d² + d = {D * D:,} + {D} = {state_size(D):,}, the same at any length. A key–value cache of the same d "
-            f"holds 2·d numbers per token: {2 * D * 10:,} after 10 tokens, {2 * D * 10_000:,} after 10,000."
+            f"d² + d = {d * d:,} + {d} = {state_size(d):,}, the same at any length. A key–value cache of the same d "
+            f"holds 2·d numbers per token: {2 * d * 10:,} after 10 tokens, {2 * d * 10_000:,} after 10,000."
         ),
         hint="The sums do not grow with the tokens: count S and u.",
     )

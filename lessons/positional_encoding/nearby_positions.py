@@ -92,7 +92,9 @@ def similarity_caption(d_model: int) -> str:
     )
 
 
-EX_SMALL_D, EX_P, EX_Q = 4, 3, 5  # exercise 2: a dot product by hand
+# exercise 2: a dot product by hand, at an offset past the page's figures (their positions stop at 100), which
+# would answer it
+EX_SMALL_D, EX_P, EX_Q = 4, 3, 153
 
 
 def dot_product_by_hand() -> Exercise:

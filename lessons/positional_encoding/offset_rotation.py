@@ -186,7 +186,8 @@ OFFSET_WHY = (
     "position, instead of learning it separately for position 3, position 4, and so on."
 )
 
-EX_D, EX_PAIR, EX_K = 16, 1, 5  # exercise 1: the angle pair i turns for offset k
+# exercise 1: the angle pair i turns for offset k; k past the page's slider (0–50), whose table would answer it
+EX_D, EX_PAIR, EX_K = 16, 2, 70
 
 
 def angle_by_hand() -> Exercise:

@@ -124,24 +124,36 @@ def penalty_by_hand() -> Exercise:
     )
 
 
+def share_on_itself(slope: float, length: int) -> float:
+    """The weight a query puts on itself when every content score is equal and the keys behind it are penalised
+    by ``slope`` per step: the softmax of 0, −slope, −2·slope, … over ``length`` keys."""
+    return float(torch.softmax(-slope * torch.arange(length, dtype=torch.float64), dim=0)[0])
+
+
+EX_SLOPE = 1.0  # exercise 4's head: steeper than any of the model's heads, whose shares the page's caption states
+
+
 def self_share_prediction() -> Exercise:
-    """Predict, by hand or by reasoning: head 1's weight on the query itself, content scores all equal."""
-    share = self_share(1, 64)
+    """Compute, by hand or by reasoning: a head's weight on the query itself, content scores all equal. A slope
+    none of the page's heads has, so the caption under the penalty's heatmap does not answer it."""
+    share = share_on_itself(EX_SLOPE, 64)
+    ratio = float(np.exp(-EX_SLOPE))
     return Exercise(
         key="positions_that_travel.ex4",
         prompt=(
-            f"**Compute.** Suppose every content score q·k/√d_k is equal, so only ALiBi's penalty differs. Head 1 of "
-            f"{HEADS} (the steepest, slope 1/2), the last query of a 64-letter input: what share of its attention "
-            "falls on its own position (distance 0)? Give a fraction between 0 and 1."
+            f"**Compute.** Suppose every content score q·k/√d_k is equal, so only ALiBi's penalty differs. A head "
+            f"with slope {EX_SLOPE:g}, twice as steep as the steepest of this page's {HEADS} heads (head 1, slope "
+            "1/2): the last query of a 64-letter input. What share of its attention falls on its own position "
+            "(distance 0)? Give a fraction between 0 and 1."
         ),
         answer=share,
         tolerance=0.01,
         explanation=(
-            "The weights are the softmax of 0, −0.5, −1, …, −31.5: proportional to r^d with r = e^(−0.5) ≈ 0.607. "
-            f"Their sum is (1 − r^64)/(1 − r) ≈ {1 / (1 - np.exp(-0.5)):.3f}, so distance 0 gets 1/{1 / share:.3f} = "
-            f"{share:.3f}, distance 1 gets {share * np.exp(-0.5):.3f}. Even the steepest head spreads its attention; "
-            "the model's own content scores must do the rest, and lengthening the input adds keys that each get "
-            "almost nothing."
+            f"The weights are the softmax of 0, −{EX_SLOPE:g}, −{2 * EX_SLOPE:g}, …, −{63 * EX_SLOPE:g}: "
+            f"proportional to r^d with r = e^(−{EX_SLOPE:g}) ≈ {ratio:.3f}. Their sum is (1 − r^64)/(1 − r) ≈ "
+            f"{1 / (1 - ratio):.3f}, so distance 0 gets 1/{1 / share:.3f} = {share:.3f}, distance 1 gets "
+            f"{share * ratio:.3f}. Even so steep a head spreads its attention; the model's own content scores must "
+            "do the rest, and lengthening the input adds keys that each get almost nothing."
         ),
-        hint="A geometric series: weight ∝ e^(−0.5·d) for d = 0 … 63.",
+        hint=f"A geometric series: weight ∝ e^(−{EX_SLOPE:g}·d) for d = 0 … 63.",
     )

@@ -29,14 +29,39 @@ TASKS = {
 DEFAULT_TEXT = {"toy-translation": "I see it", "dates": "Sunday, November 22, 2026"}
 
 
+def _shape(model: nn.Module) -> str:
+    """A model's layers, heads and sizes, and the parts an ablation took out of it."""
+    c = model.config
+    parts = {"residual": c.residual, "layer norm": c.layer_norm, "feed-forward": c.feed_forward}
+    removed = [name for name, kept in parts.items() if not kept]
+    without = f", without {' or '.join(removed)} sublayers" if removed else ""
+    return (
+        f"{c.encoder_layers} encoder and {c.decoder_layers} decoder layers, {c.n_heads} heads, d_model {c.d_model}, "
+        f"d_ff {c.d_ff}{without}, {sum(p.numel() for p in model.parameters()):,} parameters"
+    )
+
+
 def shipped_note(model: nn.Module, info: Mapping) -> str:
     """The caption under the model picker: the shipped model's shape and how it was trained."""
-    c, training = model.config, info.get("training", {})
+    training = info.get("training", {})
     return (
-        f"Shipped model: {c.encoder_layers} encoder and {c.decoder_layers} decoder layers, {c.n_heads} heads, "
-        f"d_model {c.d_model}, d_ff {c.d_ff}, {sum(p.numel() for p in model.parameters()):,} parameters, trained "
-        f"{training.get('seconds', 0):.0f} s ({training.get('steps', '?')} steps) on one CPU thread to "
-        f"{training.get('test_exact_match', 0):.1%} exact match on held-out test sentences."
+        f"Shipped model: {_shape(model)}, trained {training.get('seconds', 0):.0f} s ({training.get('steps', '?')} "
+        f"steps) on one CPU thread to {training.get('test_exact_match', 0):.1%} exact match on held-out test "
+        "sentences."
+    )
+
+
+def model_note(model: nn.Module, shipped: nn.Module, info: Mapping, last=None) -> str:
+    """The caption under the model picker, of the model the sections show: the shipped one's (:func:`shipped_note`),
+    or the student's own, with its run's last report (``minimodels.train.Progress``: steps, seconds, exact match on
+    the held-out sentences it was checked on) when there is one."""
+    if model is shipped:
+        return shipped_note(shipped, info)
+    if last is None:
+        return f"Your model, trained on this page: {_shape(model)}."
+    return (
+        f"Your model, trained on this page: {_shape(model)}, trained {last.seconds:.0f} s ({last.step} steps) to "
+        f"{last.exact_match:.1%} exact match on the held-out sentences checked during its training."
     )
 
 

@@ -11,9 +11,9 @@ from lessons.positional_encoding import longer_inputs, models
 def test_exercise_answers_are_computed():
     results, none = longer_inputs.load_results(), models.load_model("none")[0]
     exercises = {ex.key: ex for ex in positional_encoding.exercises(results, none)}
-    assert exercises["positional_encoding.ex1"].answer == pytest.approx(5 * 10000 ** (-2 / 16))
-    assert exercises["positional_encoding.ex2"].answer == pytest.approx(math.cos(2) + math.cos(0.02), abs=1e-6)
-    assert "-0.416 + 1.000 = 0.584" in exercises["positional_encoding.ex2"].explanation  # a worked solution
+    assert exercises["positional_encoding.ex1"].answer == pytest.approx(70 * 10000 ** (-4 / 16))  # 7 rad
+    assert exercises["positional_encoding.ex2"].answer == pytest.approx(math.cos(150) + math.cos(1.5), abs=1e-6)
+    assert "0.699 + 0.071 = 0.770" in exercises["positional_encoding.ex2"].explanation  # a worked solution
     ex3 = exercises["positional_encoding.ex3"]
     assert ex3.choices[ex3.answer] == "what it wrote under the string, reversed" and ex3.prompt.startswith("**Predict")
     assert (

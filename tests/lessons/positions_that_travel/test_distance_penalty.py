@@ -37,4 +37,6 @@ def test_the_exercises_answers_come_from_the_formulas():
     ex = distance_penalty.penalty_by_hand()
     assert ex.check(-0.5).correct and not ex.check(0.5).correct
     share = distance_penalty.self_share_prediction()
-    assert share.check(0.3935).correct and not share.check(0.5).correct
+    e = math.exp(-1)
+    assert share.answer == pytest.approx((1 - e) / (1 - e**64), rel=1e-9)  # slope 1: not a head the page draws
+    assert share.check(0.632).correct and not share.check(0.3935).correct  # head 1's share is on the page

@@ -1,11 +1,14 @@
 """The model reading the student's sentence: every map of a real trained model in the sentence's shapes; what is
 refused."""
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from lessons.common.pretrained import load_pretrained
 from lessons.transformer import maps, reading, resolving_it
 from minimodels.tasks import get_task
+from minimodels.transformer import TinyTransformer, TransformerConfig
 
 
 def test_walk_has_every_map_with_the_sentence_shapes(walked):
@@ -49,3 +52,18 @@ def test_dates_labels_show_spaces():
     model, _ = load_pretrained("dates", reading.MODEL)
     w = reading.walk(model, get_task("dates"), "1 May 1999")
     assert w.source[1] == reading.SPACE and " " not in w.source
+
+
+def test_the_caption_describes_the_model_shown_the_shipped_one_or_the_students_own(translator):
+    shipped, _ = translator
+    info = {"training": {"seconds": 41.6, "steps": 1500, "test_exact_match": 0.99}}
+    assert reading.model_note(shipped, shipped, info).startswith("Shipped model:")
+    assert "99.0% exact match" in reading.model_note(shipped, shipped, info)
+    own = TinyTransformer(TransformerConfig(residual=False))
+    last = SimpleNamespace(step=240, seconds=12.3, exact_match=0.375)
+    note = reading.model_note(own, shipped, info, last)
+    assert note.startswith("Your model, trained on this page:")
+    assert "240 steps" in note and "37.5% exact match" in note and "without residual" in note
+    assert "Shipped" not in note and "99.0%" not in note and "1500" not in note  # nothing of the shipped model's
+    assert f"{sum(p.numel() for p in own.parameters()):,} parameters" in note
+    assert reading.model_note(own, shipped, info).endswith("parameters.")  # a model whose run has not reported
