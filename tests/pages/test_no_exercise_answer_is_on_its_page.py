@@ -142,10 +142,12 @@ def _states_number(ex: Exercise, text: str, *, in_context: bool) -> bool:
     return not (in_context or all(hits)) or any(_near(v, g, 0) for v, _ in values for g in givens(ex))
 
 
-def leaks(ex: Exercise, texts: list[str], rows: list[str] = ()) -> list[str]:
+def leaks(ex: Exercise, texts: list[str], rows: list[str] = (), questions: tuple[str, ...] = ()) -> list[str]:
     """The sentences of ``texts`` (prose), and the rows of ``rows`` (tables' cells, a row a string), that give away
-    ``ex``'s answer (see the module's docstring)."""
+    ``ex``'s answer (see the module's docstring). A sentence of ``ex``'s prompt, or of another question the page asks
+    (``questions``), asks rather than states: it is no finding."""
     asked = {_plain(ex.prompt), *(_plain(o) for o in ex.choices)}
+    prompts = [_plain(ex.prompt), *(_plain(q) for q in questions)]
     # a number that is everyday, a model size, or that the question itself gives, says nothing by being on the page
     weak = (
         _everyday(float(ex.answer), ex.tolerance)
@@ -154,7 +156,7 @@ def leaks(ex: Exercise, texts: list[str], rows: list[str] = ()) -> list[str]:
     )
     found = []
     for sentence in (s for text in texts for s in sentences(text)):
-        if _plain(sentence) in asked or _plain(sentence) in _plain(ex.prompt):
+        if _plain(sentence) in asked or any(_plain(sentence) in prompt for prompt in prompts):
             continue
         states = _states_choice(ex, sentence) if ex.is_choice else _states_number(ex, sentence, in_context=weak)
         if states:
@@ -226,6 +228,11 @@ def test_a_choice_leaks_when_a_sentence_states_it_not_when_it_lists_it():
     assert not leaks(CHOICE, ["Which writes the right letter more often: sinusoidal or learned?"])  # both named
     assert not leaks(CHOICE, ["The sinusoidal encoding turns each pair of dimensions."])  # not about the question
     assert not leaks(CHOICE, [CHOICE.prompt, *CHOICE.choices])  # the question and its options
+    # another question of the page that names the option asks, it does not state: no leak, while the same
+    # sentence as prose is one
+    other = "Predict: on 32-letter strings the sinusoidal model writes the right letter more often, by how much?"
+    assert not leaks(CHOICE, [other], questions=(other,))
+    assert leaks(CHOICE, [other])
 
 
 def test_numbers_are_read_as_a_student_reads_them():
@@ -304,7 +311,8 @@ def test_no_exercise_is_answered_by_reading_its_page(lesson, asked):
     assert len(" ".join(texts)) > 500, "the page's text was not collected"
     reveals = [e.label for e in at.expander if e.label.startswith("Reveal")]
     assert not reveals, f"a prediction's answer can be opened before the prediction is answered: {reveals}"
-    found = {key: leaks(ex, texts, rows) for key, ex in asked.items()}
+    questions = tuple(other.prompt for other in asked.values())
+    found = {key: leaks(ex, texts, rows, questions) for key, ex in asked.items()}
     found = {key: sorted(set(sentences)) for key, sentences in found.items() if sentences}
     assert not found, "\n".join(f"{key} ({asked[key].answer}): {s!r}" for key, ss in found.items() for s in ss)
 
@@ -350,7 +358,8 @@ def settings(at, ex: Exercise) -> list[list[tuple[object, object]]]:
 def test_no_exercise_is_answered_by_setting_the_pages_controls_to_its_numbers(lesson, asked):
     at = opened_unanswered(lesson.page)
     before = readable_text(at)
-    before = {key: leaks(ex, *before) for key, ex in asked.items()}
+    questions = tuple(other.prompt for other in asked.values())
+    before = {key: leaks(ex, *before, questions) for key, ex in asked.items()}
     numeric = [ex for ex in asked.values() if not ex.is_choice]
     found = []
     for ex in numeric:
@@ -364,6 +373,6 @@ def test_no_exercise_is_answered_by_setting_the_pages_controls_to_its_numbers(le
                     match[0].set_value(value)
             fresh.run()
             assert not fresh.exception, fresh.exception
-            new = [s for s in leaks(ex, *readable_text(fresh)) if s not in before[ex.key]]
+            new = [s for s in leaks(ex, *readable_text(fresh), questions) if s not in before[ex.key]]
             found += [f"{ex.key} ({ex.answer}) with {[(w.label, v) for w, v in setting]}: {s!r}" for s in new]
     assert not found, "\n".join(found)
