@@ -19,8 +19,7 @@ from minimodels.attention import AdditiveAttention
 from minimodels.seq2seq import Seq2Seq
 from minimodels.tasks import get_task
 
-lesson = ui.lesson("bahdanau_attention")
-ui.explain(bahdanau_attention.intro(bahdanau_attention.shipped_encoders()))
+lesson = ui.lesson("bahdanau_attention", bahdanau_attention.intro(bahdanau_attention.shipped_encoders()))
 st.latex(bahdanau_attention.equations())
 ui.symbols("bahdanau_attention")
 

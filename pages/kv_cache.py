@@ -10,8 +10,7 @@ from lessons.masking import decoders, word_cipher
 from minimodels.kv_cache import KVCache, WindowedDecoder, decode_step, generate_cached, window_mask
 from minimodels.linear_attention import LinearAttentionSeq2Seq, linear_attention, linear_step
 
-lesson = ui.lesson("kv_cache")
-ui.explain(kv_cache.INTRO)
+lesson = ui.lesson("kv_cache", kv_cache.INTRO)
 st.latex(kv_cache.INTRO_EQUATION)
 results = ui.shipped_results(lesson, loader=shipped.load_results)
 

@@ -22,8 +22,7 @@ from lessons.transformer import (
 from minimodels.tasks import get_task
 from minimodels.transformer import DecoderLayer, EncoderLayer, FeedForward, _Residual
 
-lesson = ui.lesson("transformer")
-st.markdown(transformer.INTRO)
+lesson = ui.lesson("transformer", transformer.INTRO, intro_folds=False)
 st.latex(transformer.EQUATIONS)
 st.caption(transformer.layer_norm_note())
 

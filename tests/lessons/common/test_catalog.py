@@ -141,14 +141,11 @@ def which_wins() -> Exercise:
     # 3. the page
     "pages/thirteenth.py": '''"""Lesson: a thirteenth lesson."""
 
-import streamlit as st
-
 import ui
 from lessons import thirteenth
 from lessons.thirteenth import softmax
 
-lesson = ui.lesson("thirteenth")
-st.markdown(thirteenth.INTRO)
+lesson = ui.lesson("thirteenth", thirteenth.INTRO)
 ui.section(softmax.TITLE, softmax.TEXT)
 ui.vega(softmax.chart([1.0, 2.0]), key="thirteenth.chart")
 ui.page_tail(lesson, code=[("The code", (softmax.softmax,))], exercises=thirteenth.exercises())
