@@ -39,8 +39,8 @@ PAGE_THREADS = 1
 def prepare_run() -> None:
     """At the start of every page's run (a lesson's has imported torch by then, through ``lessons``)."""
     _send_replies_at_once()
-    _warm_up_once()
-    if "torch" not in sys.modules:  # the home page: it never imports torch
+    if "torch" not in sys.modules:  # the home page (or the class page) first: it never imports torch
+        start_warm_up()  # a lesson opened first starts it at its end (ui.tail), not while its own run imports
         return
     import torch  # the import statement, not sys.modules' entry: another thread may be halfway through importing it
 
@@ -126,16 +126,18 @@ def arrow_table(frame):
 # A lesson's first run on a fresh server paid for the imports (torch alone takes seconds), the shipped checkpoints and
 # the tasks they read (a translation task's sentences are generated: seconds more): a class that opened a lesson
 # together waited for all of it, in the first page runs' queue. The server does it once, in a thread of its own, from
-# the first page it serves (the class page the teacher opens, or the course map): Streamlit runs nothing of the app
-# before a browser asks for a page, and the server's start is not slowed.
+# the first page it serves (the class page the teacher opens, or the course map; a lesson opened first starts it at
+# its end, so that the warm-up does not slow that lesson's own imports): Streamlit runs nothing of the app before a
+# browser asks for a page, and the server's start is not slowed.
 _warm_started = False
 _warm_lock = threading.Lock()
 WARM_THREAD = "warm-up"
 
 
-def _warm_up_once() -> None:
-    """Start :func:`warm_up` in a thread of its own, once per server process. Not under AppTest (its runtime is a
-    stand-in): a test's process imports what its test imports, and the home page's test sees no torch."""
+def start_warm_up() -> None:
+    """Start :func:`warm_up` in a thread of its own, once per server process (later calls do nothing). Not under
+    AppTest (its runtime is a stand-in): a test's process imports what its test imports, and the home page's test
+    sees no torch."""
     global _warm_started
     with _warm_lock:
         if _warm_started:
