@@ -69,6 +69,7 @@ OPENED = (
 })();"""
 )
 QUIET_MS = 300
+NO_HEATMAP = (12, 12)  # the reference's heatmap for a lesson that opens without one
 
 
 def weight(at) -> dict:
@@ -186,9 +187,12 @@ def measure(browser, app_url: str, ref_url: str, lesson, opens: int, moves: int,
     page.add_init_script(MESSAGES)
     page.goto(f"{app_url}/{lesson.url_path}")
     page.wait_for_selector(SCRIPT_DONE, timeout=120_000)
-    page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120_000)  # out of sight: not "visible"
-    r, c = heatmap_size(page)
-    controls = figure_controls(page, moves)
+    if lesson_weight["plotly"]:
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120_000)  # out of sight: not "visible"
+        r, c = heatmap_size(page)
+        controls = figure_controls(page, moves)
+    else:  # no Plotly figure until the student trains (induction heads): the reference's own is a default size
+        (r, c), controls = NO_HEATMAP, {}
     page.close()
     query, ref_weight = reference_query(lesson_weight, r, c)
     ref = f"{ref_url}/?{query}"
