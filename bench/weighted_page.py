@@ -33,17 +33,18 @@ TABLE = {f"column {j}": [round(float(v), 3) for v in np.random.default_rng(j).ra
 
 
 @st.cache_resource
-def prepared_heatmap():
-    """The fixed heatmap as the lessons hand a figure to Streamlit: built once, its ``to_dict`` made once."""
+def prepared_heatmap(rows: int, cols: int):
+    """The fixed heatmap of that size as the lessons hand a figure to Streamlit: built once, its ``to_dict`` made
+    once."""
     from ui.charts import _frozen  # here: the lessons' own way; the bare reference never loads ui
 
-    return _frozen(go.Figure(go.Heatmap(z=FIXED)))
+    return _frozen(go.Figure(go.Heatmap(z=np.random.default_rng(0).random((rows, cols)))))
 
 
 def charts(count: dict[str, int], part: str) -> None:
     """This part's share of the extra charts and tables, in the page's order."""
     for i in range(count["plotly"]):
-        fig = prepared_heatmap() if prepared else go.Figure(go.Heatmap(z=FIXED))
+        fig = prepared_heatmap(rows, cols) if prepared else go.Figure(go.Heatmap(z=FIXED))
         st.plotly_chart(fig, key=f"{part}.plotly.{i}")
     for i in range(count["vega"]):
         spec = {
