@@ -422,6 +422,13 @@ def _same_weight_lines(w: dict) -> list[str]:
                 f"(target none: {_ok(above == 0)}), the largest {max(controls):.2f} (target ≤ 1.5×: "
                 f"{_ok(max(controls) <= 1.5)})"
             )
+        for r in (r for r in rows if "run_ratio" in r):
+            lines.append(
+                f"- {r['lesson']}: whole-page run on the server {r['run_ms']} ms against the floor's "
+                f"{r['reference_run_ms']} ms ({r['floor']}): {r['run_ratio']}× (target ≤ 1.3×: "
+                f"{_ok(r['run_ratio'] <= 1.3)}; load {r.get('load_before')}, speed ms {r.get('speed_ms')}, "
+                f"{r.get('date')})"
+            )
     speed = f"; speed ms: {w['speed_ms']}" if w.get("speed_ms") else ""
     machine_words = f"load before: {w['load_before']}{speed}; date: {w['date']}"
     lines += [f"- {len(rows)} lessons in {w['seconds']} s; {machine_words}", ""]

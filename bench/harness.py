@@ -27,13 +27,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(*extra: str, script: str = "app.py"):
-    """A fresh ``streamlit run app.py`` (or another ``script``) with the shipped config; yields ``(url, pid)``."""
+def server(*extra: str, script: str = "app.py", root: Path = ROOT):
+    """A fresh ``streamlit run app.py`` (or another ``script``) with the shipped config, in ``root`` (this checkout,
+    or another, to set two versions of the code side by side); yields ``(url, pid)``."""
     port = free_port()
     log = Path(f"/tmp/attention-lab-bench-{port}.log")  # the server's log: the errors students see redacted
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port), *extra],
-        cwd=ROOT,
+        cwd=root,
         stdout=log.open("w"),
         stderr=subprocess.STDOUT,
     )

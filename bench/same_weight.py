@@ -1,12 +1,18 @@
 """Each lesson against a page of its own weight that computes nothing.
 
-    python -m bench.same_weight [--opens 3] [--moves 3] [--lessons SLUG …] [--write]
+    python -m bench.same_weight [--opens 3] [--moves 3] [--runs 5] [--lessons SLUG …] [--write]
 
 The reference (``bench/weighted_page.py``) is given the lesson's counts as the lesson opens, read off the lesson
 page by AppTest: its Plotly figures, Vega-Lite charts and tables, and enough paragraphs (a header every ten) that
 it holds as many elements as the lesson (blocks and columns included, counted the same way); its one control, a
-slider in a fragment, redraws one heatmap of the lesson's first heatmap's size. Both are served by their own
-``streamlit run``, one after the other, in the same Chromium.
+slider in a fragment, redraws one heatmap of the lesson's first heatmap's size. Its fixed figures are prepared
+once per server and handed to Streamlit serialised (``?prepared=1``), as a lesson's figures at their defaults are:
+the true floor of a page of that weight. Both are served by their own ``streamlit run``, one after the other, in
+the same Chromium.
+
+Whole-page run: the server's time for the page's run, from a fresh session's request to its ``script_finished``
+(``bench.streamlit_client``, no browser), median of ``--runs`` taken in turn with the reference's; the ratio is
+the lesson's cost over the floor's. Target: ≤ 1.3×.
 
 Page open (item 1): a fresh tab, from the navigation to the page fully drawn: the script done, no skeleton left,
 and nothing in any figure, chart or table changed for 300 ms (the last change is the moment taken); and to the
@@ -19,24 +25,28 @@ Controls (item 2): every slider and select box of the lesson that redraws a figu
 ``bench/latency.py`` moves them, each control's median against the reference's slider (median of twice as many
 moves). Targets: every control ≤ 1.25× the reference's median, none above 1.5×.
 
-``--write`` stores the figures in ``bench/classroom.json`` (``same_weight``); ``python -m bench.classroom render``
-writes them into ``bench/CLASSROOM.md``.
+``--write`` stores the figures in ``bench/classroom.json`` (``same_weight``); with ``--lessons``, their rows replace
+those lessons' rows and the others stay as they were measured (each row holds its own load and speed).
+``python -m bench.classroom render`` writes them into ``bench/CLASSROOM.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import time
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 
 from playwright.sync_api import sync_playwright
 from streamlit.testing.v1 import AppTest
 
-from bench.harness import ROOT, keep_figures, machine
+from bench.harness import RESULTS, ROOT, keep_figures, machine
 from bench.latency import DRAWN, MESSAGES, SCRIPT_DONE, figure_controls, heatmap_size, seed_moves, start, stop
 from bench.page_weight import element_count
+from bench.streamlit_client import Student
 from lessons.common.catalog import built_lessons
 from tests.helpers import open_page
 
@@ -59,6 +69,7 @@ OPENED = (
 })();"""
 )
 QUIET_MS = 300
+NO_HEATMAP = (12, 12)  # the reference's heatmap for a lesson that opens without one
 
 
 def weight(at) -> dict:
@@ -76,6 +87,7 @@ def reference_query(lesson_weight: dict, rows: int, cols: int) -> tuple[str, dic
     element count to the lesson's (found by counting the reference itself). Returns (query, its weight)."""
 
     params = {
+        "prepared": 1,
         "rows": rows,
         "cols": cols,
         "plotly": max(0, lesson_weight["plotly"] - 1),
@@ -145,16 +157,42 @@ def click_times(browser, app_url: str, title: str, clicks: int) -> float:
     return statistics.median(times)
 
 
-def measure(browser, app_url: str, ref_url: str, lesson, opens: int, moves: int) -> dict:
+def run_times(app_url: str, ref_url: str, lesson_path: str, query: str, runs: int) -> tuple[float, float]:
+    """Medians over ``runs`` fresh sessions each, taken in turn: (the lesson's whole-page run, the reference's), in
+    seconds from the request to ``script_finished`` on the server."""
+
+    async def one(url: str, page: str, query: str = "") -> float:
+        tab = Student(url, query=query)
+        try:
+            return await tab.open(page)
+        finally:
+            await tab.close()
+
+    async def both() -> tuple[float, float]:
+        lesson, ref = [], []
+        for _ in range(runs):
+            lesson.append(await one(app_url, lesson_path))
+            ref.append(await one(ref_url, "", query))
+        return statistics.median(lesson), statistics.median(ref)
+
+    # a thread of its own: Playwright's sync API keeps an event loop in this one
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(both())).result()
+
+
+def measure(browser, app_url: str, ref_url: str, lesson, opens: int, moves: int, runs: int) -> dict:
 
     lesson_weight = weight(open_page(lesson.page))
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.add_init_script(MESSAGES)
     page.goto(f"{app_url}/{lesson.url_path}")
     page.wait_for_selector(SCRIPT_DONE, timeout=120_000)
-    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-    r, c = heatmap_size(page)
-    controls = figure_controls(page, moves)
+    if lesson_weight["plotly"]:
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120_000)  # out of sight: not "visible"
+        r, c = heatmap_size(page)
+        controls = figure_controls(page, moves)
+    else:  # no Plotly figure until the student trains (induction heads): the reference's own is a default size
+        (r, c), controls = NO_HEATMAP, {}
     page.close()
     query, ref_weight = reference_query(lesson_weight, r, c)
     ref = f"{ref_url}/?{query}"
@@ -162,6 +200,7 @@ def measure(browser, app_url: str, ref_url: str, lesson, opens: int, moves: int)
     clicked_title = click_times(browser, app_url, lesson.title, opens)
     ref_open, ref_title = open_times(browser, ref, opens)
     ref_ms = 1000 * statistics.median(seed_moves(browser, ref, 2 * moves))
+    lesson_run, ref_run = run_times(app_url, ref_url, lesson.url_path, query, runs)
     each = {label: round(1000 * statistics.median(t), 1) for label, t in controls.items()}
     row = {
         "lesson": lesson.url_path,
@@ -177,6 +216,10 @@ def measure(browser, app_url: str, ref_url: str, lesson, opens: int, moves: int)
         "controls_ms": each,
         "reference_control_ms": round(ref_ms, 1),
         "control_ratios": {label: round(ms / ref_ms, 2) for label, ms in each.items()},
+        "run_ms": round(1000 * lesson_run, 1),
+        "reference_run_ms": round(1000 * ref_run, 1),
+        "run_ratio": round(lesson_run / ref_run, 2),
+        "floor": "figures prepared once",
     }
     print(json.dumps(row), flush=True)
     return row
@@ -186,11 +229,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--opens", type=int, default=3)
     parser.add_argument("--moves", type=int, default=3)
-    parser.add_argument("--lessons", nargs="*", help="url paths (default: every built lesson; --write needs all)")
+    parser.add_argument("--runs", type=int, default=5, help="whole-page runs of each, lesson and reference")
+    parser.add_argument("--lessons", nargs="*", help="url paths (default: every built lesson)")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    if args.lessons and args.write:
-        parser.error("--write stores a run over every lesson: leave out --lessons")
 
     before = machine()
     start_s = time.monotonic()
@@ -201,20 +243,36 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
             warm = browser.new_page()
-            for lesson in built_lessons():  # each lesson's first run (its models, its results) is not a page open
+            chosen = [lesson for lesson in built_lessons() if not args.lessons or lesson.url_path in args.lessons]
+            for lesson in chosen:  # each lesson's first run (its models, its results) is not a page open
                 warm.goto(f"{app_url}/{lesson.url_path}")
                 warm.wait_for_selector(SCRIPT_DONE, timeout=180_000)
             warm.close()
-            for lesson in built_lessons():
-                if args.lessons and lesson.url_path not in args.lessons:
-                    continue
-                rows.append(measure(browser, app_url, ref_url, lesson, args.opens, args.moves))
+            for lesson in chosen:
+                rows.append(measure(browser, app_url, ref_url, lesson, args.opens, args.moves, args.runs))
             browser.close()
     finally:
         stop(app, ref)
+    for row in rows:
+        row.update(before)  # the machine each row was measured on: a row kept from another run keeps its own
     result = {"rows": rows, "seconds": round(time.monotonic() - start_s), **before}
     if args.write:
-        keep_figures("same_weight", result)
+        keep_figures("same_weight", merged(result, args.lessons))
+
+
+def merged(result: dict, lessons: list[str] | None) -> dict:
+    """What ``--write`` keeps: this run whole, or with ``--lessons`` the stored run with those lessons' rows
+    replaced or added (in the catalog's order)."""
+    if not lessons:
+        return result
+    stored = json.loads(RESULTS.read_text()).get("same_weight", {}) if RESULTS.exists() else {}
+    kept = {row["lesson"]: row for row in stored.get("rows", [])}
+    for row in stored.get("rows", []):  # rows from a run over every lesson: that run's machine
+        for key in ("load_before", "speed_ms", "date"):
+            row.setdefault(key, stored.get(key))
+    kept.update({row["lesson"]: row for row in result["rows"]})
+    order = [lesson.url_path for lesson in built_lessons()]
+    return {**stored, "rows": sorted(kept.values(), key=lambda row: order.index(row["lesson"]))}
 
 
 if __name__ == "__main__":

@@ -4,6 +4,9 @@
     ?plotly=K      K more Plotly heatmaps (rows × cols, fixed numbers), spread through the paragraphs
     ?vega=K        K Vega-Lite line charts of 50 fixed points
     ?tables=K      K data frames of 8 rows × 4 columns
+    ?prepared=1    every fixed figure built once per server and handed to Streamlit already serialised, as the lessons
+                   hand theirs (``ui.plotly``: figures prepared once, ``to_dict`` made once): the true floor of a lesson
+                   page, whose figures at their defaults are all prepared before (``bench.same_weight`` uses it)
     ?queue=1       after its title, the run waits for its turn as a lesson's does (``ui.server.admit``: at most two
                    whole-page runs at once); ``bench.classroom full --reference`` uses it, so that the class's
                    floor is measured with the same queue as the lessons
@@ -23,15 +26,26 @@ rows = int(st.query_params.get("rows", 12))
 cols = int(st.query_params.get("cols", 12))
 static = int(st.query_params.get("static", 0))
 extra = {kind: int(st.query_params.get(kind, 0)) for kind in ("plotly", "vega", "tables")}
+prepared = st.query_params.get("prepared") == "1"
 FIXED = np.random.default_rng(0).random((rows, cols))
 CURVE = [{"step": i, "loss": float(np.exp(-i / 10)), "run": "a"} for i in range(50)]
 TABLE = {f"column {j}": [round(float(v), 3) for v in np.random.default_rng(j).random(8)] for j in range(4)}
 
 
+@st.cache_resource
+def prepared_heatmap(rows: int, cols: int):
+    """The fixed heatmap of that size as the lessons hand a figure to Streamlit: built once, its ``to_dict`` made
+    once."""
+    from ui.charts import _frozen  # here: the lessons' own way; the bare reference never loads ui
+
+    return _frozen(go.Figure(go.Heatmap(z=np.random.default_rng(0).random((rows, cols)))))
+
+
 def charts(count: dict[str, int], part: str) -> None:
     """This part's share of the extra charts and tables, in the page's order."""
     for i in range(count["plotly"]):
-        st.plotly_chart(go.Figure(go.Heatmap(z=FIXED)), key=f"{part}.plotly.{i}")
+        fig = prepared_heatmap(rows, cols) if prepared else go.Figure(go.Heatmap(z=FIXED))
+        st.plotly_chart(fig, key=f"{part}.plotly.{i}")
     for i in range(count["vega"]):
         spec = {
             "mark": "line",

@@ -18,8 +18,7 @@ from lessons.architecture_lab import (
 from minimodels.chains import language, model
 from minimodels.tasks import get_task
 
-lesson = ui.lesson("architecture_lab")
-st.markdown(architecture_lab.INTRO)
+lesson = ui.lesson("architecture_lab", architecture_lab.INTRO, intro_folds=False)
 st.markdown(architecture_lab.CHAINS)
 st.latex(architecture_lab.EQUATION)
 st.latex(architecture_lab.TRANSFORMER_CHAIN)

@@ -19,7 +19,7 @@ from lessons.attention_bridge.findings import seeds_note
 from minimodels.bridge import AttentionBridge, BridgeModel, redundancy, train_bridge
 from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES
 
-lesson = ui.lesson("attention_bridge")
+lesson = ui.lesson("attention_bridge", attention_bridge.INTRO, intro_folds=False)
 results = ui.shipped_results(lesson, experiments.RESULTS, loader=experiments.load_results)
 study = ui.shipped_results(
     lesson, penalty_study.PENALTY_RESULTS, loader=penalty_study.load_penalty, what="The penalty study"
@@ -27,7 +27,6 @@ study = ui.shipped_results(
 left_out = ui.shipped_results(
     lesson, leave_out.LEAVE_OUT_RESULTS, loader=leave_out.load_leave_out, what="The leave-one-pair-out study"
 )
-st.markdown(attention_bridge.INTRO)
 st.latex(attention_bridge.BRIDGE_EQUATION)
 st.latex(attention_bridge.LOSS_EQUATION)
 st.markdown(attention_bridge.BRIDGE_EXPLAIN + penalty.penalty_weight_text(results))

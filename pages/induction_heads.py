@@ -10,8 +10,7 @@ from lessons.induction_heads import circuit, forming, knockout, sequences, train
 from lessons.induction_heads import results as measured
 from minimodels.attention_only import AttentionOnlyDecoder, CausalSelfAttention
 
-lesson = ui.lesson("induction_heads")
-ui.explain(induction_heads.INTRO)
+lesson = ui.lesson("induction_heads", induction_heads.INTRO)
 
 ui.symbols("induction_heads")
 

@@ -21,8 +21,7 @@ from minimodels.attention import causal_mask, masked_softmax, padding_mask
 from minimodels.small import TinyDecoder
 from minimodels.tasks import get_task
 
-lesson = ui.lesson("masking")
-ui.explain(masking.INTRO)
+lesson = ui.lesson("masking", masking.INTRO)
 st.latex(masking.INTRO_EQUATION)
 
 ui.symbols("masking")

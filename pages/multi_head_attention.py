@@ -21,8 +21,7 @@ from lessons.multi_head_attention import (
 from minimodels.attention import MultiHeadAttention
 from minimodels.coreference import ItResolver
 
-lesson = ui.lesson("multi_head_attention")
-st.markdown(multi_head_attention.INTRO)
+lesson = ui.lesson("multi_head_attention", multi_head_attention.INTRO, intro_folds=False)
 st.latex(multi_head_attention.EQUATIONS)
 
 ui.symbols("multi_head_attention")

@@ -6,7 +6,7 @@ import ui
 from lessons import own_data
 from ui import own_data as mine
 
-entry = ui.tool("own_data")
+entry = ui.tool("own_data", device=True)
 st.markdown(own_data.INTRO)
 
 # --- 1. The pairs ---------------------------------------------------------------------------------------------

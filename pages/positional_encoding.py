@@ -18,8 +18,7 @@ from lessons.positional_encoding import (
 from minimodels.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding, sinusoidal_encoding
 from minimodels.small import TinyEncoder
 
-lesson = ui.lesson("positional_encoding")
-ui.explain(positional_encoding.INTRO)
+lesson = ui.lesson("positional_encoding", positional_encoding.INTRO)
 st.latex(positional_encoding.FORMULA)
 ui.explain(positional_encoding.FREQUENCIES)
 

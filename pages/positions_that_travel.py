@@ -10,8 +10,7 @@ from lessons.positions_that_travel import distance_penalty, live_training, longe
 from minimodels.positional import ALiBi, RotaryPositionalEmbedding, alibi_bias, alibi_slopes, rotate_pairs
 from minimodels.positioned import SCHEMES, PositionedAttention
 
-lesson = ui.lesson("positions_that_travel")
-ui.explain(positions_that_travel.INTRO)
+lesson = ui.lesson("positions_that_travel", positions_that_travel.INTRO)
 
 ui.symbols("positions_that_travel")
 

@@ -16,7 +16,7 @@ from lessons.queries_keys_values import (
 from minimodels.attention import masked_softmax, scaled_dot_product_attention
 from minimodels.tasks import get_task
 
-lesson = ui.lesson("queries_keys_values")
+lesson = ui.lesson("queries_keys_values", queries_keys_values.INTRO)
 embedding_map = ui.cached(
     embeddings.shipped_embedding_map,
     max_entries=1,
@@ -29,7 +29,6 @@ recurrence = ui.cached(
 )
 exercises = ui.cached_resource(queries_keys_values.exercises, show_spinner=False)
 thinking_machines = ui.cached_resource(worked_example.thinking_machines, show_spinner=False)  # seeded: once a server
-ui.explain(queries_keys_values.INTRO)
 st.latex(queries_keys_values.EQUATION)
 
 ui.symbols("queries_keys_values")

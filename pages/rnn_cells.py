@@ -17,7 +17,7 @@ from lessons.rnn_cells import (
 )
 from minimodels.cells import GRUCell, LSTMCell, RNNCell
 
-lesson = ui.lesson("rnn_cells")
+lesson = ui.lesson("rnn_cells", rnn_cells.INTRO)
 trace = ui.cached(step_through.trace_sentence, max_entries=64, show_spinner=False)
 spinner = "Back-propagating through 3 cells × 5 seeds…"
 experiment = ui.cached(vanishing_gradient.vanishing_experiment, max_entries=32, show_spinner=spinner)
@@ -27,7 +27,6 @@ sharing = ui.cached(
 timed = ui.cached(sequential.measure_sequential, max_entries=1, show_spinner="Timing the layers (once per server)…")
 chains = ui.cached(sequential.chain_lengths, max_entries=1, show_spinner="Counting the chains (once per server)…")
 
-ui.explain(rnn_cells.INTRO)
 
 st.subheader("RNN")
 st.latex(rnn_cells.EQUATIONS["RNN"])

@@ -17,8 +17,7 @@ from lessons.scaling import (
     variance,
 )
 
-lesson = ui.lesson("scaling")
-st.markdown(scaling.INTRO)
+lesson = ui.lesson("scaling", scaling.INTRO, intro_folds=False)
 st.info(scaling.QUOTE)
 st.markdown(scaling.WHY)
 for equation in scaling.INTRO_EQUATIONS:

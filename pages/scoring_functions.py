@@ -22,8 +22,7 @@ from lessons.scoring_functions import (
 from minimodels.attention import AdditiveAttention, BilinearAttention, DotProductAttention, ScaledDotProductAttention
 from minimodels.tasks import get_task
 
-lesson = ui.lesson("scoring_functions")
-ui.explain(scoring_functions.INTRO)
+lesson = ui.lesson("scoring_functions", scoring_functions.INTRO)
 st.latex(scoring_functions.INTRO_EQUATION)
 ui.symbols("scoring_functions")
 results = ui.shipped_results(lesson, loader=shipped_race.load_results)

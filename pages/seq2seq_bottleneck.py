@@ -17,11 +17,10 @@ from lessons.seq2seq_bottleneck import (
 )
 from minimodels.seq2seq import Seq2Seq
 
-lesson = ui.lesson("seq2seq_bottleneck")
+lesson = ui.lesson("seq2seq_bottleneck", seq2seq_bottleneck.INTRO)
 TRAIN_KEY = "seq2seq_bottleneck.train"  # one run trains both models
 squeeze_random = ui.cached(one_vector.squeeze_random, max_entries=64, show_spinner=False)
 
-ui.explain(seq2seq_bottleneck.INTRO)
 for equation in seq2seq_bottleneck.EQUATIONS:
     st.latex(equation)
 ui.symbols("seq2seq_bottleneck")

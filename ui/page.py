@@ -8,8 +8,6 @@ Streamlit's own page list is turned off (``client.showSidebarNavigation = false`
 
 from __future__ import annotations
 
-import sys
-
 import streamlit as st
 
 from lessons.common import catalog, notation
@@ -29,44 +27,60 @@ def _device_label() -> str:
     return device_label()
 
 
-def page(title: str, icon: str = "🔎", heading: str | None = None) -> None:
+def page(title: str, icon: str = "🔎", heading: str | None = None, *, before_queue=None, device: bool = False) -> None:
     """Set up a page: its browser title, the wide layout, its ``heading`` (``st.title``) if given, and the course
-    map in the sidebar. The heading goes out first; then the run waits for its turn (``ui.server.admit``) when the
-    server is busy with other pages' runs, so a student sees the page's title at once, whatever the queue."""
+    map in the sidebar. The heading goes out first, then what ``before_queue()`` draws (a lesson's question bar and
+    introduction); then the run waits for its turn (``ui.server.admit``) when the server is busy with other pages'
+    runs, so a student reads the page's title and first paragraph at once, whatever the queue."""
     st.set_page_config(page_title=f"{title} · Attention Lab", page_icon=icon, layout="wide")
     server.prepare_run()
     style.apply()  # the app's stylesheet and the high-contrast switch
     if heading:
         st.title(heading)
+    if before_queue is not None:
+        before_queue()
     server.admit()
     note_runs_over()
-    sidebar()
+    sidebar(device)
     if presenting():
         st.html(PRESENTER_CSS)
 
 
-def lesson(slug: str) -> Lesson:
-    """Set up a lesson page from its catalog entry: the browser title and icon, the sidebar, the lesson's title.
+def lesson(slug: str, intro: str | None = None, *, intro_folds: bool = True) -> Lesson:
+    """Set up a lesson page from its catalog entry: the browser title and icon, the sidebar, the lesson's title, the
+    learner's progress and the class's question bar (``ui.classroom.on_lesson``), then ``intro``, the lesson's first
+    paragraph (developer text: ``ui.explain``, folded in presenter mode, or plain markdown with
+    ``intro_folds=False``). All of that is drawn before the run waits for its turn, so a class arriving together
+    reads the lesson's first lines while the runs ahead of theirs finish.
 
-    Every page starts with ``lesson = ui.lesson("<slug>")``; the entry (``lessons.common.catalog``) then gives the
-    page's tail its sources and its "Next" link (:func:`ui.tail.page_tail`)."""
+    Every page starts with ``lesson = ui.lesson("<slug>", <its introduction>)``; the entry
+    (``lessons.common.catalog``) then gives the page's tail its sources and its "Next" link
+    (:func:`ui.tail.page_tail`)."""
     from lessons.common import grids  # here: Plotly, which a lesson loads and the home page never does
 
     entry = catalog.lesson(slug)
     grids.NARROW.set(style.narrow_screen())  # the lesson's figures are drawn for the student's screen
-    page(entry.title, icon=entry.tab_icon, heading=entry.title)
-    classroom.on_lesson(slug)  # the learner's progress; in a class, the question bar and a sweep's setting
+
+    def top() -> None:
+        classroom.on_lesson(slug)  # the learner's progress; in a class, the question bar and a sweep's setting
+        if intro:
+            (explain if intro_folds else st.markdown)(intro)
+
+    page(entry.title, icon=entry.tab_icon, heading=entry.title, before_queue=top, device=True)
     return entry
 
 
-def tool(slug: str):
-    """Set up a tool page (the class, your own data) from its catalog entry, as :func:`lesson` does for a lesson."""
+def tool(slug: str, *, device: bool = False):
+    """Set up a tool page (the class, your own data) from its catalog entry, as :func:`lesson` does for a lesson;
+    ``device``: the page runs models, and its sidebar says where."""
     entry = catalog.tool(slug)
-    page(entry.title, icon=entry.tab_icon, heading=entry.title)
+    page(entry.title, icon=entry.tab_icon, heading=entry.title, device=device)
     return entry
 
 
-def sidebar() -> None:
+def sidebar(device: bool = False) -> None:
+    """The course map, and where the models run (``device``: on a lesson page, which has imported torch; the home
+    page never does)."""
     with st.sidebar:
         presenter_toggle()
         links = {PRESENT_PARAM: "1"} if presenting() else None  # a link opened in a new tab presents too
@@ -84,7 +98,7 @@ def sidebar() -> None:
             for entry in built_tools:
                 st.page_link(entry.page, label=entry.title, icon=entry.icon, query_params=links)
         st.divider()
-        if "torch" in sys.modules:  # a lesson page; the home page never imports torch (it opens in a blink)
+        if device:
             st.caption(f"Models run on: **{_device_label()}**")
         else:
             st.caption("Models run on: **the GPU when the server has one, else the CPU** (shown in each lesson)")

@@ -3,6 +3,8 @@
 - every page run: one torch thread for the page's own computations (:func:`prepare_run`);
 - once per process, after the heavy imports: Python's collector tuned and the long-lived objects frozen out of its
   way, and the memory thread started (:func:`_start_once`, :func:`_give_memory_back`);
+- once per server process, from the first page it serves: what a lesson's first run would pay, done beforehand in a
+  thread of its own (:func:`warm_up`);
 - the queue for whole-page runs (:func:`admit`, :func:`page_drawn`);
 - once per process, from the first page run: every reply on the app's connections sent at once
   (:func:`_send_replies_at_once`);
@@ -37,7 +39,8 @@ PAGE_THREADS = 1
 def prepare_run() -> None:
     """At the start of every page's run (a lesson's has imported torch by then, through ``lessons``)."""
     _send_replies_at_once()
-    if "torch" not in sys.modules:  # the home page: it never imports torch
+    if "torch" not in sys.modules:  # the home page (or the class page) first: it never imports torch
+        start_warm_up()  # a lesson opened first starts it at its end (ui.tail), not while its own run imports
         return
     import torch  # the import statement, not sys.modules' entry: another thread may be halfway through importing it
 
@@ -117,6 +120,101 @@ def arrow_table(frame):
     from streamlit.dataframe_util import convert_pandas_df_to_arrow_table  # here: it imports pandas and pyarrow
 
     return convert_pandas_df_to_arrow_table(frame)
+
+
+# ------------------------------------------------------------------------------------------------ warming up
+# A lesson's first run on a fresh server paid for the imports (torch alone takes seconds), the shipped checkpoints and
+# the tasks they read (a translation task's sentences are generated: seconds more): a class that opened a lesson
+# together waited for all of it, in the first page runs' queue. The server does it once, in a thread of its own, from
+# the first page it serves (the class page the teacher opens, or the course map; a lesson opened first starts it at
+# its end, so that the warm-up does not slow that lesson's own imports): Streamlit runs nothing of the app before a
+# browser asks for a page, and the server's start is not slowed.
+_warm_started = False
+_warm_lock = threading.Lock()
+WARM_THREAD = "warm-up"
+
+
+def start_warm_up() -> None:
+    """Start :func:`warm_up` in a thread of its own, once per server process (later calls do nothing). Not under
+    AppTest (its runtime is a stand-in): a test's process imports what its test imports, and the home page's test
+    sees no torch."""
+    global _warm_started
+    with _warm_lock:
+        if _warm_started:
+            return
+        _warm_started = True
+    if not _serving():
+        return
+    # Streamlit's caches warn of a missing script context once per call outside a page's run: this thread's are
+    # expected, and a teacher's terminal shows the server's log.
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+        lambda record: record.threadName != WARM_THREAD
+    )
+    threading.Thread(target=warm_up, name=WARM_THREAD, daemon=True).start()
+
+
+def _serving() -> bool:
+    """Whether this process is a ``streamlit run`` server (Streamlit's own runtime), not AppTest's."""
+    try:
+        from streamlit.runtime import RuntimeState, get_instance  # here: only a running server has one
+
+        return isinstance(get_instance().state, RuntimeState)  # AppTest's stand-in answers with a mock
+    except Exception:  # noqa: BLE001 - no runtime, or an internal of Streamlit moved: nothing is warmed
+        return False
+
+
+def warm_up() -> dict[str, float]:
+    """What every lesson's first run needs, made before a student asks: every built lesson's package and section
+    modules imported (torch, Plotly, Altair and pandas with them), every shipped checkpoint the catalog names loaded
+    into the server's cache (``ui.pretrained``, shared read-only) with the task it reads generated. Then the collector
+    freezes what was loaded, as :func:`_start_once` does. Returns the seconds each step took (also logged); a step
+    that fails is logged and the next one runs: a lesson's own run then does that work, as it did before."""
+    import importlib  # here: what follows imports torch, which the home page never loads
+    import pkgutil  # with importlib
+
+    # here: each imports torch or Plotly, which the home page never loads
+    from lessons.common import catalog, grids  # noqa: F401 - grids: the lessons' figures' grids
+    from minimodels.tasks import get_task  # here, as above
+    from ui.pretrained import _load as load_shipped  # here: a page's cache; the runtime's module is imported first
+
+    spent: dict[str, float] = {}
+    start = time.perf_counter()
+
+    def step(name: str, work) -> None:
+        began = time.perf_counter()
+        try:
+            work()
+        except Exception:  # noqa: BLE001 - a lesson's own run will meet it and say so on its page
+            log.warning("warming up: %s failed", name, exc_info=True)
+        spent[name] = round(time.perf_counter() - began, 2)
+
+    def libraries() -> None:
+        import altair  # noqa: F401 - here: what a lesson's charts import, loaded before a page asks
+        import pandas  # noqa: F401 - here, as altair
+        import plotly.graph_objects  # noqa: F401 - here, as altair
+        import torch  # here, as altair
+
+        torch.set_num_threads(PAGE_THREADS)  # this thread's: it never takes a second core from a page
+
+    def every_lesson() -> None:
+        for entry in catalog.built_lessons():
+            package = importlib.import_module(f"lessons.{entry.slug}")
+            for module in pkgutil.iter_modules(package.__path__):
+                importlib.import_module(f"lessons.{entry.slug}.{module.name}")
+
+    def checkpoints() -> None:
+        for entry in catalog.built_lessons():
+            for task, model in entry.pretrained:
+                load_shipped(task, model)
+                get_task(task)  # the task as the lesson's page asks for it
+
+    step("libraries", libraries)
+    step("lessons", every_lesson)
+    step("checkpoints", checkpoints)
+    gc.freeze()
+    spent["total"] = round(time.perf_counter() - start, 2)
+    log.info("warmed up for the lessons' first runs: %s (seconds)", spent)
+    return spent
 
 
 # ------------------------------------------------------------------------------------------------ the sockets

@@ -106,6 +106,7 @@ def page_tail(lesson, *, code=(), exercises=None) -> None:
         st.page_link(following.page, label=f"Next: {following.title}", icon=":material/arrow_forward:")
     else:
         st.page_link("app.py", label="Back to the course map", icon=":material/school:")
+    server.start_warm_up()  # the other lessons, after this one's run (a lesson opened first on a fresh server)
     server.page_drawn()
 
 

@@ -46,9 +46,16 @@ from minimodels.tasks.translation import TRANSLATION_TASKS, build_translation, l
 TASK_NAMES: tuple[str, ...] = ("dates", *STRING_TASKS, *TRANSLATION_TASKS)
 
 
-@functools.lru_cache(maxsize=32)
 def get_task(name: str, seed: int = 0, **options) -> Task:
-    """The task called ``name``, generated from ``seed``; see the module docstring for the options."""
+    """The task called ``name``, generated from ``seed``; see the module docstring for the options. Built once per
+    process for each name, seed and options, however they are passed (``get_task("copy")`` and
+    ``get_task("copy", seed=0)`` are the same object): a page and a shipped checkpoint's check share one task."""
+    return _built(name, seed, tuple(sorted(options.items())))
+
+
+@functools.lru_cache(maxsize=32)
+def _built(name: str, seed: int, options: tuple) -> Task:
+    options = dict(options)
     if name == "dates":
         return build_dates(seed, **options)
     if name in STRING_TASKS:

@@ -81,3 +81,15 @@ def test_the_class_tables_give_the_servers_cpu_a_run_from_the_stored_seconds_and
     row = {"runs": 800, "cpu_s_per_replica": [30.0, 26.0]}
     assert _cpu_ms_per_run(row) == "70"  # every replica's seconds together, over the runs
     assert _cpu_ms_per_run({"runs": 800}) == ""  # a row stored before the seconds were
+
+
+def test_the_prepared_reference_draws_the_same_figures_as_the_built_one():
+    """``?prepared=1`` (the true floor: figures built once and handed over serialised, as ``ui.plotly`` does) draws
+    the same heatmaps as the reference that builds them on every run."""
+
+    def heatmaps(at: AppTest) -> list:
+        return [plotly_array(json.loads(c.proto.spec)["data"][0]["z"]).tolist() for c in at.get("plotly_chart")]
+
+    built = heatmaps(run("weighted_page.py", rows="3", cols="4", plotly="2"))
+    prepared = heatmaps(run("weighted_page.py", rows="3", cols="4", plotly="2", prepared="1"))
+    assert len(built) == 3 and prepared == built

@@ -149,14 +149,11 @@ def which_wins() -> Exercise:
     # 3. the page
     "pages/thirteenth.py": '''"""Lesson: a thirteenth lesson."""
 
-import streamlit as st
-
 import ui
 from lessons import thirteenth
 from lessons.thirteenth import softmax
 
-lesson = ui.lesson("thirteenth")
-st.markdown(thirteenth.INTRO)
+lesson = ui.lesson("thirteenth", thirteenth.INTRO)
 ui.symbols("thirteenth")
 ui.section(softmax.TITLE, softmax.TEXT)
 ui.vega(softmax.chart([1.0, 2.0]), key="thirteenth.chart")
