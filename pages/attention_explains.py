@@ -9,8 +9,7 @@ from lessons.attention_explains import results as measured
 from lessons.induction_heads import forming
 from minimodels import head_interventions
 
-lesson = ui.lesson("attention_explains")
-ui.explain(attention_explains.INTRO)
+lesson = ui.lesson("attention_explains", attention_explains.INTRO)
 
 ui.symbols("attention_explains")
 
