@@ -160,36 +160,49 @@ def long_run_finding(results: Comparison, left_out: Comparison | None = None) ->
         if not math.isfinite(short_share):
             return head + rule
         grid = left_out.meta.get("steps", "?")
-        moved = "narrower" if share > short_share else "no narrower"
         before = (
             f" The same model at the grid's {grid} steps (the leave-one-out study): "
             f"{short_zero.text('.1f', with_n=False)} zero-shot against {short_trained.text('.1f', with_n=False)} "
             f"trained (n = {short_zero.n}), {short_share:.0%}. With {steps} steps the trained directions moved "
             f"from {short_trained.mean:.1f} to {trained.mean:.1f} BLEU and the zero-shot pair from "
-            f"{short_zero.mean:.1f} to {zero.mean:.1f}: the gap, as a share, is {moved} than at equal compute. "
+            f"{short_zero.mean:.1f} to {zero.mean:.1f}: zero-shot's share of the trained BLEU went from "
+            f"{short_share:.0%} to {share:.0%}. "
         )
         if share < CLOSE_SHARE:
             before += (
-                "Steps alone do not close it here: the zero-shot pair stays far below the directions the model "
-                "was taught, so the equal-compute explanation does not account for the gap on its own."
+                f"In this run more steps lifted both, and the zero-shot pair stayed under the {CLOSE_SHARE:.0%} of the "
+                "trained BLEU that the study counts as close: steps alone did not close the gap here, so the "
+                "equal-compute explanation does not account for it on its own (one configuration; five seeds would "
+                "make it a finding)."
             )
         else:
-            before += "With the steps, zero-shot comes within a tenth of the trained directions: the gap closes."
+            before += (
+                f"In this run zero-shot reached {CLOSE_SHARE:.0%} of the trained BLEU, what the study counts as "
+                "close: with the steps, the gap closed."
+            )
     return head + rule + before
 
 
 CLOSE_SHARE = 0.9  # zero-shot within a tenth of the trained BLEU: the gap closed (the leave-one-out study's bar)
 
 
-def long_run_note(meta: Mapping) -> str:
-    """How the long run was made, for its provenance caption."""
+def long_run_note(results: Comparison) -> str:
+    """How the long run was made, for its provenance caption: the recipe, the budget, and which weights its final
+    scores were measured with (rounded to float16 as shipped at the end of a run; as trained at the last checkpoint
+    of a run stopped after it)."""
+    meta = results.meta
     budget = meta.get("max_seconds")
     limit = f", at most {budget:g} s of training a seed" if isinstance(budget, int | float) else ""
+    runs = results.runs_of(leave_out_variant(LONG_RUN_PAIR))
+    if all(r.extra.get("stopped") == "checkpoint" for r in runs):
+        finals = "the final scores are the last checkpoint's (the run was stopped after it), weights as trained"
+    else:
+        finals = "the final scores with the weights rounded to float16"
     return (
         f"{meta.get('steps')} steps planned{limit}, batches of {meta.get('batch_size')} sentences, learning rate "
         f"{meta.get('learning_rate')} falling linearly to a tenth over the planned steps (a run stopped early stopped "
         f"before it had fallen all the way), λ = {meta.get('penalty_weight')}, {meta.get('test_sentences')} test "
-        "meanings per direction at each checkpoint; the final scores with the weights rounded to float16. One torch "
-        f"thread on a machine shared with other work (1-minute load {meta.get('load_1min_before', '?')} before, "
-        f"{meta.get('load_1min_after', '?')} after): the seconds are slow, the steps decide what was trained."
+        f"meanings per direction at each checkpoint; {finals}. One torch thread on a machine shared with other work "
+        f"(1-minute load {meta.get('load_1min_before', '?')} before, {meta.get('load_1min_after', '?')} after): the "
+        "seconds are slow, the steps decide what was trained."
     )
