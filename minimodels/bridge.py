@@ -372,9 +372,12 @@ def train_bridge(
 ) -> list[BridgeProgress]:
     """Train ``model`` in place, one direction per minibatch in a shuffled rotation; report every few steps.
 
-    The loss is cross-entropy per target token plus ``penalty_weight`` × eq. 3's penalty per sentence (the
-    paper sums both over a batch, where a sentence has about ten tokens; per-token and per-sentence means with
-    λ = 0.1 keep that balance). ``on_progress`` returning False stops the run after that report.
+    The loss is cross-entropy per target token plus ``penalty_weight`` × eq. 3's penalty per sentence. The paper
+    sums the cross-entropy over a sentence's tokens and adds the penalty with weight 1, so beside one token's loss
+    its penalty weighs 1/n for n tokens; here λ stands where the paper has 1/n, and λ·n is the weight in the
+    paper's terms: λ = 0.1 with the toy's n ≈ 7 target tokens is about 0.7 of the paper's
+    (``lessons.attention_bridge.penalty.penalty_weight_text``). ``on_progress`` returning False stops the run after
+    that report.
     """
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)

@@ -1,5 +1,7 @@
 """Lesson: the architecture lab (Part 4), after Sockeye's "How much attention do you need?" (ACL 2018)."""
 
+from functools import partial
+
 import streamlit as st
 
 import ui
@@ -10,6 +12,7 @@ from lessons.architecture_lab import (
     compare,
     compare_runs,
     layer_reference,
+    learning_curves,
     paper_numbers,
     presets,
     training,
@@ -94,6 +97,7 @@ def write_and_train() -> None:
 
     task = get_task(task_name)
     checked = writing_chains.check(encoder_text, decoder_text, task, cell)
+    heads = 1  # the most heads an attention layer of these chains has
     if checked.error:
         show_error(checked, {"encoder": encoder_text, "decoder": decoder_text})
         st.info("Fix the chain (or pick a preset) to see its drawing, its size and its attention.")
@@ -114,6 +118,7 @@ def write_and_train() -> None:
             )
         with right:
             views = untrained(encoder_text, decoder_text, task_name, cell)
+            heads = attention_maps.most_heads(views)
             if views:
                 figure = attention_maps.attention_figure(views, caption=writing_chains.UNTRAINED_TITLE, columns=2)
                 ui.plotly(figure, key="architecture_lab.untrained")
@@ -141,12 +146,25 @@ def write_and_train() -> None:
             st.session_state["architecture_lab.pending"] = (run, row)  # recorded in the table once the run is over
             return run
 
+        each_head = heads > 1 and st.session_state.get("architecture_lab.heads") == attention_maps.HEAD_CHOICES[1]
+
         def draw(snapshot, key: str) -> None:
-            ui.plotly(training.snapshot_figure, snapshot, key=key)
+            ui.plotly(training.snapshot_figure, snapshot, each_head, key=key)
+            if each_head:
+                shown = ui.literal(training.snapshot_caption(snapshot))
+                st.caption(f"Each head of your model's attention layers, a layer a row: {shown}")
 
         if checked.error:
             st.info("Fix the chains above to train them.")
         else:
+            if heads > 1:
+                st.radio(
+                    "Attention maps of your model",
+                    attention_maps.HEAD_CHOICES,
+                    horizontal=True,
+                    key="architecture_lab.heads",
+                    help=f"Up to {heads} heads a layer: averaged, they can hide heads that each look at one place.",
+                )
             stop_at = training.STOP_AT
             ui.training_panel("architecture_lab.train", make_run, draw, budget_seconds=budget, target=stop_at)
 
@@ -182,8 +200,21 @@ def shipped_maps(results) -> None:
         format_func=lambda k: presets.PRESET_BY_KEY[k].label,
     )
     views, caption = compare.shipped_views(results, key), compare.probe_caption(results, key)
-    figure = attention_maps.attention_figure(views, caption=caption, columns=2)
-    ui.plotly(figure, key="architecture_lab.shipped_maps")
+    each_head = False
+    if attention_maps.most_heads(views) > 1:
+        shown = st.radio(
+            "Attention maps of the trained model",
+            attention_maps.HEAD_CHOICES,
+            horizontal=True,
+            key="architecture_lab.shipped_heads",
+        )
+        each_head = shown == attention_maps.HEAD_CHOICES[1]
+    if each_head:
+        ui.plotly(attention_maps.heads_figure, views, key="architecture_lab.shipped_heads_maps")
+        st.caption(f"Each head of its attention layers, a layer a row: {ui.literal(caption)}")
+    else:
+        figure = attention_maps.attention_figure(views, caption=caption, columns=2)
+        ui.plotly(figure, key="architecture_lab.shipped_maps")
 
 
 @st.fragment  # picking a row reruns these two controls only; loading it redraws the page with its settings
@@ -219,6 +250,15 @@ def poster() -> None:
             st.caption(compare.LADDER_NOTE)
     findings = compare.findings_markdown(results)
     st.markdown(f"**Which of the poster's findings the toy reproduces**\n\n{findings}")
+    st.markdown(f"**{learning_curves.TITLE}**")
+    group = st.radio("Curves of the presets of", list(compare.POSTER_GROUPS), key="architecture_lab.curves_group")
+    ui.comparison_curves(
+        partial(learning_curves.curve_charts, results, group),
+        "architecture_lab.curves",
+        names=("accuracy", "loss"),
+        axis_key="architecture_lab.curves_axis",
+    )
+    st.caption(learning_curves.curves_caption(results, group))
     ui.provenance(results.meta, note=compare.provenance_note(results.meta))
     rerun_row(results)
     if compare.probes(results):
@@ -230,6 +270,7 @@ poster()
 st.subheader(paper_numbers.TITLE)
 ui.table(paper_numbers.paper_rows(), key="architecture_lab.paper")
 st.caption(paper_numbers.paper_caption())
+st.markdown(paper_numbers.not_reproduced())
 
 ui.page_tail(
     lesson,

@@ -8,10 +8,12 @@ from lessons.attention_bridge import (
     experiments,
     grid_claims,
     leave_out,
+    long_run,
     meaning_space,
     one_meaning,
     penalty,
     penalty_study,
+    table_one,
     train_your_own,
     zero_shot,
 )
@@ -26,6 +28,9 @@ study = ui.shipped_results(
 )
 left_out = ui.shipped_results(
     lesson, leave_out.LEAVE_OUT_RESULTS, loader=leave_out.load_leave_out, what="The leave-one-pair-out study"
+)
+long = ui.shipped_results(
+    lesson, long_run.LONG_RUN_RESULTS, loader=long_run.load_long_run, what="The long leave-one-pair-out run"
 )
 st.latex(attention_bridge.BRIDGE_EQUATION)
 st.latex(attention_bridge.LOSS_EQUATION)
@@ -131,8 +136,6 @@ def penalty_view() -> None:
         lines = penalty.penalty_findings(results)
         st.markdown(seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
 
-    st.markdown(grid_claims.not_reproduced(results))
-
     ui.folded(
         f"These two models, measured (n = {len(results.runs_of(experiments.WITH))})",
         measured,
@@ -186,6 +189,20 @@ if results is not None:  # no controls here: drawn once with the page
         ui.table(zero_shot.direction_rows(results), formats=formats)
 
     ui.folded("Every direction", every_direction, key="attention_bridge.directions", icon=":material/table_rows:")
+
+    @st.fragment  # picking an experiment redraws its two grids only
+    def table_one_view() -> None:
+        st.markdown(f"**{table_one.TITLE}**")
+        name = st.selectbox("Experiment", results.variants, format_func=results.label, key="attention_bridge.table_one")
+        st.markdown("Here: test BLEU, source language down, target language across")
+        ui.table(table_one.toy_grid(results, name), key="attention_bridge.table_one.toy")
+        paper = table_one.paper_grid(name)
+        if paper:
+            st.markdown("The paper's Table 1, the same experiment (BLEU as printed)")
+            ui.table(paper, key="attention_bridge.table_one.paper")
+        st.caption(table_one.differences(results, name))
+
+    table_one_view()
     for metric, spec in ui.shared_view(zero_shot.history_charts, results):  # made once per server
         ui.vega(spec, key=f"attention_bridge.history.{metric}", height=spec["height"])
     ui.provenance(results.meta, note=zero_shot.provenance_note(results.meta))
@@ -201,6 +218,14 @@ if left_out is not None:  # drawn once with the page: no controls
             lines.append(note)
     st.markdown("\n".join(f"- {line}" for line in lines))
     ui.provenance(left_out.meta, note=leave_out.leave_out_note(left_out.meta))
+if long is not None:  # drawn once with the page: no controls
+    st.subheader(long_run.TITLE)
+    st.markdown(long_run.long_run_intro(long))
+    ui.vega(ui.shared_view(long_run.long_run_charts, long), key="attention_bridge.long_run", height=300)
+    st.markdown(long_run.long_run_finding(long, left_out))
+    ui.provenance(long.meta, note=long_run.long_run_note(long))
+if results is not None:
+    st.markdown(grid_claims.not_reproduced(results, long))
 
 # --- Train your own ---------------------------------------------------------------------------------
 ui.section(train_your_own.TITLE, train_your_own.TEXT)

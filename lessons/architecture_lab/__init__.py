@@ -13,12 +13,13 @@ The sections, in page order:
 - :mod:`.writing_chains`: 1 · write an encoder and a decoder: check, build, count, untrained maps;
 - :mod:`.training`: 2 · train it: the lab's recipe, a live run, its row of the comparison table;
 - :mod:`.compare`: 3 · compare: the poster's tables and findings as the shipped grid measured them;
-- :mod:`.paper_numbers`: the paper's own BLEU table, closing section 3.
+- :mod:`.learning_curves`: how each preset of a poster table learned (its curves over seeds);
+- :mod:`.paper_numbers`: the paper's own BLEU table and what of the poster is not reproduced, closing section 3.
 
 Shared by several sections: :mod:`.presets` (the paper's combinations, made small), :mod:`.architecture_drawing`
-(the SVG of both chains), :mod:`.attention_maps` (the maps' figure) and :mod:`.compare_runs` (the results script's
-run of a preset and the reading of the shipped grid). Here: the introduction's words and equations, and
-:func:`exercises`, the questions of the page's tail.
+(the SVG of both chains), :mod:`.attention_maps` (the maps' figures, heads averaged or each head) and
+:mod:`.compare_runs` (the results script's run of a preset and the reading of the shipped grid). Here: the
+introduction's words and equations, and :func:`exercises`, the questions of the page's tail.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Attention maps as the lab draws them, in sections 1, 2 and 3: every attention layer of a chain model on the
-task's probe sentence, heads averaged, one grid of heatmaps on one colour scale.
+task's probe sentence, heads averaged in one grid of heatmaps on one colour scale (:func:`attention_figure`), or each
+head of each layer in a map of its own (:func:`heads_figure`): an average can hide heads that each look at one place.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lessons.common.charts import attention_coloraxis, figure, hover_pairs, safe_label, wrapped_title
-from lessons.common.grids import panel_axis, subplot_grid
+from lessons.common.grids import GridRow, head_grid, panel_axis, subplot_grid
 from minimodels.tasks import Task
 from minimodels.tokenizers import EOS_ID
 
@@ -29,13 +30,19 @@ class MapView:
     heads: int
     row_tokens: tuple[str, ...]
     column_tokens: tuple[str, ...]
+    per_head: np.ndarray | None = None  # (heads, rows, columns): each head's own map
+
+    @property
+    def layer(self) -> str:
+        """Which layer it is: "encoder self-att 1", "decoder source att 2"."""
+        side, index, kind = self.name.split(".")
+        what = "self-att" if kind == "self" else "source att"
+        return f"{side} {what} {int(index) + 1}"
 
     @property
     def title(self) -> str:
-        side, index, kind = self.name.split(".")
-        what = "self-att" if kind == "self" else "source att"
-        heads = f"{self.heads} heads" if self.heads > 1 else "1 head"
-        return f"{side} {what} {int(index) + 1} · {heads}"
+        heads = f"{self.heads} heads averaged" if self.heads > 1 else "1 head"
+        return f"{self.layer} · {heads}"
 
 
 def map_views(maps: Mapping[str, np.ndarray], source_tokens: Sequence[str], target_tokens: Sequence[str]):
@@ -43,11 +50,10 @@ def map_views(maps: Mapping[str, np.ndarray], source_tokens: Sequence[str], targ
     views = []
     for name, m in maps.items():
         m = np.asarray(m, dtype=float)
-        heads = m.shape[0] if m.ndim == 3 else 1
-        weights = m.mean(axis=0) if m.ndim == 3 else m
+        per_head = m if m.ndim == 3 else m[None]
         rows = source_tokens if name.startswith("encoder") else target_tokens
         columns = target_tokens if name.endswith(".self") and name.startswith("decoder") else source_tokens
-        views.append(MapView(name, weights, heads, tuple(rows), tuple(columns)))
+        views.append(MapView(name, per_head.mean(axis=0), per_head.shape[0], tuple(rows), tuple(columns), per_head))
     return views  # in the order the model computed them: the encoder's layers, then the decoder's
 
 
@@ -107,6 +113,31 @@ def attention_figure(views: Sequence[MapView], *, caption: str = "", columns: in
         "coloraxis": attention_coloraxis(),
     }
     return figure(traces, layout)
+
+
+HEAD_CHOICES = ("heads averaged", "each head")
+
+
+def most_heads(views: Sequence[MapView]) -> int:
+    """The most heads any of the maps has (1: a choice between averaged and each head would change nothing)."""
+    return max((v.heads for v in views), default=1)
+
+
+def heads_figure(views: Sequence[MapView]) -> go.Figure:
+    """Each head of every attention layer (the first :data:`MAX_MAPS` layers) in a map of its own, a layer a row
+    (:func:`lessons.common.grids.head_grid`: on a phone, two heads a row), one colour scale 0–1. No title: the
+    page says under it what the maps are (a title on one line would run past a phone's edge)."""
+    if not views:
+        raise ValueError("no attention maps to draw")
+    rows = []
+    for view in list(views)[:MAX_MAPS]:
+        per_head = view.per_head if view.per_head is not None else view.weights[None]
+        xs = [_shown_token(t) for t in view.column_tokens]
+        ys = [_shown_token(t) for t in view.row_tokens]
+        if per_head.shape[1:] != (len(ys), len(xs)):
+            raise ValueError(f"{view.name}: maps of shape {per_head.shape[1:]} do not match {len(ys)} × {len(xs)}")
+        rows.append(GridRow(view.layer, per_head, xs, ys))
+    return head_grid(rows)
 
 
 def probe_tokens(task: Task) -> tuple[list[str], list[str]]:

@@ -70,6 +70,11 @@ def _poster_row(results: Comparison, key: str, head: dict, paper: tuple[float, f
     return row
 
 
+def _copies(encoder: str, decoder: str) -> tuple[str, ...]:
+    """The preset that copies the poster's combination (encoder, decoder), if one does."""
+    return tuple(p.key for p in PRESETS if p.paper == (encoder, decoder))
+
+
 def combination_rows(results: Comparison) -> list[dict]:
     """The poster's "Encoder/Decoder Combinations" table, measured here: one row per combination the grid ran, in
     the poster's order, with mean ± sd over seeds, parameters, seconds, n and the poster's own BLEU."""
@@ -99,11 +104,21 @@ LADDER_NOTE = (
 )
 
 
+BASELINES_TITLE = "Baselines: Transformer, RNMT and ConvS2S (CNN GLU)"
+COMBINATIONS_TITLE = "Encoder/decoder combinations"
+# the presets of each of the poster's tables, in its order
+POSTER_GROUPS = {
+    BASELINES_TITLE: tuple(PAPER_BASELINES),
+    COMBINATIONS_TITLE: tuple(key for p in PAPER_COMBINATIONS for key in _copies(p[0], p[1])),
+    LADDER_TITLE: tuple(PAPER_RNN_LADDER),
+}
+
+
 def poster_tables(results: Comparison) -> list[tuple[str, list[dict]]]:
     """The poster's three tables as the grid measured them, (title, rows), the empty ones left out."""
     tables = [
-        ("Baselines: Transformer, RNMT and ConvS2S (CNN GLU)", ladder_rows(results, PAPER_BASELINES)),
-        ("Encoder/decoder combinations", combination_rows(results)),
+        (BASELINES_TITLE, ladder_rows(results, PAPER_BASELINES)),
+        (COMBINATIONS_TITLE, combination_rows(results)),
         (LADDER_TITLE, ladder_rows(results, PAPER_RNN_LADDER)),
     ]
     return [(title, rows) for title, rows in tables if rows]

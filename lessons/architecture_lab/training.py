@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import plotly.graph_objects as go
 
-from lessons.architecture_lab.attention_maps import MapView, attention_figure, map_views
+from lessons.architecture_lab.attention_maps import MapView, attention_figure, heads_figure, map_views
 from lessons.architecture_lab.presets import label_for
 from lessons.architecture_lab.writing_chains import Checked, build
 from lessons.common.live import THREADS_PER_RUN, TrainingRun, check_budget
@@ -125,7 +125,14 @@ def snapshot_views(snapshot: Progress) -> list[MapView]:
     return map_views(snapshot.attention_maps, snapshot.source_tokens, snapshot.target_tokens)
 
 
-def snapshot_figure(snapshot: Progress) -> go.Figure:
-    """A live report's maps (:func:`attention_figure`), titled with its step, exact match and what it writes."""
-    caption = f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes “{snapshot.prediction}”"
-    return attention_figure(snapshot_views(snapshot), caption=caption)
+def snapshot_caption(snapshot: Progress) -> str:
+    """What a live report's maps show: its step, exact match and what the model writes."""
+    return f"step {snapshot.step} · exact match {snapshot.exact_match:.0%} · writes “{snapshot.prediction}”"
+
+
+def snapshot_figure(snapshot: Progress, each_head: bool = False) -> go.Figure:
+    """A live report's maps, heads averaged and titled with :func:`snapshot_caption` (:func:`attention_figure`), or
+    each head in a map of its own (:func:`heads_figure`, the caption under it)."""
+    if each_head:
+        return heads_figure(snapshot_views(snapshot))
+    return attention_figure(snapshot_views(snapshot), caption=snapshot_caption(snapshot))

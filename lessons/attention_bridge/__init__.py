@@ -18,8 +18,9 @@ Sections, in page order:
 - :mod:`penalty`: A Aᵀ and the penalty on the two shipped hub models, with λ and without;
   :mod:`penalty_study`: the paper's penalty experiment with seeds, λ and k;
 - :mod:`meaning_space`: do translations' M cluster together?
-- :mod:`zero_shot`: the paper's grid and zero-shot; :mod:`grid_claims`: its claims tested;
-  :mod:`leave_out`: leave one pair out (its Figure 1);
+- :mod:`zero_shot`: the paper's grid and zero-shot; :mod:`table_one`: its Table 1 direction by direction;
+  :mod:`grid_claims`: its claims tested and what is not reproduced; :mod:`leave_out`: leave one pair out (its
+  Figure 1); :mod:`long_run`: one left-out model trained longer, testing the equal-compute explanation;
 - :mod:`train_your_own`: train a bridge live.
 
 Shared by the sections: :mod:`experiments` (the experiments, the shipped grid and its loader) and :mod:`findings`

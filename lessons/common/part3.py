@@ -35,6 +35,7 @@ PART = Part(
                 "assets/results/attention_bridge.json",
                 "assets/results/attention_bridge_penalty.json",
                 "assets/results/attention_bridge_leave_out.json",
+                "assets/results/attention_bridge_long_run.json",
             ),
             pretrained=(),
             sources=(

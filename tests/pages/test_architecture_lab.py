@@ -12,10 +12,26 @@ import re
 
 import pytest
 
-from lessons.architecture_lab import compare, compare_runs, paper_numbers, presets, writing_chains
+from lessons.architecture_lab import (
+    attention_maps,
+    compare,
+    compare_runs,
+    learning_curves,
+    paper_numbers,
+    presets,
+    writing_chains,
+)
 from lessons.common import catalog
 from minimodels.tasks import get_task
-from tests.helpers import answer_exercise, open_page, plotly_specs, svg_parts, wait_for_report, wait_for_run
+from tests.helpers import (
+    answer_exercise,
+    open_page,
+    plotly_specs,
+    svg_parts,
+    vega_rows,
+    wait_for_report,
+    wait_for_run,
+)
 
 PAGE = "pages/architecture_lab.py"
 lesson = catalog.lesson("architecture_lab")
@@ -55,6 +71,7 @@ def test_page_opens_with_the_transformer_its_drawing_count_and_untrained_maps(at
     assert len(untrained) == 1 and [d["type"] for d in untrained[0]["data"]] == ["heatmap"] * 6
     paper = frame_with(at, "IWSLT EN→DE")
     assert len(paper) == len(paper_numbers.PAPER_COMBINATIONS)
+    assert paper_numbers.not_reproduced() in [m.value for m in at.markdown]
     assert at.button(key="architecture_lab.train.train").disabled is False
 
 
@@ -164,6 +181,11 @@ def test_a_short_training_run_is_drawn_and_joins_the_comparison_table(at):
     wait_for_run(at)
     at.run()
     assert not at.exception
+    at.radio(key="architecture_lab.heads").set_value(attention_maps.HEAD_CHOICES[1]).run()
+    assert any(c.value.startswith("Each head of your model's attention layers") for c in at.caption)
+    per_head = [s for s in plotly_specs(at) if len(s["data"]) == 4 + 1 + 1]  # 4 heads, then one head twice
+    assert per_head and all(d["type"] == "heatmap" for d in per_head[0]["data"])
+    at.radio(key="architecture_lab.heads").set_value(attention_maps.HEAD_CHOICES[0]).run()
     table = frame_with(at, "stopped")
     mine = table[table["chains"] == "your chains"]
     assert len(mine) == 1
@@ -194,6 +216,31 @@ def test_the_posters_tables_its_findings_and_the_trained_maps_are_shown(at):
     at.selectbox(key="architecture_lab.shipped_preset").set_value(other).run()
     trained = [s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("TRAINED")]
     assert len(trained[0]["data"]) == len(compare.probes(results)[other]["maps"])
+
+
+def test_the_trained_models_heads_are_shown_one_by_one_on_request(at):
+    results = compare_runs.load_results()
+    at.selectbox(key="architecture_lab.shipped_preset").set_value("transformer").run()
+    at.radio(key="architecture_lab.shipped_heads").set_value(attention_maps.HEAD_CHOICES[1]).run()
+    assert not at.exception
+    views = compare.shipped_views(results, "transformer")
+    heads = [s for s in plotly_specs(at) if len(s["data"]) == sum(v.heads for v in views)]
+    assert len(heads) == 1 and all(d["type"] == "heatmap" for d in heads[0]["data"])
+    assert any(c.value.startswith("Each head of its attention layers") for c in at.caption)
+    assert not [s for s in plotly_specs(at) if (s["layout"].get("title") or {}).get("text", "").startswith("TRAINED")]
+    at.radio(key="architecture_lab.shipped_heads").set_value(attention_maps.HEAD_CHOICES[0]).run()
+    assert [s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("TRAINED")]
+
+
+def test_the_presets_learning_curves_follow_the_table_picked(at):
+    results = compare_runs.load_results()
+    for group, keys in compare.POSTER_GROUPS.items():
+        at.radio(key="architecture_lab.curves_group").set_value(group).run()
+        assert not at.exception
+        labels = {results.label(k) for k in keys if k in results.variants}
+        charts = [c for c in at.get("vega_lite_chart") if {row.get("label") for row in vega_rows(c)} == labels]
+        assert len(charts) == 2  # exact match and loss, every preset of the table and no other
+        assert learning_curves.curves_caption(results, group) in [c.value for c in at.caption]
 
 
 def test_the_shorter_grid_replaces_the_tables_findings_and_rows_to_rerun(at):

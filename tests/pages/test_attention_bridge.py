@@ -10,10 +10,12 @@ from lessons.attention_bridge import (
     findings,
     grid_claims,
     leave_out,
+    long_run,
     meaning_space,
     one_meaning,
     penalty,
     penalty_study,
+    table_one,
     zero_shot,
 )
 from lessons.common import catalog
@@ -98,6 +100,29 @@ def test_the_leave_one_pair_out_study_is_drawn_with_its_computed_finding(at):
     if experiments.has_bleu(grid):  # the grid's table has BLEU beside exact match, mean ± sd
         rows = zero_shot.zero_shot_rows(grid)
         assert all("trained directions: BLEU" in r and " ± " in r["trained directions: BLEU"] for r in rows)
+
+
+def test_table_1_is_drawn_direction_by_direction_beside_the_papers_for_each_experiment(at):
+    results = experiments.load_results()
+    for name in ("hub-mono", "m2m", "hub-mono-nopenalty"):
+        at.selectbox(key="attention_bridge.table_one").set_value(name).run()
+        assert not at.exception
+        tables = [d.value.to_dict("records") for d in at.dataframe]
+        assert table_one.toy_grid(results, name) in tables
+        paper = table_one.paper_grid(name)
+        assert (paper in tables) if paper else not any("EN" in t[0] for t in tables if t)
+        assert table_one.differences(results, name) in [c.value for c in at.caption]
+
+
+def test_the_long_run_is_drawn_with_its_finding_and_the_omissions_are_named(at):
+    long = long_run.load_long_run()
+    text = " ".join(m.value for m in at.markdown)
+    assert long_run.long_run_intro(long) in text
+    assert long_run.long_run_finding(long, leave_out.load_leave_out()) in text
+    assert grid_claims.not_reproduced(experiments.load_results(), long) in text
+    labels = {"trained directions", "en ↔ fr zero-shot"}
+    assert any({row.get("label") for row in vega_rows(c)} == labels for c in at.get("vega_lite_chart"))
+    assert any("attention_bridge_long_run.py" in c.value for c in at.caption)
 
 
 def test_the_meaning_space_is_drawn_both_ways_with_its_measured_sentence(at):
@@ -191,10 +216,12 @@ def test_a_short_live_run_trains_and_ends(at):
 def test_missing_results_give_a_warning(monkeypatch, tmp_path):
     monkeypatch.setattr(experiments, "RESULTS", tmp_path / "attention_bridge.json")
     monkeypatch.setattr(penalty_study, "PENALTY_RESULTS", tmp_path / "attention_bridge_penalty.json")
+    monkeypatch.setattr(long_run, "LONG_RUN_RESULTS", tmp_path / "attention_bridge_long_run.json")
     at = open_page(PAGE)
     assert not at.exception
     assert any("attention_bridge_results" in w.value for w in at.warning)
     assert any(w.value.startswith("The penalty study") and "attention_bridge_penalty.py" in w.value for w in at.warning)
+    assert any(w.value.startswith("The long leave-one-pair-out run") for w in at.warning)
 
 
 # ------------------------------------------------------------------------------------------- real browser

@@ -200,5 +200,18 @@ def test_the_papers_bilingual_claim_and_numbers_are_quoted_verbatim():
 def test_the_page_names_what_it_does_not_reproduce_with_the_steps_it_would_take():
     results = experiments.load_results()
     text = grid_claims.not_reproduced(results)
-    assert "SentEval" in text and "probing" in text
+    assert "SentEval" in text and "probing" in text and "GloVe" in text and "third bar" in text
     assert f"8× a grid model's {results.meta['steps']} steps" in text  # 16 directions against 2
+    assert f"trains the same {results.meta['steps']} steps" in text
+
+
+def test_with_the_long_run_the_page_says_it_was_made_with_its_seeds_and_steps():
+    results = experiments.load_results()
+    variant = "without en-fr"
+    runs = tuple(Run(variant, s, {}, (), {}, {}) for s in (0, 1))
+    long = Comparison((variant,), runs, {"steps": 14000}, {variant: variant})
+    text = grid_claims.not_reproduced(results, long)
+    assert "tested on one configuration below" in text and "2 seeds trained for 14000 steps" in text
+    assert "not tested" not in text and "8×" not in text
+    one = Comparison((variant,), runs[:1], {"steps": 9000}, {variant: variant})
+    assert "one seed trained for 9000 steps" in grid_claims.not_reproduced(results, one)
