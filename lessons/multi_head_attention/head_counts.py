@@ -200,7 +200,11 @@ def observations(c: Comparison) -> list[str]:
     if verdict.clear:
         lines.append(f"{text}: {c.label(best)} is clearly ahead by the course's rule.")
     else:
-        lines.append(f"{text}: {_gap(verdict, '.1%')}. On this toy task the number of heads hardly matters.")
+        lines.append(
+            f"{text}: {_gap(verdict, '.1%')}. These seeds cannot tell the head counts apart on test exact match; "
+            "that is not evidence that the number of heads makes no difference, only that this budget of seeds "
+            "does not show one."
+        )
     lowest, averaged = _means(c, WORST), _means(c, AVERAGED)
     text = (
         "Following the gold alignment, the worst single head of the last cross-attention layer: "

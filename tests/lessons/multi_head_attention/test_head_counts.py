@@ -48,9 +48,11 @@ def test_every_sentence_about_the_comparison_follows_the_numbers(rule_on_made_up
     assert "Fewest steps to 90%: **h = 1**" in slow_many[0] and "most: h = 8" in slow_many[0]
     assert "Fewest steps to 90%: **h = 8**" in fast_many[0] and "most: h = 1" in fast_many[0]
     close = head_counts.observations(fake_results(test_exact=(0.95, 0.96, 0.95, 0.94), spread=0.02))
-    assert "too close to call" in close[1] and "hardly matters" in close[1]
+    assert "too close to call" in close[1] and "cannot tell the head counts apart" in close[1]
+    assert "not evidence that the number of heads makes no difference" in close[1]  # too close is not "no effect"
     apart = head_counts.observations(fake_results(test_exact=(0.5, 0.96, 0.95, 0.94)))
-    assert "hardly matters" not in apart[1] and "h = 2 is clearly ahead by the course's rule" in apart[1]
+    assert "cannot tell" not in apart[1] and "h = 2 is clearly ahead by the course's rule" in apart[1]
+    assert not any("hardly matters" in line for line in close + apart)
     drift = head_counts.observations(fake_results(worst=(0.9, 0.8, 0.7, 0.6)))[2]
     no_drift = head_counts.observations(fake_results(worst=(0.6, 0.7, 0.8, 0.9)))[2]
     assert "some heads drift away" in drift
