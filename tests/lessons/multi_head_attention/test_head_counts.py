@@ -22,8 +22,13 @@ def test_results_table_and_observations(rule_on_made_up_seeds, tmp_path):
     assert rows[3]["steps to 95%"] == "800 ± 0" and rows[2]["test exact"] == "97.0% ± 0.0%"
     lines = head_counts.observations(results)
     assert "**h = 1**, 100 ± 0 (n = 2); most: h = 8, 800 ± 0 (n = 2): clearly: Welch's t-test, α = 0.05" in lines[0]
-    assert "from 90.0% (h = 1) to 97.0% (h = 4): h = 4 is clearly ahead by the course's rule" in lines[1]
-    assert "h = 1: 90%, h = 2: 80%, h = 4: 70%, h = 8: 60%" in lines[2]
+    assert (
+        "from 90.0% ± 0.0% (n = 2) with h = 1 to 97.0% ± 0.0% (n = 2) with h = 4: h = 4 is clearly ahead by the "
+        "course's rule" in lines[1]
+    )
+    assert (
+        "h = 1: 90% ± 0% (n = 2), h = 2: 80% ± 0% (n = 2), h = 4: 70% ± 0% (n = 2), h = 8: 60% ± 0% (n = 2)" in lines[2]
+    )
     assert "some heads drift away from the alignment while their average still follows it" in lines[2]
     assert "h = 1: 75 ms" in lines[3]  # CPU seconds (60) over 800 steps
     assert rows[0]["CPU s"] == "60.0 ± 0.0" and rows[0]["alignment, worst head"] == "90.0% ± 0.0%"
