@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib
 import json
 import os
 import platform
@@ -70,7 +71,13 @@ SLICES: dict[str, list[str]] = {
         "scripts.attention_explains_results",
         *("--seeds", "0", "1", "2", "3", "4", "--steps", "60", "--leak-steps", "60"),
     ],
+    "multi_head_attention": ["scripts.multi_head_attention_results", "--seeds", "0", "--steps", "60"],
+    "scaling": ["scripts.scaling_results", "--seeds", "0", "--steps", "60"],
+    "kv_cache": ["scripts.kv_cache_results", "--seeds", "0", "--steps", "150", "--window-steps", "100"],
 }
+# slice name -> "module:function" giving, for one run, the figures its lesson's verdicts compare besides the run's
+# final values (a mean over the run's curve), under the names the verdicts give them
+DERIVED: dict[str, str] = {"kv_cache": "lessons.kv_cache.results:drift_figures"}
 CAPABILITIES = ("default", "avx2", "avx512")
 # The matrix products run in MKL and oneDNN, which pick their own kernels by CPU: each is held to the same vector
 # unit as ATen's (ATEN_CPU_CAPABILITY alone changes only ATen's elementwise and reduction kernels).
@@ -108,14 +115,23 @@ def run_slice(name: str, capability: str, threads: int, out: Path, timeout: floa
     return Comparison.load(out)
 
 
-def differences(results: dict[str, Comparison]) -> dict[str, dict]:
+def derived(name: str):
+    """The slice's ``DERIVED`` function (run -> {metric: value}), or None when its verdicts read final values only."""
+    if name not in DERIVED:
+        return None
+    module, function = DERIVED[name].split(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def differences(results: dict[str, Comparison], figures=None) -> dict[str, dict]:
     """Per metric, the largest difference between settings over every run (variant, seed, params) of a slice, and
-    where it was; runs with a value in some settings and none in others are counted apart."""
+    where it was; runs with a value in some settings and none in others are counted apart. ``figures`` (run ->
+    {metric: value}) adds what a lesson compares besides a run's final values."""
     values: dict[tuple, dict[str, float | None]] = {}
     for setting, comparison in results.items():
         for run in comparison.runs:
             key = (run.variant, run.seed, json.dumps(run.params, sort_keys=True))
-            for metric, value in run.final.items():
+            for metric, value in {**run.final, **(figures(run) if figures else {})}.items():
                 values.setdefault((metric, *key), {})[setting] = value
     out: dict[str, dict] = {}
     for (metric, variant, seed, params), by_setting in sorted(values.items()):
@@ -238,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                     "command": "python -m " + " ".join(SLICES[name]),
                     "seconds": seconds,
                     "settings": list(results),
-                    "metrics": differences(results),
+                    "metrics": differences(results, derived(name)),
                 }
                 if len(results) > 1:  # after every setting: a run cut short keeps what it measured
                     write(out, slices, info, argv)

@@ -1,10 +1,13 @@
 """Measure the scoring-functions race that the lesson page opens with: ``assets/results/scoring_functions.json``.
 
-    python scripts/scoring_functions_results.py --threads 1 --seeds 0 1 2 --budget 30
+    python scripts/scoring_functions_results.py --threads 1 --seeds 0 1 2 3 4 --budget none
 
 For each seed, the four GRU encoder–decoders (dot, scaled dot, bilinear, additive) start from that seed and race on
 ``dates`` exactly as the page's Train button does (``lessons.scoring_functions.race_training.race``: turns of ten
 steps, each model's own compute seconds counted, stop at 98% held-out exact match or after ``--budget`` seconds).
+``--budget none`` leaves the seconds out of the stop: a model stops at 98% or after the race's ``max_steps``, so what it
+learns does not depend on how busy the machine is (a model's own seconds are wall-clock time between its turns, and
+other processes' load lengthens them); only the seconds figures still do.
 Then, untimed: exact match on the whole test split and alignment accuracy against the gold alignment. The first
 seed's final attention on the task's probe sentence is kept (in that run's ``extra``) for the page's heatmaps, and
 the dot and scaled dot models' score statistics before and after the race (``race_softmax.race_score_stats``: the
@@ -45,7 +48,17 @@ from minimodels.tasks import get_task  # noqa: E402
 from scripts.common import Measurement, parse, save_comparison  # noqa: E402
 
 
-def race_once(seed: int, budget: float, threads: int, probe: bool) -> tuple[dict[str, Run], dict]:
+def parse_budget(text: str) -> float | None:
+    """``--budget``: compute seconds per model, or ``none`` for a race stopped by steps only."""
+    if text.strip().lower() == "none":
+        return None
+    seconds = float(text)
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"a budget is a positive number of seconds or none, not {text!r}")
+    return seconds
+
+
+def race_once(seed: int, budget: float | None, threads: int, probe: bool) -> tuple[dict[str, Run], dict]:
     """One race from ``seed``: each score's run (with its final probe map when ``probe``) and its models' sizes."""
     task = get_task(race_training.TASK)
     for split in ("train", "valid", "test"):
@@ -107,7 +120,12 @@ def d_sweep(seeds: list[int]) -> Comparison:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one race per seed")
-    p.add_argument("--budget", type=float, default=30.0, help="compute seconds per model and seed, at most")
+    p.add_argument(
+        "--budget",
+        type=parse_budget,
+        default=30.0,
+        help="compute seconds per model and seed, at most; none: stop at the target or the race's max_steps only",
+    )
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
     p.add_argument(
         "--sweep-seeds",

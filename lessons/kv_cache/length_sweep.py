@@ -27,6 +27,7 @@ from torch import nn
 
 from lessons.common.runs import Run
 from lessons.seq2seq_bottleneck import experiment, scoring
+from lessons.seq2seq_bottleneck.shipped import lengths_text
 from lessons.seq2seq_bottleneck.shipped import measured_run as bottleneck_run
 from minimodels.linear_attention import LinearAttentionSeq2Seq, state_size
 from minimodels.train import build_model
@@ -38,6 +39,7 @@ MODELS = {"gru-none": "GRU alone (one vector)", "gru-softmax": "softmax attentio
 BASE = {"gru-none": "gru-none", "gru-softmax": "gru-scaled_dot", "gru-linear": "gru-scaled_dot"}  # how each is built
 LONG = (14, 18)  # the longest strings: where the comparison is drawn
 SHORT = (2, 6)
+LONG_METRIC = f"exact match on {lengths_text(LONG)}"  # the figure the comparison is drawn on
 
 
 def build(model: str, seed: int) -> nn.Module:

@@ -17,7 +17,8 @@ import torch
 from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
-from lessons.kv_cache.length_sweep import LONG, MODELS, PER_LENGTH, SHORT, D, what_it_reads
+from lessons.kv_cache.length_sweep import LONG, LONG_METRIC, MODELS, PER_LENGTH, SHORT, D, what_it_reads
+from lessons.kv_cache.results import RESULTS
 from lessons.seq2seq_bottleneck.experiment import MAX_LEN
 from lessons.seq2seq_bottleneck.shipped import length_spread, versus
 from minimodels.attention import causal_mask
@@ -109,10 +110,9 @@ def table(results: Comparison) -> list[dict]:
 def verdicts(results: Comparison) -> dict:
     """The three comparisons the section draws, on the long strings, through the verdict rule."""
     spread = {m: length_spread(results, m, D, LONG) for m in MODELS}
-    metric = f"exact match on strings of {LONG[0]}–{LONG[1]} characters"
 
     def pair(a: str, b: str):
-        return versus((MODELS[a].capitalize(), spread[a]), (MODELS[b], spread[b]), metric)
+        return versus((MODELS[a].capitalize(), spread[a]), (MODELS[b], spread[b]), LONG_METRIC, RESULTS.stem)
 
     return {
         "softmax vs linear": pair("gru-softmax", "gru-linear"),

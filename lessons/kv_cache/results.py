@@ -12,8 +12,10 @@ from pathlib import Path
 
 from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison
-from lessons.kv_cache.length_sweep import MODELS
+from lessons.common.runs import Run
+from lessons.kv_cache.length_sweep import LONG, LONG_METRIC, MODELS
 from lessons.kv_cache.window_task import VARIANT
+from lessons.seq2seq_bottleneck.shipped import length_mean
 
 RESULTS = ROOT / "assets" / "results" / "kv_cache.json"
 SCRIPT = "scripts/kv_cache_results.py"
@@ -27,3 +29,9 @@ def load_results(path: Path | str = RESULTS) -> Comparison:
     if lacking or not results.meta.get("timing") or not results.meta.get("machine"):
         raise ValueError(f"{Path(path).name} lacks five seeds of {', '.join(lacking) or 'timings'}: run {SCRIPT}")
     return results
+
+
+def drift_figures(run: Run) -> dict[str, float]:
+    """The figures of one run that the lesson's verdicts compare besides its final values: a length-sweep run's mean
+    exact match on the long strings (``bench/drift.py`` holds them apart between kernel settings)."""
+    return {LONG_METRIC: length_mean(run, LONG)} if run.variant in MODELS else {}

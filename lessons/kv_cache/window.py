@@ -17,6 +17,7 @@ from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.runs import Spread
+from lessons.kv_cache.results import RESULTS
 from lessons.kv_cache.window_task import (
     ASK,
     BATCH,
@@ -103,6 +104,7 @@ def sentences(results: Comparison) -> list[str]:
             (f"The window of {full}", spread_at(results, full)),
             (f"the window of {w}", spread_at(results, w)),
             "accuracy",
+            RESULTS.stem,
         )
         out.append(v.sentence(".1%", "accuracy"))
     gaps = [abs(spread_at(results, w).mean - ceiling(w)) for w in windows]

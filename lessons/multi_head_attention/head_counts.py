@@ -194,19 +194,23 @@ def observations(c: Comparison) -> list[str]:
     best, worst = max(test, key=test.get), min(test, key=test.get)
     verdict = c.compare(best, worst, "test exact")
     text = (
-        f"At the end of the budget, test exact match runs from {test[worst]:.1%} ({c.label(worst)}) to "
-        f"{test[best]:.1%} ({c.label(best)})"
+        f"At the end of the budget, test exact match runs from {c.spread('test exact', worst).text('.1%')} with "
+        f"{c.label(worst)} to {c.spread('test exact', best).text('.1%')} with {c.label(best)}"
     )
     if verdict.clear:
         lines.append(f"{text}: {c.label(best)} is clearly ahead by the course's rule.")
     else:
-        lines.append(f"{text}: {_gap(verdict, '.1%')}. On this toy task the number of heads hardly matters.")
+        lines.append(
+            f"{text}: {_gap(verdict, '.1%')}. These seeds cannot tell the head counts apart on test exact match; "
+            "that is not evidence that the number of heads makes no difference, only that this budget of seeds "
+            "does not show one."
+        )
     lowest, averaged = _means(c, WORST), _means(c, AVERAGED)
     text = (
         "Following the gold alignment, the worst single head of the last cross-attention layer: "
-        + ", ".join(f"{c.label(v)}: {m:.0%}" for v, m in lowest.items())
+        + ", ".join(f"{c.label(v)}: {c.spread(WORST, v).text('.0%')}" for v in lowest)
         + "; the heads' average map: "
-        + ", ".join(f"{m:.0%}" for m in averaged.values())
+        + ", ".join(f"{c.spread(AVERAGED, v).text('.0%')}" for v in averaged)
         + "."
     )
     few, many = c.variants[0], c.variants[-1]

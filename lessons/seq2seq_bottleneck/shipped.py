@@ -105,9 +105,13 @@ def length_spread(
     runs = results.runs_of(model, {"hidden_size": hidden_size})
     if not runs:
         raise LookupError(f"no shipped run of {model} with D = {hidden_size}")
-    return Spread(
-        tuple(float(np.mean([p[metric] for p in r.curve if lengths[0] <= p["length"] <= lengths[1]])) for r in runs)
-    )
+    return Spread(tuple(length_mean(r, lengths, metric) for r in runs))
+
+
+def length_mean(run: Run, lengths: tuple[int, int], metric: str = "exact_match") -> float:
+    """One run's mean ``metric`` over the source lengths ``lengths[0]``..``lengths[1]`` (one seed of
+    :func:`length_spread`)."""
+    return float(np.mean([p[metric] for p in run.curve if lengths[0] <= p["length"] <= lengths[1]]))
 
 
 def reach_spread(results: Comparison, model: str, hidden_size: int, metric: str = "exact_match") -> Spread:
@@ -126,10 +130,11 @@ def _one_seed(run: Run) -> LengthAccuracy:
     )
 
 
-def versus(a: tuple[str, Spread], b: tuple[str, Spread], metric: str) -> Verdict:
-    """The course's verdict (``lessons.common.verdicts.verdict``) of ``a = (label, spread)`` against ``b``."""
-    outcome, reason = verdict(a[1], b[1], metric=metric, results=RESULTS_PATH.stem)
-    return Verdict(a[0], b[0], a[0], b[0], metric, True, a[1], b[1], outcome, reason, results=RESULTS_PATH.stem)
+def versus(a: tuple[str, Spread], b: tuple[str, Spread], metric: str, results: str = RESULTS_PATH.stem) -> Verdict:
+    """The course's verdict (``lessons.common.verdicts.verdict``) of ``a = (label, spread)`` against ``b``, the
+    metric's drift read for the results file named ``results`` (this lesson's unless another lesson's spreads)."""
+    outcome, reason = verdict(a[1], b[1], metric=metric, results=results)
+    return Verdict(a[0], b[0], a[0], b[0], metric, True, a[1], b[1], outcome, reason, results=results)
 
 
 def compare_lengths(

@@ -64,7 +64,10 @@ def residual_prediction(c: Comparison) -> Exercise | None:
                 "sublayer in turn, and the gradient only back through all of them. Whether that is the lecture's "
                 "depth problem, section 5 measures down to 1 layer a stack."
                 if verdict.outcome == "worse"
-                else "At this depth the residuals were not needed to learn the task within the budget."
+                else "At this depth the model without them ended clearly ahead within the budget."
+                if verdict.outcome == "better"
+                else "At this depth and within the budget these seeds cannot tell the two apart; that does not show "
+                "the residuals are not needed, only that this comparison does not show them helping."
             )
         ),
         hint="Without “x +”, how does the input reach the top of the stack, and the gradient the bottom?",

@@ -101,8 +101,7 @@ def depth_prediction(c: Comparison) -> Exercise | None:
     choices = (*(f"from {d} layer{'s' * (d > 1)} a stack" for d in depths), f"at none of {depths[0]}–{depths[-1]}")
     answer = depths.index(behind[0]) if behind else len(depths)
     numbers = "; ".join(
-        f"{d}: {spread('no residual', {'depth': d}).text('.1%', with_n=False)} against "
-        f"{spread('full', {'depth': d}).text('.1%', with_n=False)}"
+        f"{d}: {spread('no residual', {'depth': d}).text('.1%')} against {spread('full', {'depth': d}).text('.1%')}"
         for d in depths
     )
     return Exercise(
@@ -209,8 +208,8 @@ def depth_observations(c: Comparison) -> list[str]:
         text = (
             f"**{variant}**: held-out exact match {moves[_direction(a, b, True)]} from {b.text('.1%')} at {low} "
             f"layer{'s' * (low > 1)} a stack to {a.text('.1%')} at {high} layers, and the final loss "
-            f"{moves[_direction(deep, shallow, True, 'final loss')]} from {shallow.text('.3f', with_n=False)} to "
-            f"{deep.text('.3f', with_n=False)}"
+            f"{moves[_direction(deep, shallow, True, 'final loss')]} from {shallow.text('.3f')} to "
+            f"{deep.text('.3f')}"
         )
         if variant != "full" and "full" in c.variants:
             spread = partial(c.spread, "held-out exact")
@@ -238,8 +237,8 @@ def _peak_sentence(c: Comparison, variant: str) -> str:
     said = {"worse": "falls", "better": "rises", "too close": "is too close to call against it"}[move]
     reason = f" ({comparison_verdict(spread[high], spread[peak])[1]})" if move == "too close" else ""
     return (
-        f" Its best depth is {peak} layer{'s' * (peak > 1)} ({spread[peak].text('.1%', with_n=False)}); from there "
-        f"to {high} layers it {said}{' to' if move != 'too close' else ':'} {spread[high].text('.1%', with_n=False)}"
+        f" Its best depth is {peak} layer{'s' * (peak > 1)}, {spread[peak].text('.1%')}; from there "
+        f"to {high} layers it {said}{' to' if move != 'too close' else ':'} {spread[high].text('.1%')}"
         f"{reason}."
     )
 
@@ -268,11 +267,11 @@ def lecture_beside_sweep(c: Comparison) -> list[str]:
         if _direction(shallow["no residual"], shallow["full"], True) == "worse":
             lines.append(
                 f"**Not reproduced for residuals.** Without them the model is behind already at {low} layer"
-                f"{'s' * (low > 1)} a stack ({shallow['no residual'].text('.1%', with_n=False)} against "
-                f"{shallow['full'].text('.1%', with_n=False)} held-out exact match), where there is no deep stack for "
+                f"{'s' * (low > 1)} a stack ({shallow['no residual'].text('.1%')} against "
+                f"{shallow['full'].text('.1%')} held-out exact match), where there is no deep stack for "
                 "a gradient to vanish through: the lecture's depth reason does not explain this failure. What the "
-                f"sweep does show: its final training loss goes from {loss[low].text('.3f', with_n=False)} at {low} "
-                f"to {loss[depths[-1]].text('.3f', with_n=False)} at {depths[-1]} layers. A plausible reason, not "
+                f"sweep does show: its final training loss goes from {loss[low].text('.3f')} at {low} "
+                f"to {loss[depths[-1]].text('.3f')} at {depths[-1]} layers. A plausible reason, not "
                 "measured here: without “x +”, the attention sublayer replaces each position's vector by a weighted "
                 "average of value vectors, so a token's own identity and position survive only as far as its own "
                 "weight, even in one layer."
@@ -280,8 +279,8 @@ def lecture_beside_sweep(c: Comparison) -> list[str]:
         else:
             lines.append(
                 f"Without residuals the model is not clearly behind at {low} layer{'s' * (low > 1)} a stack "
-                f"({shallow['no residual'].text('.1%', with_n=False)} against "
-                f"{shallow['full'].text('.1%', with_n=False)}): the sweep's other depths say where it starts to "
+                f"({shallow['no residual'].text('.1%')} against "
+                f"{shallow['full'].text('.1%')}): the sweep's other depths say where it starts to "
                 "cost, as the lecture's picture has it."
             )
     if "no layer norm" in c.variants:
@@ -296,8 +295,8 @@ def lecture_beside_sweep(c: Comparison) -> list[str]:
             )
         else:
             numbers = "; ".join(
-                f"{d}: {spread('no layer norm', {'depth': d}).text('.1%', with_n=False)} against "
-                f"{spread('full', {'depth': d}).text('.1%', with_n=False)}"
+                f"{d}: {spread('no layer norm', {'depth': d}).text('.1%')} against "
+                f"{spread('full', {'depth': d}).text('.1%')}"
                 for d in depths
             )
             lines.append(

@@ -2,7 +2,8 @@
 
 import pytest
 
-from lessons.kv_cache import results
+from lessons.common import verdicts
+from lessons.kv_cache import linear, results
 from tests.lessons.kv_cache.fakes import comparison
 
 
@@ -26,3 +27,19 @@ def test_the_shipped_results_have_five_seeds_of_every_part_and_their_machine():
     assert len(shipped.seeds) >= 5
     machine = shipped.meta["machine"]
     assert {"cpu", "cpu_capability", "torch_threads", "torch"} <= set(machine)
+
+
+def test_the_drift_figures_are_the_long_strings_exact_match_the_verdicts_compare(monkeypatch):
+    """``bench/drift.py`` holds a length-sweep run's mean exact match on the long strings apart between settings, by
+    the very name the section's verdicts give it, and the verdicts read that drift from this lesson's own slice."""
+    made_up = comparison(softmax_long=0.8)
+    sweep = next(r for r in made_up.runs if r.variant == "gru-softmax" and r.seed == 2)
+    assert results.drift_figures(sweep) == {linear.LONG_METRIC: pytest.approx(0.8)}
+    assert results.drift_figures(next(r for r in made_up.runs if r.variant == "window")) == {}
+    asked = []
+    monkeypatch.setattr(verdicts, "measured_drift", lambda metric, name=None: asked.append((metric, name)) or 0.0)
+    found = linear.verdicts(made_up)
+    assert {v.metric for v in found.values()} == {linear.LONG_METRIC} and {v.results for v in found.values()} == {
+        results.RESULTS.stem
+    }
+    assert set(asked) == {(linear.LONG_METRIC, "kv_cache")}

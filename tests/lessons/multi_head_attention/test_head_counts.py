@@ -22,8 +22,13 @@ def test_results_table_and_observations(rule_on_made_up_seeds, tmp_path):
     assert rows[3]["steps to 95%"] == "800 ± 0" and rows[2]["test exact"] == "97.0% ± 0.0%"
     lines = head_counts.observations(results)
     assert "**h = 1**, 100 ± 0 (n = 2); most: h = 8, 800 ± 0 (n = 2): clearly: Welch's t-test, α = 0.05" in lines[0]
-    assert "from 90.0% (h = 1) to 97.0% (h = 4): h = 4 is clearly ahead by the course's rule" in lines[1]
-    assert "h = 1: 90%, h = 2: 80%, h = 4: 70%, h = 8: 60%" in lines[2]
+    assert (
+        "from 90.0% ± 0.0% (n = 2) with h = 1 to 97.0% ± 0.0% (n = 2) with h = 4: h = 4 is clearly ahead by the "
+        "course's rule" in lines[1]
+    )
+    assert (
+        "h = 1: 90% ± 0% (n = 2), h = 2: 80% ± 0% (n = 2), h = 4: 70% ± 0% (n = 2), h = 8: 60% ± 0% (n = 2)" in lines[2]
+    )
     assert "some heads drift away from the alignment while their average still follows it" in lines[2]
     assert "h = 1: 75 ms" in lines[3]  # CPU seconds (60) over 800 steps
     assert rows[0]["CPU s"] == "60.0 ± 0.0" and rows[0]["alignment, worst head"] == "90.0% ± 0.0%"
@@ -48,9 +53,11 @@ def test_every_sentence_about_the_comparison_follows_the_numbers(rule_on_made_up
     assert "Fewest steps to 90%: **h = 1**" in slow_many[0] and "most: h = 8" in slow_many[0]
     assert "Fewest steps to 90%: **h = 8**" in fast_many[0] and "most: h = 1" in fast_many[0]
     close = head_counts.observations(fake_results(test_exact=(0.95, 0.96, 0.95, 0.94), spread=0.02))
-    assert "too close to call" in close[1] and "hardly matters" in close[1]
+    assert "too close to call" in close[1] and "cannot tell the head counts apart" in close[1]
+    assert "not evidence that the number of heads makes no difference" in close[1]  # too close is not "no effect"
     apart = head_counts.observations(fake_results(test_exact=(0.5, 0.96, 0.95, 0.94)))
-    assert "hardly matters" not in apart[1] and "h = 2 is clearly ahead by the course's rule" in apart[1]
+    assert "cannot tell" not in apart[1] and "h = 2 is clearly ahead by the course's rule" in apart[1]
+    assert not any("hardly matters" in line for line in close + apart)
     drift = head_counts.observations(fake_results(worst=(0.9, 0.8, 0.7, 0.6)))[2]
     no_drift = head_counts.observations(fake_results(worst=(0.6, 0.7, 0.8, 0.9)))[2]
     assert "some heads drift away" in drift

@@ -1,5 +1,6 @@
 """The shipped race: all four scores with consistent fields, and results that do not fit refused with a reason."""
 
+import argparse
 import json
 
 import numpy as np
@@ -62,3 +63,13 @@ def test_results_that_do_not_fit_are_refused_with_a_reason(tmp_path):
     refused(lambda d: d.pop("format"), "format")
     with pytest.raises(FileNotFoundError, match="scoring_functions_results.py"):
         shipped_race.load_results(shipped_race.RESULTS.with_name("nothing.json"))
+
+
+def test_the_results_scripts_budget_is_seconds_or_none_for_a_race_stopped_by_steps_only():
+    import scripts.scoring_functions_results as script  # here: the script's module puts the repository on sys.path
+
+    assert script.parse_budget("30") == 30.0 and script.parse_budget("none") is None
+    assert script.parse_budget(" None ") is None
+    for bad in ("0", "-5", "soon"):
+        with pytest.raises((ValueError, argparse.ArgumentTypeError)):  # argparse shows either as an error
+            script.parse_budget(bad)

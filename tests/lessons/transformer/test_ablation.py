@@ -71,6 +71,8 @@ def test_the_predictions_and_the_warm_up_sentence_turn_round_with_the_numbers(ru
     assert partly.choices[partly.answer].startswith("clearly worse")
     fine = ablation.residual_prediction(fake_results({"full": 0.96, "no residual": 0.96}, **seeds))
     assert fine.choices[fine.answer].startswith("about as well") and "depth problem" not in fine.explanation
+    assert "cannot tell the two apart" in fine.explanation  # too close to call, not "residuals are not needed"
+    assert "ended clearly ahead" not in fine.explanation + partly.explanation
     assert ablation.residual_prediction(fake_results({"full": 0.96, "post-LN": 0.9})) is None
     behind = ablation.warmup_sentence(fake_results({"full": 0.96, "post-LN": 0.5}, **seeds))
     ahead = ablation.warmup_sentence(fake_results({"full": 0.5, "post-LN": 0.96}, **seeds))

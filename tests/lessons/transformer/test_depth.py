@@ -44,7 +44,7 @@ def test_depth_sentences_and_prediction_follow_the_numbers(rule_on_made_up_seeds
     lines = depth_observations(collapse)
     assert lines[0] == (
         "**full**: held-out exact match rises from 49.7% ± 1.2% (n = 3) at 1 layer a stack to 79.7% ± 1.2% (n = 3) "
-        "at 8 layers, and the final loss falls from 0.503 ± 0.012 to 0.203 ± 0.012."
+        "at 8 layers, and the final loss falls from 0.503 ± 0.012 (n = 3) to 0.203 ± 0.012 (n = 3)."
     )
     assert lines[1].startswith("**no residual**: held-out exact match falls")
     assert "clearly behind the full model by the course's rule at 2 and 8 layers" in lines[1]
@@ -136,6 +136,9 @@ def test_the_lecture_depth_picture_is_said_reproduced_or_not_from_the_sweep():
 
 def test_a_drop_after_the_best_depth_is_said():
     peaked = depth_observations(fake_sweep({"full": {1: 0.5, 4: 0.9, 8: 0.6}}, FIVE))
-    assert "Its best depth is 4 layers (89.8% ± 1.1%); from there to 8 layers it falls to 59.8% ± 1.1%" in peaked[0]
+    assert (
+        "Its best depth is 4 layers, 89.8% ± 1.1% (n = 5); from there to 8 layers it falls to 59.8% ± 1.1% (n = 5)"
+        in peaked[0]
+    )
     rising = depth_observations(fake_sweep({"full": {1: 0.5, 4: 0.6, 8: 0.9}}, FIVE))
     assert "best depth" not in rising[0]
