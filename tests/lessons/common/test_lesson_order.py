@@ -84,7 +84,8 @@ SIGNALS: dict[str, tuple[str, ...]] = {
         r"\bweights? permutation",
         r"\bpermut(e|ed|es|ing|ation)s? (a head's |its |the )?(attention )?weights\b",
     ),
-    "leave-one-out importance": (r"\bleave-one-out\b",),
+    # a token's importance by leaving it out, not the bridge lab's study that leaves a language pair out
+    "leave-one-out importance": (r"\bleave-one-out (importance|score|ranking)s?\b", r"\bleave-one-token-out\b"),
     "rank correlation": (r"\bKendall\b", r"\brank correlation\b"),
 }
 
@@ -210,6 +211,7 @@ def test_each_concept_is_signalled_by_its_own_name_unless_that_name_is_ordinary_
         ("layer chains", "the lab's layer chains", "by the chain rule"),
         ("previous-token head", "layer 1's previous-token head", "it is fed the correct previous token"),
         ("teacher forcing", "scored teacher forced", "the teacher hands out the link"),
+        ("leave-one-out importance", "a token's leave-one-out importance", "the leave-one-out study drops en ↔ fr"),
     ],
 )
 def test_a_signal_matches_the_technical_use_and_not_the_ordinary_word(concept, technical, ordinary):
