@@ -55,7 +55,11 @@ def get_task(name: str, seed: int = 0, **options) -> Task:
 
 @functools.lru_cache(maxsize=32)
 def _built(name: str, seed: int, options: tuple) -> Task:
-    options = dict(options)
+    return build_task(name, seed, **dict(options))
+
+
+def build_task(name: str, seed: int = 0, **options) -> Task:
+    """The task called ``name``, generated from ``seed`` anew on every call (:func:`get_task` keeps one)."""
     if name == "dates":
         return build_dates(seed, **options)
     if name in STRING_TASKS:
@@ -71,6 +75,7 @@ __all__ = [
     "Batch",
     "Example",
     "Task",
+    "build_task",
     "get_task",
     "lecture_examples",
     "coreference",

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 import torch
 
-from minimodels.tasks import TASK_NAMES, Batch, Example, get_task, lecture_examples, make_batch
+from minimodels.tasks import TASK_NAMES, Batch, Example, build_task, get_task, lecture_examples, make_batch
 from minimodels.tasks.dates import FORMATS, MAX_SOURCE_LEN, write_date
 from minimodels.tasks.grammar import Meaning, NounPhrase, sample_meaning, translate
 from minimodels.tasks.lexicon import ADJECTIVES, NOUNS, VERBS
@@ -20,7 +20,7 @@ from minimodels.tasks.translation import MAX_TARGET_LEN as PIECES_TARGET_MAX
 from minimodels.tokenizers import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 SMALL = {"n_train": 300, "n_valid": 50, "n_test": 50}
-build = get_task.__wrapped__  # uncached, so determinism is tested rather than memoisation
+build = build_task  # uncached, so determinism is tested rather than memoisation
 
 
 def sources(examples):
