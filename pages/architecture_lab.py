@@ -268,8 +268,16 @@ def poster() -> None:
 poster()
 
 st.subheader(paper_numbers.TITLE)
-ui.table(paper_numbers.paper_rows(), key="architecture_lab.paper")
-st.caption(paper_numbers.paper_caption())
+best_encoder = paper_numbers.best_encoder_exercise()
+ui.exercise(best_encoder)
+
+
+def paper_table() -> None:
+    ui.table(paper_numbers.paper_rows(), key="architecture_lab.paper")
+    st.caption(paper_numbers.paper_caption())
+
+
+ui.after_answering(best_encoder.key, "the poster's table", paper_table)
 st.markdown(paper_numbers.not_reproduced())
 
 ui.page_tail(

@@ -24,7 +24,7 @@ introduction's words and equations, and :func:`exercises`, the questions of the 
 
 from __future__ import annotations
 
-from lessons.architecture_lab import layer_reference, paper_numbers, presets
+from lessons.architecture_lab import layer_reference, presets
 from lessons.common.exercises import Exercise
 
 INTRO = (
@@ -50,6 +50,5 @@ def exercises() -> list[Exercise]:
     return [
         layer_reference.attention_parameters_exercise(),
         layer_reference.decoder_layer_exercise(),
-        paper_numbers.best_encoder_exercise(),
         presets.none_decoder_exercise(),
     ]

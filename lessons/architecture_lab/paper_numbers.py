@@ -112,14 +112,15 @@ def paper_caption() -> str:
 
 
 def best_encoder_exercise() -> Exercise:
-    """Read from the paper's table: the encoder that scored highest with a self-attention decoder on IWSLT."""
+    """Predict, then read the paper's table (drawn once this is answered): the encoder that scored highest with a
+    self-attention decoder on IWSLT."""
     best_iwslt = max(PAPER_COMBINATIONS, key=lambda row: row[2][0][0])
     wmt_best = max(PAPER_COMBINATIONS, key=lambda row: row[2][1][0])
     encoders = sorted({row[0] for row in PAPER_COMBINATIONS})
     return Exercise(
         key="architecture_lab.ex3",
-        prompt="In the paper's table, which **encoder** paired with a self-attention decoder scored highest on "
-        "IWSLT EN→DE?",
+        prompt="**Predict before you read the poster's table.** On the small IWSLT EN→DE set, which **encoder** "
+        "paired with a self-attention decoder scored highest?",
         choices=tuple(encoders),
         answer=encoders.index(best_iwslt[0]),
         explanation=f"{best_iwslt[0]} → {best_iwslt[1]}: {best_iwslt[2][0][0]} BLEU on the small IWSLT set. On "

@@ -87,7 +87,7 @@ PRESETS: tuple[Preset, ...] = (
         RNN_ENCODER,
         transformer_style("mh_dot_self_att", "decoder"),
         ("RNN", "self-att"),
-        "The paper's best IWSLT combination.",
+        "A recurrent encoder under a self-attention decoder.",
     ),
     Preset(
         "cnn-selfatt",
