@@ -19,7 +19,7 @@ def test_the_shipped_results_have_all_four_with_consistent_fields():
     )
     assert meta["script"] == "scripts/scoring_functions_results.py"
     results = shipped_race.load_results()
-    assert results.variants == four_scores.SCORES and list(results.seeds) == meta["seeds"] == [0, 1, 2]
+    assert results.variants == four_scores.SCORES and list(results.seeds) == meta["seeds"] and len(meta["seeds"]) >= 5
     for score in four_scores.SCORES:
         runs = results.runs_of(score)
         assert [r.seed for r in runs] == meta["seeds"]
