@@ -37,7 +37,15 @@ from lessons.common.verdicts import DRIFT_FILE, DRIFT_FORMAT  # noqa: E402
 # slice name (the results file it stands for) -> the results script and its small arguments: one seed, a few steps
 SLICES: dict[str, list[str]] = {
     "transformer": ["scripts.transformer_results", "--seeds", "0", "--steps", "20", "--variants", "full"],
-    "scoring_functions": ["scripts.scoring_functions_results", "--seeds", "0", "--budget", "none", "--sweep-seeds", "0"],
+    "scoring_functions": [
+        "scripts.scoring_functions_results",
+        "--seeds",
+        "0",
+        "--budget",
+        "none",
+        "--sweep-seeds",
+        "0",
+    ],
     "seq2seq_bottleneck": ["scripts.seq2seq_bottleneck_results", "--seeds", "0", "--steps", "60", "--sizes", "16"],
     "architecture_lab": [
         "scripts.architecture_lab_results",

@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import pickle
+import re
 import time
 from pathlib import Path
 from xml.etree import ElementTree
@@ -356,3 +357,31 @@ EVERY_PART_DRAWN = """document.addEventListener('DOMContentLoaded', () => {
   style.textContent = '[data-testid=stMain] * { content-visibility: visible !important; }';
   document.head.appendChild(style);
 });"""
+
+
+# What a student reads of a page under AppTest: the elements of prose, and the widgets whose labels (and options)
+# it reads; shared by the tests that read a page as a student does (the order test, the answer-leak test).
+PROSE_ELEMENTS = ("markdown", "caption", "header", "subheader", "title", "info", "warning", "success", "error")
+WIDGET_KINDS = (
+    "radio",
+    "selectbox",
+    "multiselect",
+    "slider",
+    "select_slider",
+    "text_input",
+    "text_area",
+    "number_input",
+    "checkbox",
+    "toggle",
+    "button",
+)
+
+
+def chart_titles(spec: dict) -> list[str]:
+    """A chart's titles (and Plotly annotations), which a student reads like a caption."""
+    out = []
+    for node in (spec, spec.get("layout", {})):
+        title = node.get("title")
+        out.append(title.get("text", "") if isinstance(title, dict) else title or "")
+    out += [a.get("text", "") for a in spec.get("layout", {}).get("annotations", [])]
+    return [re.sub(r"<br\s*/?>", " ", t) for t in out if isinstance(t, str) and t]

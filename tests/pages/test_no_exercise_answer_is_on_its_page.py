@@ -36,8 +36,7 @@ import pytest
 
 from lessons.common import catalog
 from lessons.common.exercises import Exercise
-from tests.helpers import folded_key, open_page, plotly_specs, vega_specs
-from tests.lessons.common.test_lesson_order import _title_texts
+from tests.helpers import PROSE_ELEMENTS, WIDGET_KINDS, chart_titles, folded_key, open_page, plotly_specs, vega_specs
 from ui import classroom
 
 EVERYDAY = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0.5, 0.25, 0.75, 1.5, 2.5, -0.5, -1, 100)
@@ -248,20 +247,8 @@ def readable_text(at) -> tuple[list[str], list[str]]:
     their options, which are choices, not findings; metrics with their values; charts' titles), and the tables'
     rows (their column names with each row's cells)."""
     main = at.main
-    prose = ("markdown", "caption", "header", "subheader", "title", "info", "warning", "success", "error", "latex")
-    texts = [e.value for kind in prose for e in getattr(main, kind)]
-    for kind in (
-        "radio",
-        "selectbox",
-        "multiselect",
-        "slider",
-        "select_slider",
-        "text_input",
-        "number_input",
-        "checkbox",
-        "toggle",
-        "button",
-    ):
+    texts = [e.value for kind in (*PROSE_ELEMENTS, "latex") for e in getattr(main, kind)]
+    for kind in WIDGET_KINDS:
         texts += [w.label for w in getattr(main, kind)]
     texts += [f"{m.label}: {m.value}" for m in main.metric]
     texts += [e.label for e in main.expander]
@@ -270,7 +257,7 @@ def readable_text(at) -> tuple[list[str], list[str]]:
         value = frame.value
         rows += [" | ".join(str(c) for c in row) for row in value.astype(str).itertuples(index=False)]
     for spec in plotly_specs(at) + vega_specs(at):
-        texts += _title_texts(spec)
+        texts += chart_titles(spec)
     return [t for t in texts if isinstance(t, str)], rows
 
 

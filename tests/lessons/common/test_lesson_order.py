@@ -17,7 +17,7 @@ import re
 import pytest
 
 from lessons.common import catalog
-from tests.helpers import open_page, plotly_specs, unfold, vega_specs
+from tests.helpers import PROSE_ELEMENTS, WIDGET_KINDS, chart_titles, open_page, plotly_specs, unfold, vega_specs
 
 # concept (as the catalog's ``introduces`` names it) -> the words that signal it on a page. Where a word is also
 # ordinary English ("value" as a number, "key" in "key point", "window", "chain rule", "scaled by tanh′"), the
@@ -135,37 +135,11 @@ def later_concepts(slug: str, texts: list[str]) -> list[tuple[str, int, str]]:
     return [use for use in uses if use[0] not in pointed]
 
 
-def _title_texts(spec: dict) -> list[str]:
-    """A chart's titles (and Plotly annotations), which a student reads like a caption."""
-    out = []
-    for node in (spec, spec.get("layout", {})):
-        title = node.get("title")
-        out.append(title.get("text", "") if isinstance(title, dict) else title or "")
-    out += [a.get("text", "") for a in spec.get("layout", {}).get("annotations", [])]
-    return [re.sub(r"<br\s*/?>", " ", t) for t in out if isinstance(t, str) and t]
-
-
 def visible_text(at) -> list[str]:
     """What a student reads on the page's main area (not the sidebar's course map, not the code listings)."""
     main = at.main
-    texts = [
-        e.value
-        for kind in ("markdown", "caption", "header", "subheader", "title", "info", "warning", "success", "error")
-        for e in getattr(main, kind)
-    ]
-    for kind in (
-        "radio",
-        "selectbox",
-        "multiselect",
-        "slider",
-        "select_slider",
-        "text_input",
-        "text_area",
-        "number_input",
-        "checkbox",
-        "toggle",
-        "button",
-    ):
+    texts = [e.value for kind in PROSE_ELEMENTS for e in getattr(main, kind)]
+    for kind in WIDGET_KINDS:
         for widget in getattr(main, kind):
             texts.append(widget.label)
             texts += [str(o) for o in getattr(widget, "options", [])]
@@ -173,7 +147,7 @@ def visible_text(at) -> list[str]:
     texts += [e.label for e in main.expander]
     texts += [" | ".join(str(c) for c in frame.value.columns) for frame in main.dataframe]
     for spec in plotly_specs(at) + vega_specs(at):
-        texts += _title_texts(spec)
+        texts += chart_titles(spec)
     return [t for t in texts if isinstance(t, str)]
 
 
