@@ -149,10 +149,12 @@ def test_gradient_times_input_matches_a_finite_difference_along_the_token_vector
         return F.log_softmax(logits, -1).gather(-1, targets[..., None])[0, 7, 0]
 
     step = 1e-3
-    bigger = embedded.clone()
-    bigger[0, 4] *= 1 + step  # e_4 scaled: the change is step · (∇ · e_4) to first order
-    estimate = (log_p(bigger) - log_p(embedded)) / step
-    assert abs(abs(float(estimate)) - float(grad[0, 7, 4])) < 1e-3
+    bigger, smaller = embedded.clone(), embedded.clone()
+    bigger[0, 4] *= 1 + step  # e_4 scaled both ways: a central difference of step · (∇ · e_4), error O(step²)
+    smaller[0, 4] *= 1 - step
+    estimate = (log_p(bigger) - log_p(smaller)) / (2 * step)
+    # float32 log-probabilities differ in their last digits from run to run of the kernels: a relative margin too
+    assert abs(abs(float(estimate)) - float(grad[0, 7, 4])) < 1e-3 + 1e-2 * float(grad[0, 7, 4])
 
 
 def test_kendall_tau_b_against_known_values():
