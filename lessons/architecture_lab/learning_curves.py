@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lessons.architecture_lab.compare import POSTER_GROUPS
 from lessons.common.comparison import Comparison
-from lessons.common.curves import curves_chart
+from lessons.common.curves import curves_chart, x_title
 
 TITLE = "How each preset learned"
 
@@ -26,13 +26,11 @@ def group_points(results: Comparison, group: str, metric: str, x: str = "step") 
 def curve_charts(results: Comparison, group: str, x: str = "step", height: int = 300) -> tuple[dict, dict]:
     """Two Vega-Lite charts of one poster table's presets: held-out exact match and training loss against the
     training step (or ``x`` = "seconds"), per preset its mean over seeds, ± sd band and each seed faint."""
-    if x not in ("step", "seconds"):
-        raise ValueError(f"x must be 'step' or 'seconds', not {x!r}")
-    x_title = "training step" if x == "step" else "seconds of its own training"
+    axis = x_title(x)
     accuracy = curves_chart(
         group_points(results, group, "exact_match", x),
         y_title="held-out exact match",
-        x_title=x_title,
+        x_title=axis,
         title="Exact match",
         height=height,
         percent=True,
@@ -40,7 +38,7 @@ def curve_charts(results: Comparison, group: str, x: str = "step", height: int =
     loss = curves_chart(
         group_points(results, group, "loss", x),
         y_title="training loss",
-        x_title=x_title,
+        x_title=axis,
         title="Loss",
         height=height,
         log_y=True,

@@ -18,6 +18,16 @@ import numpy as np
 # Vega's "tableau10": one colour per variant, by its place in the comparison, so every chart of it agrees
 PALETTE = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac")
 
+X_TITLES = {"step": "training step", "seconds": "seconds of its own training"}
+
+
+def x_title(x: str) -> str:
+    """The axis title of a curve's x (``"step"`` or ``"seconds"``, as ``Comparison.curve_points`` reads its
+    reports); any other x is refused."""
+    if x not in X_TITLES:
+        raise ValueError(f"x must be 'step' or 'seconds', not {x!r}")
+    return X_TITLES[x]
+
 
 def curves_chart(
     points: Sequence[Mapping[str, Any]],

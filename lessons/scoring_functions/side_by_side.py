@@ -12,7 +12,7 @@ from plotly.subplots import make_subplots
 
 from lessons.common.charts import attention_coloraxis, hover_pairs, safe_label
 from lessons.common.comparison import Comparison
-from lessons.common.curves import curves_chart
+from lessons.common.curves import curves_chart, x_title
 from lessons.scoring_functions.four_scores import COLORS, LABELS, SCORES
 from lessons.scoring_functions.race_training import (
     CHECKED,
@@ -87,13 +87,11 @@ def race_charts(c: Comparison, x: str = "step", height: int = 240) -> tuple[dict
     """Two Vega-Lite charts (``lessons.common.curves.curves_chart``), loss and held-out exact match against
     ``x`` ("step" or "seconds"): per score its mean over seeds with a ± sd band and each seed faint (one seed: one
     line), in the scores' own colours."""
-    if x not in ("step", "seconds"):
-        raise ValueError(f"x must be 'step' or 'seconds', not {x!r}")
-    x_title = "training step" if x == "step" else "seconds of its own training"
+    axis = x_title(x)
     loss = curves_chart(
         c.curve_points("loss", x=x),
         y_title="training loss",
-        x_title=x_title,
+        x_title=axis,
         title="Loss",
         height=height,
         colors=COLORS,
@@ -101,7 +99,7 @@ def race_charts(c: Comparison, x: str = "step", height: int = 240) -> tuple[dict
     accuracy = curves_chart(
         c.curve_points("exact_match", x=x),
         y_title="held-out exact match",
-        x_title=x_title,
+        x_title=axis,
         title="Exact match",
         height=height,
         percent=True,

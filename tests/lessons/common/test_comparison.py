@@ -424,3 +424,10 @@ def test_by_outcome_groups_settings_by_their_verdict_in_order(drift):
     groups = by_outcome({8: close, 32: clear, 128: behind, 512: clear})
     assert groups == {"better": [32, 512], "too close": [8], "worse": [128]}
     assert by_outcome({}) == {"better": [], "too close": [], "worse": []}
+
+
+def test_a_curves_x_is_a_step_or_its_seconds_and_nothing_else():
+    assert curves.x_title("step") == "training step"
+    assert curves.x_title("seconds") == "seconds of its own training"
+    with pytest.raises(ValueError, match="'step' or 'seconds'"):
+        curves.x_title("epoch")
