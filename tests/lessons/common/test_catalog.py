@@ -90,10 +90,12 @@ COURSE = (*COURSE, Part("Part 4 · Beyond", (THIRTEENTH,)))
 """,
     # ... and the words that signal its concept on a page, for the order test
     "tests/lessons/common/test_lesson_order.py": """
+
 SIGNALS["a thirteenth idea"] = (r"\\bthirteenth idea\\b",)
 """,
     # ... and its letters, in its part's table of symbols
     "lessons/common/symbol_tables.py": """
+
 PART_4 = (*PART_4, Symbol("w₁, w₂", "the softmax's two weights", ("thirteenth",)))
 """,
     # 2. the lesson's package: its introduction and exercises, and one module per section
