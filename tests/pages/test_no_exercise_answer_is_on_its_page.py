@@ -157,7 +157,7 @@ def leaks(ex: Exercise, texts: list[str], rows: list[str] = (), questions: tuple
     for sentence in (s for text in texts for s in sentences(text)):
         if _plain(sentence) in asked or any(_plain(sentence) in prompt for prompt in prompts):
             continue
-        if "on this server" in sentence:  # a time measured live: its digits are the machine's, no answer's
+        if "on this server" in sentence.lower():  # a time measured live: its digits are the machine's, no answer's
             continue
         states = _states_choice(ex, sentence) if ex.is_choice else _states_number(ex, sentence, in_context=weak)
         if states:
