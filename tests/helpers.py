@@ -66,6 +66,30 @@ def unfold(at: AppTest, *labels: str, strict: bool = True) -> AppTest:
     return at
 
 
+def opened_unanswered(page: str) -> AppTest:
+    """``page`` in a new session, nothing answered and every fold a student may open open (a prediction's answer,
+    folded until its question is answered, is not there yet)."""
+    at = open_page(page)
+    keys = [key for key in map(folded_key, at.expander) if key]
+    for key in keys:
+        at.session_state[key] = True
+    if keys:
+        at.run()
+        assert not at.exception, at.exception
+    return at
+
+
+_read: dict[str, AppTest] = {}
+
+
+def read_as_student(page: str) -> AppTest:
+    """:func:`opened_unanswered`, once per test process: the tests that only read a page share it, and must not
+    change it."""
+    if page not in _read:
+        _read[page] = opened_unanswered(page)
+    return _read[page]
+
+
 def spec_text(chart) -> str:
     """A chart's spec as text with every character as itself: what a test searches, whichever serializer Streamlit
     used (plain json writes "ᵀ" as "\\u1d40", orjson as "ᵀ")."""

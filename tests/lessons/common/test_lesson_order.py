@@ -17,7 +17,7 @@ import re
 import pytest
 
 from lessons.common import catalog
-from tests.helpers import PROSE_ELEMENTS, WIDGET_KINDS, chart_titles, open_page, plotly_specs, unfold, vega_specs
+from tests.helpers import PROSE_ELEMENTS, WIDGET_KINDS, chart_titles, plotly_specs, read_as_student, vega_specs
 
 # concept (as the catalog's ``introduces`` names it) -> the words that signal it on a page. Where a word is also
 # ordinary English ("value" as a number, "key" in "key point", "window", "chain rule", "scaled by tanh′"), the
@@ -230,8 +230,7 @@ def test_teacher_forcing_is_a_concept_the_catalog_introduces():
 @pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.slug for lesson in LESSONS])
 def test_no_page_uses_a_concept_a_later_lesson_introduces(lesson):
     # the folded answers and tables too (not the code listings): a student who opens them reads them
-    at = unfold(open_page(lesson.page), "Reveal", "Every", "These two models", "The language", strict=False)
-    texts = visible_text(at)
+    texts = visible_text(read_as_student(lesson.page))
     assert len(" ".join(texts)) > 500, "the page's text was not collected"
     found = later_concepts(lesson.slug, texts)
     assert not found, "\n".join(f"lesson {NUMBER[lesson.slug]} uses {c} (lesson {n}): {s!r}" for c, n, s in found)

@@ -82,6 +82,7 @@ def test_stop_ends_the_run_at_its_next_report_and_keeps_what_it_did():
     assert 3 <= run.result < 100_000 and len(run.snapshots) == run.result
 
 
+@pytest.mark.slow  # a pool of its own: a worker process started for it
 def test_runs_queue_for_a_free_worker_and_say_how_many_are_ahead(pool):
     first = TrainingRun(functools.partial(counting, 100_000, 0.01), pool=pool).start()
     until(lambda: first.status == "running")
@@ -95,6 +96,7 @@ def test_runs_queue_for_a_free_worker_and_say_how_many_are_ahead(pool):
     assert second.status == third.status == "finished" and second.pid == first.pid, "one worker, reused"
 
 
+@pytest.mark.slow  # a pool of its own: a worker process started for it
 def test_a_queued_run_that_is_stopped_never_starts(pool):
     first = TrainingRun(functools.partial(counting, 100_000, 0.01), pool=pool).start()
     run = TrainingRun(functools.partial(counting, 3), pool=pool).start()
@@ -104,6 +106,7 @@ def test_a_queued_run_that_is_stopped_never_starts(pool):
     assert first.wait(30)
 
 
+@pytest.mark.slow  # a pool of its own: a worker process started for it
 def test_a_failure_becomes_a_message_and_frees_the_worker(pool):
     run = TrainingRun(broken, pool=pool).start()
     assert run.wait(60)
@@ -112,6 +115,7 @@ def test_a_failure_becomes_a_message_and_frees_the_worker(pool):
     assert after.wait(30) and after.status == "finished"
 
 
+@pytest.mark.slow  # a pool of its own: a worker process started for it
 def test_a_worker_that_dies_fails_its_run_with_a_sentence_and_a_fresh_one_takes_the_next(pool):
     run = TrainingRun(crashing, pool=pool).start()
     assert run.wait(60)

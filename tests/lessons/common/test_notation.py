@@ -13,7 +13,7 @@ import pytest
 
 from lessons.common import catalog, notation
 from lessons.common.symbol_tables import Symbol
-from tests.helpers import open_page
+from tests.helpers import read_as_student
 
 SOURCES = Path(os.environ.get("ATTENTION_LAB_SOURCES", "/work/shared/sources"))
 LECTURES = {"nlp": "nlp-lecture-attention.txt", "transformer": "transformer-lecture.txt"}
@@ -178,7 +178,7 @@ def _page_letters(at) -> set[str]:
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.slug for lesson in LESSONS])
 def test_every_letter_of_a_pages_equations_is_in_its_rows_of_its_parts_table(lesson):
-    at = open_page(lesson.page)
+    at = read_as_student(lesson.page)
     explained = set().union(set(), *(notation.latex_letters(s) for s in notation.SYMBOLS if lesson.slug in s.lessons))
     unexplained = _page_letters(at) - explained
     assert not unexplained, f"{lesson.slug}'s equations use {sorted(unexplained)}, which its symbol table lacks"
