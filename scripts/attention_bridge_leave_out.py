@@ -91,16 +91,22 @@ def run_one(pair: tuple[str, str] | None, steps: int, seed: int, batch_size: int
 def main(argv: list[str] | None = None) -> int:
     parser = seeded_parser(__doc__.split("\n\n")[0], steps=2000, out=leave_out.LEAVE_OUT_RESULTS, checkpoints=False)
     parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+    variants = leave_out.leave_out_variants()
+    parser.add_argument(
+        "--variants", nargs="+", choices=variants, default=list(variants), help="these models only (a quick rerun)"
+    )
     args = parse(parser, argv)
     measured = Measurement(SCRIPT, argv, args.threads)
     runs = []
     for seed in args.seeds:  # seed by seed: a partial file after each holds whole seeds
         for pair in (None, *leave_out.LEAVE_OUT_PAIRS):
+            if (leave_out.ALL_PAIRS if pair is None else leave_out.leave_out_variant(pair)) not in args.variants:
+                continue
             run = run_one(pair, args.steps, seed, args.batch_size)
             runs.append(run)
             shown = {k: v for k, v in run.final.items() if " " not in k}
             print(
-                f"[{len(runs)}/{7 * len(args.seeds)}]",
+                f"[{len(runs)}/{len(args.variants) * len(args.seeds)}]",
                 run.variant,
                 seed,
                 run.extra["seconds"],
@@ -116,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         "seeds": args.seeds,
         "steps": args.steps,
         "batch_size": args.batch_size,
+        "variants": args.variants,
         "learning_rate": LEARNING_RATE,
         "penalty_weight": experiments.PENALTY_ON,
         "corpus": experiments.CORPUS_SIZES,

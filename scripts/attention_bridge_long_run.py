@@ -39,11 +39,15 @@ SCRIPT = "attention_bridge_long_run.py"
 GRID_STEPS = 2000  # the grid's and the leave-one-out study's steps per model
 
 
-def run_one(steps: int, seed: int, every: int, max_seconds: float, save: Callable[[Run], None]) -> Run:
+def run_one(
+    steps: int, seed: int, every: int, max_seconds: float, save: Callable[[Run], None], stop_at: int | None = None
+) -> Run:
     """Train the model without :data:`long_run.LONG_RUN_PAIR` for ``steps`` (or until ``max_seconds`` of training,
-    whichever comes first), scoring every direction on the test set at each checkpoint; ``save`` gets the run so
-    far after each checkpoint (its finals that checkpoint's, weights as trained) and the finished run at the end
-    (its finals with the weights rounded to float16, as shipped)."""
+    or the first checkpoint at or past step ``stop_at``, whichever comes first; the learning rate's schedule is
+    ``steps``' in every case, so a run stopped early is the first part of the whole run), scoring every direction
+    on the test set at each checkpoint; ``save`` gets the run so far after each checkpoint (its finals that
+    checkpoint's, weights as trained) and the finished run at the end (its finals with the weights rounded to
+    float16, as shipped)."""
     pair = long_run.LONG_RUN_PAIR
     corpus = get_multilingual(experiments.SEED, **experiments.CORPUS_SIZES)
     torch.manual_seed(seed)
@@ -92,11 +96,12 @@ def run_one(steps: int, seed: int, every: int, max_seconds: float, save: Callabl
         curve.append(point)
         print(json.dumps(point), flush=True)
         save(as_run(test, "checkpoint"))
+        return stop_at is None or report.step < stop_at
 
     train_bridge(model, corpus, config, on_progress=checkpoint)
     model.load_state_dict({k: v.half().float() for k, v in model.state_dict().items()})  # as shipped
     model.eval()
-    stopped = "max_steps" if curve[-1]["step"] >= steps else "max_seconds"
+    stopped = "max_steps" if curve[-1]["step"] >= steps else "stop_at" if stop_at is not None else "max_seconds"
     run = as_run(experiments.direction_scores(model, corpus, TEST_SENTENCES), stopped)
     save(run)
     return run
@@ -112,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-seconds", type=float, default=float("inf"), help="stop each seed after this much training (wall clock)"
     )
+    parser.add_argument(
+        "--stop-at", type=int, default=None, help="stop at the first checkpoint at or past this step (a quick rerun)"
+    )
     args = parse(parser, argv)
     torch.set_num_threads(args.threads)
     measured = Measurement(SCRIPT, argv, args.threads)
@@ -124,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         "grid_steps": GRID_STEPS,
         "checkpoint_every": args.checkpoint_every,
         "max_seconds": None if args.max_seconds == float("inf") else args.max_seconds,
+        "stop_at": args.stop_at,
         "batch_size": BATCH_SIZE,
         "learning_rate": LEARNING_RATE,
         "penalty_weight": experiments.PENALTY_ON,
@@ -139,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         save_comparison(comparison, measured, args.out, long_run.load_long_run, **done)
 
     for seed in args.seeds:
-        runs.append(run_one(args.steps, seed, args.checkpoint_every, args.max_seconds, save))
+        runs.append(run_one(args.steps, seed, args.checkpoint_every, args.max_seconds, save, args.stop_at))
     return 0
 
 

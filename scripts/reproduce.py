@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from lessons.common.comparison import Comparison  # noqa: E402
 from lessons.common.runs import Spread  # noqa: E402
+from scripts.common import SLICE  # noqa: E402
 
 RESULTS = ROOT / "assets" / "results"
 BAND_SDS = 2.0  # the shipped band: mean ± 2 sd over the shipped seeds
@@ -39,6 +41,8 @@ QUICK: dict[str, Callable[[Comparison], list[str]]] = {
     "architecture_lab": lambda c: ["--presets", "transformer"],
     "architecture_lab_100_steps": lambda c: ["--presets", "transformer"],
     "attention_bridge": lambda c: ["--variants", "bilingual"],
+    "attention_bridge_leave_out": lambda c: ["--variants", c.variants[-1]],
+    "attention_bridge_long_run": lambda c: ["--stop-at", str(c.runs[0].curve[0]["step"])],
     "multi_head_attention": lambda c: ["--heads", str(min(c.param_values("heads") or [1]))],
     "rnn_cells": lambda c: ["--distances", str(min(c.param_values("distance")))],
     "scaling": lambda c: ["--d-k", str(min(c.param_values("d_k")))],
@@ -47,6 +51,8 @@ QUICK: dict[str, Callable[[Comparison], list[str]]] = {
     "transformer": lambda c: ["--variants", "full"],
     "transformer_depth": lambda c: ["--depths", str(min(c.param_values("depth")))],
 }
+# shipped files whose quick rerun is the first part of a long run: compared at its last checkpoint, not at the end
+AT_CHECKPOINT = {"attention_bridge_long_run"}
 # options that keep a rerun from writing over what ships beside the results file
 SIDE_FILES = {
     "masking": lambda tmp: ["--no-checkpoints"],
@@ -85,7 +91,10 @@ def rerun(name: str, shipped: Comparison, quick: bool, tmp: Path) -> tuple[Compa
     extra += SIDE_FILES.get(name, lambda _: [])(tmp)
     module, args = merged(shipped.meta["command"], extra)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    env = {**os.environ, SLICE: "1"}  # the lesson's loader would ask for the seeds a slice leaves out
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
     if done.returncode:
         raise RuntimeError(f"{module} {' '.join(args)} failed:\n{done.stdout[-1500:]}\n{done.stderr[-2500:]}")
     return Comparison.load(tmp / f"{name}.json"), time.perf_counter() - started
@@ -109,6 +118,28 @@ def rows(shipped: Comparison, again: Comparison) -> list[dict]:
                 row |= {"band": (low, high), "within": bool(low <= value <= high)}
             else:
                 row |= {"band": None, "within": value == before.final.get(metric)}
+            out.append(row)
+    return out
+
+
+def rows_at_checkpoint(shipped: Comparison, again: Comparison) -> list[dict]:
+    """Per figure of the rerun's last checkpoint: the shipped run's figure at the same step, and the band of the
+    shipped seeds there."""
+    out = []
+    for run in again.runs:
+        point = run.curve[-1]
+        at = {r.seed: p for r in shipped.runs_of(run.variant) for p in r.curve if p["step"] == point["step"]}
+        for metric, value in point.items():
+            if metric == "step" or any(word in metric for word in TIMING_WORDS) or run.seed not in at:
+                continue
+            spread = Spread(tuple(p.get(metric) for p in at.values()))
+            row = {"variant": run.variant, "seed": run.seed, "params": {"step": point["step"]}, "metric": metric}
+            row |= {"shipped": at[run.seed].get(metric), "rerun": value, "n": spread.n}
+            if spread.n >= 2:
+                low, high = spread.mean - BAND_SDS * spread.sd, spread.mean + BAND_SDS * spread.sd
+                row |= {"band": (low, high), "within": bool(low <= value <= high)}
+            else:
+                row |= {"band": None, "within": value == at[run.seed].get(metric)}
             out.append(row)
     return out
 
@@ -151,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"## {name}: the rerun failed\n{error}", flush=True)
                 failed.append(name)
                 continue
-            print("\n".join(report(name, rows(shipped, again), seconds)), flush=True)
+            found = (rows_at_checkpoint if args.quick and name in AT_CHECKPOINT else rows)(shipped, again)
+            print("\n".join(report(name, found, seconds)), flush=True)
     return 1 if failed else 0
 
 

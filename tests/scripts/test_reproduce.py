@@ -7,7 +7,9 @@ import sys
 import pytest
 
 from lessons.common.comparison import Comparison
+from lessons.common.runs import Run
 from scripts import reproduce
+from scripts.common import SLICE, Measurement, save_comparison
 
 
 def test_the_shipped_command_is_rerun_with_one_seed_and_a_quick_slice():
@@ -39,3 +41,35 @@ def test_reproduce_quick_reruns_a_tiny_slice_and_prints_rerun_beside_shipped(tmp
     assert out.startswith(f"## rnn_cells: {len(lines)} of {len(lines)} rerun figures within the shipped band")
     with pytest.raises(SystemExit):
         reproduce.main(["--only", "no_such_file", "--results", str(tmp_path)])
+
+
+def test_a_run_stopped_at_a_checkpoint_is_compared_with_the_shipped_run_at_that_step():
+    def run(seed, points):
+        curve = tuple({"step": s, "seconds": 9.0, "bleu": b} for s, b in points)
+        return Run("without a-b", seed, {}, curve, {"bleu": points[-1][1]})
+
+    shipped = Comparison(("without a-b",), (run(0, [(1000, 0.25), (2000, 0.5)]), run(1, [(1000, 0.3), (2000, 0.6)])))
+    again = Comparison(("without a-b",), (run(0, [(1000, 0.25)]),))
+    (row,) = reproduce.rows_at_checkpoint(shipped, again)  # the seconds are left out
+    assert (row["metric"], row["params"], row["shipped"], row["rerun"], row["n"]) == (
+        "bleu",
+        {"step": 1000},
+        0.25,
+        0.25,
+        2,
+    )
+    assert row["within"] and row["band"][0] < 0.25 < row["band"][1]  # not the end of the shipped run (0.5)
+    moved = Comparison(("without a-b",), (run(0, [(1000, 0.9)]),))
+    assert not reproduce.rows_at_checkpoint(shipped, moved)[0]["within"]
+
+
+def test_a_slice_is_saved_without_the_lessons_loader(tmp_path, monkeypatch):
+    def loader(path):
+        raise ValueError("the page needs three seeds")
+
+    measured = Measurement("x.py", [], 1)
+    one = Comparison(("a",), (Run("a", 0, {}, (), {"m": 1.0}),))
+    with pytest.raises(ValueError, match="three seeds"):
+        save_comparison(one, measured, tmp_path / "whole.json", loader)
+    monkeypatch.setenv(SLICE, "1")
+    assert Comparison.load(save_comparison(one, measured, tmp_path / "slice.json", loader)).runs[0].final == {"m": 1.0}
