@@ -186,7 +186,7 @@ def measured() -> None:
         observations=head_counts.observations(results),
         key="multi_head_attention.shipped",
         curves=partial(head_counts.curves, results),
-        note=head_counts.SHARED_NOTE,
+        note=head_counts.load_caption(results.meta),
         height=300,
     )
     name = st.radio(

@@ -98,6 +98,12 @@ class Measurement:
 SLICE = "ATTENTION_LAB_SLICE"  # set by scripts.reproduce for its reruns: a part of a grid, not a shipped file
 
 
+def sliced() -> bool:
+    """Whether this run is a slice for ``scripts.reproduce`` (``SLICE``): the page's sentences, which need every
+    seed, are then not printed after the file is written."""
+    return bool(os.environ.get(SLICE))
+
+
 def save_comparison(
     comparison: Comparison, measured: Measurement, out: str | Path, read_back: Callable[[Path], object], **meta
 ) -> Path:
@@ -106,6 +112,6 @@ def save_comparison(
     grid, fewer than the page needs) is read back as a comparison only."""
     stamped = {**comparison.meta, **measured.provenance(), **meta}
     out = dataclasses.replace(comparison, meta=stamped).save(out)
-    (Comparison.load if os.environ.get(SLICE) else read_back)(out)
+    (Comparison.load if sliced() else read_back)(out)
     print(f"wrote {out} in {stamped['seconds']} s", flush=True)
     return out

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from lessons.common.comparison import Comparison  # noqa: E402
 from lessons.induction_heads import results, training  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison, seeded_parser  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison, seeded_parser, sliced  # noqa: E402
 
 
 def cpu_model() -> str:
@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     comparison = Comparison(results.VARIANTS, tuple(runs), meta, results.LABELS)
     out = save_comparison(comparison, measured, args.out, results.load_results, torch=torch.__version__)
+    if sliced():
+        return 0
     shipped = results.load_results(out)
     print(results.formation(shipped).sentence())
     for v in results.knockout_verdicts(shipped).values():

@@ -26,7 +26,7 @@ from lessons.common.comparison import Comparison  # noqa: E402
 from lessons.masking import cheating, decoders, training, word_cipher  # noqa: E402
 from minimodels.checkpoints import ASSETS, save_checkpoint  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison, seeded_parser  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison, seeded_parser, sliced  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"script": training.SCRIPT, "seeds": args.seeds, "steps": args.steps, "task": "word=cipher"}
     results = Comparison(variants, tuple(runs), meta, {training.VARIANT[c]: decoders.LABELS[c] for c in (True, False)})
     out = save_comparison(results, measured, args.out, training.load_results, torch=torch.__version__)
+    if sliced():
+        return 0
     for line in cheating.results_sentences(training.load_results(out)):
         print(line)
     return 0

@@ -27,7 +27,7 @@ from lessons.common.comparison import Comparison  # noqa: E402
 from lessons.positional_encoding import longer_inputs, models  # noqa: E402
 from minimodels.checkpoints import ASSETS, save_checkpoint  # noqa: E402
 from minimodels.tasks import get_task  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison, seeded_parser  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison, seeded_parser, sliced  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     results = Comparison(models.ENCODINGS, tuple(runs), meta, dict(models.LABELS))
     out = save_comparison(results, measured, args.out, longer_inputs.load_results, torch=torch.__version__)
+    if sliced():
+        return 0
     for line in longer_inputs.observations(longer_inputs.load_results(out)):
         print(line)
     return 0

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from lessons.common.comparison import Comparison  # noqa: E402
 from lessons.positions_that_travel import longer_inputs, training  # noqa: E402
 from minimodels.positioned import SCHEMES  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison, seeded_parser  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison, seeded_parser, sliced  # noqa: E402
 
 
 def cpu_model() -> str:
@@ -64,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     results = Comparison(SCHEMES, tuple(runs), meta, dict(training.LABELS))
     out = save_comparison(results, measured, args.out, longer_inputs.load_results, torch=torch.__version__)
+    if sliced():
+        return 0
     for line in longer_inputs.observations(longer_inputs.load_results(out)):
         print(line)
     return 0

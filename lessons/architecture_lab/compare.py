@@ -21,6 +21,7 @@ from lessons.architecture_lab.paper_numbers import (
 from lessons.architecture_lab.presets import PRESET_BY_KEY, PRESETS
 from lessons.architecture_lab.training import BUDGETS
 from lessons.common.comparison import Comparison
+from lessons.common.runs import load_note
 
 TITLE = "3 · Compare"
 YOUR_RUNS = "Your runs (this session)"
@@ -207,8 +208,8 @@ def provenance_note(meta: Mapping) -> str:
     )
     return (
         f"Each preset trained with this page's recipe {how}. Torch {machine.get('torch', '?')} on "
-        f"{machine.get('processor', '?')}, 1-minute load average {meta.get('load_1min_after', '?')} after: the "
-        "machine was shared, so the seconds are slower than yours will be, and only roughly comparable between rows."
+        f"{machine.get('processor', '?')}; {load_note(meta)}. Your laptop's seconds will differ, and between rows "
+        "they compare only roughly."
     )
 
 

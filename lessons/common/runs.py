@@ -168,3 +168,22 @@ class Spread:
         if self.missing:
             return f"{text} (n = {self.n}; {self.missing} of {self.total} {missing})"
         return f"{text} (n = {self.n})" if with_n else text
+
+
+def load_note(meta: Mapping[str, Any]) -> str:
+    """How busy the machine was while a results file was measured, read from its ``meta`` (the 1-minute load average
+    before and after, the machine's cores): what its seconds are worth. The steps a run takes do not depend on it."""
+    before, after = meta.get("load_1min_before"), meta.get("load_1min_after")
+    if before is None and after is None:
+        return "How busy the machine was is not recorded"
+    cores = (meta.get("machine") or {}).get("cpu_count")
+    said = ["?" if x is None else x for x in (before, after)]
+    text = f"1-minute load average {said[0]} before and {said[1]} after"
+    if not cores or before is None:
+        return text
+    text += f" on {cores} cores"
+    if before >= cores:
+        return text + ": other work kept every core busy when it started, so its seconds include waiting for them"
+    if before >= 0.5:
+        return text + f": other work held about {before:.1f} of them when it started, so its seconds may include waits"
+    return text + ": the machine was otherwise idle when it started"

@@ -20,6 +20,7 @@ from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.grids import GridRow, head_grid
+from lessons.common.runs import load_note
 from lessons.common.timing import median
 from lessons.multi_head_attention.head_counts_runs import (
     AVERAGED,
@@ -130,10 +131,14 @@ def results_rows(c: Comparison) -> list[dict]:
 HEAD_COLORS = {1: "#1f77b4", 2: "#2ca02c", 4: "#ff7f0e", 8: "#d62728", 16: "#9467bd"}
 
 
-SHARED_NOTE = (  # after the comparison's provenance
-    "The machine was shared, so wall seconds are inflated by waiting for the cores; CPU seconds count this "
-    "process's own compute, and steps do not depend on the machine."
-)
+def load_caption(meta: Mapping) -> str:
+    """After the comparison's provenance: how busy the machine was, and which of its figures that moves."""
+    return (
+        f"{load_note(meta)}. Wall seconds include any waiting for the cores; CPU seconds count this process's own "
+        "compute, and steps do not depend on the machine."
+    )
+
+
 RESULTS_CAPTION = (  # under results_rows' table
     f"Mean ± sd over the seeds (n: how many). “Steps to 90%”: the first check (every "
     f"{REPORT_EVERY} steps, 200 held-out sentences) at or above it. Test exact: the 500 test "

@@ -10,6 +10,7 @@ import numpy as np
 
 from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison
+from lessons.common.runs import load_note
 from lessons.scoring_functions.four_scores import LABELS, SCORES
 from lessons.scoring_functions.race_training import RUN_METRICS
 
@@ -69,7 +70,6 @@ def provenance_note(meta: Mapping) -> str:
     """What the page adds to ``ui.provenance``'s caption of the shipped race: the machine and how busy it was."""
     machine = meta.get("machine", {})
     return (
-        f"Processor {machine.get('processor', '?')}, torch {machine.get('torch', '?')}; 1-minute load average "
-        f"{meta.get('load_1min_before', '?')} before and {meta.get('load_1min_after', '?')} after (the machine was "
-        "shared). Your laptop's seconds will differ; the steps hardly at all."
+        f"Processor {machine.get('processor', '?')}, torch {machine.get('torch', '?')}; {load_note(meta)}. Your "
+        "laptop's seconds will differ; the steps hardly at all."
     )

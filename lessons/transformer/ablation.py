@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.runs import load_note
 from lessons.transformer.ablation_runs import ABLATION_TASK, COLORS, LEVEL, STEPS_TO, TABLE, recipe_of
 from lessons.transformer.reading import MODEL
 from minimodels.tasks import get_task
@@ -204,9 +205,9 @@ def provenance_note(meta: Mapping) -> str:
     return (
         f"Task `{meta.get('task', '?')}`, {meta.get('max_steps', '?')} steps each; held-out exact match on 200 "
         f"validation sentences every 25 steps, test exact match on the {meta.get('test_size', '?')} test sentences "
-        "at the end. The machine was shared, so the seconds are slower than on a quiet one; the steps are not "
-        f"affected. One recipe for all four ({recipe_of(meta)}), the one tuned for the full model: a variant might do "
-        "better with its own learning rate or warm-up, so this compares the pieces, not their best runs."
+        f"at the end. {load_note(meta)}; the steps do not depend on it. One recipe for all four ({recipe_of(meta)}), "
+        "the one tuned for the full model: a variant might do better with its own learning rate or warm-up, so this "
+        "compares the pieces, not their best runs."
     )
 
 
