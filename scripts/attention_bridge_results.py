@@ -64,7 +64,7 @@ from minimodels.bridge import (  # noqa: E402
     train_bridge,
 )
 from minimodels.tasks.multilingual import get_multilingual  # noqa: E402
-from scripts.common import SLICE, machine  # noqa: E402
+from scripts.common import machine, sliced  # noqa: E402
 
 TEST_SENTENCES = 300
 BATCH_SIZE = 64  # sentences per step
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         results.meta["command_variants"] = names
     results.save(args.out)
     # the page's loader reads it back (a rerun slice for scripts.reproduce, a part of the grid alone: as a comparison)
-    (Comparison.load if os.environ.get(SLICE) else experiments.load_results)(args.out)
+    (Comparison.load if sliced() else experiments.load_results)(args.out)
     print(f"wrote {args.out}", flush=True)
     if shipped[0] not in names:
         return 0  # the shipped model and its README are as they were

@@ -51,8 +51,6 @@ QUICK: dict[str, Callable[[Comparison], list[str]]] = {
     "transformer": lambda c: ["--variants", "full"],
     "transformer_depth": lambda c: ["--depths", str(min(c.param_values("depth")))],
 }
-# shipped files whose quick rerun is the first part of a long run: compared at its last checkpoint, not at the end
-AT_CHECKPOINT = {"attention_bridge_long_run"}
 # options that keep a rerun from writing over what ships beside the results file
 SIDE_FILES = {
     "masking": lambda tmp: ["--no-checkpoints"],
@@ -100,25 +98,36 @@ def rerun(name: str, shipped: Comparison, quick: bool, tmp: Path) -> tuple[Compa
     return Comparison.load(tmp / f"{name}.json"), time.perf_counter() - started
 
 
+def _row(run, params: dict, metric: str, value, shipped: dict, others: list[dict]) -> dict:
+    """One rerun figure: ``shipped``, the same run's figures as shipped, and ``others``, every shipped seed's of that
+    variant and setting; the band is theirs (mean ± 2 sd), or the shipped value itself where there is one seed."""
+    spread = Spread(tuple(o.get(metric) for o in others))
+    row = {"variant": run.variant, "seed": run.seed, "params": params, "metric": metric}
+    row |= {"shipped": shipped.get(metric), "rerun": value, "n": spread.n}
+    if spread.n >= 2 and value is not None:
+        low, high = spread.mean - BAND_SDS * spread.sd, spread.mean + BAND_SDS * spread.sd
+        return row | {"band": (low, high), "within": bool(low <= value <= high)}
+    return row | {"band": None, "within": value == shipped.get(metric)}
+
+
+def _timing(metric: str) -> bool:
+    return any(word in metric for word in TIMING_WORDS)
+
+
 def rows(shipped: Comparison, again: Comparison) -> list[dict]:
-    """Per rerun figure (timings left out): the shipped value of the same run, the rerun's, the shipped band."""
+    """Per rerun figure (timings left out): the shipped value of the same run, the rerun's, the shipped band. A rerun
+    stopped early (its ``meta["stop_at"]``) is compared at its last checkpoint with the shipped curves at that step."""
+    if again.meta.get("stop_at") is not None:
+        return rows_at_checkpoint(shipped, again)
     out = []
     for run in again.runs:
         key = json.dumps(run.params, sort_keys=True)
         same = [r for r in shipped.runs_of(run.variant) if json.dumps(r.params, sort_keys=True) == key]
         before = next((r for r in same if r.seed == run.seed), None)
-        for metric, value in run.final.items():
-            if any(word in metric for word in TIMING_WORDS) or before is None:
-                continue
-            spread = Spread(tuple(r.final.get(metric) for r in same))
-            row = {"variant": run.variant, "seed": run.seed, "params": run.params, "metric": metric}
-            row |= {"shipped": before.final.get(metric), "rerun": value, "n": spread.n}
-            if spread.n >= 2 and value is not None:
-                low, high = spread.mean - BAND_SDS * spread.sd, spread.mean + BAND_SDS * spread.sd
-                row |= {"band": (low, high), "within": bool(low <= value <= high)}
-            else:
-                row |= {"band": None, "within": value == before.final.get(metric)}
-            out.append(row)
+        if before is None:
+            continue
+        others = [r.final for r in same]
+        out += [_row(run, run.params, m, v, before.final, others) for m, v in run.final.items() if not _timing(m)]
     return out
 
 
@@ -129,18 +138,12 @@ def rows_at_checkpoint(shipped: Comparison, again: Comparison) -> list[dict]:
     for run in again.runs:
         point = run.curve[-1]
         at = {r.seed: p for r in shipped.runs_of(run.variant) for p in r.curve if p["step"] == point["step"]}
-        for metric, value in point.items():
-            if metric == "step" or any(word in metric for word in TIMING_WORDS) or run.seed not in at:
-                continue
-            spread = Spread(tuple(p.get(metric) for p in at.values()))
-            row = {"variant": run.variant, "seed": run.seed, "params": {"step": point["step"]}, "metric": metric}
-            row |= {"shipped": at[run.seed].get(metric), "rerun": value, "n": spread.n}
-            if spread.n >= 2:
-                low, high = spread.mean - BAND_SDS * spread.sd, spread.mean + BAND_SDS * spread.sd
-                row |= {"band": (low, high), "within": bool(low <= value <= high)}
-            else:
-                row |= {"band": None, "within": value == at[run.seed].get(metric)}
-            out.append(row)
+        if run.seed not in at:
+            continue
+        others, params = list(at.values()), {"step": point["step"]}
+        out += [
+            _row(run, params, m, v, at[run.seed], others) for m, v in point.items() if m != "step" and not _timing(m)
+        ]
     return out
 
 
@@ -182,8 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"## {name}: the rerun failed\n{error}", flush=True)
                 failed.append(name)
                 continue
-            found = (rows_at_checkpoint if args.quick and name in AT_CHECKPOINT else rows)(shipped, again)
-            print("\n".join(report(name, found, seconds)), flush=True)
+            print("\n".join(report(name, rows(shipped, again), seconds)), flush=True)
     return 1 if failed else 0
 
 

@@ -49,8 +49,8 @@ def test_a_run_stopped_at_a_checkpoint_is_compared_with_the_shipped_run_at_that_
         return Run("without a-b", seed, {}, curve, {"bleu": points[-1][1]})
 
     shipped = Comparison(("without a-b",), (run(0, [(1000, 0.25), (2000, 0.5)]), run(1, [(1000, 0.3), (2000, 0.6)])))
-    again = Comparison(("without a-b",), (run(0, [(1000, 0.25)]),))
-    (row,) = reproduce.rows_at_checkpoint(shipped, again)  # the seconds are left out
+    again = Comparison(("without a-b",), (run(0, [(1000, 0.25)]),), {"stop_at": 1000})
+    (row,) = reproduce.rows(shipped, again)  # the rerun says it stopped early; the seconds are left out
     assert (row["metric"], row["params"], row["shipped"], row["rerun"], row["n"]) == (
         "bleu",
         {"step": 1000},
@@ -59,8 +59,8 @@ def test_a_run_stopped_at_a_checkpoint_is_compared_with_the_shipped_run_at_that_
         2,
     )
     assert row["within"] and row["band"][0] < 0.25 < row["band"][1]  # not the end of the shipped run (0.5)
-    moved = Comparison(("without a-b",), (run(0, [(1000, 0.9)]),))
-    assert not reproduce.rows_at_checkpoint(shipped, moved)[0]["within"]
+    moved = Comparison(("without a-b",), (run(0, [(1000, 0.9)]),), {"stop_at": 1000})
+    assert not reproduce.rows(shipped, moved)[0]["within"]
 
 
 def test_a_slice_is_saved_without_the_lessons_loader(tmp_path, monkeypatch):
