@@ -64,11 +64,17 @@ def heatmap_tables(fig) -> list[Table]:
         name = trace.name or title or "heatmap"
         if len(heatmaps) > 1 and not trace.name:
             name = f"{name} ({n + 1})"
+        own = trace.meta if isinstance(trace.meta, dict) else {}  # a map that names its own cells (grids.head_grid)
+        rows, columns = own.get("rows"), own.get("columns")
         tables.append(
             Table(
-                name=name,
-                rows=_axis_labels(yaxis, trace.y, z.shape[0], "row"),
-                columns=_axis_labels(xaxis, trace.x, z.shape[1], "column"),
+                name=html.unescape(name),
+                rows=[html.unescape(str(t)) for t in rows]
+                if rows is not None and len(rows) == z.shape[0]
+                else _axis_labels(yaxis, trace.y, z.shape[0], "row"),
+                columns=[html.unescape(str(t)) for t in columns]
+                if columns is not None and len(columns) == z.shape[1]
+                else _axis_labels(xaxis, trace.x, z.shape[1], "column"),
                 values=z,
             )
         )

@@ -157,6 +157,10 @@ def head_grid(
                     "yaxis": f"y{n}",
                     "hovertemplate": f"{safe_label(row.title, 60)} · head {row.first_head + j}<br>%{{customdata}}"
                     f"<br>{value_name} = %{{z:.3f}}<extra></extra>",
+                    # what a download and the chart in words call this map and its cells: the axes name the first
+                    # map's columns only (the others sit further along x), so every map carries its own
+                    "name": f"{safe_label(row.title, 60)} · head {row.first_head + j}",
+                    "meta": {"rows": ys, "columns": xs},
                 }
             )
             if new_heads:

@@ -57,6 +57,28 @@ def test_every_heatmap_of_a_subplot_figure_is_exported():
         assert len(table.columns) == table.values.shape[1] and len(table.rows) == table.values.shape[0]
 
 
+def test_every_map_of_a_head_grid_is_read_back_with_its_own_tokens_and_its_head():
+    """The grid's x axis names only the first map's columns (the others sit further along it): each map's download
+    and sentence still carry the tokens, and a name saying which layer and head it is."""
+    from lessons.common.grids import GridRow, head_grid
+
+    weights = np.full((4, 2, 3), 0.2)
+    for head in range(4):
+        weights[head, 0, head % 3] = 0.9  # head h's first query looks at token h mod 3
+    rows = [
+        GridRow("layer 1", weights, ["<b>", "cat", "sat"], ["q1", "q2"]),
+        GridRow("layer 2", weights[::-1], ["x", "y", "z"], ["r1", "r2"]),
+    ]
+    tables = export.heatmap_tables(head_grid(rows))
+    assert [t.name for t in tables] == [f"layer {layer} · head {h}" for layer in (1, 2) for h in (1, 2, 3, 4)]
+    assert all(t.columns == ["<b>", "cat", "sat"] and t.rows == ["q1", "q2"] for t in tables[:4])
+    assert all(t.columns == ["x", "y", "z"] and t.rows == ["r1", "r2"] for t in tables[4:])
+    words = export.describe(tables, strongest=1)
+    assert "layer 1 · head 2: 2 rows × 3 columns; strongest q1 → cat (0.90)" in words
+    assert "layer 2 · head 2: 2 rows × 3 columns; strongest r1 → z (0.90)" in words  # layer 1's head 3, its own tokens
+    assert "→ column" not in words  # no position in place of a token
+
+
 def test_a_figure_downloads_as_one_csv_and_one_json_however_many_heatmaps():
     one = export.heatmap_tables(attention_figure())
     assert export.tables_to_csv(one) == export.to_csv(one[0])
