@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         comparison,
         measured,
         args.out,
-        results.load_results if len(args.seeds) >= 5 else (lambda path: None),
+        results.load_results,
         script=results.SCRIPT,
         seeds=args.seeds,
         machine=timing.machine(),

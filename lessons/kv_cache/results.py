@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lessons.common import verdicts
 from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison
 from lessons.common.runs import Run
@@ -23,11 +24,16 @@ LABELS = {VARIANT: "sliding window", **MODELS}
 
 
 def load_results(path: Path | str = RESULTS) -> Comparison:
-    """The shipped comparison; ``ValueError`` naming the script when a part is missing or has under five seeds."""
+    """The shipped comparison; ``ValueError`` naming the script when a part is missing or has fewer seeds than a
+    verdict needs (``verdicts.MIN_SEEDS``)."""
     results = Comparison.load(path, script=SCRIPT)
-    lacking = [v for v in LABELS if v not in results.variants or len({r.seed for r in results.runs_of(v)}) < 5]
+    lacking = [
+        v for v in LABELS if v not in results.variants or len({r.seed for r in results.runs_of(v)}) < verdicts.MIN_SEEDS
+    ]
     if lacking or not results.meta.get("timing") or not results.meta.get("machine"):
-        raise ValueError(f"{Path(path).name} lacks five seeds of {', '.join(lacking) or 'timings'}: run {SCRIPT}")
+        raise ValueError(
+            f"{Path(path).name} lacks {verdicts.MIN_SEEDS} seeds of {', '.join(lacking) or 'timings'}: run {SCRIPT}"
+        )
     return results
 
 

@@ -15,6 +15,7 @@ from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
 from lessons.common.runs import Run
+from lessons.common.verdicts import MIN_SEEDS
 from lessons.positions_that_travel.training import (
     BATCH,
     COLORS,
@@ -41,7 +42,6 @@ TITLE = "3 · Train short, test long"
 RESULTS = ROOT / "assets" / "results" / "positions_that_travel.json"
 SCRIPT = "scripts/positions_that_travel_results.py"
 LENGTHS: tuple[int, ...] = (8, 16, 24, 32, 48, 64)  # input lengths measured at the end; 16, 32, 64 are 1×, 2×, 4×
-MIN_SEEDS = 5  # a verdict is drawn on no fewer
 
 
 def text() -> str:
