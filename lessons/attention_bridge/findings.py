@@ -4,6 +4,7 @@ phrase, and what the shipped grid's seeds allow."""
 from __future__ import annotations
 
 from lessons.attention_bridge.experiments import EXPERIMENTS
+from lessons.common import verdicts
 from lessons.common.comparison import Comparison
 
 MIN_GAP = 0.05  # token accuracy: a gap of 5 points or less is "little difference", whatever the seeds say
@@ -25,11 +26,14 @@ def seeds_note(results: Comparison) -> str:
     if counts == [1]:
         return (
             "**The shipped results are one seed per model (n = 1).** Every comparison below is one run against "
-            "one run: an anecdote, not a finding (no spread can be measured). The script's `--seeds 0 1 2` makes "
-            "three."
+            "one run: an anecdote, not a finding (no spread can be measured). The script's "
+            f"`--seeds {' '.join(map(str, range(verdicts.MIN_SEEDS)))}` makes {verdicts.MIN_SEEDS}, the fewest the "
+            "course's rule calls a difference on."
         )
     least = counts[0]
     return (
         f"The shipped results are {'/'.join(map(str, counts))} seeds per model: mean ± sd over n = {least}"
-        f"{' or more' if len(counts) > 1 else ''} runs; a difference counts when it exceeds the spread."
+        f"{' or more' if len(counts) > 1 else ''} runs; a difference is called only by the course's rule "
+        f"({verdicts.TEST}, α = {verdicts.ALPHA:g}, at least {verdicts.MIN_SEEDS} seeds a side, a gap above the "
+        "drift between machines)."
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from lessons.attention_bridge.experiments import EXPERIMENTS, MODEL_OPTIONS, experiment_pairs, has_bleu
 from lessons.attention_bridge.findings import BLEU_MIN_GAP, MIN_GAP, verdict_words
+from lessons.attention_bridge.long_run import steps_reached
 from lessons.common.comparison import Comparison
 
 # (a, b, final, the paper's words) for grid_findings: the claims of its Table 1 and section 4, quoted
@@ -160,8 +161,8 @@ NOT_TESTED = (
     "a run that was not made for this page."
 )
 TESTED = (
-    "The equal-compute explanation is tested on one configuration below (one model trained long enough), "
-    "{seeds} trained for {long_steps} steps."
+    "The equal-compute explanation is tested on one configuration below (one model trained for the bilingual "
+    "model's steps per direction), {seeds} {long_steps}."
 )
 
 
@@ -173,7 +174,12 @@ def not_reproduced(results: Comparison, long_run: Comparison | None = None) -> s
     if long_run is not None and long_run.runs:
         n = len(long_run.runs)
         seeds = "one seed" if n == 1 else f"{n} seeds"
-        compute = TESTED.format(seeds=seeds, long_steps=long_run.meta.get("steps", "?"))
+        planned, reached = long_run.meta.get("steps", "?"), steps_reached(long_run)
+        if isinstance(planned, int) and reached < planned:
+            long_steps = f"planned for {planned} steps and stopped at step {reached}, short of that"
+        else:
+            long_steps = f"trained for {reached} steps"
+        compute = TESTED.format(seeds=seeds, long_steps=long_steps)
     else:
         by_name = {e.name: e for e in EXPERIMENTS}
         ratio = len(experiment_pairs(by_name["m2m-mono"])[0]) / len(experiment_pairs(by_name["bilingual"])[0])

@@ -232,12 +232,12 @@ def reference_note(left_out: Comparison, grid: Comparison) -> str:
     trained, _ = _over_pairs(left_out, "bleu")
     alone = Spread(tuple(float(np.mean([r.extra["test"][n]["bleu"] for n in names])) for r in bilingual))
     directions = " and ".join(names)
-    outcome, _ = verdict(trained, alone, min_gap=BLEU_MIN_GAP)
+    outcome, why = verdict(trained, alone, min_gap=BLEU_MIN_GAP)
     said = {
         "worse": "far below it (other pairs, so a rough guide): the reference shares the grid's steps among every "
         "pair and is itself far from a trained translator",
         "better": "above it",
-    }.get(outcome, "too close to call against it")
+    }.get(outcome, f"too close to call against it by the course's rule ({why})")
     return (
         f"The “trained” reference above is the model with every pair, trained for the grid's steps: "
         f"{trained.text('.1f', with_n=False)} BLEU over the left-out pairs, against "

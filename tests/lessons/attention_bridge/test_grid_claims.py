@@ -4,7 +4,7 @@ quoted verbatim."""
 import numpy as np
 import pytest
 
-from lessons.attention_bridge import experiments, findings, grid_claims, zero_shot
+from lessons.attention_bridge import experiments, findings, grid_claims, leave_out, long_run, zero_shot
 from lessons.common.comparison import Comparison
 from lessons.common.runs import Run
 from tests.lessons.attention_bridge.fakes import fake_results
@@ -207,11 +207,13 @@ def test_the_page_names_what_it_does_not_reproduce_with_the_steps_it_would_take(
 
 def test_with_the_long_run_the_page_says_it_was_made_with_its_seeds_and_steps():
     results = experiments.load_results()
-    variant = "without en-fr"
-    runs = tuple(Run(variant, s, {}, (), {}, {}) for s in (0, 1))
+    variant = leave_out.leave_out_variant(long_run.LONG_RUN_PAIR)
+    runs = tuple(Run(variant, s, {}, (), {}, {"steps": 14000}) for s in (0, 1))
     long = Comparison((variant,), runs, {"steps": 14000}, {variant: variant})
     text = grid_claims.not_reproduced(results, long)
     assert "tested on one configuration below" in text and "2 seeds trained for 14000 steps" in text
     assert "not tested" not in text and "8×" not in text
-    one = Comparison((variant,), runs[:1], {"steps": 9000}, {variant: variant})
-    assert "one seed trained for 9000 steps" in grid_claims.not_reproduced(results, one)
+    one = Comparison((variant,), (Run(variant, 0, {}, (), {}, {"steps": 9000}),), {"steps": 14000}, {variant: variant})
+    said = grid_claims.not_reproduced(results, one)
+    assert "one seed planned for 14000 steps and stopped at step 9000, short of that" in said  # not the plan's 14000
+    assert "trained for 14000" not in said

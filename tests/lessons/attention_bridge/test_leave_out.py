@@ -260,3 +260,14 @@ def test_the_trained_reference_is_set_against_the_bilingual_model_either_way():
     strong = leave_out.reference_note(fake_leave_out(90.0, 85.0), fake_grid(29.0))
     assert "above it" in strong and "far below" not in strong
     assert leave_out.reference_note(fake_leave_out(29.0, 25.0), Comparison(("hub",), (), {})) == ""
+
+
+def test_a_reference_on_too_few_seeds_says_why_it_is_not_called():
+    """Under the course's own rule three seeds a side call nothing, however far apart: the note gives the reason
+    instead of a bare "too close to call"."""
+    note = leave_out.reference_note(fake_leave_out(29.0, 25.0), fake_grid(90.0))
+    assert "29.5 ± 0.5 BLEU over the left-out pairs, against 90.5 ± 0.5" in note
+    assert (
+        "too close to call against it by the course's rule (n = 3 and 3 seeds" in note and "at least 5 a side" in note
+    )
+    assert "far below" not in note

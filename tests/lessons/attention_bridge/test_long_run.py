@@ -54,8 +54,19 @@ def test_a_gap_that_stays_is_said_to_stay_with_the_numbers_of_both_files():
     assert "13.0 ± 1.0 zero-shot against 31.0 ± 1.0 trained (n = 3), 42%" in text  # 13 / 31
     assert "moved from 31.0 to 80.5 BLEU and the zero-shot pair from 13.0 to 10.5" in text
     assert "zero-shot's share of the trained BLEU went from 42% to 13%" in text
-    assert "steps alone did not close the gap here" in text
+    assert "with 1000 steps a direction (the bilingual model's: 1000): steps alone did not close the gap" in text
     assert "a first look, not a finding" in text  # two seeds: the rule gives no verdict
+    assert "2 seeds; 5 would make it a finding" in text
+
+
+def test_a_run_stopped_short_of_the_bilingual_models_steps_neither_confirms_nor_rules_out():
+    planned = made_up(60.0, 10.0, steps=7000)
+    stopped = Comparison(planned.variants, planned.runs, {**planned.meta, "steps": 14000}, planned.labels)
+    text = long_run.long_run_finding(stopped, short(30.0, 12.0))
+    assert "the run stopped at 500 steps a direction, short of the bilingual model's 1000" in text
+    assert "neither confirms nor rules out the equal-compute explanation" in text
+    assert "did not close the gap" not in text and "does not account" not in text
+    assert long_run.per_direction(stopped) == (500.0, 1000.0)
 
 
 def test_a_gap_that_closes_is_said_to_close():
