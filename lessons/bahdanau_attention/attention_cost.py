@@ -103,7 +103,8 @@ def measure_cost(
 
 
 def cost_charts(cost: Cost) -> tuple[dict, dict]:
-    """Time per sentence (mean ± sd over repeats) and memory per sentence vs length, both on log–log axes."""
+    """Time per sentence (the median of the repeats, the band from the fastest to the slowest) and memory per
+    sentence vs length, both on log–log axes."""
     order = list(COST_VARIANTS)
     timed = [
         {
@@ -142,7 +143,13 @@ def cost_charts(cost: Cost) -> tuple[dict, dict]:
     x_title = "sentence length T (T_x = T_y)"
     x_axis = {"type": "log", "domain": [min(cost.lengths), max(cost.lengths)], "nice": False}
     time_chart = curves_chart(
-        timed, y_title="ms per sentence", x_title=x_title, title="Decoding time", log_x=True, log_y=True
+        timed,
+        y_title="ms per sentence",
+        x_title=x_title,
+        title="Decoding time",
+        log_x=True,
+        log_y=True,
+        center="median",
     )
     memory_chart = curves_chart(
         memory, y_title="bytes per sentence", x_title=x_title, title="Memory", log_x=True, log_y=True
@@ -201,8 +208,8 @@ def cost_caption(cost: Cost) -> str:
     return (
         f"Measured on this server when the page was first opened: CPU time of the decoding thread "
         f"({cost.threads} torch thread{'s' if cost.threads != 1 else ''}, batches of {cost.batch}, "
-        f"{cost.repeats} repeats; band: ± sd; random weights). With: {cost.models['additive']}. "
-        f"Without: {cost.models['none']}."
+        f"{cost.repeats} repeats: the line their median, the band fastest to slowest; random weights). "
+        f"With: {cost.models['additive']}. Without: {cost.models['none']}."
     )
 
 

@@ -40,10 +40,12 @@ def curves_chart(
     log_y: bool = False,
     percent: bool = False,
     colors: Mapping[str, str] | None = None,
+    center: str = "mean",
 ) -> dict:
     """The course's one chart of curves, a Vega-Lite spec (for ``ui.vega``): per variant, the mean over seeds as a
     solid line, a band of mean ± sd and each seed as a thin faint line; one seed alone is drawn as one solid line,
-    without band.
+    without band. ``center="median"`` (timings, whose sentences give the median of repeats): the median as the
+    line and the band from the smallest to the largest repeat, a "seed" being one repeat.
 
     ``points``: :meth:`~lessons.common.comparison.Comparison.curve_points` (per report) or
     :meth:`~lessons.common.comparison.Comparison.sweep_points` (per setting), or
@@ -59,11 +61,13 @@ def curves_chart(
             p["variant"], {"label": str(p.get("label", p["variant"])), "order": p.get("order", i), "seeds": {}}
         )
         entry["seeds"].setdefault(p["seed"], []).append((float(p["x"]), float(p["y"])))
+    if center not in ("mean", "median"):
+        raise ValueError(f"center must be 'mean' or 'median', not {center!r}")
     values: list[dict] = []
     for entry in variants.values():
-        values += _aggregate(entry, percent=percent, log_y=log_y)
+        values += _aggregate(entry, percent=percent, log_y=log_y, median=center == "median")
     spread = any(v["kind"] == "mean" and v["n"] > 1 for v in values)
-    spec = json.loads(_curves_template(y_title, x_title, title, height, log_x, log_y, percent, spread))
+    spec = json.loads(_curves_template(y_title, x_title, title, height, log_x, log_y, percent, spread, center))
     spec["data"] = {"values": values}
     ordered = sorted(variants.items(), key=lambda item: item[1]["order"])
     colors = colors or {}
@@ -82,8 +86,9 @@ def curves_chart(
     return spec
 
 
-def _aggregate(entry: dict, *, percent: bool, log_y: bool) -> list[dict]:
-    """One variant's rows for the chart: its seeds' points (when there are several) and the mean, sd, n at each x."""
+def _aggregate(entry: dict, *, percent: bool, log_y: bool, median: bool = False) -> list[dict]:
+    """One variant's rows for the chart: its seeds' points (when there are several) and the mean, sd, n at each x
+    (``median``: the median in ``mean``'s place, the band from the smallest to the largest)."""
     label, seeds = entry["label"], entry["seeds"]
     lines = {seed: sorted(pts) for seed, pts in seeds.items()}
     rows = []
@@ -104,6 +109,8 @@ def _aggregate(entry: dict, *, percent: bool, log_y: bool) -> list[dict]:
     mean = np.nanmean(stack, axis=0)
     sd = np.sqrt(np.nansum((stack - mean) ** 2, axis=0) / np.maximum(n - 1, 1))  # sample sd; 0 where n = 1
     lo, hi = mean - sd, mean + sd
+    if median:
+        mean, lo, hi = np.nanmedian(stack, axis=0), np.nanmin(stack, axis=0), np.nanmax(stack, axis=0)
     if percent:
         lo, hi = np.maximum(lo, 0.0), np.minimum(hi, 1.0)
     if log_y:  # a log axis has no room below zero: there the band stops at the lowest seed
@@ -124,7 +131,15 @@ LEGEND_TWO_COLUMNS = 16  # labels up to this many characters go two a row in the
 
 @functools.lru_cache(maxsize=64)
 def _curves_template(
-    y_title: str, x_title: str, title: str | None, height: int, log_x: bool, log_y: bool, percent: bool, spread: bool
+    y_title: str,
+    x_title: str,
+    title: str | None,
+    height: int,
+    log_x: bool,
+    log_y: bool,
+    percent: bool,
+    spread: bool,
+    center: str = "mean",
 ) -> str:
     """:func:`curves_chart`'s spec without its numbers and colours, as JSON: written once per set of options."""
     y_scale = {"domain": [0, 1]} if percent else ({"type": "log"} if log_y else {"zero": True})
@@ -146,11 +161,18 @@ def _curves_template(
     }
     layers = [mean]
     if spread:
-        mean["encoding"]["tooltip"][-1]["title"] = "mean"
-        mean["encoding"]["tooltip"] += [
-            {"field": "sd", "type": "quantitative", "format": number},
-            {"field": "n", "type": "quantitative", "title": "n (seeds)"},
-        ]
+        mean["encoding"]["tooltip"][-1]["title"] = center
+        if center == "median":
+            mean["encoding"]["tooltip"] += [
+                {"field": "lo", "type": "quantitative", "title": "smallest", "format": number},
+                {"field": "hi", "type": "quantitative", "title": "largest", "format": number},
+                {"field": "n", "type": "quantitative", "title": "n (repeats)"},
+            ]
+        else:
+            mean["encoding"]["tooltip"] += [
+                {"field": "sd", "type": "quantitative", "format": number},
+                {"field": "n", "type": "quantitative", "title": "n (seeds)"},
+            ]
         band = {
             "transform": [{"filter": "datum.kind === 'mean' && datum.n > 1"}],
             "mark": {"type": "area", "opacity": 0.18},
@@ -164,7 +186,7 @@ def _curves_template(
                 "detail": {"field": "seed", "type": "nominal"},
                 "tooltip": [
                     label,
-                    {"field": "seed", "type": "nominal"},
+                    {"field": "seed", "type": "nominal", "title": "repeat" if center == "median" else "seed"},
                     x_tip,
                     {"field": "y", "type": "quantitative", "title": y_title, "format": number},
                 ],

@@ -188,7 +188,7 @@ def measure_recurrence(
 
 def recurrence_chart(timing: RecurrenceTiming) -> dict:
     """Milliseconds per sequence against T, both axes logarithmic (slope 1: time ∝ T; slope 2: time ∝ T²): the
-    median of the repeats with their spread, each repeat a faint line."""
+    median of the repeats, the band from the fastest to the slowest, each repeat a faint line."""
     points = [
         {"variant": name, "seed": repeat, "x": t, "y": v, "order": i}
         for i, name in enumerate((GRU_ENCODER, SELF_ATTENTION))
@@ -205,6 +205,7 @@ def recurrence_chart(timing: RecurrenceTiming) -> dict:
         log_y=True,
         height=340,
         colors=RECURRENCE_COLORS,
+        center="median",
     )
 
 

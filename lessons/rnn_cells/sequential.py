@@ -150,7 +150,7 @@ def measure_sequential(
 
 def timing_chart(timing: Timing) -> dict:
     """Milliseconds per sequence against T, both axes logarithmic (a slope of 1 is time proportional to T): the
-    median of the repeats with their spread, each repeat a faint line."""
+    median of the repeats, the band from the fastest to the slowest, each repeat a faint line."""
     points = [
         {"variant": name, "seed": repeat, "x": t, "y": v, "order": i}
         for i, name in enumerate(LAYERS)
@@ -160,6 +160,7 @@ def timing_chart(timing: Timing) -> dict:
     return curves_chart(
         points,
         y_title="ms per sequence (forward; median of repeats)",
+        center="median",
         x_title="sequence length T",
         title=f"Forward time (B = {timing.batch}, H = {timing.size}, "
         f"{timing.threads} thread{'s' if timing.threads > 1 else ''})",
@@ -206,10 +207,11 @@ def _times(a_samples: tuple[float, ...], b_samples: tuple[float, ...]) -> str:
 
 CAPTION = (
     "Both axes are logarithmic: a slope of 1 is time proportional to T. Each line is the median of "
-    f"{REPEATS} timings, the band their spread, each timing faint. Measured on this server's CPU with the "
-    "threads the page uses; a busy server only adds time. On one thread every layer does its multiply-adds one "
-    "after another, so the gap here is the cost of T small steps against one large one; a GPU runs one large "
-    "operation on thousands of cores at once, which the RNN's chain of steps cannot use (not measured here). "
+    f"{REPEATS} timings, the band from the fastest to the slowest, each timing faint. Measured on this server's "
+    "CPU with the threads the page uses; a busy server only adds time. On one thread every layer does its "
+    "multiply-adds one after another, so the gap here is the cost of T small steps against one large one; a GPU "
+    "runs one large operation on thousands of cores at once, which the RNN's chain of steps cannot use (not "
+    "measured here). "
     "`python -m bench.rnn_sequential` prints the same figures with the machine's load."
 )
 

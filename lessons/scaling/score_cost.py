@@ -121,7 +121,8 @@ def _cost_label(score: str, d: int) -> str:
 
 
 def cost_charts(cost: ScoreCost, height: int = 460) -> tuple[dict, dict]:
-    """Time (mean ± sd over repeats) and memory kept for the backward pass against T, one line per score and d."""
+    """Time (the median of the repeats, the band from the fastest to the slowest) and memory kept for the backward
+    pass against T, one line per score and d."""
     order = [(s, d) for s in COST_SCORES for d in cost.ds]
     colors = dict(
         zip(
@@ -146,7 +147,7 @@ def cost_charts(cost: ScoreCost, height: int = 460) -> tuple[dict, dict]:
         ]
 
     common = {"x_title": "sentence length T", "log_x": True, "log_y": True, "height": height, "colors": colors}
-    time_chart = curves_chart(points("ms", False), y_title="ms per sentence", title="Time", **common)
+    time_chart = curves_chart(points("ms", False), y_title="ms per sentence", title="Time", center="median", **common)
     memory_chart = curves_chart(
         points("saved_bytes", True), y_title="bytes kept for backward", title="Memory", **common
     )
@@ -182,8 +183,9 @@ def cost_sentence(cost: ScoreCost) -> str:
 def cost_caption(cost: ScoreCost) -> str:
     return (
         f"Measured on this server when the page was first opened ({cost.threads} torch thread"
-        f"{'s' if cost.threads != 1 else ''}, {cost.repeats} repeats, band ± sd, random inputs and weights; "
-        "python -m bench.score_cost prints a larger grid with the machine's load). Log–log axes."
+        f"{'s' if cost.threads != 1 else ''}, {cost.repeats} repeats: the line their median, the band fastest to "
+        "slowest; random inputs and weights; python -m bench.score_cost prints a larger grid with the machine's "
+        "load). Log–log axes."
     )
 
 

@@ -329,6 +329,27 @@ def test_curves_chart_values_match_the_points():
     assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
 
 
+def test_a_timing_chart_draws_the_median_and_the_fastest_to_slowest_band():
+    """Timings are said as the median of their repeats: the line is that median (not the mean a slow repeat
+    drags up) and the band runs from the fastest repeat to the slowest."""
+    import altair as alt
+
+    repeats = (1.0, 1.1, 9.0)  # one repeat slowed by the machine
+    points = [{"variant": "rnn", "seed": r, "x": t, "y": ms * t} for t in (8, 16) for r, ms in enumerate(repeats)]
+    spec = curves_chart(points, y_title="ms", x_title="T", log_y=True, center="median")
+    alt.LayerChart.from_dict(spec)
+    at_8 = next(v for v in spec["data"]["values"] if v["kind"] == "mean" and v["x"] == 8)
+    assert at_8["mean"] == pytest.approx(8.8) and (at_8["lo"], at_8["hi"]) == pytest.approx((8.0, 72.0))
+    tips = json.dumps(spec["layer"][-1]["encoding"]["tooltip"])
+    assert '"median"' in tips and '"smallest"' in tips and '"n (repeats)"' in tips and "sd" not in tips
+    mean = curves_chart(points, y_title="ms", x_title="T", log_y=True)
+    assert next(v for v in mean["data"]["values"] if v["kind"] == "mean" and v["x"] == 8)["mean"] == pytest.approx(
+        8 * np.mean(repeats)
+    )
+    with pytest.raises(ValueError, match="median"):
+        curves_chart(points, y_title="ms", x_title="T", center="mode")
+
+
 def test_curves_chart_legend_never_clips_a_label():
     c = _comparison()
     short = curves_chart(c.curve_points("loss"), y_title="loss", x_title="step")["encoding"]["color"]["legend"]
