@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from lessons.common.catalog import number
 from lessons.common.chains import matrix_product_chain
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
@@ -288,7 +289,11 @@ def recurrence_sentence(timing: RecurrenceTiming) -> str:
         f"T^{grew[SELF_ATTENTION]:.1f} (T^{low[1]:.1f} to T^{high[1]:.1f}); their multiply-adds grew "
         f"as T^{work[GRU_ENCODER]:.1f} and T^{work[SELF_ATTENTION]:.1f}. {arithmetic}: it is {att_steps[-1]} steps "
         f"instead of {gru_steps[-1]:,}, and the products of those few steps can be spread over as many cores as the "
-        "hardware has; the GRU's steps cannot."
+        "hardware has; the GRU's steps cannot. The counts are the graphs' and hold anywhere; the times and the "
+        "exponents are this one measurement's, on this server as busy as it was: another run, or another machine, "
+        f"moves them. Lesson {number('rnn_cells')} times other models (one plain RNN layer against self-attention "
+        "without its projections) and may find the opposite at long T: which is faster depends on the models "
+        "and the machine, the number of steps in a row does not."
     )
 
 

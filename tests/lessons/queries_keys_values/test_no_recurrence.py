@@ -94,6 +94,9 @@ def test_the_recurrence_sentence_says_who_was_faster_from_the_numbers():
     close = no_recurrence.recurrence_sentence(_timing((0.1, 1.0, 4.0), (0.05, 1.05, 8.0)))
     assert "too close to tell at T = 64 (the repeats' ranges overlap)" in close
     assert "512 at T = 512; self-attention's stays at 3 whatever T" in crossing
+    # the times are one measurement's; lesson 1's timing of other models is pointed to, not contradicted in silence
+    assert "another run, or another machine, moves them" in faster
+    assert "Lesson 1 times other models" in faster and "may find the opposite at long T" in faster
 
 
 def test_the_recurrence_sentence_reads_the_arithmetic():
