@@ -24,8 +24,9 @@ TITLE = "4 · Residuals, layer norm and the feed-forward network, by their effec
 TEXT = (
     "The lecture's reason for residual connections: “when the model goes deeper, gradient vanishing, gradient "
     "explosion, and saturation may occur.” A residual lets each sublayer learn only a *change* to its input, "
-    "and gives gradients a straight path down; layer norm keeps every sublayer's input at a steady scale (section 5 "
-    "tests both against depth). And the "
+    "and, the usual argument goes, gives gradients a straight path down; layer norm keeps every sublayer's input "
+    "at a steady scale. Those are depth arguments: section 5 tests both against depth, and says where the toy's "
+    "failures do not fit them. And the "
     "lecture's question, “Why feed forward NN?”: an attention head's output is Σⱼ αᵢⱼ vⱼ with weights αᵢⱼ ≥ 0 "
     "that sum to 1, a *convex combination* of the value vectors. It can only land inside their convex hull (the "
     "figure: your sentence's values and outputs, drawn on the values' two main directions, a linear view that keeps "

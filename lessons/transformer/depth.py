@@ -28,7 +28,8 @@ TEXT = (
     "The lecture backs residuals with He et al.'s plain networks: at 56 layers they train *worse* than at 20, "
     "training error included, so it is not overfitting. Here the same argument is measured on a smaller "
     "Transformer (d_model 32), at 1, 2, 4 and 8 layers a stack, as shipped, without residuals and without layer "
-    "norm, three seeds each: does adding layers help, and which variant stops being trainable as it deepens?"
+    "norm, each on every seed of the shipped sweep (n beside every figure): does adding layers help, and which "
+    "variant stops being trainable as it deepens?"
 )
 
 DEPTH_RESULTS = ROOT / "assets" / "results" / "transformer_depth.json"
