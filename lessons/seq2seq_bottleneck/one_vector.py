@@ -20,6 +20,7 @@ from torch import nn
 
 from lessons.common.charts import figure, safe_label
 from lessons.common.colorscales import ATTENTION_COLORSCALE, DIVERGING_COLORSCALE
+from lessons.common.grids import NARROW
 from lessons.seq2seq_bottleneck.experiment import MAX_LEN, build, lesson_task, shown
 from minimodels.tokenizers import EOS_ID, UNK_ID
 
@@ -131,8 +132,9 @@ def squeeze_random(text: str, hidden_size: int) -> Squeeze:
 def squeeze_caption(trained: bool) -> str:
     """The caption under :func:`squeeze_figure`: how to read the bars, for trained or random weights."""
     bars = (
-        "The bars beside the states: a character whose replacement barely moves c is nearly forgotten, and the "
-        "decoder cannot copy what c no longer holds. "
+        "The bars beside the states, ‖c′ − c‖ / ‖c‖: how far c moves when that character alone is replaced. A "
+        "character whose replacement barely moves c is nearly forgotten, and the decoder cannot copy what c no "
+        "longer holds. "
     )
     if trained:
         return bars + (
@@ -213,7 +215,13 @@ def squeeze_figure(result: Squeeze) -> go.Figure:
         "margin": {"l": 10, "r": 10, "t": 84, "b": 50},  # the right panel's axis title takes two lines
         "xaxis": {"title": {"text": "dimension"}, "domain": [0.0, 0.62], "showgrid": False, "zeroline": False},
         "xaxis2": {
-            "title": {"text": "change of c, ‖c′ − c‖ / ‖c‖,<br>when this character is replaced"},
+            # on a phone the bars' panel is a hundred pixels wide: its title is the formula alone (the caption says
+            # what it measures), else it runs over the states' axis title
+            "title": {
+                "text": "‖c′ − c‖ / ‖c‖"
+                if NARROW.get()
+                else "change of c, ‖c′ − c‖ / ‖c‖,<br>when this character is replaced"
+            },
             "domain": [0.7, 1.0],
             "anchor": "y",
             "range": [0, max(1.0, top * 1.15)],

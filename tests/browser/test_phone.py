@@ -34,11 +34,7 @@ def test_every_control_is_a_touch_target_of_24_px(path, browser, streamlit_serve
 
 
 # pages with a chart whose text still overlaps on a phone, each with its reason
-OVERLAPPING = {
-    "seq2seq_bottleneck": pytest.mark.xfail(
-        strict=True, reason="one vector's figure: its second panel's two-line title over the first's axis title"
-    ),
-}
+OVERLAPPING: dict = {}
 
 
 @pytest.mark.parametrize(

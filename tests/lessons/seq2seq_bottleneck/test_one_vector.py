@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from lessons.common.grids import NARROW
 from lessons.seq2seq_bottleneck import experiment, one_vector
 
 
@@ -59,6 +60,21 @@ def test_the_states_and_c_share_one_pair_of_axes_and_each_character_gets_a_bar_b
     np.testing.assert_array_equal(bars.x, result.sensitivity)
     assert list(bars.customdata) == ["h1 · a", "h2 · b", "h3 · ␣", "h4 · a"]  # named on hover
     assert layout["xaxis"]["domain"][1] < layout["xaxis2"]["domain"][0]  # side by side, not overlapping
+
+
+def test_on_a_phone_the_bars_axis_title_is_the_formula_alone():
+    """The bars' panel is about a hundred pixels wide on a phone: its two-line title ran over the states' axis
+    title there (the browser test of every chart's text boxes found it); the caption says what the bars measure."""
+    result = one_vector.squeeze(experiment.build("gru-none", 16).eval(), "ab a")
+    wide = one_vector.squeeze_figure(result).layout.xaxis2.title.text
+    token = NARROW.set(True)
+    try:
+        phone = one_vector.squeeze_figure(result).layout.xaxis2.title.text
+    finally:
+        NARROW.reset(token)
+    assert "<br>" in wide and "replaced" in wide
+    assert phone == "‖c′ − c‖ / ‖c‖"
+    assert "‖c′ − c‖ / ‖c‖: how far c moves when that character alone is replaced" in one_vector.squeeze_caption(True)
 
 
 def test_an_untrained_encoder_forgets_the_start_of_a_long_string():
