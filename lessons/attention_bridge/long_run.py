@@ -24,7 +24,7 @@ from lessons.common import verdicts
 from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
-from lessons.common.runs import Spread
+from lessons.common.runs import Spread, load_note
 from lessons.common.verdicts import verdict
 from minimodels.bridge import Pair
 
@@ -106,9 +106,9 @@ def long_run_intro(results: Comparison) -> str:
     )
     if isinstance(planned, int) and reached < planned:
         text += (
-            f"planned for {planned} steps ({planned // pairs} a direction) but stopped by its time budget on the "
-            f"shared machine at step {reached}: {reached / pairs:.0f} a direction, {reached / grid:.1f}× the "
-            "grid's, short of the bilingual model's share."
+            f"planned for {planned} steps ({planned // pairs} a direction) but stopped by its time budget at step "
+            f"{reached}: {reached / pairs:.0f} a direction, {reached / grid:.1f}× the grid's, short of the bilingual "
+            f"model's share ({load_note(results.meta)})."
         )
     else:
         text += f"trained for {reached} steps: {reached / pairs:.0f} a direction, {reached / grid:.1f}× the grid's."
