@@ -24,6 +24,7 @@ from lessons.attention_bridge.findings import MIN_GAP
 from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
 from lessons.common.exercises import Exercise
+from lessons.common.runs import load_note
 from minimodels.bridge import pair_name
 from minimodels.tasks.multilingual import LANGUAGES
 
@@ -212,9 +213,8 @@ def provenance_note(meta: Mapping) -> str:
     note = (
         (f"That command made {', '.join(made)}. " if made else "")
         + f"{meta.get('steps')} steps of {meta.get('batch_size')} sentences per model, {meta.get('test_sentences')} "
-        "test meanings per direction, weights rounded to float16 as shipped; one torch thread per model, 1-minute "
-        f"load {meta.get('load_1min_after', '?')} after (a shared machine). Step counts decide what is trained, so "
-        "the figures do not depend on the load."
+        f"test meanings per direction, weights rounded to float16 as shipped; one torch thread per model ("
+        f"{load_note(meta)}). Step counts decide what is trained, so the figures do not depend on the load."
     )
     for added in meta.get("added", []):
         note += (
