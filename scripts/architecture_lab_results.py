@@ -1,7 +1,7 @@
 """Train the architecture lab's presets and write ``assets/results/architecture_lab.json``, the table the page opens
 with.
 
-    python scripts/architecture_lab_results.py --tasks toy-translation --seeds 0 1 2 --max-steps 200 --stop-at 1.0 \
+    python scripts/architecture_lab_results.py --tasks toy-translation --seeds 0 1 2 3 4 --max-steps 200 --stop-at 1.0 \
         --budget 600 --threads 1 --out assets/results/architecture_lab.json
 
 (``--budget 600``: a cap of 120 s cuts a run short of its 200 steps on a machine at load ~9.)

@@ -1,6 +1,6 @@
 """The attention bridge's leave-one-pair-out study (the paper's Figure 1): ``attention_bridge_leave_out.json``.
 
-    python scripts/attention_bridge_leave_out.py --seeds 0 1 2 --steps 2000 --threads 1
+    python scripts/attention_bridge_leave_out.py --seeds 0 1 2 3 4 --steps 2000 --threads 1
 
 Seven models per seed, each many-to-many with monolingual pairs (the paper's best setting): ``all`` trains every
 direction between the four toy languages; ``without a-b`` trains all of them but a→b and b→a, which it then

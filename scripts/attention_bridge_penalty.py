@@ -1,6 +1,6 @@
 """The attention bridge's penalty study: ``assets/results/attention_bridge_penalty.json``.
 
-    python scripts/attention_bridge_penalty.py --seeds 0 1 2 --steps 1200 --threads 1
+    python scripts/attention_bridge_penalty.py --seeds 0 1 2 3 4 --steps 1200 --threads 1
 
 The paper (Vázquez et al. 2019, section 6 and Table 3) trained its bilingual bridge models with and without the
 penalty ‖AAᵀ − I‖²_F, found similar BLEU, and kept the penalty for less redundancy between the heads. Here the

@@ -1,6 +1,6 @@
 """Measure the attention-bridge lesson's experiments: ``assets/results/attention_bridge.json`` and the shipped model.
 
-    python scripts/attention_bridge_results.py --steps 2000 --batch-size 64 --seeds 0 1 2 --jobs 1
+    python scripts/attention_bridge_results.py --steps 2000 --batch-size 64 --seeds 0 1 2 3 4 --jobs 2
 
 Seven models, the same seeds, data and batches, the paper's Table 1 in miniature, with the French-like language as
 the hub (the paper's English):

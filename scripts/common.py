@@ -14,6 +14,7 @@ from pathlib import Path
 
 import torch
 
+from lessons.common import verdicts
 from lessons.common.comparison import Comparison
 from minimodels.tasks import get_task
 
@@ -28,10 +29,10 @@ def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.N
 def seeded_parser(
     description: str, *, steps: int, out: str | Path, checkpoints: bool = True
 ) -> argparse.ArgumentParser:
-    """A results script's usual options: ``--seeds`` (0 1 2), ``--steps``, ``--threads`` (1), ``--out`` and, for a
-    script that also writes its lesson's checkpoints, ``--no-checkpoints``."""
+    """A results script's usual options: ``--seeds`` (0 to 4: the fewest the verdict rule calls on), ``--steps``,
+    ``--threads`` (1), ``--out`` and, for a script that also writes its lesson's checkpoints, ``--no-checkpoints``."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(verdicts.MIN_SEEDS)))
     parser.add_argument("--steps", type=int, default=steps)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", default=str(out))

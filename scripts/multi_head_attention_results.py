@@ -1,7 +1,7 @@
 """Measure 1, 2, 4 and 8 heads with the same budget for the multi-head lesson:
 ``assets/results/multi_head_attention.json``.
 
-    python scripts/multi_head_attention_results.py --threads 1 --seeds 0 1 2 --steps 300
+    python scripts/multi_head_attention_results.py --threads 1 --seeds 0 1 2 3 4 --steps 300
 
 For each seed and head count, a TinyTransformer with d_model 64 (so d_k = 64, 32, 16, 8) is trained on
 ``toy-translation`` for the same number of steps, with the same batches and the same recipe
@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from lessons.common import verdicts  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
 from lessons.multi_head_attention import head_counts, head_counts_runs  # noqa: E402
 from scripts.common import Measurement, parse, save_comparison, tokenized  # noqa: E402
@@ -32,7 +33,13 @@ from scripts.common import Measurement, parse, save_comparison, tokenized  # noq
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one training per seed and head count")
+    p.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=list(range(verdicts.MIN_SEEDS)),
+        help="one training per seed and head count",
+    )
     p.add_argument("--heads", type=int, nargs="+", default=list(head_counts_runs.RESULT_HEADS))
     p.add_argument("--steps", type=int, default=300, help="training steps of every model (the shared budget)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")

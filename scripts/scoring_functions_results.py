@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from lessons.common import verdicts  # noqa: E402
 from lessons.common.comparison import Comparison, measure  # noqa: E402
 from lessons.common.runs import Run  # noqa: E402
 from lessons.scoring_functions import (  # noqa: E402
@@ -119,7 +120,7 @@ def d_sweep(seeds: list[int]) -> Comparison:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one race per seed")
+    p.add_argument("--seeds", type=int, nargs="+", default=list(range(verdicts.MIN_SEEDS)), help="one race per seed")
     p.add_argument(
         "--budget",
         type=parse_budget,

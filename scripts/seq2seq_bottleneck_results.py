@@ -32,6 +32,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from lessons.common import verdicts  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
 from lessons.seq2seq_bottleneck import experiment, scoring, shipped  # noqa: E402
 from scripts.common import machine  # noqa: E402
@@ -44,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sizes", type=int, nargs="+", default=list(experiment.CONTEXT_SIZES), help="context sizes D to train"
     )
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="initial weights, batch order (≥ 3)")
+    parser.add_argument(
+        "--seeds", type=int, nargs="+", default=list(range(verdicts.MIN_SEEDS)), help="initial weights, batch order"
+    )
     parser.add_argument("--out", type=Path, default=shipped.RESULTS_PATH, help="where to write the JSON")
     args = parser.parse_args(argv)
 

@@ -31,6 +31,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from lessons.common import verdicts  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
 from lessons.transformer import ablation_runs, reading  # noqa: E402
 from lessons.transformer.depth import (  # noqa: E402
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         "--seeds",
         type=int,
         nargs="+",
-        default=[0, 1, 2],
+        default=list(range(verdicts.MIN_SEEDS)),
         help="initial weights and batch order; every variant is trained once per seed",
     )
     p.add_argument("--threads", type=int, default=1, help="torch threads")
