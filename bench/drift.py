@@ -46,7 +46,8 @@ SLICES: dict[str, list[str]] = {
         "--sweep-seeds",
         "0",
     ],
-    "seq2seq_bottleneck": ["scripts.seq2seq_bottleneck_results", "--seeds", "0", "--steps", "60", "--sizes", "16"],
+    # the whole training of the smallest D: its figures only part once the models learn to copy
+    "seq2seq_bottleneck": ["scripts.seq2seq_bottleneck_results", "--seeds", "0", "--sizes", "16"],
     "architecture_lab": [
         "scripts.architecture_lab_results",
         "--tasks",
@@ -85,7 +86,10 @@ SLICES: dict[str, list[str]] = {
 }
 # slice name -> "module:function" giving, for one run, the figures its lesson's verdicts compare besides the run's
 # final values (a mean over the run's curve), under the names the verdicts give them
-DERIVED: dict[str, str] = {"kv_cache": "lessons.kv_cache.results:drift_figures"}
+DERIVED: dict[str, str] = {
+    "kv_cache": "lessons.kv_cache.results:drift_figures",
+    "seq2seq_bottleneck": "lessons.seq2seq_bottleneck.where_it_breaks:drift_figures",
+}
 CAPABILITIES = ("default", "avx2", "avx512")
 # The matrix products run in MKL and oneDNN, which pick their own kernels by CPU: each is held to the same vector
 # unit as ATen's (ATEN_CPU_CAPABILITY alone changes only ATen's elementwise and reduction kernels).

@@ -117,7 +117,12 @@ def length_mean(run: Run, lengths: tuple[int, int], metric: str = "exact_match")
 def reach_spread(results: Comparison, model: str, hidden_size: int, metric: str = "exact_match") -> Spread:
     """Over the seeds: the longest length up to which each seed copies at least half (``longest_length_above``)."""
     runs = results.runs_of(model, {"hidden_size": hidden_size})
-    return Spread(tuple(float(longest_length_above(_one_seed(r), metric)) for r in runs))
+    return Spread(tuple(reach(r, metric) for r in runs))
+
+
+def reach(run: Run, metric: str = "exact_match") -> float:
+    """One seed of :func:`reach_spread`."""
+    return float(longest_length_above(_one_seed(run), metric))
 
 
 def _one_seed(run: Run) -> LengthAccuracy:
@@ -137,11 +142,25 @@ def versus(a: tuple[str, Spread], b: tuple[str, Spread], metric: str, results: s
     return Verdict(a[0], b[0], a[0], b[0], metric, True, a[1], b[1], outcome, reason, results=results)
 
 
+def length_metric(metric: str, lengths: tuple[int, int]) -> str:
+    """The name a verdict on ``metric`` over the strings of ``lengths`` gives its figure (and the drift file its
+    drift): "exact match on strings of 13–18 characters"."""
+    return f"{METRICS[metric]} on {lengths_text(lengths)}"
+
+
+REACH = "the longest length copied at least half the time"
+
+
+def reach_metric(metric: str) -> str:
+    """The name of :func:`reach_spread`'s figure for ``metric`` in a verdict and in the drift file."""
+    return f"{REACH} ({METRICS[metric]})"
+
+
 def compare_lengths(
     results: Comparison, a: str, b: str, hidden_size: int, lengths: tuple[int, int], metric: str = "exact_match"
 ) -> Verdict:
     """Model ``a`` against ``b`` at D = ``hidden_size`` on the strings of ``lengths``, over the seeds."""
-    name = f"{METRICS[metric]} on {lengths_text(lengths)}"
+    name = length_metric(metric, lengths)
     return versus(
         (LABELS.get(a, a).capitalize(), length_spread(results, a, hidden_size, lengths, metric)),
         (LABELS.get(b, b), length_spread(results, b, hidden_size, lengths, metric)),

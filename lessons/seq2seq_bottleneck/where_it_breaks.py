@@ -16,7 +16,7 @@ from lessons.common.charts import figure
 from lessons.common.colorscales import ATTENTION_COLORSCALE
 from lessons.common.comparison import Comparison
 from lessons.common.curves import curves_chart
-from lessons.common.runs import Spread
+from lessons.common.runs import Run, Spread
 from lessons.seq2seq_bottleneck.experiment import (
     COLORS,
     EXAMPLES,
@@ -34,8 +34,12 @@ from lessons.seq2seq_bottleneck.shipped import (
     accuracy_of,
     compare_lengths,
     hidden_sizes,
+    length_mean,
+    length_metric,
     length_spread,
     lengths_text,
+    reach,
+    reach_metric,
     reach_spread,
     shipped_run,
     versus,
@@ -216,7 +220,7 @@ def overview(results: Comparison, metric: str = "exact_match") -> str:
     bigger = versus(
         (f"Without attention, D = {large}", reach_spread(results, "gru-none", large, metric)),
         (f"D = {small}", reach_spread(results, "gru-none", small, metric)),
-        "the longest length copied at least half the time",
+        reach_metric(metric),
     )
     top = max(length_spread(results, "gru-none", d, LONG, metric).max or 0.0 for d in sizes)
     third = (
@@ -224,6 +228,19 @@ def overview(results: Comparison, metric: str = "exact_match") -> str:
         + f" On {lengths_text(LONG)}, the best seed without attention, at any D, scores {top:.0%} ({name})."
     )
     return " ".join([first, second, third])
+
+
+def drift_figures(run: Run) -> dict[str, float]:
+    """The figures of one run that the lesson's verdicts compare besides its final values, under the names the
+    verdicts give them (``bench/drift.py`` holds them apart between kernel settings): for each metric, the mean over
+    the short, the long and every length (the pooling section's), and the longest length copied at least half the
+    time."""
+    figures = {}
+    for metric in METRICS:
+        for lengths in (SHORT, LONG, (MIN_LEN, MAX_LEN)):
+            figures[length_metric(metric, lengths)] = length_mean(run, lengths, metric)
+        figures[reach_metric(metric)] = reach(run, metric)
+    return figures
 
 
 def _ds(sizes: Sequence[int]) -> str:

@@ -115,3 +115,22 @@ def test_grid_heatmap_has_a_row_per_context_size_and_a_column_per_length(results
         experiment.MAX_LEN - experiment.MIN_LEN + 1,
     )
     np.testing.assert_allclose(z[0], shipped.accuracy_of(results, "gru-none", experiment.CONTEXT_SIZES[0]).exact_match)
+
+
+def test_every_figure_the_lessons_verdicts_compare_has_its_drift_measured_under_the_same_name(results, monkeypatch):
+    """``bench/drift.py`` measures, per run, what :func:`where_it_breaks.drift_figures` returns; the verdicts ask the
+    drift file for their figures by name. Every name a verdict of sections 3 and 4 asks for, whichever metric the
+    page shows, is one the drift measurement writes (else the rule finds no drift and calls nothing)."""
+    from lessons.common import verdicts
+
+    asked = set()
+    monkeypatch.setattr(verdicts, "measured_drift", lambda metric, results=None: asked.add((metric, results)) or 0.0)
+    for metric in experiment.METRICS:
+        for d in shipped.hidden_sizes(results):
+            where_it_breaks.summary(results, d, metric)
+        where_it_breaks.overview(results, metric)
+        pooling.pooling_summary(results, metric)
+    measured = set(where_it_breaks.drift_figures(results.runs[0]))
+    assert {name for name, _ in asked} <= measured, sorted({name for name, _ in asked} - measured)
+    assert {where for _, where in asked} == {"seq2seq_bottleneck"}  # this lesson's own slice of the drift file
+    assert len(asked) >= 6  # both metrics' short, long, every-length and longest-length figures
