@@ -36,7 +36,6 @@ def cpu_model() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = seeded_parser(__doc__.splitlines()[0], steps=training.STEPS, out=results.RESULTS, checkpoints=False)
-    parser.set_defaults(seeds=list(range(5)))  # one torch thread: the live panel trains on one
     args = parse(parser, argv)
     measured = Measurement("induction_heads_results.py", argv, threads=args.threads)
     runs = []

@@ -40,7 +40,6 @@ def cpu_model() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = seeded_parser(__doc__.splitlines()[0], steps=training.STEPS, out=longer_inputs.RESULTS, checkpoints=False)
-    parser.set_defaults(seeds=[0, 1, 2, 3, 4])
     args = parse(parser, argv)
     measured = Measurement("positions_that_travel_results.py", argv, threads=args.threads)
     runs = []
