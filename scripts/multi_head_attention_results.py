@@ -17,7 +17,6 @@ after are written with them. Run it on a calm machine (a busy one makes every "s
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 from pathlib import Path
@@ -25,25 +24,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lessons.common import verdicts  # noqa: E402
 from lessons.common.comparison import measure  # noqa: E402
 from lessons.multi_head_attention import head_counts, head_counts_runs  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison, tokenized  # noqa: E402
+from scripts.common import Measurement, parse, save_comparison, seeded_parser, tokenized  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument(
-        "--seeds",
-        type=int,
-        nargs="+",
-        default=list(range(verdicts.MIN_SEEDS)),
-        help="one training per seed and head count",
-    )
+    p = seeded_parser(__doc__.split("\n\n")[0], steps=300, out=head_counts_runs.RESULTS, checkpoints=False)
     p.add_argument("--heads", type=int, nargs="+", default=list(head_counts_runs.RESULT_HEADS))
-    p.add_argument("--steps", type=int, default=300, help="training steps of every model (the shared budget)")
-    p.add_argument("--threads", type=int, default=1, help="torch threads (1 or 2 on a shared laptop)")
-    p.add_argument("--out", default=str(head_counts_runs.RESULTS), help="where to write the JSON")
     args = parse(p, argv)
     task = tokenized(head_counts_runs.RESULT_TASK)
     measured = Measurement("multi_head_attention_results.py", argv, args.threads)
