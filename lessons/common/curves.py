@@ -1,6 +1,6 @@
 """The course's one chart of curves, a Vega-Lite spec (for ``ui.vega``): per variant, the mean over seeds, a band
-of mean ± one sd and each seed faintly (:func:`curves_chart`); a training run's loss and exact match drawn with it
-(:func:`training_curves`).
+of mean ± one sd and each seed faintly, or for timings the median of the repeats and their range
+(:func:`curves_chart`); a training run's loss and exact match drawn with it (:func:`training_curves`).
 
 Pure Python and numpy: no Altair. The spec's JSON is written once per set of options, so a live panel redrawn a few
 times a second only fills in the numbers.
