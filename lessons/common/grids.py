@@ -160,6 +160,7 @@ def head_grid(
                     # what a download and the chart in words call this map and its cells: the axes name the first
                     # map's columns only (the others sit further along x), so every map carries its own
                     "name": f"{safe_label(row.title, 60)} · head {row.first_head + j}",
+                    "showlegend": False,  # a named map would take a legend's room beside the grid
                     "meta": {"rows": ys, "columns": xs},
                 }
             )

@@ -69,7 +69,9 @@ def test_every_map_of_a_head_grid_is_read_back_with_its_own_tokens_and_its_head(
         GridRow("layer 1", weights, ["<b>", "cat", "sat"], ["q1", "q2"]),
         GridRow("layer 2", weights[::-1], ["x", "y", "z"], ["r1", "r2"]),
     ]
-    tables = export.heatmap_tables(head_grid(rows))
+    grid = head_grid(rows)
+    assert all(trace.showlegend is False for trace in grid.data)  # named, but no legend takes the grid's room
+    tables = export.heatmap_tables(grid)
     assert [t.name for t in tables] == [f"layer {layer} · head {h}" for layer in (1, 2) for h in (1, 2, 3, 4)]
     assert all(t.columns == ["<b>", "cat", "sat"] and t.rows == ["q1", "q2"] for t in tables[:4])
     assert all(t.columns == ["x", "y", "z"] and t.rows == ["r1", "r2"] for t in tables[4:])
