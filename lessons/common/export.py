@@ -40,8 +40,12 @@ class Table:
     values: np.ndarray
 
 
-def _axis_labels(axis, positions, count: int, fallback: str) -> list[str]:
-    """Labels of a heatmap's rows or columns: the axis' tick text where it names a position, else its value."""
+def _axis_labels(axis, positions, count: int, fallback: str, own=None) -> list[str]:
+    """Labels of a heatmap's rows or columns: ``own`` when the trace names its cells itself (one label each: a map
+    of :func:`lessons.common.grids.head_grid`), else the axis' tick text where it names a position, else its
+    value."""
+    if own is not None and len(own) == count:
+        return [html.unescape(str(t)) for t in own]
     positions = list(range(count)) if positions is None else list(positions)
     ticks = {}
     if axis is not None and axis.tickvals is not None and axis.ticktext is not None:
@@ -64,17 +68,12 @@ def heatmap_tables(fig) -> list[Table]:
         name = trace.name or title or "heatmap"
         if len(heatmaps) > 1 and not trace.name:
             name = f"{name} ({n + 1})"
-        own = trace.meta if isinstance(trace.meta, dict) else {}  # a map that names its own cells (grids.head_grid)
-        rows, columns = own.get("rows"), own.get("columns")
+        own = trace.meta if isinstance(trace.meta, dict) else {}
         tables.append(
             Table(
                 name=html.unescape(name),
-                rows=[html.unescape(str(t)) for t in rows]
-                if rows is not None and len(rows) == z.shape[0]
-                else _axis_labels(yaxis, trace.y, z.shape[0], "row"),
-                columns=[html.unescape(str(t)) for t in columns]
-                if columns is not None and len(columns) == z.shape[1]
-                else _axis_labels(xaxis, trace.x, z.shape[1], "column"),
+                rows=_axis_labels(yaxis, trace.y, z.shape[0], "row", own.get("rows")),
+                columns=_axis_labels(xaxis, trace.x, z.shape[1], "column", own.get("columns")),
                 values=z,
             )
         )
