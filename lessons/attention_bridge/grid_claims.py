@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lessons.attention_bridge.experiments import EXPERIMENTS, MODEL_OPTIONS, experiment_pairs, has_bleu
 from lessons.attention_bridge.findings import BLEU_MIN_GAP, MIN_GAP, verdict_words
-from lessons.attention_bridge.long_run import steps_reached
+from lessons.attention_bridge.long_run import steps_reached, stopped_short
 from lessons.common.comparison import Comparison
 
 # (a, b, final, the paper's words) for grid_findings: the claims of its Table 1 and section 4, quoted
@@ -174,8 +174,8 @@ def not_reproduced(results: Comparison, long_run: Comparison | None = None) -> s
     if long_run is not None and long_run.runs:
         n = len(long_run.runs)
         seeds = "one seed" if n == 1 else f"{n} seeds"
-        planned, reached = long_run.meta.get("steps", "?"), steps_reached(long_run)
-        if isinstance(planned, int) and reached < planned:
+        planned, reached = stopped_short(long_run), steps_reached(long_run)
+        if planned is not None:
             long_steps = f"planned for {planned} steps and stopped at step {reached}, short of that"
         else:
             long_steps = f"trained for {reached} steps"

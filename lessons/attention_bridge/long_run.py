@@ -80,22 +80,30 @@ def steps_reached(results: Comparison) -> int:
     return min(int(r.extra["steps"]) if "steps" in r.extra else int(r.curve[-1]["step"]) for r in runs)
 
 
+def stopped_short(results: Comparison) -> int | None:
+    """The steps the run was planned for when it stopped before them (its time budget); None when it ran them all."""
+    planned = results.meta.get("steps")
+    return planned if isinstance(planned, int) and steps_reached(results) < planned else None
+
+
+def trained_directions(results: Comparison) -> int:
+    """How many directions the long run's model trains, monolingual ones counted."""
+    return len(results.runs_of(leave_out_variant(LONG_RUN_PAIR))[0].extra.get("pairs", ())) or 1
+
+
 def per_direction(results: Comparison) -> tuple[float, float]:
-    """The steps a trained direction of the long run had (steps reached / its trained directions, monolingual ones
-    counted) and the bilingual model's in the grid (the grid's steps / its two directions); NaN where the file
-    does not say."""
-    run = results.runs_of(leave_out_variant(LONG_RUN_PAIR))[0]
-    pairs, grid = len(run.extra.get("pairs", ())) or 1, results.meta.get("grid_steps")
+    """The steps a trained direction of the long run had (steps reached / :func:`trained_directions`) and the
+    bilingual model's in the grid (the grid's steps / its two directions); NaN where the file does not say."""
+    grid = results.meta.get("grid_steps")
     bilingual = grid / len(BILINGUAL_PAIRS) if isinstance(grid, int | float) else float("nan")
-    return steps_reached(results) / pairs, bilingual
+    return steps_reached(results) / trained_directions(results), bilingual
 
 
 def long_run_intro(results: Comparison) -> str:
     """What was trained, from the file: the pair left out, the steps planned and reached, and how many a direction
     had against the grid's."""
-    run = results.runs_of(leave_out_variant(LONG_RUN_PAIR))[0]
-    planned, reached = results.meta.get("steps", "?"), steps_reached(results)
-    pairs, grid = len(run.extra.get("pairs", ())) or 1, results.meta.get("grid_steps", "?")
+    planned, reached = stopped_short(results), steps_reached(results)
+    pairs, grid = trained_directions(results), results.meta.get("grid_steps", "?")
     per_grid = grid / pairs if isinstance(grid, int) else float("nan")
     text = (
         f"The page above says the toy's many-to-many models may fall short because they share the grid's {grid} "
@@ -104,7 +112,7 @@ def long_run_intro(results: Comparison) -> str:
         f"test it on one configuration: the model without {pair_label(LONG_RUN_PAIR)} (many-to-many + monolingual, "
         "the same corpus, batch, learning rate and λ), "
     )
-    if isinstance(planned, int) and reached < planned:
+    if planned is not None:
         text += (
             f"planned for {planned} steps ({planned // pairs} a direction) but stopped by its time budget at step "
             f"{reached}: {reached / pairs:.0f} a direction, {reached / grid:.1f}× the grid's, short of the bilingual "
