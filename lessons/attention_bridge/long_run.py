@@ -230,7 +230,6 @@ def long_run_note(results: Comparison) -> str:
         f"{meta.get('steps')} steps planned{limit}, batches of {meta.get('batch_size')} sentences, learning rate "
         f"{meta.get('learning_rate')} falling linearly to a tenth over the planned steps (a run stopped early stopped "
         f"before it had fallen all the way), λ = {meta.get('penalty_weight')}, {meta.get('test_sentences')} test "
-        f"meanings per direction at each checkpoint; {finals}. One torch thread on a machine shared with other work "
-        f"(1-minute load {meta.get('load_1min_before', '?')} before, {meta.get('load_1min_after', '?')} after): the "
-        "seconds are slow, the steps decide what was trained."
+        f"meanings per direction at each checkpoint; {finals}. One torch thread; {load_note(meta)}. The steps "
+        "decide what was trained, not the seconds."
     )
