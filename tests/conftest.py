@@ -67,8 +67,8 @@ def _relative(item) -> str:
 # goes to the worker running its group: the tests of the session's `streamlit run` server in two groups by page
 # (``_server_groups``), so each worker keeps one server and its Chromium for half the pages (and the page visits the
 # phone and accessibility tests share); each other file is a group of its own, so a module fixture (a trained model,
-# a page, a server of its own) is made once. A browser test with a server of its own (the live class) may run on
-# either worker.
+# a page, a server of its own) is made once, except the files of ``SHARED_READS``, one group together. A browser test
+# with a server of its own (the live class) may run on either worker.
 # tryfirst: pytest-xdist reads the groups in its own collection hook.
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
@@ -84,7 +84,15 @@ def pytest_collection_modifyitems(config, items):
         if folder == SLOW_FOLDER and name not in FAST_IN_SLOW_FOLDER:
             item.add_marker(pytest.mark.slow)
         if groups:
-            item.add_marker(pytest.mark.xdist_group(servers.get(item.nodeid, file)))
+            item.add_marker(pytest.mark.xdist_group(servers.get(item.nodeid, SHARED_READS.get(file, file))))
+
+
+# The files that read every lesson page as a student (``tests.helpers.read_as_student``: each page opened once per
+# process, every fold open): in one group they share those runs; apart, each worker opens every page again, which
+# costs the fast loop about as much CPU as both files' own checks.
+SHARED_READS = dict.fromkeys(
+    ("lessons/common/test_notation.py", "lessons/common/test_lesson_order.py"), "pages_read_as_a_student"
+)
 
 
 SERVER_GROUPS = ("shared_server_a", "shared_server_b")
