@@ -8,9 +8,12 @@ health check (the cold start is part of what is measured):
 
 - the teacher opens the class page in a fresh tab, starts a class, opens the lesson, presses "Ask the class" under
   its first exercise (the poll) and goes to the dashboard, which refreshes itself as the browser's does;
-- each of N students arrives at a uniformly random moment in the first 10 s: a fresh tab on the join link, the
-  name typed, Join pressed, then the lesson opened. Timed for that page open: the first heading (the title), the
-  first paragraph of prose (a Markdown element of 80 characters or more) and the whole page (``script_finished``);
+- each of N students arrives at a uniformly random moment of the 10 s after the teacher's join link is up (nobody
+  can join a class before it exists; a moment drawn from the server's start instead put every student whose moment
+  came before the link into one instant, all 30 within 2.5 s when the teacher's set-up took 11 s): a fresh tab on
+  the join link, the name typed, Join pressed, then the lesson opened. Timed for that page open: the first heading
+  (the title), the first paragraph of prose (a Markdown element of 80 characters or more) and the whole page
+  (``script_finished``);
 - until ``--seconds`` after the server came up, every 5–20 s (uniform) each student does one thing: moves a
   control (a slider, select box, radio or checkbox it was sent; timed apart when it lives in a fragment and when
   it reruns the whole page), answers one of the lesson's exercises and presses Check, or answers the teacher's
@@ -46,7 +49,7 @@ from store.db import ENV_URL
 
 SECTION = "class_scenario"
 KEEP = 4
-ARRIVAL_SECONDS = 10.0  # every student opens the lesson within this many seconds of the server coming up
+ARRIVAL_SECONDS = 10.0  # every student opens the join link within this many seconds of the teacher putting it up
 ACT_EVERY = (5.0, 20.0)  # seconds between two things a student does
 PARAGRAPH_CHARS = 80  # a Markdown element this long is prose, not a label
 CONTROLS = ("slider", "selectbox", "radio", "checkbox")
@@ -172,8 +175,8 @@ async def _student(url: str, code_ready, i: int, lesson: str, seconds: float, wi
         )
     }
     started = time.monotonic()
-    await asyncio.sleep(rng.uniform(0, ARRIVAL_SECONDS))
     code, question_id = await code_ready
+    await asyncio.sleep(rng.uniform(0, ARRIVAL_SECONDS))
     s = Student(url, name=f"student {i:02d}", query=f"join={code}")
     try:
         t["class page"].append(await s.open("classroom"))
