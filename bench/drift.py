@@ -75,12 +75,21 @@ SLICES: dict[str, list[str]] = {
     "multi_head_attention": ["scripts.multi_head_attention_results", "--seeds", "0", "--steps", "60"],
     "scaling": ["scripts.scaling_results", "--seeds", "0", "--steps", "60"],
     "kv_cache": ["scripts.kv_cache_results", "--seeds", "0", "--steps", "150", "--window-steps", "100"],
+    # the whole training (every setting of the study, its 1200 steps) of one seed: the study's verdicts compare finals
+    "attention_bridge_penalty": ["scripts.attention_bridge_penalty", "--seeds", "0", "--steps", "1200"],
+    # the whole training (2000 steps) of one seed of the seven models the finding compares pair by pair and on average
+    "attention_bridge_leave_out": ["scripts.attention_bridge_leave_out", "--seeds", "0", "--steps", "2000"],
 }
 # slice name -> "module:function" giving, for one run, the figures its lesson's verdicts compare besides the run's
 # final values (a mean over the run's curve), under the names the verdicts give them
 DERIVED: dict[str, str] = {
     "kv_cache": "lessons.kv_cache.results:drift_figures",
     "seq2seq_bottleneck": "lessons.seq2seq_bottleneck.where_it_breaks:drift_figures",
+}
+# slice name -> "module:function" giving, for one setting's whole slice, the figures its lesson's verdicts compare that
+# combine several runs (a mean over the pairs of six models), keyed as a run is: (variant, seed, params as JSON)
+COMBINED: dict[str, str] = {
+    "attention_bridge_leave_out": "lessons.attention_bridge.leave_out:drift_figures",
 }
 CAPABILITIES = ("default", "avx2", "avx512")
 # The matrix products run in MKL and oneDNN, which pick their own kernels by CPU: each is held to the same vector
@@ -119,23 +128,37 @@ def run_slice(name: str, capability: str, threads: int, out: Path, timeout: floa
     return Comparison.load(out)
 
 
-def derived(name: str):
-    """The slice's ``DERIVED`` function (run -> {metric: value}), or None when its verdicts read final values only."""
-    if name not in DERIVED:
+def _hook(table: dict[str, str], name: str):
+    """The function ``table`` names for the slice ``name`` ("module:function"), or None."""
+    if name not in table:
         return None
-    module, function = DERIVED[name].split(":")
+    module, function = table[name].split(":")
     return getattr(importlib.import_module(module), function)
 
 
-def differences(results: dict[str, Comparison], figures=None) -> dict[str, dict]:
+def derived(name: str):
+    """The slice's ``DERIVED`` function (run -> {metric: value}), or None when its verdicts read final values only."""
+    return _hook(DERIVED, name)
+
+
+def combined(name: str):
+    """The slice's ``COMBINED`` function (a setting's results -> {run key: {metric: value}}), or None."""
+    return _hook(COMBINED, name)
+
+
+def differences(results: dict[str, Comparison], figures=None, across=None) -> dict[str, dict]:
     """Per metric, the largest difference between settings over every run (variant, seed, params) of a slice, and
     where it was; runs with a value in some settings and none in others are counted apart. ``figures`` (run ->
-    {metric: value}) adds what a lesson compares besides a run's final values."""
+    {metric: value}) adds what a lesson compares besides a run's final values; ``across`` (a setting's results ->
+    {run key: {metric: value}}) what it compares across runs."""
     values: dict[tuple, dict[str, float | None]] = {}
     for setting, comparison in results.items():
         for run in comparison.runs:
             key = (run.variant, run.seed, json.dumps(run.params, sort_keys=True))
             for metric, value in {**run.final, **(figures(run) if figures else {})}.items():
+                values.setdefault((metric, *key), {})[setting] = value
+        for key, found in (across(comparison) if across else {}).items():
+            for metric, value in found.items():
                 values.setdefault((metric, *key), {})[setting] = value
     out: dict[str, dict] = {}
     for (metric, variant, seed, params), by_setting in sorted(values.items()):
@@ -258,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                     "command": "python -m " + " ".join(SLICES[name]),
                     "seconds": seconds,
                     "settings": list(results),
-                    "metrics": differences(results, derived(name)),
+                    "metrics": differences(results, derived(name), combined(name)),
                 }
                 if len(results) > 1:  # after every setting: a run cut short keeps what it measured
                     write(out, slices, info, argv)

@@ -156,9 +156,9 @@ def leave_out_figure(results: Comparison, measure: str = "bleu") -> go.Figure:
     return charts.figure(traces, layout)
 
 
-def _over_pairs(results: Comparison, measure: str) -> tuple[Spread, Spread]:
-    """Each seed's mean over the six pairs, trained (model with every pair) and zero-shot (each pair's own model
-    without it): two spreads over the seeds that every variant has."""
+def _means_by_seed(results: Comparison, measure: str) -> dict[int, tuple[float, float]]:
+    """Per seed that every variant has: (trained, zero-shot) ``measure``, each the mean over the six pairs: trained
+    in the model with every pair, zero-shot in each pair's own model without it."""
     seeds = [
         s
         for s in results.seeds
@@ -168,9 +168,37 @@ def _over_pairs(results: Comparison, measure: str) -> tuple[Spread, Spread]:
     def value(variant: str, seed: int, pair: Pair) -> float:
         return next(r for r in results.runs_of(variant) if r.seed == seed).value(pair_final(measure, pair))
 
-    trained = Spread(tuple(float(np.mean([value(ALL_PAIRS, s, p) for p in LEAVE_OUT_PAIRS])) for s in seeds))
-    zero = Spread(tuple(float(np.mean([value(leave_out_variant(p), s, p) for p in LEAVE_OUT_PAIRS])) for s in seeds))
-    return trained, zero
+    return {
+        s: (
+            float(np.mean([value(ALL_PAIRS, s, p) for p in LEAVE_OUT_PAIRS])),
+            float(np.mean([value(leave_out_variant(p), s, p) for p in LEAVE_OUT_PAIRS])),
+        )
+        for s in seeds
+    }
+
+
+def _over_pairs(results: Comparison, measure: str) -> tuple[Spread, Spread]:
+    """Each seed's mean over the six pairs, trained and zero-shot (:func:`_means_by_seed`): two spreads over the
+    seeds."""
+    means = _means_by_seed(results, measure).values()
+    return Spread(tuple(t for t, _ in means)), Spread(tuple(z for _, z in means))
+
+
+def mean_metric(measure: str) -> str:
+    """The name the finding's verdict gives ``measure``'s mean over the pairs (its drift is measured by that name)."""
+    return f"{measure}, mean over the pairs"
+
+
+def drift_figures(results: Comparison) -> dict[tuple[str, int, str], dict[str, float]]:
+    """The figures :func:`leave_out_finding` compares that no single run holds, for ``bench/drift.py`` to hold apart
+    between kernel settings: per seed and measure, the trained and the zero-shot mean over the pairs, under the name
+    the finding's verdict asks the drift file for, keyed as a run is (variant, seed, params)."""
+    figures: dict[tuple[str, int, str], dict[str, float]] = {}
+    for measure in LEAVE_OUT_MEASURES:
+        for seed, (trained, zero) in _means_by_seed(results, measure).items():
+            figures.setdefault(("trained, mean over the pairs", seed, "{}"), {})[mean_metric(measure)] = trained
+            figures.setdefault(("zero-shot, mean over the pairs", seed, "{}"), {})[mean_metric(measure)] = zero
+    return figures
 
 
 CLOSE_SHARE = 0.9  # zero-shot within 10% of the trained score: "very close", the paper's words
@@ -182,7 +210,7 @@ def leave_out_finding(results: Comparison, measure: str = "bleu") -> str:
     name, fmt = LEAVE_OUT_MEASURES[measure]
     trained, zero = _over_pairs(results, measure)
     gap = BLEU_MIN_GAP if measure == "bleu" else MIN_GAP  # one BLEU point, or 5 points of a share: no finding
-    outcome, _ = verdict(zero, trained, min_gap=gap, metric=f"{measure}, mean over the pairs", results=results.source)
+    outcome, _ = verdict(zero, trained, min_gap=gap, metric=mean_metric(measure), results=results.source)
     share = zero.mean / trained.mean if trained.mean else float("nan")
     per_pair = {
         p: verdict(

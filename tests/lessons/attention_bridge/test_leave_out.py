@@ -271,3 +271,31 @@ def test_a_reference_on_too_few_seeds_says_why_it_is_not_called():
         "too close to call against it by the course's rule (n = 3 and 3 seeds" in note and "at least 5 a side" in note
     )
     assert "far below" not in note
+
+
+def test_every_figure_the_finding_compares_has_its_drift_measured_under_the_same_name(monkeypatch):
+    """``bench/drift.py`` measures each run's finals and what :func:`leave_out.drift_figures` returns (the means over
+    the pairs, which no single run holds); the finding's verdicts ask the drift file for their figures by name, and
+    every name they ask for is one the measurement writes (else the rule finds no drift and calls nothing)."""
+    from lessons.common import verdicts
+
+    results = fake_leave_out(30.0, 10.0, seeds=range(5))
+    asked = set()
+    monkeypatch.setattr(verdicts, "measured_drift", lambda metric, results=None: asked.add(metric) or 0.0)
+    for measure in leave_out.LEAVE_OUT_MEASURES:
+        leave_out.leave_out_finding(results, measure)
+    figures = leave_out.drift_figures(results)
+    measured = {m for found in figures.values() for m in found} | {m for r in results.runs for m in r.final}
+    assert {leave_out.mean_metric(m) for m in leave_out.LEAVE_OUT_MEASURES} <= asked <= measured
+    assert figures[("trained, mean over the pairs", 3, "{}")][leave_out.mean_metric("bleu")] == pytest.approx(31.5)
+    assert figures[("zero-shot, mean over the pairs", 3, "{}")][leave_out.mean_metric("bleu")] == pytest.approx(11.5)
+
+
+def test_the_drift_bench_holds_the_means_over_the_pairs_apart_between_settings():
+    from bench import drift
+
+    one, other = fake_leave_out(30.0, 10.0, seeds=(0,)), fake_leave_out(30.5, 10.0, seeds=(0,))
+    found = drift.differences({"avx512/1": one, "default/1": other}, None, drift.combined("attention_bridge_leave_out"))
+    assert found[leave_out.mean_metric("bleu")]["drift"] == pytest.approx(0.5)
+    assert found[leave_out.mean_metric("bleu")]["where"].startswith("trained, mean over the pairs")
+    assert found[leave_out.mean_metric("exact")]["drift"] == pytest.approx(0.005)
