@@ -23,7 +23,7 @@ from lessons.attention_bridge.findings import BLEU_MIN_GAP, MIN_GAP
 from lessons.common import charts
 from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison
-from lessons.common.runs import Spread
+from lessons.common.runs import Spread, load_note
 from lessons.common.verdicts import verdict
 from minimodels.bridge import BridgeTrainConfig, Pair, all_pairs, pair_name
 from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES
@@ -310,6 +310,6 @@ def leave_out_note(meta: Mapping) -> str:
     return (
         f"{meta.get('steps')} steps of {meta.get('batch_size')} sentences per model (the grid's), λ = "
         f"{meta.get('penalty_weight')}, {meta.get('test_sentences')} test meanings per direction, weights rounded "
-        "to float16; BLEU is corpus BLEU over the words (minimodels.bleu, no smoothing). One torch thread, "
-        f"1-minute load {meta.get('load_1min_after', '?')} after."
+        f"to float16; BLEU is corpus BLEU over the words (minimodels.bleu, no smoothing). One torch thread; "
+        f"{load_note(meta)}."
     )

@@ -167,18 +167,26 @@ def study_conclusion(results: Comparison, weight: float) -> str:
     on, off = (STUDY_K, weight), (STUDY_K, 0.0)
     score = _study(results, on, off, "exact")
     overlap = _study(results, on, off, "overlap", higher=False)
-    similar, less = not score.clear, overlap.outcome == "better"
-    if similar and less:
-        verdict = "reproduces the paper's conclusion (similar scores, less redundancy)"
-    elif less:
-        verdict = (
-            f"reproduces the paper's *less redundancy* but **not** its *similar scores*: here the penalty "
-            f"{'adds' if score.outcome == 'better' else 'costs'} exact match"
-        )
-    elif similar:
-        verdict = "reproduces the paper's *similar scores* but **not** its *less redundancy*"
-    else:
-        verdict = "does **not** reproduce the paper's conclusion (similar scores, less redundancy)"
+    scores = "differ" if score.clear else "similar" if score.weighed else "unknown"
+    redundancy = (
+        "less" if overlap.outcome == "better" else "not less" if overlap.clear or overlap.weighed else "unknown"
+    )
+    costs = f"here the penalty {'adds' if score.outcome == 'better' else 'costs'} exact match"
+    wait = "the rule cannot weigh yet"
+    verdict = {
+        ("similar", "less"): "reproduces the paper's conclusion (similar scores, less redundancy)",
+        ("differ", "less"): f"reproduces the paper's *less redundancy* but **not** its *similar scores*: {costs}",
+        ("similar", "not less"): "reproduces the paper's *similar scores* but **not** its *less redundancy*",
+        ("differ", "not less"): "does **not** reproduce the paper's conclusion (similar scores, less redundancy)",
+        ("differ", "unknown"): f"does **not** reproduce the paper's *similar scores* ({costs}); whether it has the "
+        f"paper's *less redundancy* {wait}",
+        ("similar", "unknown"): f"reproduces the paper's *similar scores*; whether it has *less redundancy* {wait}",
+        ("unknown", "less"): f"reproduces the paper's *less redundancy*; whether its scores are *similar* {wait}",
+        ("unknown", "not less"): f"does **not** reproduce the paper's *less redundancy*; whether its scores are "
+        f"*similar* {wait}",
+        ("unknown", "unknown"): "cannot yet say whether it reproduces the paper's conclusion (similar scores, less "
+        "redundancy): a comparison the rule cannot weigh is no evidence either way",
+    }[scores, redundancy]
     n = min(score.a_spread.n, score.b_spread.n)
     said = (
         f"**λ = {weight:g} against λ = 0** (k = {STUDY_K}, n = {n} seeds each): exact match is "
@@ -187,7 +195,12 @@ def study_conclusion(results: Comparison, weight: float) -> str:
     )
     if study_has_bleu(results):  # the paper's own measure for its "similar scores"
         bleu = _study(results, on, off, "bleu")
-        similar = "similar, as the paper found." if not bleu.clear else "**not** similar, unlike the paper."
+        if bleu.clear:
+            similar = "**not** similar, unlike the paper."
+        elif bleu.weighed:
+            similar = "similar, as the paper found."
+        else:
+            similar = "no verdict, so neither the paper's similar BLEU nor a difference is shown."
         said += f" By BLEU, the paper's measure: {verdict_words(bleu, '.1f', 'higher', 'lower')}, {similar}"
     return said
 

@@ -183,6 +183,13 @@ class Verdict:
         return self.outcome != "too close"
 
     @property
+    def weighed(self) -> bool:
+        """Whether the rule could weigh the gap at all: :data:`MIN_SEEDS` seeds a side and a drift measured for the
+        metric. When not, "too close to call" says the evidence is missing, not that the two are alike."""
+        enough = min(self.a_spread.total, self.b_spread.total) >= MIN_SEEDS
+        return enough and measured_drift(self.metric, self.results) is not None
+
+    @property
     def winner(self) -> str | None:
         """The variant clearly ahead, or None when too close to call."""
         return {"better": self.a, "worse": self.b}.get(self.outcome)

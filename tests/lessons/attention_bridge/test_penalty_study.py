@@ -159,3 +159,22 @@ def test_the_papers_numbers_are_quoted_as_printed():
                 assert f"{cell:.2f}" in text or f"{cell:g}" in text, cell
         assert r"\mathcal{L} = -\log(p(Y|X)) + \|AA^T - I\|_F^2" in text  # Eq. 3: weight 1, no λ
     assert penalty.PAPER_PENALTY_WEIGHT == 1.0
+
+
+def test_a_comparison_the_rule_cannot_weigh_is_said_as_no_evidence_not_as_similar(rule_on_made_up_seeds, monkeypatch):
+    """A gap the rule cannot weigh (here: no drift measured for head overlap and BLEU) is no verdict: the conclusion
+    says what the weighed comparisons show and that the others wait, never "similar" or "reproduces" for them."""
+    from lessons.common import verdicts
+
+    monkeypatch.setattr(verdicts, "measured_drift", lambda metric, results=None: None if metric != "exact" else 0.0)
+    said = penalty_study.study_conclusion(fake_study(HURTS), 1.0)
+    assert "does **not** reproduce the paper's *similar scores* (here the penalty costs exact match)" in said
+    assert "*less redundancy* the rule cannot weigh yet" in said
+    same = {(K, 1.0): {"exact": 0.80, "overlap": 0.05}, (K, 0.0): {"exact": 0.80, "overlap": 0.40}}
+    said = penalty_study.study_conclusion(fake_study(same), 1.0)  # exact weighed and too close: similar
+    assert "reproduces the paper's *similar scores*; whether it has *less redundancy* the rule cannot weigh" in said
+    runs = [Run(r.variant, r.seed, r.params, r.curve, {**r.final, "bleu": 50.0 + r.seed}) for r in fake_study({}).runs]
+    study = Comparison(fake_study({}).variants, tuple(runs), {"steps": 9})
+    assert penalty_study.study_conclusion(study, 1.0).endswith(
+        "neither the paper's similar BLEU nor a difference is shown."
+    )

@@ -65,3 +65,17 @@ def test_a_metric_no_slice_measured_is_never_called():
     assert verdicts.measured_drift("a metric nobody measured") is None
     outcome, reason = verdicts.verdict(_five(2, 0.01), _five(1, 0.01), metric="a metric nobody measured")
     assert outcome == "too close" and "no cross-machine drift has been measured" in reason
+
+
+def test_a_verdict_is_weighed_only_with_five_seeds_a_side_and_a_measured_drift(tmp_path):
+    name = "transformer"
+    metric = next(iter(_recorded()["slices"][name]["metrics"]))
+
+    def compared(seeds: int, measured: str) -> Comparison:
+        runs = tuple(Run(v, s, final={measured: 1.0 + s / 1e3}) for v in ("a", "b") for s in range(seeds))
+        return Comparison.load(Comparison(("a", "b"), runs).save(tmp_path / f"{name}.json"))
+
+    assert compared(5, metric).compare("a", "b", metric).weighed
+    assert not compared(4, metric).compare("a", "b", metric).weighed  # too few seeds: no evidence either way
+    unmeasured = compared(5, "a metric nobody measured").compare("a", "b", "a metric nobody measured")
+    assert unmeasured.outcome == "too close" and not unmeasured.weighed
