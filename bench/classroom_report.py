@@ -48,8 +48,11 @@ def scenario_lines(rows: list[dict]) -> list[str]:
         "## A class on one laptop: the yardstick",
         "",
         "`python -m bench.class_scenario --students N --write`: a cold `streamlit run app.py`; the teacher starts a",
-        "class and asks a question; N students open the join link and the lesson within 10 s, then every 5–20 s move",
-        "a control, answer an exercise (Check) or the poll, and each presses Train once inside the stated window.",
+        "class and asks a question; N students open the join link and the lesson within 10 s of the teacher putting",
+        "it up, then every 5–20 s move a control, answer an exercise (Check) or the poll, and each presses Train once",
+        "inside the stated window (seconds after the server came up). Rows dated before 2026-11-29 drew each arrival",
+        "from the server's start instead, which put every student whose moment came before the link into one instant:",
+        "their title, paragraph and whole-page times measure that burst's queue.",
         "p90 in ms (p50 in brackets); gap: the longest wait between two progress updates any trainer saw; cores: the",
         "server's CPU seconds per second. Targets, 30 students on 2 cores: first paragraph ≤ "
         f"{SCENARIO_TARGETS['paragraph']}, whole page ≤ {SCENARIO_TARGETS['whole page']}, controls and checks ≤ "
