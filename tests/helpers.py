@@ -240,6 +240,18 @@ def goto(page, url: str, timeout: float = BROWSER_WAIT) -> None:
     page.wait_for_selector(SCRIPT_DONE, timeout=timeout)
 
 
+def browser_cookie(context, name: str, timeout: float = BROWSER_WAIT) -> str:
+    """A cookie's value in the browser ``context``. The page writes it with a script that runs after the page's
+    text is drawn (a test that reloads the moment a text shows can outrun it, as a person never does): wait for it."""
+    deadline = time.monotonic() + timeout / 1000
+    while time.monotonic() < deadline:
+        found = [c["value"] for c in context.cookies() if c["name"] == name]
+        if found:
+            return found[0]
+        time.sleep(0.2)
+    raise AssertionError(f"the page never wrote the cookie {name}")
+
+
 def assert_no_exception(page) -> None:
     errors = page.locator("[data-testid=stException]")
     assert errors.count() == 0, errors.first.inner_text()

@@ -442,8 +442,18 @@ def _teacher() -> Teacher | None:
     code, key = cookie.split(".", 1)
     try:
         teacher = opened[0].teacher(code, key)
-    except Exception:  # noqa: BLE001 - a stale or deleted class: forget the cookie, say nothing
+    except (store.ClassError, store.RateLimited):  # a deleted class, a key not its: forget the cookie, say nothing
         _set_cookie(TEACHER_COOKIE, None)
+        return None
+    except Exception as error:  # noqa: BLE001 - a busy or lost database: keep the cookie, try again next draw
+        log.warning("the teacher's cookie could not be checked", exc_info=True)
+        st.session_state.pop("classroom.teacher_checked", None)
+        if store.unreachable(error):
+            _failed_at[0] = time.time()
+        st.caption(
+            ":material/sync_problem: Your dashboard could not be opened just now: the course's database did not "
+            "answer. It opens again by itself on the next click, or reload the page."
+        )
         return None
     st.session_state["classroom.teacher"] = teacher
     return teacher

@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 from lessons import masking
 from lessons.common import catalog
 from tests.helpers import BROWSER_WAIT as WAIT
-from tests.helpers import EVERY_PART_DRAWN, ROOT, SCRIPT_DONE, assert_no_exception, free_port, goto
+from tests.helpers import EVERY_PART_DRAWN, ROOT, SCRIPT_DONE, assert_no_exception, browser_cookie, free_port, goto
 
 pytestmark = pytest.mark.browser
 
@@ -117,17 +117,6 @@ def text_of(page) -> str:
     return main(page).inner_text()
 
 
-def cookie(context, name: str) -> str:
-    """A cookie's value in the browser context; the page writes it with a script: wait for it."""
-    deadline = time.monotonic() + WAIT / 1000
-    while time.monotonic() < deadline:
-        found = [c["value"] for c in context.cookies() if c["name"] == name]
-        if found:
-            return found[0]
-        time.sleep(0.2)
-    raise AssertionError(f"no cookie {name}")
-
-
 def shot(page, screenshot_dir, name: str) -> None:
     page.screenshot(path=screenshot_dir / f"class-live-{name}.png", full_page=True)
 
@@ -165,7 +154,7 @@ def test_a_class_runs_a_poll_and_a_sweep_across_a_server_restart(browser, class_
         student_link = main(teacher).locator("[data-testid=stCode]", has_text="join=").first.inner_text().strip()
         assert student_link == f"{url}/classroom?join={code}"
         assert teacher_link.startswith(f"{url}/classroom?class={code}&teacher=")
-        assert cookie(teachers_browser, "attention_lab_teacher").startswith(
+        assert browser_cookie(teachers_browser, "attention_lab_teacher").startswith(
             f"{code}."
         )  # a reopened tab finds the dashboard
         log(f"class {code} started")
@@ -180,7 +169,7 @@ def test_a_class_runs_a_poll_and_a_sweep_across_a_server_restart(browser, class_
             page.get_by_role("button", name="Join").click()
             see(main(page).get_by_text(f"You are in class {code} as"))
             assert name in text_of(page)  # shown as typed: the emoji and the right-to-left name
-            assert cookie(context, "attention_lab_class").startswith(f"{code}.")
+            assert browser_cookie(context, "attention_lab_class").startswith(f"{code}.")
             students.append((name, context, page))
         log("3 students joined")
         for _name, _context, page in students:

@@ -1,7 +1,8 @@
 """The class under AppTest, as a careful tester would attack it: a store error costs one action and its notice reads
 as a sentence, a lost database pauses class features with a grammatical notice, the CSV export carries no formula,
-the projected dashboard names nobody beside an anonymous spotlight, a class's cookies last until it ends, "Leave this
-computer" forgets every key, and a student whose class ended is told so."""
+the projected dashboard names nobody beside an anonymous spotlight, a class's cookies last until it ends, a teacher's
+cookie outlives a busy database but not its class, "Leave this computer" forgets every key, and a student whose class
+ended is told so."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import csv
 import io
 import json
 import re
+import sqlite3
 import zipfile
 
 import pytest
 import sqlalchemy as sa
+from streamlit.runtime.context import ContextProxy, StreamlitCookies
 from streamlit.testing.v1 import AppTest
 
 import store
@@ -166,6 +169,46 @@ def test_a_classs_cookies_last_until_the_class_ends():
     scripts = cookie_scripts(student, "attention_lab_class")
     assert scripts and all(3500 <= max_age(s) <= 3600 for s in scripts)
     assert all("SameSite=Lax" in s for s in scripts)
+
+
+def busy_database(path) -> sa.exc.OperationalError:
+    """A real SQLite "database is locked", as the store would raise it when another writer holds the file."""
+    holder, other = sqlite3.connect(path, timeout=0), sqlite3.connect(path, timeout=0)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+    except sqlite3.OperationalError as error:
+        return sa.exc.OperationalError("BEGIN EXCLUSIVE", {}, error)
+    finally:
+        holder.close()
+        other.close()
+    raise AssertionError("SQLite let two writers in")
+
+
+def test_a_teachers_cookie_outlives_a_busy_database_but_not_a_wrong_key(monkeypatch, fresh_server_state, tmp_path):
+    _at, code, key = start()
+    jar = {"attention_lab_teacher": f"{code}.{key}"}  # what a reopened tab's browser sends
+    monkeypatch.setattr(ContextProxy, "cookies", property(lambda _self: StreamlitCookies(jar)))
+    checked = store.ClassStore.teacher
+    error = busy_database(tmp_path / "busy.sqlite3")
+
+    def busy(*_args, **_kwargs):
+        raise error
+
+    monkeypatch.setattr(store.ClassStore, "teacher", busy)
+    at = open_page(CLASS_PAGE)
+    assert "Your dashboard could not be opened just now" in texts(at)
+    assert not cookie_scripts(at, "attention_lab_teacher")  # kept: the database was busy, the key is still good
+    assert classroom._failed_at[0] == 0.0  # busy is not lost: nothing paused
+    monkeypatch.setattr(store.ClassStore, "teacher", checked)
+    at.run()
+    assert "Here now" in " ".join(m.label for m in at.metric)  # the next draw opens the dashboard
+
+    jar["attention_lab_teacher"] = f"{code}.{'x' * len(key)}"  # a key that is not this class's
+    stale = open_page(CLASS_PAGE)
+    scripts = cookie_scripts(stale, "attention_lab_teacher")
+    assert scripts and all(max_age(s) == 0 for s in scripts)  # forgotten
+    assert "Here now" not in " ".join(m.label for m in stale.metric) and "could not be opened" not in texts(stale)
 
 
 def test_leave_this_computer_forgets_every_key():

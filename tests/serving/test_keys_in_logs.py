@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 import store
 from bench import replicas
 from tests.helpers import BROWSER_WAIT as WAIT
-from tests.helpers import assert_no_exception, goto
+from tests.helpers import assert_no_exception, browser_cookie, goto
 
 pytestmark = pytest.mark.browser
 
@@ -34,6 +34,7 @@ def test_no_key_reaches_nginxs_log_and_the_teachers_cookie_ends_with_the_class(p
     goto(page, f"{url}/classroom?class={info.code}&teacher={key}")
     expect(page.get_by_text("Here now")).to_be_visible(timeout=WAIT)
     assert "teacher=" not in page.url  # out of the address bar at once
+    browser_cookie(page.context, "attention_lab_teacher")  # written by a script just after the dashboard's text
     page.reload()
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=WAIT)
     expect(page.get_by_text("Here now")).to_be_visible(timeout=WAIT)  # the cookie brought the dashboard back
