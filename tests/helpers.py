@@ -240,16 +240,17 @@ def goto(page, url: str, timeout: float = BROWSER_WAIT) -> None:
     page.wait_for_selector(SCRIPT_DONE, timeout=timeout)
 
 
-def browser_cookie(context, name: str, timeout: float = BROWSER_WAIT) -> str:
-    """A cookie's value in the browser ``context``. The page writes it with a script that runs after the page's
-    text is drawn (a test that reloads the moment a text shows can outrun it, as a person never does): wait for it."""
+def browser_cookie(context, name: str, present: bool = True, timeout: float = BROWSER_WAIT) -> str | None:
+    """A cookie's value in the browser ``context`` (None once gone, with ``present=False``). The page writes and
+    forgets its cookies with a script that runs after the page's text is drawn (a test that reloads the moment a text
+    shows can outrun it, as a person never does): wait until ``name`` is there, or gone."""
     deadline = time.monotonic() + timeout / 1000
     while time.monotonic() < deadline:
         found = [c["value"] for c in context.cookies() if c["name"] == name]
-        if found:
-            return found[0]
+        if bool(found) == present:
+            return found[0] if found else None
         time.sleep(0.2)
-    raise AssertionError(f"the page never wrote the cookie {name}")
+    raise AssertionError(f"the cookie {name} is {'still missing' if present else 'still there'}")
 
 
 def assert_no_exception(page) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 import store
 from tests.helpers import BROWSER_WAIT as WAIT
-from tests.helpers import HEATMAP, SCRIPT_DONE, assert_no_exception, goto, plotly_heatmap
+from tests.helpers import HEATMAP, SCRIPT_DONE, assert_no_exception, browser_cookie, goto, plotly_heatmap
 
 pytestmark = pytest.mark.browser
 
@@ -116,15 +116,6 @@ def cookies_named(context, *names: str) -> dict[str, dict]:
     return {c["name"]: c for c in context.cookies() if c["name"] in names}
 
 
-def wait_for_cookie(context, name: str, present: bool = True) -> None:
-    """The page writes and forgets its cookies with a script: wait until ``name`` is there (or gone)."""
-    for _ in range(100):
-        if (name in cookies_named(context, name)) == present:
-            return
-        context.pages[0].wait_for_timeout(200)
-    raise AssertionError(f"the cookie {name} is {'still missing' if present else 'still there'}")
-
-
 def test_a_shared_computer_a_projected_dashboard_and_a_class_that_ended(browser, streamlit_server):
     """In Chromium: a student joins (their class cookie lasts until the class ends), the projected dashboard names
     nobody beside the anonymous spotlight, the next student on the same computer finds nothing of the first once
@@ -139,11 +130,11 @@ def test_a_shared_computer_a_projected_dashboard_and_a_class_that_ended(browser,
     student.get_by_role("textbox", name="Your name in the class").fill("Weakest Student")
     student.get_by_role("button", name="Join").click()
     main_of(student).get_by_text(f"You are in class {info.code} as").wait_for()
-    wait_for_cookie(lab, "attention_lab_class")
+    browser_cookie(lab, "attention_lab_class")
     kept = cookies_named(lab, "attention_lab_class")["attention_lab_class"]
     assert kept["expires"] <= info.expires_at + 5  # no longer than the class
     goto(student, f"{streamlit_server}/scaling")  # a lesson: the learner's key is kept too
-    wait_for_cookie(lab, "attention_lab_learner")
+    browser_cookie(lab, "attention_lab_learner")
 
     member = classes.rejoin(info.code, kept["value"].split(".", 1)[1])
     run = classes.post_run(member, "masking", {"masking.seed": 2}, [[1, 1.0, 1.0, 0.05]], {"exact_match": 0.05})
@@ -160,8 +151,8 @@ def test_a_shared_computer_a_projected_dashboard_and_a_class_that_ended(browser,
     student.get_by_text("On a shared computer").click()
     student.get_by_role("button", name="Leave this computer").click()
     main_of(student).get_by_text("no longer holds your keys").wait_for()
-    wait_for_cookie(lab, "attention_lab_class", present=False)
-    wait_for_cookie(lab, "attention_lab_learner", present=False)
+    browser_cookie(lab, "attention_lab_class", present=False)
+    browser_cookie(lab, "attention_lab_learner", present=False)
     goto(student, f"{streamlit_server}/classroom")  # the next person at this computer
     student.get_by_role("button", name="Join").wait_for()
     assert "Weakest Student" not in main_of(student).inner_text()
@@ -177,12 +168,12 @@ def test_a_shared_computer_a_projected_dashboard_and_a_class_that_ended(browser,
     back.get_by_role("textbox", name="Your name in the class").fill("Bo")
     back.get_by_role("button", name="Join").click()
     main_of(back).get_by_text(f"You are in class {info.code} as").wait_for()
-    wait_for_cookie(home, "attention_lab_class")
+    browser_cookie(home, "attention_lab_class")
     classes.teacher(info.code, key).end()
     back.close()
     returning = home.new_page()  # next day: the cookie is still in the browser, the class is over
     goto(returning, f"{streamlit_server}/classroom")
     main_of(returning).get_by_text(f"Your class {info.code} has ended").wait_for()
-    wait_for_cookie(home, "attention_lab_class", present=False)
+    browser_cookie(home, "attention_lab_class", present=False)
     assert_no_exception(returning)
     home.close()
