@@ -79,6 +79,11 @@ SLICES: dict[str, list[str]] = {
     "attention_bridge_penalty": ["scripts.attention_bridge_penalty", "--seeds", "0", "--steps", "1200"],
     # the whole training (2000 steps) of one seed of the seven models the finding compares pair by pair and on average
     "attention_bridge_leave_out": ["scripts.attention_bridge_leave_out", "--seeds", "0", "--steps", "2000"],
+    # the whole training (2000 steps) of one seed of the grid's seven models (Table 1); the shipped model stays
+    "attention_bridge": [
+        "scripts.attention_bridge_results",
+        *("--seeds", "0", "--steps", "2000", "--batch-size", "64", "--jobs", "1", "--no-model"),
+    ],
 }
 # slice name -> "module:function" giving, for one run, the figures its lesson's verdicts compare besides the run's
 # final values (a mean over the run's curve), under the names the verdicts give them

@@ -2,8 +2,8 @@
 
     python scripts/attention_bridge_results.py --steps 2000 --batch-size 64 --seeds 0 1 2 3 4 --jobs 2
 
-Seven models, the same seeds, data and batches, the paper's Table 1 in miniature, with the French-like language as
-the hub (the paper's English):
+Seven models per seed, the same seeds, data and batches, the paper's Table 1 in miniature, with the French-like
+language as the hub (the paper's English):
 
 - ``bilingual``: en↔fr only (the bilingual baseline, with the bridge);
 - ``bilingual-nobridge``: en↔fr only, with no bridge: the decoder attends over the encoder's states, as the paper's
@@ -18,11 +18,13 @@ trained each to its best on the development set). The paper's leave-one-pair-out
 ``scripts/attention_bridge_leave_out.py``.
 
 Each trains for ``--steps`` steps (one direction per minibatch, in rotation; each on one torch thread in its own
-process, ``--jobs`` at a time). Then, with the weights rounded to float16 as shipped: greedy exact match, token
-accuracy and corpus BLEU (``minimodels.bleu``) on 300 held-out test meanings in every direction, the six that
-avoid the hub being zero-shot (never trained); head redundancy ‖AAᵀ − I‖_F over the test sentences; how often a
-head's top word means the same thing in every language. ``hub-mono`` is saved to
-``assets/attention_bridge/hub-mono/`` for the page.
+process, ``--jobs`` at a time; ``--threads`` gives each more, as ``bench.drift`` does). Then, with the weights
+rounded to float16 as shipped: greedy exact match, token accuracy and corpus BLEU (``minimodels.bleu``) on 300
+held-out test meanings in every direction, the six that avoid the hub being zero-shot (never trained); head
+redundancy ‖AAᵀ − I‖_F over the test sentences; how often a head's top word means the same thing in every
+language. The first seed's ``hub-mono`` is saved to
+``assets/attention_bridge/hub-mono/`` for the page (``--model-dir``; ``--no-model`` for a rerun that must leave
+the shipped model alone, as ``bench.drift``'s slice does).
 
 Step counts, not seconds, decide what is trained, so the figures do not depend on how busy the machine was;
 the seconds are recorded with the machine's load. The file is a ``lessons.common.comparison.Comparison``: the
@@ -72,9 +74,11 @@ LEARNING_RATE = 1e-2
 SCRIPT = "scripts/attention_bridge_results.py"
 
 
-def run_experiment(name: str, steps: int, seed: int, out_dir: str | None, batch_size: int = BATCH_SIZE) -> Run:
-    """Train one experiment from scratch and measure it (runs in a worker process, on one torch thread)."""
-    torch.set_num_threads(1)
+def run_experiment(
+    name: str, steps: int, seed: int, out_dir: str | None, batch_size: int = BATCH_SIZE, threads: int = 1
+) -> Run:
+    """Train one experiment from scratch and measure it (runs in a worker process, on ``threads`` torch threads)."""
+    torch.set_num_threads(threads)
     experiment = next(e for e in experiments.EXPERIMENTS if e.name == name)
     corpus = get_multilingual(experiments.SEED, **experiments.CORPUS_SIZES)
     torch.manual_seed(seed)
@@ -208,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         help="initial weights and batch order; the first seed's hub-mono is the shipped model",
     )
     p.add_argument("--batch-size", type=int, default=BATCH_SIZE, help="sentences per training step")
-    p.add_argument("--jobs", type=int, default=1, help="experiments trained at once (each on one torch thread)")
+    p.add_argument("--jobs", type=int, default=1, help="experiments trained at once (each in its own process)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads per experiment")
     p.add_argument("--out", default=str(experiments.RESULTS), help="where to write the JSON")
     p.add_argument(
         "--variants",
@@ -217,12 +222,13 @@ def main(argv: list[str] | None = None) -> int:
         help="train only these and merge them into --out, leaving the other variants' runs as they are",
     )
     p.add_argument("--model-dir", default=str(one_meaning.SHIPPED_MODEL), help="where to save the hub-mono model")
+    p.add_argument("--no-model", action="store_true", help="save no model (a rerun: the shipped one stays)")
     args = p.parse_args(argv)
     started = datetime.datetime.now(datetime.UTC)
     load_before = load_average()
     begin = time.monotonic()
     names = [e.name for e in experiments.EXPERIMENTS if not args.variants or e.name in args.variants]
-    shipped = ("hub-mono", args.seeds[0])  # the run whose model the page loads
+    shipped = (None if args.no_model else "hub-mono", args.seeds[0])  # the run whose model the page loads
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=get_context("spawn")) as pool:
         futures = {
             (name, seed): pool.submit(
@@ -232,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
                 seed,
                 args.model_dir if (name, seed) == shipped else None,
                 args.batch_size,
+                args.threads,
             )
             for name in names
             for seed in args.seeds
@@ -250,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             "test_sentences": TEST_SENTENCES,
             "jobs": args.jobs,
             "load_1min_before": load_before,
-            "machine": machine(1),
+            "machine": machine(args.threads),
         }
         if args.variants:
             meta["variants"] = names
@@ -275,13 +282,14 @@ def main(argv: list[str] | None = None) -> int:
     (Comparison.load if sliced() else experiments.load_results)(args.out)
     print(f"wrote {args.out}", flush=True)
     if shipped[0] not in names:
-        return 0  # the shipped model and its README are as they were
+        return 0  # the shipped model and its README are as they were (--no-model, or no hub-mono trained)
     run = results.runs_of("hub-mono", {"monolingual": True})[0]
     readme = Path(args.model_dir).parent / "README.md"
     readme.write_text(
         "# The attention bridge lesson's shipped model\n\n"
         f"`hub-mono/`: made by `{results.meta['command']}` on {results.meta['date'][:10]} (seed {run.seed}, "
-        f"{run.extra['steps']} steps of batch {args.batch_size}, {run.extra['seconds']} s on one torch thread, "
+        f"{run.extra['steps']} steps of batch {args.batch_size}, {run.extra['seconds']} s on {args.threads} torch "
+        f"thread{'s' if args.threads > 1 else ''}, "
         f"{run.extra['parameters']} parameters stored in float16; 1-minute load average "
         f"{results.meta['load_1min_before']} before and {results.meta['load_1min_after']} after, on a shared "
         f"{results.meta['machine']['cpu_count']}-core machine).\n\n"

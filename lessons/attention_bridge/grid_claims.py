@@ -106,8 +106,13 @@ def bridge_cost_finding(results: Comparison) -> str:
         f"{v.b_spread.text('.1f', with_n=False)}, {by_exact}"
     )
     cost = v.b_spread.mean - v.a_spread.mean
-    if v.outcome == "too close":
+    if v.outcome == "too close" and v.weighed:
         verdict = f"too close to call by BLEU ({v.why('.1f')}): on par, so the toy reproduces the paper's finding."
+    elif v.outcome == "too close":  # no evidence either way: too few seeds, or no drift measured for the metric
+        verdict = (
+            f"too close to call by BLEU ({v.why('.1f')}): no evidence either way yet, so the toy neither reproduces "
+            "nor contradicts the paper's finding."
+        )
     elif v.outcome == "better":
         verdict = (
             f"the bridge model is clearly **ahead**, by {-cost:.1f} BLEU, where the paper's was slightly "
