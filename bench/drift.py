@@ -182,16 +182,10 @@ def machine() -> dict:
     """What the drift was measured on (the slices' own settings are listed beside it)."""
     import torch  # here: the probe only
 
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    from minimodels.device import cpu_model  # here: it imports torch, which the slices load in their own processes
+
     return {
-        "cpu": model,
+        "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
         "best_capability": torch.backends.cpu.get_cpu_capability(),
         "torch": torch.__version__,

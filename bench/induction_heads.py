@@ -23,7 +23,7 @@ import torch
 
 from bench.harness import speed_ms
 from lessons.induction_heads import training
-from scripts.induction_heads_results import cpu_model
+from minimodels.device import cpu_model
 
 
 def one_seed(seed: int, steps: int) -> dict:

@@ -30,6 +30,7 @@ from pathlib import Path
 import torch
 
 from lessons.common.catalog import all_lessons
+from minimodels.device import cpu_model
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,14 +51,9 @@ SPEED_RUNS = [  # (task, model, threads, target, model overrides)
 
 
 def machine() -> dict:
-    cpu = "unknown"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
     return {
         "nproc": os.cpu_count(),
-        "cpu": cpu,
+        "cpu": cpu_model(),
         "torch": torch.__version__,
         "python": platform.python_version(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),

@@ -6,10 +6,12 @@ Everything in ``minimodels`` takes a ``device`` argument or follows its inputs, 
 from __future__ import annotations
 
 import functools
+import platform
+from pathlib import Path
 
 import torch
 
-__all__ = ["pick_device", "device_label"]
+__all__ = ["pick_device", "device_label", "cpu_model"]
 
 
 @functools.cache
@@ -32,3 +34,15 @@ def device_label(device: torch.device | None = None) -> str:
         return "Apple MPS"
     threads = torch.get_num_threads()
     return f"CPU ({threads} thread{'' if threads == 1 else 's'})"
+
+
+def cpu_model() -> str:
+    """The CPU's model name as the kernel reports it (``/proc/cpuinfo``), else what ``platform`` knows: what a
+    results file or a bench figure says it was measured on."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

@@ -16,6 +16,7 @@ import torch
 
 from lessons.common import verdicts
 from lessons.common.comparison import Comparison
+from minimodels.device import cpu_model
 from minimodels.tasks import get_task
 
 
@@ -47,17 +48,6 @@ def tokenized(task_name: str):
     for split in ("train", "valid", "test"):
         task.encoded(split)
     return task
-
-
-def cpu_model() -> str:
-    """The CPU's model name as the kernel reports it (``/proc/cpuinfo``), else what ``platform`` knows."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def machine(threads: int) -> dict:

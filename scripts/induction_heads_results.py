@@ -22,16 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from lessons.common.comparison import Comparison  # noqa: E402
 from lessons.induction_heads import results, training  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison, seeded_parser, sliced  # noqa: E402
-
-
-def cpu_model() -> str:
-    """The CPU's model name as Linux reports it ("" where /proc/cpuinfo is not there)."""
-    try:
-        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return ""
-    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "")
+from scripts.common import Measurement, cpu_model, parse, save_comparison, seeded_parser, sliced  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,6 @@ date, machine (CPU model, torch's CPU capability, threads, torch version), load 
 
 from __future__ import annotations
 
-import platform
 import sys
 from pathlib import Path
 
@@ -24,18 +23,7 @@ sys.path.insert(0, str(ROOT))
 from lessons.common.comparison import Comparison  # noqa: E402
 from lessons.positions_that_travel import longer_inputs, training  # noqa: E402
 from minimodels.positioned import SCHEMES  # noqa: E402
-from scripts.common import Measurement, parse, save_comparison, seeded_parser, sliced  # noqa: E402
-
-
-def cpu_model() -> str:
-    """The CPU's model name as the kernel reports it (``platform.processor()`` is often only the architecture)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+from scripts.common import Measurement, cpu_model, parse, save_comparison, seeded_parser, sliced  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

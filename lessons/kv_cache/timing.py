@@ -29,6 +29,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from minimodels.device import cpu_model
 from minimodels.kv_cache import KVCache, cache_bytes, decode_step
 from minimodels.linear_attention import linear_step, state_size
 from minimodels.small import SmallConfig, TinyDecoder
@@ -113,7 +114,7 @@ def memory_rows(lengths: tuple[int, ...] = LENGTHS) -> list[dict]:
 def machine() -> dict:
     """What a timing depends on: the CPU, its vector instructions as torch uses them, threads, torch, the load."""
     return {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "torch_threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),
@@ -121,14 +122,3 @@ def machine() -> dict:
         "python": platform.python_version(),
         "load_1min": round(os.getloadavg()[0], 2),
     }
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
