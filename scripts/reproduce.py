@@ -4,7 +4,8 @@ rerun figure beside the shipped one.
     python -m scripts.reproduce --quick                  # every shipped file, one seed and a small part of its grid
     python -m scripts.reproduce --quick --only rnn_cells transformer
 
-For each file in ``assets/results/`` the shipped command (its ``meta["command"]``) is run again with the first seed
+For each file in ``assets/results/`` the shipped command (its ``meta["command"]``, or for seeds joined from processes
+run side by side the first process's) is run again with the first seed
 only, writing to a temporary folder (never over the shipped files or checkpoints), and with ``--quick`` a part of its
 grid (``QUICK``: one variant, one size; the steps, budget and recipe stay the shipped ones, so the rerun trains
 exactly what the shipped run of that seed trained). Then, per rerun figure: the shipped value of the same run
@@ -81,13 +82,20 @@ def merged(command: str, extra: list[str]) -> tuple[str, list[str]]:
     return script.removesuffix(".py").replace("/", "."), [w for k, v in options.items() for w in (k, *v)]
 
 
+def first_command(meta: dict) -> str:
+    """The command that made the file's first seed: its ``command``, or for seeds joined from processes run side by
+    side (``scripts.join_seeds``) the first process's own."""
+    joined = meta.get("joined")
+    return joined[0]["command"] if joined else meta["command"]
+
+
 def rerun(name: str, shipped: Comparison, quick: bool, tmp: Path) -> tuple[Comparison, float]:
     """Run the slice; the rerun comparison and its wall seconds."""
     extra = ["--seeds", str(shipped.seeds[0]), "--out", str(tmp / f"{name}.json")]
     if quick and name in QUICK:
         extra += QUICK[name](shipped)
     extra += SIDE_FILES.get(name, lambda _: [])(tmp)
-    module, args = merged(shipped.meta["command"], extra)
+    module, args = merged(first_command(shipped.meta), extra)
     started = time.perf_counter()
     env = {**os.environ, SLICE: "1"}  # the lesson's loader would ask for the seeds a slice leaves out
     done = subprocess.run(
