@@ -19,14 +19,14 @@ PAPER_GRID_CLAIMS = (
         "hub",
         "bilingual",
         "en_fr_exact",
-        "the {X} ↔ En model gave “substantial improvements for the language pairs "
+        "the {De, Fr, Cs} ↔ En model gave “substantial improvements for the language pairs "
         "seen during training, exceeding both bilingual baselines” (here the one with the bridge)",
     ),
     (
         "hub",
         "bilingual-nobridge",
         "en_fr_exact",
-        "the {X} ↔ En model was “exceeding both bilingual baselines” (here the one without the bridge)",
+        "the {De, Fr, Cs} ↔ En model was “exceeding both bilingual baselines” (here the one without the bridge)",
     ),
     ("hub-mono", "hub", "trained_exact", "monolingual data had “a positive effect on the seen language pairs”"),
     (
