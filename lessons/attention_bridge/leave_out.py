@@ -24,7 +24,7 @@ from lessons.common import charts
 from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison
 from lessons.common.runs import Spread, load_note
-from lessons.common.verdicts import verdict
+from lessons.common.verdicts import added_drift, verdict
 from minimodels.bridge import BridgeTrainConfig, Pair, all_pairs, pair_name
 from minimodels.tasks.multilingual import LANGUAGE_NAMES, LANGUAGES
 
@@ -260,7 +260,10 @@ def reference_note(left_out: Comparison, grid: Comparison) -> str:
     trained, _ = _over_pairs(left_out, "bleu")
     alone = Spread(tuple(float(np.mean([r.extra["test"][n]["bleu"] for n in names])) for r in bilingual))
     directions = " and ".join(names)
-    outcome, why = verdict(trained, alone, min_gap=BLEU_MIN_GAP)
+    drift = added_drift((mean_metric("bleu"), left_out.source), ("en_fr_bleu", grid.source))  # each file's own
+    outcome, why = verdict(
+        trained, alone, min_gap=BLEU_MIN_GAP, metric="BLEU (the two files' drifts added)", drift=drift
+    )
     said = {
         "worse": "far below it (other pairs, so a rough guide): the reference shares the grid's steps among every "
         "pair and is itself far from a trained translator",
@@ -295,7 +298,12 @@ def leave_out_against_hub(left_out: Comparison, grid: Comparison) -> str:
         return float(np.mean([test[pair_name(d)][key] for p in pairs for d in (p, p[::-1])]))
 
     a, b = Spread(tuple(map(alone, seeds))), Spread(tuple(map(hub, seeds)))
-    outcome, _ = verdict(a, b, min_gap=BLEU_MIN_GAP if measure == "bleu" else MIN_GAP)
+    # a mean over the pairs drifts no further than its furthest pair; the hub model's six directions are its zero-shot
+    pair_drifts = [added_drift((pair_final(measure, p), left_out.source)) for p in pairs]
+    hub_drift = added_drift((f"zero_shot_{measure}", grid.source))
+    drift = None if None in (*pair_drifts, hub_drift) else max(pair_drifts) + hub_drift
+    gap = BLEU_MIN_GAP if measure == "bleu" else MIN_GAP
+    outcome, _ = verdict(a, b, min_gap=gap, metric=f"{name} (the two files' drifts added)", drift=drift)
     said = {"better": "clearly higher; the toy agrees", "worse": "clearly lower; the toy finds the **opposite**"}
     numbers = f"{a.text(fmt, with_n=False)} against {b.text(fmt, with_n=False)}, n = {a.n} seeds"
     return (

@@ -61,6 +61,13 @@ def measured_drift(metric: str | None, results: str | None = None) -> float | No
     return None if value is None else float(value)
 
 
+def added_drift(*parts: tuple[str, str | None]) -> float | None:
+    """The drift of a gap between figures of different results files: each part's ``(metric, results)`` drift
+    (:func:`measured_drift`), added, since each side can move by its own; None when any part has none measured."""
+    found = [measured_drift(metric, results) for metric, results in parts]
+    return None if any(d is None for d in found) else float(sum(found))
+
+
 # ------------------------------------------------------------------------------------------------ the rule
 @dataclass(frozen=True)
 class Judgement:
@@ -86,8 +93,11 @@ def judge(
     metric: str | None = None,
     results: str | None = None,
     fmt: str = ".4g",
+    drift: float | None = None,
 ) -> Judgement:
-    """The rule (see the module's docstring) with its p and drift; the reason's numbers in ``fmt``."""
+    """The rule (see the module's docstring) with its p and drift; the reason's numbers in ``fmt``. ``drift``: the
+    drift to hold the gap against when the two sides come from different files (:func:`added_drift`; ``metric`` then
+    only names it), else the one measured for ``metric`` of ``results``."""
     rule = f"{TEST}, α = {ALPHA:g}"
     if a.total < MIN_SEEDS or b.total < MIN_SEEDS:
         anecdote = "one seed is an anecdote: " if min(a.total, b.total) == 1 else ""
@@ -109,7 +119,7 @@ def judge(
     n = f"n = {a.n} and {b.n}"
     if p >= ALPHA:
         return Judgement("too close", f"{TEST} on {n} seeds gives {_p(p)}, not below α = {ALPHA:g}", p)
-    drift = measured_drift(metric, results)
+    drift = measured_drift(metric, results) if drift is None else drift
     if drift is None:
         return Judgement("too close", f"no cross-machine drift has been measured for {metric or 'this metric'}", p)
     if gap <= drift:
@@ -140,6 +150,7 @@ def verdict(
     min_gap: float = 0.0,
     metric: str | None = None,
     results: str | None = None,
+    drift: float | None = None,
 ) -> tuple[Outcome, str]:
     """The rule of :meth:`~lessons.common.comparison.Comparison.compare`, on two spreads: ``(outcome for a, reason)``.
 
@@ -156,6 +167,7 @@ def verdict(
         min_gap=min_gap,
         metric=metric,
         results=results,
+        drift=drift,
     )
     return found.outcome, found.reason
 

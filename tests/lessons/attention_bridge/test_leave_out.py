@@ -1,12 +1,14 @@
 """The attention bridge's leave-one-pair-out study (the paper's Figure 1): its runs, table, figure and the finding
 the page states, on made-up numbers that go both ways and on the shipped file."""
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 
 from lessons.attention_bridge import experiments, findings, leave_out
+from lessons.common import verdicts
 from lessons.common.comparison import Comparison
 from lessons.common.runs import Run, Spread
 from lessons.common.verdicts import verdict
@@ -242,7 +244,10 @@ def test_the_hub_comparison_agrees_with_the_shipped_numbers(shipped):
     line = leave_out.leave_out_against_hub(shipped, grid)
     assert f"{np.mean(alone):{fmt}} ± {np.std(alone, ddof=1):{fmt}} against {np.mean(hub):{fmt}}" in line
     minimum = findings.BLEU_MIN_GAP if key == "bleu" else findings.MIN_GAP
-    outcome, _ = verdict(Spread(tuple(alone)), Spread(tuple(hub)), min_gap=minimum)  # the course's rule
+    measure = "bleu" if key == "bleu" else "tokens"
+    pair_drift = max(verdicts.measured_drift(f"{measure} {p[0]}-{p[1]}", shipped.source) for p in avoiding)
+    drift = pair_drift + verdicts.measured_drift(f"zero_shot_{measure}", grid.source)  # both files' own, added
+    outcome, _ = verdict(Spread(tuple(alone)), Spread(tuple(hub)), min_gap=minimum, drift=drift)  # the course's rule
     expected = {"too close": "too close", "better": "clearly higher", "worse": "clearly lower"}[outcome]
     assert expected in line, line
 
@@ -263,6 +268,21 @@ def test_the_trained_reference_is_set_against_the_bilingual_model_either_way():
     strong = leave_out.reference_note(fake_leave_out(90.0, 85.0), fake_grid(29.0))
     assert "above it" in strong and "far below" not in strong
     assert leave_out.reference_note(fake_leave_out(29.0, 25.0), Comparison(("hub",), (), {})) == ""
+
+
+def test_a_gap_across_two_files_is_held_against_both_files_drifts_added(monkeypatch):
+    """The trained reference (the leave-out file) against the grid's bilingual model, and left-out pairs against the
+    grid's hub model: each side can move by its own file's drift, so the rule holds the gap against the sum."""
+    drifts = {("bleu, mean over the pairs", "left"): 20.0, ("en_fr_bleu", "grid"): 20.0}
+    monkeypatch.setattr(verdicts, "measured_drift", lambda metric, results=None: drifts.get((metric, results)))
+    left = dataclasses.replace(fake_leave_out(29.0, 25.0, seeds=range(5)), source="left")
+    grid = dataclasses.replace(fake_grid(90.0, seeds=range(5)), source="grid")  # a gap of 61 BLEU
+    assert "far below it" in leave_out.reference_note(left, grid)  # 61 > 20 + 20
+    drifts[("en_fr_bleu", "grid")] = 45.0
+    held = leave_out.reference_note(left, grid)
+    assert "too close to call" in held and "drift 65 measured for BLEU (the two files' drifts added)" in held
+    del drifts[("en_fr_bleu", "grid")]  # one side unmeasured: no drift for the gap, no verdict
+    assert "no cross-machine drift has been measured" in leave_out.reference_note(left, grid)
 
 
 def test_a_reference_on_too_few_seeds_says_why_it_is_not_called():
