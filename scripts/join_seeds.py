@@ -1,13 +1,14 @@
-"""Join the seeds of one results script, run in several processes side by side, into one results file.
+"""Join the seeds of one results script, run in several processes, into one results file.
 
     python -m scripts.join_seeds --out assets/results/attention_bridge_long_run.json seeds-0-2.json seeds-3-4.json
 
-On 2 cores one process per core halves the wall time of a five-seed rerun; each process writes its own file. The
-files must come from the same script with the same settings on the same machine (everything in ``meta`` but the
-command, seeds, date, seconds and load equal), hold the same variants and labels, and share no seed. The joined file
-has every run, its ``seeds`` the union, and its ``command`` every process's command, so the file says how it was
-made; ``joined`` keeps each process's own record (command, date, seconds, load before and after). ``seconds`` is the
-longest process's: they ran at the same time.
+On 2 cores one process per core halves the wall time of a five-seed rerun, and seeds added later need not rerun
+the ones a file has; each process writes its own file. The files must come from the same script with the same
+settings on the same machine (everything in ``meta`` but the command, seeds, date, seconds and load equal), hold the
+same variants and labels, and share no seed. The joined file has every run, its ``seeds`` the union, and its
+``command`` every process's command, so the file says how it was made; ``joined`` keeps each process's own record
+(command, date, seconds, load before and after). ``seconds`` is the processes' seconds added: what the file cost,
+whether they ran side by side or one after another.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ def join(parts: list[Comparison]) -> Comparison:
     meta = dict(first.meta)
     meta.update(
         seeds=sorted(seen),
-        command=" beside ".join(p.meta.get("command", "?") for p in parts) + f", joined by {SCRIPT}",
-        seconds=max(float(p.meta.get("seconds") or 0.0) for p in parts),
+        command="; ".join(p.meta.get("command", "?") for p in parts) + f" (their seeds joined by {SCRIPT})",
+        seconds=round(sum(float(p.meta.get("seconds") or 0.0) for p in parts), 1),
         joined=[{k: p.meta[k] for k in OWN if k in p.meta} for p in parts],
     )
     return Comparison(first.variants, tuple(runs), meta, first.labels)

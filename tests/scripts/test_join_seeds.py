@@ -1,4 +1,4 @@
-"""``scripts.join_seeds``: the seeds of one results script run in processes side by side, joined into one file that
+"""``scripts.join_seeds``: the seeds of one results script run in several processes, joined into one file that
 says how it was made; files from other settings, other variants or the same seed are refused, and
 ``scripts.reproduce`` reruns a joined file from its first process's command."""
 
@@ -32,7 +32,7 @@ def test_two_processes_seeds_become_one_file_that_says_how_it_was_made(tmp_path)
     }
     assert first.meta["command"] in joined.meta["command"] and second.meta["command"] in joined.meta["command"]
     assert [j["command"] for j in joined.meta["joined"]] == [first.meta["command"], second.meta["command"]]
-    assert joined.meta["seconds"] == 30.0 and joined.meta["machine"] == MACHINE and joined.meta["steps"] == 100
+    assert joined.meta["seconds"] == 50.0 and joined.meta["machine"] == MACHINE and joined.meta["steps"] == 100
     assert reproduce.first_command(joined.meta) == first.meta["command"]  # a rerun of its first seed
     module, args = reproduce.merged(reproduce.first_command(joined.meta), ["--seeds", "0", "--out", "/tmp/r.json"])
     assert module == "scripts.x_results"
