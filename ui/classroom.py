@@ -434,11 +434,14 @@ def _teacher() -> Teacher | None:
     teacher = st.session_state.get("classroom.teacher")
     if teacher is not None or st.session_state.get("classroom.teacher_checked"):
         return teacher
-    st.session_state["classroom.teacher_checked"] = True
     cookie = st.context.cookies.get(TEACHER_COOKIE) or ""
-    opened = stores()
-    if "." not in cookie or opened is None:
+    if "." not in cookie:
+        st.session_state["classroom.teacher_checked"] = True
         return None
+    opened = stores()
+    if opened is None:  # class features paused on this server: the cookie is checked once they are back
+        return None
+    st.session_state["classroom.teacher_checked"] = True
     code, key = cookie.split(".", 1)
     try:
         teacher = opened[0].teacher(code, key)

@@ -11,6 +11,7 @@ import io
 import json
 import re
 import sqlite3
+import time
 import zipfile
 
 import pytest
@@ -185,7 +186,7 @@ def busy_database(path) -> sa.exc.OperationalError:
     raise AssertionError("SQLite let two writers in")
 
 
-def test_a_teachers_cookie_outlives_a_busy_database_but_not_a_wrong_key(monkeypatch, fresh_server_state, tmp_path):
+def test_a_teachers_cookie_outlives_a_busy_or_paused_store_not_a_wrong_key(monkeypatch, fresh_server_state, tmp_path):
     _at, code, key = start()
     jar = {"attention_lab_teacher": f"{code}.{key}"}  # what a reopened tab's browser sends
     monkeypatch.setattr(ContextProxy, "cookies", property(lambda _self: StreamlitCookies(jar)))
@@ -203,6 +204,13 @@ def test_a_teachers_cookie_outlives_a_busy_database_but_not_a_wrong_key(monkeypa
     monkeypatch.setattr(store.ClassStore, "teacher", checked)
     at.run()
     assert "Here now" in " ".join(m.label for m in at.metric)  # the next draw opens the dashboard
+
+    classroom._failed_at[0] = time.time()  # a lost database: class features paused on this server
+    paused = open_page(LESSON)  # a lesson reads the teacher's cookie too
+    assert "classroom.teacher" not in paused.session_state
+    classroom._failed_at[0] = 0.0  # back
+    paused.switch_page(CLASS_PAGE).run()
+    assert "Here now" in " ".join(m.label for m in paused.metric)  # checked once the store is back, not skipped
 
     jar["attention_lab_teacher"] = f"{code}.{'x' * len(key)}"  # a key that is not this class's
     stale = open_page(CLASS_PAGE)
