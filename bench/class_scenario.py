@@ -19,7 +19,8 @@ health check (the cold start is part of what is measured):
   it reruns the whole page), answers one of the lesson's exercises and presses Check, or answers the teacher's
   poll in the question bar (once). Each student presses Train once at a random moment of the ``--window`` (seconds
   after the server came up) and watches the run: the time from Train to the first progress text, and every gap
-  between two progress texts that differ, until the run says it is done.
+  between two progress texts that differ, until the run says it is done; each gap also by what the trainer was
+  looking at (a queued run's "waiting for a free slot", or a training run's last report).
 
 Printed: p50/p90 of every timing above, the longest gap between two progress updates any trainer saw, the errors
 (protocol failures, exceptions or refusals on a page, "cannot be reached" notices, tracebacks in the server's log),
@@ -146,6 +147,9 @@ async def _train(s: Student, t: dict, until: float) -> None:
                     t["train to first progress"].append(first)
                 else:
                     t["progress gap"].append(at - last_at)
+                    # what the trainer was looking at during the wait: their place in the queue, or a training run
+                    queued = last_text.startswith(("waiting", "starting"))
+                    t["gap while queued" if queued else "gap while training"].append(at - last_at)
                 last_text, last_at = text, at
         mark = len(s.progress)
         if last_text is not None and (last_text.startswith(("done", "stopped", "failed"))):
@@ -172,6 +176,8 @@ async def _student(url: str, code_ready, i: int, lesson: str, seconds: float, wi
             "poll answer",
             "train to first progress",
             "progress gap",
+            "gap while queued",
+            "gap while training",
         )
     }
     started = time.monotonic()
@@ -260,6 +266,9 @@ async def _class(url: str, pid: int, n: int, lesson: str, seconds: float, window
         "p90_ms": {k: _ms(v, 0.9) for k, v in times.items()},
         "counts": {k: len(v) for k, v in times.items()},
         "longest_progress_gap_ms": round(1000 * max(times.get("progress gap") or [0.0]), 1),
+        "longest_gap_ms_by_state": {
+            state: round(1000 * max(times.get(f"gap while {state}") or [0.0]), 1) for state in ("queued", "training")
+        },
         "server_cores": round(cpu / wall, 2),
         "seconds": round(wall, 1),
         "problems": problems,
@@ -301,7 +310,9 @@ def final_line(r: dict) -> str:
     parts = " ".join(f"{k.replace(' ', '_')} {v:.0f}" for k, v in p90.items() if v is not None)
     return (
         f"class scenario: students {r['students']} p90_ms {parts} longest_progress_gap_ms "
-        f"{r['longest_progress_gap_ms']:.0f} server_cores {r['server_cores']} errors {r['errors']}"
+        f"{r['longest_progress_gap_ms']:.0f} "
+        + " ".join(f"longest_gap_{k}_ms {v:.0f}" for k, v in r.get("longest_gap_ms_by_state", {}).items())
+        + f" server_cores {r['server_cores']} errors {r['errors']}"
     )
 
 
