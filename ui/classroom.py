@@ -443,20 +443,19 @@ def _teacher() -> Teacher | None:
         return None
     st.session_state["classroom.teacher_checked"] = True
     code, key = cookie.split(".", 1)
-    try:
-        teacher = opened[0].teacher(code, key)
-    except (store.ClassError, store.RateLimited):  # a deleted class, a key not its: forget the cookie, say nothing
-        _set_cookie(TEACHER_COOKIE, None)
-        return None
-    except Exception as error:  # noqa: BLE001 - a busy or lost database: keep the cookie, try again next draw
-        log.warning("the teacher's cookie could not be checked", exc_info=True)
+
+    def check() -> Teacher | None:  # None: a deleted class, or a key that is not its
+        try:
+            return opened[0].teacher(code, key)
+        except (store.ClassError, store.RateLimited):
+            return None
+
+    teacher = _guard(check, what="Opening your dashboard")
+    if teacher is FAILED:  # a busy or lost database, said on the page: keep the cookie, try again next draw
         st.session_state.pop("classroom.teacher_checked", None)
-        if store.unreachable(error):
-            _failed_at[0] = time.time()
-        st.caption(
-            ":material/sync_problem: Your dashboard could not be opened just now: the course's database did not "
-            "answer. It opens again by itself on the next click, or reload the page."
-        )
+        return None
+    if teacher is None:  # forget the cookie, say nothing
+        _set_cookie(TEACHER_COOKIE, None)
         return None
     st.session_state["classroom.teacher"] = teacher
     return teacher
