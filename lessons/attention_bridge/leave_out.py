@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from lessons.attention_bridge.experiments import BILINGUAL_PAIRS, HUB, SEED, has_bleu
 from lessons.attention_bridge.findings import BLEU_MIN_GAP, MIN_GAP
-from lessons.common import charts
+from lessons.common import charts, verdicts
 from lessons.common.catalog import ROOT
 from lessons.common.comparison import Comparison
 from lessons.common.runs import Spread, load_note
@@ -299,8 +299,8 @@ def leave_out_against_hub(left_out: Comparison, grid: Comparison) -> str:
 
     a, b = Spread(tuple(map(alone, seeds))), Spread(tuple(map(hub, seeds)))
     # a mean over the pairs drifts no further than its furthest pair; the hub model's six directions are its zero-shot
-    pair_drifts = [added_drift((pair_final(measure, p), left_out.source)) for p in pairs]
-    hub_drift = added_drift((f"zero_shot_{measure}", grid.source))
+    pair_drifts = [verdicts.measured_drift(pair_final(measure, p), left_out.source) for p in pairs]
+    hub_drift = verdicts.measured_drift(f"zero_shot_{measure}", grid.source)
     drift = None if None in (*pair_drifts, hub_drift) else max(pair_drifts) + hub_drift
     gap = BLEU_MIN_GAP if measure == "bleu" else MIN_GAP
     outcome, _ = verdict(a, b, min_gap=gap, metric=f"{name} (the two files' drifts added)", drift=drift)
