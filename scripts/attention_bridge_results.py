@@ -22,9 +22,9 @@ process, ``--jobs`` at a time; ``--threads`` gives each more, as ``bench.drift``
 rounded to float16 as shipped: greedy exact match, token accuracy and corpus BLEU (``minimodels.bleu``) on 300
 held-out test meanings in every direction, the six that avoid the hub being zero-shot (never trained); head
 redundancy ‖AAᵀ − I‖_F over the test sentences; how often a head's top word means the same thing in every
-language. The first seed's ``hub-mono`` is saved to
-``assets/attention_bridge/hub-mono/`` for the page (``--model-dir``; ``--no-model`` for a rerun that must leave
-the shipped model alone, as ``bench.drift``'s slice does).
+language. The first seed's ``hub-mono`` is saved to ``assets/attention_bridge/hub-mono/`` for the page
+(``--model-dir``; ``--no-model`` for a rerun that must leave the shipped model alone, as ``bench.drift``'s slice
+does).
 
 Step counts, not seconds, decide what is trained, so the figures do not depend on how busy the machine was;
 the seconds are recorded with the machine's load. The file is a ``lessons.common.comparison.Comparison``: the
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = load_average()
     begin = time.monotonic()
     names = [e.name for e in experiments.EXPERIMENTS if not args.variants or e.name in args.variants]
-    shipped = (None if args.no_model else "hub-mono", args.seeds[0])  # the run whose model the page loads
+    shipped = None if args.no_model else ("hub-mono", args.seeds[0])  # the run whose model the page loads
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=get_context("spawn")) as pool:
         futures = {
             (name, seed): pool.submit(
@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     # the page's loader reads it back (a rerun slice for scripts.reproduce, a part of the grid alone: as a comparison)
     (Comparison.load if sliced() else experiments.load_results)(args.out)
     print(f"wrote {args.out}", flush=True)
-    if shipped[0] not in names:
+    if shipped is None or shipped[0] not in names:
         return 0  # the shipped model and its README are as they were (--no-model, or no hub-mono trained)
     run = results.runs_of("hub-mono", {"monolingual": True})[0]
     readme = Path(args.model_dir).parent / "README.md"
