@@ -19,7 +19,7 @@ def test_two_students_open_act_and_train_once_without_errors():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=330,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     row = json.loads(next(line for line in done.stderr.splitlines() if line.startswith("{")))
