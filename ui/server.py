@@ -166,7 +166,8 @@ def _serving() -> bool:
 def warm_up() -> dict[str, float]:
     """What every lesson's first run needs, made before a student asks: every built lesson's package and section
     modules imported (torch, Plotly, Altair and pandas with them), every shipped checkpoint the catalog names loaded
-    into the server's cache (``ui.pretrained``, shared read-only) with the task it reads generated. Then the collector
+    into the server's cache (``ui.pretrained``, shared read-only) with the task it reads generated, the training
+    workers started. Then the collector
     freezes what was loaded, as :func:`_start_once` does. Returns the seconds each step took (also logged); a step
     that fails is logged and the next one runs: a lesson's own run then does that work, as it did before."""
     import importlib  # here: what follows imports torch, which the home page never loads
@@ -174,6 +175,7 @@ def warm_up() -> dict[str, float]:
 
     # here: each imports torch or Plotly, which the home page never loads
     from lessons.common import catalog, grids  # noqa: F401 - grids: the lessons' figures' grids
+    from lessons.common.workers import POOL  # here, as above
     from minimodels.tasks import get_task  # here, as above
     from ui.pretrained import _load as load_shipped  # here: a page's cache; the runtime's module is imported first
 
@@ -211,6 +213,7 @@ def warm_up() -> dict[str, float]:
     step("libraries", libraries)
     step("lessons", every_lesson)
     step("checkpoints", checkpoints)
+    step("training workers", POOL.prestart)  # idle and niced: a class's first Train starts at once
     gc.freeze()
     spent["total"] = round(time.perf_counter() - start, 2)
     log.info("warmed up for the lessons' first runs: %s (seconds)", spent)

@@ -56,7 +56,9 @@ def training_panel(
     def start() -> None:  # callbacks run before the page reruns, so the buttons below see the new state
         previous = runs.get(key)
         if previous is None or not previous.active:
-            runs[key] = make_run().start()
+            run = make_run()
+            run.budget_seconds = budget_seconds
+            runs[key] = run.start()
 
     def stop() -> None:
         if key in runs:
@@ -94,6 +96,8 @@ def training_panel(
             "stopped": "stopped",
             "failed": "failed",
         }[run.status]
+        if run.status == "queued" and run.ahead is not None:
+            label += training_now_text(run.training_now)  # the runs it waits for move: the student sees the line go
         if latest is not None:
             label += (
                 f" step {latest.step} · {latest.seconds:.1f} s · loss {latest.loss:.3f}"
@@ -146,6 +150,17 @@ def queued_text(ahead: int | None) -> str:
         return "Queued: other students are training right now; yours is next, as soon as one of their runs ends."
     runs = "1 run" if ahead == 1 else f"{ahead} runs"
     return f"Queued: other students are training right now; {runs} ahead of yours, then yours starts."
+
+
+def training_now_text(training_now: list[tuple[float | None, float | None]]) -> str:
+    """What a queued run's bar adds: how far each run training now has got (``TrainingRun.training_now``)."""
+    if not training_now:
+        return ""
+    parts = [
+        "under way" if seconds is None else f"{seconds:.0f} s of {budget:.0f} s" if budget else f"{seconds:.0f} s in"
+        for seconds, budget in training_now
+    ]
+    return " · training now: " + ", ".join(parts)
 
 
 def replay_gif_button(snapshots, frame, key: str) -> None:

@@ -77,7 +77,8 @@ class TrainingRun:
     appended, never changed, so a page can read ``snapshots`` at any time without a lock. ``model`` is the fresh
     model once the run has started and the trained one once it is over; ``result`` is what ``train_fn`` returned;
     ``pid`` the worker process that trains it. ``label``: what the run trains, for a page to say from the moment
-    Train is pressed (before a worker has built the model).
+    Train is pressed (before a worker has built the model). ``budget_seconds``: how long it may train, when the
+    page that started it knows (for the line a queued student reads).
     """
 
     def __init__(self, recipe: Recipe, *, name: str = "training", label: str = "", pool: Pool = POOL):
@@ -95,6 +96,7 @@ class TrainingRun:
         self.error: str | None = None
         self.started_at: float | None = None
         self.finished_at: float | None = None
+        self.budget_seconds: float | None = None
 
     # -- control ---------------------------------------------------------------------------------------
     def start(self) -> TrainingRun:
@@ -123,6 +125,17 @@ class TrainingRun:
     def ahead(self) -> int | None:
         """While queued: how many runs wait ahead of this one; None once a worker has it (or it is over)."""
         return self._pool.place(self) if self.status == "queued" else None
+
+    @property
+    def training_now(self) -> list[tuple[float | None, float | None]]:
+        """While waiting for a worker: each run the workers train now, as (the seconds of training its latest report
+        gives, None when it has given none; its budget, None when unknown), so a queued student sees the line move;
+        empty otherwise."""
+        if self.ahead is None:
+            return []
+        return [
+            (getattr(run.latest, "seconds", None), run.budget_seconds) for run in self._pool.training_now()
+        ]
 
     def _ended(self, status: Status, error: str | None = None) -> None:
         """The pool's report that the run is over."""

@@ -3,7 +3,8 @@
 Streamlit draws every session's page in a thread of one Python process, and Python runs one thread at a time. A
 training run in a thread of that process held the interpreter lock most of the time it computed, so while a class
 trained, every click waited for it. Here runs train in other processes: a :class:`Pool` of at most
-:data:`POOL_SIZE` workers (one per core), started when a run needs one and kept for the next, each a fresh Python
+:data:`POOL_SIZE` workers (one per core), started by the server's warm-up or when a run needs one and kept for the
+next, each a fresh Python
 process (started anew, not forked: no copy of the server's threads or locks) on one torch thread, at a lower
 scheduling priority than the server, so a click still gets a core at once.
 
@@ -183,9 +184,20 @@ class Pool:
             run.id = next(self._ids)
             self._waiting.append(run)
             self._dispatch()
-            if self._reader is None:
-                self._reader = threading.Thread(target=self._read, name="training-workers", daemon=True)
-                self._reader.start()
+            self._start_reader()
+
+    def prestart(self) -> None:
+        """Start the workers now, idle (a worker imports torch as it starts: seconds), so that the first runs a
+        class asks for start training at once instead of waiting for their processes."""
+        with self._lock:
+            while len(self._workers) < self.size and not self._closed:
+                self._workers.append(_Worker())
+            self._start_reader()
+
+    def training_now(self) -> list:
+        """The runs the workers are training now, in the order the workers started."""
+        with self._lock:
+            return [w.run for w in self._workers if w.run is not None]
 
     def place(self, run) -> int | None:
         """How many runs wait ahead of ``run``, or None when it is not waiting (a worker has it, or it is over)."""
@@ -238,6 +250,12 @@ class Pool:
             run = self._waiting.popleft()
             worker.run = run
             worker.send(("run", run.id, run.recipe))
+
+    def _start_reader(self) -> None:
+        """With the lock held: the reader thread, once."""
+        if self._reader is None:
+            self._reader = threading.Thread(target=self._read, name="training-workers", daemon=True)
+            self._reader.start()
 
     def _read(self) -> None:
         """The reader thread: every message of every worker, and every worker that dies."""

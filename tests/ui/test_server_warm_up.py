@@ -1,5 +1,5 @@
-"""The server's warm-up (``ui.server.warm_up``) makes what a lesson's first run needs before a student asks, and
-starts only in a ``streamlit run`` server: never under AppTest, whose process its test owns."""
+"""The server's warm-up (``ui.server.warm_up``) makes what a lesson's first run needs before a student asks (its
+imports, the shipped checkpoints, the training workers), and starts only in a ``streamlit run`` server: never under AppTest, whose process its test owns."""
 
 import subprocess
 import sys
@@ -21,8 +21,9 @@ shipped = {pair for e in catalog.built_lessons() for pair in e.pretrained}
 misses = load_pretrained.cache_info().misses
 for task, model in shipped:
     load_pretrained(task, model)
+from lessons.common.workers import POOL, POOL_SIZE
 print(before, all(m in sys.modules for m in modules), len(shipped), load_pretrained.cache_info().misses - misses,
-      sorted(spent))
+      len(POOL.pids()) == POOL_SIZE, sorted(spent))
 """
 
 HOME = """
@@ -36,13 +37,14 @@ print([t.name for t in threading.enumerate() if t.name == "warm-up"], "torch" in
 
 
 @pytest.mark.slow  # a fresh interpreter imports every lesson and loads every shipped checkpoint
-def test_warm_up_imports_every_lesson_and_loads_every_shipped_checkpoint():
+def test_warm_up_imports_every_lesson_loads_every_shipped_checkpoint_and_starts_the_workers():
     out = subprocess.run([sys.executable, "-c", WARM], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    before, imported, shipped, loaded_again, steps = out.stdout.split(maxsplit=4)
+    before, imported, shipped, loaded_again, workers, steps = out.stdout.split(maxsplit=5)
     assert before == "False" and imported == "True"
     assert int(shipped) > 0 and loaded_again == "0", "a checkpoint a page asks for was loaded again"
-    assert steps.strip() == str(["checkpoints", "lessons", "libraries", "total"])
+    assert workers == "True", "the training workers were not started"
+    assert steps.strip() == str(["checkpoints", "lessons", "libraries", "total", "training workers"])
 
 
 @pytest.mark.slow  # a fresh interpreter

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -36,6 +37,19 @@ def crashing():
 
 def _priority(on_progress):
     return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def _timed(steps, delay, on_progress):
+    for step in range(1, steps + 1):
+        time.sleep(delay)
+        if not on_progress(SimpleNamespace(step=step, seconds=step * delay)):
+            break
+    return steps
+
+
+def timed(steps: int, delay: float):
+    """Reports that carry their seconds of training, as ``minimodels.train.Progress`` does."""
+    return None, functools.partial(_timed, steps, delay)
 
 
 def priority():
@@ -94,6 +108,32 @@ def test_runs_queue_for_a_free_worker_and_say_how_many_are_ahead(pool):
     first.stop()
     assert first.wait(10) and second.wait(30) and third.wait(30)
     assert second.status == third.status == "finished" and second.pid == first.pid, "one worker, reused"
+
+
+@pytest.mark.slow  # a pool of its own: a worker process started for it
+def test_a_queued_run_sees_how_far_the_run_it_waits_for_has_got(pool):
+    first = TrainingRun(functools.partial(timed, 100_000, 0.01), pool=pool)
+    first.budget_seconds = 30.0
+    first.start()
+    until(lambda: first.latest is not None and first.latest.seconds >= 0.2)
+    second = TrainingRun(functools.partial(counting, 2), pool=pool).start()
+    [(seconds, budget)] = second.training_now
+    assert budget == 30.0 and seconds >= 0.2
+    until(lambda: second.training_now and second.training_now[0][0] >= seconds + 0.5)  # it moves as the first trains
+    assert first.training_now == [], "a training run waits for nobody"
+    first.stop()
+    assert second.wait(30) and second.status == "finished"
+    assert second.training_now == []
+
+
+@pytest.mark.slow  # a pool of its own: a worker process started for it
+def test_prestarted_workers_wait_idle_and_take_the_first_run_at_once(pool):
+    pool.prestart()
+    [pid] = pool.pids()
+    pool.prestart()
+    assert pool.pids() == [pid], "started once, up to the pool's size"
+    run = TrainingRun(functools.partial(counting, 2), pool=pool).start()
+    assert run.wait(60) and run.status == "finished" and run.pid == pid
 
 
 @pytest.mark.slow  # a pool of its own: a worker process started for it
