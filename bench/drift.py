@@ -1,4 +1,4 @@
-"""Cross-machine drift, measured on one machine: the same seed of small slices of the results scripts, rerun with
+"""Cross-machine drift, measured on one machine: the same seed of slices of the results scripts, rerun with
 PyTorch's CPU kernels forced onto each vector unit this CPU has (``ATEN_CPU_CAPABILITY=default|avx2|avx512``, and
 MKL's and oneDNN's matrix products held to the same unit: ``LIBRARY_ISA``) and with 1 and 2 threads. Each
 setting rounds the sums of a matrix product in another order, exactly as another
@@ -9,9 +9,9 @@ the drift a figure must clear before a lesson calls one variant better than anot
     python -m bench.drift --slices transformer --settings avx2/1 avx512/1 --out /tmp/drift.json
 
 Writes ``assets/results/drift.json`` (read by ``lessons.common.verdicts``: the rule's drift for a metric) with the
-machine, its speed and load, and prints the table ``bench/drift.md`` records. A slice is a few steps of one seed
-of a results script (``SLICES``), so the figures are a lower bound of what a full run drifts: the longer a model
-trains, the further two roundings carry it apart.
+machine, its speed and load, and prints the table ``bench/drift.md`` records. A slice is the whole training of one
+seed (a few seeds where each trains in seconds) of a results script (``SLICES``): the longer a model trains, the
+further two roundings carry it apart, so a few steps measure only a lower bound of a full run's drift.
 """
 
 from __future__ import annotations
@@ -34,47 +34,32 @@ sys.path.insert(0, str(ROOT))
 from lessons.common.comparison import Comparison  # noqa: E402
 from lessons.common.verdicts import DRIFT_FILE, DRIFT_FORMAT  # noqa: E402
 
-# slice name (the results file it stands for) -> the results script and its small arguments: one seed, a few steps
+# slice name (the results file it stands for) -> the results script and its arguments: the whole training the
+# shipped file records (its steps, every variant or setting the lesson compares), of one seed unless said
 SLICES: dict[str, list[str]] = {
-    "transformer": ["scripts.transformer_results", "--seeds", "0", "--steps", "20", "--variants", "full"],
+    "transformer": ["scripts.transformer_results", "--seeds", "0"],
     "scoring_functions": [
         "scripts.scoring_functions_results",
-        "--seeds",
-        "0",
-        "--budget",
-        "none",
-        "--sweep-seeds",
-        "0",
+        *("--seeds", "0", "--budget", "none", "--sweep-seeds", "0"),
     ],
     # the whole training of the smallest D: its figures only part once the models learn to copy
     "seq2seq_bottleneck": ["scripts.seq2seq_bottleneck_results", "--seeds", "0", "--sizes", "16"],
-    # the shipped grid's task and length, four presets the page's findings compare: a 20-step slice showed no drift
+    # the shipped grid's task and length, four presets the page's findings compare
     "architecture_lab": [
         "scripts.architecture_lab_results",
         *("--tasks", "toy-translation", "--seeds", "0", "--max-steps", "200", "--stop-at", "1.0", "--budget", "600"),
         *("--presets", "transformer", "selfatt-none", "convs2s", "rnmt"),
     ],
-    "rnn_cells": ["scripts.rnn_cells_results", "--seeds", "0", "--distances", "5", "20", "--steps", "150"],
-    "masking": ["scripts.masking_results", "--seeds", "0", "1", "2", "--steps", "100", "--no-checkpoints"],
-    "positional_encoding": [
-        "scripts.positional_encoding_results",
-        "--seeds",
-        "0",
-        "1",
-        "2",
-        "--steps",
-        "100",
-        "--no-checkpoints",
-    ],
-    "positions_that_travel": ["scripts.positions_that_travel_results", "--seeds", "0", "1", "2", "--steps", "60"],
-    "induction_heads": ["scripts.induction_heads_results", "--seeds", "0", "1", "2", "3", "4", "--steps", "60"],
-    "attention_explains": [
-        "scripts.attention_explains_results",
-        *("--seeds", "0", "1", "2", "3", "4", "--steps", "60", "--leak-steps", "60"),
-    ],
-    "multi_head_attention": ["scripts.multi_head_attention_results", "--seeds", "0", "--steps", "60"],
-    "scaling": ["scripts.scaling_results", "--seeds", "0", "--steps", "60"],
-    "kv_cache": ["scripts.kv_cache_results", "--seeds", "0", "--steps", "150", "--window-steps", "100"],
+    "rnn_cells": ["scripts.rnn_cells_results", "--seeds", "0"],
+    # three seeds: each trains in seconds
+    "masking": ["scripts.masking_results", "--seeds", "0", "1", "2", "--no-checkpoints"],
+    "positional_encoding": ["scripts.positional_encoding_results", "--seeds", "0", "1", "2", "--no-checkpoints"],
+    "positions_that_travel": ["scripts.positions_that_travel_results", "--seeds", "0", "1", "2"],
+    "induction_heads": ["scripts.induction_heads_results", "--seeds", "0", "1", "2", "3", "4"],
+    "attention_explains": ["scripts.attention_explains_results", "--seeds", "0"],
+    "multi_head_attention": ["scripts.multi_head_attention_results", "--seeds", "0"],
+    "scaling": ["scripts.scaling_results", "--seeds", "0"],
+    "kv_cache": ["scripts.kv_cache_results", "--seeds", "0"],
     # the whole training (every setting of the study, its 1200 steps) of one seed: the study's verdicts compare finals
     "attention_bridge_penalty": ["scripts.attention_bridge_penalty", "--seeds", "0", "--steps", "1200"],
     # the whole training (2000 steps) of one seed of the seven models the finding compares pair by pair and on average
