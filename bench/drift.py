@@ -108,6 +108,9 @@ def run_slice(name: str, capability: str, threads: int, out: Path, timeout: floa
     time). Idle threads wait passively (``OMP_WAIT_POLICY``): that changes how long a run takes, not its sums."""
     env = {**os.environ, "ATEN_CPU_CAPABILITY": capability, **LIBRARY_ISA[capability], "PYTHONPATH": str(ROOT)}
     env["OMP_WAIT_POLICY"] = "PASSIVE"
+    from scripts.common import SLICE  # here: it imports torch, which the slices load in their own processes
+
+    env[SLICE] = "1"  # one seed: the lesson's loader, which asks for every seed, is not the reader here
     command = [sys.executable, "-m", *SLICES[name], "--threads", str(threads), "--out", str(out)]
     try:
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
