@@ -152,14 +152,22 @@ def queued_text(ahead: int | None) -> str:
     return f"Queued: other students are training right now; {runs} ahead of yours, then yours starts."
 
 
-def training_now_text(training_now: list[tuple[float | None, float | None]]) -> str:
-    """What a queued run's bar adds: how far each run training now has got (``TrainingRun.training_now``)."""
-    if not training_now:
+def training_now_text(runs) -> str:
+    """What a queued run's bar adds: how far each run the workers have now has got (``TrainingRun.training_now``):
+    its seconds of training out of its budget, from its latest report."""
+    if not runs:
         return ""
-    parts = [
-        "under way" if seconds is None else f"{seconds:.0f} s of {budget:.0f} s" if budget else f"{seconds:.0f} s in"
-        for seconds, budget in training_now
-    ]
+    parts = []
+    for run in runs:
+        seconds = getattr(run.latest, "seconds", None)
+        if run.status != "running":
+            parts.append("starting")
+        elif seconds is None:
+            parts.append("under way")
+        else:
+            parts.append(
+                f"{seconds:.0f} s of {run.budget_seconds:.0f} s" if run.budget_seconds else f"{seconds:.0f} s in"
+            )
     return " · training now: " + ", ".join(parts)
 
 

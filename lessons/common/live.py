@@ -127,15 +127,10 @@ class TrainingRun:
         return self._pool.place(self) if self.status == "queued" else None
 
     @property
-    def training_now(self) -> list[tuple[float | None, float | None]]:
-        """While waiting for a worker: each run the workers train now, as (the seconds of training its latest report
-        gives, None when it has given none; its budget, None when unknown), so a queued student sees the line move;
-        empty otherwise."""
-        if self.ahead is None:
-            return []
-        return [
-            (getattr(run.latest, "seconds", None), run.budget_seconds) for run in self._pool.training_now()
-        ]
+    def training_now(self) -> list[TrainingRun]:
+        """While waiting for a worker: the runs the workers have now (each ``status``, ``latest`` report and
+        ``budget_seconds`` say how far it has got), so a queued student sees the line move; empty otherwise."""
+        return self._pool.training_now() if self.ahead is not None else []
 
     def _ended(self, status: Status, error: str | None = None) -> None:
         """The pool's report that the run is over."""

@@ -3,6 +3,7 @@ lifetime. Recipes are module-level here, as the lessons' must be: a worker rebui
 
 import functools
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 from lessons.common.live import TrainingRun
 from lessons.common.workers import LOST_WORKER, TRAINING_NICENESS, Pool
 from tests.helpers import counting
+from ui.training import training_now_text
 
 
 def _broken(on_progress):
@@ -117,9 +119,13 @@ def test_a_queued_run_sees_how_far_the_run_it_waits_for_has_got(pool):
     first.start()
     until(lambda: first.latest is not None and first.latest.seconds >= 0.2)
     second = TrainingRun(functools.partial(counting, 2), pool=pool).start()
-    [(seconds, budget)] = second.training_now
-    assert budget == 30.0 and seconds >= 0.2
-    until(lambda: second.training_now and second.training_now[0][0] >= seconds + 0.5)  # it moves as the first trains
+    assert second.training_now == [first]
+    bar = r" · training now: (\d+) s of 30 s"  # its seconds of training out of its budget
+    before = re.fullmatch(bar, training_now_text(second.training_now))
+    assert before, training_now_text(second.training_now)
+    until(lambda: first.latest.seconds >= int(before[1]) + 2.0)
+    after = re.fullmatch(bar, training_now_text(second.training_now))
+    assert after and int(after[1]) > int(before[1]), "the bar moves as the run it waits for trains"
     assert first.training_now == [], "a training run waits for nobody"
     first.stop()
     assert second.wait(30) and second.status == "finished"
