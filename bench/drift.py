@@ -204,12 +204,28 @@ def write(out: Path, slices: dict[str, dict], info: dict, argv: list[str] | None
     out.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def combine(earlier: dict, later: dict) -> dict:
+    """One slice measured twice (a few steps, then the whole training; other settings): the later measurement's
+    command, seconds and settings, the earlier one's kept under ``earlier``, and per metric the larger drift of the
+    two, so that a new measurement never forgets a difference between settings already seen."""
+    metrics = dict(later["metrics"])
+    for metric, found in earlier["metrics"].items():
+        if metric not in metrics or found["drift"] > metrics[metric]["drift"]:
+            metrics[metric] = {**found, "where": f"{found['where']}, by {earlier['command']}"}
+    kept = {k: earlier[k] for k in ("command", "settings", "seconds")}
+    return {**later, "metrics": metrics, "earlier": [*earlier.get("earlier", []), kept, *later.get("earlier", [])]}
+
+
 def merge(paths: list[Path], out: Path) -> None:
-    """One drift file from several (slices measured side by side, each run writing its own): their slices together,
-    the per-metric figure again the largest over every slice; the first file's machine, and the highest speed_ms
-    and load of any, so that nothing reads calmer than it was."""
+    """One drift file from several (slices measured side by side, each run writing its own): their slices together
+    (a slice in several files: :func:`combine`, in the files' order), the per-metric figure again the largest over
+    every slice; the first file's machine, and the highest speed_ms and load of any, so that nothing reads calmer
+    than it was."""
     documents = [json.loads(p.read_text(encoding="utf-8")) for p in paths]
-    slices = {name: entry for d in documents for name, entry in d["slices"].items()}
+    slices: dict[str, dict] = {}
+    for document in documents:
+        for name, entry in document["slices"].items():
+            slices[name] = combine(slices[name], entry) if name in slices else entry
     metrics: dict[str, float] = {}
     for entry in slices.values():
         for metric, found in entry["metrics"].items():

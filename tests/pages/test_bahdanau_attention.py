@@ -221,7 +221,7 @@ def test_a_run_says_queued_while_every_training_worker_is_taken():
         assert not at.exception
         assert any(m.value.startswith("Queued") and "yours is next" in m.value for m in at.info)
         assert "waiting for a free slot" in progress_text(at)
-        # the runs it waits for are named on its bar (theirs report no seconds: "under way"), so the line is seen to move
+        # the runs it waits for are named on its bar (theirs report no seconds: "under way"): the line is seen to move
         assert progress_text(at).endswith("training now: " + ", ".join(["under way"] * live.POOL_SIZE))
         at.button(key="bahdanau_attention.train.dates.stop").click().run()
         assert not at.exception

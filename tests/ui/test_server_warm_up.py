@@ -1,5 +1,6 @@
 """The server's warm-up (``ui.server.warm_up``) makes what a lesson's first run needs before a student asks (its
-imports, the shipped checkpoints, the training workers), and starts only in a ``streamlit run`` server: never under AppTest, whose process its test owns."""
+imports, the shipped checkpoints, the training workers), and starts only in a ``streamlit run`` server: never under
+AppTest, whose process its test owns."""
 
 import subprocess
 import sys
