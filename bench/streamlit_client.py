@@ -63,6 +63,7 @@ class Student:
     arrivals: list[tuple[float, str, int]] = field(default_factory=list)
     run_started: float = 0.0  # perf_counter when the latest request was sent
     progress: list[tuple[float, str]] = field(default_factory=list)  # every progress bar's text, with its time
+    doing: str = ""  # the latest action asked for, for a failure's message ("moving 'Seed'")
 
     def __post_init__(self):
         self._ws = None
@@ -70,6 +71,11 @@ class Student:
         self._fragments: dict[str, asyncio.Task] = {}
         self._reader: asyncio.Task | None = None
         self._lock = asyncio.Lock()  # one request in flight at a time, as a browser does
+        # what the run in progress redraws: "" a full run, else a fragment's id (and the fragments nested in it),
+        # the widgets it has sent so far, and which fragments were seen inside which
+        self._scope: str | None = None
+        self._drawn: set[str] = set()
+        self._nested: dict[str, set[str]] = {}
 
     # ------------------------------------------------------------------------------------------ protocol
     async def open(self, page_name: str, timeout: float = 120.0) -> float:
@@ -99,7 +105,31 @@ class Student:
         rerun.fragment_id = fragment_id
         rerun.is_auto_rerun = auto
         rerun.widget_states.widgets.extend(self.states.values())
+        self._begin(fragment_id)
         await self._ws.send(msg.SerializeToString())
+
+    def _begin(self, scope: str) -> None:
+        self._scope, self._drawn = scope, set()
+
+    def _forget_undrawn(self) -> None:
+        """After a run that finished: the widgets its scope held that it did not draw again are gone from the page
+        (a section whose controls now show another panel, a replay slider of a run no longer shown), as the
+        browser removes them; a student cannot move them any more."""
+        if self._scope is None:
+            return
+        owned, todo = set(), [self._scope]
+        while todo:  # the fragment and every fragment seen nested inside it
+            fragment = todo.pop()
+            if fragment not in owned:
+                owned.add(fragment)
+                todo += self._nested.get(fragment, ())
+
+        def gone(w: Widget) -> bool:
+            return w.id not in self._drawn and (self._scope == "" or w.fragment_id in owned)
+
+        self.widgets = {label: w for label, w in self.widgets.items() if not gone(w)}
+        self.keyed = {key: w for key, w in self.keyed.items() if not gone(w)}
+        self._scope = None
 
     async def _rerun(self, fragment_id: str = "", timeout: float = 60.0, auto: bool = False) -> float:
         async with self._lock:
@@ -128,8 +158,12 @@ class Student:
             elif kind == "navigation":  # a full run starts (fragment runs send none): the page it is on
                 self.page_script_hash = msg.navigation.page_script_hash
                 self._stop_polling()  # a fragment that still polls says so again in this run (auto_rerun)
+                self._begin("")
             elif kind == "script_finished":
-                self._finished.put_nowait(int(msg.script_finished))
+                status = int(msg.script_finished)
+                if status in FINISHED:
+                    self._forget_undrawn()
+                self._finished.put_nowait(status)
             elif kind == "auto_rerun":
                 self._start_polling(msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
             elif kind == "stop_auto_rerun":
@@ -158,6 +192,9 @@ class Student:
         elif kind in WIDGETS:
             proto = getattr(element, kind)
             widget = Widget(proto.id, kind, proto.label, fragment_id, proto)
+            self._drawn.add(proto.id)
+            if self._scope and fragment_id and fragment_id != self._scope:  # drawn by a fragment inside this one
+                self._nested.setdefault(self._scope, set()).add(fragment_id)
             self.widgets[proto.label] = widget
             if proto.id.startswith("$$ID-") and proto.id.count("-") >= 2:  # "$$ID-<hash>-<key>": a keyed widget
                 self.keyed[proto.id.split("-", 2)[2]] = widget
@@ -194,6 +231,7 @@ class Student:
     async def change(self, label: str, value) -> float:
         """Set the widget labelled ``label`` (slider: number; select_slider, selectbox, radio: option index)."""
         widget = self.set(label, value)
+        self.doing = f"moving {label!r}" + (f" (fragment {widget.fragment_id})" if widget.fragment_id else "")
         return await self._rerun(widget.fragment_id)
 
     def set(self, label: str, value, key: str | None = None) -> Widget:
@@ -232,6 +270,7 @@ class Student:
         the page's own widget key instead, where several buttons share a label. A form's submit button sends
         the values :meth:`set` gave its fields."""
         widget = self.keyed[key] if key is not None else self.widgets[label]
+        self.doing = f"pressing {label!r}" + (f" (fragment {widget.fragment_id})" if widget.fragment_id else "")
         self.states[widget.id] = WidgetState(id=widget.id, trigger_value=True)
         try:
             return await self._rerun(widget.fragment_id)

@@ -166,7 +166,7 @@ def training_now_text(runs) -> str:
             parts.append("under way")
         else:
             parts.append(
-                f"{seconds:.0f} s of {run.budget_seconds:.0f} s" if run.budget_seconds else f"{seconds:.0f} s in"
+                f"{seconds:.1f} s of {run.budget_seconds:g} s" if run.budget_seconds else f"{seconds:.1f} s in"
             )
     return " · training now: " + ", ".join(parts)
 
