@@ -55,7 +55,11 @@ def scenario_lines(rows: list[dict]) -> list[str]:
         "their title, paragraph and whole-page times measure that burst's queue.",
         "p90 in ms (p50 in brackets); gap: the longest wait between two progress updates any trainer saw, and (from",
         "2026-11-29 06:00) apart by what the trainer was looking at: a run waiting in the queue for a free worker (its",
-        "place in line shown above the bar) or a training run's last report; cores: the",
+        "place in line shown above the bar; from 08:30 the bar also gives how far the runs training now have got) or",
+        "a training run's last report. From 2026-11-29 08:30 a trainer watches their run to its end up to 120 s past",
+        "the session (a run still queued then was counted an error before), and a simulated student no longer moves a",
+        "control its page has taken away (a replay slider of a panel no longer shown: Streamlit drops such a request,",
+        "and the student waited 60 s for an answer). Cores: the",
         "server's CPU seconds per second. Targets, 30 students on 2 cores: first paragraph ≤ "
         f"{SCENARIO_TARGETS['paragraph']}, whole page ≤ {SCENARIO_TARGETS['whole page']}, controls and checks ≤ "
         f"{SCENARIO_TARGETS['controls and checks']}, progress at least every {SCENARIO_TARGETS['progress gap']} ms, "

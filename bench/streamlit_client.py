@@ -76,6 +76,7 @@ class Student:
         self._scope: str | None = None
         self._drawn: set[str] = set()
         self._nested: dict[str, set[str]] = {}
+        self._calls: list[str] = [""]  # the fragments the run's latest element was drawn inside, outermost first
 
     # ------------------------------------------------------------------------------------------ protocol
     async def open(self, page_name: str, timeout: float = 120.0) -> float:
@@ -109,7 +110,7 @@ class Student:
         await self._ws.send(msg.SerializeToString())
 
     def _begin(self, scope: str) -> None:
-        self._scope, self._drawn = scope, set()
+        self._scope, self._drawn, self._calls = scope, set(), [scope]
 
     def _forget_undrawn(self) -> None:
         """After a run that finished: the widgets its scope held that it did not draw again are gone from the page
@@ -172,6 +173,7 @@ class Student:
     def _element(self, element, fragment_id: str) -> None:
         kind = element.WhichOneof("type")
         now = time.perf_counter()
+        self._follow_calls(fragment_id)
         body = element.markdown.body if kind == "markdown" else ""
         self.arrivals.append((now, kind, len(body)))
         if kind == "progress":
@@ -193,11 +195,23 @@ class Student:
             proto = getattr(element, kind)
             widget = Widget(proto.id, kind, proto.label, fragment_id, proto)
             self._drawn.add(proto.id)
-            if self._scope and fragment_id and fragment_id != self._scope:  # drawn by a fragment inside this one
-                self._nested.setdefault(self._scope, set()).add(fragment_id)
             self.widgets[proto.label] = widget
             if proto.id.startswith("$$ID-") and proto.id.count("-") >= 2:  # "$$ID-<hash>-<key>": a keyed widget
                 self.keyed[proto.id.split("-", 2)[2]] = widget
+
+    def _follow_calls(self, fragment_id: str) -> None:
+        """Which fragment draws inside which, read off the order of a run's elements: a fragment whose elements come
+        straight after another's was called inside it (a fragment drawn at the page's level follows elements of the
+        page's own); elements of a fragment already open mean the ones opened after it have returned."""
+        if fragment_id in self._calls:
+            del self._calls[self._calls.index(fragment_id) + 1 :]
+            return
+        if not fragment_id:
+            self._calls = [""]
+            return
+        if self._calls[-1]:
+            self._nested.setdefault(self._calls[-1], set()).add(fragment_id)
+        self._calls.append(fragment_id)
 
     def _start_polling(self, fragment_id: str, interval: float) -> None:
         if fragment_id in self._fragments:
