@@ -167,9 +167,9 @@ def warm_up() -> dict[str, float]:
     """What every lesson's first run needs, made before a student asks: every built lesson's package and section
     modules imported (torch, Plotly, Altair and pandas with them), every shipped checkpoint the catalog names loaded
     into the server's cache (``ui.pretrained``, shared read-only) with the task it reads generated, the training
-    workers started. Then the collector
-    freezes what was loaded, as :func:`_start_once` does. Returns the seconds each step took (also logged); a step
-    that fails is logged and the next one runs: a lesson's own run then does that work, as it did before."""
+    workers started. Then the collector freezes what was loaded, as :func:`_start_once` does. Returns the seconds
+    each step took (also logged); a step that fails is logged and the next one runs: a lesson's own run then does
+    that work, as it did before."""
     import importlib  # here: what follows imports torch, which the home page never loads
     import pkgutil  # with importlib
 

@@ -4,9 +4,8 @@ Streamlit draws every session's page in a thread of one Python process, and Pyth
 training run in a thread of that process held the interpreter lock most of the time it computed, so while a class
 trained, every click waited for it. Here runs train in other processes: a :class:`Pool` of at most
 :data:`POOL_SIZE` workers (one per core), started by the server's warm-up or when a run needs one and kept for the
-next, each a fresh Python
-process (started anew, not forked: no copy of the server's threads or locks) on one torch thread, at a lower
-scheduling priority than the server, so a click still gets a core at once.
+next, each a fresh Python process (started anew, not forked: no copy of the server's threads or locks) on one torch
+thread, at a lower scheduling priority than the server, so a click still gets a core at once.
 
 A run travels to a worker as its *recipe*: a module-level function (with its arguments, e.g. a
 ``functools.partial``) that the worker unpickles and calls to build ``(model, train_fn)``; ``train_fn(on_progress)``
