@@ -60,6 +60,19 @@ SLICES: dict[str, list[str]] = {
     "multi_head_attention": ["scripts.multi_head_attention_results", "--seeds", "0"],
     "scaling": ["scripts.scaling_results", "--seeds", "0"],
     "kv_cache": ["scripts.kv_cache_results", "--seeds", "0"],
+    # the files a lesson reads beside its own: the Transformer's depth study, the lab's 100-step grid, the RNN cells'
+    # learning rates, the "it" study (its model written to the temporary folder, not over the shipped one)
+    "transformer_depth": ["scripts.transformer_results", "--experiment", "depth", "--seeds", "0", "--steps", "250"],
+    "architecture_lab_100_steps": [
+        "scripts.architecture_lab_results",
+        *("--tasks", "toy-translation", "--seeds", "0", "--max-steps", "100", "--stop-at", "1.0", "--budget", "120"),
+        *("--presets", "transformer", "rnmt", "convs2s", "rnn-one-att", "rnn-multi-att"),
+    ],
+    "rnn_cells_learning_rates": ["scripts.rnn_cells_learning_rates", "--seeds", "0"],
+    "multi_head_attention_it": [
+        "scripts.multi_head_attention_coreference",
+        *("--seeds", "0", "--steps", "800", "--checkpoint", str(Path(tempfile.gettempdir()) / "drift-it-model.pt")),
+    ],
     # the whole training (every setting of the study, its 1200 steps) of one seed: the study's verdicts compare finals
     "attention_bridge_penalty": ["scripts.attention_bridge_penalty", "--seeds", "0", "--steps", "1200"],
     # the whole training (2000 steps) of one seed of the seven models the finding compares pair by pair and on average
