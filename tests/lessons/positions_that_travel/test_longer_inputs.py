@@ -56,6 +56,7 @@ def test_fewer_than_five_seeds_are_said_first():
     assert lines[0] == "Only 3 seeds per scheme: the course draws verdicts on 5 or more."
 
 
+@pytest.mark.usefixtures("rule_on_made_up_seeds")  # made-up numbers, turned round
 def test_the_race_prediction_is_the_verdict_on_the_file():
     ex = longer_inputs.race_prediction(made_up())
     assert ex.choices[ex.answer] == "RoPE (rotated q, k)"
