@@ -223,7 +223,7 @@ async def _student(url: str, code_ready, i: int, lesson: str, seconds: float, wi
         if not trained:
             s.errors.append("never got to press Train within the session")
     except (TimeoutError, OSError) as error:
-        s.errors.append(f"protocol: {error!r} while {s.doing or 'opening the page'}")
+        s.errors.append(f"protocol: {error!r} while {s.doing}")
     finally:
         await s.close()
     problems = [f"{s.name}: {e}" for e in s.errors + s.exceptions + s.refusals]

@@ -87,6 +87,7 @@ class Student:
         )
         self._reader = asyncio.create_task(self._read())
         self.page_name = page_name
+        self.doing = f"opening {page_name or 'home'!r}"
         return await self._rerun(timeout=timeout)
 
     async def close(self) -> None:
@@ -277,6 +278,7 @@ class Student:
 
         Never a fragment's rerun: a request for a fragment that a full run has meanwhile replaced gets no
         answer from the server (Streamlit drops it), and the browser simply moves on."""
+        self.doing = "running the whole page again"
         return await self._rerun()
 
     async def click(self, label: str, key: str | None = None) -> float:
@@ -299,6 +301,7 @@ class Student:
         self.widgets.clear()
         self.keyed.clear()
         self.states.clear()
+        self.doing = f"opening {page_name or 'home'!r}"
         return await self._rerun(timeout=timeout)
 
     def sliders(self) -> list[Widget]:
