@@ -126,7 +126,7 @@ def after_answering(keys, what: str, draw) -> None:
         draw()
     else:
         asked = "the question" if len(keys) == 1 else f"the {len(keys)} questions"
-        st.info(f"Answer {asked} above first (press Check): {what} then appears here.", icon=":material/lock:")
+        st.info(f"Answer {asked} above first (press Check) to see {what} here.", icon=":material/lock:")
 
 
 def reveal(what: str, draw, *, key: str, predictions: int = 1, after=()) -> None:

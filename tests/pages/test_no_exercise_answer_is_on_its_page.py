@@ -205,7 +205,7 @@ def test_a_number_on_the_page_within_tolerance_is_a_leak_and_a_gated_page_is_not
     assert leaks(SOFTMAX, ["The first token gets α = 0.66 of the weight."])  # within 0.002 of 0.659
     assert leaks(SOFTMAX, ["Its weights are 65.9%, 24.2% and 9.9%."])  # a percentage, read as a fraction
     assert not leaks(SOFTMAX, ["The first token gets α = 0.7 of the weight."])  # rounded past the tolerance
-    gated = ["Answer the question above first (press Check): the worked softmax then appears here."]
+    gated = ["Answer the question above first (press Check) to see the worked softmax here."]
     assert not leaks(SOFTMAX, gated)
     assert leaks(COUNT, ["Of its 900 weights, 465 can be other than 0."])
     assert leaks(COUNT, ["that leaves 1,465 or 465 of them"])
