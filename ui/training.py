@@ -79,10 +79,11 @@ def training_panel(
 
     @st.fragment(run_every=POLL_SECONDS if active else None)
     def progress() -> None:
-        latest = run.latest
-        if run.status == "queued":
-            st.info(queued_text(run.ahead))
-        elif run.status == "failed":
+        latest, status = run.latest, run.status
+        ahead = run.ahead if status == "queued" else None  # one look at the queue a poll: the info and the bar agree
+        if status == "queued":
+            st.info(queued_text(ahead))
+        elif status == "failed":
             st.error(run.error)
         fraction = 0.0
         if latest is not None:
@@ -90,20 +91,20 @@ def training_panel(
             if target:
                 fraction = max(fraction, min(1.0, latest.exact_match / target))
         label = {
-            "queued": "waiting for a free slot" if run.ahead is not None else "starting…",
+            "queued": "waiting for a free slot" if ahead is not None else "starting…",
             "running": "training…",
             "finished": "done",
             "stopped": "stopped",
             "failed": "failed",
-        }[run.status]
-        if run.status == "queued" and run.ahead is not None:
+        }[status]
+        if ahead is not None:
             label += training_now_text(run.training_now)  # the runs it waits for move: the student sees the line go
         if latest is not None:
             label += (
                 f" step {latest.step} · {latest.seconds:.1f} s · loss {latest.loss:.3f}"
                 f" · held-out exact match {latest.exact_match:.0%}"
             )
-        st.progress(1.0 if run.status == "finished" else fraction, text=label)
+        st.progress(1.0 if status == "finished" else fraction, text=label)
         if latest is None:
             return
         from lessons.common import curves  # here, not at the top: the home page imports ui and must stay light
