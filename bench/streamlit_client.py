@@ -87,8 +87,7 @@ class Student:
         )
         self._reader = asyncio.create_task(self._read())
         self.page_name = page_name
-        self.doing = f"opening {page_name or 'home'!r}"
-        return await self._rerun(timeout=timeout)
+        return await self._rerun(timeout=timeout, doing=f"opening {page_name or 'home'!r}")
 
     async def close(self) -> None:
         for task in self._fragments.values():
@@ -133,7 +132,9 @@ class Student:
         self.keyed = {key: w for key, w in self.keyed.items() if not gone(w)}
         self._scope = None
 
-    async def _rerun(self, fragment_id: str = "", timeout: float = 60.0, auto: bool = False) -> float:
+    async def _rerun(self, fragment_id: str = "", timeout: float = 60.0, auto: bool = False, doing: str = "") -> float:
+        """One request and its wait for ``script_finished``. ``doing``: the student's action, in words, kept in
+        :attr:`doing` (a polling fragment's own rerun keeps the action before it)."""
         async with self._lock:
             while not self._finished.empty():
                 self._finished.get_nowait()
@@ -141,6 +142,7 @@ class Student:
             if not auto:  # a polling fragment's own rerun does not restart what a request's timings are read from
                 self.run_started = start
                 self.arrivals.clear()
+                self.doing = doing + (f" (fragment {fragment_id})" if fragment_id else "")
             await self._send(fragment_id, auto)
             while True:
                 status = await asyncio.wait_for(self._finished.get(), timeout)
@@ -246,8 +248,7 @@ class Student:
     async def change(self, label: str, value) -> float:
         """Set the widget labelled ``label`` (slider: number; select_slider, selectbox, radio: option index)."""
         widget = self.set(label, value)
-        self.doing = f"moving {label!r}" + (f" (fragment {widget.fragment_id})" if widget.fragment_id else "")
-        return await self._rerun(widget.fragment_id)
+        return await self._rerun(widget.fragment_id, doing=f"moving {label!r}")
 
     def set(self, label: str, value, key: str | None = None) -> Widget:
         """Set a widget's value without running anything, as the browser holds a form's fields until its submit
@@ -278,18 +279,16 @@ class Student:
 
         Never a fragment's rerun: a request for a fragment that a full run has meanwhile replaced gets no
         answer from the server (Streamlit drops it), and the browser simply moves on."""
-        self.doing = "running the whole page again"
-        return await self._rerun()
+        return await self._rerun(doing="running the whole page again")
 
     async def click(self, label: str, key: str | None = None) -> float:
         """Press the button labelled ``label`` (a trigger: true for this run only, like the browser's); ``key``:
         the page's own widget key instead, where several buttons share a label. A form's submit button sends
         the values :meth:`set` gave its fields."""
         widget = self.keyed[key] if key is not None else self.widgets[label]
-        self.doing = f"pressing {label!r}" + (f" (fragment {widget.fragment_id})" if widget.fragment_id else "")
         self.states[widget.id] = WidgetState(id=widget.id, trigger_value=True)
         try:
-            return await self._rerun(widget.fragment_id)
+            return await self._rerun(widget.fragment_id, doing=f"pressing {label!r}")
         finally:
             self.states.pop(widget.id, None)
 
@@ -301,8 +300,7 @@ class Student:
         self.widgets.clear()
         self.keyed.clear()
         self.states.clear()
-        self.doing = f"opening {page_name or 'home'!r}"
-        return await self._rerun(timeout=timeout)
+        return await self._rerun(timeout=timeout, doing=f"opening {page_name or 'home'!r}")
 
     def sliders(self) -> list[Widget]:
         """The page's sliders that are not disabled: the controls a simulated student moves."""
