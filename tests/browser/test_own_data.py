@@ -95,14 +95,28 @@ def server_threads(url: str) -> int:
         if line.split()[3] == "0A" and int(line.split()[1].rsplit(":", 1)[1], 16) == port
     }
     for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                links = {os.readlink(fd) for fd in (proc / "fd").iterdir()}
-            except OSError:
-                continue
-            if any(f"socket:[{inode}]" in links for inode in inodes):
-                return len(list((proc / "task").iterdir()))
+        if proc.name.isdigit() and inodes & _sockets(proc):
+            return len(list((proc / "task").iterdir()))
     raise AssertionError(f"no process listens on port {port}")
+
+
+def _sockets(proc: Path) -> set[str]:
+    """The socket inodes among a process's open files. A busy server opens and closes files all the time: a file
+    closed between listing the folder and reading its link is skipped, not the whole process (which read as "no
+    process listens" on a slow machine)."""
+    try:
+        fds = list((proc / "fd").iterdir())
+    except OSError:  # a process gone, or not ours to read
+        return set()
+    found = set()
+    for fd in fds:
+        try:
+            link = os.readlink(fd)
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            found.add(link[len("socket:[") : -1])
+    return found
 
 
 def settled_threads(url: str, at_most: int | None = None, timeout: float = 60.0) -> int:
