@@ -235,7 +235,7 @@ class Browser(Student):
         await asyncio.to_thread(self._load, page_name)
         await self._connect()
         self.page_name = page_name
-        return await self._rerun(timeout=timeout)
+        return await self._rerun(timeout=timeout, doing=f"opening {page_name or 'home'!r}")
 
     async def _connect(self) -> None:
         host = self.url.split("://", 1)[1]
@@ -275,7 +275,8 @@ class Browser(Student):
             self.texts_at_reconnect = len(self.texts)
             self.widgets.clear()
             self.keyed.clear()
-            await self._rerun(timeout=120)  # the page it was on, with the values the tab holds
+            # the page it was on, with the values the tab holds
+            await self._rerun(timeout=120, doing=f"reconnecting to {self.page_name or 'home'!r}")
             if not self.closed:
                 self.reconnect_seconds.append(time.perf_counter() - dropped)
             return

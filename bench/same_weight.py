@@ -225,11 +225,27 @@ def measure(browser, app_url: str, ref_url: str, lesson, opens: int, moves: int,
     return row
 
 
+def _at_least(least: int):
+    """An argparse type: a whole number no smaller than ``least`` (``--opens 0`` ended in a traceback, no median of
+    nothing)."""
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is less than {least}: each figure is a median of at least one")
+        return value
+
+    return read
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--opens", type=int, default=3)
+    parser.add_argument("--opens", type=_at_least(1), default=3, help="fresh tabs of each (a median needs one)")
     parser.add_argument("--moves", type=int, default=3)
-    parser.add_argument("--runs", type=int, default=5, help="whole-page runs of each, lesson and reference")
+    parser.add_argument("--runs", type=_at_least(1), default=5, help="whole-page runs of each, lesson and reference")
     parser.add_argument("--lessons", nargs="*", help="url paths (default: every built lesson)")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()

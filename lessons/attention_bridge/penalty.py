@@ -7,6 +7,8 @@ computed by hand. The seeded study of λ and k that follows on the page is :mod:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import plotly.graph_objects as go
 import torch
@@ -113,6 +115,7 @@ def shipped_penalty_weight(results: Comparison | None) -> float:
     return results.runs_of(WITH)[0].params["penalty_weight"] if results is not None else PENALTY_ON
 
 
+@functools.cache  # the shipped corpus is fixed: 24,000 sentences tokenised once per process, not on every page run
 def mean_target_tokens() -> float:
     """Target tokens a training sentence has on average (its end mark counted), over every language of the
     shipped corpus: what one sentence's penalty stands beside in a loss summed over tokens."""

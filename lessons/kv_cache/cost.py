@@ -106,8 +106,8 @@ def timing_rows_table(rows: list[dict]) -> list[dict]:
 def machine_text(machine: dict, repeats: int | None = None) -> str:
     """The machine a timing is this machine's: CPU, vector instructions, threads, torch, load."""
     bits = [
-        f"{machine.get('cpu', 'an unnamed CPU')} ({machine.get('cpu_capability', '?')} instructions as torch uses "
-        f"them), {machine.get('torch_threads', '?')} torch thread(s) of {machine.get('cpu_count', '?')} cores, "
+        f"{machine.get('cpu_model', 'an unnamed CPU')} ({machine.get('cpu_capability', '?')} instructions as torch "
+        f"uses them), {machine.get('torch_threads', '?')} torch thread(s) of {machine.get('cpu_count', '?')} cores, "
         f"torch {machine.get('torch', '?')}"
     ]
     if machine.get("load_1min") is not None:

@@ -114,7 +114,7 @@ def memory_rows(lengths: tuple[int, ...] = LENGTHS) -> list[dict]:
 def machine() -> dict:
     """What a timing depends on: the CPU, its vector instructions as torch uses them, threads, torch, the load."""
     return {
-        "cpu": cpu_model(),
+        "cpu_model": cpu_model(),  # the key every results file uses (ui.results names the CPU by it)
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "torch_threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),

@@ -77,7 +77,7 @@ def test_answering_each_prediction_opens_its_answer_computed_from_the_results():
         *cost.growth_sentences(shipped.meta["timing"]),
     ):
         assert line in text
-    assert any(shipped.meta["machine"]["cpu"] in c.value for c in at.caption)
+    assert any(shipped.meta["machine"]["cpu_model"] in c.value for c in at.caption)
 
 
 def test_a_refused_word_is_said_and_changes_nothing():

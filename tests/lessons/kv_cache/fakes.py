@@ -39,7 +39,7 @@ def comparison(
         "seeds": list(seeds),
         "timing": timing,
         "machine": {
-            "cpu": "a test CPU",
+            "cpu_model": "a test CPU",
             "cpu_capability": "AVX2",
             "torch_threads": 1,
             "cpu_count": 2,

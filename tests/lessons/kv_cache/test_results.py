@@ -26,7 +26,7 @@ def test_the_shipped_results_have_five_seeds_of_every_part_and_their_machine():
     shipped = results.load_results()
     assert len(shipped.seeds) >= 5
     machine = shipped.meta["machine"]
-    assert {"cpu", "cpu_capability", "torch_threads", "torch"} <= set(machine)
+    assert {"cpu_model", "cpu_capability", "torch_threads", "torch"} <= set(machine)
 
 
 def test_the_drift_figures_are_the_long_strings_exact_match_the_verdicts_compare(monkeypatch):

@@ -34,4 +34,4 @@ def test_the_machine_names_its_cpu_capability_threads_and_torch():
     machine = timing.machine()
     assert machine["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
     assert machine["torch_threads"] == torch.get_num_threads() and machine["torch"] == torch.__version__
-    assert machine["cpu"]
+    assert machine["cpu_model"]
