@@ -223,7 +223,8 @@ async def _student(url: str, code_ready, i: int, lesson: str, seconds: float, wi
         if not trained:
             s.errors.append("never got to press Train within the session")
     except (TimeoutError, OSError) as error:
-        s.errors.append(f"protocol: {error!r} while {s.doing}")
+        # nothing asked yet: the student failed connecting, before its first request set what it was doing
+        s.errors.append(f"protocol: {error!r} while {s.doing or 'connecting, before its first request'}")
     finally:
         await s.close()
     problems = [f"{s.name}: {e}" for e in s.errors + s.exceptions + s.refusals]
