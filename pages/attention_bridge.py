@@ -73,7 +73,7 @@ def one_meaning_view() -> None:
     last = one_meaning.SHOWN_MEANINGS - 1
     index = int(c[0].number_input("Held-out meaning no.", 0, last, 0, key="attention_bridge.meaning"))
     view = meaning_view(index)
-    c[1].dataframe(view["sentences"], hide_index=True, width="stretch")
+    ui.table(view["sentences"], container=c[1])
     ui.plotly(one_meaning.heads_side_by_side, view["maps"], title=one_meaning.HEADS_TITLE, key="attention_bridge.heads")
     st.markdown(one_meaning.READING_TEXT)
     ui.table(view["reading"])
@@ -123,17 +123,15 @@ def penalty_view() -> None:
     )
     cols = st.columns(2)
     for column, name in zip(cols, (experiments.WITH, experiments.WITHOUT), strict=True):
-        weight = results.runs_of(name)[0].params["penalty_weight"]
-        A, tokens = penalty.probe_map(results, name, lang)
+        weight, A, tokens, value = ui.shared_view(penalty.probe_reading, results, name, lang)  # once per server
         with column:
-            st.markdown(f"**λ = {weight}** · ‖AAᵀ − I‖²_F = **{penalty.penalty_value(A):.3f}** here")
-            gram = penalty.gram_heatmap(A, title=f"A Aᵀ, λ = {weight}")
-            ui.plotly(gram, key=f"attention_bridge.gram.{name}")
-            heads = one_meaning.heads_side_by_side({lang: (A, tokens)})
-            ui.plotly(heads, key=f"attention_bridge.penalty.heads.{name}")
+            st.markdown(f"**λ = {weight}** · ‖AAᵀ − I‖²_F = **{value:.3f}** here")
+            ui.plotly(penalty.gram_heatmap, A, title=f"A Aᵀ, λ = {weight}", key=f"attention_bridge.gram.{name}")
+            heads = {lang: (A, tokens)}
+            ui.plotly(one_meaning.heads_side_by_side, heads, key=f"attention_bridge.penalty.heads.{name}")
 
     def measured() -> None:
-        lines = penalty.penalty_findings(results)
+        lines = ui.shared_view(penalty.penalty_findings, results)
         st.markdown(seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
 
     ui.folded(
@@ -147,13 +145,9 @@ def penalty_view() -> None:
 penalty_view()
 st.markdown(penalty_study.study_intro())
 if study is not None:  # drawn once with the page: no controls
-    ui.table(penalty_study.study_rows(study))
+    ui.table(ui.shared_view(penalty_study.study_rows, study))
     ui.plotly(penalty_study.study_figure, study, key="attention_bridge.study")
-    findings = [
-        *(penalty_study.study_conclusion(study, w) for w in (1.0, 0.1)),
-        *(penalty_study.heads_finding(study, w) for w in penalty_study.HEADS_WEIGHTS),
-    ]
-    st.markdown("\n".join(f"- {line}" for line in findings))
+    st.markdown("\n".join(f"- {line}" for line in ui.shared_view(penalty_study.findings, study)))
     ui.provenance(study.meta, note=penalty_study.study_note(study.meta))
 
 # --- Meaning space ----------------------------------------------------------------------------------
@@ -180,8 +174,8 @@ if model is not None:
 # --- Zero-shot ------------------------------------------------------------------------------------
 ui.section(zero_shot.TITLE, zero_shot.zero_shot_intro())
 if results is not None:  # no controls here: drawn once with the page
-    ui.table(zero_shot.zero_shot_rows(results))
-    lines = [*zero_shot.observations(results), *grid_claims.grid_findings(results)]
+    ui.table(ui.shared_view(zero_shot.zero_shot_rows, results))
+    lines = [*ui.shared_view(zero_shot.observations, results), *ui.shared_view(grid_claims.grid_findings, results)]
     st.markdown(seeds_note(results) + "\n" + "\n".join(f"- {line}" for line in lines))
 
     def every_direction() -> None:
@@ -195,7 +189,7 @@ if results is not None:  # no controls here: drawn once with the page
         st.markdown(f"**{table_one.TITLE}**")
         name = st.selectbox("Experiment", results.variants, format_func=results.label, key="attention_bridge.table_one")
         st.markdown("Here: test BLEU, source language down, target language across")
-        ui.table(table_one.toy_grid(results, name), key="attention_bridge.table_one.toy")
+        ui.table(ui.shared_view(table_one.toy_grid, results, name), key="attention_bridge.table_one.toy")
         paper = table_one.paper_grid(name)
         if paper:
             st.markdown("The paper's Table 1, the same experiment (BLEU as printed)")
@@ -209,14 +203,9 @@ if results is not None:  # no controls here: drawn once with the page
 st.subheader(leave_out.TITLE)
 st.markdown(leave_out.LEAVE_OUT_INTRO)
 if left_out is not None:  # drawn once with the page: no controls
-    ui.table(leave_out.leave_out_rows(left_out))
+    ui.table(ui.shared_view(leave_out.leave_out_rows, left_out))
     ui.plotly(leave_out.leave_out_figure, left_out, key="attention_bridge.leave_out")
-    lines = [leave_out.leave_out_finding(left_out, m) for m in ("bleu", "tokens")]
-    if results is not None:
-        lines.append(leave_out.leave_out_against_hub(left_out, results))
-        if note := leave_out.reference_note(left_out, results):
-            lines.append(note)
-    st.markdown("\n".join(f"- {line}" for line in lines))
+    st.markdown("\n".join(f"- {line}" for line in ui.shared_view(leave_out.findings, left_out, results)))
     ui.provenance(left_out.meta, note=leave_out.leave_out_note(left_out.meta))
 if long is not None:  # drawn once with the page: no controls
     st.subheader(long_run.TITLE)
@@ -260,5 +249,5 @@ ui.page_tail(
         ("The bridge and its penalty", (AttentionBridge, redundancy, BridgeModel.encode)),
         ("Training: one direction per minibatch, in rotation", (train_bridge,)),
     ],
-    exercises=attention_bridge.exercises(results),
+    exercises=ui.shared_view(attention_bridge.exercises, results),
 )

@@ -277,6 +277,17 @@ def reference_note(left_out: Comparison, grid: Comparison) -> str:
     )
 
 
+def findings(left_out: Comparison, grid: Comparison | None) -> list[str]:
+    """The leave-one-pair-out section's findings in page order: the Figure 1 claim by BLEU and by tokens, then,
+    with the grid's results, the hub comparison and how far the "trained" reference is from a bilingual model."""
+    lines = [leave_out_finding(left_out, m) for m in ("bleu", "tokens")]
+    if grid is not None:
+        lines.append(leave_out_against_hub(left_out, grid))
+        if note := reference_note(left_out, grid):
+            lines.append(note)
+    return lines
+
+
 HUB_CLAIM = "those zero-shot models are generally better than the ones from the previously discussed"
 
 

@@ -63,6 +63,13 @@ def probe_map(results: Comparison, experiment: str, lang: str) -> tuple[np.ndarr
     return np.asarray(probe["A"], dtype=float), list(probe["tokens"])
 
 
+def probe_reading(results: Comparison, experiment: str, lang: str) -> tuple[float, np.ndarray, list[str], float]:
+    """What section 2 shows of one shipped model: its λ, its probe map A in ``lang`` with the tokens
+    (:func:`probe_map`), and A's penalty ‖AAᵀ − I‖²_F."""
+    A, tokens = probe_map(results, experiment, lang)
+    return results.runs_of(experiment)[0].params["penalty_weight"], A, tokens, penalty_value(A)
+
+
 # (final, what it is, format, higher is better) for the penalty's two models
 PENALTY_METRICS = (
     ("trained_exact", "exact match on the trained directions", ".1%", True),

@@ -228,6 +228,15 @@ def _floor(results: Comparison, setting: tuple[int, float]) -> str:
     return f" (but one head gets only {long:.0%} of long sources right: a floor)" if long < MIN_GAP else ""
 
 
+def findings(results: Comparison) -> list[str]:
+    """The study's findings in page order: the paper's claim at λ = 1 and λ = 0.1 (:func:`study_conclusion`), then
+    what the number of heads does at each λ of the heads sweep (:func:`heads_finding`)."""
+    return [
+        *(study_conclusion(results, w) for w in (1.0, 0.1)),
+        *(heads_finding(results, w) for w in HEADS_WEIGHTS),
+    ]
+
+
 def study_note(meta: Mapping) -> str:
     """How the study was trained (smaller than the shipped models: said on the page)."""
     return (

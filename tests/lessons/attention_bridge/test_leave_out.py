@@ -322,3 +322,12 @@ def test_the_drift_bench_holds_the_means_over_the_pairs_apart_between_settings()
     assert found[leave_out.mean_metric("bleu")]["drift"] == pytest.approx(0.5)
     assert found[leave_out.mean_metric("bleu")]["where"].startswith("trained, mean over the pairs")
     assert found[leave_out.mean_metric("exact")]["drift"] == pytest.approx(0.005)
+
+
+def test_the_sections_findings_are_the_two_measures_then_what_needs_the_grid(shipped):
+    alone = leave_out.findings(shipped, None)
+    assert alone == [leave_out.leave_out_finding(shipped, "bleu"), leave_out.leave_out_finding(shipped, "tokens")]
+    grid = experiments.load_results()
+    with_grid = leave_out.findings(shipped, grid)
+    note = leave_out.reference_note(shipped, grid)
+    assert with_grid == [*alone, leave_out.leave_out_against_hub(shipped, grid), *([note] if note else [])]

@@ -21,6 +21,14 @@ def test_gram_heatmap():
     assert list(fig.layout.xaxis.ticktext) == ["1", "2"] and fig.layout.xaxis.title.text == "head"
 
 
+def test_a_probe_reading_is_the_models_weight_map_and_its_penalty():
+    results = fake_results(seeds=(0,))
+    weight, A, tokens, value = penalty.probe_reading(results, penalty.WITH, "fr")
+    assert weight == results.runs_of(penalty.WITH)[0].params["penalty_weight"]
+    expected, words = penalty.probe_map(results, penalty.WITH, "fr")
+    assert np.array_equal(A, expected) and tokens == words and value == penalty.penalty_value(expected)
+
+
 SWAPPED = {"hub-mono": SHIPPED_LIKE["hub-mono-nopenalty"], "hub-mono-nopenalty": SHIPPED_LIKE["hub-mono"]}
 
 

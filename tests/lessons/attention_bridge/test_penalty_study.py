@@ -178,3 +178,10 @@ def test_a_comparison_the_rule_cannot_weigh_is_said_as_no_evidence_not_as_simila
     assert penalty_study.study_conclusion(study, 1.0).endswith(
         "neither the paper's similar BLEU nor a difference is shown."
     )
+
+
+def test_the_findings_are_the_claim_at_both_weights_then_the_heads_sweep(rule_on_made_up_seeds):
+    study = fake_study(PAPER_LIKE)
+    said = penalty_study.findings(study)
+    conclusions = [penalty_study.study_conclusion(study, w) for w in (1.0, 0.1)]
+    assert said == conclusions + [penalty_study.heads_finding(study, w) for w in penalty_study.HEADS_WEIGHTS]
