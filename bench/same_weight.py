@@ -165,9 +165,12 @@ def run_times(app_url: str, ref_url: str, lesson_path: str, query: str, runs: in
     async def one(url: str, page: str, query: str = "") -> float:
         tab = Student(url, query=query)
         try:
-            return await tab.open(page)
+            seconds = await tab.open(page)
         finally:
             await tab.close()
+        if tab.exceptions or tab.errors:  # a run cut short by an error is no measure of the page's weight
+            raise RuntimeError(f"{url}/{page}?{query} failed: {(tab.exceptions + tab.errors)[0]}")
+        return seconds
 
     async def both() -> tuple[float, float]:
         # A class always has another student connected: Streamlit compiles a page's script once and keeps it while
