@@ -38,10 +38,15 @@ CHAINS = (
     "Every layer maps a sequence of d-dimensional vectors to another, so any chain of layers is a model. "
     "`res(l)` adds a layer's input to its output, and `repeat(n, l)` stacks n copies, each with its own weights:"
 )
-EQUATION = r"\mathrm{res}(l)(x) = x + l(x) \qquad \mathrm{repeat}(n, l) = l^{(n)} \circ \dots \circ l^{(1)}"
-TRANSFORMER_CHAIN = (
-    r"\underbrace{\texttt{pos}\to\texttt{repeat}(6,\ \texttt{res}(\texttt{norm}\to\texttt{mh\_dot\_self\_att})"
-    r"\to\texttt{res}(\texttt{norm}\to\texttt{ff}))\to\texttt{norm}}_{\text{a Transformer encoder}}"
+# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
+EQUATION = (
+    r"\begin{gathered} \mathrm{res}(l)(x) = x + l(x) \\"
+    r" \mathrm{repeat}(n, l) = l^{(n)} \circ \dots \circ l^{(1)} \end{gathered}"
+)
+TRANSFORMER_CHAIN = (  # in three lines under its name, as the equation above
+    r"\begin{gathered} \text{a Transformer encoder:} \\ \texttt{pos}\to\texttt{repeat}(6,\ \\"
+    r" \quad\texttt{res}(\texttt{norm}\to\texttt{mh\_dot\_self\_att}) \\"
+    r" \quad\to\texttt{res}(\texttt{norm}\to\texttt{ff}))\to\texttt{norm} \end{gathered}"
 )
 
 

@@ -47,8 +47,10 @@ BRIDGE_EXPLAIN = (
     "them. The penalty is 0 only when each head puts all its weight on one word and no two heads share a word, "
     "so it pushes the heads to read *different* parts of the sentence. "
 )
+# two lines: on one, a phone's width showed A's half and hid M = AH past the right edge
 BRIDGE_EQUATION = (
-    r"A = \mathrm{softmax}\big(W_2\,\mathrm{ReLU}(W_1 H^\top)\big) \in \mathbb{R}^{k\times n}, \qquad M = A H"
+    r"\begin{gathered} A = \mathrm{softmax}\big(W_2\,\mathrm{ReLU}(W_1 H^\top)\big) \in \mathbb{R}^{k\times n} \\"
+    r" M = A H \end{gathered}"
 )
 LOSS_EQUATION = r"\mathcal{L} = -\log p(Y \mid X) + \lambda\,\lVert A A^\top - I \rVert_F^2"
 

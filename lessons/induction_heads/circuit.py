@@ -32,10 +32,10 @@ TEXT = (
     "layer-1 head is its **previous-token head**). Two scores find them in a trained model, each a mean of attention "
     "weights on sequences of R random tokens and their copy:"
 )
+# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
 SCORES = (
-    r"\text{previous-token score} = \operatorname*{mean}_{1 \le i < T} \alpha_{i,\,i-1}"
-    r"\qquad"
-    r"\text{prefix-matching score} = \operatorname*{mean}_{R \le i < 2R} \alpha_{i,\,i-R+1}"
+    r"\begin{gathered} \text{previous-token score} = \operatorname*{mean}_{1 \le i < T} \alpha_{i,\,i-1} \\"
+    r" \text{prefix-matching score} = \operatorname*{mean}_{R \le i < 2R} \alpha_{i,\,i-R+1} \end{gathered}"
 )
 EVEN = float(np.mean([1 / (i + 1) for i in range(PROBE_REPEAT, 2 * PROBE_REPEAT)]))  # prefix score of even attention
 SCORES_TEXT = (

@@ -37,7 +37,7 @@ TEXT = (
 EQUATIONS = (
     r"\begin{gathered}z_i = \frac{\sum_{j \le i} \phi(q_i)^\top \phi(k_j)\, v_j}{\sum_{j \le i} \phi(q_i)^\top "
     r"\phi(k_j)} \\ = \frac{\phi(q_i)^\top S_i}{\phi(q_i)^\top u_i}\end{gathered}",
-    r"\begin{gathered}S_i = S_{i-1} + \phi(k_i)\, v_i^\top,\qquad u_i = u_{i-1} + \phi(k_i) \\ "
+    r"\begin{gathered}S_i = S_{i-1} + \phi(k_i)\, v_i^\top,\quad u_i = u_{i-1} + \phi(k_i) \\ "
     r"\phi(x) = \mathrm{elu}(x) + 1\end{gathered}",
 )
 

@@ -44,9 +44,10 @@ INTRO = (
     "(and the paper's) choice is a fixed set of sinusoids:"
 )
 
+# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
 FORMULA = (
-    r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \qquad "
-    r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)"
+    r"\begin{gathered} PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \\"
+    r" PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \end{gathered}"
 )
 
 FREQUENCIES = (

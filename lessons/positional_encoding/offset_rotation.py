@@ -28,10 +28,10 @@ TEXT = (
     "function of $PE_{pos}$.* For one pair, the angle addition formulas give it:"
 )
 
-ROTATION = (
-    r"\begin{pmatrix}\sin((pos+k)\,\omega_i)\\ \cos((pos+k)\,\omega_i)\end{pmatrix} = "
+ROTATION = (  # two lines: one row was 495 px, wider than a phone
+    r"\begin{gathered} \begin{pmatrix}\sin((pos+k)\,\omega_i)\\ \cos((pos+k)\,\omega_i)\end{pmatrix} = \\"
     r"\underbrace{\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}}"
-    r"_{R_i(k)}\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}"
+    r"_{R_i(k)}\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix} \end{gathered}"
 )
 
 ROTATION_TEXT = (

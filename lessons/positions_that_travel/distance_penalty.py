@@ -32,9 +32,10 @@ TEXT = (
     "before it:"
 )
 
+# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
 FORMULA = (
-    r"s^{(h)}_{ij} = \frac{q_i \cdot k_j}{\sqrt{d_k}} \;-\; m_h\,(i - j), \qquad m_h = 2^{-8h/H},"
-    r"\quad h = 1,\dots,H, \quad j \le i"
+    r"\begin{gathered} s^{(h)}_{ij} = \frac{q_i \cdot k_j}{\sqrt{d_k}} \;-\; m_h\,(i - j), \quad j \le i \\"
+    r" m_h = 2^{-8h/H},\quad h = 1,\dots,H \end{gathered}"
 )
 
 HEADS = 8  # as the model of section 3 has, and the paper's example

@@ -33,10 +33,11 @@ TEXT = (
     "sinusoids' angles per step $\\theta_i = 10000^{-2i/d}$:"
 )
 
+# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
 FORMULA = (
-    r"\begin{pmatrix} x'_{2i} \\ x'_{2i+1} \end{pmatrix} = "
+    r"\begin{gathered} \begin{pmatrix} x'_{2i} \\ x'_{2i+1} \end{pmatrix} = "
     r"\begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}"
-    r"\begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix}, \qquad \theta_i = 10000^{-2i/d}"
+    r"\begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix} \\ \theta_i = 10000^{-2i/d} \end{gathered}"
 )
 
 WHY = (
@@ -44,7 +45,7 @@ WHY = (
     "position m and a key turned to position n score as if only the key had been turned, by n − m:"
 )
 
-PROPERTY = r"(R_m\,q)\cdot(R_n\,k) \;=\; q^\top R_m^\top R_n\,k \;=\; q^\top R_{\,n-m}\,k"
+PROPERTY = r"(R_m\,q)\cdot(R_n\,k) = q^\top R_m^\top R_n\,k = q^\top R_{\,n-m}\,k"
 
 D_DRAW = 8  # the size of the word vectors drawn here: four pairs, θ = 1, 0.1, 0.01, 0.001
 MAX_WORDS = 12

@@ -50,8 +50,8 @@ WHY = (
 )
 INTRO_EQUATIONS = (
     r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V",
-    r"q \cdot k = \sum_{i=1}^{d_k} q_i k_i,\qquad \operatorname{Var}(q \cdot k) = d_k"
-    r"\quad\text{when the } q_i, k_i \text{ are independent with mean 0 and variance 1}",
+    r"\begin{gathered} q \cdot k = \sum_{i=1}^{d_k} q_i k_i,\qquad \operatorname{Var}(q \cdot k) = d_k \\"
+    r" \text{when the } q_i, k_i \text{ are independent} \\ \text{with mean 0 and variance 1} \end{gathered}",
 )
 
 

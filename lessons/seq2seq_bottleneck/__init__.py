@@ -47,7 +47,7 @@ INTRO = (
     "perfect: a human translator would not memorise the whole sentence either, but read it again, part by part."
 )
 EQUATIONS = (  # each on two lines: one long line overflows a phone
-    r"\begin{gathered}\text{encoder: } h_t = \mathrm{GRU}(E\,x_t,\; h_{t-1}),\quad t = 1 \dots S \\ "
+    r"\begin{gathered}\text{encoder: } h_t = \mathrm{GRU}(E\,x_t,\; h_{t-1}),\ t \le S \\ "
     r"\text{context: } c = h_S \in \mathbb{R}^D\end{gathered}",
     r"\begin{gathered}\text{decoder: } s_t = \mathrm{GRU}\big([E\,y_{t-1};\; c],\; s_{t-1}\big) \\ s_0 = c,\quad "
     r"p(y_t \mid y_{<t}, x) = \\ \mathrm{softmax}\big(W_o \tanh(W_c[c;\, s_t])\big)\end{gathered}",

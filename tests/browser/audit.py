@@ -3,10 +3,10 @@ that reads a page as it opens: the page opened by its URL, the phone and the acc
 
 A page is opened once in a fresh tab, fully drawn (no skeleton left), and measured in one go: its errors, title,
 heatmaps and sidebar; what sticks out past the right edge (``scripts/screenshot.py``'s :data:`OVERFLOW_JS`, which
-the screenshot script prints too); its touch targets; and axe-core's audit (WCAG 2.1 A and AA, and WCAG 2.2's
-target size). The results are kept for the test session, so ``tests/browser/test_every_page_by_url.py``,
-``tests/browser/test_phone.py`` and ``tests/browser/test_accessibility.py`` share the visit: drawing a page is
-the costly part.
+the screenshot script prints too); its display equations wider than the screen; its touch targets; and axe-core's
+audit (WCAG 2.1 A and AA, and WCAG 2.2's target size). The results are kept for the test session, so
+``tests/browser/test_every_page_by_url.py``, ``tests/browser/test_phone.py`` and
+``tests/browser/test_accessibility.py`` share the visit: drawing a page is the costly part.
 
 axe-core comes from npm (``tests/a11y/package.json``, installed by the test command: ``npm ci --prefix tests/a11y``),
 never at run time of the app; it is injected into the page under test.
@@ -41,6 +41,12 @@ SIDEBAR_JS = """() => {
           hrefs: bar ? [...bar.querySelectorAll('a')].map((a) => a.getAttribute('href')) : [],
           streamlitNav: document.querySelectorAll('[data-testid=stSidebarNav]').length};
 }"""
+# every display equation wider than its box: the part past its right edge is hidden until the reader scrolls it (KaTeX's
+# glyphs overhang their box by up to 2 px, which hides nothing)
+EQUATION_OVERHANG_PX = 3
+WIDE_EQUATIONS_JS = """(slack) => [...document.querySelectorAll('[data-testid=stMain] .katex-display')]
+  .filter((e) => e.scrollWidth > e.clientWidth + slack)
+  .map((e) => ({width: e.scrollWidth, box: e.clientWidth, text: e.textContent.slice(0, 60)}))"""
 # every link of the course map (home page): its box, for a finger
 LINKS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stPageLink-NavLink]')]
   .filter((a) => a.getBoundingClientRect().width > 0)
@@ -151,6 +157,7 @@ def visit(browser, base_url: str, path: str) -> dict:
                 "heatmaps": page.locator(HEATMAP).count(),
                 "sidebar": page.evaluate(SIDEBAR_JS),
                 "overflow": overflow(page),
+                "equations": page.evaluate(WIDE_EQUATIONS_JS, EQUATION_OVERHANG_PX),
                 "links": page.evaluate(LINKS_JS),
                 "axe": run_axe(page),
             }

@@ -27,6 +27,15 @@ def test_nothing_sticks_out_past_the_right_edge_of_a_phone(path, browser, stream
 
 
 @pytest.mark.parametrize("path", pages(), ids=lambda path: path or "home")
+def test_every_equation_fits_a_phones_width(path, browser, streamlit_server):
+    """A display equation wider than the screen scrolls inside its box, and a reader sees its first part as if it
+    were the whole (the attention bridge's showed A and hid M = AH): an equation of several parts is written in lines
+    (``\\begin{gathered}``)."""
+    wide = visit(browser, streamlit_server, path)["equations"]
+    assert wide == [], wide
+
+
+@pytest.mark.parametrize("path", pages(), ids=lambda path: path or "home")
 def test_every_control_is_a_touch_target_of_24_px(path, browser, streamlit_server):
     """WCAG 2.2's target size (2.5.8): 24 × 24 px, or that much room around a smaller one (axe-core's rule)."""
     targets = [v for v in serious(visit(browser, streamlit_server, path)["axe"]) if v["id"] == "target-size"]
