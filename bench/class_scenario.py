@@ -28,7 +28,7 @@ health check (the cold start is part of what is measured):
 Printed: p50/p90 of every timing above, the longest gap between two progress updates any trainer saw, the errors
 (protocol failures, exceptions or refusals on a page, "cannot be reached" notices, tracebacks in the server's log),
 the server's CPU seconds per wall second, the machine's load before and after and its speed (``speed_ms``).
-``--write`` keeps the row in ``bench/classroom.json`` (section ``class_scenario``, the latest 4 per N) and renders
+``--write`` keeps the row in ``bench/classroom.json`` (section ``class_scenario``, the latest 8 per N) and renders
 ``bench/CLASSROOM.md``.
 """
 
@@ -52,7 +52,7 @@ from bench.streamlit_client import Student
 from store.db import ENV_URL
 
 SECTION = "class_scenario"
-KEEP = 4
+KEEP = 8  # per number of students: rows from machines of different speeds stay side by side
 ARRIVAL_SECONDS = 10.0  # every student opens the join link within this many seconds of the teacher putting it up
 ACT_EVERY = (5.0, 20.0)  # seconds between two things a student does
 FINISH_SECONDS = 120.0  # how long past the session a trainer keeps watching a run that has not ended

@@ -53,3 +53,18 @@ def test_the_targets_are_read_from_the_row():
     slow = _row() | {"longest_progress_gap_ms": 2500.0}
     assert not classroom_report.scenario_met(slow)["progress gap"]
     assert not classroom_report.scenario_met(_row() | {"errors": 1})["errors"]
+
+
+def test_the_verdict_reads_every_stored_row_and_names_the_ones_that_missed():
+    quick = _row() | {"date": "2026-11-29", "speed_ms": 60.0}
+    slow = _row(**{"whole-page control": 331.3}) | {"date": "2026-11-28", "speed_ms": 190.2}
+    crowd = {"students": 60, "errors": 2, "date": "2026-11-28", "speed_ms": 190.2}
+    lines = classroom_report.scenario_verdicts([slow, quick, quick, crowd])
+    assert lines[0] == (
+        "30 students: every target met in 2 of 3 rows; not met in the row of 2026-11-28 at speed ms 190.2 "
+        "(whole-page control p90 331.3 ms)."
+    )
+    assert lines[1] == (
+        "60 students: every target met in 0 of 1 rows; not met in the row of 2026-11-28 at speed ms 190.2 (2 errors)."
+    )
+    assert classroom_report.scenario_verdicts([quick]) == ["30 students: every target met in 1 of 1 rows."]
