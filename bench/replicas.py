@@ -235,7 +235,7 @@ class Browser(Student):
         await asyncio.to_thread(self._load, page_name)
         await self._connect()
         self.page_name = page_name
-        return await self._rerun(timeout=timeout, doing=f"opening {page_name or 'home'!r}")
+        return await self._open_run(timeout)
 
     async def _connect(self) -> None:
         host = self.url.split("://", 1)[1]

@@ -87,7 +87,11 @@ class Student:
         )
         self._reader = asyncio.create_task(self._read())
         self.page_name = page_name
-        return await self._rerun(timeout=timeout, doing=f"opening {page_name or 'home'!r}")
+        return await self._open_run(timeout)
+
+    async def _open_run(self, timeout: float) -> float:
+        """The run that opens ``self.page_name`` (a first visit or a navigation), timed."""
+        return await self._rerun(timeout=timeout, doing=f"opening {self.page_name or 'home'!r}")
 
     async def close(self) -> None:
         for task in self._fragments.values():
@@ -300,7 +304,7 @@ class Student:
         self.widgets.clear()
         self.keyed.clear()
         self.states.clear()
-        return await self._rerun(timeout=timeout, doing=f"opening {page_name or 'home'!r}")
+        return await self._open_run(timeout)
 
     def sliders(self) -> list[Widget]:
         """The page's sliders that are not disabled: the controls a simulated student moves."""
