@@ -39,7 +39,7 @@ def shared_view(fn, model, *args, **kwargs):
 
     Arguments that cannot be hashed (a task) count by identity, and are kept with the result so that no other
     object takes their place while it is kept."""
-    if _SHIPPED.get(id(model)) is not model:
+    if model is None or _SHIPPED.get(id(model)) is not model:  # None: no shipped object (its id is no key)
         return fn(model, *args, **kwargs)
     named = tuple(sorted(kwargs.items()))
     key = (

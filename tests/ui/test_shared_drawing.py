@@ -107,6 +107,9 @@ def test_a_shipped_models_view_is_computed_once_and_any_other_models_every_time(
     pretrained.shared_view(view, own, task, "I see it")
     pretrained.shared_view(view, own, task, "I see it")
     assert calls == ["I see it", "Jane visits Africa", "I see it", "I see it"]
+    pretrained.shared_view(view, None, task, "none")  # no results loaded (a page passes what it has): not shipped
+    pretrained.shared_view(view, None, task, "none")
+    assert calls[-2:] == ["none", "none"]
 
 
 def test_a_shared_view_keys_its_keyword_arguments_too():
