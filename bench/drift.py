@@ -157,14 +157,18 @@ def differences(results: dict[str, Comparison], figures=None, across=None) -> di
     where it was; runs with a value in some settings and none in others are counted apart. ``figures`` (run ->
     {metric: value}) adds what a lesson compares besides a run's final values; ``across`` (a setting's results ->
     {run key: {metric: value}}) what it compares across runs."""
-    values: dict[tuple, dict[str, float | None]] = {}
-    for setting, comparison in results.items():
+
+    def found(comparison: Comparison):
+        """(run key, {metric: value}) for every run of one setting, then what ``across`` finds across its runs."""
         for run in comparison.runs:
             key = (run.variant, run.seed, json.dumps(run.params, sort_keys=True))
-            for metric, value in {**run.final, **(figures(run) if figures else {})}.items():
-                values.setdefault((metric, *key), {})[setting] = value
-        for key, found in (across(comparison) if across else {}).items():
-            for metric, value in found.items():
+            yield key, {**run.final, **(figures(run) if figures else {})}
+        yield from (across(comparison) if across else {}).items()
+
+    values: dict[tuple, dict[str, float | None]] = {}
+    for setting, comparison in results.items():
+        for key, metrics in found(comparison):
+            for metric, value in metrics.items():
                 values.setdefault((metric, *key), {})[setting] = value
     out: dict[str, dict] = {}
     for (metric, variant, seed, params), by_setting in sorted(values.items()):

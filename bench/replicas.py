@@ -276,7 +276,7 @@ class Browser(Student):
             self.widgets.clear()
             self.keyed.clear()
             # the page it was on, with the values the tab holds
-            await self._rerun(timeout=120, doing=f"reconnecting to {self.page_name or 'home'!r}")
+            await self._rerun(timeout=120, doing=f"reconnecting to {self.page_label}")
             if not self.closed:
                 self.reconnect_seconds.append(time.perf_counter() - dropped)
             return

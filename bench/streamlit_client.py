@@ -89,9 +89,14 @@ class Student:
         self.page_name = page_name
         return await self._open_run(timeout)
 
+    @property
+    def page_label(self) -> str:
+        """The page this tab is on, as an error message names it (the course map: 'home')."""
+        return repr(self.page_name or "home")
+
     async def _open_run(self, timeout: float) -> float:
         """The run that opens ``self.page_name`` (a first visit or a navigation), timed."""
-        return await self._rerun(timeout=timeout, doing=f"opening {self.page_name or 'home'!r}")
+        return await self._rerun(timeout=timeout, doing=f"opening {self.page_label}")
 
     async def close(self) -> None:
         for task in self._fragments.values():

@@ -38,7 +38,7 @@ CHAINS = (
     "Every layer maps a sequence of d-dimensional vectors to another, so any chain of layers is a model. "
     "`res(l)` adds a layer's input to its output, and `repeat(n, l)` stacks n copies, each with its own weights:"
 )
-# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
+# in lines (gathered): as one row it is wider than a phone's 390 px (tests/browser/test_phone.py)
 EQUATION = (
     r"\begin{gathered} \mathrm{res}(l)(x) = x + l(x) \\"
     r" \mathrm{repeat}(n, l) = l^{(n)} \circ \dots \circ l^{(1)} \end{gathered}"

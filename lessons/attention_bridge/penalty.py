@@ -67,7 +67,13 @@ def probe_reading(results: Comparison, experiment: str, lang: str) -> tuple[floa
     """What section 2 shows of one shipped model: its λ, its probe map A in ``lang`` with the tokens
     (:func:`probe_map`), and A's penalty ‖AAᵀ − I‖²_F."""
     A, tokens = probe_map(results, experiment, lang)
-    return results.runs_of(experiment)[0].params["penalty_weight"], A, tokens, penalty_value(A)
+    return _penalty_weight_of(results, experiment), A, tokens, penalty_value(A)
+
+
+def _penalty_weight_of(results: Comparison, experiment: str) -> float:
+    """λ the shipped models of ``experiment`` were trained with (their first run's, as every run of one
+    experiment shares its parameters)."""
+    return results.runs_of(experiment)[0].params["penalty_weight"]
 
 
 # (final, what it is, format, higher is better) for the penalty's two models
@@ -119,7 +125,7 @@ PAPER_PENALTY_WEIGHT = 1.0  # Eq. 3 adds ‖AAᵀ − I‖²_F to the loss with 
 
 def shipped_penalty_weight(results: Comparison | None) -> float:
     """λ of the shipped models trained with the penalty (the course's default when no results are loaded)."""
-    return results.runs_of(WITH)[0].params["penalty_weight"] if results is not None else PENALTY_ON
+    return _penalty_weight_of(results, WITH) if results is not None else PENALTY_ON
 
 
 @functools.cache  # the shipped corpus is fixed: 24,000 sentences tokenised once per process, not on every page run

@@ -32,7 +32,7 @@ TEXT = (
     "layer-1 head is its **previous-token head**). Two scores find them in a trained model, each a mean of attention "
     "weights on sequences of R random tokens and their copy:"
 )
-# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
+# in lines (gathered): as one row it is wider than a phone's 390 px (tests/browser/test_phone.py)
 SCORES = (
     r"\begin{gathered} \text{previous-token score} = \operatorname*{mean}_{1 \le i < T} \alpha_{i,\,i-1} \\"
     r" \text{prefix-matching score} = \operatorname*{mean}_{R \le i < 2R} \alpha_{i,\,i-R+1} \end{gathered}"

@@ -49,7 +49,7 @@ INTRO = (
     "forbids; e^−∞ = 0, so the softmax gives them **exactly** zero weight and shares the rest among the "
     "allowed keys."
 )
-# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
+# in lines (gathered): as one row it is wider than a phone's 390 px (tests/browser/test_phone.py)
 INTRO_EQUATION = (
     r"\begin{gathered} \mathrm{Attention}(Q, K, V) = \\ \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V"
     r" \\ M_{ij} = \begin{cases} 0 & \text{key } j \text{ allowed for query } i \\"

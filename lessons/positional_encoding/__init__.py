@@ -44,7 +44,7 @@ INTRO = (
     "(and the paper's) choice is a fixed set of sinusoids:"
 )
 
-# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
+# in lines (gathered): as one row it is wider than a phone's 390 px (tests/browser/test_phone.py)
 FORMULA = (
     r"\begin{gathered} PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \\"
     r" PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right) \end{gathered}"

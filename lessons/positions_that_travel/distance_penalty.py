@@ -32,7 +32,7 @@ TEXT = (
     "before it:"
 )
 
-# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
+# in lines (gathered): as one row it is wider than a phone's 390 px (tests/browser/test_phone.py)
 FORMULA = (
     r"\begin{gathered} s^{(h)}_{ij} = \frac{q_i \cdot k_j}{\sqrt{d_k}} \;-\; m_h\,(i - j), \quad j \le i \\"
     r" m_h = 2^{-8h/H},\quad h = 1,\dots,H \end{gathered}"

@@ -33,7 +33,7 @@ TEXT = (
     "sinusoids' angles per step $\\theta_i = 10000^{-2i/d}$:"
 )
 
-# lines, not one row: a phone's 390 px showed only the first part of one row (the rest past the edge)
+# in lines (gathered): as one row it is wider than a phone's 390 px (tests/browser/test_phone.py)
 FORMULA = (
     r"\begin{gathered} \begin{pmatrix} x'_{2i} \\ x'_{2i+1} \end{pmatrix} = "
     r"\begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}"
