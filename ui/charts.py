@@ -40,11 +40,11 @@ class _Drawn:
     """A figure as a page draws it, prepared once for every session that draws the same figure (presenter sizes,
     scales, fitted margins, its text alternative); never changed after it is made."""
 
-    figure: object  # the prepared Plotly figure: what the text alternative and the downloads read
-    frozen: object  # the same, as handed to Streamlit (its ``to_dict`` made once: :func:`_frozen`)
+    frozen: object  # the prepared Plotly figure, as handed to Streamlit (its ``to_dict`` made once: :func:`_frozen`)
     least: int | None  # the width it needs at least (a diagram), else None
+    tables: tuple  # its heatmaps' values with every row's and column's label (``export.heatmap_tables``), read
+    # before a phone's tick labels are thinned: the downloads and the text alternative name every cell
     caption: str | None  # the heatmaps' text alternative; None when it has no heatmap
-    count: int  # how many heatmaps
 
 
 _DRAWN = Kept(512)  # the server's figures by content: a class on every lesson at its defaults, and what students try
@@ -83,6 +83,7 @@ def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
     alternative, made on ``fig`` itself."""
     from lessons.common import colorscales, export, grids, margins  # here: Plotly; the home page never loads it
 
+    tables = tuple(export.heatmap_tables(fig))  # before a phone's every k-th tick label leaves the others unnamed
     if presenter:  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
         fig.update_layout(
             height=int((fig.layout.height or 450) * PRESENTER_SCALE),
@@ -97,10 +98,12 @@ def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
         fig.update_annotations(font_size=17)
     if contrast:
         colorscales.high_contrast(fig)
-    if narrow:  # the panels one a row, then the labels for the plotting width the fitted margins leave
+    if narrow:  # the panels one a row, a colour bar under the chart, then the labels for the width the margins leave
         grids.stack_panels(fig)
+        grids.phone_colorbar(fig)
         margins.fit_margins(fig)
         grids.phone_ticks(fig)
+        grids.phone_cell_text(fig)
     margins.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     # The margins hold the labels now, so Plotly.js need not check each one: its default for a numeric axis ("hide
     # past div") measures every tick label's box in the browser on every draw, a cost a page of many maps feels
@@ -110,11 +113,8 @@ def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
     least = None
     if fig.layout.width:  # Streamlit fits a chart to its column: this one goes in a box at least that wide
         least, fig.layout.width = int(fig.layout.width), None
-    caption, count = None, 0
-    if any(trace.type == "heatmap" for trace in fig.data):
-        tables = export.heatmap_tables(fig)
-        caption, count = plain(export.describe(tables)), len(tables)
-    return _Drawn(fig, _frozen(fig), least, caption, count)
+    caption = plain(export.describe(tables)) if tables else None
+    return _Drawn(_frozen(fig), least, tables, caption)
 
 
 def _built(builder, args: tuple, kwargs: dict) -> _Drawn:
@@ -145,8 +145,9 @@ def plotly(fig, *args, key: str, **kwargs) -> None:
     JSON, tokens on both axes). Larger in presenter mode; heatmaps in the high-contrast scales when the student asks.
     The page's width; a figure that sets a width (a diagram whose boxes need it) takes it as its least, and scrolls
     sideways inside its box on a narrower screen, which says so (``ui.style``). On a phone (``ui.style.narrow_screen``)
-    a figure of several panels side by side is drawn one panel a row; on a touch screen or a phone no toolbar covers
-    its title (``ui.style.APP_CSS``).
+    a figure of several panels side by side is drawn one panel a row, its one colour bar laid under it, and a heatmap's
+    cells too narrow to hold a readable number go without; on a touch screen or a phone no toolbar covers its title
+    (``ui.style.APP_CSS``).
 
     ``fig``: a figure, or a lesson's function that builds one from ``args`` and ``kwargs``
     (``ui.plotly(masking.causal_mask_figure, labels, key=…)``): a figure built before from the same arguments (by
@@ -174,7 +175,7 @@ def plotly(fig, *args, key: str, **kwargs) -> None:
         },
     )
     if not _LIVE.get() and drawn.caption is not None:
-        heatmap_downloads(drawn.figure, key, name, caption=drawn.caption, count=drawn.count)
+        heatmap_downloads(drawn.tables, key, name, caption=drawn.caption)
 
 
 def vega(spec: dict, key: str, height: int | None = None, container=None, width: str = "stretch") -> None:
@@ -201,8 +202,9 @@ def altair(chart, key: str, height: int | None = None, container=None, width: st
     vega(chart.to_dict(), key, height=height, container=container, width=width)
 
 
-def heatmap_downloads(fig, key: str, name: str, *, caption: str | None = None, count: int | None = None) -> None:
-    """The text alternative under a figure with heatmaps, and its numbers on demand.
+def heatmap_downloads(tables, key: str, name: str, caption: str) -> None:
+    """The text alternative under a figure with heatmaps, and its numbers on demand. ``tables``: its heatmaps
+    (``lessons.common.export.heatmap_tables``); ``caption``: their text alternative.
 
     The alternative, for a student who cannot see the colours (a screen reader, a colour-blind reader, a washed-out
     projector): a caption with each heatmap's strongest links in words (``lessons.common.export.describe``). Its
@@ -212,9 +214,6 @@ def heatmap_downloads(fig, key: str, name: str, *, caption: str | None = None, c
     every heatmap, for every student on every run (a quarter of the masking lesson's 198 elements)."""
     from lessons.common import export  # here: Plotly; the home page loads ui, never Plotly
 
-    if caption is None or count is None:  # else the caller read them from this figure already
-        tables = export.heatmap_tables(fig)
-        caption, count = plain(export.describe(tables)), len(tables)
     st.caption(caption)
     values = st.expander(
         "Values as a table, CSV, JSON", icon=":material/table:", key=f"{key}.values", on_change="rerun"
@@ -222,7 +221,7 @@ def heatmap_downloads(fig, key: str, name: str, *, caption: str | None = None, c
     if not values.open:
         return
     with values:
-        tables = export.heatmap_tables(fig)
+        count = len(tables)
         table(export.values_frame(tables), key=f"{key}.values.table")
         st.caption(
             f"The values of {'this heatmap' if count == 1 else f'these {count} heatmaps'}, tokens on both axes, "

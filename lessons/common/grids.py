@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lessons.common.charts import attention_coloraxis, figure, hover_pairs, safe_label
+from lessons.common.margins import colorbar_height
 
 # Whether the figures built now are for a phone's screen: the UI layer sets it from what the student's browser says
 # (``ui.style.narrow_screen``); :func:`head_grid` then draws PHONE_HEADS maps a row.
@@ -352,6 +353,42 @@ def phone_ticks(fig: go.Figure) -> None:
         every = math.ceil(SMALL_TICK_LINE_PX / per)
         if every > 1:
             axis.update(tickmode="array", tickvals=values[::every], ticktext=labels[::every])
+
+
+def phone_colorbar(fig: go.Figure) -> bool:
+    """A chart's one colour bar laid across under it on a phone, not beside it: beside it, the bar, its numbers and
+    its title took a third of a phone's width from the map (``lessons.common.margins.fit_margins`` gives it room
+    under the chart). A figure of several bars, or one its builder placed, keeps them. Returns whether it moved."""
+    layout = fig.layout
+    shown = [
+        t.colorbar
+        for t in fig.data
+        if t.type in ("heatmap", "contour", "histogram2d") and t.showscale is not False and not t.coloraxis
+    ]
+    used = {t.coloraxis for t in fig.data if getattr(t, "coloraxis", None)}
+    shown += [layout[name].colorbar for name in sorted(used) if layout[name].showscale is not False]
+    if len(shown) != 1 or shown[0].x is not None or shown[0].orientation == "h":
+        return False
+    shown[0].update(orientation="h", x=0.5, xanchor="center", y=0, yref="container", yanchor="bottom")
+    layout.height = int((layout.height or 450) + colorbar_height(shown[0].to_plotly_json()))  # the map keeps its height
+    return True
+
+
+CELL_TEXT_PX = 28  # a heatmap cell narrower than this on a phone: its number ("0.42") would be drawn under 9 px
+
+
+def phone_cell_text(fig: go.Figure) -> None:
+    """No numbers in a heatmap's cells where a phone draws them too narrow to read (Plotly shrinks the text to its
+    cell): the colours, the hover and the values table under the chart still give every number."""
+    layout = fig.layout
+    for trace in fig.data:
+        if trace.type != "heatmap" or trace.z is None or (trace.texttemplate is None and trace.text is None):
+            continue
+        x_axis = layout["xaxis" + (trace.xaxis or "x")[1:]]
+        share = (x_axis.domain[1] - x_axis.domain[0]) if x_axis is not None and x_axis.domain else 1.0
+        columns = max(1, len(trace.z[0]) if len(trace.z) and hasattr(trace.z[0], "__len__") else len(trace.z))
+        if share * _plot_px(fig) / columns < CELL_TEXT_PX:
+            trace.update(text=None, texttemplate=None)
 
 
 def _plot_px(fig: go.Figure) -> float:

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 # 24 (y), colour bars 16 px thick with 24 px of padding, margin pad 8).
 _TICK_FONT, _TITLE_FONT, _PAD = 12, 14, 8
 _STANDOFF = {"x": 20, "y": 24}
+_COLORBAR_GAP = 18  # 2% of a plot 900 px wide, the widest the app draws
 
 
 def text_width(text: str, size: float) -> float:
@@ -103,16 +104,29 @@ def _font(spec: dict | None, default: float) -> float:
 
 
 def _colorbar_width(colorbar: dict, lo: float, hi: float) -> float:
+    """Room right of the plot for a vertical colour bar as Plotly.js lays it out: its gap from the plot (x = 1.02,
+    2% of the plot's width: :data:`_COLORBAR_GAP` at most on the app's widths), its padding on both sides (xpad),
+    the bar with its tick labels, or above it the title where that is wider (its side "top", Plotly's default)."""
     tick = float((colorbar.get("tickfont") or {}).get("size") or _TICK_FONT)
     labels = colorbar.get("ticktext") or _number_labels(lo, hi)
     title = (colorbar.get("title") or {}).get("text") or ""
     side = (colorbar.get("title") or {}).get("side", "top")
-    width = float(colorbar.get("thickness", 16)) + float(colorbar.get("xpad", 24)) + 36  # bar, padding, outline
-    labels_w = max(text_width(t, tick) for t in labels) + 6
-    title_w = text_width(title, _font(colorbar.get("title"), _TITLE_FONT)) if title else 0.0
+    body = float(colorbar.get("thickness", 30)) + 4 + max(text_width(t, tick) for t in labels)  # bar, gap, labels
+    title_font = _font(colorbar.get("title"), _TITLE_FONT)
     if side == "right":
-        return width + labels_w + 1.3 * _font(colorbar.get("title"), _TITLE_FONT) + 6
-    return width + max(labels_w, title_w - 6)
+        body += 1.3 * title_font + 6
+    elif title:
+        body = max(body, text_width(title, title_font))
+    return _COLORBAR_GAP + 2 * float(colorbar.get("xpad", 10)) + body + 2  # the outline's two pixels
+
+
+def colorbar_height(colorbar: dict) -> float:
+    """Room under the chart for a colour bar laid across it (``orientation="h"``, at the chart's bottom edge): its
+    padding above and below (ypad), its title above the bar, the bar and its tick labels under it."""
+    tick = float((colorbar.get("tickfont") or {}).get("size") or _TICK_FONT)
+    title = 1.4 * _font(colorbar.get("title"), _TITLE_FONT) if (colorbar.get("title") or {}).get("text") else 0.0
+    bar = float(colorbar.get("thickness", 30)) + 4 + 1.3 * tick + 2  # the bar, a gap, its labels, the outline
+    return 2 * float(colorbar.get("ypad", 10)) + title + bar + _PAD
 
 
 def _axis_room(name: str, axis: dict, layout: dict, labels: list[str]) -> tuple[str | None, float]:
@@ -151,6 +165,7 @@ def fit_margins(fig: go.Figure) -> go.Figure:
     need = {side: float(margin.get(side, 0) or 0) for side in "lrtb"}
     axes = [name for name in layout if name.startswith(("xaxis", "yaxis"))]
     axes += [f"{letter}axis" for letter in "xy" if f"{letter}axis" not in layout and traces]
+    under = 0.0  # what the x axes' labels and titles need under the plot
     for name in axes:
         axis = layout.get(name) or {}
         if axis.get("visible") is False:
@@ -158,7 +173,8 @@ def fit_margins(fig: go.Figure) -> go.Figure:
         side, room = _axis_room(name, axis, layout, _axis_labels(axis, traces, name[0], name))
         if side:
             need[side] = max(need[side], room)
-    colorbars = []
+            under = max(under, room) if side == "b" else under
+    bars = []  # (colour bar, lowest value, highest value)
     for trace in traces:
         if trace.get("showscale") is False or trace.get("type") not in ("heatmap", "contour", "histogram2d"):
             continue
@@ -167,19 +183,19 @@ def fit_margins(fig: go.Figure) -> go.Figure:
         z = _values(trace.get("z"))
         lo = trace.get("zmin") if trace.get("zmin") is not None else (np.nanmin(z) if z is not None else 0.0)
         hi = trace.get("zmax") if trace.get("zmax") is not None else (np.nanmax(z) if z is not None else 1.0)
-        colorbars.append(_colorbar_width(trace.get("colorbar") or {}, float(lo), float(hi)))
+        bars.append((trace.get("colorbar") or {}, float(lo), float(hi)))
     for name in [k for k in layout if k.startswith("coloraxis")]:
         spec = layout[name] or {}
         if spec.get("showscale") is False:
             continue
         if any(t.get("coloraxis") == name for t in traces):
-            colorbars.append(
-                _colorbar_width(
-                    spec.get("colorbar") or {}, float(spec.get("cmin", 0) or 0), float(spec.get("cmax", 1) or 1)
-                )
-            )
-    if colorbars:
-        need["r"] = max(need["r"], max(colorbars) + _PAD)
+            bars.append((spec.get("colorbar") or {}, float(spec.get("cmin", 0) or 0), float(spec.get("cmax", 1) or 1)))
+    beside = [_colorbar_width(*bar) for bar in bars if bar[0].get("orientation") != "h"]
+    if beside:
+        need["r"] = max(need["r"], max(beside) + _PAD)
+    across = [colorbar_height(bar[0]) for bar in bars if bar[0].get("orientation") == "h"]
+    if across:  # at the chart's bottom edge, under the x axes' labels: the same room however often this is called
+        need["b"] = max(need["b"], under + max(across))
     named = [t for t in traces if t.get("name") and t.get("showlegend", True) is not False]
     if layout.get("showlegend", len(named) > 1) and named:
         legend = layout.get("legend") or {}

@@ -174,6 +174,12 @@ def mask_figure(T: int = 10, w: int = 4):
     """The sliding window's mask on T positions: 1 where query i may read key j (i − w < j ≤ i)."""
     labels = [str(i + 1) for i in range(T)]
     allowed = window_mask(T, w).double().numpy()  # (T, T)
-    return attention_heatmap(
-        allowed, labels, labels, title=f"Window of w = {w}: who reads whom", value_name="allowed", height=300
+    return attention_heatmap(  # no numbers in the cells: 1 or 0, the colours say it
+        allowed,
+        labels,
+        labels,
+        title=f"Window of w = {w}: who reads whom",
+        value_name="allowed",
+        height=300,
+        show_cell_text=False,
     )

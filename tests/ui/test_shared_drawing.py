@@ -47,7 +47,25 @@ def test_a_figure_with_other_numbers_is_prepared_apart_and_keeps_its_own_text_al
     assert "x → a \\(0\\.90\\)" in one.caption and "x → b \\(0\\.90\\)" in other.caption  # escaped: plain text
     # what Streamlit is handed is the prepared figure, margins fitted, made once
     assert one.frozen.to_dict() is one.frozen.to_dict()
-    assert one.frozen.to_dict()["layout"]["margin"] == one.figure.to_dict()["layout"]["margin"]
+    assert one.frozen.to_dict()["layout"]["margin"] != heatmap([[0.9, 0.1], [0.2, 0.8]]).to_dict()["layout"]["margin"]
+
+
+def test_on_a_phone_the_text_alternative_and_the_values_name_every_cell_where_the_ticks_are_thinned():
+    """A phone's map shows every k-th column's label only (``grids.phone_ticks``); what is read aloud and downloaded
+    still names each column by its own label, never by its place under the axis's title."""
+    labels = [f"word{i}" for i in range(1, 31)]
+    z = np.zeros((30, 30))
+    z[11, 10], z[0, 1], z[5, 7] = 0.9, 0.8, 0.7  # the three strongest links, in columns both shown and thinned
+    fig = charts.attention_heatmap(z, labels, labels, title="thirty words")
+    narrow = ui_charts._prepare(fig, presenter=False, contrast=False, narrow=True)
+    shown = narrow.frozen.to_dict()["layout"]["xaxis"]["ticktext"]
+    assert len(shown) < len(labels)  # the phone thinned them: the case this is about
+    assert not {"word2", "word8", "word11"} <= set(shown)  # at least one of their columns is unlabelled there
+    (table,) = narrow.tables
+    assert list(table.columns) == labels and list(table.rows) == labels
+    words = narrow.caption.replace("\\", "")  # the caption is escaped for Markdown
+    assert "strongest word12 → word11 (0.90), word1 → word2 (0.80), word6 → word8 (0.70)" in words
+    assert "30 rows × 30 columns" in words
 
 
 def test_a_prepared_figure_lets_its_fitted_labels_be_drawn_without_the_browser_measuring_each_one():

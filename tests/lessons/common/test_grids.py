@@ -81,3 +81,44 @@ def test_a_phone_s_head_grid_holds_two_maps_a_row_numbered_as_in_their_sublayer(
     labels = [note.text for note in phone.layout.annotations]
     assert labels == ["head 1", "head 2", "head 3", "head 4"]
     assert "head 3" in phone.data[2].hovertemplate
+
+
+def test_a_phone_drops_the_numbers_of_cells_too_narrow_to_read_and_keeps_those_of_wide_ones():
+    from lessons.common.charts import attention_heatmap
+
+    def numbers_on_a_phone(n: int) -> bool:
+        labels = [str(i) for i in range(n)]
+        fig = attention_heatmap(np.eye(n), labels, labels, show_cell_text=True)
+        assert fig.data[0].texttemplate  # drawn with its numbers at first
+        grids.phone_cell_text(fig)
+        return fig.data[0].texttemplate is not None and fig.data[0].text is not None
+
+    plot = grids._plot_px(attention_heatmap(np.eye(2), ["a", "b"], ["a", "b"]))
+    assert numbers_on_a_phone(3)  # cells of about a third of the plot's width
+    wide_enough = int(plot // grids.CELL_TEXT_PX)
+    assert numbers_on_a_phone(wide_enough) and not numbers_on_a_phone(wide_enough + 1)
+
+
+def test_a_phone_lays_a_charts_one_colour_bar_under_it_and_gives_the_width_to_the_map():
+    from lessons.common import margins
+    from lessons.common.charts import attention_heatmap
+
+    labels = [str(i) for i in range(10)]
+    beside = margins.fit_margins(attention_heatmap(np.eye(10), labels, labels, height=300))
+    fig = attention_heatmap(np.eye(10), labels, labels, height=300)
+    assert grids.phone_colorbar(fig)
+    margins.fit_margins(fig)
+    once = fig.layout.margin.to_plotly_json()
+    margins.fit_margins(fig)
+    assert fig.layout.margin.to_plotly_json() == once  # fitted again (as a phone's ticks are): no more room taken
+    bar = fig.data[0].colorbar
+    assert (bar.orientation, bar.yref, bar.y, bar.yanchor) == ("h", "container", 0, "bottom")
+    assert fig.layout.margin.r < beside.layout.margin.r - 60  # the width the bar and its title took beside the map
+    plot_height = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    assert plot_height >= beside.layout.height - beside.layout.margin.t - beside.layout.margin.b  # rows as tall
+
+    two = make_subplots(rows=1, cols=2)
+    two.add_trace(go.Heatmap(z=np.eye(3)), row=1, col=1)
+    two.add_trace(go.Heatmap(z=np.eye(3), colorbar={"x": 1.1}), row=1, col=2)
+    assert not grids.phone_colorbar(two)  # two bars: each stays where its builder put it
+    assert two.data[0].colorbar.orientation is None
