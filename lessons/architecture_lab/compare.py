@@ -184,15 +184,17 @@ def _sizes(results: Comparison, a: str, b: str) -> str:
 
 
 def findings_markdown(results: Comparison) -> str:
-    """A summary line (which findings the toy reproduces, which not), then the findings as a list:
+    """A summary line (which findings the toy reproduces, which in part, which not), then the findings as a list:
     "- **claim**: reproduced here. sentence …"."""
     found = findings(results)
     lines = [f"- **“{claim}”**: {status} here. " + " ".join(sentences) for claim, status, sentences in found]
     held = [claim for claim, status, _ in found if status == "reproduced"]
-    other = [f"{claim} ({status})" for claim, status, _ in found if status != "reproduced"]
+    partly = [claim for claim, status, _ in found if status == "partly reproduced"]
+    other = [f"{claim} ({status})" for claim, status, _ in found if status not in ("reproduced", "partly reproduced")]
     summary = (
         f"The toy reproduces {len(held)} of the {len(found)} findings it can test"
         + (f": {'; '.join(held)}." if held else ".")
+        + (f" In part: {'; '.join(partly)}." if partly else "")
         + (f" It does not reproduce: {'; '.join(other)}." if other else "")
     )
     return "\n".join([summary, "", *lines]) if found else ""

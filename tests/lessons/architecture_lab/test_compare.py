@@ -57,6 +57,9 @@ def test_a_finding_within_the_spread_is_too_close_to_call_and_a_half_won_one_is_
     assert {c: s for c, s, _ in compare.findings(half)}[
         "Self-attention is more important on the source side"
     ] == "partly reproduced"
+    summary = compare.findings_markdown(half).split("\n")[0]
+    assert "In part: Self-attention is more important on the source side." in summary
+    assert "(partly reproduced)" not in summary  # never among what it does not reproduce
     assert compare.findings(comparison({"transformer": (1, 2)}, {"transformer": (0.5, 0.6)})) == []
 
 
