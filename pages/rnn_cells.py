@@ -158,7 +158,7 @@ ui.show_code(
 )
 
 ui.section(kinds.TITLE, kinds.TEXT)
-st.markdown(kinds.kinds_markdown())
+st.markdown(kinds.kinds_list_markdown() if ui.narrow_screen() else kinds.kinds_markdown())
 st.caption(kinds.KINDS_CAPTION)
 
 ui.section(agreement.TITLE, agreement.TEXT)

@@ -38,12 +38,12 @@ from ui.presenter import (
 from ui.pretrained import pretrained, shared_view
 from ui.results import measured, provenance, provenance_text, shipped_results
 from ui.runs import current_run, trained_model
+from ui.style import narrow_screen
 from ui.tail import after_answering, answered, check_yourself, exercise, folded, page_tail, reveal, show_code
 from ui.training import POLL_SECONDS, model_choice, replay_gif_button, training_panel
 
 __all__ = [
     "after_answering",
-    "answered",
     "HOME",
     "POLL_SECONDS",
     "PRESENTER_CSS",
@@ -68,6 +68,7 @@ __all__ = [
     "linked",
     "literal",
     "measured",
+    "narrow_screen",
     "model_choice",
     "model_data",
     "model_file",

@@ -54,6 +54,12 @@ def kinds_markdown() -> str:
     return "\n".join(rows)
 
 
+def kinds_list_markdown() -> str:
+    """The same kinds as a list, for a phone: the table's four columns do not fit its width (its last column, the
+    lecture's examples, was cut at the screen's edge)."""
+    return "\n".join(f"- **{k.name}**, {k.lengths}: {k.shape}. The lecture's example: {k.example}" for k in KINDS)
+
+
 KINDS_CAPTION = (  # under the table of :func:`kinds_markdown`
     "The encoder–decoder squeezes the whole input into the encoder's last state: lesson 2 shows where that "
     "breaks, and lesson 3 the attention that was invented to fix it."
