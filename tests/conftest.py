@@ -135,7 +135,7 @@ APPTEST_SESSION_ID = "test session id"
 def _torch_draws_depend_on_the_test_alone(request):
     """torch's global generator seeded from the test's own name before each test: a test that draws without a
     generator of its own gets the same numbers whichever tests ran before it in its worker, so a draw that fails in
-    CI fails again on a developer's machine (one drew a word of all zeros in CI only, under -n 2's order)."""
+    CI fails again on a developer's machine."""
     import zlib
 
     torch.manual_seed(zlib.crc32(request.node.nodeid.encode()))

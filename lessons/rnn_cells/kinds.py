@@ -55,8 +55,8 @@ def kinds_markdown() -> str:
 
 
 def kinds_list_markdown() -> str:
-    """The same kinds as a list, for a phone: the table's four columns do not fit its width (its last column, the
-    lecture's examples, was cut at the screen's edge)."""
+    """The same kinds as a list, for a phone: the table's four columns do not fit its width (the last one, the
+    lecture's examples, would be cut at the screen's edge)."""
     return "\n".join(f"- **{k.name}**, {k.lengths}: {k.shape}. The lecture's example: {k.example}" for k in KINDS)
 
 
