@@ -42,8 +42,8 @@ class Table:
 
 def _axis_labels(axis, positions, count: int, fallback: str, own=None) -> list[str]:
     """Labels of a heatmap's rows or columns: ``own`` when the trace names its cells itself (one label each: a map
-    of :func:`lessons.common.grids.head_grid`), else the axis' tick text where it names a position, else its
-    value."""
+    of :func:`lessons.common.grids.head_grid`), else the axis' tick text where it names a position, else its value:
+    a name as it is ("D = 64"), a number under the axis' title ("length 2")."""
     if own is not None and len(own) == count:
         return [html.unescape(str(t)) for t in own]
     positions = list(range(count)) if positions is None else list(positions)
@@ -51,7 +51,7 @@ def _axis_labels(axis, positions, count: int, fallback: str, own=None) -> list[s
     if axis is not None and axis.tickvals is not None and axis.ticktext is not None:
         ticks = {v: html.unescape(str(t)) for v, t in zip(axis.tickvals, axis.ticktext, strict=False)}
     title = (axis.title.text if axis is not None and axis.title is not None else None) or fallback
-    return [ticks.get(p, f"{title} {p}") for p in positions]
+    return [ticks.get(p, html.unescape(p) if isinstance(p, str) else f"{title} {p}") for p in positions]
 
 
 def heatmap_tables(fig) -> list[Table]:

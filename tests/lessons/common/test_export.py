@@ -5,6 +5,7 @@ import io
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from PIL import Image
 
@@ -79,6 +80,14 @@ def test_every_map_of_a_head_grid_is_read_back_with_its_own_tokens_and_its_head(
     assert "layer 1 · head 2: 2 rows × 3 columns; strongest q1 → cat (0.90)" in words
     assert "layer 2 · head 2: 2 rows × 3 columns; strongest r1 → z (0.90)" in words  # layer 1's head 3, its own tokens
     assert "→ column" not in words  # no position in place of a token
+
+
+def test_named_rows_read_as_their_names_and_numbered_columns_under_the_axis_title():
+    fig = go.Figure(go.Heatmap(z=[[0.2, 0.9], [0.1, 0.3]], x=[2, 3], y=["D = 16", "D = 64"]))
+    fig.update_xaxes(title="length")
+    (table,) = export.heatmap_tables(fig)
+    assert table.rows == ["D = 16", "D = 64"] and table.columns == ["length 2", "length 3"]
+    assert "strongest D = 16 → length 3 (0.90)" in export.describe([table], strongest=1)
 
 
 def test_a_figure_downloads_as_one_csv_and_one_json_however_many_heatmaps():
