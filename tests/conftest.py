@@ -4,6 +4,7 @@ Playwright. Shared plain functions live in ``tests/helpers.py``."""
 from __future__ import annotations
 
 import os
+import zlib
 from pathlib import Path
 
 import pytest
@@ -136,8 +137,6 @@ def _torch_draws_depend_on_the_test_alone(request):
     """torch's global generator seeded from the test's own name before each test: a test that draws without a
     generator of its own gets the same numbers whichever tests ran before it in its worker, so a draw that fails in
     CI fails again on a developer's machine."""
-    import zlib
-
     torch.manual_seed(zlib.crc32(request.node.nodeid.encode()))
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from lessons.common.charts import attention_coloraxis, figure, hover_pairs, safe_label
-from lessons.common.margins import colorbar_height
+from lessons.common.margins import colorbar_height, shown_colour_bars
 
 # Whether the figures built now are for a phone's screen: the UI layer sets it from what the student's browser says
 # (``ui.style.narrow_screen``); :func:`head_grid` then draws PHONE_HEADS maps a row.
@@ -360,17 +360,14 @@ def phone_colorbar(fig: go.Figure) -> bool:
     its title took a third of a phone's width from the map (``lessons.common.margins.fit_margins`` gives it room
     under the chart). A figure of several bars, or one its builder placed, keeps them. Returns whether it moved."""
     layout = fig.layout
-    shown = [
-        t.colorbar
-        for t in fig.data
-        if t.type in ("heatmap", "contour", "histogram2d") and t.showscale is not False and not t.coloraxis
-    ]
-    used = {t.coloraxis for t in fig.data if getattr(t, "coloraxis", None)}
-    shown += [layout[name].colorbar for name in sorted(used) if layout[name].showscale is not False]
-    if len(shown) != 1 or shown[0].x is not None or shown[0].orientation == "h":
+    shown = shown_colour_bars([t.to_plotly_json() for t in fig.data], layout.to_plotly_json())
+    if len(shown) != 1:
         return False
-    shown[0].update(orientation="h", x=0.5, xanchor="center", y=0, yref="container", yanchor="bottom")
-    layout.height = int((layout.height or 450) + colorbar_height(shown[0].to_plotly_json()))  # the map keeps its height
+    bar = fig.data[shown[0]].colorbar if isinstance(shown[0], int) else layout[shown[0]].colorbar
+    if bar.x is not None or bar.orientation == "h":
+        return False
+    bar.update(orientation="h", x=0.5, xanchor="center", y=0, yref="container", yanchor="bottom")
+    layout.height = int((layout.height or 450) + colorbar_height(bar.to_plotly_json()))  # the map keeps its height
     return True
 
 
@@ -386,7 +383,7 @@ def phone_cell_text(fig: go.Figure) -> None:
             continue
         x_axis = layout["xaxis" + (trace.xaxis or "x")[1:]]
         share = (x_axis.domain[1] - x_axis.domain[0]) if x_axis is not None and x_axis.domain else 1.0
-        columns = max(1, len(trace.z[0]) if len(trace.z) and hasattr(trace.z[0], "__len__") else len(trace.z))
+        columns = max(1, np.atleast_2d(np.asarray(trace.z, dtype=float)).shape[1])
         if share * _plot_px(fig) / columns < CELL_TEXT_PX:
             trace.update(text=None, texttemplate=None)
 

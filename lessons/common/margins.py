@@ -158,6 +158,26 @@ def _axis_room(name: str, axis: dict, layout: dict, labels: list[str]) -> tuple[
     return side, height + 24 + title_room + _PAD
 
 
+def shown_colour_bars(traces: list[dict], layout: dict) -> list[int | str]:
+    """Where each colour bar a figure shows is kept (``traces`` and ``layout`` as ``to_plotly_json`` gives them): a
+    trace's index for a bar of its own, a colour axis's name for one its traces share."""
+    own = [
+        i
+        for i, t in enumerate(traces)
+        if t.get("type") in ("heatmap", "contour", "histogram2d")
+        and t.get("showscale") is not False
+        and not t.get("coloraxis")
+    ]
+    shared = [
+        name
+        for name in layout
+        if name.startswith("coloraxis")
+        and (layout[name] or {}).get("showscale") is not False
+        and any(t.get("coloraxis") == name for t in traces)
+    ]
+    return own + shared
+
+
 def fit_margins(fig: go.Figure) -> go.Figure:
     """Raise ``fig``'s margins to fit its tick labels, axis titles, colour bars and legend (never lower them)."""
     layout = fig.layout.to_plotly_json()
@@ -176,20 +196,15 @@ def fit_margins(fig: go.Figure) -> go.Figure:
             need[side] = max(need[side], room)
             under = max(under, room) if side == "b" else under
     bars = []  # (colour bar, lowest value, highest value)
-    for trace in traces:
-        if trace.get("showscale") is False or trace.get("type") not in ("heatmap", "contour", "histogram2d"):
-            continue
-        if trace.get("coloraxis"):
-            continue
-        z = _values(trace.get("z"))
-        lo = trace.get("zmin") if trace.get("zmin") is not None else (np.nanmin(z) if z is not None else 0.0)
-        hi = trace.get("zmax") if trace.get("zmax") is not None else (np.nanmax(z) if z is not None else 1.0)
-        bars.append((trace.get("colorbar") or {}, float(lo), float(hi)))
-    for name in [k for k in layout if k.startswith("coloraxis")]:
-        spec = layout[name] or {}
-        if spec.get("showscale") is False:
-            continue
-        if any(t.get("coloraxis") == name for t in traces):
+    for where in shown_colour_bars(traces, layout):
+        if isinstance(where, int):  # a trace's own bar, over its values
+            trace = traces[where]
+            z = _values(trace.get("z"))
+            lo = trace.get("zmin") if trace.get("zmin") is not None else (np.nanmin(z) if z is not None else 0.0)
+            hi = trace.get("zmax") if trace.get("zmax") is not None else (np.nanmax(z) if z is not None else 1.0)
+            bars.append((trace.get("colorbar") or {}, float(lo), float(hi)))
+        else:  # a colour axis's, over its range
+            spec = layout[where] or {}
             bars.append((spec.get("colorbar") or {}, float(spec.get("cmin", 0) or 0), float(spec.get("cmax", 1) or 1)))
     beside = [_colorbar_width(*bar) for bar in bars if bar[0].get("orientation") != "h"]
     if beside:
