@@ -71,12 +71,16 @@ def added_drift(*parts: tuple[str, str | None]) -> float | None:
 # ------------------------------------------------------------------------------------------------ the rule
 @dataclass(frozen=True)
 class Judgement:
-    """What the rule found: the outcome for ``a``, the reason in words, the test's p and the drift it used."""
+    """What the rule found: the outcome for ``a``, the reason in words, the test's p and the drift it used, and
+    whether it could weigh the two at all (``weighed``: enough seeds, a test run on them, and for values a drift
+    measured to hold their gap against). "Too close to call" without ``weighed`` says the evidence is missing, not
+    that the two are alike."""
 
     outcome: Outcome
     reason: str
     p: float | None = None
     drift: float | None = None
+    weighed: bool = False
 
 
 def _p(p: float) -> str:
@@ -111,15 +115,17 @@ def judge(
         p = fisher_exact(a.n, a.missing, b.n, b.missing)
         counts = f"{a.n} of {a.total} runs against {b.n} of {b.total} have a value"
         if p >= ALPHA or a.n == b.n:
-            return Judgement("too close", f"{counts}: {COUNT_TEST} gives {_p(p)}, not below α = {ALPHA:g}", p)
+            alike = f"{counts}: {COUNT_TEST} gives {_p(p)}, not below α = {ALPHA:g}"
+            return Judgement("too close", alike, p, None, True)
         outcome: Outcome = "better" if a.n > b.n else "worse"
-        return Judgement(outcome, f"{counts}: {COUNT_TEST}, α = {ALPHA:g}, {_p(p)}", p)
+        return Judgement(outcome, f"{counts}: {COUNT_TEST}, α = {ALPHA:g}, {_p(p)}", p, None, True)
     _, _, p = welch(a.present, b.present)
     gap = abs(a.mean - b.mean)
     n = f"n = {a.n} and {b.n}"
-    if p >= ALPHA:
-        return Judgement("too close", f"{TEST} on {n} seeds gives {_p(p)}, not below α = {ALPHA:g}", p)
     drift = measured_drift(metric, results) if drift is None else drift
+    weighed = drift is not None
+    if p >= ALPHA:
+        return Judgement("too close", f"{TEST} on {n} seeds gives {_p(p)}, not below α = {ALPHA:g}", p, None, weighed)
     if drift is None:
         return Judgement("too close", f"no cross-machine drift has been measured for {metric or 'this metric'}", p)
     if gap <= drift:
@@ -129,15 +135,17 @@ def judge(
             f"{drift:{fmt}} measured for {metric}",
             p,
             drift,
+            weighed,
         )
     if gap <= min_gap:
-        return Judgement("too close", f"the gap {gap:{fmt}} is no more than {min_gap:{fmt}}", p, drift)
+        return Judgement("too close", f"the gap {gap:{fmt}} is no more than {min_gap:{fmt}}", p, drift, weighed)
     ahead = (a.mean - b.mean) if higher_is_better else (b.mean - a.mean)
     return Judgement(
         "better" if ahead > 0 else "worse",
         f"{rule}: {_p(p)} ({n}); the gap {gap:{fmt}} exceeds the cross-machine drift {drift:{fmt}}",
         p,
         drift,
+        weighed,
     )
 
 
@@ -196,10 +204,8 @@ class Verdict:
 
     @property
     def weighed(self) -> bool:
-        """Whether the rule could weigh the gap at all: :data:`MIN_SEEDS` seeds a side and a drift measured for the
-        metric. When not, "too close to call" says the evidence is missing, not that the two are alike."""
-        enough = min(self.a_spread.total, self.b_spread.total) >= MIN_SEEDS
-        return enough and measured_drift(self.metric, self.results) is not None
+        """Whether the rule could weigh the two at all (:attr:`Judgement.weighed`)."""
+        return self.judgement.weighed
 
     @property
     def winner(self) -> str | None:

@@ -79,3 +79,16 @@ def test_a_verdict_is_weighed_only_with_five_seeds_a_side_and_a_measured_drift(t
     assert not compared(4, metric).compare("a", "b", metric).weighed  # too few seeds: no evidence either way
     unmeasured = compared(5, "a metric nobody measured").compare("a", "b", "a metric nobody measured")
     assert unmeasured.outcome == "too close" and not unmeasured.weighed
+
+
+def test_runs_without_a_value_are_weighed_only_when_the_count_test_decides():
+    metric = "a metric nobody measured"  # counts need no drift
+    mixed = verdicts.judge(Spread((1.0, 1.1, None, 1.2, 1.3)), Spread((1.0, None, 1.1, 1.2, 1.3)), metric=metric)
+    assert mixed.outcome == "too close" and not mixed.weighed  # some of each side missing: no test was run
+    reached = Spread((10.0, 11.0, 12.0, 13.0, 14.0))
+    never = Spread((None,) * 5)
+    counted = verdicts.judge(reached, never, higher_is_better=False, metric=metric)
+    assert counted.outcome == "better" and "Fisher's exact test" in counted.reason and counted.weighed
+    seldom = Spread((9.0, None, None, 10.0, None))  # two of five reach it, against none
+    alike = verdicts.judge(seldom, never, higher_is_better=False, metric=metric)
+    assert alike.outcome == "too close" and "Fisher's exact test gives" in alike.reason and alike.weighed
