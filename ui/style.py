@@ -3,11 +3,11 @@
 Phones (390 px wide): a display equation, a markdown table or a chart wider than the screen scrolls inside its
 own box instead of pushing the page sideways (tests/browser/test_phone.py measures every page); a chart of several
 panels is drawn one panel a row (:func:`narrow_screen`); a chart that still needs more than the screen's width says
-so above it (the scroll boxes' cue); on a touch screen or a phone, Plotly's toolbar is hidden: it stays on screen
-there, over the chart's title (a heatmap's numbers still download under it). Contrast: captions
-are Streamlit's grey at 60 % opacity (3.8:1 on white, under WCAG's 4.5:1 for small text: axe-core's finding on
-every page, tests/browser/test_accessibility.py); here they are the body text's colour at 80 %, in a light or a
-dark theme.
+so above it (the scroll boxes' cue), and a data frame whose columns scroll inside its grid says so under it (above,
+its own toolbar would cover the words when tapped); on a touch screen or a phone, Plotly's toolbar is hidden: it
+stays on screen there, over the chart's title (a heatmap's numbers still download under it). Contrast: captions are
+Streamlit's grey at 60 % opacity (3.8:1 on white, under WCAG's 4.5:1 for small text: axe-core's finding on every
+page, tests/browser/test_accessibility.py); here they are the body text's colour at 80 %, in a light or a dark theme.
 
 High contrast (a sidebar switch, kept in the link as ``?contrast=high`` like presenter mode): every heatmap's
 colour scale becomes the high-contrast one (:func:`lessons.common.colorscales.high_contrast`, applied by
@@ -48,6 +48,9 @@ APP_CSS = """<style>
 [data-scroll-box][role="region"]:not(.katex-display)::before {
   content: "↔ Wider than the screen: swipe or scroll sideways to see all of it"; display: block; position: sticky;
   left: 0; width: max-content; max-width: 90vw; font-size: 0.85rem; opacity: 0.8; padding-bottom: 0.25rem; }
+[data-wide-table]::after {
+  content: "↔ Wider than the screen: swipe or scroll the table sideways to see all of it"; display: block;
+  font-size: 0.85rem; opacity: 0.8; padding-top: 0.25rem; }
 @supports (overflow-clip-margin: 12px) {
   [data-testid="stMain"] [data-testid="stElementContainer"] {
     content-visibility: auto; contain-intrinsic-size: auto 120px; overflow-clip-margin: 12px; }
@@ -75,6 +78,12 @@ SCROLL_BOXES_JS = """<script>
       } else if (!wide && el.dataset.scrollBox) {
         ['tabindex', 'aria-label', 'role', 'data-scroll-box'].forEach((a) => el.removeAttribute(a));
       }
+    }
+    // a data frame scrolls inside its own grid (which takes the keyboard itself): its box only says so
+    for (const grid of document.querySelectorAll('[data-testid="stDataFrame"]')) {
+      const scroller = grid.querySelector('.dvn-scroller'), box = grid.closest('[data-testid="stElementContainer"]');
+      const wide = !!scroller && scroller.scrollWidth > scroller.clientWidth + 1;
+      if (box && wide !== box.hasAttribute('data-wide-table')) box.toggleAttribute('data-wide-table', wide);
     }
   };
   let queued = false;

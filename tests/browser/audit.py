@@ -3,8 +3,9 @@ that reads a page as it opens: the page opened by its URL, the phone and the acc
 
 A page is opened once in a fresh tab, fully drawn (no skeleton left), and measured in one go: its errors, title,
 heatmaps and sidebar; what sticks out past the right edge (``scripts/screenshot.py``'s :data:`OVERFLOW_JS`, which
-the screenshot script prints too); its display equations wider than the screen; its touch targets; and axe-core's
-audit (WCAG 2.1 A and AA, and WCAG 2.2's target size). The results are kept for the test session, so
+the screenshot script prints too); its display equations wider than the screen; its touch targets; axe-core's
+audit (WCAG 2.1 A and AA, and WCAG 2.2's target size); and, the window grown to the whole page, its charts' text
+boxes and which data frames scroll sideways. The results are kept for the test session, so
 ``tests/browser/test_every_page_by_url.py``, ``tests/browser/test_phone.py`` and
 ``tests/browser/test_accessibility.py`` share the visit: drawing a page is the costly part.
 
@@ -99,6 +100,18 @@ CHART_TEXT_OVERLAPS_JS = r"""(tolerance) => {
   return {charts: charts.length, overlaps: found};
 }"""
 
+# every data frame: whether its columns scroll inside its grid, and whether its box says so (``ui.style``)
+DATA_FRAMES_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stDataFrame]')]
+  .map((grid) => {
+  const scroller = grid.querySelector('.dvn-scroller');
+  const box = grid.closest('[data-testid=stElementContainer]');
+  const cue = box ? getComputedStyle(box, '::after').content : 'none';
+  return {scrolls: !!scroller && scroller.scrollWidth > scroller.clientWidth + 1,
+          width: scroller ? scroller.scrollWidth : 0, box: scroller ? scroller.clientWidth : 0,
+          says: cue !== 'none' && cue.includes('sideways'),
+          columns: [...grid.querySelectorAll('[role=columnheader]')].map((h) => h.textContent.trim()).join(' | ')};
+})"""
+
 
 def pages() -> list[str]:
     """Every page's path: the course map (""), each built lesson, each tool page that exists."""
@@ -163,6 +176,7 @@ def visit(browser, base_url: str, path: str) -> dict:
             }
             whole_page(page, lambda: settle(page))  # last: every chart drawn, the window as tall as the page
             _visits[key]["chart_texts"] = page.evaluate(CHART_TEXT_OVERLAPS_JS, TOLERANCE_PX)
+            _visits[key]["data_frames"] = page.evaluate(DATA_FRAMES_JS)
         finally:
             context.close()
     return _visits[key]

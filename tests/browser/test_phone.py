@@ -58,7 +58,14 @@ def test_no_two_text_boxes_of_a_chart_overlap_on_a_phone(path, browser, streamli
     assert overlaps == [], f"{len(overlaps)} overlaps in {found['charts']} charts, the first: {overlaps[:8]}"
 
 
-def test_the_course_map_links_are_finger_sized(browser, streamlit_server):
+@pytest.mark.parametrize("path", pages(), ids=lambda path: path or "home")
+def test_a_data_frame_that_scrolls_sideways_says_so(path, browser, streamlit_server):
+    """A data frame's columns scroll inside its grid, and on a phone nothing shows there is more to the right (no
+    scroll bar until touched): its box says so under it; one that fits says nothing."""
+    frames = visit(browser, streamlit_server, path)["data_frames"]
+    wrong = [f for f in frames if f["scrolls"] != f["says"]]
+    assert wrong == [], wrong
+
     links = visit(browser, streamlit_server, "")["links"]
     assert len(links) >= 12  # every lesson of the map is a link (and the tools that exist)
     small = [link for link in links if link["height"] < 24 or link["width"] < 24]
