@@ -100,13 +100,16 @@ CHART_TEXT_OVERLAPS_JS = r"""(tolerance) => {
   return {charts: charts.length, overlaps: found};
 }"""
 
-# every data frame: whether its columns scroll inside its grid, and whether its box says so (``ui.style``)
+# every data frame: whether its columns scroll inside its grid, whether its box says so (``ui.style``), and the room
+# under the grid for those words (a grid stretched to its box's height covers them)
 DATA_FRAMES_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stDataFrame]')]
   .map((grid) => {
   const scroller = grid.querySelector('.dvn-scroller');
   const box = grid.closest('[data-testid=stElementContainer]');
-  const cue = box ? getComputedStyle(box, '::after').content : 'none';
+  const after = box ? getComputedStyle(box, '::after') : null, cue = after ? after.content : 'none';
   return {scrolls: !!scroller && scroller.scrollWidth > scroller.clientWidth + 1,
+          room: box ? box.getBoundingClientRect().bottom - grid.getBoundingClientRect().bottom : 0,
+          line: after ? parseFloat(after.lineHeight) || 0 : 0,
           width: scroller ? scroller.scrollWidth : 0, box: scroller ? scroller.clientWidth : 0,
           says: cue !== 'none' && cue.includes('sideways'),
           columns: [...grid.querySelectorAll('[role=columnheader]')].map((h) => h.textContent.trim()).join(' | ')};

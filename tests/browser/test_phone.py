@@ -65,6 +65,8 @@ def test_a_data_frame_that_scrolls_sideways_says_so(path, browser, streamlit_ser
     frames = visit(browser, streamlit_server, path)["data_frames"]
     wrong = [f for f in frames if f["scrolls"] != f["says"]]
     assert wrong == [], wrong
+    covered = [f for f in frames if f["says"] and f["room"] < f["line"] - 1]  # the words under the grid, not on it
+    assert covered == [], covered
 
     links = visit(browser, streamlit_server, "")["links"]
     assert len(links) >= 12  # every lesson of the map is a link (and the tools that exist)
