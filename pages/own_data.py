@@ -21,14 +21,14 @@ def what_was_read(pairs) -> None:
     ui.table(own_data.side_rows(pairs))
     ui.vega(own_data.length_chart(pairs), key="own_data.lengths", height=220)
     st.markdown("**The first pairs, as read** (text is shown as text: markup in a sentence stays visible).")
-    st.table(own_data.sample_rows(pairs))
+    ui.text_table(own_data.sample_rows(pairs))
     st.markdown(own_data.duplicates_sentence(pairs))
     st.markdown(own_data.skipped_sentence(pairs))
     if pairs.skipped:
         with st.expander(f"The {min(len(pairs.skipped), 200):,} first skipped lines and why"):
             ui.table(own_data.skipped_rows(pairs))
     ui.section("3 · The tokenizers, trained on your pairs", own_data.tokenizer_sentence(data.task, data.seconds))
-    st.table(own_data.pieces_rows(data.task))
+    ui.text_table(own_data.pieces_rows(data.task))
 
 
 # --- 4. Train --------------------------------------------------------------------------------------------------

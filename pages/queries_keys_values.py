@@ -98,7 +98,7 @@ attend_with_no_parameters()
 # --- 3. The lecture's worked example -------------------------------------------------------------------------------
 example = thinking_machines()
 ui.section(worked_example.TITLE, worked_example.TEXT.format(d_k=example.d_k))
-st.table(worked_example.worked_table(example))
+ui.text_table(worked_example.worked_table(example))
 ui.plotly(worked_example.vectors_figure, example, key="queries_keys_values.vectors")
 ui.explain(worked_example.worked_sentence(example))
 

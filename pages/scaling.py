@@ -33,7 +33,7 @@ lecture = thinking_machines.lecture_example()
 
 
 def lecture_numbers() -> None:
-    st.table(thinking_machines.lecture_rows(lecture))
+    ui.text_table(thinking_machines.lecture_rows(lecture))
     st.caption(thinking_machines.gradient_caption(lecture))
 
 

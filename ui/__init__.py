@@ -19,7 +19,7 @@
 Pages use the names below (``ui.plotly(...)``, ``ui.training_panel(...)``).
 """
 
-from ui.charts import altair, comparison_curves, heatmap_downloads, plotly, table, vega
+from ui.charts import altair, comparison_curves, heatmap_downloads, plotly, table, text_table, vega
 from ui.classroom import class_models, class_page, progress_panel
 from ui.kept import cached, cached_resource
 from ui.links import checked_text, linked, sentence_input
@@ -92,6 +92,7 @@ __all__ = [
     "sidebar",
     "symbols",
     "table",
+    "text_table",
     "tool",
     "trained_model",
     "training_panel",

@@ -11,6 +11,7 @@ import contextvars
 import functools
 import inspect
 import json
+import numbers
 import pickle
 import re
 from dataclasses import dataclass
@@ -279,11 +280,42 @@ def _curve_specs(charts, **options):
 
 def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwargs) -> None:
     """A lesson's table of numbers, the one way: no index column, the page's width; ``formats`` gives a column's
-    number format (``{"max |f|": "%.2e"}``). Other keyword arguments go to ``st.dataframe`` (``key``, ``height``)."""
+    number format (``{"max |f|": "%.2e"}``). Other keyword arguments go to ``st.dataframe`` (``key``, ``height``).
+
+    On a phone a table of words (sentences, a head's words, beside whole numbers) is a static table whose cells wrap:
+    a data frame's cells never wrap, and a sentence ran up to four screens wide, read by swiping cell by cell."""
+    if narrow_screen() and not formats:
+        words = _words_only(rows)
+        if words is not None:
+            text_table(words, container=container)
+            return
     config = {name: st.column_config.NumberColumn(format=f) for name, f in (formats or {}).items()}
     (container or st).dataframe(
         _arrow(rows), hide_index=True, **{"width": "stretch", "column_config": config or None, **kwargs}
     )
+
+
+def text_table(rows, *, container=None) -> None:
+    """A static table whose cells wrap, no index column; every header and cell that is text shown as the text it is
+    (``st.table`` reads Markdown in both: a sentence ``**x** $y$`` would come out bold and as an equation)."""
+    frame = _frame(rows)
+    shown = frame.rename(columns=lambda name: plain(str(name))).map(lambda v: plain(v) if isinstance(v, str) else v)
+    (container or st).table(shown, hide_index=True)
+
+
+def _frame(rows):
+    import pandas as pd  # here: the home page loads ui, never pandas
+
+    return rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+
+
+def _words_only(rows):
+    """``rows`` as a data frame when its cells are text and whole numbers (a head's number, a step's), text in at
+    least one; else None (a measured number keeps the data frame's own format)."""
+    frame = _frame(rows)
+    cells = frame.to_numpy().ravel()
+    words = any(isinstance(cell, str) for cell in cells)
+    return frame if words and all(isinstance(cell, str | numbers.Integral) for cell in cells) else None
 
 
 _TABLES = Kept(512)  # the server's tables as Arrow, by content

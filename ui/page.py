@@ -13,6 +13,7 @@ import streamlit as st
 from lessons.common import catalog, notation
 from lessons.common.catalog import COURSE, Lesson
 from ui import classroom, server, style
+from ui.charts import text_table
 from ui.presenter import PRESENT_PARAM, PRESENTER_CSS, explain, presenter_toggle, presenting
 from ui.runs import note_runs_over
 from ui.tail import folded
@@ -110,7 +111,7 @@ def symbols(slug: str) -> None:
     if rows:
         folded(
             "Symbols on this page, and the lecture's",
-            lambda: st.table(rows),
+            lambda: text_table(rows),
             key=f"{slug}.symbols",
             icon=":material/function:",
         )

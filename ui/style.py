@@ -1,6 +1,6 @@
 """The app's own stylesheet, injected once per page run by :func:`ui.page.page`, and the high-contrast switch.
 
-Phones (390 px wide): a display equation, a markdown table or a chart wider than the screen scrolls inside its
+Phones (390 px wide): a display equation, a table or a chart wider than the screen scrolls inside its
 own box instead of pushing the page sideways (tests/browser/test_phone.py measures every page); a chart of several
 panels is drawn one panel a row (:func:`narrow_screen`); a chart that still needs more than the screen's width says
 so above it (the scroll boxes' cue), and a data frame whose columns scroll inside its grid says so under it (above,
@@ -65,10 +65,10 @@ SCROLL_BOXES_JS = """<script>
 (() => {
   if (window.attentionLabScrollBoxes) return;
   window.attentionLabScrollBoxes = true;
-  const boxes = '.katex-display, [data-testid="stMarkdownContainer"] table, [data-testid="stElementContainer"], '
-    + '[data-testid="stLayoutWrapper"]';  // the last two: a chart's box (ui.plotly's box for a wide diagram)
+  const boxes = '.katex-display, [data-testid="stMarkdownContainer"] table, [data-testid="stTable"] > div, '
+    + '[data-testid="stElementContainer"], [data-testid="stLayoutWrapper"]';  // the last two: a chart's box
   const name = (el) => el.matches('.katex-display') ? 'Equation, scrolls sideways'
-    : el.matches('table') ? 'Table, scrolls sideways' : 'Chart, scrolls sideways';
+    : el.matches('table, [data-testid="stTable"] > div') ? 'Table, scrolls sideways' : 'Chart, scrolls sideways';
   const mark = () => {
     for (const el of document.querySelectorAll(boxes)) {
       const wide = el.scrollWidth > el.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);

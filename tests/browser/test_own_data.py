@@ -19,9 +19,11 @@ pytestmark = pytest.mark.browser
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hostile_models"
 
 HOSTILE = '<script id="hostile">window.__hostile=1</script>'
+MARKDOWN = "**the** $x^2$ :red[cat] - 1. ~a~"  # bold, an equation, coloured, a list, struck out: if read as Markdown
 PAIRS = "".join(
     [
         f"{HOSTILE}\tle script\n",
+        f"{MARKDOWN}\tle chat :tada:\n",
         "the big house\tالبيت الكبير\n",
         *(f"the {n} cat\tle chat {n}\n" for n in ("red", "black", "small", "old", "young", "happy", "quiet")),
         *(f"the {n} dog\tle chien {n}\n" for n in ("red", "black", "small", "old", "young", "happy", "quiet")),
@@ -51,6 +53,8 @@ def test_upload_read_train_download_and_load_back(page, streamlit_server, tmp_pa
     # the markup is a sentence: shown literally, and no element was made from it
     expect(main.locator("[data-testid=stTable]").get_by_text(HOSTILE).first).to_be_visible()  # sample and pieces
     assert page.locator("#hostile").count() == 0 and page.evaluate("() => window.__hostile") is None
+    cells = main.locator("[data-testid=stTable] td").all_inner_texts()
+    assert MARKDOWN in cells and "le chat :tada:" in cells, cells  # as typed: no bold, equation, colour or emoji
     # right to left: the Arabic cell lays out from the right (its paragraph direction comes from its first letter)
     arabic = main.locator("[data-testid=stTable] td", has_text="البيت الكبير").first
     assert arabic.evaluate("e => getComputedStyle(e).unicodeBidi") == "plaintext"

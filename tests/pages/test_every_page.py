@@ -6,7 +6,7 @@ import pytest
 
 from lessons.common import catalog
 from lessons.common.catalog import built_lessons
-from tests.helpers import ROOT, answer_exercise, open_page
+from tests.helpers import ROOT, answer_exercise, open_page, table_as_read
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py"))
 
@@ -66,7 +66,7 @@ QKV = "pages/queries_keys_values.py"
 
 def test_qkv_shows_the_lecture_numbers():
     at = open_page(QKV)
-    table = at.table[0].value
+    table = table_as_read(at.table[0])
     assert list(table["Thinking"]) == ["112", "14", "0.88", "0.88 · v₁"]
     assert list(table["Machines"]) == ["96", "12", "0.12", "0.12 · v₂"]
 

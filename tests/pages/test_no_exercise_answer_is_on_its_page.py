@@ -36,7 +36,15 @@ import pytest
 
 from lessons.common import catalog
 from lessons.common.exercises import Exercise
-from tests.helpers import PROSE_ELEMENTS, WIDGET_KINDS, chart_titles, opened_unanswered, plotly_specs, vega_specs
+from tests.helpers import (
+    PROSE_ELEMENTS,
+    WIDGET_KINDS,
+    chart_titles,
+    opened_unanswered,
+    plotly_specs,
+    table_as_read,
+    vega_specs,
+)
 from ui import classroom
 
 EVERYDAY = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0.5, 0.25, 0.75, 1.5, 2.5, -0.5, -1, 100)
@@ -255,8 +263,7 @@ def readable_text(at) -> tuple[list[str], list[str]]:
     texts += [f"{m.label}: {m.value}" for m in main.metric]
     texts += [e.label for e in main.expander]
     rows = []
-    for frame in (*main.dataframe, *main.table):
-        value = frame.value
+    for value in (*(frame.value for frame in main.dataframe), *(table_as_read(table) for table in main.table)):
         rows += [" | ".join(str(c) for c in row) for row in value.astype(str).itertuples(index=False)]
     for spec in plotly_specs(at) + vega_specs(at):
         texts += chart_titles(spec)

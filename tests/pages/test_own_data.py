@@ -16,7 +16,7 @@ from lessons.multi_head_attention import every_head
 from lessons.transformer import reading as transformer_reading
 from minimodels.own_data import LIMITS, PairsTask, build_own_model, own_data_train_config, read_example, save_model
 from minimodels.train import train
-from tests.helpers import open_page, plotly_specs, wait_for_run
+from tests.helpers import open_page, plotly_specs, table_as_read, wait_for_run
 
 PAGE = "pages/own_data.py"
 READ = "2 · What the page read from"
@@ -147,7 +147,7 @@ def test_html_and_script_in_pairs_stay_text(at):
     hostile = "<script>alert(1)</script>\tbonjour\n<b>bold</b>\tgras\n" + "".join(f"w{i}\tm{i}\n" for i in range(20))
     at.text_area(key="own_data.paste").set_value(hostile).run()
     assert not at.exception
-    sample = at.table[0].value
+    sample = table_as_read(at.table[0])
     assert sample["source"].iloc[0] == "<script>alert(1)</script>"  # shown literally, in a table cell
     for element in (*at.markdown, *at.caption, *at.header):
         assert "<script>" not in element.value or "`" in element.value

@@ -10,7 +10,16 @@ import pytest
 
 import ui.results
 from lessons.scaling import recall, recall_training, saturation, score_cost, scores, thinking_machines, variance
-from tests.helpers import answer_exercise, markdown_starting, open_page, plotly_array, predicted, unfold, vega_rows
+from tests.helpers import (
+    answer_exercise,
+    markdown_starting,
+    open_page,
+    plotly_array,
+    predicted,
+    table_as_read,
+    unfold,
+    vega_rows,
+)
 from tests.helpers import plotly_specs as figures
 
 PAGE = "pages/scaling.py"
@@ -57,7 +66,7 @@ def test_page_opens_with_every_figure_and_the_measured_comparison(at):
     assert not at.exception
     assert at.title[0].value == "Scaling by √d_k"
     assert len(at.latex) >= 1
-    lecture = at.table[0].value
+    lecture = table_as_read(at.table[0])
     assert list(lecture["Thinking"]) == ["112", "14", "0.88", "0.9999999"]
     assert one_query_map(at).shape == (len(saturation.HEATMAP_DS), 8)
     for panel in saturation.SOFTMAX_PANELS:  # both scores and the uniform reference at every d_k
