@@ -284,11 +284,9 @@ def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwar
 
     On a phone a table of words (sentences, a head's words, beside whole numbers) is a static table whose cells wrap:
     a data frame's cells never wrap, and a sentence ran up to four screens wide, read by swiping cell by cell."""
-    if narrow_screen() and not formats:
-        words = _words_only(rows)
-        if words is not None:
-            text_table(words, container=container)
-            return
+    if narrow_screen() and not formats and _once(("words", rows), lambda: _words_only(_frame(rows))):
+        text_table(rows, container=container)
+        return
     config = {name: st.column_config.NumberColumn(format=f) for name, f in (formats or {}).items()}
     (container or st).dataframe(
         _arrow(rows), hide_index=True, **{"width": "stretch", "column_config": config or None, **kwargs}
@@ -298,9 +296,13 @@ def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwar
 def text_table(rows, *, container=None) -> None:
     """A static table whose cells wrap, no index column; every header and cell that is text shown as the text it is
     (``st.table`` reads Markdown in both: a sentence ``**x** $y$`` would come out bold and as an equation)."""
-    frame = _frame(rows)
-    shown = frame.rename(columns=lambda name: plain(str(name))).map(lambda v: plain(v) if isinstance(v, str) else v)
-    (container or st).table(shown, hide_index=True)
+
+    def escaped():
+        frame = _frame(rows)
+        shown = frame.rename(columns=lambda name: plain(str(name))).map(lambda v: plain(v) if isinstance(v, str) else v)
+        return arrow_table(shown)
+
+    (container or st).table(_once(("text", rows), escaped), hide_index=True)
 
 
 def _frame(rows):
@@ -309,30 +311,30 @@ def _frame(rows):
     return rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
 
 
-def _words_only(rows):
-    """``rows`` as a data frame when its cells are text and whole numbers (a head's number, a step's), text in at
-    least one; else None (a measured number keeps the data frame's own format)."""
-    frame = _frame(rows)
+WRAPPED_ROWS = 30  # a longer table stays a data frame on a phone: it scrolls within its height, not the page's
+
+
+def _words_only(frame) -> bool:
+    """Whether a table's cells are text and whole numbers (a head's number, a step's), text in at least one, in at
+    most :data:`WRAPPED_ROWS` rows (a measured number keeps the data frame's own format)."""
     cells = frame.to_numpy().ravel()
     words = any(isinstance(cell, str) for cell in cells)
-    return frame if words and all(isinstance(cell, str | numbers.Integral) for cell in cells) else None
+    return len(frame) <= WRAPPED_ROWS and words and all(isinstance(cell, str | numbers.Integral) for cell in cells)
 
 
 _TABLES = Kept(512)  # the server's tables as Arrow, by content
 
 
+def _once(key, make):
+    """``make()``, made once per ``key``'s content for every session (rows that cannot be pickled: every time)."""
+    try:
+        fingerprint = digest(key)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return make()
+    return _TABLES.get_or_make(fingerprint, make)
+
+
 def _arrow(rows):
     """``rows`` (dicts or a data frame) as the Arrow table Streamlit would make of them, made once per content for
-    every session: converting through pandas is a noticeable part of a lesson's run. Rows that cannot be pickled go
-    as they are."""
-    import pandas as pd  # here: the home page loads ui, never pandas
-
-    try:
-        key = digest(rows)
-    except (pickle.PicklingError, TypeError, AttributeError):
-        return rows
-
-    def convert():
-        return arrow_table(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
-
-    return _TABLES.get_or_make(key, convert)
+    every session: converting through pandas is a noticeable part of a lesson's run."""
+    return _once(rows, lambda: arrow_table(_frame(rows)))

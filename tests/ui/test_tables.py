@@ -4,6 +4,7 @@ of measured numbers stays a data frame with its formats."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -13,11 +14,17 @@ from tests.helpers import table_as_read
 MARKDOWN = "**bold** $x^2$ :red[red] - 1. [a](b) ~s~ <b>tag</b> :tada:"
 
 
+def _words(rows) -> bool:
+    return ui.charts._words_only(pd.DataFrame(rows))
+
+
 def test_words_beside_whole_numbers_are_words_and_a_measured_number_is_not():
-    assert ui.charts._words_only([{"head": 1, "English": "Japan (Japan) 100%"}]) is not None
-    assert ui.charts._words_only([{"model": "RNN", "exact match": 0.93}]) is None  # keeps the data frame's format
-    assert ui.charts._words_only([{"step": 1, "n": 5}]) is None  # no words: nothing to wrap
-    assert ui.charts._words_only([]) is None
+    assert _words([{"head": 1, "English": "Japan (Japan) 100%"}])
+    assert not _words([{"model": "RNN", "exact match": 0.93}])  # keeps the data frame's format
+    assert not _words([{"step": 1, "n": 5}])  # no words: nothing to wrap
+    assert not _words([])
+    many = [{"line": n, "why it was skipped": "one column"} for n in range(ui.charts.WRAPPED_ROWS + 1)]
+    assert not _words(many) and _words(many[:-1])  # a long one scrolls within its own height
 
 
 def _page():
