@@ -4,12 +4,14 @@ of measured numbers stays a data frame with its formats."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.charts
-from tests.helpers import table_as_read
+from tests.helpers import ROOT, table_as_read
 
 MARKDOWN = "**bold** $x^2$ :red[red] - 1. [a](b) ~s~ <b>tag</b> :tada:"
 
@@ -56,3 +58,18 @@ def test_on_a_phone_a_table_of_words_wraps_and_numbers_stay_a_data_frame(phone, 
     assert len(at.table) == (1 if phone else 0) and len(at.dataframe) == (1 if phone else 2)
     if phone:
         assert table_as_read(at.table[0])["into English"].iloc[0] == "the friend does not cook my pizza in Japan"
+
+
+def test_every_table_of_a_page_goes_through_ui_charts():
+    """``st.table`` reads Markdown in a student's text, and ``st.dataframe`` skips the phone's wrapping: pages and the
+    UI layer draw tables with ``ui.table`` or ``ui.text_table`` only."""
+    direct = re.compile(r"\bst\.(table|dataframe)\(")
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in files
+        if path.name != "charts.py" or path.parent.name != "ui"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if direct.search(line)
+    ]
+    assert found == [], found
