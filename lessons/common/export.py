@@ -16,7 +16,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -54,20 +54,33 @@ def _axis_labels(axis, positions, count: int, fallback: str, own=None) -> list[s
     return [ticks.get(p, html.unescape(p) if isinstance(p, str) else f"{title} {p}") for p in positions]
 
 
+def unique(labels: Sequence[str]) -> list[str]:
+    """``labels`` with each repeat numbered by its count so far ("the", "the (2)")."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return out
+
+
 def heatmap_tables(fig) -> list[Table]:
     """Every heatmap trace of a Plotly figure, with its row and column labels."""
     tables = []
     title = html.unescape(fig.layout.title.text or "") if fig.layout.title is not None else ""
     heatmaps = [t for t in fig.data if t.type == "heatmap" and t.z is not None]
+    panels = _panel_titles(fig)
     for n, trace in enumerate(heatmaps):
         z = np.asarray(trace.z, dtype=float)
         if z.ndim == 1:
             z = z[None]
         xaxis = fig.layout["xaxis" + (trace.xaxis or "x")[1:]]
         yaxis = fig.layout["yaxis" + (trace.yaxis or "y")[1:]]
-        name = trace.name or title or "heatmap"
-        if len(heatmaps) > 1 and not trace.name:
-            name = f"{name} ({n + 1})"
+        name = trace.name or panels.get((trace.xaxis or "x", trace.yaxis or "y"))
+        if not name:
+            name = title or "heatmap"
+            if len(heatmaps) > 1:
+                name = f"{name} ({n + 1})"
         own = trace.meta if isinstance(trace.meta, dict) else {}
         tables.append(
             Table(
@@ -77,7 +90,28 @@ def heatmap_tables(fig) -> list[Table]:
                 values=z,
             )
         )
-    return tables
+    names = unique([t.name for t in tables])  # two panels of one title are told apart
+    return [replace(t, name=name) for t, name in zip(tables, names, strict=True)]
+
+
+def _panel_titles(fig) -> dict[tuple[str, str], str]:
+    """Each panel's own title by its axes (``("x2", "y2")``): the text centred over the panel at the top of its
+    plotting area, where ``make_subplots`` writes a subplot's title. A heatmap of several panels is named by them
+    ("English", "French-like"), not by its place in the figure ("(3)"), which a reader cannot see to count."""
+    found = {}
+    for key in fig.layout:
+        if not key.startswith("xaxis"):
+            continue
+        x = key[5:]
+        xaxis, yaxis = fig.layout[key], fig.layout["yaxis" + x] if f"yaxis{x}" in fig.layout else None
+        if yaxis is None or xaxis.domain is None or yaxis.domain is None:
+            continue
+        middle, top = sum(xaxis.domain) / 2, yaxis.domain[1]
+        for note in fig.layout.annotations or ():
+            placed = note.xref == "paper" and note.yref == "paper" and note.x is not None and note.y is not None
+            if placed and abs(note.x - middle) < 1e-6 and abs(note.y - top) < 1e-6 and note.text:
+                found[("x" + x, "y" + x)] = html.unescape(LINE_BREAK.sub(" ", note.text))
+    return found
 
 
 LINE_BREAK = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)  # Plotly's line break in a title
@@ -109,14 +143,6 @@ def describe(tables: Sequence[Table], strongest: int = 3) -> str:
 def values_frame(tables):
     """A figure's heatmaps as one table: one heatmap as its matrix (row tokens down, column tokens across); several,
     one row per cell (map, row, column, value). A repeated token ("the … the") keeps one column each."""
-
-    def unique(labels: Sequence[str]) -> list[str]:
-        seen: dict[str, int] = {}
-        out = []
-        for label in labels:
-            seen[label] = seen.get(label, 0) + 1
-            out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
-        return out
 
     if len(tables) == 1:
         table = tables[0]

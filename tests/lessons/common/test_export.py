@@ -58,6 +58,25 @@ def test_every_heatmap_of_a_subplot_figure_is_exported():
         assert len(table.columns) == table.values.shape[1] and len(table.rows) == table.values.shape[0]
 
 
+def test_the_maps_of_a_figure_are_named_by_their_panels_titles_else_by_their_place():
+    from plotly.subplots import make_subplots
+
+    titled = make_subplots(rows=2, cols=2, subplot_titles=("English", "French-like", "Italian-like", "Verb-final"))
+    bare = make_subplots(rows=1, cols=2)
+    for fig in (titled, bare):
+        fig.update_layout(title="each head's weights")
+        for n in range(len(fig.layout.annotations) or 2):
+            fig.add_trace(go.Heatmap(z=[[n, 1.0]]), row=n // 2 + 1, col=n % 2 + 1)
+    titled.add_annotation(text="a note", x=0.225, y=0.5, xref="paper", yref="paper")  # not at a panel's top
+    assert [t.name for t in export.heatmap_tables(titled)] == ["English", "French-like", "Italian-like", "Verb-final"]
+    assert [t.name for t in export.heatmap_tables(bare)] == ["each head's weights (1)", "each head's weights (2)"]
+    assert export.describe(export.heatmap_tables(titled)).startswith("English: 1 rows × 2 columns")
+    twice = make_subplots(rows=1, cols=2, subplot_titles=("English", "English"))
+    for col in (1, 2):
+        twice.add_trace(go.Heatmap(z=[[1.0]]), row=1, col=col)
+    assert [t.name for t in export.heatmap_tables(twice)] == ["English", "English (2)"]  # told apart
+
+
 def test_every_map_of_a_head_grid_is_read_back_with_its_own_tokens_and_its_head():
     """The grid's x axis names only the first map's columns (the others sit further along it): each map's download
     and sentence still carry the tokens, and a name saying which layer and head it is."""
