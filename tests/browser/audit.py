@@ -5,7 +5,7 @@ A page is opened once in a fresh tab, fully drawn (no skeleton left), and measur
 heatmaps and sidebar; what sticks out past the right edge (``scripts/screenshot.py``'s :data:`OVERFLOW_JS`, which
 the screenshot script prints too); its display equations wider than the screen; its touch targets; axe-core's
 audit (WCAG 2.1 A and AA, and WCAG 2.2's target size); and, the window grown to the whole page, its charts' text
-boxes and which data frames scroll sideways. The results are kept for the test session, so
+boxes and which tables scroll sideways. The results are kept for the test session, so
 ``tests/browser/test_every_page_by_url.py``, ``tests/browser/test_phone.py`` and
 ``tests/browser/test_accessibility.py`` share the visit: drawing a page is the costly part.
 
@@ -114,6 +114,11 @@ DATA_FRAMES_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [d
           says: cue !== 'none' && cue.includes('sideways'),
           columns: [...grid.querySelectorAll('[role=columnheader]')].map((h) => h.textContent.trim()).join(' | ')};
 })"""
+# every static table (``ui.text_table``): whether its box scrolls sideways, and whether the box says so above it
+STATIC_TABLES_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stTable] > div')]
+  .map((box) => ({scrolls: box.scrollWidth > box.clientWidth + 1, width: box.scrollWidth, box: box.clientWidth,
+                  says: getComputedStyle(box, '::before').content.includes('sideways'),
+                  columns: [...box.querySelectorAll('thead th')].map((h) => h.textContent.trim()).join(' | ')}))"""
 
 
 def pages() -> list[str]:
@@ -180,6 +185,7 @@ def visit(browser, base_url: str, path: str) -> dict:
             whole_page(page, lambda: settle(page))  # last: every chart drawn, the window as tall as the page
             _visits[key]["chart_texts"] = page.evaluate(CHART_TEXT_OVERLAPS_JS, TOLERANCE_PX)
             _visits[key]["data_frames"] = page.evaluate(DATA_FRAMES_JS)
+            _visits[key]["static_tables"] = page.evaluate(STATIC_TABLES_JS)
         finally:
             context.close()
     return _visits[key]

@@ -59,15 +59,20 @@ def test_no_two_text_boxes_of_a_chart_overlap_on_a_phone(path, browser, streamli
 
 
 @pytest.mark.parametrize("path", pages(), ids=lambda path: path or "home")
-def test_a_data_frame_that_scrolls_sideways_says_so(path, browser, streamlit_server):
-    """A data frame's columns scroll inside its grid, and on a phone nothing shows there is more to the right (no
-    scroll bar until touched): its box says so under it; one that fits says nothing."""
+def test_a_table_that_scrolls_sideways_says_so(path, browser, streamlit_server):
+    """A data frame's columns scroll inside its grid, and a static table's inside its box; on a phone nothing shows
+    there is more to the right (no scroll bar until touched): a data frame says so under it, a static table above
+    it (as a chart does); one that fits says nothing."""
     frames = visit(browser, streamlit_server, path)["data_frames"]
     wrong = [f for f in frames if f["scrolls"] != f["says"]]
     assert wrong == [], wrong
     covered = [f for f in frames if f["says"] and f["room"] < f["line"] - 1]  # the words under the grid, not on it
     assert covered == [], covered
+    static = visit(browser, streamlit_server, path)["static_tables"]  # a static table's box says so above it
+    assert [t for t in static if t["scrolls"] != t["says"]] == [], static
 
+
+def test_the_course_map_links_are_finger_sized(browser, streamlit_server):
     links = visit(browser, streamlit_server, "")["links"]
     assert len(links) >= 12  # every lesson of the map is a link (and the tools that exist)
     small = [link for link in links if link["height"] < 24 or link["width"] < 24]
