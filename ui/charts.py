@@ -284,8 +284,9 @@ def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwar
 
     On a phone a table of words (sentences, a head's words, beside whole numbers) is a static table whose cells wrap:
     a data frame's cells never wrap, and a sentence ran up to four screens wide, read by swiping cell by cell."""
-    if narrow_screen() and not formats and _once(("words", rows), lambda: _words_only(_frame(rows))):
-        text_table(rows, container=container)
+    wrapped = _once(("phone", rows), lambda: _phone_table(_frame(rows))) if narrow_screen() and not formats else None
+    if wrapped is not None:
+        (container or st).table(wrapped, hide_index=True)
         return
     config = {name: st.column_config.NumberColumn(format=f) for name, f in (formats or {}).items()}
     (container or st).dataframe(
@@ -296,13 +297,20 @@ def table(rows, *, formats: dict[str, str] | None = None, container=None, **kwar
 def text_table(rows, *, container=None) -> None:
     """A static table whose cells wrap, no index column; every header and cell that is text shown as the text it is
     (``st.table`` reads Markdown in both: a sentence ``**x** $y$`` would come out bold and as an equation)."""
+    (container or st).table(_once(("text", rows), lambda: _escaped(_frame(rows))), hide_index=True)
 
-    def escaped():
-        frame = _frame(rows)
-        shown = frame.rename(columns=lambda name: plain(str(name))).map(lambda v: plain(v) if isinstance(v, str) else v)
-        return arrow_table(shown)
 
-    (container or st).table(_once(("text", rows), escaped), hide_index=True)
+def _escaped(frame):
+    """``frame`` as an Arrow table whose text, headers included, Markdown shows as it is written."""
+    return arrow_table(
+        frame.rename(columns=lambda name: plain(str(name))).map(lambda v: plain(v) if isinstance(v, str) else v)
+    )
+
+
+def _phone_table(frame):
+    """On a phone, ``frame`` as :func:`text_table` draws it when it is a table of words (:func:`_words_only`), else
+    None: decided and escaped in one go, once per content."""
+    return _escaped(frame) if _words_only(frame) else None
 
 
 def _frame(rows):
