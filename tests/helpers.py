@@ -114,12 +114,15 @@ def vega_rows(chart) -> list[dict]:
     return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist()
 
 
+def as_read(text: str) -> str:
+    """Text escaped for Markdown (``ui.charts.plain``) as a student reads it: each escaped character as itself."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+
+
 def table_as_read(table):
     """A static table's data frame as a student reads it (``ui.text_table`` escapes every character Markdown would
     read; the browser shows each cell as it was written: tests/browser/test_own_data.py)."""
-    unescape = functools.partial(re.compile(r"\\([!-/:-@\[-`{-~])").sub, r"\1")
-    frame = table.value
-    return frame.rename(columns=unescape).map(lambda v: unescape(v) if isinstance(v, str) else v)
+    return table.value.rename(columns=as_read).map(lambda v: as_read(v) if isinstance(v, str) else v)
 
 
 def markdown_starting(at: AppTest, start: str) -> str:

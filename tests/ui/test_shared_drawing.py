@@ -13,7 +13,7 @@ import pytest
 from lessons.common import charts, grids
 from lessons.common.comparison import Comparison
 from lessons.common.runs import Run
-from tests.helpers import open_page, plotly_specs, vega_specs
+from tests.helpers import as_read, open_page, plotly_specs, vega_specs
 from ui import charts as ui_charts
 
 PAGE = "pages/masking.py"
@@ -63,7 +63,7 @@ def test_on_a_phone_the_text_alternative_and_the_values_name_every_cell_where_th
     assert not {"word2", "word8", "word11"} <= set(shown)  # at least one of their columns is unlabelled there
     (table,) = narrow.tables
     assert list(table.columns) == labels and list(table.rows) == labels
-    words = narrow.caption.replace("\\", "")  # the caption is escaped for Markdown
+    words = as_read(narrow.caption)  # the caption is escaped for Markdown
     assert "strongest word12 → word11 (0.90), word1 → word2 (0.80), word6 → word8 (0.70)" in words
     assert "30 rows × 30 columns" in words
 
