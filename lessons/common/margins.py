@@ -194,7 +194,8 @@ def fit_margins(fig: go.Figure) -> go.Figure:
         side, room = _axis_room(name, axis, layout, _axis_labels(axis, traces, name[0], name))
         if side:
             need[side] = max(need[side], room)
-            under = max(under, room) if side == "b" else under
+        if side == "b":
+            under = max(under, room)
     bars = []  # (colour bar, lowest value, highest value)
     for where in shown_colour_bars(traces, layout):
         if isinstance(where, int):  # a trace's own bar, over its values
