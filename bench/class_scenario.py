@@ -47,7 +47,7 @@ from pathlib import Path
 import store
 from bench import classroom_report
 from bench.class_session import _log_errors, _since, _teacher, database
-from bench.harness import RESULTS, cpu_seconds, keep_figures, percentile, server, speed_ms
+from bench.harness import RESULTS, cpu_seconds, keep_figures, percentile, server, slowed, speed_ms
 from bench.streamlit_client import Student
 from store.db import ENV_URL
 
@@ -307,6 +307,7 @@ def run(n: int, lesson: str, seconds: float, window, seed: int = 0, finish: floa
         "load_before": round(load_before, 2),
         "load_after": round(os.getloadavg()[0], 2),
         "speed_ms": speed,
+        **({"slow_cores": share} if (share := slowed()) is not None else {}),
         "date": datetime.date.today().isoformat(),
     }
 

@@ -75,7 +75,7 @@ def scenario_lines(rows: list[dict]) -> list[str]:
             f"| {r['students']} | {r['lesson']} | {r['window_s'][0]:g}–{r['window_s'][1]:g} | "
             + " | ".join(cells)
             + f" | {_gap(r)} | {r['server_cores']} | {r['errors']} "
-            f"| {r['load_before']}/{r['load_after']} | {r['speed_ms']} | {r['date']} |"
+            f"| {r['load_before']}/{r['load_after']} | {_speed(r)} | {r['date']} |"
         )
     lines += ["", *scenario_verdicts(rows), ""]
     notes = ROOT / "bench" / "class_scenario.md"  # what the rows mean, machine by machine: written by hand
@@ -99,11 +99,18 @@ def scenario_verdicts(rows: list[dict]) -> list[str]:
         line = f"{n} students: every target met in {len(mine) - len(short)} of {len(mine)} rows"
         if short:
             line += "; not met in " + "; ".join(
-                f"the row of {r['date']} at speed ms {r['speed_ms']} ({', '.join(_missed(r, k) for k in names)})"
+                f"the row of {r['date']} at speed ms {_speed(r)} ({', '.join(_missed(r, k) for k in names)})"
                 for r, names in short
             )
         lines.append(line + ".")
     return lines
+
+
+def _speed(r: dict) -> str:
+    """A row's speed, and the share of each core ``bench.slow_cores`` took from it where it ran under that (its
+    ``speed_ms``, CPU time, does not show it)."""
+    share = r.get("slow_cores")
+    return f"{r['speed_ms']}" if share is None else f"{r['speed_ms']}, cores slowed by {share:.1%}"
 
 
 def _missed(r: dict, target: str) -> str:

@@ -68,3 +68,17 @@ def test_the_verdict_reads_every_stored_row_and_names_the_ones_that_missed():
         "60 students: every target met in 0 of 1 rows; not met in the row of 2026-11-28 at speed ms 190.2 (2 errors)."
     )
     assert classroom_report.scenario_verdicts([quick]) == ["30 students: every target met in 1 of 1 rows."]
+
+
+def test_a_row_measured_under_slowed_cores_says_so_beside_its_speed(monkeypatch):
+    from bench import harness
+
+    monkeypatch.delenv("BENCH_SLOW_CORES", raising=False)
+    assert harness.slowed() is None
+    monkeypatch.setenv("BENCH_SLOW_CORES", "0.425")  # as bench.slow_cores sets it for the bench it runs
+    assert harness.slowed() == 0.425
+    slowed = _row(**{"whole-page control": 276.0}) | {"date": "2026-11-29", "speed_ms": 65.0, "slow_cores": 0.425}
+    assert classroom_report.scenario_verdicts([slowed]) == [
+        "30 students: every target met in 0 of 1 rows; not met in the row of 2026-11-29 at speed ms 65.0, cores "
+        "slowed by 42.5% (whole-page control p90 276.0 ms)."
+    ]
