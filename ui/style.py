@@ -46,11 +46,11 @@ APP_CSS = """<style>
 [data-testid="stCaptionContainer"] { color: inherit; opacity: 0.8; }
 @media (hover: none), (max-width: 639px) { [data-testid="stPlotlyChart"] .modebar-container { display: none; } }
 [data-scroll-box][role="region"]:not(.katex-display)::before {
-  content: "↔ Wider than the screen: swipe or scroll sideways to see all of it"; display: block; position: sticky;
+  content: "↔ Swipe or scroll sideways to see all of it"; display: block; position: sticky;
   left: 0; width: max-content; max-width: 90vw; font-size: 0.85rem; opacity: 0.8; padding-bottom: 0.25rem; }
 [data-wide-table] { position: relative; padding-bottom: 1.6rem; }
 [data-wide-table]::after {
-  content: "↔ Wider than the screen: scroll the table sideways"; position: absolute; left: 0; right: 0; bottom: 0;
+  content: "↔ Scroll the table sideways to see all of it"; position: absolute; left: 0; right: 0; bottom: 0;
   font-size: 0.85rem; line-height: 1.5rem; opacity: 0.8; white-space: nowrap; overflow: hidden;
   text-overflow: ellipsis; }
 @supports (overflow-clip-margin: 12px) {
