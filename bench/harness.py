@@ -112,10 +112,13 @@ def speed_ms(repeats: int = 5) -> float:
     return round(1000 * min(once() for _ in range(repeats)), 1)
 
 
+SLOW_CORES_ENV = "BENCH_SLOW_CORES"  # bench.slow_cores tells the command it runs the share it takes
+
+
 def slowed() -> float | None:
     """The share of every core ``bench.slow_cores`` takes while this bench runs under it, else None. ``speed_ms``
     reads CPU time and does not see it, so a row measured under it says so beside its speed."""
-    share = os.environ.get("BENCH_SLOW_CORES")
+    share = os.environ.get(SLOW_CORES_ENV)
     return float(share) if share else None
 
 

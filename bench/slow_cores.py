@@ -32,7 +32,8 @@ import subprocess
 import sys
 import time
 
-ENV = "BENCH_SLOW_CORES"  # set for the command: the share taken (a bench's row says it ran slowed, harness.slowed)
+from bench.harness import SLOW_CORES_ENV
+
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a child gets when its parent ends
 MAX_SHARE = 0.9  # the kernel keeps 5% of every second from real-time processes; more would stall the machine
 
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{before:.1f} ms before, {under:.1f} ms now ({under / before:.2f}×); spinners {' '.join(map(str, pids))}",
             flush=True,
         )
-        return subprocess.run(command, env={**os.environ, ENV: str(args.share)}).returncode
+        return subprocess.run(command, env={**os.environ, SLOW_CORES_ENV: str(args.share)}).returncode
     finally:
         stop(pids)
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bench import classroom_report
+from bench import classroom_report, harness
 from tests.helpers import ROOT
 
 
@@ -71,11 +71,9 @@ def test_the_verdict_reads_every_stored_row_and_names_the_ones_that_missed():
 
 
 def test_a_row_measured_under_slowed_cores_says_so_beside_its_speed(monkeypatch):
-    from bench import harness
-
-    monkeypatch.delenv("BENCH_SLOW_CORES", raising=False)
+    monkeypatch.delenv(harness.SLOW_CORES_ENV, raising=False)
     assert harness.slowed() is None
-    monkeypatch.setenv("BENCH_SLOW_CORES", "0.425")  # as bench.slow_cores sets it for the bench it runs
+    monkeypatch.setenv(harness.SLOW_CORES_ENV, "0.425")  # as bench.slow_cores sets it for the bench it runs
     assert harness.slowed() == 0.425
     slowed = _row(**{"whole-page control": 276.0}) | {"date": "2026-11-29", "speed_ms": 65.0, "slow_cores": 0.425}
     assert classroom_report.scenario_verdicts([slowed]) == [
