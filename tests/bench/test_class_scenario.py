@@ -80,3 +80,15 @@ def test_a_row_measured_under_slowed_cores_says_so_beside_its_speed(monkeypatch)
         "30 students: every target met in 0 of 1 rows; not met in the row of 2026-11-29 at speed ms 65.0, cores "
         "slowed by 42.5% (whole-page control p90 276.0 ms)."
     ]
+
+
+def test_a_missed_figure_says_how_many_timings_it_is_of():
+    few = _row(**{"whole-page control": 331.3}) | {
+        "date": "2026-11-28",
+        "speed_ms": 190.2,
+        "counts": {"whole-page control": 9},
+    }
+    assert classroom_report.scenario_verdicts([few]) == [
+        "30 students: every target met in 0 of 1 rows; not met in the row of 2026-11-28 at speed ms 190.2 "
+        "(whole-page control p90 331.3 ms of 9 timings)."
+    ]
