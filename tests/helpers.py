@@ -114,6 +114,18 @@ def vega_rows(chart) -> list[dict]:
     return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pylist()
 
 
+def gone(pid: int, timeout: float = 30.0) -> bool:
+    """Whether process ``pid`` has ended, waiting up to ``timeout`` seconds for it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def as_read(text: str) -> str:
     """Text escaped for Markdown (``ui.charts.plain``) as a student reads it: each escaped character as itself."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)

@@ -9,17 +9,9 @@ import sys
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, gone
 
 RUN = [sys.executable, "-m", "bench.slow_cores"]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 # Run under the spinners: its parent's other children are the spinners; are they all real-time, and how many? And
@@ -47,7 +39,7 @@ def test_the_command_runs_under_a_real_time_spinner_per_core_its_status_comes_ba
     assert f"real-time True {cores}" in done.stdout  # a spinner per core, real-time while the command ran
     assert "told 0.3" in done.stdout
     pids = [int(p) for p in re.search(r"spinners ([\d ]+)", done.stdout).group(1).split()]
-    assert len(pids) == cores and not any(_alive(p) for p in pids)  # and gone with it
+    assert len(pids) == cores and all(gone(p) for p in pids)  # and gone with it
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 
 from lessons.common.live import TrainingRun
 from lessons.common.workers import LOST_WORKER, TRAINING_NICENESS, Pool
-from tests.helpers import counting
+from tests.helpers import counting, gone
 from ui.training import training_now_text
 
 
@@ -209,17 +209,6 @@ SERVER = textwrap.dedent(
         time.sleep(600)
     """
 )
-
-
-def gone(pid: int, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.1)
-    return False
 
 
 @pytest.mark.slow
