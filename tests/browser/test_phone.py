@@ -63,12 +63,13 @@ def test_a_table_that_scrolls_sideways_says_so(path, browser, streamlit_server):
     """A data frame's columns scroll inside its grid, and a static table's inside its box; on a phone nothing shows
     there is more to the right (no scroll bar until touched): a data frame says so under it, a static table above
     it (as a chart does); one that fits says nothing."""
-    frames = visit(browser, streamlit_server, path)["data_frames"]
+    seen = visit(browser, streamlit_server, path)
+    frames = seen["data_frames"]
     wrong = [f for f in frames if f["scrolls"] != f["says"]]
     assert wrong == [], wrong
     covered = [f for f in frames if f["says"] and f["room"] < f["line"] - 1]  # the words under the grid, not on it
     assert covered == [], covered
-    static = visit(browser, streamlit_server, path)["static_tables"]  # a static table's box says so above it
+    static = seen["static_tables"]  # a static table's box says so above it
     assert [t for t in static if t["scrolls"] != t["says"]] == [], static
 
 
