@@ -82,7 +82,7 @@ def _prepared(fig) -> _Drawn:
 def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
     """Presenter sizes, the high-contrast scales, a phone's one panel a row, fitted margins and the text
     alternative, made on ``fig`` itself."""
-    from lessons.common import colorscales, export, grids, margins  # here: Plotly; the home page never loads it
+    from lessons.common import colorscales, export, grids, margins, point_labels  # here: the home page loads no Plotly
 
     tables = tuple(export.heatmap_tables(fig))  # before a phone's every k-th tick label leaves the others unnamed
     if presenter:  # explicit sizes: Streamlit's Plotly theme sets the axes' own fonts
@@ -106,6 +106,10 @@ def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
         grids.phone_ticks(fig)
         grids.phone_cell_text(fig)
     margins.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
+    # words beside points: each where it covers no other, for the width the figure gets on this screen
+    point_labels.place_point_labels(
+        fig, fig.layout.width or (grids.PHONE_CHART_PX if narrow else point_labels.DESKTOP_CHART_PX)
+    )
     # The margins hold the labels now, so Plotly.js need not check each one: its default for a numeric axis ("hide
     # past div") measures every tick label's box in the browser on every draw, a cost a page of many maps feels
     # (bench/same_weight.md).

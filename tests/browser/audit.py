@@ -56,9 +56,10 @@ LINKS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-te
 
 
 # Every pair of text boxes of one Plotly chart that overlap: its title, its annotations (a panel's title, a head's
-# name), every tick label and every axis or colour bar title. A box is the text's own box turned as the text is
-# (a tick label at -60° is a slanted rectangle, not the upright box around it), each side pulled in by TOLERANCE_PX
-# (a glyph's box runs a pixel past its ink), and two boxes overlap when no side of either separates them.
+# name), every tick label, every axis or colour bar title, the words beside its points and bars, and its legend's. A
+# box is the text's own box turned as the text is (a tick label at -60° is a slanted rectangle, not the upright box
+# around it), each side pulled in by TOLERANCE_PX (a glyph's box runs a pixel past its ink), and two boxes overlap
+# when no side of either separates them.
 TOLERANCE_PX = 1.5
 CHART_TEXT_OVERLAPS_JS = r"""(tolerance) => {
   const corners = (el) => {
@@ -83,7 +84,8 @@ CHART_TEXT_OVERLAPS_JS = r"""(tolerance) => {
   const charts = [...document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')];
   charts.forEach((chart, n) => {
     const texts = [...chart.querySelectorAll(
-      '.gtitle, .annotation-text, .xtick > text, .ytick > text, .infolayer text[class$="title"], .cbtitle text')]
+      '.gtitle, .annotation-text, .xtick > text, .ytick > text, .infolayer text[class$="title"], .cbtitle text, '
+      + '.textpoint text, .bartext text, .legendtext')]
       .filter((el) => el.textContent.trim() && getComputedStyle(el).display !== 'none'
               && getComputedStyle(el).visibility !== 'hidden' && el.getAttribute('opacity') !== '0')
       .map((el) => ({el, text: el.textContent.trim().slice(0, 40), box: corners(el)}))

@@ -52,7 +52,8 @@ OVERLAPPING: dict = {}
     ids=lambda path: path or "home",
 )
 def test_no_two_text_boxes_of_a_chart_overlap_on_a_phone(path, browser, streamlit_server):
-    """Every Plotly chart's title, panel titles, tick labels and axis titles (``audit.CHART_TEXT_OVERLAPS_JS``)."""
+    """Every Plotly chart's title, panel titles, tick labels, axis titles, the words beside its points and bars and
+    its legend's (``audit.CHART_TEXT_OVERLAPS_JS``)."""
     found = visit(browser, streamlit_server, path)["chart_texts"]
     overlaps = found["overlaps"]
     assert overlaps == [], f"{len(overlaps)} overlaps in {found['charts']} charts, the first: {overlaps[:8]}"
