@@ -46,6 +46,7 @@ class _Drawn:
     tables: tuple  # its heatmaps' values with every row's and column's label (``export.heatmap_tables``), read
     # before a phone's tick labels are thinned: the downloads and the text alternative name every cell
     caption: str | None  # the heatmaps' text alternative; None when it has no heatmap
+    unlabelled: str | None  # which of its points' labels had no room on this screen, and where to read them; or None
 
 
 _DRAWN = Kept(512)  # the server's figures by content: a class on every lesson at its defaults, and what students try
@@ -107,7 +108,7 @@ def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
         grids.phone_cell_text(fig)
     margins.fit_margins(fig)  # margins that fit its labels: Plotly.js then draws it once, not twice
     # words beside points: each where it covers no other, for the width the figure gets on this screen
-    point_labels.place_point_labels(
+    left_off = point_labels.place_point_labels(
         fig, fig.layout.width or (grids.PHONE_CHART_PX if narrow else point_labels.DESKTOP_CHART_PX)
     )
     # The margins hold the labels now, so Plotly.js need not check each one: its default for a numeric axis ("hide
@@ -119,7 +120,7 @@ def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
     if fig.layout.width:  # Streamlit fits a chart to its column: this one goes in a box at least that wide
         least, fig.layout.width = int(fig.layout.width), None
     caption = plain(export.describe(tables)) if tables else None
-    return _Drawn(_frozen(fig), least, tables, caption)
+    return _Drawn(_frozen(fig), least, tables, caption, point_labels.left_off_text(fig, left_off))
 
 
 def _built(builder, args: tuple, kwargs: dict) -> _Drawn:
@@ -181,6 +182,8 @@ def plotly(fig, *args, key: str, **kwargs) -> None:
     )
     if not _LIVE.get() and drawn.caption is not None:
         heatmap_downloads(drawn.tables, key, name, caption=drawn.caption)
+    if drawn.unlabelled:
+        st.caption(drawn.unlabelled)
 
 
 def vega(spec: dict, key: str, height: int | None = None, container=None, width: str = "stretch") -> None:

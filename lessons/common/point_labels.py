@@ -66,11 +66,14 @@ def _range(axis, values: np.ndarray) -> tuple[float, float]:
 def place_point_labels(fig: go.Figure, width_px: float) -> int:
     """Give every labelled point of ``fig``'s scatter traces a place where its label covers no other label and no
     point, for a figure ``width_px`` wide (its height and margins are the figure's own); a label with no such place
-    is left off and its word kept in the point's hover. Returns how many were left off.
+    is left off and its word kept in the point's hover (a trace with hover text of its own keeps it in the figure's
+    place). Returns how many were left off.
 
     A figure of one plot (``x`` and ``y`` axes, linear) only; any other is left as it is."""
     layout = fig.layout
-    traces = [t for t in fig.data if t.type == "scatter" and "text" in (t.mode or "") and t.text is not None]
+    traces = [  # one word a point (a trace's one text for all its points is left as it is)
+        t for t in fig.data if t.type == "scatter" and "text" in (t.mode or "") and isinstance(t.text, (list, tuple))
+    ]
     if not traces or any(t.type != "scatter" or (t.xaxis or "x") != "x" or (t.yaxis or "y") != "y" for t in fig.data):
         return 0
     if layout.xaxis.type in ("log", "category", "date") or layout.yaxis.type in ("log", "category", "date"):
@@ -111,11 +114,12 @@ def place_point_labels(fig: go.Figure, width_px: float) -> int:
         own = t.textposition if isinstance(t.textposition, str) else PLACES[0]
         order = (own, *(p for p in PLACES if p != own))
         texts, places, shown = [str(s) for s in t.text], [], []
+        can_leave_off = t.hovertext is None  # the hover keeps a left-off word: it must not hide the trace's own
         for x, y, text in zip(t.x, t.y, texts, strict=True):
             place = _place(pixels, x, y, text, font, radius, order, placed, points, plot_w, plot_h)
             places.append(place or own)
-            shown.append(text if place or not text else "")
-            left_off += bool(text) and place is None
+            shown.append(text if place or not text or not can_leave_off else "")
+            left_off += bool(text) and place is None and can_leave_off
         if shown != texts:
             _keep_words_in_hover(t, texts)
             t.text = shown
@@ -147,3 +151,20 @@ def _keep_words_in_hover(trace, texts: list[str]) -> None:
     trace.hovertext = texts
     if trace.hovertemplate and "%{text}" in trace.hovertemplate:
         trace.hovertemplate = trace.hovertemplate.replace("%{text}", "%{hovertext}")
+
+
+def left_off_text(fig: go.Figure, left_off: int) -> str | None:
+    """Under a figure some of whose labels were left off (:func:`place_point_labels`): how many, and where to read
+    them; None when every label is shown."""
+    if not left_off:
+        return None
+    words = [t.hovertext if t.hovertext is not None else t.text for t in fig.data if t.type == "scatter"]
+    return left_off_sentence(left_off, sum(bool(w) for some in words if isinstance(some, (list, tuple)) for w in some))
+
+
+def left_off_sentence(left_off: int, labelled: int) -> str:
+    """The words under a figure that left ``left_off`` of its ``labelled`` points' labels off."""
+    return (
+        f"{left_off} of these {labelled} points' labels have no room beside them at this width: hover over a point "
+        "or tap it to read its label."
+    )

@@ -6,7 +6,7 @@ the figures show the lesson's numbers, and the page ends with the house's tail."
 import numpy as np
 
 from lessons import queries_keys_values
-from lessons.common import catalog
+from lessons.common import catalog, point_labels
 from lessons.queries_keys_values import (
     database,
     embeddings,
@@ -146,19 +146,27 @@ def test_section_one_draws_the_shipped_embeddings_and_says_what_their_neighbours
     at = open_page(QKV)
     shipped = embeddings.shipped_embedding_map()
     assert markdown_starting(at, "This model's source vocabulary") == embeddings.one_hot_sentence(shipped)
+    lefts = []  # how many words each map leaves off for want of room (on this desktop's width)
     for prop, table in (("French gender (nouns)", "trained"), ("word class", "before training")):
         at.radio(key="queries_keys_values.property").set_value(prop)
         at.radio(key="queries_keys_values.table").set_value(table).run()
         assert not at.exception, at.exception
         (fig,) = [f for title, f in figures(at).items() if title.startswith(f"{prop}, {table}<br>PCA")]
         view = shipped.views[table, prop]
-        drawn = {}
+        drawn, shown = {}, []
         for trace in fig["data"]:
             points = np.stack([plotly_array(trace["x"]), plotly_array(trace["y"])], axis=1)  # (n, 2)
-            drawn |= dict(zip(trace["text"], points, strict=True))
+            words = trace.get("hovertext") or trace["text"]  # a word with no room beside its point: in its hover
+            drawn |= dict(zip(words, points, strict=True))
+            shown += [text for text in trace["text"] if text]
         assert len(drawn) == len(view.words)
         np.testing.assert_allclose(drawn[view.words[0]], view.coords[0])
+        left_off = len(view.words) - len(shown)
+        lefts.append(left_off)
+        said = [c.value for c in at.caption if "labels have no room" in c.value]
+        assert said == [point_labels.left_off_sentence(left_off, len(view.words))] if left_off else said == []
         assert markdown_starting(at, "Of each of these") == embeddings.embedding_sentence(shipped, prop)
+    assert max(lefts) > 0  # the crowded word-class map says so under it
 
 
 def test_section_six_draws_the_timing_and_the_counts():

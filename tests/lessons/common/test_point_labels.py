@@ -57,6 +57,7 @@ def test_a_label_with_no_free_place_is_left_off_and_its_word_stays_in_the_hover(
     assert 13 - left_off <= 8 + 1  # at most one label in each of the eight places around one spot, and "apart"
     assert list(fig.data[0].hovertext) == [*words, "apart"]  # a tap on any point still names its word
     assert fig.data[0].hovertemplate == "%{hovertext}<extra></extra>"
+    assert point_labels.left_off_text(fig, left_off).startswith(f"{left_off} of these 13 points' labels have no room")
     assert not any(_overlap(a, b) for a, b in itertools.combinations(_boxes(fig, 358), 2))
 
 
@@ -81,4 +82,16 @@ def test_a_figure_of_several_plots_or_without_labels_is_left_as_it_is():
     assert place_point_labels(fig, 358) == 0
     assert fig.data[0].textposition == "top center" and list(fig.data[0].text) == ["a", "b"]
     bare = go.Figure([go.Scatter(x=[0, 1], y=[0, 1], mode="lines")])
-    assert place_point_labels(bare, 358) == 0
+    assert place_point_labels(bare, 358) == 0 and point_labels.left_off_text(bare, 0) is None
+    one_text = go.Figure([go.Scatter(x=[0, 0], y=[0, 0], mode="markers+text", text="same")])  # one text for all
+    assert place_point_labels(one_text, 358) == 0 and one_text.data[0].text == "same"
+
+
+def test_a_trace_with_its_own_hover_text_keeps_every_label():
+    """A left-off word lives on in the point's hover text: where the trace has hover text of its own, no label is
+    left off (crowded ones keep the figure's place)."""
+    fig = _scatter([0.0] * 12, [0.0] * 12, [f"word{i}" for i in range(12)])
+    fig.data[0].hovertext = [f"its own {i}" for i in range(12)]
+    assert place_point_labels(fig, 358) == 0
+    assert list(fig.data[0].text) == [f"word{i}" for i in range(12)]
+    assert list(fig.data[0].hovertext) == [f"its own {i}" for i in range(12)]
