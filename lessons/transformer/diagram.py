@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from lessons.common.charts import figure, safe_label
+from lessons.common.grids import NARROW
 from lessons.transformer.maps import maps_per_sentence
 from lessons.transformer.reading import Walk
 from minimodels.transformer import TransformerConfig
@@ -162,18 +163,49 @@ BOX_WIDTH, BOX_HEIGHT = 1.6, 0.78  # in x units and rows
 
 
 DIAGRAM_WIDTH = 720  # px: two columns of boxes whose lines (up to ~45 characters at 12 px) fit inside them
+# On a phone the decoder stands on the encoder, one column as wide as the screen: its lines at a smaller size, the
+# keys and values taken up a rail at the right to each encoder–decoder attention.
+PHONE_FONT, PHONE_ROW_HEIGHT = 10.5, 76
+RAIL_X = COLUMN_X[0] + BOX_WIDTH / 2 + 0.22  # the rail's x, in the figure's x units, right of the column's frame
+
+
+def stacked(diagram: Diagram) -> Diagram:
+    """The diagram for a phone: the decoder's rows above the encoder's, one row apart (drawn in one column), each
+    encoder–decoder attention box saying where its keys and values come from (the rail has no room for words)."""
+    top = max(b.row for b in diagram.boxes if b.column == 0)
+    memory = {z: label for _, z, label in diagram.arrows if label.startswith("keys, values")}
+    boxes = tuple(
+        Box(
+            b.name,
+            b.column,
+            b.row + (top + 2 if b.column == 1 else 0),
+            b.lines + ((f"{memory[b.name]}: the encoder's output",) if b.name in memory else ()),
+            b.fill,
+        )
+        for b in diagram.boxes
+    )
+    return Diagram(boxes, diagram.arrows)
 
 
 def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
-    """The diagram drawn with Plotly shapes and annotations (every line HTML-escaped: it holds typed text).
+    """The diagram drawn with Plotly shapes and annotations (every line HTML-escaped: it holds typed text); on a
+    phone (:data:`lessons.common.grids.NARROW`) in one column (:func:`stacked`), as wide as the screen.
 
     Shapes and annotations are collected first and the figure is built once: ``add_annotation`` one by one
     re-validates the whole list each time, which would take most of the page's run."""
+    phone = NARROW.get()
+    if phone:
+        diagram, row_height = stacked(diagram), PHONE_ROW_HEIGHT
+    font = PHONE_FONT if phone else 12
+
+    def x_of(b: Box) -> float:  # a box's centre: its stack's column, or the one column on a phone
+        return COLUMN_X[0 if phone else b.column]
+
     shapes, notes = [], []
     rows = max(b.row for b in diagram.boxes) + 1
-    for column, (name, color) in enumerate((("encoder", "#4c78a8"), ("decoder", "#e45756"))):
-        inner = [b.row for b in diagram.boxes if b.column == column and b.fill != ENDS_FILL and b.name != "out"]
-        x = COLUMN_X[column]
+    for stack, (name, color) in enumerate((("encoder", "#4c78a8"), ("decoder", "#e45756"))):
+        inner = [b.row for b in diagram.boxes if b.column == stack and b.fill != ENDS_FILL and b.name != "out"]
+        x = COLUMN_X[0 if phone else stack]
         shapes.append(
             {
                 "type": "rect",
@@ -198,7 +230,7 @@ def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
             }
         )
     for b in diagram.boxes:
-        x = COLUMN_X[b.column]
+        x = x_of(b)
         shapes.append(
             {
                 "type": "rect",
@@ -216,15 +248,21 @@ def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
                 "y": b.row,
                 "text": "<br>".join(safe_label(line, max_chars=70) for line in b.lines),
                 "showarrow": False,
-                "font": {"size": 12, "color": "#1f1f1f"},
+                "font": {"size": font, "color": "#1f1f1f"},
             }
         )
     for start, end, label in diagram.arrows:
         a, z = diagram.box(start), diagram.box(end)
-        xa, xz = COLUMN_X[a.column], COLUMN_X[z.column]
-        if a.column == z.column:  # up the column, from the top of one box to the bottom of the next
+        xa, xz = x_of(a), x_of(z)
+        across = a.column != z.column  # the encoder's output to a decoder layer's encoder–decoder attention
+        if not across:  # up the column, from the top of one box to the bottom of the next
             tail, head = (xa, a.row + BOX_HEIGHT / 2), (xz, z.row - BOX_HEIGHT / 2)
-        else:  # across, from the encoder's output to a decoder layer's encoder–decoder attention
+        elif phone:  # out to the rail, up it, and in from the right
+            edge = xa + BOX_WIDTH / 2
+            shapes.append(_line([(edge, a.row), (RAIL_X, a.row), (RAIL_X, z.row)], "#4c78a8"))
+            tail, head = (RAIL_X, z.row), (edge, z.row)
+            label = ""  # said in the box
+        else:
             tail, head = (xa + BOX_WIDTH / 2, a.row), (xz - BOX_WIDTH / 2, z.row)
         notes.append(
             {
@@ -241,35 +279,44 @@ def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
                 "arrowhead": 2,
                 "arrowsize": 1.2,
                 "arrowwidth": 1.3,
-                "arrowcolor": "#4c78a8" if a.column != z.column else "#555555",
+                "arrowcolor": "#4c78a8" if across else "#555555",
             }
         )
         if label:
             middle = ((tail[0] + head[0]) / 2, (tail[1] + head[1]) / 2)
             notes.append(
                 {
-                    "x": middle[0] + (0.04 if a.column == z.column else 0),
+                    "x": middle[0] + (0.04 if not across else 0),
                     "y": middle[1],
                     "text": safe_label(label, 40),
                     "showarrow": False,
-                    "xanchor": "left" if a.column == z.column else "center",
-                    "yanchor": "middle" if a.column == z.column else "bottom",
+                    "xanchor": "left" if not across else "center",
+                    "yanchor": "middle" if not across else "bottom",
                     "font": {"size": 10, "color": "#444444"},
                 }
             )
+    left, right = (
+        (COLUMN_X[0] - BOX_WIDTH / 2 - 0.15, RAIL_X + 0.05) if phone else (COLUMN_X[0] - 1.0, COLUMN_X[1] + 1.0)
+    )
     layout = {
         "shapes": shapes,
         "annotations": notes,
-        "xaxis": {"visible": False, "range": [COLUMN_X[0] - 1.0, COLUMN_X[1] + 1.0], "fixedrange": True},
+        "xaxis": {"visible": False, "range": [left, right], "fixedrange": True},
         "yaxis": {"visible": False, "range": [-0.6, rows - 0.4], "fixedrange": True},
         "height": row_height * rows + 20,
-        "width": DIAGRAM_WIDTH,  # the boxes' text needs it: on a phone the diagram scrolls sideways in its box
+        "width": None if phone else DIAGRAM_WIDTH,  # two columns' text needs it: it scrolls sideways where narrower
         "margin": {"l": 0, "r": 0, "t": 10, "b": 10},
         "plot_bgcolor": "white",
         "showlegend": False,
         "hovermode": False,
     }
     return figure([], layout)
+
+
+def _line(points: list[tuple[float, float]], color: str) -> dict:
+    """A shape: straight segments through ``points`` (x units, rows)."""
+    path = "M " + " L ".join(f"{x:.3f},{y:.3f}" for x, y in points)
+    return {"type": "path", "path": path, "line": {"color": color, "width": 1.3}, "layer": "below"}
 
 
 def maps_caption(config: TransformerConfig) -> str:
