@@ -323,7 +323,9 @@ def phone_ticks(fig: go.Figure) -> None:
         if axis.showticklabels is False:
             continue
         on = [t for t in fig.data if _on(t, name) and getattr(t, "x", None) is not None]
-        values = list(axis.tickvals) if axis.tickvals is not None else [v for t in on[:1] for v in t.x]
+        # each value once, gaps left out (a line trace's None between two segments)
+        given = axis.tickvals if axis.tickvals is not None else [v for t in on[:1] for v in t.x]
+        values = list(dict.fromkeys(v for v in given if v is not None))
         labels = [str(v) for v in (axis.ticktext if axis.ticktext is not None else values)]
         if len(labels) < 2:
             continue

@@ -122,3 +122,19 @@ def test_a_phone_lays_a_charts_one_colour_bar_under_it_and_gives_the_width_to_th
     two.add_trace(go.Heatmap(z=np.eye(3), colorbar={"x": 1.1}), row=1, col=2)
     assert not grids.phone_colorbar(two)  # two bars: each stays where its builder put it
     assert two.data[0].colorbar.orientation is None
+
+
+def test_a_phones_numeric_axis_reads_a_line_traces_steps_once_each_and_skips_its_gaps():
+    """A tree of segments (the Transformer's beam: x of each edge, None between two) on steps 0 … 4 one apart: on a
+    phone its five steps keep their labels, level and one apart; read as its 3 × 12 values with their gaps, they
+    had been taken for 36 words, turned upright and thinned (step 4 lost its label)."""
+    xs = []
+    for step in range(4):
+        xs += [step, step + 1, None] * 3
+    fig = go.Figure(
+        [go.Scatter(x=xs, y=[0.0] * len(xs), mode="lines")],
+        {"xaxis": {"dtick": 1, "range": [-0.3, 4.9]}, "margin": {"l": 60, "r": 10}},
+    )
+    grids.phone_ticks(fig)
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tickangle is None
+    assert fig.layout.xaxis.tickvals is None
