@@ -55,12 +55,17 @@ def _clear(box, others) -> bool:
 
 
 def _range(axis, values: np.ndarray) -> tuple[float, float]:
+    """The axis's range, left (or bottom) end first: its own, else the data's padded (with zero where its range mode
+    asks, reversed where its autorange is), which it then gets."""
     if axis.range is not None and len(axis.range) == 2 and None not in axis.range:
         return float(axis.range[0]), float(axis.range[1])
     lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
+    if axis.rangemode in ("tozero", "nonnegative"):
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
     pad = (hi - lo) * PAD_FRACTION or 1.0
-    axis.range = [lo - pad, hi + pad]  # the range the boxes are estimated in
-    return lo - pad, hi + pad
+    ends = [lo - pad, hi + pad][:: -1 if axis.autorange == "reversed" else 1]
+    axis.range = ends  # the range the boxes are estimated in
+    return ends[0], ends[1]
 
 
 def place_point_labels(fig: go.Figure, width_px: float) -> int:

@@ -95,3 +95,12 @@ def test_a_trace_with_its_own_hover_text_keeps_every_label():
     assert place_point_labels(fig, 358) == 0
     assert list(fig.data[0].text) == [f"word{i}" for i in range(12)]
     assert list(fig.data[0].hovertext) == [f"its own {i}" for i in range(12)]
+
+
+def test_an_axis_drawn_reversed_or_from_zero_keeps_it_in_the_range_it_is_given():
+    """Placing sets the ranges it estimated the boxes in: a reversed axis stays reversed, one drawn from zero still
+    starts there."""
+    fig = _scatter([1.0, 2.0], [3.0, 4.0], ["a", "b"], yaxis_autorange="reversed", xaxis_rangemode="tozero")
+    place_point_labels(fig, 600)
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    assert x0 < 0 < x1 and y0 > y1
