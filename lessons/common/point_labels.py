@@ -69,10 +69,10 @@ def _range(axis, values: np.ndarray) -> tuple[float, float]:
 
 
 def place_point_labels(fig: go.Figure, width_px: float) -> int:
-    """Give every labelled point of ``fig``'s scatter traces a place where its label covers no other label and no
-    point, for a figure ``width_px`` wide (its height and margins are the figure's own); a label with no such place
-    is left off and its word kept in the point's hover (a trace with hover text of its own keeps it in the figure's
-    place). Returns how many were left off.
+    """Give every labelled point of ``fig``'s scatter traces a place where its label covers no other label (nor,
+    where it can, a point), for a figure ``width_px`` wide (its height and margins are the figure's own); a label
+    with no such place is left off and its word kept in the point's hover (a trace with hover text of its own keeps
+    it in the figure's place). Returns how many were left off.
 
     A figure of one plot (``x`` and ``y`` axes, linear) only; any other is left as it is."""
     layout = fig.layout
@@ -88,8 +88,11 @@ def place_point_labels(fig: go.Figure, width_px: float) -> int:
     plot_h = (layout.height or 450) - (margin.t or 0) - (margin.b or 0)
     if plot_w <= 40 or plot_h <= 40:
         return 0
-    xs = np.concatenate([np.asarray(t.x, dtype=float) for t in fig.data if t.x is not None])
-    ys = np.concatenate([np.asarray(t.y, dtype=float) for t in fig.data if t.y is not None])
+    try:
+        xs = np.concatenate([np.asarray(t.x, dtype=float) for t in fig.data if t.x is not None])
+        ys = np.concatenate([np.asarray(t.y, dtype=float) for t in fig.data if t.y is not None])
+    except (TypeError, ValueError):  # words on an axis (categories Plotly guesses from the values): not placed
+        return 0
     (x0, x1), (y0, y1) = _range(layout.xaxis, xs), _range(layout.yaxis, ys)
     sx, sy = plot_w / (x1 - x0), plot_h / (y1 - y0)
     if layout.yaxis.scaleanchor == "x" or layout.xaxis.scaleanchor == "y":  # one scale; the roomier axis grows

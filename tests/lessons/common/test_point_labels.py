@@ -85,6 +85,8 @@ def test_a_figure_of_several_plots_or_without_labels_is_left_as_it_is():
     assert place_point_labels(bare, 358) == 0 and point_labels.left_off_text(bare, 0) is None
     one_text = go.Figure([go.Scatter(x=[0, 0], y=[0, 0], mode="markers+text", text="same")])  # one text for all
     assert place_point_labels(one_text, 358) == 0 and one_text.data[0].text == "same"
+    words_across = _scatter(["a", "a"], [0, 0], ["one", "two"])  # categories on x: Plotly's axis, not numbers
+    assert place_point_labels(words_across, 358) == 0 and words_across.data[0].textposition == "top center"
 
 
 def test_a_trace_with_its_own_hover_text_keeps_every_label():
