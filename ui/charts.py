@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lessons.common.vega import presenter_vega
+from ui import server
 from ui.kept import Kept, digest
 from ui.links import linked
 from ui.presenter import PRESENTER_SCALE, presenting
@@ -70,14 +71,42 @@ def _frozen(fig):
     return frozen
 
 
-def _prepared(fig) -> _Drawn:
-    """``fig`` made ready to draw: the same figure met before (by any session) is prepared once.
+def _prepared(fig, flags: tuple | None = None, *, twin: bool = False) -> _Drawn:
+    """``fig`` made ready to draw: the same figure met before (by any session) is prepared once. ``flags``: the
+    settings to draw it for (presenter, contrast, phone), this student's by default; ``twin``: prepare its
+    high-contrast twin later (:func:`_twin_later`), as for a figure a builder made.
 
     Preparing costs more than building: fitting the margins reads every label, the text alternative every cell."""
 
-    flags = (presenting(), high_contrast(), narrow_screen())
+    flags = flags or (presenting(), high_contrast(), narrow_screen())
     # who the figure is: its traces and layout as Plotly holds them (numbers, labels, sizes), and the settings
-    return _DRAWN.get_or_make(digest(fig._data, fig._layout, flags), lambda: _prepare(fig, *flags))
+    key = digest(fig._data, fig._layout, flags)
+
+    def make() -> _Drawn:
+        if twin and _twin_wanted(flags):
+            import plotly.graph_objects as go  # here: the home page loads ui, never Plotly
+
+            copy, twin_key = go.Figure(fig), digest(fig._data, fig._layout, _twin_flags(flags))  # before preparing
+            server.later(lambda: _DRAWN.get_or_make(twin_key, lambda: _prepare(copy, *_twin_flags(flags))))
+        return _prepare(fig, *flags)
+
+    return _DRAWN.get_or_make(key, make)
+
+
+def _twin_wanted(flags: tuple) -> bool:
+    """Whether a figure just made for ``flags`` should get its high-contrast twin made too, later: one made in the
+    normal scales by a page drawn whole (a page's figures as a student opens it; not each new value a section's
+    control gives, which few switch high contrast over).
+
+    The first student of a class to switch high contrast on waited for every figure of the page to be built and
+    prepared in those scales (81 ms for that switch against 41–52 for the next, bench/class_scenario.md): made
+    beforehand, when no page is being drawn (``ui.server.later``), that switch waits no longer than the next."""
+    return not flags[1] and not server.fragment_rerun()
+
+
+def _twin_flags(flags: tuple) -> tuple:
+    presenter, _, narrow = flags
+    return presenter, True, narrow
 
 
 def _prepare(fig, presenter: bool, contrast: bool, narrow: bool) -> _Drawn:
@@ -142,7 +171,28 @@ def _built(builder, args: tuple, kwargs: dict) -> _Drawn:
         name = digest(builder.__module__, builder.__qualname__, args, kwargs, *flags)
     except Exception:  # something pickle cannot take (a model, a generator): built this time
         return build()
-    return _BUILT.get_or_make(name, build)
+
+    def build_and_twin() -> _Drawn:
+        drawn = build()
+        if _twin_wanted(flags):
+            twin = _twin_flags(flags)
+            twin_name = digest(builder.__module__, builder.__qualname__, args, kwargs, *twin)
+            server.later(functools.partial(_build_twin, builder, args, kwargs, twin, twin_name))
+        return drawn
+
+    return _BUILT.get_or_make(name, build_and_twin)
+
+
+def _build_twin(builder, args: tuple, kwargs: dict, flags: tuple, name: bytes) -> None:
+    """``builder``'s figure built and prepared for ``flags`` (a high-contrast twin, :func:`_twin_wanted`), kept as a
+    page run would keep it."""
+    from lessons.common import grids  # here: Plotly; the home page never loads it
+
+    token = grids.NARROW.set(flags[2])  # the builder draws for that screen, as in the page's run
+    try:
+        _BUILT.get_or_make(name, lambda: _prepared(builder(*args, **kwargs), flags))
+    finally:
+        grids.NARROW.reset(token)
 
 
 def plotly(fig, *args, key: str, **kwargs) -> None:
@@ -163,7 +213,7 @@ def plotly(fig, *args, key: str, **kwargs) -> None:
     from lessons.common import export, grids  # here: Plotly; the home page loads ui, never Plotly
 
     grids.NARROW.set(narrow_screen())  # a builder draws for the student's screen, here and for the rest of this run
-    drawn = _built(fig, args, kwargs) if callable(fig) and not hasattr(fig, "to_dict") else _prepared(fig)
+    drawn = _built(fig, args, kwargs) if callable(fig) and not hasattr(fig, "to_dict") else _prepared(fig, twin=True)
     here = st
     if drawn.least:
         here = st.container(key=f"{key}.box")

@@ -5,13 +5,14 @@
   way, and the memory thread started (:func:`_start_once`, :func:`_give_memory_back`);
 - once per server process, from the first page it serves: what a lesson's first run would pay, done beforehand in a
   thread of its own (:func:`warm_up`);
-- the queue for whole-page runs (:func:`admit`, :func:`page_drawn`);
+- the queue for whole-page runs (:func:`admit`, :func:`page_drawn`), and work that can wait until no page is being
+  drawn (:func:`later`);
 - once per process, from the first page run: every reply on the app's connections sent at once
   (:func:`_send_replies_at_once`);
 - every use of Streamlit's internals (:func:`_let_expired_sessions_go`, :func:`arrow_table`, :func:`_event_loop`):
   each guarded, so a Streamlit upgrade that moves one costs that step, never a page.
 
-Pages never call this module; ``ui.page`` (set-up) and ``ui.tail`` (the page's end) do.
+Pages never call this module; ``ui.page`` (set-up), ``ui.tail`` (the page's end) and ``ui.charts`` do.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import queue
 import socket
 import sys
 import threading
@@ -372,3 +374,52 @@ def queue_state() -> tuple[int, int]:
     with _turns:
         _let_ended_runs_go()
         return len(_running), len(_waiting)
+
+
+def fragment_rerun() -> bool:
+    """Whether this script run reruns fragments only (a section's control, a polling panel), not the whole page."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx  # here: an internal
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        return bool(ctx is not None and ctx.fragment_ids_this_run)
+    except Exception:  # noqa: BLE001 - an internal of Streamlit moved: taken for a whole page, as most runs are
+        return False
+
+
+# ------------------------------------------------------------------------------------------------ work for later
+# What no student waits for: one thread, started with the first piece, does each piece in turn once no whole-page run
+# holds a place in the queue (or after LATER_WAIT_S), so that it takes the interpreter from nobody's page. Only in a
+# `streamlit run` server: under AppTest a test's run does its own work and nothing more.
+LATER_WAIT_S = 2.0
+_later: queue.SimpleQueue = queue.SimpleQueue()
+_later_lock = threading.Lock()
+_later_thread: threading.Thread | None = None
+LATER_THREAD = "later"
+
+
+def later(work) -> None:
+    """Do ``work()`` in the server's background thread, once no page is being drawn; a failure is logged."""
+    global _later_thread
+    if not _serving():
+        return
+    with _later_lock:
+        if _later_thread is None:
+            logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+                lambda record: record.threadName != LATER_THREAD  # its caches' "no script context": expected
+            )
+            _later_thread = threading.Thread(target=_do_later, name=LATER_THREAD, daemon=True)
+            _later_thread.start()
+    _later.put(work)
+
+
+def _do_later() -> None:
+    while True:
+        work = _later.get()
+        since = time.monotonic()
+        while queue_state()[0] and time.monotonic() - since < LATER_WAIT_S:
+            time.sleep(POLL_S)
+        try:
+            work()
+        except Exception:  # noqa: BLE001 - nobody waits for it: a page that needs it does it itself
+            log.warning("work for later failed", exc_info=True)
