@@ -74,7 +74,7 @@ def _frozen(fig):
 def _prepared(fig, flags: tuple | None = None, *, twin: bool = False) -> _Drawn:
     """``fig`` made ready to draw: the same figure met before (by any session) is prepared once. ``flags``: the
     settings to draw it for (presenter, contrast, phone), this student's by default; ``twin``: prepare its
-    high-contrast twin later (:func:`_twin_later`), as for a figure a builder made.
+    high-contrast twin later (:func:`_twin_wanted`), as for a figure a builder made.
 
     Preparing costs more than building: fitting the margins reads every label, the text alternative every cell."""
 
@@ -98,9 +98,9 @@ def _twin_wanted(flags: tuple) -> bool:
     normal scales by a page drawn whole (a page's figures as a student opens it; not each new value a section's
     control gives, which few switch high contrast over).
 
-    The first student of a class to switch high contrast on waited for every figure of the page to be built and
-    prepared in those scales (81 ms for that switch against 41–52 for the next, bench/class_scenario.md): made
-    beforehand, when no page is being drawn (``ui.server.later``), that switch waits no longer than the next."""
+    Otherwise the first student of a class to switch high contrast on waits for every figure of the page to be built
+    and prepared in those scales (about twice the next switch's wait, bench/class_scenario.md); made beforehand, when
+    no page is being drawn (``ui.server.later``), that switch waits no longer than the next."""
     return not flags[1] and not server.fragment_rerun()
 
 
