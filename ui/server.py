@@ -6,11 +6,11 @@
 - once per server process, from the first page it serves: what a lesson's first run would pay, done beforehand in a
   thread of its own (:func:`warm_up`);
 - the queue for whole-page runs (:func:`admit`, :func:`page_drawn`), and work that can wait until no page is being
-  drawn (:func:`later`);
+  drawn whole (:func:`later`);
 - once per process, from the first page run: every reply on the app's connections sent at once
   (:func:`_send_replies_at_once`);
-- every use of Streamlit's internals (:func:`_let_expired_sessions_go`, :func:`arrow_table`, :func:`_event_loop`):
-  each guarded, so a Streamlit upgrade that moves one costs that step, never a page.
+- every use of Streamlit's internals (:func:`_let_expired_sessions_go`, :func:`arrow_table`, :func:`_event_loop`,
+  :func:`fragment_rerun`): each guarded, so a Streamlit upgrade that moves one costs that step, never a page.
 
 Pages never call this module; ``ui.page`` (set-up), ``ui.tail`` (the page's end) and ``ui.charts`` do.
 """
@@ -389,8 +389,9 @@ def fragment_rerun() -> bool:
 
 # ------------------------------------------------------------------------------------------------ work for later
 # What no student waits for: one thread, started with the first piece, does each piece in turn once no whole-page run
-# holds a place in the queue (or after LATER_WAIT_S), so that it takes the interpreter from nobody's page. Only in a
-# `streamlit run` server: under AppTest a test's run does its own work and nothing more.
+# holds a place in the queue (or after LATER_WAIT_S), so that it never shares the interpreter with a page being drawn
+# whole (a fragment's rerun, short, may overlap it). Only in a `streamlit run` server: under AppTest a test's run does
+# its own work and nothing more.
 LATER_WAIT_S = 2.0
 _later: queue.SimpleQueue = queue.SimpleQueue()
 _later_lock = threading.Lock()
