@@ -83,14 +83,25 @@ def _prepared(fig, flags: tuple | None = None, *, twin: bool = False) -> _Drawn:
     key = digest(fig._data, fig._layout, flags)
 
     def make() -> _Drawn:
-        if twin and _twin_wanted(flags):
-            import plotly.graph_objects as go  # here: the home page loads ui, never Plotly
-
-            copy, twin_key = go.Figure(fig), digest(fig._data, fig._layout, _twin_flags(flags))  # before preparing
-            server.later(lambda: _DRAWN.get_or_make(twin_key, lambda: _prepare(copy, *_twin_flags(flags))))
+        if twin and _twin_wanted(flags):  # the figure as handed over, before preparing changes it: pickled, which
+            # is quick, where copying the Plotly figure would cost this run milliseconds
+            twin_flags = _twin_flags(flags)
+            saved = pickle.dumps((fig._data, fig._layout), protocol=pickle.HIGHEST_PROTOCOL)
+            server.later(
+                functools.partial(_prepare_twin, saved, digest(fig._data, fig._layout, twin_flags), twin_flags)
+            )
         return _prepare(fig, *flags)
 
     return _DRAWN.get_or_make(key, make)
+
+
+def _prepare_twin(saved: bytes, key: bytes, flags: tuple) -> None:
+    """The twin of a figure handed over whole (``saved``: its traces and layout), prepared for ``flags`` and kept
+    under ``key``."""
+    import plotly.graph_objects as go  # here: the home page loads ui, never Plotly
+
+    data, layout = pickle.loads(saved)  # the server's own bytes, made a moment ago
+    _DRAWN.get_or_make(key, lambda: _prepare(go.Figure({"data": data, "layout": layout}), *flags))
 
 
 def _twin_wanted(flags: tuple) -> bool:
