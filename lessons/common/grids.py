@@ -294,6 +294,11 @@ def _on(trace, x_name: str) -> bool:
     return (getattr(trace, "xaxis", None) or "x") == "x" + x_name[5:]
 
 
+def _distinct(values) -> list:
+    """The values an axis shows: each once, in order, without the gaps (None) between a line trace's segments."""
+    return list(dict.fromkeys(v for v in values if v is not None))
+
+
 def _tick_room(fig: go.Figure, x_name: str) -> float:
     """Pixels under a panel for its x tick labels (turned ones need their length's share) and its axis title."""
     axis = fig.layout[x_name]
@@ -302,7 +307,7 @@ def _tick_room(fig: go.Figure, x_name: str) -> float:
     labels = list(axis.ticktext or [])
     for trace in fig.data:
         if not labels and _on(trace, x_name) and getattr(trace, "x", None) is not None:
-            labels = list(trace.x)
+            labels = _distinct(trace.x)
     if axis.ticktext is None and all(isinstance(v, (int, float, np.number)) for v in labels):
         longest = 3  # numbers: Plotly spaces them
     else:
@@ -323,9 +328,7 @@ def phone_ticks(fig: go.Figure) -> None:
         if axis.showticklabels is False:
             continue
         on = [t for t in fig.data if _on(t, name) and getattr(t, "x", None) is not None]
-        # each value once, gaps left out (a line trace's None between two segments)
-        given = axis.tickvals if axis.tickvals is not None else [v for t in on[:1] for v in t.x]
-        values = list(dict.fromkeys(v for v in given if v is not None))
+        values = _distinct(axis.tickvals if axis.tickvals is not None else [v for t in on[:1] for v in t.x])
         labels = [str(v) for v in (axis.ticktext if axis.ticktext is not None else values)]
         if len(labels) < 2:
             continue

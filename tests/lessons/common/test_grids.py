@@ -138,3 +138,7 @@ def test_a_phones_numeric_axis_reads_a_line_traces_steps_once_each_and_skips_its
     grids.phone_ticks(fig)
     assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tickangle is None
     assert fig.layout.xaxis.tickvals is None
+
+    # the room a stacked panel keeps under it for those labels reads them the same way: numbers, not 36 words
+    gapless = go.Figure([go.Scatter(x=[0, 1, 2, 3, 4], y=[0.0] * 5, mode="lines")], {"xaxis": {"range": [-0.3, 4.9]}})
+    assert grids._tick_room(fig, "xaxis") == grids._tick_room(gapless, "xaxis")
