@@ -198,14 +198,14 @@ def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
         diagram, row_height = stacked(diagram), PHONE_ROW_HEIGHT
     font = PHONE_FONT if phone else 12
 
-    def x_of(b: Box) -> float:  # a box's centre: its stack's column, or the one column on a phone
-        return COLUMN_X[0 if phone else b.column]
+    def x_of(column: int) -> float:  # the centre of a stack's boxes: its column, or the one column on a phone
+        return COLUMN_X[0 if phone else column]
 
     shapes, notes = [], []
     rows = max(b.row for b in diagram.boxes) + 1
     for stack, (name, color) in enumerate((("encoder", "#4c78a8"), ("decoder", "#e45756"))):
         inner = [b.row for b in diagram.boxes if b.column == stack and b.fill != ENDS_FILL and b.name != "out"]
-        x = COLUMN_X[0 if phone else stack]
+        x = x_of(stack)
         shapes.append(
             {
                 "type": "rect",
@@ -230,7 +230,7 @@ def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
             }
         )
     for b in diagram.boxes:
-        x = x_of(b)
+        x = x_of(b.column)
         shapes.append(
             {
                 "type": "rect",
@@ -253,7 +253,7 @@ def diagram_figure(diagram: Diagram, *, row_height: int = 70) -> go.Figure:
         )
     for start, end, label in diagram.arrows:
         a, z = diagram.box(start), diagram.box(end)
-        xa, xz = x_of(a), x_of(z)
+        xa, xz = x_of(a.column), x_of(z.column)
         across = a.column != z.column  # the encoder's output to a decoder layer's encoder–decoder attention
         if not across:  # up the column, from the top of one box to the bottom of the next
             tail, head = (xa, a.row + BOX_HEIGHT / 2), (xz, z.row - BOX_HEIGHT / 2)
