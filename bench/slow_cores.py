@@ -9,10 +9,9 @@ other ways of slowing this machine each change something else: a CPU quota (a cg
 cores, and when the training workers spend it on one core the server is held back on the other, whatever their nice
 values; holding everything to one core (``taskset``) keeps each core's speed, so one page run is not slowed at all.
 
-Calibration, 2026-11-29 (2 cores, ``speed_ms`` 65): with ``--share 0.425`` ``make fast`` took 108 s, as it took
-105–108 s on the slow machine of 2026-11-28 and 29 (56–60 s here without the spinners), and a fixed loop's wall time
-was 1.8–1.9× its time without them. The spinners' time is theirs, not the command's: ``bench.harness.speed_ms``,
-which reads CPU time, does not change under them; the wall-time ratio this prints does.
+The default share makes a quick day's machine about as slow as the slow machine of 2026-11-28 (its calibration, by
+``make fast`` and a fixed loop, is in bench/class_scenario.md). The spinners' time is theirs, not the command's:
+``bench.harness.speed_ms``, which reads CPU time, does not change under them; the wall-time ratio this prints does.
 
 Needs the right to real-time scheduling (root, or ``CAP_SYS_NICE``): without it, says so and exits with 2 before
 running anything. Printed first: the fixed loop's wall time without and with the spinners, and their process ids.
