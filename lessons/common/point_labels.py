@@ -106,7 +106,7 @@ def place_point_labels(fig: go.Figure, width_px: float) -> int:
     for t in fig.data:
         if "markers" not in (t.mode or "") or t.x is None:
             continue
-        radius = float(t.marker.size if isinstance(t.marker.size, (int, float)) else DEFAULT_MARKER_PX) / 2
+        radius = _radius(t)
         for x, y in zip(t.x, t.y, strict=True):
             if x is not None and y is not None and np.isfinite(x) and np.isfinite(y):
                 px, py = pixels(x, y)
@@ -114,11 +114,7 @@ def place_point_labels(fig: go.Figure, width_px: float) -> int:
     placed, left_off = [], 0
     for t in traces:
         font = float(t.textfont.size or layout.font.size or DEFAULT_FONT_PX)
-        radius = (
-            float(t.marker.size if isinstance(t.marker.size, (int, float)) else DEFAULT_MARKER_PX) / 2
-            if "markers" in t.mode
-            else 0.0
-        )
+        radius = _radius(t) if "markers" in t.mode else 0.0
         own = t.textposition if isinstance(t.textposition, str) else PLACES[0]
         order = (own, *(p for p in PLACES if p != own))
         texts, places, shown = [str(s) for s in t.text], [], []
@@ -133,6 +129,12 @@ def place_point_labels(fig: go.Figure, width_px: float) -> int:
             t.text = shown
         t.textposition = places
     return left_off
+
+
+def _radius(trace) -> float:
+    """A trace's markers' radius in pixels (a size for each point: Plotly's default size for all)."""
+    size = trace.marker.size
+    return float(size if isinstance(size, (int, float)) else DEFAULT_MARKER_PX) / 2
 
 
 def _place(pixels, x, y, text, font, radius, order, placed, points, plot_w, plot_h) -> str | None:
