@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from bench.harness import SLOW_CORES_ENV
 from tests.helpers import ROOT, gone
 
 RUN = [sys.executable, "-m", "bench.slow_cores"]
@@ -21,7 +22,7 @@ NEIGHBOURS = (
     "me = os.getppid()\n"
     "kids = [int(p) for p in open(f'/proc/{me}/task/{me}/children').read().split() if int(p) != os.getpid()]\n"
     "print('real-time', all(os.sched_getscheduler(p) == os.SCHED_FIFO for p in kids), len(kids))\n"
-    "print('told', os.environ.get('BENCH_SLOW_CORES'))\n"
+    f"print('told', os.environ.get({SLOW_CORES_ENV!r}))\n"
     "sys.exit(7)"
 )
 
