@@ -42,12 +42,11 @@ import os
 import random
 import sys
 import time
-from pathlib import Path
 
 import store
 from bench import classroom_report
 from bench.class_session import _log_errors, _since, _teacher, database
-from bench.harness import RESULTS, cpu_seconds, keep_figures, percentile, server, slowed, speed_ms
+from bench.harness import RESULTS, cpu_seconds, keep_figures, percentile, server, server_log, slowed, speed_ms
 from bench.streamlit_client import Student
 from store.db import ENV_URL
 
@@ -288,7 +287,7 @@ def run(n: int, lesson: str, seconds: float, window, seed: int = 0, finish: floa
         try:
             with server() as (url, pid):
                 row = asyncio.run(_class(url, pid, n, lesson, seconds, window, seed, finish))
-                logged = _log_errors(Path(f"/tmp/attention-lab-bench-{url.rsplit(':', 1)[1]}.log"))
+                logged = _log_errors(server_log(url))
         finally:
             if saved is None:
                 os.environ.pop(ENV_URL, None)

@@ -69,7 +69,7 @@ import torch
 import store
 from bench import classroom_report, sections
 from bench.classroom_report import PROFILE_RATE, RUNS_NOTE, final_line, section_lines
-from bench.harness import RESULTS, cpu_seconds, keep_figures, percentile, rss_mb, server
+from bench.harness import RESULTS, cpu_seconds, keep_figures, percentile, rss_mb, server, server_log
 from bench.streamlit_client import Student
 from lessons.common import classroom
 from lessons.masking import train_yourself
@@ -376,8 +376,7 @@ def run(
                 finally:
                     spy.stop()
                 row["rss_mb_end"] = round(rss_mb(pid))
-                log = Path(f"/tmp/attention-lab-bench-{url.rsplit(':', 1)[1]}.log")
-                logged = _log_errors(log)
+                logged = _log_errors(server_log(url))
         finally:
             if saved is None:
                 os.environ.pop(ENV_URL, None)

@@ -26,18 +26,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# The servers' logs (the errors students see redacted), in this checkout's git-ignored var/: a bench reads a log back
+# when its run ends; a fixed name in the shared /tmp could be another user's file, and the logs piled up there.
+LOGS = ROOT / "var" / "bench-logs"
+KEEP_LOGS = 40  # the newest; older ones are removed when a server starts
+
+
+def server_log(url: str) -> Path:
+    """The log of the server :func:`server` started at ``url``."""
+    return LOGS / f"server-{url.rsplit(':', 1)[1]}.log"
+
+
+def _new_log(port: int) -> Path:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    old = sorted(LOGS.glob("server-*.log"), key=lambda path: path.stat().st_mtime)
+    for path in old[: max(0, len(old) - KEEP_LOGS + 1)]:
+        path.unlink(missing_ok=True)
+    return server_log(f"http://127.0.0.1:{port}")
+
+
 @contextmanager
 def server(*extra: str, script: str = "app.py", root: Path = ROOT):
     """A fresh ``streamlit run app.py`` (or another ``script``) with the shipped config, in ``root`` (this checkout,
-    or another, to set two versions of the code side by side); yields ``(url, pid)``."""
+    or another, to set two versions of the code side by side); yields ``(url, pid)``. Its log: :func:`server_log`."""
     port = free_port()
-    log = Path(f"/tmp/attention-lab-bench-{port}.log")  # the server's log: the errors students see redacted
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port), *extra],
-        cwd=root,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-    )
+    log = _new_log(port)
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port), *extra],
+            cwd=root,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     print(f"server log: {log}", file=sys.stderr)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

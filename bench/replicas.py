@@ -69,7 +69,7 @@ from bench import class_session, classroom_report, sections
 from bench.classroom_report import RUNS_NOTE
 from bench.classroom_report import replicas_final_line as final_line
 from bench.classroom_report import replicas_section_lines as section_lines
-from bench.harness import RESULTS, free_port, keep_figures, server
+from bench.harness import RESULTS, free_port, keep_figures, server, server_log
 from bench.streamlit_client import ERROR_STATUS, Student
 from store.db import ENV_URL
 from store.schema import answers, members, runs
@@ -583,7 +583,7 @@ def run(n: int, argv=None) -> dict:
                 for _ in range(2):
                     address, pid = stack.enter_context(server("--server.address", "127.0.0.1"))
                     replicas.append((address.split("://", 1)[1], pid))
-                    logs.append(Path(f"/tmp/attention-lab-bench-{address.rsplit(':', 1)[1]}.log"))
+                    logs.append(server_log(address))
                 url, access = stack.enter_context(nginx([address for address, _pid in replicas]))
                 row = asyncio.run(_session(url, replicas, access, db_url, n, payload))
         finally:
