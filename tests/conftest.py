@@ -15,10 +15,16 @@ from tests.helpers import open_page, streamlit_run
 
 # The class store: every test session gets its own empty SQLite file (AppTest pages and the `streamlit run` servers
 # the browser tests start inherit it), never the developer's var/attention_lab.sqlite3.
+# The process that makes the folder (the pytest run, not its workers, which inherit the variable) removes it when
+# it exits: one run's store is nothing to the next.
 if not os.environ.get("ATTENTION_LAB_DB_URL"):
+    import atexit
+    import shutil
     import tempfile
 
-    os.environ["ATTENTION_LAB_DB_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='attention-lab-tests-')}/store.sqlite3"
+    _store_folder = tempfile.mkdtemp(prefix="attention-lab-tests-")
+    atexit.register(shutil.rmtree, _store_folder, ignore_errors=True)
+    os.environ["ATTENTION_LAB_DB_URL"] = f"sqlite:///{_store_folder}/store.sqlite3"
 
 # AppTest sessions of one test run in one process, one right after another: the class's reads shared across sessions
 # for a second (ui.classroom._shared_read) would show a student the state of a moment ago. Tests that check the

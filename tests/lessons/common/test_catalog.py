@@ -207,13 +207,23 @@ def test_a_thirteenth_lesson_added_by_the_readmes_steps_keeps_the_fast_suite_gre
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a", encoding="utf-8") as f:  # the catalog gains an entry; every other file is new
             f.write(text)
+    # The copy's run makes its own class store and temporary files, in a folder of its own that it must leave empty.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "ATTENTION_LAB_"))}
+    env["TMPDIR"] = str(scratch)
     fast = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not browser"]
     report = tmp_path / "fast.xml"
     run = subprocess.run(
-        [*fast, "-x", f"--junitxml={report}"], cwd=copy, env=env, capture_output=True, text=True, timeout=1500
+        [*fast, "-x", f"--junitxml={report}", f"--basetemp={tmp_path / 'basetemp'}"],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert not list(scratch.iterdir()), "a test run left temporary files behind"
     ran = report.read_text(encoding="utf-8")
     assert 'name="test_the_weights_sum_to_one_and_the_larger_score_wins"' in ran  # its section's test ran there
     assert 'name="test_every_lesson_page_runs_and_is_set_up_from_its_catalog_entry[thirteenth]"' in ran
