@@ -46,12 +46,22 @@ import time
 import store
 from bench import classroom_report
 from bench.class_session import _log_errors, _since, _teacher, database
-from bench.harness import RESULTS, cpu_seconds, keep_figures, percentile, server, server_log, slowed, speed_ms
+from bench.harness import (
+    RESULTS,
+    code_version,
+    cpu_seconds,
+    keep_figures,
+    percentile,
+    server,
+    server_log,
+    slowed,
+    speed_ms,
+)
 from bench.streamlit_client import Student
 from store.db import ENV_URL
 
 SECTION = "class_scenario"
-KEEP = 8  # per number of students: rows from machines of different speeds stay side by side
+KEEP = 8  # per class size (and slowed share): rows from machines of different speeds stay side by side
 ARRIVAL_SECONDS = 10.0  # every student opens the join link within this many seconds of the teacher putting it up
 ACT_EVERY = (5.0, 20.0)  # seconds between two things a student does
 FINISH_SECONDS = 120.0  # how long past the session a trainer keeps watching a run that has not ended
@@ -308,6 +318,7 @@ def run(n: int, lesson: str, seconds: float, window, seed: int = 0, finish: floa
         "speed_ms": speed,
         **({"slow_cores": share} if (share := slowed()) is not None else {}),
         "date": datetime.date.today().isoformat(),
+        "commit": code_version(),
     }
 
 
@@ -324,7 +335,9 @@ def final_line(r: dict) -> str:
 
 def write(row: dict) -> None:
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    same = [r for r in stored.get(SECTION, []) if r["students"] == row["students"]]
+    same = [
+        r for r in stored.get(SECTION, []) if classroom_report.scenario_group(r) == classroom_report.scenario_group(row)
+    ]
     others = [r for r in stored.get(SECTION, []) if r not in same]
     keep_figures(SECTION, [*others, *same[-(KEEP - 1) :], row])
     classroom_report.write()

@@ -85,25 +85,41 @@ def scenario_lines(rows: list[dict]) -> list[str]:
 
 
 def scenario_verdicts(rows: list[dict]) -> list[str]:
-    """One line per class size with stored rows: in how many rows every target was met, and for each row that
-    missed one, which, on what machine (its speed), and the figure. Every row, not the latest alone: the rows come
-    from machines of different speeds."""
+    """One line per class size with stored rows, and apart from them the rows measured on cores ``bench.slow_cores``
+    slowed: in how many rows every target was met, and for each row that missed one, which, on what machine (its
+    speed) and code, and the figure. Every row, not the latest alone: the rows come from machines of different
+    speeds."""
     lines = []
-    for n in sorted({r["students"] for r in rows}):
-        mine = [r for r in rows if r["students"] == n]
+    for n, share in sorted({scenario_group(r) for r in rows}, key=lambda g: (g[0], g[1] or 0.0)):
+        mine = [r for r in rows if scenario_group(r) == (n, share)]
         if n == 30:
             missed = [(r, [k for k, ok in scenario_met(r).items() if not ok]) for r in mine]
         else:  # a larger class: no error is the one target
             missed = [(r, [] if r["errors"] == 0 else ["errors"]) for r in mine]
         short = [(r, names) for r, names in missed if names]
-        line = f"{n} students: every target met in {len(mine) - len(short)} of {len(mine)} rows"
+        slowed = "" if share is None else f" on cores slowed by {share:.1%}"
+        line = f"{n} students{slowed}: every target met in {len(mine) - len(short)} of {len(mine)} rows"
         if short:
             line += "; not met in " + "; ".join(
-                f"the row of {r['date']} at speed ms {_speed(r)} ({', '.join(_missed(r, k) for k in names)})"
+                f"the row of {r['date']}{_code(r)} at speed ms {r['speed_ms']} ({_all_missed(r, names)})"
                 for r, names in short
             )
         lines.append(line + ".")
     return lines
+
+
+def scenario_group(r: dict) -> tuple[int, float | None]:
+    """The rows a class-scenario row is kept and judged with: the same class size, on cores slowed by the same share
+    or not slowed (an emulated slow machine's rows neither push out nor stand in for a real machine's)."""
+    return r["students"], r.get("slow_cores")
+
+
+def _all_missed(r: dict, targets: list[str]) -> str:
+    return ", ".join(_missed(r, target) for target in targets)
+
+
+def _code(r: dict) -> str:
+    return f" (code {r['commit']})" if r.get("commit") else ""
 
 
 def _speed(r: dict) -> str:

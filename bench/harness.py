@@ -132,6 +132,19 @@ def speed_ms(repeats: int = 5) -> float:
     return round(1000 * min(once() for _ in range(repeats)), 1)
 
 
+def code_version() -> str | None:
+    """The commit this checkout runs, its short hash, with a "+" where tracked files differ from it; None outside a
+    git checkout. Stored beside a row, it says which code a figure measured."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        changed = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT, capture_output=True)
+    except OSError:
+        return None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("+" if changed.returncode == 1 else "")
+
+
 SLOW_CORES_ENV = "BENCH_SLOW_CORES"  # bench.slow_cores tells the command it runs the share it takes
 
 

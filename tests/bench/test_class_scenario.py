@@ -70,16 +70,39 @@ def test_the_verdict_reads_every_stored_row_and_names_the_ones_that_missed():
     assert classroom_report.scenario_verdicts([quick]) == ["30 students: every target met in 1 of 1 rows."]
 
 
-def test_a_row_measured_under_slowed_cores_says_so_beside_its_speed(monkeypatch):
+def test_rows_measured_under_slowed_cores_are_judged_apart_and_name_their_code(monkeypatch):
     monkeypatch.delenv(harness.SLOW_CORES_ENV, raising=False)
     assert harness.slowed() is None
     monkeypatch.setenv(harness.SLOW_CORES_ENV, "0.425")  # as bench.slow_cores sets it for the bench it runs
     assert harness.slowed() == 0.425
     slowed = _row(**{"whole-page control": 276.0}) | {"date": "2026-11-29", "speed_ms": 65.0, "slow_cores": 0.425}
-    assert classroom_report.scenario_verdicts([slowed]) == [
-        "30 students: every target met in 0 of 1 rows; not met in the row of 2026-11-29 at speed ms 65.0, cores "
-        "slowed by 42.5% (whole-page control p90 276.0 ms)."
+    met = _row() | {"date": "2026-11-30", "speed_ms": 57.0, "slow_cores": 0.425, "commit": "abc1234"}
+    quick = _row() | {"date": "2026-11-29", "speed_ms": 60.0}
+    assert classroom_report.scenario_verdicts([slowed, quick, met | {"commit": "abc1234+"}]) == [
+        "30 students: every target met in 1 of 1 rows.",
+        "30 students on cores slowed by 42.5%: every target met in 1 of 2 rows; not met in the row of 2026-11-29 at "
+        "speed ms 65.0 (whole-page control p90 276.0 ms).",
     ]
+    missed = met | {"errors": 1}
+    assert classroom_report.scenario_verdicts([missed])[0].endswith(
+        "not met in the row of 2026-11-30 (code abc1234) at speed ms 57.0 (1 error)."
+    )
+
+
+def test_a_new_row_pushes_out_only_an_old_row_of_its_own_kind(monkeypatch, tmp_path):
+    from bench import class_scenario
+
+    results = tmp_path / "classroom.json"
+    monkeypatch.setattr(harness, "RESULTS", results)
+    monkeypatch.setattr(class_scenario, "RESULTS", results)
+    monkeypatch.setattr(classroom_report, "write", lambda: None)
+    real = [_row() | {"date": f"2026-11-{day}", "speed_ms": 190.0} for day in range(20, 20 + class_scenario.KEEP)]
+    results.write_text(json.dumps({class_scenario.SECTION: real}))
+    for seed in range(class_scenario.KEEP + 2):
+        class_scenario.write(_row() | {"date": "2026-11-30", "speed_ms": 57.0, "slow_cores": 0.425, "seed": seed})
+    kept = json.loads(results.read_text())[class_scenario.SECTION]
+    assert [r for r in kept if "slow_cores" not in r] == real
+    assert [r["seed"] for r in kept if "slow_cores" in r] == list(range(2, class_scenario.KEEP + 2))
 
 
 def test_a_missed_figure_says_how_many_timings_it_is_of():
