@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import functools
 import json
 import os
 import pickle
@@ -184,20 +183,6 @@ def svg_parts(svg: str) -> tuple[list[str], int]:
 # AppTest does not tick the panel's polling fragment, so a test reruns the page itself until the run has
 # reported, or is over, reading the panel's progress bar as a student would.
 RUN_OVER = ("done", "stopped", "failed")  # how the progress bar's text starts once a run has ended
-
-
-def _count(steps: int, delay: float, on_progress):
-    for step in range(1, steps + 1):
-        time.sleep(delay)
-        if not on_progress({"step": step, "pid": os.getpid()}):
-            return step
-    return steps
-
-
-def counting(steps: int, delay: float = 0.0):
-    """A training recipe (``lessons.common.live.TrainingRun``) with no model: it reports ``steps`` times, ``delay``
-    seconds apart, and returns how many reports it made; module-level, so a worker process can rebuild it."""
-    return None, functools.partial(_count, steps, delay)
 
 
 def recipe_of(run):

@@ -223,7 +223,9 @@ def test_a_thirteenth_lesson_added_by_the_readmes_steps_keeps_the_fast_suite_gre
         timeout=1500,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert not list(scratch.iterdir()), "a test run left temporary files behind"
+    # torch's compile cache (made when a test imports torch.optim to compare with it) is one a user, used again
+    left = [path.name for path in scratch.iterdir() if not path.name.startswith("torchinductor_")]
+    assert left == [], "a test run left temporary files behind"
     ran = report.read_text(encoding="utf-8")
     assert 'name="test_the_weights_sum_to_one_and_the_larger_score_wins"' in ran  # its section's test ran there
     assert 'name="test_every_lesson_page_runs_and_is_set_up_from_its_catalog_entry[thirteenth]"' in ran

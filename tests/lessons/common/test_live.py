@@ -1,5 +1,5 @@
 """The training run a page polls, trained in a worker process: progress, stop, queueing, failure, the workers'
-lifetime. Recipes are module-level here, as the lessons' must be: a worker rebuilds them from their pickle."""
+lifetime. The recipes these runs train are in ``tests/lessons/common/live_recipes.py``."""
 
 import functools
 import os
@@ -9,53 +9,14 @@ import subprocess
 import sys
 import textwrap
 import time
-from types import SimpleNamespace
 
 import pytest
 
 from lessons.common.live import TrainingRun
 from lessons.common.workers import LOST_WORKER, TRAINING_NICENESS, Pool
-from tests.helpers import counting, gone
+from tests.helpers import gone
+from tests.lessons.common.live_recipes import broken, counting, crashing, long_copy_task, priority, timed
 from ui.training import training_now_text
-
-
-def _broken(on_progress):
-    on_progress({"step": 1})
-    raise RuntimeError("out of cheese")
-
-
-def broken():
-    return None, _broken
-
-
-def _crash(on_progress):
-    on_progress({"step": 1})
-    os._exit(3)  # the worker dies as if the OS had killed it
-
-
-def crashing():
-    return None, _crash
-
-
-def _priority(on_progress):
-    return os.getpriority(os.PRIO_PROCESS, 0)
-
-
-def _timed(steps, delay, on_progress):
-    for step in range(1, steps + 1):
-        time.sleep(delay)
-        if not on_progress(SimpleNamespace(step=step, seconds=step * delay)):
-            break
-    return steps
-
-
-def timed(steps: int, delay: float):
-    """Reports that carry their seconds of training, as ``minimodels.train.Progress`` does."""
-    return None, functools.partial(_timed, steps, delay)
-
-
-def priority():
-    return {"a": "model"}, _priority
 
 
 @pytest.fixture
@@ -186,21 +147,11 @@ def test_stop_does_not_wait_for_the_next_report():
     assert run.model is not None and sum(p.numel() for p in run.model.parameters()) > 0
 
 
-def long_copy_task():
-    from minimodels.tasks import get_task  # here: only this test's worker builds a model
-    from minimodels.train import TrainConfig, build_model, train
-
-    task = get_task("copy")
-    model = build_model("gru-additive", task, seed=0, embedding_size=16, hidden_size=32, attention_size=16)
-    config = TrainConfig(max_steps=50_000, report_every=10_000, max_seconds=None, target_exact_match=None, eval_size=20)
-    return model, functools.partial(train, model, task, config)
-
-
 SERVER = textwrap.dedent(
     """
     import functools, sys, time
     from lessons.common.live import TrainingRun
-    from tests.helpers import counting
+    from tests.lessons.common.live_recipes import counting
     run = TrainingRun(functools.partial(counting, 1_000_000, 0.01)).start()
     while run.status != "running":
         time.sleep(0.05)
