@@ -23,7 +23,6 @@ from lessons.common.pretrained import load_pretrained
 from minimodels.tasks import get_task
 from tests.helpers import (
     answer_exercise,
-    counting,
     markdown_starting,
     open_page,
     plotly_array,
@@ -34,6 +33,7 @@ from tests.helpers import (
     vega_rows,
     vega_specs,
 )
+from tests.lessons.common.live_recipes import counting
 
 PAGE = "pages/bahdanau_attention.py"
 IT = "toy-translation-it"
