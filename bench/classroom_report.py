@@ -66,8 +66,8 @@ def scenario_lines(rows: list[dict]) -> list[str]:
         "0 errors; 60 students: 0 errors.",
         "",
         "| students | lesson | Train window s | " + " | ".join(keys) + " | gap | cores | errors | load before/after "
-        "| speed ms | date |",
-        "|" + "---|" * (len(keys) + 9),
+        "| speed ms | date | code |",
+        "|" + "---|" * (len(keys) + 10),
     ]
     for r in rows:
         cells = [f"{r['p90_ms'].get(k)} ({r['p50_ms'].get(k)})" for k in keys]
@@ -75,7 +75,7 @@ def scenario_lines(rows: list[dict]) -> list[str]:
             f"| {r['students']} | {r['lesson']} | {r['window_s'][0]:g}–{r['window_s'][1]:g} | "
             + " | ".join(cells)
             + f" | {_gap(r)} | {r['server_cores']} | {r['errors']} "
-            f"| {r['load_before']}/{r['load_after']} | {_speed(r)} | {r['date']} |"
+            f"| {r['load_before']}/{r['load_after']} | {_speed(r)} | {r['date']} | {r.get('commit') or '—'} |"
         )
     lines += ["", *scenario_verdicts(rows), ""]
     notes = ROOT / "bench" / "class_scenario.md"  # what the rows mean, machine by machine: written by hand

@@ -115,3 +115,19 @@ def test_a_missed_figure_says_how_many_timings_it_is_of():
         "30 students: every target met in 0 of 1 rows; not met in the row of 2026-11-28 at speed ms 190.2 "
         "(whole-page control p90 331.3 ms of 9 timings)."
     ]
+
+
+def test_the_table_names_the_code_each_row_measured():
+    full = {
+        "lesson": "masking",
+        "window_s": [20.0, 50.0],
+        "p50_ms": _row()["p90_ms"],
+        "server_cores": 0.15,
+        "load_before": 1.0,
+        "load_after": 1.2,
+        "date": "2026-11-30",
+        "speed_ms": 57.0,
+    }
+    rows = [_row() | full | {"commit": "abc1234"}, _row() | full]
+    table = [line for line in classroom_report.scenario_lines(rows) if line.startswith("| 30 |")]
+    assert [line.rsplit("|", 2)[1].strip() for line in table] == ["abc1234", "—"]
