@@ -290,7 +290,7 @@ async def _class(url: str, pid: int, n: int, lesson: str, seconds: float, window
 
 
 def run(n: int, lesson: str, seconds: float, window, seed: int = 0, finish: float = FINISH_SECONDS) -> dict:
-    load_before, speed = os.getloadavg()[0], speed_ms()
+    load_before, speed, code = os.getloadavg()[0], speed_ms(), code_version()  # the code as the server starts
     with database("sqlite") as (db_url, _how):
         saved = os.environ.get(ENV_URL)
         os.environ[ENV_URL] = db_url
@@ -318,7 +318,7 @@ def run(n: int, lesson: str, seconds: float, window, seed: int = 0, finish: floa
         "speed_ms": speed,
         **({"slow_cores": share} if (share := slowed()) is not None else {}),
         "date": datetime.date.today().isoformat(),
-        "commit": code_version(),
+        "commit": code,
     }
 
 

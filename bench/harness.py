@@ -132,12 +132,16 @@ def speed_ms(repeats: int = 5) -> float:
     return round(1000 * min(once() for _ in range(repeats)), 1)
 
 
+# What a bench writes: a change there is not a change to the code it measures.
+RECORDS = (":(exclude)bench/*.json", ":(exclude)bench/*.md")
+
+
 def code_version() -> str | None:
-    """The commit this checkout runs, its short hash, with a "+" where tracked files differ from it; None outside a
-    git checkout. Stored beside a row, it says which code a figure measured."""
+    """The commit this checkout runs, its short hash, with a "+" where tracked files other than the benches' records
+    differ from it; None outside a git checkout. Stored beside a row, it says which code a figure measured."""
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-        changed = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT, capture_output=True)
+        changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", ".", *RECORDS], cwd=ROOT, capture_output=True)
     except OSError:
         return None
     if head.returncode != 0:
