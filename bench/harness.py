@@ -39,10 +39,18 @@ def server_log(url: str) -> Path:
 
 def _new_log(port: int) -> Path:
     LOGS.mkdir(parents=True, exist_ok=True)
-    old = sorted(LOGS.glob("server-*.log"), key=lambda path: path.stat().st_mtime)
-    for path in old[: max(0, len(old) - KEEP_LOGS + 1)]:
+    old = sorted((when, path) for path in LOGS.glob("server-*.log") if (when := _modified(path)) is not None)
+    for _when, path in old[: max(0, len(old) - KEEP_LOGS + 1)]:
         path.unlink(missing_ok=True)
     return server_log(f"http://127.0.0.1:{port}")
+
+
+def _modified(path: Path) -> float | None:
+    """When a log was last written; None when another bench (the suite runs two at once) has just removed it."""
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        return None
 
 
 @contextmanager

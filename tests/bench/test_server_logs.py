@@ -23,3 +23,22 @@ def test_the_logs_are_under_the_git_ignored_var_folder():
     assert harness.LOGS.is_relative_to(harness.ROOT / "var")
     ignored = (harness.ROOT / ".gitignore").read_text().split()
     assert "var/" in ignored
+
+
+def test_a_log_another_bench_removes_meanwhile_is_passed_over(monkeypatch, tmp_path):
+    monkeypatch.setattr(harness, "LOGS", tmp_path / "bench-logs")
+    harness.LOGS.mkdir()
+    for port in range(41000, 41000 + harness.KEEP_LOGS + 3):
+        (harness.LOGS / f"server-{port}.log").write_text("started\n")
+    removed = harness.LOGS / "server-41001.log"
+    real_stat = type(removed).stat
+
+    def stat(path, *args, **kwargs):
+        if path == removed:
+            path.unlink(missing_ok=True)  # the other bench got there between the listing and the look
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(type(removed), "stat", stat)
+    log = harness._new_log(42000)
+    assert log.name == "server-42000.log" and not removed.exists()
+    assert len(list(harness.LOGS.glob("server-*.log"))) < harness.KEEP_LOGS + 3
