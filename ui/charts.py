@@ -78,21 +78,34 @@ def _prepared(fig, flags: tuple | None = None, *, twin: bool = False) -> _Drawn:
 
     Preparing costs more than building: fitting the margins reads every label, the text alternative every cell."""
 
-    flags = flags or (presenting(), high_contrast(), narrow_screen())
-    # who the figure is: its traces and layout as Plotly holds them (numbers, labels, sizes), and the settings
-    key = digest(fig._data, fig._layout, flags)
+    flags = flags or _settings()
+    key = _drawn_key(fig, flags)
 
     def make() -> _Drawn:
         if twin and _twin_wanted(flags):  # the figure as handed over, before preparing changes it: pickled, which
             # is quick, where copying the Plotly figure would cost this run milliseconds
             twin_flags = _twin_flags(flags)
             saved = pickle.dumps((fig._data, fig._layout), protocol=pickle.HIGHEST_PROTOCOL)
-            server.later(
-                functools.partial(_prepare_twin, saved, digest(fig._data, fig._layout, twin_flags), twin_flags)
-            )
+            server.later(functools.partial(_prepare_twin, saved, _drawn_key(fig, twin_flags), twin_flags))
         return _prepare(fig, *flags)
 
     return _DRAWN.get_or_make(key, make)
+
+
+def _settings() -> tuple:
+    """This student's settings a figure is drawn for: (presenter, contrast, phone)."""
+    return presenting(), high_contrast(), narrow_screen()
+
+
+def _drawn_key(fig, flags: tuple) -> bytes:
+    """Who a figure is, prepared: its traces and layout as Plotly holds them (numbers, labels, sizes), and the
+    settings. A twin is kept under the key the page run in its settings will look for."""
+    return digest(fig._data, fig._layout, flags)
+
+
+def _built_name(builder, args: tuple, kwargs: dict, flags: tuple) -> bytes:
+    """Who a builder's figure is: the builder, its arguments and the settings (a twin's as the page run's)."""
+    return digest(builder.__module__, builder.__qualname__, args, kwargs, *flags)
 
 
 def _prepare_twin(saved: bytes, key: bytes, flags: tuple) -> None:
@@ -178,8 +191,8 @@ def _built(builder, args: tuple, kwargs: dict) -> _Drawn:
     if not pure:
         return build()
     try:
-        flags = (presenting(), high_contrast(), narrow_screen())
-        name = digest(builder.__module__, builder.__qualname__, args, kwargs, *flags)
+        flags = _settings()
+        name = _built_name(builder, args, kwargs, flags)
     except Exception:  # something pickle cannot take (a model, a generator): built this time
         return build()
 
@@ -187,8 +200,9 @@ def _built(builder, args: tuple, kwargs: dict) -> _Drawn:
         drawn = build()
         if _twin_wanted(flags):
             twin = _twin_flags(flags)
-            twin_name = digest(builder.__module__, builder.__qualname__, args, kwargs, *twin)
-            server.later(functools.partial(_build_twin, builder, args, kwargs, twin, twin_name))
+            server.later(
+                functools.partial(_build_twin, builder, args, kwargs, twin, _built_name(builder, args, kwargs, twin))
+            )
         return drawn
 
     return _BUILT.get_or_make(name, build_and_twin)
